@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The simulation: clock, event queue, run loop and random streams.
+ *
+ * One weft_sim_t owns one run; there is no global state, so many simulations
+ * can run in threads of one process. Models schedule callbacks at absolute
+ * times or after delays; weft_sim_run() pops events in (time, sequence) order,
+ * advances the clock to each event's time and calls it, until the queue is
+ * empty or weft_sim_stop() is called. Time never goes backwards: scheduling in
+ * the past is a programming error.
+ *
+ * Random numbers: weft_sim_rng() hands out independent, reproducible streams
+ * derived from (seed, stream id) (see core/rng.h), so that adding a consumer of
+ * randomness in one model does not shift the numbers another model draws.
+ */
+#ifndef WEFT_CORE_SIM_H
+#define WEFT_CORE_SIM_H
+
+#include <glib.h>
+
+#include "core/evq.h"
+#include "core/rng.h"
+#include "core/time.h"
+
+G_BEGIN_DECLS
+
+typedef struct weft_sim weft_sim_t;
+
+/** weft_sim_new: a simulation at time 0 whose random streams derive from @seed. */
+weft_sim_t *weft_sim_new(guint64 seed);
+
+/** weft_sim_free: frees @sim and its pending events. NULL is a no-op. */
+void weft_sim_free(weft_sim_t *sim);
+
+/** weft_sim_now: the current simulated time in picoseconds. */
+weft_time_t weft_sim_now(const weft_sim_t *sim);
+
+/** weft_sim_seed: the seed given to weft_sim_new(). */
+guint64 weft_sim_seed(const weft_sim_t *sim);
+
+/**
+ * weft_sim_at:
+ * @sim: the simulation.
+ * @time: absolute time in picoseconds, >= weft_sim_now().
+ * @fn, @ctx, @data: the callback and its arguments.
+ *
+ * Schedules @fn at @time. Returns: a handle for weft_sim_cancel().
+ */
+weft_event_handle_t weft_sim_at(weft_sim_t *sim, weft_time_t time, weft_event_fn fn, void *ctx,
+                                void *data);
+
+/** weft_sim_after: schedules @fn @delay picoseconds (>= 0) from now. */
+weft_event_handle_t weft_sim_after(weft_sim_t *sim, weft_time_t delay, weft_event_fn fn,
+                                   void *ctx, void *data);
+
+/** weft_sim_cancel: cancels a pending event; FALSE if it already ran. */
+gboolean weft_sim_cancel(weft_sim_t *sim, weft_event_handle_t handle);
+
+/**
+ * weft_sim_run:
+ * @sim: the simulation.
+ *
+ * Runs events until the queue is empty or weft_sim_stop() is called.
+ * Returns: the number of events run by this call.
+ */
+guint64 weft_sim_run(weft_sim_t *sim);
+
+/** weft_sim_stop: makes weft_sim_run() return after the current event. */
+void weft_sim_stop(weft_sim_t *sim);
+
+/** weft_sim_events: events run so far over the life of @sim. */
+guint64 weft_sim_events(const weft_sim_t *sim);
+
+/** weft_sim_pending: events still queued. */
+gsize weft_sim_pending(const weft_sim_t *sim);
+
+/**
+ * weft_sim_rng:
+ * @sim: the simulation.
+ * @stream: a stream id; each consumer of randomness uses its own constant.
+ *
+ * Returns: (transfer none): the random stream @stream of this simulation,
+ * created on first use; the same (seed, stream) always gives the same numbers.
+ */
+weft_rng_t *weft_sim_rng(weft_sim_t *sim, guint32 stream);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(weft_sim_t, weft_sim_free)
+
+G_END_DECLS
+
+#endif /* WEFT_CORE_SIM_H */

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Replay: executing a workload on a cluster.
+ *
+ * Each rank runs on one GPU (rank i on GPU i in this version). A rank has three
+ * streams that run concurrently: the GPU compute stream (COMP and MEM nodes),
+ * the GPU communication stream (COMM_COLL nodes, one collective at a time, in
+ * issue order, as NCCL runs them on one stream) and the host CPU (nodes marked
+ * is_cpu_op). A node becomes ready when all its predecessors have finished;
+ * ready nodes queue on their stream in the order they became ready (ties by
+ * node index), which makes issue order deterministic.
+ *
+ * - COMP / MEM nodes occupy their stream for duration_micros.
+ * - COMM_COLL: the k-th collective a rank issues in communicator c is matched
+ *   with the k-th of every other member of c (per-communicator sequence
+ *   numbers, as NCCL requires). When the last member reaches it, its plan runs
+ *   on the network; every member's node finishes when the plan finishes.
+ * - SEND / RECV do not occupy the collective stream (NCCL groups point-to-point
+ *   calls); they are matched by (src, dst, tag) in issue order, and the
+ *   transfer starts when both sides have been issued (rendezvous). Both nodes
+ *   finish when its last byte arrives.
+ *
+ * Accounting per rank, over [0, finish]: compute = time the compute stream is
+ * busy; exposed communication = time communication is in progress and compute
+ * is not; idle = the rest. compute + exposed + idle = finish, exactly.
+ *
+ * If the event queue empties with nodes unfinished, the replay fails with a
+ * deadlock report naming, per blocked rank, the node it waits on and for what
+ * (the members of a collective that never arrived, the receive a send waits for).
+ */
+#ifndef WEFT_REPLAY_REPLAY_H
+#define WEFT_REPLAY_REPLAY_H
+
+#include <glib.h>
+
+#include "net/net.h"
+#include "workload/workload.h"
+
+G_BEGIN_DECLS
+
+#define WEFT_REPLAY_ERROR (weft_replay_error_quark())
+GQuark weft_replay_error_quark(void);
+
+typedef enum {
+    WEFT_REPLAY_ERROR_DEADLOCK,  /* nodes left when nothing can happen any more */
+    WEFT_REPLAY_ERROR_NETWORK,   /* a transfer could not be routed */
+} weft_replay_error_t;
+
+/** Per-rank results, in picoseconds. */
+typedef struct {
+    weft_time_t finish_ps;
+    weft_time_t compute_ps;
+    weft_time_t exposed_comm_ps;
+    weft_time_t idle_ps;
+    guint64 nodes_done;
+} weft_rank_result_t;
+
+/** Results of one replay. */
+typedef struct {
+    guint n_ranks;
+    weft_rank_result_t *ranks;   /* n_ranks */
+    weft_time_t step_ps;         /* max over ranks of finish */
+    guint64 events;              /* events the simulation ran */
+    guint64 collectives;         /* collective instances run */
+    guint64 p2p_transfers;       /* send/recv pairs run */
+} weft_replay_result_t;
+
+/** Options of a replay; zero-initialize, then set what differs. */
+typedef struct {
+    guint coll_chunks;           /* pipeline chunks per collective; 0 means 1 */
+} weft_replay_options_t;
+
+/**
+ * weft_replay_run:
+ * @sim: an idle simulation at time 0.
+ * @net: the network over the cluster (its topology gives GPUs).
+ * @wl: a workload that passed weft_workload_check() for this cluster.
+ * @opts: (nullable): options.
+ * @error: WEFT_REPLAY_ERROR_DEADLOCK with the report, or _NETWORK.
+ *
+ * Runs one step of @wl to completion.
+ * Returns: (transfer full): the results (free with weft_replay_result_free()),
+ * or NULL on error.
+ */
+weft_replay_result_t *weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
+                                      const weft_replay_options_t *opts, GError **error);
+
+/** weft_replay_result_free: NULL is a no-op. */
+void weft_replay_result_free(weft_replay_result_t *res);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(weft_replay_result_t, weft_replay_result_free)
+
+G_END_DECLS
+
+#endif /* WEFT_REPLAY_REPLAY_H */

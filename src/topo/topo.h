@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The cluster graph.
+ *
+ * A cluster is an igraph directed graph. Vertices are GPUs, NVSwitches, NICs,
+ * network switches and hosts (CPUs); each full-duplex link is two directed edges,
+ * one per direction, so a link's two directions are independent resources (as
+ * they are in NVLink, PCIe and InfiniBand). Per-vertex and per-edge attributes
+ * live in typed arrays indexed by igraph vertex and edge ids, not in igraph's
+ * attribute tables, so the hot paths read plain arrays.
+ *
+ * Links that run in parallel between the same two vertices (the 18 NVLink4
+ * links of an H100 spread 5/4/4/5 over four NVSwitch chips) are one edge whose
+ * bandwidth is their sum and whose `lanes` attribute counts them.
+ *
+ * GPUs are numbered 0..n_gpus-1 in the order they were added; that number is
+ * what placement maps ranks onto.
+ *
+ * Routes. A route from one vertex to another is a set of paths with the
+ * fraction of the bytes each carries. Routes are shortest paths by hop count
+ * and are computed on first request and cached per (src, dst) pair.
+ *  - Where the equal-cost paths differ only in which NVSwitch chip they cross
+ *    (the planes of one NVLink domain), the route sprays the bytes over all of
+ *    them in proportion to each path's bottleneck bandwidth: NVLink hardware
+ *    stripes traffic over every link of a GPU, which is how one H100 reaches
+ *    450 GB/s per direction to a peer through four NVSwitch chips.
+ *  - Otherwise one path is taken: the first of the equal-cost paths in igraph's
+ *    deterministic order (ECMP hashing over them comes with the scale-out
+ *    fabrics).
+ * Route latency is the largest sum of link latencies over its paths; the
+ * analytical rate of a route is min over paths of (path bottleneck bandwidth /
+ * path share), which for proportional spraying is the sum of the paths'
+ * bottlenecks.
+ *
+ * Complexity: building is O(V + E); the first route request for a source runs
+ * one BFS over the graph, O(V + E), and enumerates its equal-cost paths; later
+ * requests for the same pair are O(1) hash look-ups.
+ */
+#ifndef WEFT_TOPO_TOPO_H
+#define WEFT_TOPO_TOPO_H
+
+#include <glib.h>
+
+#include "core/time.h"
+
+G_BEGIN_DECLS
+
+#define WEFT_TOPO_ERROR (weft_topo_error_quark())
+GQuark weft_topo_error_quark(void);
+
+typedef enum {
+    WEFT_TOPO_ERROR_PARSE,     /* the file is not valid INI/YAML, or a value does not parse */
+    WEFT_TOPO_ERROR_KEY,       /* unknown or missing group, key or kind */
+    WEFT_TOPO_ERROR_VALUE,     /* a value out of range (zero bandwidth, negative count, ...) */
+    WEFT_TOPO_ERROR_GRAPH,     /* the graph is invalid: self-loop, duplicate name, disconnected GPU */
+    WEFT_TOPO_ERROR_NO_ROUTE,  /* no path between two vertices */
+    WEFT_TOPO_ERROR_IO,        /* the file cannot be read */
+} weft_topo_error_t;
+
+typedef enum {
+    WEFT_VERTEX_GPU,
+    WEFT_VERTEX_NVSWITCH,
+    WEFT_VERTEX_NIC,
+    WEFT_VERTEX_SWITCH,
+    WEFT_VERTEX_HOST,
+} weft_vertex_kind_t;
+
+typedef enum {
+    WEFT_LINK_NVLINK,
+    WEFT_LINK_PCIE,
+    WEFT_LINK_INFINIBAND,
+    WEFT_LINK_ETHERNET,
+    WEFT_LINK_GENERIC,
+} weft_link_kind_t;
+
+/** A route: @n_paths paths; path p is edges[path_off[p] .. path_off[p+1]) and carries share[p] of the bytes. */
+typedef struct {
+    guint n_paths;
+    const guint32 *path_off;   /* n_paths + 1 offsets into edges */
+    const gint32 *edges;       /* igraph edge ids, in order from source to destination */
+    const double *share;       /* fraction of the bytes per path; sums to 1 */
+    weft_time_t latency_ps;    /* max over paths of the sum of link latencies */
+    double rate_Bps;           /* analytical rate: min over paths of bottleneck / share */
+    guint hops;                /* edges on the longest path */
+} weft_route_t;
+
+typedef struct weft_topo weft_topo_t;
+
+/** weft_topo_new: an empty cluster named @name (for messages; may be NULL). */
+weft_topo_t *weft_topo_new(const char *name);
+
+/** weft_topo_free: NULL is a no-op. */
+void weft_topo_free(weft_topo_t *topo);
+
+/**
+ * weft_topo_add_vertex:
+ * @topo: a cluster not yet finalized.
+ * @kind: what the vertex is.
+ * @name: unique name, copied (e.g. "node3/gpu5").
+ * @host: index of the host (node) it belongs to, or -1.
+ * @rail: rail index (GPU i of a node and its NIC are on rail i), or -1.
+ * @error: WEFT_TOPO_ERROR_GRAPH for a duplicate name.
+ * Returns: the vertex id, or -1 on error. GPUs get GPU numbers in order of addition.
+ */
+gint weft_topo_add_vertex(weft_topo_t *topo, weft_vertex_kind_t kind, const char *name, gint host,
+                          gint rail, GError **error);
+
+/**
+ * weft_topo_add_link:
+ * @topo: a cluster not yet finalized.
+ * @u, @v: vertex ids; different.
+ * @kind: the link technology.
+ * @bw_Bps: bandwidth per direction in bytes per second (> 0, finite).
+ * @latency_ps: one-way latency in picoseconds (>= 0).
+ * @lanes: how many physical links this edge stands for (>= 1).
+ * @error: WEFT_TOPO_ERROR_GRAPH (self-loop, unknown vertex) or WEFT_TOPO_ERROR_VALUE.
+ *
+ * Adds a full-duplex link: two directed edges, u->v then v->u.
+ * Returns: the id of the u->v edge (v->u is that id + 1), or -1 on error.
+ */
+gint weft_topo_add_link(weft_topo_t *topo, gint u, gint v, weft_link_kind_t kind, double bw_Bps,
+                        weft_time_t latency_ps, guint lanes, GError **error);
+
+/**
+ * weft_topo_finalize:
+ * @topo: the cluster.
+ * @error: WEFT_TOPO_ERROR_GRAPH if it has no GPU or a GPU cannot reach every other GPU.
+ *
+ * Checks the cluster and makes it ready for routing; no vertex or link may be
+ * added afterwards. Returns: TRUE on success.
+ */
+gboolean weft_topo_finalize(weft_topo_t *topo, GError **error);
+
+/**
+ * weft_topo_load:
+ * @path: a cluster file: INI (weft's own, see doc/clusters.md) or ASTRA-sim
+ *        network YAML (.yml/.yaml), chosen by content.
+ * @error: WEFT_TOPO_ERROR_* with the file name, key and value.
+ * Returns: (transfer full): a finalized cluster, or NULL.
+ */
+weft_topo_t *weft_topo_load(const char *path, GError **error);
+
+/** weft_topo_load_ini: as weft_topo_load() for an INI file. */
+weft_topo_t *weft_topo_load_ini(const char *path, GError **error);
+
+/** weft_topo_load_astra_yaml: as weft_topo_load() for an ASTRA-sim network YAML file. */
+weft_topo_t *weft_topo_load_astra_yaml(const char *path, GError **error);
+
+/* Accessors; ids must be valid. */
+const char *weft_topo_name(const weft_topo_t *topo);
+guint weft_topo_n_vertices(const weft_topo_t *topo);
+guint weft_topo_n_edges(const weft_topo_t *topo);
+guint weft_topo_n_gpus(const weft_topo_t *topo);
+/** weft_topo_gpu_vertex: the vertex id of GPU number @gpu. */
+gint weft_topo_gpu_vertex(const weft_topo_t *topo, guint gpu);
+weft_vertex_kind_t weft_topo_vertex_kind(const weft_topo_t *topo, gint v);
+const char *weft_topo_vertex_name(const weft_topo_t *topo, gint v);
+gint weft_topo_vertex_host(const weft_topo_t *topo, gint v);
+gint weft_topo_vertex_rail(const weft_topo_t *topo, gint v);
+/** weft_topo_find_vertex: the id of the vertex named @name, or -1. */
+gint weft_topo_find_vertex(const weft_topo_t *topo, const char *name);
+gint weft_topo_edge_from(const weft_topo_t *topo, gint e);
+gint weft_topo_edge_to(const weft_topo_t *topo, gint e);
+double weft_topo_edge_bw(const weft_topo_t *topo, gint e);
+weft_time_t weft_topo_edge_latency(const weft_topo_t *topo, gint e);
+weft_link_kind_t weft_topo_edge_kind(const weft_topo_t *topo, gint e);
+guint weft_topo_edge_lanes(const weft_topo_t *topo, gint e);
+const char *weft_topo_vertex_kind_name(weft_vertex_kind_t kind);
+const char *weft_topo_link_kind_name(weft_link_kind_t kind);
+
+/**
+ * weft_topo_route:
+ * @topo: a finalized cluster.
+ * @src, @dst: vertex ids; may be equal (an empty route: no paths, latency 0,
+ *   rate infinite).
+ * @error: WEFT_TOPO_ERROR_NO_ROUTE naming both vertices.
+ *
+ * Returns: (transfer none): the cached route, valid as long as @topo; NULL on
+ * error. Not thread-safe: one cluster per simulation thread.
+ */
+const weft_route_t *weft_topo_route(weft_topo_t *topo, gint src, gint dst, GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(weft_topo_t, weft_topo_free)
+
+G_END_DECLS
+
+#endif /* WEFT_TOPO_TOPO_H */

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Workloads: what every rank executes in one step.
+ *
+ * A workload is, per rank, the nodes of its trace (compute, memory, send,
+ * receive, collective) and their dependencies, plus the communicators (process
+ * groups) its collectives run in. Nodes are stored in compact per-rank arrays
+ * (structure of arrays) indexed by a node index 0..n_nodes-1 in file order; the
+ * trace's own 64-bit ids are kept for messages. Dependencies (Chakra data_deps
+ * and ctrl_deps alike, both hard dependencies as in ASTRA-sim) are stored as
+ * predecessor node indexes in CSR form.
+ *
+ * Readers: Chakra ET (see workload/chakra.h and doc/formats.md). Communicator 0
+ * is always the world (all ranks in order); process groups from a METADATA
+ * node or a comm-group JSON file follow.
+ *
+ * Checks (weft_workload_check) run before any simulation: a dependency on a
+ * missing node, a cycle, a SEND without matching RECV and the reverse, a
+ * collective in a communicator the rank is not in, a peer rank out of range,
+ * more ranks than GPUs. Each error names the file, rank, node id and node name.
+ */
+#ifndef WEFT_WORKLOAD_WORKLOAD_H
+#define WEFT_WORKLOAD_WORKLOAD_H
+
+#include <glib.h>
+
+#include "coll/coll.h"
+#include "core/time.h"
+
+G_BEGIN_DECLS
+
+#define WEFT_WORKLOAD_ERROR (weft_workload_error_quark())
+GQuark weft_workload_error_quark(void);
+
+typedef enum {
+    WEFT_WORKLOAD_ERROR_IO,        /* a file cannot be opened or read; no file matches the prefix */
+    WEFT_WORKLOAD_ERROR_CORRUPT,   /* empty file, bad varint, truncated message, bad protobuf */
+    WEFT_WORKLOAD_ERROR_LEGACY,    /* a pre-2023 Chakra schema */
+    WEFT_WORKLOAD_ERROR_VALUE,     /* a bad attribute value (float where an integer is needed, ...) */
+    WEFT_WORKLOAD_ERROR_DEP,       /* a dependency on a node that does not exist */
+    WEFT_WORKLOAD_ERROR_CYCLE,     /* the dependencies of a rank form a cycle */
+    WEFT_WORKLOAD_ERROR_UNMATCHED, /* a SEND without RECV or the reverse */
+    WEFT_WORKLOAD_ERROR_COMM,      /* bad communicator / process group */
+    WEFT_WORKLOAD_ERROR_RANKS,     /* rank count does not fit the cluster */
+} weft_workload_error_t;
+
+/** Node types; the values are Chakra's NodeType numbers. */
+typedef enum {
+    WEFT_NODE_INVALID = 0,
+    WEFT_NODE_METADATA = 1,
+    WEFT_NODE_MEM_LOAD = 2,
+    WEFT_NODE_MEM_STORE = 3,
+    WEFT_NODE_COMP = 4,
+    WEFT_NODE_SEND = 5,
+    WEFT_NODE_RECV = 6,
+    WEFT_NODE_COLL = 7,
+} weft_node_type_t;
+
+/** A communicator: @n_ranks distinct ranks in communicator order (member i = ranks[i]). */
+typedef struct {
+    char *name;       /* the process group name ("0" for the world) */
+    guint n_ranks;
+    guint *ranks;
+} weft_comm_t;
+
+/**
+ * One rank's trace, structure of arrays; every array has n_nodes entries except
+ * dep_off (n_nodes + 1) and deps (dep_off[n_nodes]).
+ */
+typedef struct {
+    char *file;               /* where it came from, for messages */
+    guint n_nodes;
+    guint64 *id;              /* the trace's node id */
+    const char **name;        /* operator name ("" when absent); strings owned by the workload */
+    guint8 *type;             /* weft_node_type_t */
+    guint8 *is_cpu_op;        /* 1: runs on the host CPU, not a GPU stream */
+    weft_time_t *duration_ps; /* duration_micros in picoseconds */
+    guint8 *coll_op;          /* weft_coll_op_t, for COLL */
+    guint64 *comm_bytes;      /* comm_size, for COLL, SEND, RECV */
+    gint32 *peer;             /* SEND: comm_dst; RECV: comm_src; else -1 */
+    gint64 *tag;              /* comm_tag for SEND/RECV (0 when absent) */
+    gint32 *comm;             /* COLL: index into the workload's communicators; else -1 */
+    double *num_ops;          /* COMP: floating-point operations (0 when absent) */
+    guint64 *tensor_bytes;    /* tensor_size (0 when absent) */
+    guint32 *dep_off;         /* predecessors of node i: deps[dep_off[i] .. dep_off[i+1]) */
+    guint32 *deps;            /* node indexes */
+} weft_rank_trace_t;
+
+typedef struct {
+    guint n_ranks;
+    weft_rank_trace_t *ranks;     /* n_ranks */
+    GPtrArray *comms;             /* of weft_comm_t*; comms[0] is the world */
+    GStringChunk *strings;        /* owns node names */
+    char *source;                 /* prefix or file it was read from */
+} weft_workload_t;
+
+/**
+ * weft_workload_load_chakra:
+ * @prefix: the trace prefix: files are "<prefix>.<rank>.et", rank from 0,
+ *   contiguous. Gzip-wrapped files are accepted.
+ * @comm_groups_json: (nullable): an ASTRA-sim comm-group JSON file
+ *   ({"1": [0,1,2,3], ...}); its groups override METADATA process groups.
+ * @error: WEFT_WORKLOAD_ERROR_* naming file, byte offset, node id and name.
+ * Returns: (transfer full): the workload, or NULL.
+ */
+weft_workload_t *weft_workload_load_chakra(const char *prefix, const char *comm_groups_json,
+                                           GError **error);
+
+/**
+ * weft_workload_check:
+ * @wl: a workload.
+ * @n_gpus: GPUs in the cluster; the workload must have at most that many
+ *   ranks (0 skips this check).
+ * @error: the first problem found, naming file, rank, node id and name.
+ * Returns: TRUE if the workload can be replayed. Time complexity: O(nodes + deps).
+ */
+gboolean weft_workload_check(const weft_workload_t *wl, guint n_gpus, GError **error);
+
+/** weft_workload_free: NULL is a no-op. */
+void weft_workload_free(weft_workload_t *wl);
+
+/** weft_workload_node_count: nodes over all ranks. */
+guint64 weft_workload_node_count(const weft_workload_t *wl);
+
+/** weft_node_type_name: "COMP", "COMM_COLL", ... */
+const char *weft_node_type_name(weft_node_type_t type);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(weft_workload_t, weft_workload_free)
+
+G_END_DECLS
+
+#endif /* WEFT_WORKLOAD_WORKLOAD_H */
