@@ -1,3 +1,118 @@
 /* SPDX-License-Identifier: MIT */
-/* placeholder: to be implemented */
+/*
+ * The simulation clock and run loop. See sim.h.
+ */
 #include "core/sim.h"
+
+struct weft_sim {
+    weft_evq_t *q;
+    weft_time_t now;
+    guint64 seed;
+    guint64 events;
+    gboolean stop;
+    GHashTable *rngs; /* stream id -> weft_rng_t* */
+};
+
+weft_sim_t *
+weft_sim_new(guint64 seed)
+{
+    weft_sim_t *sim = g_new0(weft_sim_t, 1);
+    sim->q = weft_evq_new();
+    sim->seed = seed;
+    sim->rngs = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+                                      (GDestroyNotify)weft_rng_free);
+    return sim;
+}
+
+void
+weft_sim_free(weft_sim_t *sim)
+{
+    if (sim == NULL) {
+        return;
+    }
+    weft_evq_free(sim->q);
+    g_hash_table_unref(sim->rngs);
+    g_free(sim);
+}
+
+weft_time_t
+weft_sim_now(const weft_sim_t *sim)
+{
+    return sim->now;
+}
+
+guint64
+weft_sim_seed(const weft_sim_t *sim)
+{
+    return sim->seed;
+}
+
+weft_event_handle_t
+weft_sim_at(weft_sim_t *sim, weft_time_t time, weft_event_fn fn, void *ctx, void *data)
+{
+    g_return_val_if_fail(sim != NULL, 0);
+    /* Scheduling in the past would make time run backwards: a model bug. */
+    g_assert(time >= sim->now);
+    return weft_evq_push(sim->q, time, fn, ctx, data);
+}
+
+weft_event_handle_t
+weft_sim_after(weft_sim_t *sim, weft_time_t delay, weft_event_fn fn, void *ctx, void *data)
+{
+    g_return_val_if_fail(sim != NULL, 0);
+    g_assert(delay >= 0);
+    weft_time_t at = delay > WEFT_TIME_MAX - sim->now ? WEFT_TIME_MAX : sim->now + delay;
+    return weft_evq_push(sim->q, at, fn, ctx, data);
+}
+
+gboolean
+weft_sim_cancel(weft_sim_t *sim, weft_event_handle_t handle)
+{
+    return weft_evq_cancel(sim->q, handle);
+}
+
+guint64
+weft_sim_run(weft_sim_t *sim)
+{
+    g_return_val_if_fail(sim != NULL, 0);
+    guint64 n = 0;
+    weft_event_t ev;
+    sim->stop = FALSE;
+    while (!sim->stop && weft_evq_pop(sim->q, &ev)) {
+        g_assert(ev.time >= sim->now);
+        sim->now = ev.time;
+        ev.fn(ev.ctx, ev.data);
+        n++;
+    }
+    sim->events += n;
+    return n;
+}
+
+void
+weft_sim_stop(weft_sim_t *sim)
+{
+    sim->stop = TRUE;
+}
+
+guint64
+weft_sim_events(const weft_sim_t *sim)
+{
+    return sim->events;
+}
+
+gsize
+weft_sim_pending(const weft_sim_t *sim)
+{
+    return weft_evq_size(sim->q);
+}
+
+weft_rng_t *
+weft_sim_rng(weft_sim_t *sim, guint32 stream)
+{
+    weft_rng_t *rng = g_hash_table_lookup(sim->rngs, GUINT_TO_POINTER(stream));
+    if (rng == NULL) {
+        rng = weft_rng_new(sim->seed, stream);
+        g_hash_table_insert(sim->rngs, GUINT_TO_POINTER(stream), rng);
+    }
+    return rng;
+}
