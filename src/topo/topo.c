@@ -1,3 +1,639 @@
 /* SPDX-License-Identifier: MIT */
-/* placeholder: to be implemented */
+/*
+ * The cluster graph: vertices and full-duplex links kept in typed arrays, an
+ * igraph directed graph built from them at finalize time, the connectivity
+ * check, and the per-(src, dst) route cache with the NVSwitch spraying rule
+ * described in topo/topo.h.
+ */
 #include "topo/topo.h"
+
+#include <math.h>
+
+#include "core/units.h"
+#include "topo/topo_private.h"
+
+G_DEFINE_QUARK(weft-topo-error-quark, weft_topo_error)
+
+/* One cached route and the storage its pointers refer to. */
+typedef struct {
+    guint64 key; /* src << 32 | dst; the hash table's key points here */
+    weft_route_t route;
+    guint32 *path_off;
+    gint32 *edges;
+    double *share;
+} route_entry;
+
+static void
+route_entry_free(gpointer p)
+{
+    route_entry *r = p;
+    if (r == NULL) {
+        return;
+    }
+    g_free(r->path_off);
+    g_free(r->edges);
+    g_free(r->share);
+    g_free(r);
+}
+
+/*
+ * igraph's default error handler aborts the process. The "ignore" handler makes
+ * igraph free its temporaries and return the error code, which we turn into a
+ * GError. The handler is process-wide (thread-local when igraph is built
+ * thread-safe), so it is installed before every batch of igraph calls; setting
+ * it again is harmless, which keeps this module free of "installed yet?" state.
+ */
+static void
+igraph_quiet(void)
+{
+    igraph_set_error_handler(igraph_error_handler_ignore);
+    igraph_set_warning_handler(igraph_warning_handler_ignore);
+}
+
+static gboolean
+igraph_check(igraph_error_t rc, const weft_topo_t *topo, const char *what, GError **error)
+{
+    if (rc == IGRAPH_SUCCESS) {
+        return TRUE;
+    }
+    g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_GRAPH, "cluster %s: igraph %s failed: %s",
+                topo->name, what, igraph_strerror(rc));
+    return FALSE;
+}
+
+weft_topo_t *
+weft_topo_new(const char *name)
+{
+    weft_topo_t *topo = g_new0(weft_topo_t, 1);
+    topo->name = g_strdup(name != NULL ? name : "(unnamed)");
+    topo->v_kind = g_array_new(FALSE, FALSE, sizeof(weft_vertex_kind_t));
+    topo->v_name = g_ptr_array_new_with_free_func(g_free);
+    topo->v_host = g_array_new(FALSE, FALSE, sizeof(gint));
+    topo->v_rail = g_array_new(FALSE, FALSE, sizeof(gint));
+    topo->gpu_vertex = g_array_new(FALSE, FALSE, sizeof(gint));
+    topo->by_name = g_hash_table_new(g_str_hash, g_str_equal);
+    topo->e_from = g_array_new(FALSE, FALSE, sizeof(gint));
+    topo->e_to = g_array_new(FALSE, FALSE, sizeof(gint));
+    topo->e_kind = g_array_new(FALSE, FALSE, sizeof(weft_link_kind_t));
+    topo->e_bw = g_array_new(FALSE, FALSE, sizeof(double));
+    topo->e_lat = g_array_new(FALSE, FALSE, sizeof(weft_time_t));
+    topo->e_lanes = g_array_new(FALSE, FALSE, sizeof(guint));
+    topo->routes = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, route_entry_free);
+    return topo;
+}
+
+void
+weft_topo_free(weft_topo_t *topo)
+{
+    if (topo == NULL) {
+        return;
+    }
+    if (topo->finalized) {
+        igraph_destroy(&topo->graph);
+    }
+    g_hash_table_destroy(topo->routes);
+    g_hash_table_destroy(topo->by_name);
+    g_ptr_array_free(topo->v_name, TRUE);
+    g_array_free(topo->v_kind, TRUE);
+    g_array_free(topo->v_host, TRUE);
+    g_array_free(topo->v_rail, TRUE);
+    g_array_free(topo->gpu_vertex, TRUE);
+    g_array_free(topo->e_from, TRUE);
+    g_array_free(topo->e_to, TRUE);
+    g_array_free(topo->e_kind, TRUE);
+    g_array_free(topo->e_bw, TRUE);
+    g_array_free(topo->e_lat, TRUE);
+    g_array_free(topo->e_lanes, TRUE);
+    g_free(topo->name);
+    g_free(topo);
+}
+
+gint
+weft_topo_add_vertex(weft_topo_t *topo, weft_vertex_kind_t kind, const char *name, gint host,
+                     gint rail, GError **error)
+{
+    g_return_val_if_fail(topo != NULL, -1);
+    g_return_val_if_fail(!topo->finalized, -1);
+    g_return_val_if_fail(name != NULL && name[0] != '\0', -1);
+    g_return_val_if_fail(kind >= WEFT_VERTEX_GPU && kind <= WEFT_VERTEX_HOST, -1);
+    g_return_val_if_fail(error == NULL || *error == NULL, -1);
+
+    if (g_hash_table_contains(topo->by_name, name)) {
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_GRAPH,
+                    "cluster %s: duplicate vertex name \"%s\"", topo->name, name);
+        return -1;
+    }
+    if (topo->v_name->len >= (guint)G_MAXINT32) {
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                    "cluster %s: too many vertices adding \"%s\"", topo->name, name);
+        return -1;
+    }
+    gint id = (gint)topo->v_name->len;
+    char *copy = g_strdup(name);
+    g_ptr_array_add(topo->v_name, copy);
+    g_array_append_val(topo->v_kind, kind);
+    g_array_append_val(topo->v_host, host);
+    g_array_append_val(topo->v_rail, rail);
+    g_hash_table_insert(topo->by_name, copy, GINT_TO_POINTER(id + 1));
+    if (kind == WEFT_VERTEX_GPU) {
+        g_array_append_val(topo->gpu_vertex, id);
+    }
+    return id;
+}
+
+static void
+append_edge(weft_topo_t *topo, gint from, gint to, weft_link_kind_t kind, double bw_Bps,
+            weft_time_t latency_ps, guint lanes)
+{
+    g_array_append_val(topo->e_from, from);
+    g_array_append_val(topo->e_to, to);
+    g_array_append_val(topo->e_kind, kind);
+    g_array_append_val(topo->e_bw, bw_Bps);
+    g_array_append_val(topo->e_lat, latency_ps);
+    g_array_append_val(topo->e_lanes, lanes);
+}
+
+gint
+weft_topo_add_link(weft_topo_t *topo, gint u, gint v, weft_link_kind_t kind, double bw_Bps,
+                   weft_time_t latency_ps, guint lanes, GError **error)
+{
+    g_return_val_if_fail(topo != NULL, -1);
+    g_return_val_if_fail(!topo->finalized, -1);
+    g_return_val_if_fail(kind >= WEFT_LINK_NVLINK && kind <= WEFT_LINK_GENERIC, -1);
+    g_return_val_if_fail(error == NULL || *error == NULL, -1);
+
+    gint nv = (gint)topo->v_name->len;
+    if (u < 0 || u >= nv || v < 0 || v >= nv) {
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_GRAPH,
+                    "cluster %s: link %d-%d names an unknown vertex (%d vertices)", topo->name, u,
+                    v, nv);
+        return -1;
+    }
+    const char *un = weft_topo_vertex_name(topo, u);
+    const char *vn = weft_topo_vertex_name(topo, v);
+    if (u == v) {
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_GRAPH,
+                    "cluster %s: self-loop on vertex %s", topo->name, un);
+        return -1;
+    }
+    if (!(bw_Bps > 0.0) || !isfinite(bw_Bps)) {
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                    "cluster %s: link %s-%s: bandwidth %g B/s must be positive and finite",
+                    topo->name, un, vn, bw_Bps);
+        return -1;
+    }
+    if (latency_ps < 0) {
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                    "cluster %s: link %s-%s: latency %" G_GINT64_FORMAT " ps is negative",
+                    topo->name, un, vn, (gint64)latency_ps);
+        return -1;
+    }
+    if (lanes < 1) {
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                    "cluster %s: link %s-%s: lanes %u must be at least 1", topo->name, un, vn,
+                    lanes);
+        return -1;
+    }
+    if (topo->e_from->len >= (guint)G_MAXINT32 - 2) {
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                    "cluster %s: too many links adding %s-%s", topo->name, un, vn);
+        return -1;
+    }
+    gint id = (gint)topo->e_from->len;
+    append_edge(topo, u, v, kind, bw_Bps, latency_ps, lanes);
+    append_edge(topo, v, u, kind, bw_Bps, latency_ps, lanes);
+    return id;
+}
+
+gboolean
+weft_topo_finalize(weft_topo_t *topo, GError **error)
+{
+    g_return_val_if_fail(topo != NULL, FALSE);
+    g_return_val_if_fail(!topo->finalized, FALSE);
+    g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+
+    if (topo->gpu_vertex->len == 0) {
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_GRAPH, "cluster %s: has no GPU",
+                    topo->name);
+        return FALSE;
+    }
+
+    igraph_quiet();
+    guint m = topo->e_from->len;
+    igraph_vector_int_t ev;
+    if (!igraph_check(igraph_vector_int_init(&ev, 2 * (igraph_integer_t)m), topo, "vector_init",
+                      error)) {
+        return FALSE;
+    }
+    for (guint e = 0; e < m; e++) {
+        VECTOR(ev)[2 * e] = g_array_index(topo->e_from, gint, e);
+        VECTOR(ev)[2 * e + 1] = g_array_index(topo->e_to, gint, e);
+    }
+    igraph_error_t rc =
+        igraph_create(&topo->graph, &ev, (igraph_integer_t)topo->v_name->len, IGRAPH_DIRECTED);
+    igraph_vector_int_destroy(&ev);
+    if (!igraph_check(rc, topo, "create", error)) {
+        return FALSE;
+    }
+
+    /*
+     * Every link is two directed edges, so reachability is symmetric: every GPU
+     * reaches every other exactly when all GPUs lie in GPU 0's component.
+     */
+    gint g0 = g_array_index(topo->gpu_vertex, gint, 0);
+    igraph_vector_int_t comp;
+    rc = igraph_vector_int_init(&comp, 0);
+    if (rc == IGRAPH_SUCCESS) {
+        rc = igraph_subcomponent(&topo->graph, &comp, g0, IGRAPH_OUT);
+        if (rc != IGRAPH_SUCCESS) {
+            igraph_vector_int_destroy(&comp);
+        }
+    }
+    if (!igraph_check(rc, topo, "subcomponent", error)) {
+        igraph_destroy(&topo->graph);
+        return FALSE;
+    }
+    g_autofree gboolean *reached = g_new0(gboolean, topo->v_name->len);
+    for (igraph_integer_t i = 0; i < igraph_vector_int_size(&comp); i++) {
+        reached[VECTOR(comp)[i]] = TRUE;
+    }
+    igraph_vector_int_destroy(&comp);
+    for (guint g = 1; g < topo->gpu_vertex->len; g++) {
+        gint v = g_array_index(topo->gpu_vertex, gint, g);
+        if (!reached[v]) {
+            g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_GRAPH,
+                        "cluster %s: GPU %u (%s) is disconnected: it cannot reach GPU 0 (%s)",
+                        topo->name, g, weft_topo_vertex_name(topo, v),
+                        weft_topo_vertex_name(topo, g0));
+            igraph_destroy(&topo->graph);
+            return FALSE;
+        }
+    }
+    topo->finalized = TRUE;
+    return TRUE;
+}
+
+/* ---- accessors ---------------------------------------------------------------- */
+
+const char *
+weft_topo_name(const weft_topo_t *topo)
+{
+    g_return_val_if_fail(topo != NULL, NULL);
+    return topo->name;
+}
+
+guint
+weft_topo_n_vertices(const weft_topo_t *topo)
+{
+    g_return_val_if_fail(topo != NULL, 0);
+    return topo->v_name->len;
+}
+
+guint
+weft_topo_n_edges(const weft_topo_t *topo)
+{
+    g_return_val_if_fail(topo != NULL, 0);
+    return topo->e_from->len;
+}
+
+guint
+weft_topo_n_gpus(const weft_topo_t *topo)
+{
+    g_return_val_if_fail(topo != NULL, 0);
+    return topo->gpu_vertex->len;
+}
+
+gint
+weft_topo_gpu_vertex(const weft_topo_t *topo, guint gpu)
+{
+    g_return_val_if_fail(topo != NULL && gpu < topo->gpu_vertex->len, -1);
+    return g_array_index(topo->gpu_vertex, gint, gpu);
+}
+
+#define CHECK_V(topo, v, ret)                                                                      \
+    g_return_val_if_fail((topo) != NULL && (v) >= 0 && (guint)(v) < (topo)->v_name->len, ret)
+#define CHECK_E(topo, e, ret)                                                                      \
+    g_return_val_if_fail((topo) != NULL && (e) >= 0 && (guint)(e) < (topo)->e_from->len, ret)
+
+weft_vertex_kind_t
+weft_topo_vertex_kind(const weft_topo_t *topo, gint v)
+{
+    CHECK_V(topo, v, WEFT_VERTEX_GPU);
+    return g_array_index(topo->v_kind, weft_vertex_kind_t, v);
+}
+
+const char *
+weft_topo_vertex_name(const weft_topo_t *topo, gint v)
+{
+    CHECK_V(topo, v, NULL);
+    return g_ptr_array_index(topo->v_name, v);
+}
+
+gint
+weft_topo_vertex_host(const weft_topo_t *topo, gint v)
+{
+    CHECK_V(topo, v, -1);
+    return g_array_index(topo->v_host, gint, v);
+}
+
+gint
+weft_topo_vertex_rail(const weft_topo_t *topo, gint v)
+{
+    CHECK_V(topo, v, -1);
+    return g_array_index(topo->v_rail, gint, v);
+}
+
+gint
+weft_topo_find_vertex(const weft_topo_t *topo, const char *name)
+{
+    g_return_val_if_fail(topo != NULL && name != NULL, -1);
+    return GPOINTER_TO_INT(g_hash_table_lookup(topo->by_name, name)) - 1;
+}
+
+gint
+weft_topo_edge_from(const weft_topo_t *topo, gint e)
+{
+    CHECK_E(topo, e, -1);
+    return g_array_index(topo->e_from, gint, e);
+}
+
+gint
+weft_topo_edge_to(const weft_topo_t *topo, gint e)
+{
+    CHECK_E(topo, e, -1);
+    return g_array_index(topo->e_to, gint, e);
+}
+
+double
+weft_topo_edge_bw(const weft_topo_t *topo, gint e)
+{
+    CHECK_E(topo, e, 0.0);
+    return g_array_index(topo->e_bw, double, e);
+}
+
+weft_time_t
+weft_topo_edge_latency(const weft_topo_t *topo, gint e)
+{
+    CHECK_E(topo, e, 0);
+    return g_array_index(topo->e_lat, weft_time_t, e);
+}
+
+weft_link_kind_t
+weft_topo_edge_kind(const weft_topo_t *topo, gint e)
+{
+    CHECK_E(topo, e, WEFT_LINK_GENERIC);
+    return g_array_index(topo->e_kind, weft_link_kind_t, e);
+}
+
+guint
+weft_topo_edge_lanes(const weft_topo_t *topo, gint e)
+{
+    CHECK_E(topo, e, 0);
+    return g_array_index(topo->e_lanes, guint, e);
+}
+
+const char *
+weft_topo_vertex_kind_name(weft_vertex_kind_t kind)
+{
+    switch (kind) {
+    case WEFT_VERTEX_GPU:
+        return "gpu";
+    case WEFT_VERTEX_NVSWITCH:
+        return "nvswitch";
+    case WEFT_VERTEX_NIC:
+        return "nic";
+    case WEFT_VERTEX_SWITCH:
+        return "switch";
+    case WEFT_VERTEX_HOST:
+        return "host";
+    }
+    return "unknown";
+}
+
+const char *
+weft_topo_link_kind_name(weft_link_kind_t kind)
+{
+    switch (kind) {
+    case WEFT_LINK_NVLINK:
+        return "nvlink";
+    case WEFT_LINK_PCIE:
+        return "pcie";
+    case WEFT_LINK_INFINIBAND:
+        return "infiniband";
+    case WEFT_LINK_ETHERNET:
+        return "ethernet";
+    case WEFT_LINK_GENERIC:
+        return "generic";
+    }
+    return "unknown";
+}
+
+/* ---- routes ------------------------------------------------------------------- */
+
+/*
+ * TRUE when the equal-cost vertex paths @vp differ only in NVSwitch vertices:
+ * at every position either all paths have the same vertex, or every path has an
+ * NVSwitch there, and at least one position differs (parallel edges between the
+ * same two vertices give identical vertex paths: they are not NVSwitch planes).
+ */
+static gboolean
+paths_are_nvswitch_planes(const weft_topo_t *topo, const igraph_vector_int_list_t *vp)
+{
+    igraph_integer_t np = igraph_vector_int_list_size(vp);
+    if (np < 2) {
+        return FALSE;
+    }
+    const igraph_vector_int_t *p0 = igraph_vector_int_list_get_ptr(vp, 0);
+    igraph_integer_t len = igraph_vector_int_size(p0);
+    gboolean differs = FALSE;
+    for (igraph_integer_t i = 1; i + 1 < len; i++) {
+        gboolean same = TRUE;
+        gboolean all_nvswitch = TRUE;
+        for (igraph_integer_t p = 0; p < np; p++) {
+            const igraph_vector_int_t *pp = igraph_vector_int_list_get_ptr(vp, p);
+            g_assert(igraph_vector_int_size(pp) == len);
+            igraph_integer_t v = VECTOR(*pp)[i];
+            if (v != VECTOR(*p0)[i]) {
+                same = FALSE;
+            }
+            if (weft_topo_vertex_kind(topo, (gint)v) != WEFT_VERTEX_NVSWITCH) {
+                all_nvswitch = FALSE;
+            }
+        }
+        if (!same) {
+            if (!all_nvswitch) {
+                return FALSE;
+            }
+            differs = TRUE;
+        }
+    }
+    return differs;
+}
+
+/* Builds the route for src != dst from igraph's equal-cost paths. */
+static route_entry *
+compute_route(weft_topo_t *topo, gint src, gint dst, GError **error)
+{
+    igraph_quiet();
+    igraph_vector_int_list_t vp;
+    igraph_vector_int_list_t ep;
+    if (!igraph_check(igraph_vector_int_list_init(&vp, 0), topo, "vector_list_init", error)) {
+        return NULL;
+    }
+    igraph_error_t rc = igraph_vector_int_list_init(&ep, 0);
+    if (rc != IGRAPH_SUCCESS) {
+        igraph_vector_int_list_destroy(&vp);
+        igraph_check(rc, topo, "vector_list_init", error);
+        return NULL;
+    }
+    rc = igraph_get_all_shortest_paths(&topo->graph, &vp, &ep, NULL, src, igraph_vss_1(dst),
+                                       IGRAPH_OUT);
+    if (rc != IGRAPH_SUCCESS || igraph_vector_int_list_size(&ep) == 0) {
+        igraph_vector_int_list_destroy(&vp);
+        igraph_vector_int_list_destroy(&ep);
+        if (rc != IGRAPH_SUCCESS) {
+            igraph_check(rc, topo, "get_all_shortest_paths", error);
+        } else {
+            g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_NO_ROUTE,
+                        "cluster %s: no path from %s to %s", topo->name,
+                        weft_topo_vertex_name(topo, src), weft_topo_vertex_name(topo, dst));
+        }
+        return NULL;
+    }
+
+    gboolean spray = paths_are_nvswitch_planes(topo, &vp);
+    guint n_paths = spray ? (guint)igraph_vector_int_list_size(&ep) : 1;
+    guint hops = (guint)igraph_vector_int_size(igraph_vector_int_list_get_ptr(&ep, 0));
+
+    route_entry *r = g_new0(route_entry, 1);
+    r->key = ((guint64)(guint32)src << 32) | (guint32)dst;
+    r->path_off = g_new(guint32, n_paths + 1);
+    r->edges = g_new(gint32, (gsize)n_paths * hops);
+    r->share = g_new(double, n_paths);
+    g_autofree double *bottleneck = g_new(double, n_paths);
+
+    double sum_bottleneck = 0.0;
+    weft_time_t latency = 0;
+    guint k = 0;
+    for (guint p = 0; p < n_paths; p++) {
+        const igraph_vector_int_t *pe = igraph_vector_int_list_get_ptr(&ep, p);
+        g_assert((guint)igraph_vector_int_size(pe) == hops);
+        r->path_off[p] = k;
+        double b = INFINITY;
+        weft_time_t lat = 0;
+        for (guint i = 0; i < hops; i++) {
+            gint e = (gint)VECTOR(*pe)[i];
+            r->edges[k++] = e;
+            b = MIN(b, weft_topo_edge_bw(topo, e));
+            lat += weft_topo_edge_latency(topo, e);
+        }
+        bottleneck[p] = b;
+        sum_bottleneck += b;
+        latency = MAX(latency, lat);
+    }
+    r->path_off[n_paths] = k;
+    igraph_vector_int_list_destroy(&vp);
+    igraph_vector_int_list_destroy(&ep);
+
+    /* Proportional spraying: share_p = b_p / sum b, so every path finishes together. */
+    double rate = INFINITY;
+    for (guint p = 0; p < n_paths; p++) {
+        r->share[p] = bottleneck[p] / sum_bottleneck;
+        rate = MIN(rate, bottleneck[p] / r->share[p]);
+    }
+    r->route.n_paths = n_paths;
+    r->route.path_off = r->path_off;
+    r->route.edges = r->edges;
+    r->route.share = r->share;
+    r->route.latency_ps = latency;
+    r->route.rate_Bps = rate;
+    r->route.hops = hops;
+    return r;
+}
+
+const weft_route_t *
+weft_topo_route(weft_topo_t *topo, gint src, gint dst, GError **error)
+{
+    g_return_val_if_fail(topo != NULL && topo->finalized, NULL);
+    CHECK_V(topo, src, NULL);
+    CHECK_V(topo, dst, NULL);
+    g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+
+    guint64 key = ((guint64)(guint32)src << 32) | (guint32)dst;
+    route_entry *r = g_hash_table_lookup(topo->routes, &key);
+    if (r != NULL) {
+        return &r->route;
+    }
+    if (src == dst) {
+        r = g_new0(route_entry, 1);
+        r->key = key;
+        r->path_off = g_new0(guint32, 1);
+        r->route.n_paths = 0;
+        r->route.path_off = r->path_off;
+        r->route.latency_ps = 0;
+        r->route.rate_Bps = INFINITY;
+        r->route.hops = 0;
+    } else {
+        r = compute_route(topo, src, dst, error);
+        if (r == NULL) {
+            return NULL;
+        }
+    }
+    g_hash_table_insert(topo->routes, &r->key, r);
+    return &r->route;
+}
+
+/* ---- loading ------------------------------------------------------------------ */
+
+/*
+ * Format choice: a file named *.yml or *.yaml is ASTRA-sim YAML; otherwise a
+ * file whose first significant line (not blank, not a '#' comment) starts with
+ * "topology:" is YAML too (ASTRA-sim's files always open with that key); all
+ * else is weft INI. An INI file always opens with a [group] line, so the two
+ * cannot be confused.
+ */
+weft_topo_t *
+weft_topo_load(const char *path, GError **error)
+{
+    g_return_val_if_fail(path != NULL, NULL);
+    g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+
+    if (g_str_has_suffix(path, ".yml") || g_str_has_suffix(path, ".yaml")) {
+        return weft_topo_load_astra_yaml(path, error);
+    }
+    g_autofree char *text = NULL;
+    g_autoptr(GError) ioerr = NULL;
+    if (!g_file_get_contents(path, &text, NULL, &ioerr)) {
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_IO, "%s: cannot read: %s", path,
+                    ioerr->message);
+        return NULL;
+    }
+    g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+    for (guint i = 0; lines[i] != NULL; i++) {
+        const char *s = lines[i];
+        while (g_ascii_isspace(*s)) {
+            s++;
+        }
+        if (*s == '\0' || *s == '#' || *s == ';') {
+            continue;
+        }
+        if (g_str_has_prefix(s, "topology:")) {
+            return weft_topo_load_astra_yaml(path, error);
+        }
+        break;
+    }
+    return weft_topo_load_ini(path, error);
+}
+
+void
+weft_topo_i_units_error(GError **error, GError *uerr, const char *file, const char *key,
+                        const char *value)
+{
+    gint code = WEFT_TOPO_ERROR_PARSE;
+    if (uerr != NULL && g_error_matches(uerr, WEFT_UNITS_ERROR, WEFT_UNITS_ERROR_RANGE)) {
+        code = WEFT_TOPO_ERROR_VALUE;
+    }
+    g_set_error(error, WEFT_TOPO_ERROR, code, "%s: %s = \"%s\": %s", file, key, value,
+                uerr != NULL ? uerr->message : "invalid value");
+    g_clear_error(&uerr);
+}
