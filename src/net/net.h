@@ -59,7 +59,10 @@ typedef struct {
     guint64 transfers_done;
     guint64 bytes_sent;       /* sum of transfer sizes at start */
     guint64 bytes_delivered;  /* sum of transfer sizes at completion */
+    guint64 transfers_cancelled;  /* by weft_net_transfer_cancel_ctx() */
+    guint64 bytes_cancelled;      /* their sizes */
 } weft_net_stats_t;
+/* Invariant: bytes_sent == bytes_delivered + bytes_cancelled + bytes still in flight. */
 
 /**
  * weft_net_model_from_name:
@@ -95,6 +98,21 @@ void weft_net_free(weft_net_t *net);
  */
 gboolean weft_net_transfer_start(weft_net_t *net, gint src, gint dst, guint64 bytes,
                                  weft_net_done_fn done, void *ctx, guint64 tag, GError **error);
+
+/**
+ * weft_net_transfer_cancel_ctx:
+ * @net: the network.
+ * @ctx: a ctx given to weft_net_transfer_start().
+ *
+ * Stops every transfer in flight whose ctx is @ctx; their callbacks are never
+ * called. For abandoning a running collective (weft_coll_run_free()).
+ * Returns: how many transfers were cancelled.
+ * Time complexity: O(size of the transfer pool), i.e. O(peak transfers in flight).
+ */
+guint weft_net_transfer_cancel_ctx(weft_net_t *net, void *ctx);
+
+/** weft_net_in_flight: transfers started and neither finished nor cancelled. */
+guint64 weft_net_in_flight(const weft_net_t *net);
 
 /**
  * weft_net_transfer_time:
