@@ -1,1 +1,35 @@
-#pragma once
+/* SPDX-License-Identifier: MIT */
+/*
+ * The weft command line: one function per subcommand, sharing exit codes and
+ * start-up. weft.c holds the subcommand table.
+ */
+#ifndef WEFT_CLI_CLI_H
+#define WEFT_CLI_CLI_H
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Exit codes of every subcommand. */
+enum {
+    WEFT_EXIT_OK = 0,
+    WEFT_EXIT_ERROR = 1, /* bad input or a failed run */
+    WEFT_EXIT_USAGE = 2, /* bad command line */
+};
+
+/**
+ * weft_cmd_replay:
+ * @argc, @argv: the arguments after "weft" (argv[0] is "replay").
+ * Returns: a WEFT_EXIT_* code.
+ */
+int weft_cmd_replay(int argc, char **argv);
+
+/** weft_cli_usage_error: prints "weft CMD: MESSAGE" and a hint to stderr; returns WEFT_EXIT_USAGE. */
+int weft_cli_usage_error(const char *cmd, const char *message);
+
+/** weft_cli_error: prints "weft CMD: MESSAGE" to stderr; returns WEFT_EXIT_ERROR. */
+int weft_cli_error(const char *cmd, const GError *error);
+
+G_END_DECLS
+
+#endif /* WEFT_CLI_CLI_H */

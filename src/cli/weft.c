@@ -1,1 +1,89 @@
-int main(void){return 0;}
+/* SPDX-License-Identifier: MIT */
+/*
+ * weft: the command-line entry point. Dispatches to one function per
+ * subcommand and handles --help and --version.
+ */
+#include "config.h"
+
+#include <igraph.h>
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+typedef struct {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *summary;
+} command_t;
+
+static const command_t commands[] = {
+    {"replay", weft_cmd_replay, "replay Chakra traces on a cluster and report the step time"},
+};
+
+static void
+print_help(FILE *out)
+{
+    fprintf(out,
+            "Usage: weft COMMAND [OPTION...]\n"
+            "\n"
+            "weft predicts how long distributed training takes on GPU clusters by\n"
+            "replaying per-rank operator traces over a model of the cluster.\n"
+            "\n"
+            "Commands:\n");
+    for (gsize i = 0; i < G_N_ELEMENTS(commands); i++) {
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    }
+    fprintf(out, "\n"
+                 "Options:\n"
+                 "  -h, --help     show this help\n"
+                 "  -V, --version  show the version\n"
+                 "\n"
+                 "Run 'weft COMMAND --help' for the options of a command.\n");
+}
+
+int
+weft_cli_usage_error(const char *cmd, const char *message)
+{
+    fprintf(stderr, "weft %s: %s\nTry 'weft %s --help'.\n", cmd, message, cmd);
+    return WEFT_EXIT_USAGE;
+}
+
+int
+weft_cli_error(const char *cmd, const GError *error)
+{
+    fprintf(stderr, "weft %s: %s\n", cmd, error->message);
+    return WEFT_EXIT_ERROR;
+}
+
+int
+main(int argc, char **argv)
+{
+    setlocale(LC_ALL, "C");
+    /* igraph's default error handler aborts the process; weft turns igraph's
+     * error codes into GErrors instead. */
+    igraph_set_error_handler(igraph_error_handler_ignore);
+    igraph_set_warning_handler(igraph_warning_handler_ignore);
+
+    if (argc < 2) {
+        print_help(stderr);
+        return WEFT_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        print_help(stdout);
+        return WEFT_EXIT_OK;
+    }
+    if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0) {
+        printf("weft %s\n", PACKAGE_VERSION);
+        return WEFT_EXIT_OK;
+    }
+    for (gsize i = 0; i < G_N_ELEMENTS(commands); i++) {
+        if (strcmp(argv[1], commands[i].name) == 0) {
+            return commands[i].fn(argc - 1, argv + 1);
+        }
+    }
+    fprintf(stderr, "weft: unknown command '%s'\nTry 'weft --help'.\n", argv[1]);
+    return WEFT_EXIT_USAGE;
+}

@@ -1,3 +1,720 @@
 /* SPDX-License-Identifier: MIT */
-/* placeholder: to be implemented */
+/*
+ * Replay: runs every rank's trace on the cluster through the event queue.
+ * Streams, matching of collectives and point-to-point pairs, per-rank time
+ * accounting and the deadlock report are described in replay.h.
+ */
 #include "replay/replay.h"
+
+#include <string.h>
+
+G_DEFINE_QUARK(weft-replay-error-quark, weft_replay_error)
+
+enum { NODE_WAITING, NODE_QUEUED, NODE_RUNNING, NODE_DONE };
+enum { STREAM_COMPUTE, STREAM_COMM, STREAM_CPU, N_STREAMS };
+
+typedef struct replay replay_t;
+typedef struct rank_state rank_state_t;
+
+/* One in-order stream of a rank: a FIFO of ready nodes and the one running. */
+typedef struct {
+    rank_state_t *rank;
+    guint kind;
+    GQueue queue;  /* node indexes (GUINT_TO_POINTER(i + 1)) */
+    gint running;  /* node index, or -1 */
+} stream_t;
+
+struct rank_state {
+    replay_t *replay;
+    guint rank;
+    const weft_rank_trace_t *trace;
+    gint vertex;               /* the GPU this rank runs on */
+    guint8 *state;             /* per node */
+    guint32 *preds_left;       /* per node */
+    guint32 *succ_off;         /* CSR of successors */
+    guint32 *succ;
+    guint32 *coll_seq;         /* per communicator: collectives issued so far */
+    stream_t streams[N_STREAMS];
+    guint nodes_done;
+    /* accounting */
+    guint compute_busy;        /* compute or CPU stream running */
+    guint comm_busy;           /* collectives and point-to-point in progress */
+    weft_time_t last_change;
+    weft_rank_result_t res;
+};
+
+/* One collective instance: the seq-th collective of a communicator. */
+typedef struct {
+    guint64 key;               /* comm << 32 | seq */
+    guint comm;
+    guint seq;
+    guint n_arrived;
+    gint32 *member_node;       /* per member: node index, or -1 until it arrives */
+    weft_coll_run_t *run;
+} coll_inst_t;
+
+/* One point-to-point message, matched or waiting for its other side. */
+typedef struct {
+    guint src_rank, dst_rank;
+    gint send_node, recv_node; /* -1 while that side has not been issued */
+} p2p_t;
+
+struct replay {
+    weft_sim_t *sim;
+    weft_net_t *net;
+    weft_topo_t *topo;
+    const weft_workload_t *wl;
+    guint chunks;
+    rank_state_t *ranks;
+    gint **member_index;       /* per communicator: rank -> member index or -1 */
+    GHashTable *colls;         /* key -> coll_inst_t* (owned) */
+    GHashTable *plans;         /* plan_key_t -> weft_coll_plan_t* (owned) */
+    GHashTable *p2p_waiting;   /* p2p_key_t -> GQueue of p2p indexes (+1) waiting */
+    GArray *p2p;               /* p2p_t */
+    GArray *finish_stack;      /* (rank, node) pairs to finish at the current time */
+    GError *error;             /* first runtime error; stops the simulation */
+    guint64 collectives;
+};
+
+typedef struct {
+    guint rank;
+    guint node;
+} rank_node_t;
+
+/* Matching key of point-to-point messages. */
+typedef struct {
+    guint src, dst;
+    gint64 tag;
+} p2p_key_t;
+
+static guint
+p2p_key_hash(gconstpointer p)
+{
+    const p2p_key_t *k = p;
+    return (guint)(k->src * 2654435761u) ^ (guint)(k->dst * 40503u) ^ (guint)k->tag ^
+           (guint)((guint64)k->tag >> 32);
+}
+
+static gboolean
+p2p_key_equal(gconstpointer a, gconstpointer b)
+{
+    const p2p_key_t *x = a, *y = b;
+    return x->src == y->src && x->dst == y->dst && x->tag == y->tag;
+}
+
+/* Cache key of collective plans. */
+typedef struct {
+    guint op, n, chunks;
+    guint64 bytes;
+} plan_key_t;
+
+static guint
+plan_key_hash(gconstpointer p)
+{
+    const plan_key_t *k = p;
+    return (k->op * 31u + k->n) * 2654435761u ^ (guint)k->bytes ^ (guint)(k->bytes >> 32) ^
+           k->chunks;
+}
+
+static gboolean
+plan_key_equal(gconstpointer a, gconstpointer b)
+{
+    const plan_key_t *x = a, *y = b;
+    return x->op == y->op && x->n == y->n && x->chunks == y->chunks && x->bytes == y->bytes;
+}
+
+static void finish_node(replay_t *R, guint rank, guint node);
+
+/* ---- accounting ------------------------------------------------------------- */
+
+/* Charges the time since the rank's last change to compute, exposed comm or idle. */
+static void
+account(rank_state_t *rs)
+{
+    weft_time_t now = weft_sim_now(rs->replay->sim);
+    weft_time_t dt = now - rs->last_change;
+    if (rs->compute_busy > 0) {
+        rs->res.compute_ps += dt;
+    } else if (rs->comm_busy > 0) {
+        rs->res.exposed_comm_ps += dt;
+    } else {
+        rs->res.idle_ps += dt;
+    }
+    rs->last_change = now;
+}
+
+static const char *
+node_name(const weft_rank_trace_t *t, guint node)
+{
+    return t->name[node] != NULL && t->name[node][0] != '\0' ? t->name[node] : "(unnamed)";
+}
+
+static void
+fail(replay_t *R, GError *error)
+{
+    if (R->error == NULL) {
+        R->error = error;
+    } else {
+        g_error_free(error);
+    }
+    weft_sim_stop(R->sim);
+}
+
+/* ---- compute and CPU streams --------------------------------------------------- */
+
+static void stream_kick(stream_t *st);
+
+static void
+on_stream_node_done(void *ctx, void *data)
+{
+    replay_t *R = ctx;
+    stream_t *st = data;
+    rank_state_t *rs = st->rank;
+    guint node = (guint)st->running;
+    account(rs);
+    rs->compute_busy--;
+    st->running = -1;
+    finish_node(R, rs->rank, node);
+    stream_kick(st);
+}
+
+/* ---- collectives --------------------------------------------------------------- */
+
+static void
+coll_inst_free(gpointer p)
+{
+    coll_inst_t *ci = p;
+    weft_coll_run_free(ci->run);
+    g_free(ci->member_node);
+    g_free(ci);
+}
+
+static void
+on_coll_done(void *ctx, guint64 key)
+{
+    replay_t *R = ctx;
+    coll_inst_t *ci = g_hash_table_lookup(R->colls, &key);
+    g_assert(ci != NULL);
+    const weft_comm_t *comm = g_ptr_array_index(R->wl->comms, ci->comm);
+    for (guint m = 0; m < comm->n_ranks; m++) {
+        rank_state_t *rs = &R->ranks[comm->ranks[m]];
+        stream_t *st = &rs->streams[STREAM_COMM];
+        g_assert(st->running == ci->member_node[m]);
+        account(rs);
+        rs->comm_busy--;
+        st->running = -1;
+        finish_node(R, rs->rank, (guint)ci->member_node[m]);
+        stream_kick(st);
+    }
+    R->collectives++;
+    g_hash_table_remove(R->colls, &key);
+}
+
+static const weft_coll_plan_t *
+get_plan(replay_t *R, weft_coll_op_t op, guint n, guint64 bytes, GError **error)
+{
+    plan_key_t key = {op, n, R->chunks, bytes};
+    weft_coll_plan_t *plan = g_hash_table_lookup(R->plans, &key);
+    if (plan == NULL) {
+        plan = weft_coll_plan_new(op, WEFT_COLL_ALGO_AUTO, n, bytes, R->chunks, error);
+        if (plan == NULL) {
+            return NULL;
+        }
+        g_hash_table_insert(R->plans, g_memdup2(&key, sizeof key), plan);
+    }
+    return plan;
+}
+
+/* All members have reached collective @ci: check they agree, then run its plan. */
+static void
+coll_start(replay_t *R, coll_inst_t *ci)
+{
+    const weft_comm_t *comm = g_ptr_array_index(R->wl->comms, ci->comm);
+    const weft_rank_trace_t *t0 = &R->wl->ranks[comm->ranks[0]];
+    guint n0 = (guint)ci->member_node[0];
+    weft_coll_op_t op = t0->coll_op[n0];
+    guint64 bytes = t0->comm_bytes[n0];
+    for (guint m = 1; m < comm->n_ranks; m++) {
+        const weft_rank_trace_t *t = &R->wl->ranks[comm->ranks[m]];
+        guint nm = (guint)ci->member_node[m];
+        if (t->coll_op[nm] != op || t->comm_bytes[nm] != bytes) {
+            fail(R, g_error_new(WEFT_REPLAY_ERROR, WEFT_REPLAY_ERROR_MISMATCH,
+                                "collective #%u of communicator \"%s\": rank %u (%s) node %" G_GUINT64_FORMAT
+                                " (%s) is %s of %" G_GUINT64_FORMAT " bytes but rank %u (%s) node %" G_GUINT64_FORMAT
+                                " (%s) is %s of %" G_GUINT64_FORMAT " bytes",
+                                ci->seq + 1, comm->name, comm->ranks[0], t0->file, t0->id[n0],
+                                node_name(t0, n0), weft_coll_op_name(op), bytes, comm->ranks[m],
+                                t->file, t->id[nm], node_name(t, nm),
+                                weft_coll_op_name(t->coll_op[nm]), t->comm_bytes[nm]));
+            return;
+        }
+    }
+    GError *error = NULL;
+    const weft_coll_plan_t *plan = get_plan(R, op, comm->n_ranks, bytes, &error);
+    if (plan == NULL) {
+        g_prefix_error(&error, "%s: rank %u node %" G_GUINT64_FORMAT " (%s): ", t0->file,
+                       comm->ranks[0], t0->id[n0], node_name(t0, n0));
+        fail(R, error);
+        return;
+    }
+    g_autofree gint *vertices = g_new(gint, comm->n_ranks);
+    for (guint m = 0; m < comm->n_ranks; m++) {
+        vertices[m] = R->ranks[comm->ranks[m]].vertex;
+    }
+    ci->run = weft_coll_run(R->net, plan, vertices, on_coll_done, R, ci->key, &error);
+    if (ci->run == NULL) {
+        g_prefix_error(&error, "collective #%u of communicator \"%s\": ", ci->seq + 1,
+                       comm->name);
+        fail(R, error);
+    }
+}
+
+/* Rank @rs issues collective @node on its communication stream. */
+static void
+coll_arrive(replay_t *R, rank_state_t *rs, guint node)
+{
+    guint c = (guint)rs->trace->comm[node];
+    const weft_comm_t *comm = g_ptr_array_index(R->wl->comms, c);
+    guint seq = rs->coll_seq[c]++;
+    guint64 key = ((guint64)c << 32) | seq;
+    coll_inst_t *ci = g_hash_table_lookup(R->colls, &key);
+    if (ci == NULL) {
+        ci = g_new0(coll_inst_t, 1);
+        ci->key = key;
+        ci->comm = c;
+        ci->seq = seq;
+        ci->member_node = g_new(gint32, comm->n_ranks);
+        for (guint m = 0; m < comm->n_ranks; m++) {
+            ci->member_node[m] = -1;
+        }
+        g_hash_table_insert(R->colls, &ci->key, ci);
+    }
+    gint m = R->member_index[c][rs->rank];
+    g_assert(m >= 0 && ci->member_node[m] < 0);
+    ci->member_node[m] = (gint32)node;
+    if (++ci->n_arrived == comm->n_ranks) {
+        coll_start(R, ci);
+    }
+}
+
+/* ---- point-to-point ---------------------------------------------------------------- */
+
+static void
+on_p2p_done(void *ctx, guint64 index)
+{
+    replay_t *R = ctx;
+    p2p_t p = g_array_index(R->p2p, p2p_t, index);
+    rank_state_t *src = &R->ranks[p.src_rank];
+    rank_state_t *dst = &R->ranks[p.dst_rank];
+    account(src);
+    src->comm_busy--;
+    account(dst);
+    dst->comm_busy--;
+    finish_node(R, p.src_rank, (guint)p.send_node);
+    finish_node(R, p.dst_rank, (guint)p.recv_node);
+}
+
+/* Issues a SEND or RECV: it waits for its other side, and the transfer starts when both are issued. */
+static void
+p2p_issue(replay_t *R, rank_state_t *rs, guint node)
+{
+    const weft_rank_trace_t *t = rs->trace;
+    gboolean is_send = t->type[node] == WEFT_NODE_SEND;
+    guint src = is_send ? rs->rank : (guint)t->peer[node];
+    guint dst = is_send ? (guint)t->peer[node] : rs->rank;
+    account(rs);
+    rs->comm_busy++;
+    rs->state[node] = NODE_RUNNING;
+
+    /* Waiting messages of one (src, dst, tag) key, in issue order; a queue
+     * holds only sends or only receives at any time. */
+    p2p_key_t key = {src, dst, t->tag[node]};
+    GQueue *q = g_hash_table_lookup(R->p2p_waiting, &key);
+    if (q != NULL && !g_queue_is_empty(q)) {
+        guint idx = GPOINTER_TO_UINT(g_queue_peek_head(q)) - 1;
+        p2p_t *p = &g_array_index(R->p2p, p2p_t, idx);
+        gboolean head_is_send = p->send_node >= 0;
+        if (head_is_send != is_send) {
+            g_queue_pop_head(q);
+            if (is_send) {
+                p->send_node = (gint)node;
+            } else {
+                p->recv_node = (gint)node;
+            }
+            const weft_rank_trace_t *ts = &R->wl->ranks[src];
+            guint64 bytes = ts->comm_bytes[p->send_node];
+            GError *error = NULL;
+            if (!weft_net_transfer_start(R->net, R->ranks[src].vertex, R->ranks[dst].vertex,
+                                         bytes, on_p2p_done, R, idx, &error)) {
+                g_prefix_error(&error, "%s: rank %u node %" G_GUINT64_FORMAT " (%s): ", t->file,
+                               rs->rank, t->id[node], node_name(t, node));
+                fail(R, error);
+            }
+            return;
+        }
+    }
+    if (q == NULL) {
+        q = g_queue_new();
+        g_hash_table_insert(R->p2p_waiting, g_memdup2(&key, sizeof key), q);
+    }
+    p2p_t p = {src, dst, is_send ? (gint)node : -1, is_send ? -1 : (gint)node};
+    g_array_append_val(R->p2p, p);
+    g_queue_push_tail(q, GUINT_TO_POINTER(R->p2p->len));
+}
+
+/* ---- streams and readiness --------------------------------------------------------- */
+
+static void
+stream_kick(stream_t *st)
+{
+    if (st->running >= 0 || g_queue_is_empty(&st->queue)) {
+        return;
+    }
+    rank_state_t *rs = st->rank;
+    replay_t *R = rs->replay;
+    guint node = GPOINTER_TO_UINT(g_queue_pop_head(&st->queue)) - 1;
+    st->running = (gint)node;
+    rs->state[node] = NODE_RUNNING;
+    account(rs);
+    if (st->kind == STREAM_COMM) {
+        rs->comm_busy++;
+        coll_arrive(R, rs, node);
+    } else {
+        rs->compute_busy++;
+        weft_sim_after(R->sim, rs->trace->duration_ps[node], on_stream_node_done, R, st);
+    }
+}
+
+/* Node @node of @rs has no unfinished predecessor: dispatch it. */
+static void
+make_ready(replay_t *R, rank_state_t *rs, guint node)
+{
+    const weft_rank_trace_t *t = rs->trace;
+    rs->state[node] = NODE_QUEUED;
+    switch (t->type[node]) {
+    case WEFT_NODE_COMP:
+    case WEFT_NODE_MEM_LOAD:
+    case WEFT_NODE_MEM_STORE: {
+        stream_t *st = &rs->streams[t->is_cpu_op[node] ? STREAM_CPU : STREAM_COMPUTE];
+        g_queue_push_tail(&st->queue, GUINT_TO_POINTER(node + 1));
+        stream_kick(st);
+        break;
+    }
+    case WEFT_NODE_COLL: {
+        stream_t *st = &rs->streams[STREAM_COMM];
+        g_queue_push_tail(&st->queue, GUINT_TO_POINTER(node + 1));
+        stream_kick(st);
+        break;
+    }
+    case WEFT_NODE_SEND:
+    case WEFT_NODE_RECV:
+        p2p_issue(R, rs, node);
+        break;
+    default: {
+        /* METADATA and INVALID nodes take no time. */
+        rank_node_t rn = {rs->rank, node};
+        g_array_append_val(R->finish_stack, rn);
+        break;
+    }
+    }
+}
+
+/*
+ * Marks nodes finished at the current time and releases their successors.
+ * Instantaneous successors go on a stack instead of recursing, so long chains
+ * of zero-time nodes cannot exhaust the C stack.
+ */
+static void
+drain_finished(replay_t *R)
+{
+    rank_node_t rn;
+    while (R->finish_stack->len > 0) {
+        rn = g_array_index(R->finish_stack, rank_node_t, R->finish_stack->len - 1);
+        g_array_set_size(R->finish_stack, R->finish_stack->len - 1);
+        rank_state_t *rs = &R->ranks[rn.rank];
+        g_assert(rs->state[rn.node] != NODE_DONE);
+        rs->state[rn.node] = NODE_DONE;
+        rs->nodes_done++;
+        rs->res.finish_ps = weft_sim_now(R->sim);
+        for (guint32 k = rs->succ_off[rn.node]; k < rs->succ_off[rn.node + 1]; k++) {
+            guint s = rs->succ[k];
+            if (--rs->preds_left[s] == 0) {
+                make_ready(R, rs, s);
+            }
+        }
+    }
+}
+
+static void
+finish_node(replay_t *R, guint rank, guint node)
+{
+    rank_node_t rn = {rank, node};
+    g_array_append_val(R->finish_stack, rn);
+    drain_finished(R);
+}
+
+/* ---- set-up and tear-down ----------------------------------------------------------- */
+
+static void
+rank_init(replay_t *R, rank_state_t *rs, guint rank)
+{
+    const weft_rank_trace_t *t = &R->wl->ranks[rank];
+    guint n = t->n_nodes;
+    rs->replay = R;
+    rs->rank = rank;
+    rs->trace = t;
+    rs->vertex = weft_topo_gpu_vertex(R->topo, rank);
+    rs->state = g_new0(guint8, n);
+    rs->preds_left = g_new0(guint32, n);
+    rs->succ_off = g_new0(guint32, n + 1);
+    rs->succ = g_new(guint32, MAX(t->dep_off[n], 1));
+    rs->coll_seq = g_new0(guint32, R->wl->comms->len);
+    /* successors: counting sort of the predecessor lists */
+    for (guint i = 0; i < n; i++) {
+        rs->preds_left[i] = t->dep_off[i + 1] - t->dep_off[i];
+        for (guint32 k = t->dep_off[i]; k < t->dep_off[i + 1]; k++) {
+            rs->succ_off[t->deps[k] + 1]++;
+        }
+    }
+    for (guint i = 0; i < n; i++) {
+        rs->succ_off[i + 1] += rs->succ_off[i];
+    }
+    g_autofree guint32 *fill = g_memdup2(rs->succ_off, sizeof(guint32) * n);
+    for (guint i = 0; i < n; i++) {
+        for (guint32 k = t->dep_off[i]; k < t->dep_off[i + 1]; k++) {
+            rs->succ[fill[t->deps[k]]++] = i;
+        }
+    }
+    for (guint s = 0; s < N_STREAMS; s++) {
+        rs->streams[s].rank = rs;
+        rs->streams[s].kind = s;
+        g_queue_init(&rs->streams[s].queue);
+        rs->streams[s].running = -1;
+    }
+}
+
+static void
+rank_clear(rank_state_t *rs)
+{
+    g_free(rs->state);
+    g_free(rs->preds_left);
+    g_free(rs->succ_off);
+    g_free(rs->succ);
+    g_free(rs->coll_seq);
+    for (guint s = 0; s < N_STREAMS; s++) {
+        g_queue_clear(&rs->streams[s].queue);
+    }
+}
+
+static void
+queue_free(gpointer q)
+{
+    g_queue_free(q);
+}
+
+static void
+replay_clear(replay_t *R)
+{
+    if (R->ranks != NULL) {
+        for (guint r = 0; r < R->wl->n_ranks; r++) {
+            rank_clear(&R->ranks[r]);
+        }
+        g_free(R->ranks);
+    }
+    if (R->member_index != NULL) {
+        for (guint c = 0; c < R->wl->comms->len; c++) {
+            g_free(R->member_index[c]);
+        }
+        g_free(R->member_index);
+    }
+    g_clear_pointer(&R->colls, g_hash_table_unref);
+    g_clear_pointer(&R->plans, g_hash_table_unref);
+    g_clear_pointer(&R->p2p_waiting, g_hash_table_unref);
+    g_clear_pointer(&R->p2p, g_array_unref);
+    g_clear_pointer(&R->finish_stack, g_array_unref);
+    g_clear_error(&R->error);
+}
+
+/* ---- the deadlock report ------------------------------------------------------------ */
+
+/* Explains what running node @node of rank @rs waits for. */
+static void
+explain_waiting(replay_t *R, rank_state_t *rs, guint node, GString *out)
+{
+    const weft_rank_trace_t *t = rs->trace;
+    g_string_append_printf(out, "\n  rank %u (%s): node %" G_GUINT64_FORMAT " (%s) ", rs->rank,
+                           t->file, t->id[node], node_name(t, node));
+    if (t->type[node] == WEFT_NODE_COLL) {
+        guint c = (guint)t->comm[node];
+        const weft_comm_t *comm = g_ptr_array_index(R->wl->comms, c);
+        guint seq = rs->coll_seq[c] - 1;
+        guint64 key = ((guint64)c << 32) | seq;
+        coll_inst_t *ci = g_hash_table_lookup(R->colls, &key);
+        g_string_append_printf(out,
+                               "%s of %" G_GUINT64_FORMAT " bytes, collective #%u of "
+                               "communicator \"%s\", waits for rank(s)",
+                               weft_coll_op_name(t->coll_op[node]), t->comm_bytes[node], seq + 1,
+                               comm->name);
+        guint listed = 0;
+        for (guint m = 0; ci != NULL && m < comm->n_ranks; m++) {
+            if (ci->member_node[m] < 0) {
+                if (listed < 16) {
+                    g_string_append_printf(out, "%s %u", listed > 0 ? "," : "", comm->ranks[m]);
+                }
+                listed++;
+            }
+        }
+        if (listed > 16) {
+            g_string_append_printf(out, " and %u more", listed - 16);
+        }
+        g_string_append(out, " that never reached it");
+    } else if (t->type[node] == WEFT_NODE_SEND) {
+        g_string_append_printf(out, "COMM_SEND to rank %d tag %" G_GINT64_FORMAT
+                               " waits for the matching receive",
+                               t->peer[node], t->tag[node]);
+    } else if (t->type[node] == WEFT_NODE_RECV) {
+        g_string_append_printf(out, "COMM_RECV from rank %d tag %" G_GINT64_FORMAT
+                               " waits for the matching send",
+                               t->peer[node], t->tag[node]);
+    } else {
+        g_string_append_printf(out, "%s is still running", weft_node_type_name(t->type[node]));
+    }
+}
+
+static GError *
+deadlock_report(replay_t *R)
+{
+    g_autoptr(GString) out = g_string_new(NULL);
+    guint stuck = 0;
+    for (guint r = 0; r < R->wl->n_ranks; r++) {
+        stuck += R->ranks[r].nodes_done < R->ranks[r].trace->n_nodes;
+    }
+    g_string_append_printf(out, "deadlock at t = %.3f us: %u of %u ranks cannot finish",
+                           weft_time_to_us(weft_sim_now(R->sim)), stuck, R->wl->n_ranks);
+    guint shown = 0;
+    for (guint r = 0; r < R->wl->n_ranks && shown < 32; r++) {
+        rank_state_t *rs = &R->ranks[r];
+        const weft_rank_trace_t *t = rs->trace;
+        if (rs->nodes_done == t->n_nodes) {
+            continue;
+        }
+        shown++;
+        gboolean any = FALSE;
+        for (guint i = 0; i < t->n_nodes; i++) {
+            if (rs->state[i] == NODE_RUNNING) {
+                explain_waiting(R, rs, i, out);
+                any = TRUE;
+            }
+        }
+        guint blocked = 0;
+        for (guint i = 0; i < t->n_nodes; i++) {
+            blocked += rs->state[i] == NODE_WAITING || rs->state[i] == NODE_QUEUED;
+        }
+        if (!any) {
+            g_string_append_printf(out, "\n  rank %u (%s): %u node(s) not started", r, t->file,
+                                   blocked);
+        } else if (blocked > 0) {
+            g_string_append_printf(out, "\n  rank %u: %u more node(s) wait behind it", r,
+                                   blocked);
+        }
+    }
+    if (shown < stuck) {
+        g_string_append_printf(out, "\n  ... and %u more ranks", stuck - shown);
+    }
+    return g_error_new_literal(WEFT_REPLAY_ERROR, WEFT_REPLAY_ERROR_DEADLOCK, out->str);
+}
+
+/* ---- entry point ------------------------------------------------------------------- */
+
+weft_replay_result_t *
+weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
+                const weft_replay_options_t *opts, GError **error)
+{
+    g_return_val_if_fail(sim != NULL && net != NULL && wl != NULL, NULL);
+    g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+    replay_t R = {0};
+    R.sim = sim;
+    R.net = net;
+    R.topo = weft_net_topo(net);
+    R.wl = wl;
+    R.chunks = opts != NULL && opts->coll_chunks > 0 ? opts->coll_chunks : 1;
+    g_return_val_if_fail(wl->n_ranks <= weft_topo_n_gpus(R.topo), NULL);
+
+    R.member_index = g_new0(gint *, wl->comms->len);
+    for (guint c = 0; c < wl->comms->len; c++) {
+        const weft_comm_t *comm = g_ptr_array_index(wl->comms, c);
+        R.member_index[c] = g_new(gint, wl->n_ranks);
+        for (guint r = 0; r < wl->n_ranks; r++) {
+            R.member_index[c][r] = -1;
+        }
+        for (guint m = 0; m < comm->n_ranks; m++) {
+            R.member_index[c][comm->ranks[m]] = (gint)m;
+        }
+    }
+    R.colls = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, coll_inst_free);
+    R.plans = g_hash_table_new_full(plan_key_hash, plan_key_equal, g_free,
+                                    (GDestroyNotify)weft_coll_plan_free);
+    R.p2p_waiting = g_hash_table_new_full(p2p_key_hash, p2p_key_equal, g_free, queue_free);
+    R.p2p = g_array_new(FALSE, FALSE, sizeof(p2p_t));
+    R.finish_stack = g_array_new(FALSE, FALSE, sizeof(rank_node_t));
+    R.ranks = g_new0(rank_state_t, wl->n_ranks);
+    for (guint r = 0; r < wl->n_ranks; r++) {
+        rank_init(&R, &R.ranks[r], r);
+    }
+
+    guint64 events_before = weft_sim_events(sim);
+    /* Release every node without predecessors, rank by rank in node order. */
+    for (guint r = 0; r < wl->n_ranks && R.error == NULL; r++) {
+        rank_state_t *rs = &R.ranks[r];
+        for (guint i = 0; i < rs->trace->n_nodes; i++) {
+            if (rs->preds_left[i] == 0 && rs->state[i] == NODE_WAITING) {
+                make_ready(&R, rs, i);
+                drain_finished(&R);
+            }
+        }
+    }
+    if (R.error == NULL) {
+        weft_sim_run(sim);
+    }
+    if (R.error != NULL) {
+        g_propagate_error(error, g_steal_pointer(&R.error));
+        replay_clear(&R);
+        return NULL;
+    }
+    for (guint r = 0; r < wl->n_ranks; r++) {
+        if (R.ranks[r].nodes_done < R.ranks[r].trace->n_nodes) {
+            g_propagate_error(error, deadlock_report(&R));
+            replay_clear(&R);
+            return NULL;
+        }
+    }
+
+    weft_replay_result_t *res = g_new0(weft_replay_result_t, 1);
+    res->n_ranks = wl->n_ranks;
+    res->ranks = g_new0(weft_rank_result_t, wl->n_ranks);
+    for (guint r = 0; r < wl->n_ranks; r++) {
+        rank_state_t *rs = &R.ranks[r];
+        /* close the accounting at the rank's own finish time */
+        weft_time_t dt = rs->res.finish_ps - rs->last_change;
+        g_assert(dt >= 0 && rs->compute_busy == 0 && rs->comm_busy == 0);
+        rs->res.idle_ps += dt;
+        rs->res.nodes_done = rs->nodes_done;
+        res->ranks[r] = rs->res;
+        res->step_ps = MAX(res->step_ps, rs->res.finish_ps);
+    }
+    res->events = weft_sim_events(sim) - events_before;
+    res->collectives = R.collectives;
+    res->p2p_transfers = R.p2p->len;
+    replay_clear(&R);
+    return res;
+}
+
+void
+weft_replay_result_free(weft_replay_result_t *res)
+{
+    if (res == NULL) {
+        return;
+    }
+    g_free(res->ranks);
+    g_free(res);
+}

@@ -44,6 +44,7 @@ GQuark weft_replay_error_quark(void);
 typedef enum {
     WEFT_REPLAY_ERROR_DEADLOCK,  /* nodes left when nothing can happen any more */
     WEFT_REPLAY_ERROR_NETWORK,   /* a transfer could not be routed */
+    WEFT_REPLAY_ERROR_MISMATCH,  /* members of one collective disagree on operation or size */
 } weft_replay_error_t;
 
 /** Per-rank results, in picoseconds. */
