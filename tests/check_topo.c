@@ -63,8 +63,9 @@ expect_load_error(const char *name, const char *text, gint code)
     g_autoptr(weft_topo_t) t = weft_topo_load(path, &err);
     ck_assert_ptr_null(t);
     ck_assert_ptr_nonnull(err);
-    ck_assert_msg(g_error_matches(err, WEFT_TOPO_ERROR, code), "%s: expected code %d, got %s %d: %s",
-                  name, code, g_quark_to_string(err->domain), err->code, err->message);
+    ck_assert_msg(g_error_matches(err, WEFT_TOPO_ERROR, code),
+                  "%s: expected code %d, got %s %d: %s", name, code, g_quark_to_string(err->domain),
+                  err->code, err->message);
 }
 
 static weft_topo_t *
@@ -177,8 +178,8 @@ START_TEST(api_bad_link_values_are_value_errors)
     g_autoptr(GError) err = NULL;
     gint a = weft_topo_add_vertex(t, WEFT_VERTEX_GPU, "a", -1, -1, &err);
     gint b = weft_topo_add_vertex(t, WEFT_VERTEX_GPU, "b", -1, -1, &err);
-    ck_assert_int_eq(weft_topo_add_link(t, a, b, WEFT_LINK_GENERIC, bw[_i], lat[_i], lanes[_i], &err),
-                     -1);
+    ck_assert_int_eq(
+        weft_topo_add_link(t, a, b, WEFT_LINK_GENERIC, bw[_i], lat[_i], lanes[_i], &err), -1);
     ck_assert(g_error_matches(err, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE));
 }
 END_TEST
@@ -383,9 +384,8 @@ END_TEST
 
 START_TEST(ini_fully_connected_one_hop)
 {
-    g_autoptr(weft_topo_t) t =
-        load_text("fc.ini", "[cluster]\nkind=fully-connected\ngpus=5\n"
-                            "link_bandwidth=100GB/s\nlink_latency=250ns\n");
+    g_autoptr(weft_topo_t) t = load_text("fc.ini", "[cluster]\nkind=fully-connected\ngpus=5\n"
+                                                   "link_bandwidth=100GB/s\nlink_latency=250ns\n");
     /* 5 GPUs: C(5,2) = 10 links = 20 edges; every pair 1 hop */
     ck_assert_uint_eq(weft_topo_n_edges(t), 20);
     const weft_route_t *r = route_gpus(t, 1, 4);
@@ -421,8 +421,7 @@ START_TEST(ini_dgx_h100_sprays_over_four_nvswitches)
         ck_assert(weft_topo_edge_bw(t, e0) == lanes * 25e9);
         /* share = lanes x 25 / 450 = lanes / 18: 5/18, 4/18, 4/18, 5/18 */
         ck_assert_double_eq_tol(r->share[p], lanes / 18.0, 1e-12);
-        ck_assert_int_eq(weft_topo_vertex_kind(t, weft_topo_edge_to(t, e0)),
-                         WEFT_VERTEX_NVSWITCH);
+        ck_assert_int_eq(weft_topo_vertex_kind(t, weft_topo_edge_to(t, e0)), WEFT_VERTEX_NVSWITCH);
     }
     /* 5 + 4 + 4 + 5 = 18 NVLink4 links per GPU */
     ck_assert_uint_eq(lanes_total, 18);
@@ -453,7 +452,7 @@ START_TEST(ini_bundled_topologies_load)
     static const struct {
         const char *file;
         guint gpus, vertices;
-        double rate_0_1;  /* route gpu0 -> gpu1, bytes/s */
+        double rate_0_1; /* route gpu0 -> gpu1, bytes/s */
         weft_time_t lat_0_1;
     } cases[] = {
         /* 4 planes of 125+100+100+125 GB/s, 2 x 500 ns */
@@ -613,8 +612,9 @@ static const struct {
     const char *text;
     gint code;
 } bad_yaml[] = {
-    {"len.yml", "topology: [Ring, Switch]\nnpus_count: [4, 2]\nbandwidth: [50]\n"
-                "latency: [500, 500]\n",
+    {"len.yml",
+     "topology: [Ring, Switch]\nnpus_count: [4, 2]\nbandwidth: [50]\n"
+     "latency: [500, 500]\n",
      WEFT_TOPO_ERROR_VALUE},
     {"name.yml", "topology: [Torus]\nnpus_count: [4]\nbandwidth: [50]\nlatency: [500]\n",
      WEFT_TOPO_ERROR_KEY},
@@ -653,7 +653,7 @@ START_TEST(real_astra_sim_network_files_load)
     }
     static const struct {
         const char *file;
-        guint gpus; /* product of npus_count */
+        guint gpus;     /* product of npus_count */
         guint vertices; /* GPUs + one switch per Switch group */
     } cases[] = {
         {"astra-sim-examples/examples/network/analytical/HGX-H100-validated.yml", 8, 9},
@@ -697,10 +697,10 @@ END_TEST
 START_TEST(real_astra_sim_template_with_tbd_is_parse_error)
 {
     const char *shared = g_getenv("WEFT_SHARED");
-    g_autofree char *path =
-        shared ? g_build_filename(shared, "data", "astra-sim-examples", "inputs", "network",
-                                  "dgx_v100_8gpu.yml", NULL)
-               : NULL;
+    g_autofree char *path = shared
+                                ? g_build_filename(shared, "data", "astra-sim-examples", "inputs",
+                                                   "network", "dgx_v100_8gpu.yml", NULL)
+                                : NULL;
     if (path == NULL || !g_file_test(path, G_FILE_TEST_EXISTS)) {
         printf("real_astra_sim_template_with_tbd_is_parse_error: skipped (WEFT_SHARED absent)\n");
         return;

@@ -96,8 +96,8 @@ get_count(const ini_ctx *c, const char *key, gboolean required, guint dflt, guin
     }
     if (v < min || v > max) {
         g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
-                    "%s: " GROUP ".%s = \"%s\": must be between %u and %u", c->path, key, text,
-                    min, max);
+                    "%s: " GROUP ".%s = \"%s\": must be between %u and %u", c->path, key, text, min,
+                    max);
         return FALSE;
     }
     *out = (guint)v;
@@ -189,8 +189,8 @@ build_switch(const ini_ctx *c, weft_topo_t *topo, GError **error)
         return FALSE;
     }
     for (guint i = 0; i < p.gpus; i++) {
-        if (weft_topo_add_link(topo, (gint)i, sw, WEFT_LINK_GENERIC, p.bw_Bps, p.lat_ps, 1,
-                               error) < 0) {
+        if (weft_topo_add_link(topo, (gint)i, sw, WEFT_LINK_GENERIC, p.bw_Bps, p.lat_ps, 1, error) <
+            0) {
             return FALSE;
         }
     }
@@ -207,8 +207,8 @@ build_ring(const ini_ctx *c, weft_topo_t *topo, GError **error)
     /* GPU i <-> GPU i+1 mod N; with N = 2 the two neighbours are the same link. */
     guint n_links = p.gpus == 1 ? 0 : (p.gpus == 2 ? 1 : p.gpus);
     for (guint i = 0; i < n_links; i++) {
-        if (weft_topo_add_link(topo, (gint)i, (gint)((i + 1) % p.gpus), WEFT_LINK_GENERIC,
-                               p.bw_Bps, p.lat_ps, 1, error) < 0) {
+        if (weft_topo_add_link(topo, (gint)i, (gint)((i + 1) % p.gpus), WEFT_LINK_GENERIC, p.bw_Bps,
+                               p.lat_ps, 1, error) < 0) {
             return FALSE;
         }
     }
@@ -224,8 +224,8 @@ build_fully_connected(const ini_ctx *c, weft_topo_t *topo, GError **error)
     }
     for (guint i = 0; i < p.gpus; i++) {
         for (guint j = i + 1; j < p.gpus; j++) {
-            if (weft_topo_add_link(topo, (gint)i, (gint)j, WEFT_LINK_GENERIC, p.bw_Bps, p.lat_ps,
-                                   1, error) < 0) {
+            if (weft_topo_add_link(topo, (gint)i, (gint)j, WEFT_LINK_GENERIC, p.bw_Bps, p.lat_ps, 1,
+                                   error) < 0) {
                 return FALSE;
             }
         }
@@ -339,8 +339,8 @@ weft_topo_load_ini(const char *path, GError **error)
         }
     }
     if (!g_key_file_has_group(kf, GROUP)) {
-        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_KEY,
-                    "%s: missing group [" GROUP "]", path);
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_KEY, "%s: missing group [" GROUP "]",
+                    path);
         return NULL;
     }
     g_autofree char *kind = get_text(&c, "kind", TRUE, error);

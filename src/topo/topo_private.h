@@ -18,25 +18,25 @@
 G_BEGIN_DECLS
 
 struct weft_topo {
-    char *name;              /* for messages; never NULL */
-    gboolean finalized;      /* vertices and links are frozen, graph is built */
-    igraph_t graph;          /* valid only when finalized */
+    char *name;         /* for messages; never NULL */
+    gboolean finalized; /* vertices and links are frozen, graph is built */
+    igraph_t graph;     /* valid only when finalized */
 
     /* per vertex, indexed by vertex id */
-    GArray *v_kind;          /* weft_vertex_kind_t */
-    GPtrArray *v_name;       /* char *, owned */
-    GArray *v_host;          /* gint */
-    GArray *v_rail;          /* gint */
-    GArray *gpu_vertex;      /* gint: GPU number -> vertex id */
-    GHashTable *by_name;     /* char * (borrowed from v_name) -> vertex id + 1 */
+    GArray *v_kind;      /* weft_vertex_kind_t */
+    GPtrArray *v_name;   /* char *, owned */
+    GArray *v_host;      /* gint */
+    GArray *v_rail;      /* gint */
+    GArray *gpu_vertex;  /* gint: GPU number -> vertex id */
+    GHashTable *by_name; /* char * (borrowed from v_name) -> vertex id + 1 */
 
     /* per directed edge, indexed by edge id */
-    GArray *e_from;          /* gint */
-    GArray *e_to;            /* gint */
-    GArray *e_kind;          /* weft_link_kind_t */
-    GArray *e_bw;            /* double, bytes per second */
-    GArray *e_lat;           /* weft_time_t, picoseconds */
-    GArray *e_lanes;         /* guint */
+    GArray *e_from;  /* gint */
+    GArray *e_to;    /* gint */
+    GArray *e_kind;  /* weft_link_kind_t */
+    GArray *e_bw;    /* double, bytes per second */
+    GArray *e_lat;   /* weft_time_t, picoseconds */
+    GArray *e_lanes; /* guint */
 
     /* route cache: guint64 (src << 32 | dst) -> route_entry (see topo.c) */
     GHashTable *routes;

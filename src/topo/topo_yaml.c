@@ -67,7 +67,8 @@ parse_double(const char *path, const char *key, guint i, const char *text, doubl
     double v = text != NULL ? g_ascii_strtod(text, &end) : 0.0;
     if (text == NULL || end == text || *end != '\0' || errno != 0) {
         g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_PARSE,
-                    "%s: %s[%u] = \"%s\": not a number", path, key, i, text ? text : "(not a scalar)");
+                    "%s: %s[%u] = \"%s\": not a number", path, key, i,
+                    text ? text : "(not a scalar)");
         return FALSE;
     }
     *out = v;
@@ -166,8 +167,8 @@ read_dims(const char *path, GArray *dims, GError **error)
     }
     for (guint k = 0; k < G_N_ELEMENTS(keys); k++) {
         if (!seen[k]) {
-            g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_KEY, "%s: missing key \"%s\"",
-                        path, keys[k]);
+            g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_KEY, "%s: missing key \"%s\"", path,
+                        keys[k]);
             return FALSE;
         }
     }
@@ -218,8 +219,8 @@ read_dims(const char *path, GArray *dims, GError **error)
         }
         if (n != floor(n) || !(n >= 1.0) || n > MAX_NPUS) {
             g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
-                        "%s: npus_count[%u] = %g: expected a whole number from 1 to %u", path, d,
-                        n, MAX_NPUS);
+                        "%s: npus_count[%u] = %g: expected a whole number from 1 to %u", path, d, n,
+                        MAX_NPUS);
             return FALSE;
         }
         if (!(bw > 0.0) || !isfinite(bw)) {
@@ -245,8 +246,8 @@ read_dims(const char *path, GArray *dims, GError **error)
 static gboolean
 link_npus(weft_topo_t *topo, const dim_desc *dim, guint a, guint b, GError **error)
 {
-    return weft_topo_add_link(topo, (gint)a, (gint)b, WEFT_LINK_GENERIC, dim->bw_Bps,
-                              dim->lat_ps, 1, error) >= 0;
+    return weft_topo_add_link(topo, (gint)a, (gint)b, WEFT_LINK_GENERIC, dim->bw_Bps, dim->lat_ps,
+                              1, error) >= 0;
 }
 
 weft_topo_t *
