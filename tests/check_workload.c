@@ -1,3 +1,957 @@
 /* SPDX-License-Identifier: MIT */
-/* placeholder test: skipped until written */
-int main(void) { return 77; }
+/*
+ * Tests of the workload module: the Chakra ET reader on the real traces in
+ * $WEFT_SHARED/data (skipped, not failed, when that is absent) and on small
+ * traces written with tests/testutil.h, good and broken, and
+ * weft_workload_check() on each kind of problem it reports.
+ */
+#include "workload/workload.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+/* ---- helpers ---------------------------------------------------------------- */
+
+/* $WEFT_SHARED/data/<rel>, or NULL (and a "skipped" line) when it is absent. */
+static char *
+shared_path(const char *rel)
+{
+    const char *shared = g_getenv("WEFT_SHARED");
+    if (shared == NULL) {
+        printf("skipped: WEFT_SHARED is not set (%s)\n", rel);
+        return NULL;
+    }
+    char *p = g_build_filename(shared, "data", rel, NULL);
+    g_autofree char *dir = g_path_get_dirname(p);
+    if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+        printf("skipped: %s is absent\n", dir);
+        g_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+/* Counts the nodes of @type on rank @r. */
+static guint
+count_type(const weft_workload_t *wl, guint r, weft_node_type_t type)
+{
+    guint n = 0;
+    for (guint i = 0; i < wl->ranks[r].n_nodes; i++) {
+        n += wl->ranks[r].type[i] == type;
+    }
+    return n;
+}
+
+/* The index of node @id on rank @r, or -1. */
+static int
+node_index(const weft_workload_t *wl, guint r, guint64 id)
+{
+    for (guint i = 0; i < wl->ranks[r].n_nodes; i++) {
+        if (wl->ranks[r].id[i] == id) {
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+/* TRUE if node index @pred is a predecessor of node index @i on rank @r. */
+static gboolean
+has_dep(const weft_workload_t *wl, guint r, guint i, guint pred)
+{
+    const weft_rank_trace_t *t = &wl->ranks[r];
+    for (guint32 k = t->dep_off[i]; k < t->dep_off[i + 1]; k++) {
+        if (t->deps[k] == pred) {
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+/* A scratch directory per test, removed in teardown. */
+static char *tmp;
+
+static void
+tmp_setup(void)
+{
+    GError *error = NULL;
+    tmp = g_dir_make_tmp("weft-workload-XXXXXX", &error);
+    ck_assert_ptr_nonnull(tmp);
+}
+
+static void
+tmp_teardown(void)
+{
+    test_tmpdir_remove(tmp);
+    g_free(tmp);
+    tmp = NULL;
+}
+
+/* Writes @et as rank @rank of trace "t" in the scratch directory. */
+static void
+put(test_et_t *et, guint rank)
+{
+    g_autofree char *p = test_et_path(tmp, "t", rank);
+    test_et_write(et, p, FALSE);
+}
+
+/* The prefix of trace "t" in the scratch directory. */
+static char *
+prefix(void)
+{
+    return g_build_filename(tmp, "t", NULL);
+}
+
+/* Loads trace "t"; asserts it fails with @code; returns nothing. */
+static void
+expect_load_error(int code)
+{
+    g_autofree char *pre = prefix();
+    g_autoptr(GError) error = NULL;
+    g_autoptr(weft_workload_t) wl = weft_workload_load_chakra(pre, NULL, &error);
+    ck_assert_ptr_null(wl);
+    ck_assert_ptr_nonnull(error);
+    ck_assert_uint_eq(error->domain, WEFT_WORKLOAD_ERROR);
+    ck_assert_int_eq(error->code, code);
+}
+
+/* Loads trace "t" (must succeed) and returns it. */
+static weft_workload_t *
+load_ok(const char *groups_json)
+{
+    g_autofree char *pre = prefix();
+    g_autoptr(GError) error = NULL;
+    weft_workload_t *wl = weft_workload_load_chakra(pre, groups_json, &error);
+    ck_assert_msg(wl != NULL, "load failed: %s", error != NULL ? error->message : "?");
+    return wl;
+}
+
+/* Asserts weft_workload_check(@wl, @n_gpus) fails with @code. */
+static void
+expect_check_error(const weft_workload_t *wl, guint n_gpus, int code)
+{
+    g_autoptr(GError) error = NULL;
+    ck_assert(!weft_workload_check(wl, n_gpus, &error));
+    ck_assert_ptr_nonnull(error);
+    ck_assert_uint_eq(error->domain, WEFT_WORKLOAD_ERROR);
+    ck_assert_int_eq(error->code, code);
+}
+
+static void
+expect_check_ok(const weft_workload_t *wl, guint n_gpus)
+{
+    g_autoptr(GError) error = NULL;
+    ck_assert_msg(weft_workload_check(wl, n_gpus, &error), "check failed: %s",
+                  error != NULL ? error->message : "?");
+}
+
+/* ---- real traces --------------------------------------------------------------- */
+
+START_TEST(pytorch_trace_loads_with_its_node_counts)
+{
+    g_autofree char *p = shared_path("chakra-pytorch/chakra");
+    if (p == NULL) {
+        return;
+    }
+    g_autoptr(GError) error = NULL;
+    g_autoptr(weft_workload_t) wl = weft_workload_load_chakra(p, NULL, &error);
+    ck_assert_msg(wl != NULL, "%s", error != NULL ? error->message : "");
+    /* PROVENANCE.md: one rank, 3,664 nodes: 3,643 COMP and 21 COMM_COLL. */
+    ck_assert_uint_eq(wl->n_ranks, 1);
+    ck_assert_uint_eq(weft_workload_node_count(wl), 3664);
+    ck_assert_uint_eq(count_type(wl, 0, WEFT_NODE_COMP), 3643);
+    ck_assert_uint_eq(count_type(wl, 0, WEFT_NODE_COLL), 21);
+    /* 14 of the 21 collectives are host-side c10d:: operators (is_cpu_op = true);
+     * the other 7 are NCCL kernels, all in the world communicator (no pg_name). */
+    guint cpu_colls = 0, gpu_colls_world = 0;
+    const weft_rank_trace_t *t = &wl->ranks[0];
+    for (guint i = 0; i < t->n_nodes; i++) {
+        if (t->type[i] == WEFT_NODE_COLL) {
+            cpu_colls += t->is_cpu_op[i];
+            gpu_colls_world += !t->is_cpu_op[i] && t->comm[i] == 0;
+        }
+    }
+    ck_assert_uint_eq(cpu_colls, 14);
+    ck_assert_uint_eq(gpu_colls_world, 7);
+    /* Node 3256 'ncclKernel_AllReduce_RING_LL_Sum_float(...)': comm_type 0
+     * (ALL_REDUCE), comm_size 8196000 (int64 attribute), duration_micros 5572
+     * -> 5572 x 1e6 = 5,572,000,000 ps. */
+    int k = node_index(wl, 0, 3256);
+    ck_assert_int_ge(k, 0);
+    ck_assert(g_str_has_prefix(t->name[k], "ncclKernel_AllReduce_RING_LL_Sum_float"));
+    ck_assert_uint_eq(t->coll_op[k], WEFT_COLL_ALL_REDUCE);
+    ck_assert_uint_eq(t->comm_bytes[k], 8196000);
+    ck_assert_int_eq(t->duration_ps[k], 5572000000LL);
+    /* Its data_deps include node 3254 (c10d::allreduce_(0)). */
+    ck_assert(has_dep(wl, 0, (guint)k, (guint)node_index(wl, 0, 3254)));
+    /* Every node carries exactly one ctrl_dep and some point at node 3 (not in
+     * the file) or at the node itself: the file's 3,664 ctrl_deps are ignored. */
+    ck_assert_uint_eq(t->n_ctrl_deps_ignored, 3664);
+    /* As a one-rank workload it passes the check on one GPU. */
+    expect_check_ok(wl, 1);
+}
+END_TEST
+
+/* Each microbenchmark: n ranks, one COMM_COLL node each, comm_size 1 MiB. */
+START_TEST(microbenchmarks_load_with_type_and_size)
+{
+    static const struct {
+        const char *name;
+        weft_coll_op_t op;
+    } ops[] = {
+        /* comm_type values read from the files: 0, 2, 7, 6 (Chakra's CollectiveCommType). */
+        {"all_reduce", WEFT_COLL_ALL_REDUCE},
+        {"all_gather", WEFT_COLL_ALL_GATHER},
+        {"reduce_scatter", WEFT_COLL_REDUCE_SCATTER},
+        {"all_to_all", WEFT_COLL_ALL_TO_ALL},
+    };
+    static const guint npus[] = {4, 8, 16};
+    for (guint o = 0; o < G_N_ELEMENTS(ops); o++) {
+        for (guint s = 0; s < G_N_ELEMENTS(npus); s++) {
+            g_autofree char *rel = g_strdup_printf(
+                "astra-sim-examples/examples/workload/microbenchmarks/%s/%unpus_1MB/%s",
+                ops[o].name, npus[s], ops[o].name);
+            g_autofree char *p = shared_path(rel);
+            if (p == NULL) {
+                return;
+            }
+            g_autoptr(GError) error = NULL;
+            g_autoptr(weft_workload_t) wl = weft_workload_load_chakra(p, NULL, &error);
+            ck_assert_msg(wl != NULL, "%s: %s", rel, error != NULL ? error->message : "");
+            ck_assert_uint_eq(wl->n_ranks, npus[s]);
+            for (guint r = 0; r < wl->n_ranks; r++) {
+                ck_assert_uint_eq(wl->ranks[r].n_nodes, 1);
+                ck_assert_uint_eq(wl->ranks[r].type[0], WEFT_NODE_COLL);
+                ck_assert_uint_eq(wl->ranks[r].coll_op[0], ops[o].op);
+                /* 1MB in the folder name; the files say comm_size 1048576 = 2^20. */
+                ck_assert_uint_eq(wl->ranks[r].comm_bytes[0], 1048576);
+                ck_assert_int_eq(wl->ranks[r].comm[0], 0);
+                /* ASTRA-sim's generator numbers the only node of rank r with id r. */
+                ck_assert_uint_eq(wl->ranks[r].id[0], r);
+            }
+            /* The world communicator holds ranks 0..n-1 in order. */
+            const weft_comm_t *world = g_ptr_array_index(wl->comms, 0);
+            ck_assert_str_eq(world->name, "0");
+            ck_assert_uint_eq(world->n_ranks, npus[s]);
+            ck_assert_uint_eq(world->ranks[npus[s] - 1], npus[s] - 1);
+            expect_check_ok(wl, npus[s]);
+        }
+    }
+}
+END_TEST
+
+START_TEST(custom_ring_allreduce_has_matching_sends_and_receives)
+{
+    g_autofree char *p = shared_path(
+        "astra-sim-examples/examples/system/custom_collectives/custom_ring_allreduce_8npus_1MB/"
+        "custom_allreduce");
+    if (p == NULL) {
+        return;
+    }
+    g_autoptr(GError) error = NULL;
+    g_autoptr(weft_workload_t) wl = weft_workload_load_chakra(p, NULL, &error);
+    ck_assert_msg(wl != NULL, "%s", error != NULL ? error->message : "");
+    ck_assert_uint_eq(wl->n_ranks, 8);
+    for (guint r = 0; r < 8; r++) {
+        /* Each rank: 7 COMP, 14 COMM_SEND, 14 COMM_RECV = 35 nodes. */
+        ck_assert_uint_eq(wl->ranks[r].n_nodes, 35);
+        ck_assert_uint_eq(count_type(wl, r, WEFT_NODE_COMP), 7);
+        ck_assert_uint_eq(count_type(wl, r, WEFT_NODE_SEND), 14);
+        ck_assert_uint_eq(count_type(wl, r, WEFT_NODE_RECV), 14);
+    }
+    /* Rank 0 node 0 'COMM_SEND_NODE_tb0_step0': comm_dst 1 (int32), tag 0,
+     * 131072 bytes = 1 MiB / 8 ranks; node 1 receives from rank 7 (ring). */
+    const weft_rank_trace_t *t = &wl->ranks[0];
+    ck_assert_uint_eq(t->type[0], WEFT_NODE_SEND);
+    ck_assert_int_eq(t->peer[0], 1);
+    ck_assert_int_eq(t->tag[0], 0);
+    ck_assert_uint_eq(t->comm_bytes[0], 131072);
+    ck_assert_uint_eq(t->type[1], WEFT_NODE_RECV);
+    ck_assert_int_eq(t->peer[1], 7);
+    ck_assert_int_eq(t->comm[0], -1);
+    /* Node 2 (COMP, 7 us) depends on node 1. */
+    ck_assert_int_eq(t->duration_ps[2], 7000000);
+    ck_assert(has_dep(wl, 0, 2, 1));
+    expect_check_ok(wl, 8);
+}
+END_TEST
+
+START_TEST(mlp_model_parallel_has_32_ranks)
+{
+    g_autofree char *p =
+        shared_path("astra-sim-tutorials/micro2024/astra-sim-demo/demo2/workload/"
+                    "MLP_ModelParallel");
+    if (p == NULL) {
+        return;
+    }
+    g_autoptr(GError) error = NULL;
+    g_autoptr(weft_workload_t) wl = weft_workload_load_chakra(p, NULL, &error);
+    ck_assert_msg(wl != NULL, "%s", error != NULL ? error->message : "");
+    ck_assert_uint_eq(wl->n_ranks, 32);
+    /* Rank 0: 29 nodes: 18 COMP (6 layers x FWD, BWD_IG, BWD_WG) and 11
+     * COMM_COLL (6 forward all-gathers, one per layer, + 5 backward all-reduces,
+     * layers mlp5..mlp1). */
+    ck_assert_uint_eq(wl->ranks[0].n_nodes, 29);
+    ck_assert_uint_eq(count_type(wl, 0, WEFT_NODE_COMP), 18);
+    ck_assert_uint_eq(count_type(wl, 0, WEFT_NODE_COLL), 11);
+    /* Node 1: ALL_GATHER (comm_type 2) of 37632 bytes after node 0 (32291 us). */
+    ck_assert_uint_eq(wl->ranks[0].coll_op[1], WEFT_COLL_ALL_GATHER);
+    ck_assert_uint_eq(wl->ranks[0].comm_bytes[1], 37632);
+    ck_assert_int_eq(wl->ranks[0].duration_ps[0], 32291000000LL);
+    ck_assert(has_dep(wl, 0, 1, 0));
+    expect_check_ok(wl, 32);
+    /* 32 ranks do not fit 16 GPUs. */
+    expect_check_error(wl, 16, WEFT_WORKLOAD_ERROR_RANKS);
+}
+END_TEST
+
+START_TEST(demo1_allreduce_loads)
+{
+    g_autofree char *p =
+        shared_path("astra-sim-tutorials/micro2024/astra-sim-demo/demo1/allreduce/allreduce");
+    if (p == NULL) {
+        return;
+    }
+    g_autoptr(GError) error = NULL;
+    g_autoptr(weft_workload_t) wl = weft_workload_load_chakra(p, NULL, &error);
+    ck_assert_msg(wl != NULL, "%s", error != NULL ? error->message : "");
+    /* 8 ranks, one 'All-Reduce' node (id 1) of 1048576 bytes each, with an
+     * involved_dim bool_list that weft reads past. */
+    ck_assert_uint_eq(wl->n_ranks, 8);
+    ck_assert_uint_eq(wl->ranks[7].n_nodes, 1);
+    ck_assert_str_eq(wl->ranks[7].name[0], "All-Reduce");
+    ck_assert_uint_eq(wl->ranks[7].comm_bytes[0], 1048576);
+    ck_assert_uint_eq(wl->ranks[7].coll_op[0], WEFT_COLL_ALL_REDUCE);
+    expect_check_ok(wl, 8);
+}
+END_TEST
+
+/* ---- framing and file errors --------------------------------------------------- */
+
+/* A good two-node rank: COMP 0 (5 us), then an all-reduce 1 after it. */
+static test_et_t *
+good_rank(void)
+{
+    test_et_t *et = test_et_new("0.0.4");
+    test_et_node_dur(et, 0, "matmul", TEST_COMP, 5);
+    test_et_coll(et, 1, "grad_allreduce", WEFT_COLL_ALL_REDUCE, 4096, NULL);
+    test_et_dep(et, 0);
+    return et;
+}
+
+START_TEST(good_synthetic_trace_loads)
+{
+    g_autoptr(test_et_t) et = good_rank();
+    put(et, 0);
+    put(et, 1);
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    ck_assert_uint_eq(wl->n_ranks, 2);
+    ck_assert_uint_eq(weft_workload_node_count(wl), 4); /* 2 ranks x 2 nodes */
+    ck_assert_str_eq(wl->ranks[1].name[1], "grad_allreduce");
+    ck_assert_int_eq(wl->ranks[1].duration_ps[0], 5000000); /* 5 us = 5e6 ps */
+    ck_assert(has_dep(wl, 1, 1, 0));
+    ck_assert_uint_eq(wl->ranks[1].dep_off[1], 0); /* node 0 has no predecessors */
+    ck_assert_str_eq(weft_node_type_name(wl->ranks[1].type[1]), "COMM_COLL");
+    expect_check_ok(wl, 2);
+}
+END_TEST
+
+START_TEST(prefix_without_files_is_io_error)
+{
+    expect_load_error(WEFT_WORKLOAD_ERROR_IO);
+}
+END_TEST
+
+START_TEST(missing_middle_rank_is_io_error)
+{
+    g_autoptr(test_et_t) et = good_rank();
+    put(et, 0);
+    put(et, 2); /* rank 1 absent, rank 2 present */
+    expect_load_error(WEFT_WORKLOAD_ERROR_IO);
+}
+END_TEST
+
+START_TEST(empty_file_is_corrupt)
+{
+    g_autoptr(test_et_t) et = test_et_empty();
+    put(et, 0);
+    expect_load_error(WEFT_WORKLOAD_ERROR_CORRUPT);
+}
+END_TEST
+
+START_TEST(truncated_message_is_corrupt)
+{
+    g_autoptr(test_et_t) et = good_rank();
+    test_et_flush(et);
+    g_byte_array_set_size(et->bytes, et->bytes->len - 3); /* cut the last node short */
+    put(et, 0);
+    expect_load_error(WEFT_WORKLOAD_ERROR_CORRUPT);
+}
+END_TEST
+
+START_TEST(overlong_varint_is_corrupt)
+{
+    g_autoptr(test_et_t) et = test_et_new("0.0.4");
+    static const guint8 ff[12] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                  0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+    test_et_raw(et, ff, sizeof(ff)); /* 12 continuation bytes > 10 */
+    put(et, 0);
+    expect_load_error(WEFT_WORKLOAD_ERROR_CORRUPT);
+}
+END_TEST
+
+START_TEST(varint_off_the_end_is_corrupt)
+{
+    g_autoptr(test_et_t) et = test_et_new("0.0.4");
+    static const guint8 cont = 0x80; /* a continuation bit, then the end of the file */
+    test_et_raw(et, &cont, 1);
+    put(et, 0);
+    expect_load_error(WEFT_WORKLOAD_ERROR_CORRUPT);
+}
+END_TEST
+
+START_TEST(zero_length_message_is_corrupt)
+{
+    g_autoptr(test_et_t) et = good_rank();
+    static const guint8 zero = 0;
+    test_et_flush(et);
+    test_et_raw(et, &zero, 1);
+    put(et, 0);
+    expect_load_error(WEFT_WORKLOAD_ERROR_CORRUPT);
+}
+END_TEST
+
+START_TEST(unpackable_node_is_corrupt)
+{
+    g_autoptr(test_et_t) et = test_et_new("0.0.4");
+    /* Field 2 (name), length 5, but only one byte follows inside the frame. */
+    static const guint8 bad[3] = {0x12, 0x05, 'a'};
+    test_et_frame(et, bad, sizeof(bad));
+    put(et, 0);
+    expect_load_error(WEFT_WORKLOAD_ERROR_CORRUPT);
+}
+END_TEST
+
+START_TEST(gzip_wrapped_trace_loads_identically)
+{
+    g_autoptr(test_et_t) et = good_rank();
+    test_et_send(et, 2, "p2p", 0, 3, 100);
+    test_et_recv(et, 3, "p2p_back", 0, 3, 100);
+    test_et_dep(et, 2);
+    g_autofree char *plain = test_et_path(tmp, "t", 0);
+    g_autofree char *gz = test_et_path(tmp, "z", 0);
+    test_et_write(et, plain, FALSE);
+    test_et_write(et, gz, TRUE);
+    g_autofree char *raw = NULL;
+    ck_assert(g_file_get_contents(gz, &raw, NULL, NULL));
+    ck_assert_uint_eq((guint8)raw[0], 0x1f); /* really gzip: 1f 8b */
+    ck_assert_uint_eq((guint8)raw[1], 0x8b);
+    g_autofree char *pz = g_build_filename(tmp, "z", NULL);
+    g_autoptr(weft_workload_t) a = load_ok(NULL);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(weft_workload_t) b = weft_workload_load_chakra(pz, NULL, &error);
+    ck_assert_ptr_nonnull(b);
+    const weft_rank_trace_t *x = &a->ranks[0], *y = &b->ranks[0];
+    ck_assert_uint_eq(x->n_nodes, 4);
+    ck_assert_uint_eq(y->n_nodes, x->n_nodes);
+    guint n = x->n_nodes;
+    ck_assert_mem_eq(x->id, y->id, n * sizeof(guint64));
+    ck_assert_mem_eq(x->type, y->type, n);
+    ck_assert_mem_eq(x->duration_ps, y->duration_ps, n * sizeof(weft_time_t));
+    ck_assert_mem_eq(x->comm_bytes, y->comm_bytes, n * sizeof(guint64));
+    ck_assert_mem_eq(x->peer, y->peer, n * sizeof(gint32));
+    ck_assert_mem_eq(x->tag, y->tag, n * sizeof(gint64));
+    ck_assert_mem_eq(x->dep_off, y->dep_off, (n + 1) * sizeof(guint32));
+    ck_assert_mem_eq(x->deps, y->deps, x->dep_off[n] * sizeof(guint32));
+    for (guint i = 0; i < n; i++) {
+        ck_assert_str_eq(x->name[i], y->name[i]);
+    }
+}
+END_TEST
+
+/* ---- schema versions ------------------------------------------------------------ */
+
+START_TEST(version_003_is_legacy)
+{
+    g_autoptr(test_et_t) et = test_et_new("0.0.3");
+    test_et_node(et, 0, "x", TEST_COMP);
+    put(et, 0);
+    expect_load_error(WEFT_WORKLOAD_ERROR_LEGACY);
+}
+END_TEST
+
+START_TEST(metadata_without_version_is_legacy)
+{
+    /* No version and an empty schema attribute (an entirely empty GlobalMetadata
+     * packs to 0 bytes, which the framing already refuses as corrupt). */
+    g_autoptr(test_et_t) et = test_et_new_metadata(NULL, "");
+    test_et_node(et, 0, "x", TEST_COMP);
+    put(et, 0);
+    expect_load_error(WEFT_WORKLOAD_ERROR_LEGACY);
+}
+END_TEST
+
+START_TEST(node_first_without_metadata_is_legacy)
+{
+    /* A pre-2023 stream: the first message is a Node (id 7 as a varint in field 1). */
+    g_autoptr(test_et_t) et = test_et_empty();
+    test_et_node(et, 7, "legacy_node", TEST_COMP);
+    put(et, 0);
+    expect_load_error(WEFT_WORKLOAD_ERROR_LEGACY);
+}
+END_TEST
+
+START_TEST(schema_attribute_is_accepted_as_version)
+{
+    /* The PyTorch converter writes no version, only attr schema = "1.0.1";
+     * ASTRA-sim's text converter writes "1.0.2-chakra.0.0.4". */
+    g_autoptr(test_et_t) et = test_et_new_metadata(NULL, "1.0.2-chakra.0.0.4");
+    test_et_node(et, 0, "x", TEST_COMP);
+    put(et, 0);
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    ck_assert_uint_eq(wl->ranks[0].n_nodes, 1);
+}
+END_TEST
+
+/* ---- attributes --------------------------------------------------------------------- */
+
+START_TEST(float_comm_size_is_value_error)
+{
+    g_autoptr(test_et_t) et = test_et_new("0.0.4");
+    test_et_node(et, 0, "ar", TEST_COLL);
+    test_et_attr_int(et, "comm_type", 0);
+    test_et_attr_double(et, "comm_size", 1048576.0);
+    put(et, 0);
+    expect_load_error(WEFT_WORKLOAD_ERROR_VALUE);
+}
+END_TEST
+
+START_TEST(integer_attributes_of_any_width_are_read)
+{
+    g_autoptr(test_et_t) et = test_et_new("0.0.4");
+    test_et_node(et, 0, "ar", TEST_COLL);
+    test_et_attr_int32(et, "comm_type", 2);           /* ALL_GATHER as int32 */
+    test_et_attr_uint(et, "comm_size", 5000000000ULL); /* > 2^32 as uint64 */
+    test_et_attr_bool(et, "is_cpu_op", FALSE);
+    test_et_node(et, 1, "gemm", TEST_COMP);
+    test_et_attr_double(et, "num_ops", 2.5e12);
+    test_et_attr_uint(et, "tensor_size", 4096);
+    test_et_attr_bool(et, "is_cpu_op", TRUE);
+    put(et, 0);
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    const weft_rank_trace_t *t = &wl->ranks[0];
+    ck_assert_uint_eq(t->coll_op[0], WEFT_COLL_ALL_GATHER);
+    ck_assert_uint_eq(t->comm_bytes[0], 5000000000ULL);
+    ck_assert_uint_eq(t->is_cpu_op[0], 0);
+    ck_assert_double_eq(t->num_ops[1], 2.5e12);
+    ck_assert_uint_eq(t->tensor_bytes[1], 4096);
+    ck_assert_uint_eq(t->is_cpu_op[1], 1);
+    ck_assert_int_eq(t->peer[1], -1);
+    ck_assert_int_eq(t->comm[1], -1);
+}
+END_TEST
+
+START_TEST(gpu_collective_without_comm_type_is_value_error)
+{
+    g_autoptr(test_et_t) et = test_et_new("0.0.4");
+    test_et_node(et, 0, "ar", TEST_COLL);
+    test_et_attr_int(et, "comm_size", 64);
+    put(et, 0);
+    expect_load_error(WEFT_WORKLOAD_ERROR_VALUE);
+}
+END_TEST
+
+/* ---- dependencies ------------------------------------------------------------------ */
+
+START_TEST(dependency_on_missing_node_is_dep_error)
+{
+    g_autoptr(test_et_t) et = good_rank();
+    test_et_node(et, 2, "orphan", TEST_COMP);
+    test_et_dep(et, 99); /* no node 99 */
+    put(et, 0);
+    expect_load_error(WEFT_WORKLOAD_ERROR_DEP);
+}
+END_TEST
+
+START_TEST(duplicate_node_id_is_dep_error)
+{
+    g_autoptr(test_et_t) et = good_rank();
+    test_et_node(et, 1, "again", TEST_COMP); /* id 1 is the all-reduce already */
+    put(et, 0);
+    expect_load_error(WEFT_WORKLOAD_ERROR_DEP);
+}
+END_TEST
+
+START_TEST(forward_and_duplicate_deps_resolve)
+{
+    g_autoptr(test_et_t) et = test_et_new("0.0.4");
+    test_et_node(et, 10, "late", TEST_COMP);
+    test_et_dep(et, 30);      /* a later node */
+    test_et_dep(et, 30);      /* twice */
+    test_et_ctrl_dep(et, 30); /* and as a ctrl_dep: one predecessor in all */
+    test_et_ctrl_dep(et, 20);
+    test_et_node(et, 20, "mid", TEST_COMP);
+    test_et_node(et, 30, "early", TEST_COMP);
+    put(et, 0);
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    const weft_rank_trace_t *t = &wl->ranks[0];
+    /* Node index 0 (id 10) has predecessors {index 1 (id 20), index 2 (id 30)}. */
+    ck_assert_uint_eq(t->dep_off[1] - t->dep_off[0], 2);
+    ck_assert(has_dep(wl, 0, 0, 1));
+    ck_assert(has_dep(wl, 0, 0, 2));
+    ck_assert_uint_eq(t->n_ctrl_deps_ignored, 0);
+    expect_check_ok(wl, 1);
+}
+END_TEST
+
+START_TEST(unsound_ctrl_deps_are_ignored)
+{
+    g_autoptr(test_et_t) et = test_et_new("0.0.4");
+    test_et_node(et, 1, "a", TEST_COMP);
+    test_et_ctrl_dep(et, 3); /* node 3 is not in the file (a dropped parent) */
+    test_et_node(et, 2, "b", TEST_COMP);
+    test_et_dep(et, 1);
+    test_et_ctrl_dep(et, 2); /* itself */
+    put(et, 0);
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    const weft_rank_trace_t *t = &wl->ranks[0];
+    ck_assert_uint_eq(t->n_ctrl_deps_ignored, 2); /* both ctrl_deps of the file */
+    ck_assert_uint_eq(t->dep_off[2], 1);          /* only b <- a (data) is left */
+    ck_assert(has_dep(wl, 0, 1, 0));
+    expect_check_ok(wl, 1);
+}
+END_TEST
+
+START_TEST(ctrl_deps_closing_a_cycle_are_ignored)
+{
+    g_autoptr(test_et_t) et = test_et_new("0.0.4");
+    test_et_node(et, 1, "cpu_op", TEST_COMP);
+    test_et_ctrl_dep(et, 2); /* the CPU op "after" its own kernel */
+    test_et_node(et, 2, "kernel", TEST_COMP);
+    test_et_dep(et, 1);
+    put(et, 0);
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    ck_assert_uint_eq(wl->ranks[0].n_ctrl_deps_ignored, 1);
+    expect_check_ok(wl, 1);
+}
+END_TEST
+
+START_TEST(data_dep_cycle_is_cycle_error)
+{
+    g_autoptr(test_et_t) et = test_et_new("0.0.4");
+    test_et_node(et, 0, "start", TEST_COMP);
+    test_et_node(et, 1, "a", TEST_COMP);
+    test_et_dep(et, 0);
+    test_et_dep(et, 3);
+    test_et_node(et, 2, "b", TEST_COMP);
+    test_et_dep(et, 1);
+    test_et_node(et, 3, "c", TEST_COMP); /* 1 -> 2 -> 3 -> 1 */
+    test_et_dep(et, 2);
+    test_et_node(et, 4, "after", TEST_COMP); /* downstream of the cycle, not on it */
+    test_et_dep(et, 3);
+    put(et, 0);
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    expect_check_error(wl, 1, WEFT_WORKLOAD_ERROR_CYCLE);
+}
+END_TEST
+
+/* ---- send / receive ------------------------------------------------------------------ */
+
+START_TEST(matched_send_and_recv_pass)
+{
+    g_autoptr(test_et_t) r0 = test_et_new("0.0.4");
+    test_et_send(r0, 0, "s", 1, 7, 1024);
+    test_et_recv(r0, 1, "r", 1, 8, 1024);
+    g_autoptr(test_et_t) r1 = test_et_new("0.0.4");
+    test_et_send(r1, 0, "s", 0, 8, 1024); /* answers rank 0's receive (1 -> 0, tag 8) */
+    test_et_recv(r1, 1, "r", 0, 7, 1024); /* answers rank 0's send (0 -> 1, tag 7) */
+    put(r0, 0);
+    put(r1, 1);
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    expect_check_ok(wl, 2);
+}
+END_TEST
+
+START_TEST(send_without_recv_is_unmatched)
+{
+    g_autoptr(test_et_t) r0 = test_et_new("0.0.4");
+    test_et_send(r0, 0, "s", 1, 7, 1024);
+    test_et_send(r0, 1, "s2", 1, 7, 1024); /* two sends 0 -> 1 tag 7 ... */
+    g_autoptr(test_et_t) r1 = test_et_new("0.0.4");
+    test_et_recv(r1, 0, "r", 0, 7, 1024); /* ... one receive */
+    put(r0, 0);
+    put(r1, 1);
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    expect_check_error(wl, 2, WEFT_WORKLOAD_ERROR_UNMATCHED);
+}
+END_TEST
+
+START_TEST(recv_without_send_is_unmatched)
+{
+    g_autoptr(test_et_t) r0 = test_et_new("0.0.4");
+    test_et_send(r0, 0, "s", 1, 7, 1024);
+    g_autoptr(test_et_t) r1 = test_et_new("0.0.4");
+    test_et_recv(r1, 0, "r", 0, 9, 1024); /* tag 9: nobody sends it */
+    put(r0, 0);
+    put(r1, 1);
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    expect_check_error(wl, 2, WEFT_WORKLOAD_ERROR_UNMATCHED);
+}
+END_TEST
+
+START_TEST(peer_out_of_range_is_value_error)
+{
+    g_autoptr(test_et_t) r0 = test_et_new("0.0.4");
+    test_et_send(r0, 0, "s", 5, 0, 1024); /* rank 5 of a 2-rank workload */
+    put(r0, 0);
+    put(r0, 1);
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    expect_check_error(wl, 2, WEFT_WORKLOAD_ERROR_VALUE);
+}
+END_TEST
+
+/* ---- collectives and communicators ------------------------------------------------- */
+
+START_TEST(comm_type_out_of_range_is_value_error)
+{
+    g_autoptr(test_et_t) et = test_et_new("0.0.4");
+    test_et_coll(et, 0, "weird", 42, 64, NULL); /* CollectiveCommType stops at 9 */
+    put(et, 0);
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    expect_check_error(wl, 1, WEFT_WORKLOAD_ERROR_VALUE);
+}
+END_TEST
+
+/* Four ranks with process groups "1" = {0, 1} and "2" = {2, 3} in a METADATA
+ * node of rank 0, written as the PyTorch converter writes them. */
+static void
+four_ranks_with_groups(const char *metadata_text, gboolean rank3_joins_group1)
+{
+    for (guint r = 0; r < 4; r++) {
+        g_autoptr(test_et_t) et = test_et_new("0.0.4");
+        if (r == 0) {
+            test_et_node(et, 100, "process_group:init", TEST_METADATA);
+            test_et_inputs(et, metadata_text);
+        }
+        const char *pg = r < 2 ? "1" : "2";
+        if (r == 3 && rank3_joins_group1) {
+            pg = "1";
+        }
+        test_et_coll(et, 0, "tp_allreduce", WEFT_COLL_ALL_REDUCE, 256, pg);
+        test_et_coll(et, 1, "dp_allgather", WEFT_COLL_ALL_GATHER, 128, "0");
+        test_et_dep(et, 0);
+        put(et, r);
+    }
+}
+
+static const char pg_python_literal[] =
+    "[{'pg_name': '0', 'pg_desc': 'default_pg', 'backend_config': 'cuda:nccl', 'ranks': [], "
+    "'group_size': 4, 'group_count': 3}, {'pg_name': '1', 'pg_desc': 'undefined', "
+    "'backend_config': 'cuda:nccl', 'ranks': [0, 1], 'group_size': 2, 'group_count': 3}, "
+    "{'pg_name': '2', 'pg_desc': 'undefined', 'backend_config': 'cuda:nccl', 'ranks': [2, 3], "
+    "'group_size': 2, 'group_count': 3}]";
+
+/* The same records as an escaped JSON string inside a Python list. */
+static const char pg_escaped_json[] =
+    "['[{\\\"pg_name\\\": \\\"1\\\", \\\"ranks\\\": [0, 1]}, "
+    "{\\\"pg_name\\\": \\\"2\\\", \\\"ranks\\\": [2, 3]}]']";
+
+START_TEST(metadata_process_groups_become_communicators)
+{
+    four_ranks_with_groups(pg_python_literal, FALSE);
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    /* comms: 0 = world, then "1" (first used by rank 0), then "2" (rank 2). */
+    ck_assert_uint_eq(wl->comms->len, 3);
+    const weft_comm_t *g1 = g_ptr_array_index(wl->comms, 1);
+    const weft_comm_t *g2 = g_ptr_array_index(wl->comms, 2);
+    ck_assert_str_eq(g1->name, "1");
+    ck_assert_uint_eq(g1->n_ranks, 2);
+    ck_assert_uint_eq(g1->ranks[1], 1);
+    ck_assert_str_eq(g2->name, "2");
+    ck_assert_uint_eq(g2->ranks[0], 2);
+    /* Rank 0's METADATA node comes first: the all-reduce is index 1. */
+    ck_assert_uint_eq(wl->ranks[0].type[0], WEFT_NODE_METADATA);
+    ck_assert_int_eq(wl->ranks[0].comm[1], 1);
+    ck_assert_int_eq(wl->ranks[3].comm[0], 2);
+    ck_assert_int_eq(wl->ranks[3].comm[1], 0); /* pg_name "0" = world */
+    expect_check_ok(wl, 4);
+}
+END_TEST
+
+START_TEST(escaped_json_process_groups_are_read)
+{
+    four_ranks_with_groups(pg_escaped_json, FALSE);
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    ck_assert_uint_eq(wl->comms->len, 3);
+    const weft_comm_t *g2 = g_ptr_array_index(wl->comms, 2);
+    ck_assert_uint_eq(g2->n_ranks, 2);
+    ck_assert_uint_eq(g2->ranks[1], 3);
+}
+END_TEST
+
+START_TEST(rank_outside_its_group_is_comm_error)
+{
+    four_ranks_with_groups(pg_python_literal, TRUE); /* rank 3 runs a collective in "1" */
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    expect_check_error(wl, 4, WEFT_WORKLOAD_ERROR_COMM);
+}
+END_TEST
+
+START_TEST(unknown_pg_name_is_comm_error)
+{
+    g_autoptr(test_et_t) et = test_et_new("0.0.4");
+    test_et_coll(et, 0, "ar", WEFT_COLL_ALL_REDUCE, 64, "tp_group_7");
+    put(et, 0);
+    expect_load_error(WEFT_WORKLOAD_ERROR_COMM);
+}
+END_TEST
+
+START_TEST(comm_group_json_defines_groups)
+{
+    four_ranks_with_groups("no groups here", FALSE);
+    g_autofree char *json = g_build_filename(tmp, "groups.json", NULL);
+    /* The JSON names the pairs the other way round: "1" = {1, 0}, "2" = {3, 2}. */
+    ck_assert(g_file_set_contents(json, "{\"1\": [1, 0], \"2\": [3, 2]}", -1, NULL));
+    g_autoptr(weft_workload_t) wl = load_ok(json);
+    const weft_comm_t *g1 = g_ptr_array_index(wl->comms, 1);
+    ck_assert_str_eq(g1->name, "1");
+    ck_assert_uint_eq(g1->ranks[0], 1); /* communicator order as in the file */
+    expect_check_ok(wl, 4);
+}
+END_TEST
+
+START_TEST(bad_comm_group_json_is_comm_error)
+{
+    four_ranks_with_groups("no groups here", FALSE);
+    g_autofree char *json = g_build_filename(tmp, "groups.json", NULL);
+    ck_assert(g_file_set_contents(json, "{\"1\": [0, \"one\"]}", -1, NULL));
+    g_autofree char *pre = prefix();
+    g_autoptr(GError) error = NULL;
+    g_autoptr(weft_workload_t) wl = weft_workload_load_chakra(pre, json, &error);
+    ck_assert_ptr_null(wl);
+    ck_assert_int_eq(error->code, WEFT_WORKLOAD_ERROR_COMM);
+}
+END_TEST
+
+START_TEST(group_with_absent_rank_is_comm_error_on_many_ranks)
+{
+    four_ranks_with_groups("[{'pg_name': '1', 'ranks': [0, 1, 9]}, {'pg_name': '2', "
+                           "'ranks': [2, 3]}]",
+                           FALSE); /* rank 9 of 4 */
+    expect_load_error(WEFT_WORKLOAD_ERROR_COMM);
+}
+END_TEST
+
+START_TEST(single_rank_workload_reduces_groups_to_present_ranks)
+{
+    g_autoptr(test_et_t) et = test_et_new("0.0.4");
+    test_et_node(et, 100, "process_group:init", TEST_METADATA);
+    test_et_inputs(et, "[{'pg_name': '5', 'ranks': [0, 1, 2, 3, 4, 5, 6, 7]}]");
+    test_et_coll(et, 0, "tp_allreduce", WEFT_COLL_ALL_REDUCE, 256, "5");
+    put(et, 0);
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    const weft_comm_t *g = g_ptr_array_index(wl->comms, 1);
+    ck_assert_uint_eq(g->n_ranks, 1); /* of 0..7 only rank 0 is traced */
+    ck_assert_uint_eq(g->ranks[0], 0);
+    expect_check_ok(wl, 1);
+}
+END_TEST
+
+START_TEST(host_side_collective_needs_no_comm_type)
+{
+    g_autoptr(test_et_t) et = test_et_new("0.0.4");
+    test_et_node_dur(et, 0, "c10d::allreduce_", TEST_COLL, 85);
+    test_et_attr_bool(et, "is_cpu_op", TRUE);
+    test_et_attr_string(et, "pg_name", "no_such_group"); /* ignored on the host side */
+    put(et, 0);
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    ck_assert_int_eq(wl->ranks[0].comm[0], -1);
+    ck_assert_int_eq(wl->ranks[0].duration_ps[0], 85000000); /* 85 us */
+    expect_check_ok(wl, 1);
+}
+END_TEST
+
+START_TEST(free_of_null_is_noop)
+{
+    weft_workload_free(NULL);
+    ck_assert_str_eq(weft_node_type_name(WEFT_NODE_COMP), "COMP");
+}
+END_TEST
+
+static Suite *
+workload_suite(void)
+{
+    Suite *s = suite_create("workload");
+    TCase *real = tcase_create("real_traces");
+    tcase_set_timeout(real, 120);
+    tcase_add_test(real, pytorch_trace_loads_with_its_node_counts);
+    tcase_add_test(real, microbenchmarks_load_with_type_and_size);
+    tcase_add_test(real, custom_ring_allreduce_has_matching_sends_and_receives);
+    tcase_add_test(real, mlp_model_parallel_has_32_ranks);
+    tcase_add_test(real, demo1_allreduce_loads);
+    suite_add_tcase(s, real);
+
+    TCase *files = tcase_create("files");
+    tcase_add_checked_fixture(files, tmp_setup, tmp_teardown);
+    tcase_add_test(files, good_synthetic_trace_loads);
+    tcase_add_test(files, prefix_without_files_is_io_error);
+    tcase_add_test(files, missing_middle_rank_is_io_error);
+    tcase_add_test(files, empty_file_is_corrupt);
+    tcase_add_test(files, truncated_message_is_corrupt);
+    tcase_add_test(files, overlong_varint_is_corrupt);
+    tcase_add_test(files, varint_off_the_end_is_corrupt);
+    tcase_add_test(files, zero_length_message_is_corrupt);
+    tcase_add_test(files, unpackable_node_is_corrupt);
+    tcase_add_test(files, gzip_wrapped_trace_loads_identically);
+    tcase_add_test(files, version_003_is_legacy);
+    tcase_add_test(files, metadata_without_version_is_legacy);
+    tcase_add_test(files, node_first_without_metadata_is_legacy);
+    tcase_add_test(files, schema_attribute_is_accepted_as_version);
+    suite_add_tcase(s, files);
+
+    TCase *nodes = tcase_create("nodes");
+    tcase_add_checked_fixture(nodes, tmp_setup, tmp_teardown);
+    tcase_add_test(nodes, float_comm_size_is_value_error);
+    tcase_add_test(nodes, integer_attributes_of_any_width_are_read);
+    tcase_add_test(nodes, gpu_collective_without_comm_type_is_value_error);
+    tcase_add_test(nodes, dependency_on_missing_node_is_dep_error);
+    tcase_add_test(nodes, duplicate_node_id_is_dep_error);
+    tcase_add_test(nodes, forward_and_duplicate_deps_resolve);
+    tcase_add_test(nodes, unsound_ctrl_deps_are_ignored);
+    tcase_add_test(nodes, ctrl_deps_closing_a_cycle_are_ignored);
+    tcase_add_test(nodes, data_dep_cycle_is_cycle_error);
+    tcase_add_test(nodes, free_of_null_is_noop);
+    suite_add_tcase(s, nodes);
+
+    TCase *comm = tcase_create("communication");
+    tcase_add_checked_fixture(comm, tmp_setup, tmp_teardown);
+    tcase_add_test(comm, matched_send_and_recv_pass);
+    tcase_add_test(comm, send_without_recv_is_unmatched);
+    tcase_add_test(comm, recv_without_send_is_unmatched);
+    tcase_add_test(comm, peer_out_of_range_is_value_error);
+    tcase_add_test(comm, comm_type_out_of_range_is_value_error);
+    tcase_add_test(comm, metadata_process_groups_become_communicators);
+    tcase_add_test(comm, escaped_json_process_groups_are_read);
+    tcase_add_test(comm, rank_outside_its_group_is_comm_error);
+    tcase_add_test(comm, unknown_pg_name_is_comm_error);
+    tcase_add_test(comm, comm_group_json_defines_groups);
+    tcase_add_test(comm, bad_comm_group_json_is_comm_error);
+    tcase_add_test(comm, group_with_absent_rank_is_comm_error_on_many_ranks);
+    tcase_add_test(comm, single_rank_workload_reduces_groups_to_present_ranks);
+    tcase_add_test(comm, host_side_collective_needs_no_comm_type);
+    suite_add_tcase(s, comm);
+    return s;
+}
+
+int
+main(void)
+{
+    SRunner *sr = srunner_create(workload_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

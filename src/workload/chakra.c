@@ -1,3 +1,994 @@
 /* SPDX-License-Identifier: MIT */
-/* placeholder: to be implemented */
+/*
+ * The Chakra ET reader: finds the files "<prefix>.<rank>.et", reads each whole
+ * (through GIO's gzip decompressor when it starts with 0x1f 0x8b), splits the
+ * varint-framed stream, unpacks the GlobalMetadata and Node messages with the
+ * protobuf-c code generated from chakra.proto, refuses pre-October-2023
+ * schemas, and fills the per-rank arrays of a weft_workload_t: attributes,
+ * communicators (from METADATA process-group records or a comm-group JSON
+ * file) and dependencies in CSR form. doc/formats.md states the rules.
+ */
 #include "workload/workload.h"
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+#include "workload/chakra.h"
+#include "workload/chakra.pb-c.h"
+
+/* A base-128 varint has at most 10 bytes (ceil(64 / 7)), per the protobuf encoding spec. */
+#define VARINT_MAX_BYTES 10
+
+/* The first Chakra schema with a GlobalMetadata version, "0.0.4" (October 2023). */
+#define FIRST_VERSION_MAJOR 0
+#define FIRST_VERSION_MINOR 0
+#define FIRST_VERSION_PATCH 4
+
+/* One rank's file, unpacked. */
+typedef struct {
+    char *path;
+    GPtrArray *nodes; /* ChakraProtoMsg__Node*, file order */
+} rank_file_t;
+
+static void
+node_free(gpointer p)
+{
+    chakra_proto_msg__node__free_unpacked(p, NULL);
+}
+
+static void
+rank_file_clear(rank_file_t *f)
+{
+    g_free(f->path);
+    if (f->nodes != NULL) {
+        g_ptr_array_unref(f->nodes);
+    }
+}
+
+/* Everything the loader carries while it builds a workload. */
+typedef struct {
+    weft_workload_t *wl;
+    rank_file_t *files;     /* wl->n_ranks */
+    GHashTable *groups;     /* pg_name -> GArray of guint ranks (empty: all ranks) */
+    GHashTable *group_from; /* pg_name -> file that defined it (borrowed) */
+    GHashTable *comm_index; /* pg_name -> GINT_TO_POINTER(index + 1) into wl->comms */
+} loader_t;
+
+/* ---- files ----------------------------------------------------------------- */
+
+/* Counts the files of @prefix: ranks 0.. contiguous, or an error naming the gap. */
+static gboolean
+count_ranks(const char *prefix, guint *n_ranks, GError **error)
+{
+    g_autofree char *dir = g_path_get_dirname(prefix);
+    g_autofree char *base = g_path_get_basename(prefix);
+    g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+    gsize base_len = strlen(base);
+    gint64 max_rank = -1;
+    if (d != NULL) {
+        const char *entry;
+        while ((entry = g_dir_read_name(d)) != NULL) {
+            gsize len = strlen(entry);
+            if (len <= base_len + 4 || strncmp(entry, base, base_len) != 0 ||
+                entry[base_len] != '.' || !g_str_has_suffix(entry, ".et")) {
+                continue;
+            }
+            g_autofree char *num = g_strndup(entry + base_len + 1, len - base_len - 4);
+            guint64 rank = 0;
+            /* No zero padding: "01" is not rank 1 (Chakra names files <prefix>.<rank>.et). */
+            if ((num[0] == '0' && num[1] != '\0') ||
+                !g_ascii_string_to_unsigned(num, 10, 0, G_MAXINT32, &rank, NULL)) {
+                continue;
+            }
+            max_rank = MAX(max_rank, (gint64)rank);
+        }
+    }
+    guint n = 0;
+    for (;; n++) {
+        g_autofree char *p = g_strdup_printf("%s.%u.et", prefix, n);
+        if (!g_file_test(p, G_FILE_TEST_EXISTS)) {
+            break;
+        }
+    }
+    if (n == 0 && max_rank < 0) {
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_IO,
+                    "%s: no Chakra trace files match the prefix (expected %s.0.et, %s.1.et, ...)",
+                    prefix, prefix, prefix);
+        return FALSE;
+    }
+    if ((gint64)n <= max_rank) {
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_IO,
+                    "%s: rank %u is missing (%s.%u.et does not exist) but rank %" G_GINT64_FORMAT
+                    " exists; ranks must be contiguous from 0",
+                    prefix, n, prefix, n, max_rank);
+        return FALSE;
+    }
+    *n_ranks = n;
+    return TRUE;
+}
+
+/* Inflates a gzip stream with GIO's GZlibDecompressor. */
+static GBytes *
+gunzip(const char *path, const guint8 *data, gsize len, GError **error)
+{
+    g_autoptr(GZlibDecompressor) z = g_zlib_decompressor_new(G_ZLIB_COMPRESSOR_FORMAT_GZIP);
+    g_autoptr(GInputStream) mem = g_memory_input_stream_new_from_data(data, (gssize)len, NULL);
+    g_autoptr(GInputStream) conv = g_converter_input_stream_new(mem, G_CONVERTER(z));
+    g_autoptr(GOutputStream) out = g_memory_output_stream_new_resizable();
+    g_autoptr(GError) local = NULL;
+    if (g_output_stream_splice(out, conv,
+                               G_OUTPUT_STREAM_SPLICE_CLOSE_SOURCE |
+                                   G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET,
+                               NULL, &local) < 0) {
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_CORRUPT,
+                    "%s: bad gzip stream: %s", path, local->message);
+        return NULL;
+    }
+    return g_memory_output_stream_steal_as_bytes(G_MEMORY_OUTPUT_STREAM(out));
+}
+
+/*
+ * Reads the frame at *@off: a varint length then that many bytes. Offsets are
+ * bytes into the (uncompressed) stream.
+ */
+static gboolean
+next_frame(const char *path, const guint8 *d, gsize len, gsize *off, const guint8 **msg,
+           gsize *msg_len, GError **error)
+{
+    gsize start = *off, p = *off;
+    guint64 v = 0;
+    for (guint i = 0;; i++) {
+        if (i == VARINT_MAX_BYTES) {
+            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_CORRUPT,
+                        "%s: byte %" G_GSIZE_FORMAT ": corrupt length varint (more than %d "
+                        "bytes)",
+                        path, start, VARINT_MAX_BYTES);
+            return FALSE;
+        }
+        if (p >= len) {
+            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_CORRUPT,
+                        "%s: byte %" G_GSIZE_FORMAT ": corrupt length varint (runs off the end "
+                        "of the %" G_GSIZE_FORMAT "-byte file)",
+                        path, start, len);
+            return FALSE;
+        }
+        guint8 b = d[p++];
+        v |= (guint64)(b & 0x7f) << (7 * i);
+        if ((b & 0x80) == 0) {
+            break;
+        }
+    }
+    if (v == 0) {
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_CORRUPT,
+                    "%s: byte %" G_GSIZE_FORMAT ": message length 0", path, start);
+        return FALSE;
+    }
+    if (v > len - p) {
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_CORRUPT,
+                    "%s: byte %" G_GSIZE_FORMAT ": truncated message: length %" G_GUINT64_FORMAT
+                    " but only %" G_GSIZE_FORMAT " bytes are left",
+                    path, start, v, len - p);
+        return FALSE;
+    }
+    *msg = d + p;
+    *msg_len = (gsize)v;
+    *off = p + (gsize)v;
+    return TRUE;
+}
+
+/* Parses the leading "major.minor.patch" of @s; FALSE if it does not start so. */
+static gboolean
+parse_version(const char *s, guint64 v[3])
+{
+    const char *p = s;
+    for (int k = 0; k < 3; k++) {
+        if (!g_ascii_isdigit(*p)) {
+            return FALSE;
+        }
+        char *end = NULL;
+        v[k] = g_ascii_strtoull(p, &end, 10);
+        p = end;
+        if (k < 2) {
+            if (*p != '.') {
+                return FALSE;
+            }
+            p++;
+        }
+    }
+    return TRUE;
+}
+
+/*
+ * The legacy rule: the first message must unpack as a GlobalMetadata whose
+ * version (field 1) or, when that is empty, whose string attribute "schema" (the
+ * PyTorch converter's) starts with a numeric version of at least 0.0.4. A
+ * "<x>-chakra.<y>" schema (ASTRA-sim's text converter, "1.0.2-chakra.0.0.4")
+ * is judged by its leading version. Anything else is refused as legacy.
+ */
+static gboolean
+check_metadata(const char *path, const guint8 *msg, gsize len, GError **error)
+{
+    ChakraProtoMsg__GlobalMetadata *md = chakra_proto_msg__global_metadata__unpack(NULL, len, msg);
+    if (md == NULL) {
+        ChakraProtoMsg__Node *n = chakra_proto_msg__node__unpack(NULL, len, msg);
+        if (n != NULL) {
+            chakra_proto_msg__node__free_unpacked(n, NULL);
+            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_LEGACY,
+                        "%s: legacy Chakra schema (version none): the first message is a Node, "
+                        "not a GlobalMetadata (traces before October 2023 had none); convert it "
+                        "with a current Chakra",
+                        path);
+        } else {
+            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_CORRUPT,
+                        "%s: byte 0: the first message (%" G_GSIZE_FORMAT " bytes) does not "
+                        "unpack as a GlobalMetadata",
+                        path, len);
+        }
+        return FALSE;
+    }
+    const char *version = md->version;
+    if (version == NULL || version[0] == '\0') {
+        version = NULL;
+        for (gsize i = 0; i < md->n_attr; i++) {
+            const ChakraProtoMsg__AttributeProto *a = md->attr[i];
+            if (g_strcmp0(a->name, "schema") == 0 &&
+                a->value_case == CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_STRING_VAL) {
+                version = a->string_val;
+            }
+        }
+    }
+    guint64 v[3] = {0};
+    gboolean ok = FALSE;
+    if (version != NULL && parse_version(version, v)) {
+        const guint64 first[3] = {FIRST_VERSION_MAJOR, FIRST_VERSION_MINOR, FIRST_VERSION_PATCH};
+        ok = v[0] != first[0] ? v[0] > first[0] : v[1] != first[1] ? v[1] > first[1]
+                                                                    : v[2] >= first[2];
+    }
+    if (!ok) {
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_LEGACY,
+                    "%s: legacy or unknown Chakra schema (version '%s'): weft reads the schema "
+                    "of October 2023 and later (version 0.0.4 or newer)",
+                    path, version != NULL ? version : "none");
+    }
+    chakra_proto_msg__global_metadata__free_unpacked(md, NULL);
+    return ok;
+}
+
+/* Reads one rank's file into @f->nodes. */
+static gboolean
+read_rank_file(rank_file_t *f, GError **error)
+{
+    g_autofree char *raw = NULL;
+    gsize raw_len = 0;
+    g_autoptr(GError) local = NULL;
+    if (!g_file_get_contents(f->path, &raw, &raw_len, &local)) {
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_IO, "%s", local->message);
+        return FALSE;
+    }
+    g_autoptr(GBytes) inflated = NULL;
+    const guint8 *d = (const guint8 *)raw;
+    gsize len = raw_len;
+    if (len >= 2 && d[0] == 0x1f && d[1] == 0x8b) {
+        inflated = gunzip(f->path, d, len, error);
+        if (inflated == NULL) {
+            return FALSE;
+        }
+        d = g_bytes_get_data(inflated, &len);
+    }
+    if (len == 0) {
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_CORRUPT,
+                    "%s: empty file (a Chakra trace starts with a GlobalMetadata message)",
+                    f->path);
+        return FALSE;
+    }
+    gsize off = 0, msg_len = 0;
+    const guint8 *msg = NULL;
+    if (!next_frame(f->path, d, len, &off, &msg, &msg_len, error) ||
+        !check_metadata(f->path, msg, msg_len, error)) {
+        return FALSE;
+    }
+    f->nodes = g_ptr_array_new_with_free_func(node_free);
+    while (off < len) {
+        gsize at = off;
+        if (!next_frame(f->path, d, len, &off, &msg, &msg_len, error)) {
+            return FALSE;
+        }
+        ChakraProtoMsg__Node *n = chakra_proto_msg__node__unpack(NULL, msg_len, msg);
+        if (n == NULL) {
+            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_CORRUPT,
+                        "%s: byte %" G_GSIZE_FORMAT ": message %u (%" G_GSIZE_FORMAT
+                        " bytes) does not unpack as a Node",
+                        f->path, at, f->nodes->len + 1, msg_len);
+            return FALSE;
+        }
+        g_ptr_array_add(f->nodes, n);
+    }
+    return TRUE;
+}
+
+/* ---- attributes ------------------------------------------------------------ */
+
+#define AV(x) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_##x
+
+/* Where a node is, for messages. */
+typedef struct {
+    const char *file;
+    guint rank;
+    const ChakraProtoMsg__Node *node;
+} where_t;
+
+#define WHERE_FMT "%s: rank %u: node %" G_GUINT64_FORMAT " (%s)"
+#define WHERE_ARGS(w) (w)->file, (w)->rank, (w)->node->id, (w)->node->name
+
+/* Renders an attribute's value for a message. */
+static char *
+attr_value_text(const ChakraProtoMsg__AttributeProto *a)
+{
+    switch (a->value_case) {
+    case AV(DOUBLE_VAL):
+        return g_strdup_printf("%.17g", a->double_val);
+    case AV(FLOAT_VAL):
+        return g_strdup_printf("%.9g", (double)a->float_val);
+    case AV(STRING_VAL):
+        return g_strdup_printf("'%s'", a->string_val);
+    case AV(_NOT_SET):
+        return g_strdup("(no value)");
+    default:
+        return g_strdup_printf("(field %d)", (int)a->value_case);
+    }
+}
+
+/*
+ * Reads an integer attribute from whichever integer member is set (writers
+ * differ: int32, int64, uint64, ...); bool counts as 0/1. Floats, strings,
+ * lists and values beyond int64 are VALUE errors.
+ */
+static gboolean
+attr_int(const where_t *w, const ChakraProtoMsg__AttributeProto *a, gint64 *out, GError **error)
+{
+    guint64 u = 0;
+    switch (a->value_case) {
+    case AV(INT32_VAL):
+        *out = a->int32_val;
+        return TRUE;
+    case AV(INT64_VAL):
+        *out = a->int64_val;
+        return TRUE;
+    case AV(SINT32_VAL):
+        *out = a->sint32_val;
+        return TRUE;
+    case AV(SINT64_VAL):
+        *out = a->sint64_val;
+        return TRUE;
+    case AV(SFIXED32_VAL):
+        *out = a->sfixed32_val;
+        return TRUE;
+    case AV(SFIXED64_VAL):
+        *out = a->sfixed64_val;
+        return TRUE;
+    case AV(UINT32_VAL):
+        *out = a->uint32_val;
+        return TRUE;
+    case AV(FIXED32_VAL):
+        *out = a->fixed32_val;
+        return TRUE;
+    case AV(BOOL_VAL):
+        *out = a->bool_val ? 1 : 0;
+        return TRUE;
+    case AV(UINT64_VAL):
+        u = a->uint64_val;
+        break;
+    case AV(FIXED64_VAL):
+        u = a->fixed64_val;
+        break;
+    case AV(DOUBLE_VAL):
+    case AV(FLOAT_VAL): {
+        g_autofree char *v = attr_value_text(a);
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                    WHERE_FMT ": %s is a float (%s), expected an integer", WHERE_ARGS(w),
+                    a->name, v);
+        return FALSE;
+    }
+    default: {
+        g_autofree char *v = attr_value_text(a);
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                    WHERE_FMT ": %s is not an integer (%s)", WHERE_ARGS(w), a->name, v);
+        return FALSE;
+    }
+    }
+    if (u > (guint64)G_MAXINT64) {
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                    WHERE_FMT ": %s = %" G_GUINT64_FORMAT " is too large", WHERE_ARGS(w),
+                    a->name, u);
+        return FALSE;
+    }
+    *out = (gint64)u;
+    return TRUE;
+}
+
+/* An integer attribute within [lo, hi]. */
+static gboolean
+attr_int_range(const where_t *w, const ChakraProtoMsg__AttributeProto *a, gint64 lo, gint64 hi,
+               gint64 *out, GError **error)
+{
+    if (!attr_int(w, a, out, error)) {
+        return FALSE;
+    }
+    if (*out < lo || *out > hi) {
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                    WHERE_FMT ": %s = %" G_GINT64_FORMAT " is out of range %" G_GINT64_FORMAT
+                    "..%" G_GINT64_FORMAT,
+                    WHERE_ARGS(w), a->name, *out, lo, hi);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* A number (integer or float member) as a double, for num_ops. */
+static gboolean
+attr_number(const where_t *w, const ChakraProtoMsg__AttributeProto *a, double *out,
+            GError **error)
+{
+    if (a->value_case == AV(DOUBLE_VAL)) {
+        *out = a->double_val;
+        return TRUE;
+    }
+    if (a->value_case == AV(FLOAT_VAL)) {
+        *out = a->float_val;
+        return TRUE;
+    }
+    gint64 v = 0;
+    if (!attr_int(w, a, &v, error)) {
+        return FALSE;
+    }
+    *out = (double)v;
+    return TRUE;
+}
+
+/* ---- process groups --------------------------------------------------------- */
+
+/* Records @name = @ranks; a second, different definition is an error. */
+static gboolean
+add_group(loader_t *L, const char *from, const char *name, GArray *ranks, gboolean override,
+          GError **error)
+{
+    GArray *old = g_hash_table_lookup(L->groups, name);
+    if (old != NULL && !override) {
+        if (old->len != ranks->len ||
+            (ranks->len > 0 && memcmp(old->data, ranks->data, ranks->len * sizeof(guint)) != 0)) {
+            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_COMM,
+                        "%s: process group '%s' is defined differently in %s", from, name,
+                        (const char *)g_hash_table_lookup(L->group_from, name));
+            return FALSE;
+        }
+        g_array_unref(ranks);
+        return TRUE;
+    }
+    g_hash_table_replace(L->groups, g_strdup(name), ranks);
+    g_hash_table_replace(L->group_from, g_strdup(name), (gpointer)from);
+    return TRUE;
+}
+
+/*
+ * Parses the PyTorch converter's process-group records from a METADATA node's
+ * inputs.values: Python-literal text such as
+ *   ['[{"pg_name": "0", "pg_desc": "default_pg", "ranks": [], ...}, ...]']
+ * Quotes may be single, double or backslash-escaped, so the text is
+ * normalized (backslashes dropped, ' read as ") and each {...} record is
+ * searched for "pg_name" and "ranks". Records without pg_name are skipped.
+ */
+static gboolean
+parse_pg_records(loader_t *L, const where_t *w, const char *text, GError **error)
+{
+    g_autoptr(GString) norm = g_string_sized_new(strlen(text));
+    for (const char *p = text; *p != '\0'; p++) {
+        if (*p == '\\') {
+            continue;
+        }
+        g_string_append_c(norm, *p == '\'' ? '"' : *p);
+    }
+    g_autoptr(GRegex) rec_re = g_regex_new("\\{[^{}]*\\}", 0, 0, NULL);
+    g_autoptr(GRegex) name_re =
+        g_regex_new("\"pg_name\"\\s*:\\s*(?:\"([^\"]*)\"|([0-9]+))", 0, 0, NULL);
+    g_autoptr(GRegex) ranks_re = g_regex_new("\"ranks\"\\s*:\\s*\\[([^\\]]*)\\]", 0, 0, NULL);
+    g_autoptr(GMatchInfo) rec = NULL;
+    g_regex_match(rec_re, norm->str, 0, &rec);
+    for (; g_match_info_matches(rec); g_match_info_next(rec, NULL)) {
+        g_autofree char *body = g_match_info_fetch(rec, 0);
+        g_autoptr(GMatchInfo) nm = NULL;
+        g_autoptr(GMatchInfo) rm = NULL;
+        if (!g_regex_match(name_re, body, 0, &nm)) {
+            continue;
+        }
+        g_autofree char *name = g_match_info_fetch(nm, 1);
+        if (name == NULL || name[0] == '\0') {
+            g_free(name);
+            name = g_match_info_fetch(nm, 2);
+        }
+        GArray *ranks = g_array_new(FALSE, FALSE, sizeof(guint));
+        if (g_regex_match(ranks_re, body, 0, &rm)) {
+            g_autofree char *list = g_match_info_fetch(rm, 1);
+            g_auto(GStrv) items = g_strsplit_set(list, ", \t\n", -1);
+            for (char **it = items; *it != NULL; it++) {
+                if ((*it)[0] == '\0') {
+                    continue;
+                }
+                guint64 r = 0;
+                if (!g_ascii_string_to_unsigned(*it, 10, 0, G_MAXINT32, &r, NULL)) {
+                    g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_COMM,
+                                WHERE_FMT ": process group '%s': rank '%s' is not a rank number",
+                                WHERE_ARGS(w), name, *it);
+                    g_array_unref(ranks);
+                    return FALSE;
+                }
+                guint rr = (guint)r;
+                g_array_append_val(ranks, rr);
+            }
+        }
+        if (!add_group(L, w->file, name, ranks, FALSE, error)) {
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+/* Reads an ASTRA-sim comm-group JSON file: {"1": [0, 1, 2, 3], "2": [4, 5, 6, 7]}. */
+static gboolean
+load_group_json(loader_t *L, const char *path, GError **error)
+{
+    g_autoptr(JsonParser) parser = json_parser_new();
+    g_autoptr(GError) local = NULL;
+    if (!json_parser_load_from_file(parser, path, &local)) {
+        gboolean io = local->domain == G_FILE_ERROR;
+        g_set_error(error, WEFT_WORKLOAD_ERROR,
+                    io ? WEFT_WORKLOAD_ERROR_IO : WEFT_WORKLOAD_ERROR_COMM, "%s: %s", path,
+                    local->message);
+        return FALSE;
+    }
+    JsonNode *root = json_parser_get_root(parser);
+    if (root == NULL || !JSON_NODE_HOLDS_OBJECT(root)) {
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_COMM,
+                    "%s: a comm-group file is an object {\"<pg_name>\": [ranks...], ...}", path);
+        return FALSE;
+    }
+    JsonObject *obj = json_node_get_object(root);
+    g_autoptr(GList) members = json_object_get_members(obj); /* file order */
+    for (GList *m = members; m != NULL; m = m->next) {
+        const char *name = m->data;
+        JsonNode *v = json_object_get_member(obj, name);
+        if (!JSON_NODE_HOLDS_ARRAY(v)) {
+            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_COMM,
+                        "%s: group '%s' is not a list of ranks", path, name);
+            return FALSE;
+        }
+        JsonArray *arr = json_node_get_array(v);
+        GArray *ranks = g_array_new(FALSE, FALSE, sizeof(guint));
+        for (guint i = 0; i < json_array_get_length(arr); i++) {
+            JsonNode *e = json_array_get_element(arr, i);
+            gint64 r = -1;
+            if (JSON_NODE_HOLDS_VALUE(e) && json_node_get_value_type(e) == G_TYPE_INT64) {
+                r = json_node_get_int(e);
+            }
+            if (r < 0 || r > G_MAXINT32) {
+                g_autofree char *txt = json_to_string(e, FALSE);
+                g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_COMM,
+                            "%s: group '%s': member %u (%s) is not a rank number", path, name, i,
+                            txt);
+                g_array_unref(ranks);
+                return FALSE;
+            }
+            guint rr = (guint)r;
+            g_array_append_val(ranks, rr);
+        }
+        if (!add_group(L, path, name, ranks, TRUE, error)) {
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+/*
+ * The communicator index for @pg_name, creating it on first use. "" and "0" are
+ * the world. Empty rank lists mean all ranks. When the workload has one rank,
+ * every group is reduced to the ranks present (a one-rank trace of a larger
+ * job); otherwise a group naming a rank the workload lacks is an error.
+ */
+static gboolean
+comm_for(loader_t *L, const where_t *w, const char *pg_name, gint32 *out, GError **error)
+{
+    if (pg_name[0] == '\0' || strcmp(pg_name, "0") == 0) {
+        *out = 0;
+        return TRUE;
+    }
+    gpointer idx = g_hash_table_lookup(L->comm_index, pg_name);
+    if (idx != NULL) {
+        *out = GPOINTER_TO_INT(idx) - 1;
+        return TRUE;
+    }
+    GArray *g = g_hash_table_lookup(L->groups, pg_name);
+    if (g == NULL) {
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_COMM,
+                    WHERE_FMT ": pg_name '%s' names no known process group (none in a METADATA "
+                    "node or the comm-group file)",
+                    WHERE_ARGS(w), pg_name);
+        return FALSE;
+    }
+    guint n = L->wl->n_ranks;
+    g_autofree guint *ranks = g_new(guint, MAX(MAX(g->len, n), 1));
+    guint k = 0;
+    if (g->len == 0) {
+        for (guint r = 0; r < n; r++) {
+            ranks[k++] = r;
+        }
+    }
+    g_autofree guint8 *seen = g_new0(guint8, MAX(n, 1));
+    for (guint i = 0; i < g->len; i++) {
+        guint r = g_array_index(g, guint, i);
+        if (r >= n) {
+            if (n == 1) {
+                continue;
+            }
+            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_COMM,
+                        WHERE_FMT ": process group '%s' (from %s) has rank %u but the workload "
+                        "has ranks 0..%u",
+                        WHERE_ARGS(w), pg_name,
+                        (const char *)g_hash_table_lookup(L->group_from, pg_name), r, n - 1);
+            return FALSE;
+        }
+        if (seen[r]) {
+            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_COMM,
+                        WHERE_FMT ": process group '%s' lists rank %u twice", WHERE_ARGS(w),
+                        pg_name, r);
+            return FALSE;
+        }
+        seen[r] = 1;
+        ranks[k++] = r;
+    }
+    g_ptr_array_add(L->wl->comms, weft_workload_i_comm_new(pg_name, ranks, k));
+    *out = (gint32)L->wl->comms->len - 1;
+    g_hash_table_insert(L->comm_index, g_strdup(pg_name), GINT_TO_POINTER(*out + 1));
+    return TRUE;
+}
+
+/* ---- nodes ------------------------------------------------------------------ */
+
+static void
+rank_trace_alloc(weft_rank_trace_t *t, guint n)
+{
+    guint m = MAX(n, 1);
+    t->n_nodes = n;
+    t->id = g_new0(guint64, m);
+    t->name = g_new0(const char *, m);
+    t->type = g_new0(guint8, m);
+    t->is_cpu_op = g_new0(guint8, m);
+    t->duration_ps = g_new0(weft_time_t, m);
+    t->coll_op = g_new0(guint8, m);
+    t->comm_bytes = g_new0(guint64, m);
+    t->peer = g_new0(gint32, m);
+    t->tag = g_new0(gint64, m);
+    t->comm = g_new0(gint32, m);
+    t->num_ops = g_new0(double, m);
+    t->tensor_bytes = g_new0(guint64, m);
+    t->dep_off = g_new0(guint32, n + 1);
+}
+
+/* Fills node @i of rank @r from its message. */
+static gboolean
+fill_node(loader_t *L, guint r, guint i, GError **error)
+{
+    weft_rank_trace_t *t = &L->wl->ranks[r];
+    const ChakraProtoMsg__Node *n = g_ptr_array_index(L->files[r].nodes, i);
+    where_t w = {t->file, r, n};
+    t->id[i] = n->id;
+    t->name[i] = g_string_chunk_insert_const(L->wl->strings, n->name != NULL ? n->name : "");
+    if (n->type < CHAKRA_PROTO_MSG__NODE_TYPE__METADATA_NODE ||
+        n->type > CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE) {
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                    WHERE_FMT ": node type %d is not one of METADATA (1) .. COMM_COLL (7)",
+                    WHERE_ARGS(&w), (int)n->type);
+        return FALSE;
+    }
+    t->type[i] = (guint8)n->type;
+    /* duration_micros x 1e6 ps/us must fit int64 picoseconds. */
+    if (n->duration_micros > (guint64)(WEFT_TIME_MAX / WEFT_PS_PER_US)) {
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                    WHERE_FMT ": duration_micros %" G_GUINT64_FORMAT " is too large",
+                    WHERE_ARGS(&w), n->duration_micros);
+        return FALSE;
+    }
+    t->duration_ps[i] = (weft_time_t)n->duration_micros * WEFT_PS_PER_US;
+    t->peer[i] = -1;
+    t->comm[i] = -1;
+
+    gboolean have_type = FALSE, have_peer = FALSE;
+    gint64 comm_type = 0;
+    const char *pg_name = "";
+    g_autofree char *pg_buf = NULL;
+    for (gsize k = 0; k < n->n_attr; k++) {
+        const ChakraProtoMsg__AttributeProto *a = n->attr[k];
+        const char *an = a->name != NULL ? a->name : "";
+        gint64 v = 0;
+        gboolean comm_node = n->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE ||
+                             n->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE ||
+                             n->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE;
+        if (strcmp(an, "is_cpu_op") == 0) {
+            if (!attr_int_range(&w, a, 0, 1, &v, error)) {
+                return FALSE;
+            }
+            t->is_cpu_op[i] = (guint8)v;
+        } else if (strcmp(an, "comm_type") == 0 &&
+                   n->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE) {
+            /* SEND/RECV nodes of ASTRA-sim's converters carry comm_type 5/6: ignored. */
+            if (!attr_int_range(&w, a, 0, G_MAXUINT8, &comm_type, error)) {
+                return FALSE;
+            }
+            have_type = TRUE;
+        } else if (strcmp(an, "comm_size") == 0 && comm_node) {
+            if (!attr_int_range(&w, a, 0, G_MAXINT64, &v, error)) {
+                return FALSE;
+            }
+            t->comm_bytes[i] = (guint64)v;
+        } else if ((strcmp(an, "comm_dst") == 0 &&
+                    n->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE) ||
+                   (strcmp(an, "comm_src") == 0 &&
+                    n->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE)) {
+            if (!attr_int_range(&w, a, G_MININT32, G_MAXINT32, &v, error)) {
+                return FALSE;
+            }
+            t->peer[i] = (gint32)v;
+            have_peer = TRUE;
+        } else if (strcmp(an, "comm_tag") == 0 && comm_node) {
+            if (!attr_int(&w, a, &v, error)) {
+                return FALSE;
+            }
+            t->tag[i] = v;
+        } else if (strcmp(an, "pg_name") == 0) {
+            if (a->value_case == AV(STRING_VAL)) {
+                pg_name = a->string_val;
+            } else {
+                if (!attr_int_range(&w, a, 0, G_MAXINT64, &v, error)) {
+                    return FALSE;
+                }
+                pg_buf = g_strdup_printf("%" G_GINT64_FORMAT, v);
+                pg_name = pg_buf;
+            }
+        } else if (strcmp(an, "num_ops") == 0) {
+            if (!attr_number(&w, a, &t->num_ops[i], error)) {
+                return FALSE;
+            }
+        } else if (strcmp(an, "tensor_size") == 0) {
+            if (!attr_int_range(&w, a, 0, G_MAXINT64, &v, error)) {
+                return FALSE;
+            }
+            t->tensor_bytes[i] = (guint64)v;
+        }
+    }
+
+    switch (n->type) {
+    case CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE:
+        t->coll_op[i] = (guint8)comm_type;
+        if (t->is_cpu_op[i]) {
+            break; /* the host side of a collective: no communicator */
+        }
+        if (!have_type) {
+            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                        WHERE_FMT ": COMM_COLL node without comm_type", WHERE_ARGS(&w));
+            return FALSE;
+        }
+        if (!comm_for(L, &w, pg_name, &t->comm[i], error)) {
+            return FALSE;
+        }
+        break;
+    case CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE:
+    case CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE:
+        if (!have_peer) {
+            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                        WHERE_FMT ": %s node without %s", WHERE_ARGS(&w),
+                        n->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE ? "COMM_SEND"
+                                                                                : "COMM_RECV",
+                        n->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE ? "comm_dst"
+                                                                                : "comm_src");
+            return FALSE;
+        }
+        break;
+    default:
+        break;
+    }
+    return TRUE;
+}
+
+static int
+cmp_u32(gconstpointer a, gconstpointer b)
+{
+    guint32 x = *(const guint32 *)a, y = *(const guint32 *)b;
+    return (x > y) - (x < y);
+}
+
+/* Builds CSR predecessor lists (sorted, deduplicated) of @t from @edges per node. */
+static void
+build_csr(guint n, GArray **edges, guint32 *off, guint32 **deps)
+{
+    off[0] = 0;
+    for (guint i = 0; i < n; i++) {
+        GArray *e = edges[i];
+        if (e->len > 1) {
+            g_array_sort(e, cmp_u32);
+            guint k = 1;
+            for (guint j = 1; j < e->len; j++) {
+                if (g_array_index(e, guint32, j) != g_array_index(e, guint32, k - 1)) {
+                    g_array_index(e, guint32, k++) = g_array_index(e, guint32, j);
+                }
+            }
+            g_array_set_size(e, k);
+        }
+        off[i + 1] = off[i] + e->len;
+    }
+    *deps = g_new(guint32, MAX(off[n], 1));
+    for (guint i = 0; i < n; i++) {
+        if (edges[i]->len > 0) {
+            memcpy(*deps + off[i], edges[i]->data, edges[i]->len * sizeof(guint32));
+        }
+    }
+}
+
+static void
+free_edges(GArray **edges, guint n)
+{
+    for (guint i = 0; i < n; i++) {
+        g_array_unref(edges[i]);
+    }
+    g_free(edges);
+}
+
+/* Resolves data_deps and (when sound) ctrl_deps of rank @r into CSR. */
+static gboolean
+resolve_deps(loader_t *L, guint r, GError **error)
+{
+    weft_rank_trace_t *t = &L->wl->ranks[r];
+    GPtrArray *nodes = L->files[r].nodes;
+    guint n = t->n_nodes;
+    g_autoptr(GHashTable) index = g_hash_table_new(g_int64_hash, g_int64_equal);
+    for (guint i = 0; i < n; i++) {
+        guint64 *key = &t->id[i];
+        gpointer prev = NULL;
+        if (g_hash_table_lookup_extended(index, key, NULL, &prev)) {
+            guint j = GPOINTER_TO_UINT(prev);
+            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_DEP,
+                        "%s: rank %u: node id %" G_GUINT64_FORMAT " is used twice: by '%s' "
+                        "(message %u) and '%s' (message %u)",
+                        t->file, r, t->id[i], t->name[j], j + 2, t->name[i], i + 2);
+            return FALSE;
+        }
+        g_hash_table_insert(index, key, GUINT_TO_POINTER(i));
+    }
+    GArray **data = g_new(GArray *, MAX(n, 1));
+    GArray **both = g_new(GArray *, MAX(n, 1));
+    for (guint i = 0; i < n; i++) {
+        data[i] = g_array_new(FALSE, FALSE, sizeof(guint32));
+        both[i] = g_array_new(FALSE, FALSE, sizeof(guint32));
+    }
+    gboolean ctrl_sound = TRUE, ok = TRUE;
+    guint n_ctrl = 0;
+    for (guint i = 0; i < n && ok; i++) {
+        const ChakraProtoMsg__Node *m = g_ptr_array_index(nodes, i);
+        for (gsize k = 0; k < m->n_data_deps; k++) {
+            gpointer v = NULL;
+            if (!g_hash_table_lookup_extended(index, &m->data_deps[k], NULL, &v)) {
+                g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_DEP,
+                            "%s: rank %u: node %" G_GUINT64_FORMAT " (%s): data_deps names node "
+                            "%" G_GUINT64_FORMAT ", which is not in the file",
+                            t->file, r, m->id, t->name[i], m->data_deps[k]);
+                ok = FALSE;
+                break;
+            }
+            guint32 j = GPOINTER_TO_UINT(v);
+            g_array_append_val(data[i], j);
+            g_array_append_val(both[i], j);
+        }
+        for (gsize k = 0; k < m->n_ctrl_deps; k++) {
+            gpointer v = NULL;
+            n_ctrl++;
+            if (!g_hash_table_lookup_extended(index, &m->ctrl_deps[k], NULL, &v) ||
+                GPOINTER_TO_UINT(v) == i) {
+                ctrl_sound = FALSE;
+                continue;
+            }
+            guint32 j = GPOINTER_TO_UINT(v);
+            g_array_append_val(both[i], j);
+        }
+    }
+    if (ok) {
+        guint32 *deps_data = NULL, *deps_both = NULL;
+        g_autofree guint32 *off_both = g_new(guint32, n + 1);
+        build_csr(n, data, t->dep_off, &deps_data);
+        build_csr(n, both, off_both, &deps_both);
+        if (ctrl_sound && n_ctrl > 0 &&
+            !weft_workload_i_toposort(n, off_both, deps_both, NULL) &&
+            weft_workload_i_toposort(n, t->dep_off, deps_data, NULL)) {
+            ctrl_sound = FALSE; /* the ctrl_deps alone close a cycle */
+        }
+        if (ctrl_sound) {
+            memcpy(t->dep_off, off_both, (n + 1) * sizeof(guint32));
+            t->deps = deps_both;
+            g_free(deps_data);
+        } else {
+            t->deps = deps_data;
+            g_free(deps_both);
+            t->n_ctrl_deps_ignored = n_ctrl;
+        }
+    }
+    free_edges(data, n);
+    free_edges(both, n);
+    return ok;
+}
+
+/* ---- the loader ------------------------------------------------------------- */
+
+weft_workload_t *
+weft_workload_load_chakra(const char *prefix, const char *comm_groups_json, GError **error)
+{
+    g_return_val_if_fail(prefix != NULL, NULL);
+    g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+    guint n_ranks = 0;
+    if (!count_ranks(prefix, &n_ranks, error)) {
+        return NULL;
+    }
+    g_autoptr(weft_workload_t) wl = g_new0(weft_workload_t, 1);
+    wl->source = g_strdup(prefix);
+    wl->strings = g_string_chunk_new(4096);
+    wl->comms = g_ptr_array_new_with_free_func(weft_workload_i_comm_free);
+    wl->n_ranks = n_ranks;
+    wl->ranks = g_new0(weft_rank_trace_t, n_ranks);
+    g_autofree guint *world = g_new(guint, n_ranks);
+    for (guint r = 0; r < n_ranks; r++) {
+        world[r] = r;
+    }
+    g_ptr_array_add(wl->comms, weft_workload_i_comm_new("0", world, n_ranks));
+
+    loader_t L = {0};
+    L.wl = wl;
+    L.files = g_new0(rank_file_t, n_ranks);
+    L.groups = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+                                     (GDestroyNotify)g_array_unref);
+    L.group_from = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    L.comm_index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    gboolean ok = TRUE;
+
+    for (guint r = 0; r < n_ranks && ok; r++) {
+        L.files[r].path = g_strdup_printf("%s.%u.et", prefix, r);
+        wl->ranks[r].file = g_strdup(L.files[r].path);
+        ok = read_rank_file(&L.files[r], error);
+    }
+    /* Process groups: METADATA records of every file, then the JSON file overrides. */
+    for (guint r = 0; r < n_ranks && ok; r++) {
+        GPtrArray *nodes = L.files[r].nodes;
+        for (guint i = 0; i < nodes->len && ok; i++) {
+            const ChakraProtoMsg__Node *m = g_ptr_array_index(nodes, i);
+            if (m->type == CHAKRA_PROTO_MSG__NODE_TYPE__METADATA_NODE && m->inputs != NULL &&
+                m->inputs->values != NULL && strstr(m->inputs->values, "pg_name") != NULL) {
+                where_t w = {L.files[r].path, r, m};
+                ok = parse_pg_records(&L, &w, m->inputs->values, error);
+            }
+        }
+    }
+    if (ok && comm_groups_json != NULL) {
+        ok = load_group_json(&L, comm_groups_json, error);
+    }
+    for (guint r = 0; r < n_ranks && ok; r++) {
+        rank_trace_alloc(&wl->ranks[r], L.files[r].nodes->len);
+        for (guint i = 0; i < wl->ranks[r].n_nodes && ok; i++) {
+            ok = fill_node(&L, r, i, error);
+        }
+        ok = ok && resolve_deps(&L, r, error);
+    }
+
+    for (guint r = 0; r < n_ranks; r++) {
+        rank_file_clear(&L.files[r]);
+    }
+    g_free(L.files);
+    g_hash_table_unref(L.groups);
+    g_hash_table_unref(L.group_from);
+    g_hash_table_unref(L.comm_index);
+    return ok ? g_steal_pointer(&wl) : NULL;
+}

@@ -1,3 +1,361 @@
 /* SPDX-License-Identifier: MIT */
-/* placeholder: to be implemented */
+/*
+ * Workloads: ownership of the per-rank arrays and communicators, and the checks
+ * run before a replay (cycles by Kahn's algorithm, send/receive matching by
+ * (src, dst, tag) multiset counts, communicator membership, peer and
+ * operation ranges, rank count against the cluster). The Chakra reader lives
+ * in chakra.c.
+ */
 #include "workload/workload.h"
+
+#include <string.h>
+
+#include "workload/chakra.h"
+
+G_DEFINE_QUARK(weft-workload-error-quark, weft_workload_error)
+
+weft_comm_t *
+weft_workload_i_comm_new(const char *name, const guint *ranks, guint n_ranks)
+{
+    weft_comm_t *c = g_new0(weft_comm_t, 1);
+    c->name = g_strdup(name);
+    c->n_ranks = n_ranks;
+    c->ranks = g_new(guint, MAX(n_ranks, 1));
+    if (n_ranks > 0) {
+        memcpy(c->ranks, ranks, n_ranks * sizeof(guint));
+    }
+    return c;
+}
+
+void
+weft_workload_i_comm_free(gpointer comm)
+{
+    weft_comm_t *c = comm;
+    if (c == NULL) {
+        return;
+    }
+    g_free(c->name);
+    g_free(c->ranks);
+    g_free(c);
+}
+
+gboolean
+weft_workload_i_toposort(guint n, const guint32 *off, const guint32 *deps, guint *cycle_node)
+{
+    /* Successor lists in CSR form, built from the predecessor lists. */
+    g_autofree guint32 *indeg = g_new0(guint32, MAX(n, 1));
+    g_autofree guint32 *soff = g_new0(guint32, n + 1);
+    guint32 n_edges = off[n];
+    g_autofree guint32 *succ = g_new(guint32, MAX(n_edges, 1));
+    for (guint i = 0; i < n; i++) {
+        indeg[i] = off[i + 1] - off[i];
+        for (guint32 k = off[i]; k < off[i + 1]; k++) {
+            soff[deps[k] + 1]++;
+        }
+    }
+    for (guint i = 0; i < n; i++) {
+        soff[i + 1] += soff[i];
+    }
+    g_autofree guint32 *fill = g_memdup2(soff, (n + 1) * sizeof(guint32));
+    for (guint i = 0; i < n; i++) {
+        for (guint32 k = off[i]; k < off[i + 1]; k++) {
+            succ[fill[deps[k]]++] = i;
+        }
+    }
+    g_autofree guint32 *queue = g_new(guint32, MAX(n, 1));
+    guint head = 0, tail = 0;
+    for (guint i = 0; i < n; i++) {
+        if (indeg[i] == 0) {
+            queue[tail++] = i;
+        }
+    }
+    while (head < tail) {
+        guint32 u = queue[head++];
+        for (guint32 k = soff[u]; k < soff[u + 1]; k++) {
+            if (--indeg[succ[k]] == 0) {
+                queue[tail++] = succ[k];
+            }
+        }
+    }
+    if (tail == n) {
+        return TRUE;
+    }
+    if (cycle_node != NULL) {
+        /* Every node left has a predecessor that is also left; following such
+         * predecessors n times from any left node must end on a cycle. */
+        guint v = 0;
+        while (indeg[v] == 0) {
+            v++;
+        }
+        for (guint step = 0; step < n; step++) {
+            for (guint32 k = off[v]; k < off[v + 1]; k++) {
+                if (indeg[deps[k]] > 0) {
+                    v = deps[k];
+                    break;
+                }
+            }
+        }
+        *cycle_node = v;
+    }
+    return FALSE;
+}
+
+static void
+rank_trace_clear(weft_rank_trace_t *t)
+{
+    g_free(t->file);
+    g_free(t->id);
+    g_free(t->name);
+    g_free(t->type);
+    g_free(t->is_cpu_op);
+    g_free(t->duration_ps);
+    g_free(t->coll_op);
+    g_free(t->comm_bytes);
+    g_free(t->peer);
+    g_free(t->tag);
+    g_free(t->comm);
+    g_free(t->num_ops);
+    g_free(t->tensor_bytes);
+    g_free(t->dep_off);
+    g_free(t->deps);
+    memset(t, 0, sizeof(*t));
+}
+
+void
+weft_workload_free(weft_workload_t *wl)
+{
+    if (wl == NULL) {
+        return;
+    }
+    for (guint r = 0; r < wl->n_ranks && wl->ranks != NULL; r++) {
+        rank_trace_clear(&wl->ranks[r]);
+    }
+    g_free(wl->ranks);
+    if (wl->comms != NULL) {
+        g_ptr_array_unref(wl->comms);
+    }
+    if (wl->strings != NULL) {
+        g_string_chunk_free(wl->strings);
+    }
+    g_free(wl->source);
+    g_free(wl);
+}
+
+guint64
+weft_workload_node_count(const weft_workload_t *wl)
+{
+    g_return_val_if_fail(wl != NULL, 0);
+    guint64 n = 0;
+    for (guint r = 0; r < wl->n_ranks; r++) {
+        n += wl->ranks[r].n_nodes;
+    }
+    return n;
+}
+
+const char *
+weft_node_type_name(weft_node_type_t type)
+{
+    /* Chakra's NodeType spellings, without the _NODE suffix, as Chakra's tools print them. */
+    switch (type) {
+    case WEFT_NODE_INVALID:
+        return "INVALID";
+    case WEFT_NODE_METADATA:
+        return "METADATA";
+    case WEFT_NODE_MEM_LOAD:
+        return "MEM_LOAD";
+    case WEFT_NODE_MEM_STORE:
+        return "MEM_STORE";
+    case WEFT_NODE_COMP:
+        return "COMP";
+    case WEFT_NODE_SEND:
+        return "COMM_SEND";
+    case WEFT_NODE_RECV:
+        return "COMM_RECV";
+    case WEFT_NODE_COLL:
+        return "COMM_COLL";
+    }
+    return "?";
+}
+
+/* A point-to-point matching key: sender, receiver, tag. */
+typedef struct {
+    guint32 src;
+    guint32 dst;
+    gint64 tag;
+} p2p_key_t;
+
+static guint
+p2p_key_hash(gconstpointer p)
+{
+    const p2p_key_t *k = p;
+    guint64 h = ((guint64)k->src * 0x9E3779B97F4A7C15ULL) ^ ((guint64)k->dst << 32) ^
+                (guint64)k->tag;
+    return (guint)(h ^ (h >> 32));
+}
+
+static gboolean
+p2p_key_equal(gconstpointer a, gconstpointer b)
+{
+    const p2p_key_t *x = a, *y = b;
+    return x->src == y->src && x->dst == y->dst && x->tag == y->tag;
+}
+
+/* Sends and receives seen for one key. */
+typedef struct {
+    guint64 sends;
+    guint64 recvs;
+} p2p_count_t;
+
+static p2p_key_t
+node_p2p_key(const weft_rank_trace_t *t, guint rank, guint i)
+{
+    p2p_key_t k = {0};
+    if (t->type[i] == WEFT_NODE_SEND) {
+        k.src = rank;
+        k.dst = (guint32)t->peer[i];
+    } else {
+        k.src = (guint32)t->peer[i];
+        k.dst = rank;
+    }
+    k.tag = t->tag[i];
+    return k;
+}
+
+static gboolean
+check_p2p(const weft_workload_t *wl, GError **error)
+{
+    g_autoptr(GHashTable) counts = g_hash_table_new_full(p2p_key_hash, p2p_key_equal, g_free,
+                                                         g_free);
+    for (guint r = 0; r < wl->n_ranks; r++) {
+        const weft_rank_trace_t *t = &wl->ranks[r];
+        for (guint i = 0; i < t->n_nodes; i++) {
+            if (t->type[i] != WEFT_NODE_SEND && t->type[i] != WEFT_NODE_RECV) {
+                continue;
+            }
+            p2p_key_t k = node_p2p_key(t, r, i);
+            p2p_count_t *c = g_hash_table_lookup(counts, &k);
+            if (c == NULL) {
+                c = g_new0(p2p_count_t, 1);
+                g_hash_table_insert(counts, g_memdup2(&k, sizeof(k)), c);
+            }
+            if (t->type[i] == WEFT_NODE_SEND) {
+                c->sends++;
+            } else {
+                c->recvs++;
+            }
+        }
+    }
+    /* The first node (rank order, then file order) on the surplus side of a key. */
+    for (guint r = 0; r < wl->n_ranks; r++) {
+        const weft_rank_trace_t *t = &wl->ranks[r];
+        for (guint i = 0; i < t->n_nodes; i++) {
+            if (t->type[i] != WEFT_NODE_SEND && t->type[i] != WEFT_NODE_RECV) {
+                continue;
+            }
+            p2p_key_t k = node_p2p_key(t, r, i);
+            const p2p_count_t *c = g_hash_table_lookup(counts, &k);
+            gboolean send = t->type[i] == WEFT_NODE_SEND;
+            if ((send && c->sends > c->recvs) || (!send && c->recvs > c->sends)) {
+                g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_UNMATCHED,
+                            "%s: rank %u: node %" G_GUINT64_FORMAT " (%s): %s %s rank %d tag %"
+                            G_GINT64_FORMAT " has no matching %s (%" G_GUINT64_FORMAT
+                            " sends, %" G_GUINT64_FORMAT " receives from rank %u to rank %u "
+                            "with that tag)",
+                            t->file, r, t->id[i], t->name[i], send ? "send" : "receive",
+                            send ? "to" : "from", t->peer[i], t->tag[i],
+                            send ? "receive" : "send", c->sends, c->recvs, k.src, k.dst);
+                return FALSE;
+            }
+        }
+    }
+    return TRUE;
+}
+
+static gboolean
+comm_has_rank(const weft_comm_t *c, guint rank)
+{
+    for (guint m = 0; m < c->n_ranks; m++) {
+        if (c->ranks[m] == rank) {
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+static gboolean
+check_rank(const weft_workload_t *wl, guint r, GError **error)
+{
+    const weft_rank_trace_t *t = &wl->ranks[r];
+    guint on_cycle = 0;
+    if (!weft_workload_i_toposort(t->n_nodes, t->dep_off, t->deps, &on_cycle)) {
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_CYCLE,
+                    "%s: rank %u: node %" G_GUINT64_FORMAT " (%s) lies on a dependency cycle",
+                    t->file, r, t->id[on_cycle], t->name[on_cycle]);
+        return FALSE;
+    }
+    for (guint i = 0; i < t->n_nodes; i++) {
+        switch ((weft_node_type_t)t->type[i]) {
+        case WEFT_NODE_SEND:
+        case WEFT_NODE_RECV:
+            if (t->peer[i] < 0 || (guint)t->peer[i] >= wl->n_ranks) {
+                g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                            "%s: rank %u: node %" G_GUINT64_FORMAT " (%s): %s %d is out of "
+                            "range: the workload has ranks 0..%u",
+                            t->file, r, t->id[i], t->name[i],
+                            t->type[i] == WEFT_NODE_SEND ? "comm_dst" : "comm_src", t->peer[i],
+                            wl->n_ranks - 1);
+                return FALSE;
+            }
+            break;
+        case WEFT_NODE_COLL:
+            if (t->is_cpu_op[i]) {
+                break; /* host side of a collective: no communicator */
+            }
+            if (t->coll_op[i] >= WEFT_COLL_N_OPS) {
+                g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                            "%s: rank %u: node %" G_GUINT64_FORMAT " (%s): comm_type %u is out "
+                            "of range 0..%d",
+                            t->file, r, t->id[i], t->name[i], t->coll_op[i],
+                            WEFT_COLL_N_OPS - 1);
+                return FALSE;
+            }
+            if (t->comm[i] < 0 || (guint)t->comm[i] >= wl->comms->len) {
+                g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_COMM,
+                            "%s: rank %u: node %" G_GUINT64_FORMAT " (%s): no communicator",
+                            t->file, r, t->id[i], t->name[i]);
+                return FALSE;
+            }
+            const weft_comm_t *c = g_ptr_array_index(wl->comms, t->comm[i]);
+            if (!comm_has_rank(c, r)) {
+                g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_COMM,
+                            "%s: rank %u: node %" G_GUINT64_FORMAT " (%s): rank %u is not a "
+                            "member of process group '%s' (%u ranks)",
+                            t->file, r, t->id[i], t->name[i], r, c->name, c->n_ranks);
+                return FALSE;
+            }
+            break;
+        default:
+            break;
+        }
+    }
+    return TRUE;
+}
+
+gboolean
+weft_workload_check(const weft_workload_t *wl, guint n_gpus, GError **error)
+{
+    g_return_val_if_fail(wl != NULL, FALSE);
+    g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+    if (n_gpus > 0 && wl->n_ranks > n_gpus) {
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_RANKS,
+                    "%s: the workload has %u ranks but the cluster has only %u GPUs",
+                    wl->source, wl->n_ranks, n_gpus);
+        return FALSE;
+    }
+    for (guint r = 0; r < wl->n_ranks; r++) {
+        if (!check_rank(wl, r, error)) {
+            return FALSE;
+        }
+    }
+    return check_p2p(wl, error);
+}

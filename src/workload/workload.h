@@ -10,6 +10,22 @@
  * and ctrl_deps alike, both hard dependencies as in ASTRA-sim) are stored as
  * predecessor node indexes in CSR form.
  *
+ * ctrl_deps are honoured only when they are sound: if one file's ctrl_deps
+ * name a node that is not in the file, name the node itself, or close a cycle
+ * that its data_deps alone do not have, that file's ctrl_deps are ignored as a
+ * whole (n_ctrl_deps_ignored counts them) and its data_deps alone order it.
+ * The PyTorch converter's output (chakra.0.et, schema 1.0.1) is such a file:
+ * its ctrl_deps record host call nesting and point at dropped parents (the
+ * thread root), at the node itself, and from a CPU operator to its own kernel.
+ * A data_dep on a missing node is always an error.
+ *
+ * COMM_COLL nodes marked is_cpu_op are the host side of a collective
+ * (c10d::allreduce_ and the like): they carry no communicator (comm = -1,
+ * coll_op = their comm_type if any, else 0) and run on the CPU for their
+ * duration, as ASTRA-sim runs them. Every other COMM_COLL node must have a
+ * comm_type. METADATA nodes are kept as nodes (no work, zero duration unless
+ * the trace says otherwise).
+ *
  * Readers: Chakra ET (see workload/chakra.h and doc/formats.md). Communicator 0
  * is always the world (all ranks in order); process groups from a METADATA
  * node or a comm-group JSON file follow.
@@ -79,11 +95,12 @@ typedef struct {
     guint64 *comm_bytes;      /* comm_size, for COLL, SEND, RECV */
     gint32 *peer;             /* SEND: comm_dst; RECV: comm_src; else -1 */
     gint64 *tag;              /* comm_tag for SEND/RECV (0 when absent) */
-    gint32 *comm;             /* COLL: index into the workload's communicators; else -1 */
+    gint32 *comm;             /* GPU COLL: index into the workload's communicators; else -1 */
     double *num_ops;          /* COMP: floating-point operations (0 when absent) */
     guint64 *tensor_bytes;    /* tensor_size (0 when absent) */
     guint32 *dep_off;         /* predecessors of node i: deps[dep_off[i] .. dep_off[i+1]) */
     guint32 *deps;            /* node indexes */
+    guint n_ctrl_deps_ignored; /* ctrl_deps dropped because they were unsound (see below) */
 } weft_rank_trace_t;
 
 typedef struct {
