@@ -281,9 +281,8 @@ END_TEST
 
 START_TEST(mlp_model_parallel_has_32_ranks)
 {
-    g_autofree char *p =
-        shared_path("astra-sim-tutorials/micro2024/astra-sim-demo/demo2/workload/"
-                    "MLP_ModelParallel");
+    g_autofree char *p = shared_path("astra-sim-tutorials/micro2024/astra-sim-demo/demo2/workload/"
+                                     "MLP_ModelParallel");
     if (p == NULL) {
         return;
     }
@@ -359,10 +358,7 @@ START_TEST(good_synthetic_trace_loads)
 }
 END_TEST
 
-START_TEST(prefix_without_files_is_io_error)
-{
-    expect_load_error(WEFT_WORKLOAD_ERROR_IO);
-}
+START_TEST(prefix_without_files_is_io_error) { expect_load_error(WEFT_WORKLOAD_ERROR_IO); }
 END_TEST
 
 START_TEST(missing_middle_rank_is_io_error)
@@ -533,7 +529,7 @@ START_TEST(integer_attributes_of_any_width_are_read)
 {
     g_autoptr(test_et_t) et = test_et_new("0.0.4");
     test_et_node(et, 0, "ar", TEST_COLL);
-    test_et_attr_int32(et, "comm_type", 2);           /* ALL_GATHER as int32 */
+    test_et_attr_int32(et, "comm_type", 2);            /* ALL_GATHER as int32 */
     test_et_attr_uint(et, "comm_size", 5000000000ULL); /* > 2^32 as uint64 */
     test_et_attr_bool(et, "is_cpu_op", FALSE);
     test_et_node(et, 1, "gemm", TEST_COMP);
@@ -755,9 +751,8 @@ static const char pg_python_literal[] =
     "'group_size': 2, 'group_count': 3}]";
 
 /* The same records as an escaped JSON string inside a Python list. */
-static const char pg_escaped_json[] =
-    "['[{\\\"pg_name\\\": \\\"1\\\", \\\"ranks\\\": [0, 1]}, "
-    "{\\\"pg_name\\\": \\\"2\\\", \\\"ranks\\\": [2, 3]}]']";
+static const char pg_escaped_json[] = "['[{\\\"pg_name\\\": \\\"1\\\", \\\"ranks\\\": [0, 1]}, "
+                                      "{\\\"pg_name\\\": \\\"2\\\", \\\"ranks\\\": [2, 3]}]']";
 
 START_TEST(metadata_process_groups_become_communicators)
 {

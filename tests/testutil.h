@@ -38,12 +38,12 @@
 
 /** One rank's trace being written: the encoded bytes and the node in progress. */
 typedef struct {
-    GByteArray *bytes;          /* framed messages written so far */
-    gboolean have_node;         /* a node is in progress (flushed by the next call) */
-    ChakraProtoMsg__Node node;  /* the node in progress; strings and arrays below */
-    GArray *data_deps;          /* guint64 */
-    GArray *ctrl_deps;          /* guint64 */
-    GPtrArray *attrs;           /* ChakraProtoMsg__AttributeProto*, owned */
+    GByteArray *bytes;         /* framed messages written so far */
+    gboolean have_node;        /* a node is in progress (flushed by the next call) */
+    ChakraProtoMsg__Node node; /* the node in progress; strings and arrays below */
+    GArray *data_deps;         /* guint64 */
+    GArray *ctrl_deps;         /* guint64 */
+    GPtrArray *attrs;          /* ChakraProtoMsg__AttributeProto*, owned */
     ChakraProtoMsg__IOInfo inputs;
     gboolean have_inputs;
 } test_et_t;
@@ -353,12 +353,11 @@ test_et_write(test_et_t *et, const char *path, gboolean gzip)
         return;
     }
     g_autoptr(GZlibCompressor) z = g_zlib_compressor_new(G_ZLIB_COMPRESSOR_FORMAT_GZIP, -1);
-    g_autoptr(GInputStream) mem = g_memory_input_stream_new_from_data(et->bytes->data,
-                                                                       et->bytes->len, NULL);
+    g_autoptr(GInputStream) mem =
+        g_memory_input_stream_new_from_data(et->bytes->data, et->bytes->len, NULL);
     g_autoptr(GInputStream) conv = g_converter_input_stream_new(mem, G_CONVERTER(z));
     g_autoptr(GOutputStream) out = g_memory_output_stream_new_resizable();
-    if (g_output_stream_splice(out, conv, G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, NULL, &error) <
-        0) {
+    if (g_output_stream_splice(out, conv, G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, NULL, &error) < 0) {
         g_error("test_et_write: gzip: %s", error->message);
     }
     GMemoryOutputStream *m = G_MEMORY_OUTPUT_STREAM(out);

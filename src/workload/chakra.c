@@ -117,10 +117,9 @@ gunzip(const char *path, const guint8 *data, gsize len, GError **error)
     g_autoptr(GInputStream) conv = g_converter_input_stream_new(mem, G_CONVERTER(z));
     g_autoptr(GOutputStream) out = g_memory_output_stream_new_resizable();
     g_autoptr(GError) local = NULL;
-    if (g_output_stream_splice(out, conv,
-                               G_OUTPUT_STREAM_SPLICE_CLOSE_SOURCE |
-                                   G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET,
-                               NULL, &local) < 0) {
+    if (g_output_stream_splice(
+            out, conv, G_OUTPUT_STREAM_SPLICE_CLOSE_SOURCE | G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET,
+            NULL, &local) < 0) {
         g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_CORRUPT,
                     "%s: bad gzip stream: %s", path, local->message);
         return NULL;
@@ -242,8 +241,9 @@ check_metadata(const char *path, const guint8 *msg, gsize len, GError **error)
     gboolean ok = FALSE;
     if (version != NULL && parse_version(version, v)) {
         const guint64 first[3] = {FIRST_VERSION_MAJOR, FIRST_VERSION_MINOR, FIRST_VERSION_PATCH};
-        ok = v[0] != first[0] ? v[0] > first[0] : v[1] != first[1] ? v[1] > first[1]
-                                                                    : v[2] >= first[2];
+        ok = v[0] != first[0]   ? v[0] > first[0]
+             : v[1] != first[1] ? v[1] > first[1]
+                                : v[2] >= first[2];
     }
     if (!ok) {
         g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_LEGACY,
@@ -386,8 +386,8 @@ attr_int(const where_t *w, const ChakraProtoMsg__AttributeProto *a, gint64 *out,
     case AV(FLOAT_VAL): {
         g_autofree char *v = attr_value_text(a);
         g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
-                    WHERE_FMT ": %s is a float (%s), expected an integer", WHERE_ARGS(w),
-                    a->name, v);
+                    WHERE_FMT ": %s is a float (%s), expected an integer", WHERE_ARGS(w), a->name,
+                    v);
         return FALSE;
     }
     default: {
@@ -399,8 +399,8 @@ attr_int(const where_t *w, const ChakraProtoMsg__AttributeProto *a, gint64 *out,
     }
     if (u > (guint64)G_MAXINT64) {
         g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
-                    WHERE_FMT ": %s = %" G_GUINT64_FORMAT " is too large", WHERE_ARGS(w),
-                    a->name, u);
+                    WHERE_FMT ": %s = %" G_GUINT64_FORMAT " is too large", WHERE_ARGS(w), a->name,
+                    u);
         return FALSE;
     }
     *out = (gint64)u;
@@ -418,7 +418,7 @@ attr_int_range(const where_t *w, const ChakraProtoMsg__AttributeProto *a, gint64
     if (*out < lo || *out > hi) {
         g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
                     WHERE_FMT ": %s = %" G_GINT64_FORMAT " is out of range %" G_GINT64_FORMAT
-                    "..%" G_GINT64_FORMAT,
+                              "..%" G_GINT64_FORMAT,
                     WHERE_ARGS(w), a->name, *out, lo, hi);
         return FALSE;
     }
@@ -427,8 +427,7 @@ attr_int_range(const where_t *w, const ChakraProtoMsg__AttributeProto *a, gint64
 
 /* A number (integer or float member) as a double, for num_ops. */
 static gboolean
-attr_number(const where_t *w, const ChakraProtoMsg__AttributeProto *a, double *out,
-            GError **error)
+attr_number(const where_t *w, const ChakraProtoMsg__AttributeProto *a, double *out, GError **error)
 {
     if (a->value_case == AV(DOUBLE_VAL)) {
         *out = a->double_val;
@@ -610,7 +609,7 @@ comm_for(loader_t *L, const where_t *w, const char *pg_name, gint32 *out, GError
     if (g == NULL) {
         g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_COMM,
                     WHERE_FMT ": pg_name '%s' names no known process group (none in a METADATA "
-                    "node or the comm-group file)",
+                              "node or the comm-group file)",
                     WHERE_ARGS(w), pg_name);
         return FALSE;
     }
@@ -631,7 +630,7 @@ comm_for(loader_t *L, const where_t *w, const char *pg_name, gint32 *out, GError
             }
             g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_COMM,
                         WHERE_FMT ": process group '%s' (from %s) has rank %u but the workload "
-                        "has ranks 0..%u",
+                                  "has ranks 0..%u",
                         WHERE_ARGS(w), pg_name,
                         (const char *)g_hash_table_lookup(L->group_from, pg_name), r, n - 1);
             return FALSE;
@@ -783,12 +782,11 @@ fill_node(loader_t *L, guint r, guint i, GError **error)
     case CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE:
     case CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE:
         if (!have_peer) {
-            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
-                        WHERE_FMT ": %s node without %s", WHERE_ARGS(&w),
-                        n->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE ? "COMM_SEND"
-                                                                                : "COMM_RECV",
-                        n->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE ? "comm_dst"
-                                                                                : "comm_src");
+            g_set_error(
+                error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                WHERE_FMT ": %s node without %s", WHERE_ARGS(&w),
+                n->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE ? "COMM_SEND" : "COMM_RECV",
+                n->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE ? "comm_dst" : "comm_src");
             return FALSE;
         }
         break;
@@ -903,8 +901,7 @@ resolve_deps(loader_t *L, guint r, GError **error)
         g_autofree guint32 *off_both = g_new(guint32, n + 1);
         build_csr(n, data, t->dep_off, &deps_data);
         build_csr(n, both, off_both, &deps_both);
-        if (ctrl_sound && n_ctrl > 0 &&
-            !weft_workload_i_toposort(n, off_both, deps_both, NULL) &&
+        if (ctrl_sound && n_ctrl > 0 && !weft_workload_i_toposort(n, off_both, deps_both, NULL) &&
             weft_workload_i_toposort(n, t->dep_off, deps_data, NULL)) {
             ctrl_sound = FALSE; /* the ctrl_deps alone close a cycle */
         }
@@ -949,8 +946,8 @@ weft_workload_load_chakra(const char *prefix, const char *comm_groups_json, GErr
     loader_t L = {0};
     L.wl = wl;
     L.files = g_new0(rank_file_t, n_ranks);
-    L.groups = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-                                     (GDestroyNotify)g_array_unref);
+    L.groups =
+        g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_array_unref);
     L.group_from = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     L.comm_index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     gboolean ok = TRUE;

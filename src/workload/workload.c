@@ -12,7 +12,7 @@
 
 #include "workload/chakra.h"
 
-G_DEFINE_QUARK(weft-workload-error-quark, weft_workload_error)
+G_DEFINE_QUARK(weft - workload - error - quark, weft_workload_error)
 
 weft_comm_t *
 weft_workload_i_comm_new(const char *name, const guint *ranks, guint n_ranks)
@@ -188,8 +188,8 @@ static guint
 p2p_key_hash(gconstpointer p)
 {
     const p2p_key_t *k = p;
-    guint64 h = ((guint64)k->src * 0x9E3779B97F4A7C15ULL) ^ ((guint64)k->dst << 32) ^
-                (guint64)k->tag;
+    guint64 h =
+        ((guint64)k->src * 0x9E3779B97F4A7C15ULL) ^ ((guint64)k->dst << 32) ^ (guint64)k->tag;
     return (guint)(h ^ (h >> 32));
 }
 
@@ -224,8 +224,8 @@ node_p2p_key(const weft_rank_trace_t *t, guint rank, guint i)
 static gboolean
 check_p2p(const weft_workload_t *wl, GError **error)
 {
-    g_autoptr(GHashTable) counts = g_hash_table_new_full(p2p_key_hash, p2p_key_equal, g_free,
-                                                         g_free);
+    g_autoptr(GHashTable) counts =
+        g_hash_table_new_full(p2p_key_hash, p2p_key_equal, g_free, g_free);
     for (guint r = 0; r < wl->n_ranks; r++) {
         const weft_rank_trace_t *t = &wl->ranks[r];
         for (guint i = 0; i < t->n_nodes; i++) {
@@ -257,13 +257,14 @@ check_p2p(const weft_workload_t *wl, GError **error)
             gboolean send = t->type[i] == WEFT_NODE_SEND;
             if ((send && c->sends > c->recvs) || (!send && c->recvs > c->sends)) {
                 g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_UNMATCHED,
-                            "%s: rank %u: node %" G_GUINT64_FORMAT " (%s): %s %s rank %d tag %"
-                            G_GINT64_FORMAT " has no matching %s (%" G_GUINT64_FORMAT
-                            " sends, %" G_GUINT64_FORMAT " receives from rank %u to rank %u "
+                            "%s: rank %u: node %" G_GUINT64_FORMAT
+                            " (%s): %s %s rank %d tag %" G_GINT64_FORMAT
+                            " has no matching %s (%" G_GUINT64_FORMAT " sends, %" G_GUINT64_FORMAT
+                            " receives from rank %u to rank %u "
                             "with that tag)",
                             t->file, r, t->id[i], t->name[i], send ? "send" : "receive",
-                            send ? "to" : "from", t->peer[i], t->tag[i],
-                            send ? "receive" : "send", c->sends, c->recvs, k.src, k.dst);
+                            send ? "to" : "from", t->peer[i], t->tag[i], send ? "receive" : "send",
+                            c->sends, c->recvs, k.src, k.dst);
                 return FALSE;
             }
         }
@@ -315,8 +316,7 @@ check_rank(const weft_workload_t *wl, guint r, GError **error)
                 g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
                             "%s: rank %u: node %" G_GUINT64_FORMAT " (%s): comm_type %u is out "
                             "of range 0..%d",
-                            t->file, r, t->id[i], t->name[i], t->coll_op[i],
-                            WEFT_COLL_N_OPS - 1);
+                            t->file, r, t->id[i], t->name[i], t->coll_op[i], WEFT_COLL_N_OPS - 1);
                 return FALSE;
             }
             if (t->comm[i] < 0 || (guint)t->comm[i] >= wl->comms->len) {
@@ -348,8 +348,8 @@ weft_workload_check(const weft_workload_t *wl, guint n_gpus, GError **error)
     g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
     if (n_gpus > 0 && wl->n_ranks > n_gpus) {
         g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_RANKS,
-                    "%s: the workload has %u ranks but the cluster has only %u GPUs",
-                    wl->source, wl->n_ranks, n_gpus);
+                    "%s: the workload has %u ranks but the cluster has only %u GPUs", wl->source,
+                    wl->n_ranks, n_gpus);
         return FALSE;
     }
     for (guint r = 0; r < wl->n_ranks; r++) {
