@@ -149,8 +149,18 @@ weft_coll_run_t *weft_coll_run(weft_net_t *net, const weft_coll_plan_t *plan,
                                const gint *member_vertex, weft_coll_done_fn done, void *ctx,
                                guint64 tag, GError **error);
 
-/** weft_coll_run_free: NULL is a no-op. */
+/**
+ * weft_coll_run_free:
+ * @run: a running or finished collective; NULL is a no-op.
+ *
+ * Frees @run. If it has not finished, its transfers in flight are cancelled
+ * (weft_net_transfer_cancel_ctx()) and @done is never called. The network
+ * must still exist.
+ */
 void weft_coll_run_free(weft_coll_run_t *run);
+
+/** weft_coll_run_finished: TRUE once @run's done callback has been called. */
+gboolean weft_coll_run_finished(const weft_coll_run_t *run);
 
 /**
  * weft_coll_time:
