@@ -57,6 +57,7 @@ typedef struct {
 typedef struct {
     guint src_rank, dst_rank;
     gint send_node, recv_node; /* -1 while that side has not been issued */
+    gboolean arrived;          /* the last byte has arrived at dst */
 } p2p_t;
 
 struct replay {
@@ -303,18 +304,28 @@ static void
 on_p2p_done(void *ctx, guint64 index)
 {
     replay_t *R = ctx;
-    p2p_t p = g_array_index(R->p2p, p2p_t, index);
-    rank_state_t *src = &R->ranks[p.src_rank];
-    rank_state_t *dst = &R->ranks[p.dst_rank];
+    p2p_t *p = &g_array_index(R->p2p, p2p_t, index);
+    p->arrived = TRUE;
+    rank_state_t *src = &R->ranks[p->src_rank];
     account(src);
     src->comm_busy--;
-    account(dst);
-    dst->comm_busy--;
-    finish_node(R, p.src_rank, (guint)p.send_node);
-    finish_node(R, p.dst_rank, (guint)p.recv_node);
+    gint recv_node = p->recv_node;
+    finish_node(R, p->src_rank, (guint)p->send_node);
+    if (recv_node >= 0) {
+        /* the receive was posted before the data arrived */
+        rank_state_t *dst = &R->ranks[p->dst_rank];
+        account(dst);
+        dst->comm_busy--;
+        finish_node(R, p->dst_rank, (guint)recv_node);
+    }
 }
 
-/* Issues a SEND or RECV: it waits for its other side, and the transfer starts when both are issued. */
+/*
+ * Issues a SEND or RECV. Sends are eager: the transfer starts when the send is
+ * issued and the send finishes when its last byte arrives. A receive finishes
+ * when it has been issued and its matching message has arrived. Sends and
+ * receives of one (src, dst, tag) match in issue order.
+ */
 static void
 p2p_issue(replay_t *R, rank_state_t *rs, guint node)
 {
@@ -322,44 +333,57 @@ p2p_issue(replay_t *R, rank_state_t *rs, guint node)
     gboolean is_send = t->type[node] == WEFT_NODE_SEND;
     guint src = is_send ? rs->rank : (guint)t->peer[node];
     guint dst = is_send ? (guint)t->peer[node] : rs->rank;
-    account(rs);
-    rs->comm_busy++;
     rs->state[node] = NODE_RUNNING;
 
-    /* Waiting messages of one (src, dst, tag) key, in issue order; a queue
-     * holds only sends or only receives at any time. */
+    /* Unmatched messages of one key wait in issue order; a queue holds only
+     * sends or only receives at any time. */
     p2p_key_t key = {src, dst, t->tag[node]};
     GQueue *q = g_hash_table_lookup(R->p2p_waiting, &key);
-    if (q != NULL && !g_queue_is_empty(q)) {
-        guint idx = GPOINTER_TO_UINT(g_queue_peek_head(q)) - 1;
-        p2p_t *p = &g_array_index(R->p2p, p2p_t, idx);
-        gboolean head_is_send = p->send_node >= 0;
-        if (head_is_send != is_send) {
-            g_queue_pop_head(q);
-            if (is_send) {
-                p->send_node = (gint)node;
-            } else {
-                p->recv_node = (gint)node;
-            }
-            const weft_rank_trace_t *ts = &R->wl->ranks[src];
-            guint64 bytes = ts->comm_bytes[p->send_node];
-            GError *error = NULL;
-            if (!weft_net_transfer_start(R->net, R->ranks[src].vertex, R->ranks[dst].vertex,
-                                         bytes, on_p2p_done, R, idx, &error)) {
-                g_prefix_error(&error, "%s: rank %u node %" G_GUINT64_FORMAT " (%s): ", t->file,
-                               rs->rank, t->id[node], node_name(t, node));
-                fail(R, error);
-            }
-            return;
-        }
-    }
     if (q == NULL) {
         q = g_queue_new();
         g_hash_table_insert(R->p2p_waiting, g_memdup2(&key, sizeof key), q);
     }
-    p2p_t p = {src, dst, is_send ? (gint)node : -1, is_send ? -1 : (gint)node};
-    g_array_append_val(R->p2p, p);
-    g_queue_push_tail(q, GUINT_TO_POINTER(R->p2p->len));
+    guint idx;
+    p2p_t *p = NULL;
+    if (!g_queue_is_empty(q)) {
+        idx = GPOINTER_TO_UINT(g_queue_peek_head(q)) - 1;
+        p = &g_array_index(R->p2p, p2p_t, idx);
+        if ((p->send_node >= 0) == is_send) {
+            p = NULL; /* same kind as those waiting: wait behind them */
+        } else {
+            g_queue_pop_head(q);
+        }
+    }
+    if (p == NULL) {
+        p2p_t fresh = {src, dst, -1, -1, FALSE};
+        g_array_append_val(R->p2p, fresh);
+        idx = R->p2p->len - 1;
+        p = &g_array_index(R->p2p, p2p_t, idx);
+        g_queue_push_tail(q, GUINT_TO_POINTER(idx + 1));
+    }
+
+    if (!is_send) {
+        p->recv_node = (gint)node;
+        if (p->arrived) {
+            /* the data is already here: the receive completes now */
+            rank_node_t rn = {rs->rank, node};
+            g_array_append_val(R->finish_stack, rn);
+        } else {
+            account(rs);
+            rs->comm_busy++;
+        }
+        return;
+    }
+    p->send_node = (gint)node;
+    account(rs);
+    rs->comm_busy++;
+    GError *error = NULL;
+    if (!weft_net_transfer_start(R->net, R->ranks[src].vertex, R->ranks[dst].vertex,
+                                 t->comm_bytes[node], on_p2p_done, R, idx, &error)) {
+        g_prefix_error(&error, "%s: rank %u node %" G_GUINT64_FORMAT " (%s): ", t->file, rs->rank,
+                       t->id[node], node_name(t, node));
+        fail(R, error);
+    }
 }
 
 /* ---- streams and readiness --------------------------------------------------------- */
@@ -401,7 +425,10 @@ make_ready(replay_t *R, rank_state_t *rs, guint node)
         break;
     }
     case WEFT_NODE_COLL: {
-        stream_t *st = &rs->streams[STREAM_COMM];
+        /* A collective recorded on the host (is_cpu_op, e.g. PyTorch's c10d::allreduce_
+         * call) is the CPU side of a GPU collective traced separately: it runs on the
+         * CPU stream for its duration, as ASTRA-sim runs it. */
+        stream_t *st = &rs->streams[t->is_cpu_op[node] ? STREAM_CPU : STREAM_COMM];
         g_queue_push_tail(&st->queue, GUINT_TO_POINTER(node + 1));
         stream_kick(st);
         break;

@@ -16,9 +16,10 @@
  *   numbers, as NCCL requires). When the last member reaches it, its plan runs
  *   on the network; every member's node finishes when the plan finishes.
  * - SEND / RECV do not occupy the collective stream (NCCL groups point-to-point
- *   calls); they are matched by (src, dst, tag) in issue order, and the
- *   transfer starts when both sides have been issued (rendezvous). Both nodes
- *   finish when its last byte arrives.
+ *   calls). Sends are eager, as ASTRA-sim models them: the transfer starts when
+ *   the send is issued and the send finishes when its last byte arrives. A
+ *   receive finishes once it is issued and its message has arrived. Sends and
+ *   receives match by (src, dst, tag) in issue order.
  *
  * Accounting per rank, over [0, finish]: compute = time the compute stream is
  * busy; exposed communication = time communication is in progress and compute
@@ -26,7 +27,7 @@
  *
  * If the event queue empties with nodes unfinished, the replay fails with a
  * deadlock report naming, per blocked rank, the node it waits on and for what
- * (the members of a collective that never arrived, the receive a send waits for).
+ * (the members of a collective that never arrived, the send a receive waits for).
  */
 #ifndef WEFT_REPLAY_REPLAY_H
 #define WEFT_REPLAY_REPLAY_H

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mktrace: writes small Chakra ET workloads for weft's bundled examples and
+ * for the command-line tests, good ones and deliberately broken ones. The
+ * bundled traces/ are this program's output (tests/cli.sh checks that they
+ * still are), so every trace weft ships was made by weft.
+ *
+ *   mktrace SCENARIO RANKS PREFIX     writes PREFIX.0.et .. PREFIX.<RANKS-1>.et
+ *
+ * Scenarios: dp-step (a data-parallel training step whose second gradient
+ * all-reduce overlaps backward compute), and broken inputs: missing-dep, cycle,
+ * unmatched-send, coll-deadlock, truncated, corrupt-varint, empty.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+#define MiB (1024ull * 1024ull)
+
+/* A data-parallel step of a two-layer model (durations in us, sizes in bytes):
+ *   1 forward              1500 us
+ *   2 backward_layer2      1000 us  after 1
+ *   3 all_reduce_grad2     128 MiB  after 2   (overlaps 4)
+ *   4 backward_layer1      1000 us  after 2
+ *   5 all_reduce_grad1     128 MiB  after 4   (exposed: nothing left to overlap)
+ *   6 optimizer_step        200 us  after 3 and 5 */
+static void
+dp_step(test_et_t *et, guint rank)
+{
+    test_et_node_dur(et, 1, "forward", TEST_COMP, 1500);
+    test_et_node_dur(et, 2, "backward_layer2", TEST_COMP, 1000);
+    test_et_dep(et, 1);
+    test_et_coll(et, 3, "all_reduce_grad_layer2", 0, 128 * MiB, NULL);
+    test_et_dep(et, 2);
+    test_et_node_dur(et, 4, "backward_layer1", TEST_COMP, 1000);
+    test_et_dep(et, 2);
+    test_et_coll(et, 5, "all_reduce_grad_layer1", 0, 128 * MiB, NULL);
+    test_et_dep(et, 4);
+    test_et_node_dur(et, 6, "optimizer_step", TEST_COMP, 200);
+    test_et_dep(et, 3);
+    test_et_dep(et, 5);
+}
+
+static int
+usage(void)
+{
+    fprintf(stderr, "usage: mktrace dp-step|missing-dep|cycle|unmatched-send|coll-deadlock|"
+                    "truncated|corrupt-varint|empty RANKS PREFIX\n");
+    return 2;
+}
+
+int
+main(int argc, char **argv)
+{
+    if (argc != 4) {
+        return usage();
+    }
+    const char *scenario = argv[1];
+    guint ranks = (guint)atoi(argv[2]);
+    const char *prefix = argv[3];
+    if (ranks < 1 || ranks > 4096) {
+        return usage();
+    }
+    for (guint r = 0; r < ranks; r++) {
+        g_autofree char *path = g_strdup_printf("%s.%u.et", prefix, r);
+        g_autoptr(test_et_t) et = test_et_new("0.0.4");
+        if (g_str_equal(scenario, "dp-step")) {
+            dp_step(et, r);
+        } else if (g_str_equal(scenario, "missing-dep")) {
+            /* rank 0's node 2 depends on node 99, which no file has */
+            test_et_node_dur(et, 1, "forward", TEST_COMP, 10);
+            test_et_node_dur(et, 2, "backward", TEST_COMP, 10);
+            test_et_dep(et, r == 0 ? 99 : 1);
+        } else if (g_str_equal(scenario, "cycle")) {
+            /* rank 0: 1 -> 2 -> 3 -> 1 */
+            test_et_node_dur(et, 1, "a", TEST_COMP, 10);
+            if (r == 0) {
+                test_et_dep(et, 3);
+            }
+            test_et_node_dur(et, 2, "b", TEST_COMP, 10);
+            test_et_dep(et, 1);
+            test_et_node_dur(et, 3, "c", TEST_COMP, 10);
+            test_et_dep(et, 2);
+        } else if (g_str_equal(scenario, "unmatched-send")) {
+            /* rank 0 sends to rank 1, which never receives */
+            test_et_node_dur(et, 1, "compute", TEST_COMP, 10);
+            if (r == 0 && ranks > 1) {
+                test_et_send(et, 2, "send_activations", 1, 7, MiB);
+                test_et_dep(et, 1);
+            }
+        } else if (g_str_equal(scenario, "coll-deadlock")) {
+            /* every rank but the last joins an all-reduce of the world */
+            test_et_node_dur(et, 1, "compute", TEST_COMP, 10);
+            if (r + 1 < ranks) {
+                test_et_coll(et, 2, "all_reduce_grad", 0, MiB, NULL);
+                test_et_dep(et, 1);
+            }
+        } else if (g_str_equal(scenario, "truncated")) {
+            dp_step(et, r);
+            test_et_write(et, path, FALSE);
+            /* drop the last 5 bytes: the final message is cut short */
+            g_byte_array_set_size(et->bytes, et->bytes->len - 5);
+        } else if (g_str_equal(scenario, "corrupt-varint")) {
+            static const guint8 bad[11] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                           0xff, 0xff, 0xff, 0xff, 0xff};
+            test_et_raw(et, bad, sizeof bad);
+        } else if (g_str_equal(scenario, "empty")) {
+            g_byte_array_set_size(et->bytes, 0);
+        } else {
+            return usage();
+        }
+        test_et_flush(et);
+        GError *error = NULL;
+        if (!g_file_set_contents(path, (const char *)et->bytes->data, et->bytes->len, &error)) {
+            fprintf(stderr, "mktrace: %s\n", error->message);
+            g_error_free(error);
+            return 1;
+        }
+    }
+    return 0;
+}
