@@ -18,7 +18,7 @@
 #include <stdlib.h>
 
 #define B_50GBPS 50e9
-#define PS_PER_BYTE_50GBPS 20 /* 1e12 / 50e9 */
+#define PS_PER_BYTE_50GBPS 20                     /* 1e12 / 50e9 */
 #define ALPHA ((weft_time_t)500 * WEFT_PS_PER_NS) /* 500000 ps */
 #define MIB ((guint64)1 << 20)
 
@@ -69,8 +69,7 @@ time_on(weft_topo_t *topo, weft_coll_op_t op, guint n, guint64 S, guint C)
     GError *error = NULL;
     g_autoptr(weft_sim_t) sim = weft_sim_new(1);
     g_autoptr(weft_net_t) net = weft_net_new(sim, topo, WEFT_NET_ANALYTICAL);
-    g_autoptr(weft_coll_plan_t) plan =
-        weft_coll_plan_new(op, WEFT_COLL_ALGO_AUTO, n, S, C, &error);
+    g_autoptr(weft_coll_plan_t) plan = weft_coll_plan_new(op, WEFT_COLL_ALGO_AUTO, n, S, C, &error);
     ck_assert_msg(plan != NULL, "%s", error ? error->message : "");
     g_autofree gint *members = g_new(gint, n);
     for (guint i = 0; i < n; i++) {
@@ -174,9 +173,8 @@ START_TEST(critical_path_follows_the_data_around_a_ring_with_one_slow_link)
     }
     for (guint i = 0; i < 4; i++) {
         double bw = i == 0 ? 25e9 : B_50GBPS;
-        ck_assert_int_ge(weft_topo_add_link(t, i, (i + 1) % 4, WEFT_LINK_GENERIC, bw, ALPHA, 1,
-                                            &error),
-                         0);
+        ck_assert_int_ge(
+            weft_topo_add_link(t, i, (i + 1) % 4, WEFT_LINK_GENERIC, bw, ALPHA, 1, &error), 0);
     }
     ck_assert_msg(weft_topo_finalize(t, &error), "%s", error ? error->message : "");
     ck_assert_int_eq(time_on(t, WEFT_COLL_ALL_REDUCE, 4, MIB, 1), 44943040);
@@ -331,20 +329,20 @@ END_TEST
 START_TEST(bad_requests_are_errors)
 {
     GError *error = NULL;
-    ck_assert_ptr_null(weft_coll_plan_new(WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALGO_AUTO, 0, 8, 1,
-                                          &error));
+    ck_assert_ptr_null(
+        weft_coll_plan_new(WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALGO_AUTO, 0, 8, 1, &error));
     ck_assert(g_error_matches(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_VALUE));
     g_clear_error(&error);
-    ck_assert_ptr_null(weft_coll_plan_new(WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALGO_AUTO, 4, 8, 0,
-                                          &error));
+    ck_assert_ptr_null(
+        weft_coll_plan_new(WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALGO_AUTO, 4, 8, 0, &error));
     ck_assert(g_error_matches(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_VALUE));
     g_clear_error(&error);
-    ck_assert_ptr_null(weft_coll_plan_new(WEFT_COLL_ALL_TO_ALL, WEFT_COLL_ALGO_RING, 4, 8, 1,
-                                          &error));
+    ck_assert_ptr_null(
+        weft_coll_plan_new(WEFT_COLL_ALL_TO_ALL, WEFT_COLL_ALGO_RING, 4, 8, 1, &error));
     ck_assert(g_error_matches(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED));
     g_clear_error(&error);
-    ck_assert_ptr_null(weft_coll_plan_new(WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALGO_DIRECT, 4, 8, 1,
-                                          &error));
+    ck_assert_ptr_null(
+        weft_coll_plan_new(WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALGO_DIRECT, 4, 8, 1, &error));
     ck_assert(g_error_matches(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED));
     g_clear_error(&error);
     ck_assert_ptr_null(weft_coll_plan_new(WEFT_COLL_N_OPS, WEFT_COLL_ALGO_AUTO, 4, 8, 1, &error));
@@ -481,8 +479,8 @@ START_TEST(every_plan_delivers_exact_bytes_in_topological_order)
                 for (guint si = 0; si < G_N_ELEMENTS(sizes); si++) {
                     guint64 S = sizes[si];
                     GError *error = NULL;
-                    g_autoptr(weft_coll_plan_t) p = weft_coll_plan_new(
-                        op, WEFT_COLL_ALGO_AUTO, n, S, chunk_counts[ci], &error);
+                    g_autoptr(weft_coll_plan_t) p =
+                        weft_coll_plan_new(op, WEFT_COLL_ALGO_AUTO, n, S, chunk_counts[ci], &error);
                     ck_assert_msg(p != NULL, "%s", error ? error->message : "");
                     ck_assert_uint_ge(p->chunks, 1);
                     ck_assert_uint_le(p->chunks, chunk_counts[ci]);

@@ -33,9 +33,9 @@ setup_pair(void)
     gpu1 = weft_topo_add_vertex(topo, WEFT_VERTEX_GPU, "gpu1", 0, 1, &error);
     /* A host with no links: nothing can reach it. */
     lonely = weft_topo_add_vertex(topo, WEFT_VERTEX_HOST, "lonely", 1, -1, &error);
-    ck_assert_int_ge(weft_topo_add_link(topo, gpu0, gpu1, WEFT_LINK_NVLINK, RATE_50GBPS, LAT_500NS,
-                                        1, &error),
-                     0);
+    ck_assert_int_ge(
+        weft_topo_add_link(topo, gpu0, gpu1, WEFT_LINK_NVLINK, RATE_50GBPS, LAT_500NS, 1, &error),
+        0);
     ck_assert_msg(weft_topo_finalize(topo, &error), "%s", error ? error->message : "");
     net = weft_net_new(sim, topo, WEFT_NET_ANALYTICAL);
 }
@@ -112,7 +112,7 @@ START_TEST(self_transfer_is_free_but_goes_through_the_event_loop)
 {
     log_t log = {0};
     ck_assert(weft_net_transfer_start(net, gpu1, gpu1, 1000000, on_done, &log, 7, NULL));
-    ck_assert_uint_eq(log.n, 0);            /* not called from inside start */
+    ck_assert_uint_eq(log.n, 0);                 /* not called from inside start */
     ck_assert_uint_eq(weft_sim_pending(sim), 1); /* but queued */
     weft_sim_run(sim);
     ck_assert_uint_eq(log.n, 1);
@@ -196,7 +196,7 @@ START_TEST(cancel_by_ctx_drops_only_that_ctx)
     ck_assert_int_eq(b.at[0], 500000 + 200 * 20); /* 504000 ps */
     const weft_net_stats_t *st = weft_net_stats(net);
     ck_assert_uint_eq(st->transfers_cancelled, 2);
-    ck_assert_uint_eq(st->bytes_cancelled, 400);                /* 100 + 300 */
+    ck_assert_uint_eq(st->bytes_cancelled, 400);                  /* 100 + 300 */
     ck_assert_uint_eq(st->bytes_sent, st->bytes_delivered + 400); /* 600 = 200 + 400 */
 }
 END_TEST

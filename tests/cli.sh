@@ -1,3 +1,96 @@
 #!/bin/sh
-# placeholder: skipped until written
-exit 77
+# SPDX-License-Identifier: MIT
+# Command-line tests of `weft`: help and exit codes, the bundled example with
+# its hand-derived step time, byte-identical repeated runs, and every kind of
+# bad input failing with exit 1 and a message that names the culprit.
+set -u
+: "${WEFT:?set by make check}" "${MKTRACE:?}" "${WEFT_SRCDIR:?}"
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+ok() { printf 'ok   %s\n' "$1"; }
+bad() { printf 'FAIL %s\n' "$1"; fails=$((fails + 1)); }
+
+# expect CODE NAME PATTERN -- CMD...: CMD exits with CODE and its stderr matches PATTERN
+expect() {
+    code=$1 name=$2 pattern=$3
+    shift 4
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" -ne "$code" ]; then
+        bad "$name: exit $rc, expected $code"; sed 's/^/     /' "$tmp/err"; return
+    fi
+    if [ -n "$pattern" ] && ! grep -Eq "$pattern" "$tmp/err"; then
+        bad "$name: stderr does not match /$pattern/"; sed 's/^/     /' "$tmp/err"; return
+    fi
+    ok "$name"
+}
+
+dgx="$WEFT_SRCDIR/topologies/dgx-h100.ini"
+ring8="$WEFT_SRCDIR/topologies/ring-8.ini"
+
+# ---- help, version, usage errors (exit 2) ----
+expect 0 "weft --help" "" -- "$WEFT" --help
+grep -q "replay" "$tmp/out" || bad "weft --help lists replay"
+expect 0 "weft --version" "" -- "$WEFT" --version
+grep -Eq "^weft [0-9]+\.[0-9]+\.[0-9]+$" "$tmp/out" || bad "weft --version prints 'weft X.Y.Z'"
+expect 0 "weft replay --help" "" -- "$WEFT" replay --help
+grep -q -- "--cluster" "$tmp/out" || bad "weft replay --help lists --cluster"
+expect 2 "no command" "" -- "$WEFT"
+expect 2 "unknown command" "unknown command 'frobnicate'" -- "$WEFT" frobnicate
+expect 2 "replay without --trace" "required" -- "$WEFT" replay --cluster "$dgx"
+expect 2 "replay --chunks 0" "chunks" -- "$WEFT" replay --cluster "$dgx" --trace x --chunks 0
+expect 2 "replay unknown option" "" -- "$WEFT" replay --frobnicate
+expect 2 "replay stray argument" "unexpected argument 'extra'" -- "$WEFT" replay --cluster "$dgx" --trace x extra
+expect 2 "replay unknown network model" "analytical" -- "$WEFT" replay --cluster "$dgx" --trace x --network packet
+
+# ---- the bundled example ----
+# traces/ holds exactly what mktrace makes
+"$MKTRACE" dp-step 8 "$tmp/dp-step" || bad "mktrace dp-step"
+for r in 0 1 2 3 4 5 6 7; do
+    cmp -s "$tmp/dp-step.$r.et" "$WEFT_SRCDIR/traces/dp-step-8/dp-step.$r.et" ||
+        bad "traces/dp-step-8/dp-step.$r.et differs from mktrace's output"
+done
+expect 0 "replay bundled dp-step on DGX H100" "" -- "$WEFT" replay --cluster "$dgx" --trace "$WEFT_SRCDIR/traces/dp-step-8/dp-step"
+cp "$tmp/out" "$tmp/run1"
+# Hand derivation: ring all-reduce of 128 MiB over 8 GPUs through the NVSwitch planes:
+# 14 steps of 1 us (two 500 ns NVLink hops) + 16777216 B / 450e9 B/s (37.282702 us)
+# = 535.957831 us each. forward 1500 + backward_layer2 1000 = 2500 us; grad2 runs
+# 2500..3035.96 (hidden behind backward_layer1 2500..3500); grad1 3500..4035.96;
+# optimizer 200 us: step = 4235.957831 us (weft rounds each transfer to 1 ps).
+step=$(awk '/^step time/ {print $3}' "$tmp/run1")
+awk -v s="$step" 'BEGIN { e = 2500 + 1000 + 14 * (1 + 16777216 / 450e9 * 1e6) + 200;
+    d = s - e; if (d < 0) d = -d; exit !(d < 1e-4) }' &&
+    ok "dp-step step time $step us = hand-derived 4235.957831 us" ||
+    bad "dp-step step time $step us, expected 4235.957831 us"
+awk '$1 == 0 { exit !($3 == "3700.000000" && $4 + 0 > 535.95 && $4 + 0 < 535.96) }' "$tmp/run1" &&
+    ok "rank 0: 3700 us compute, 535.96 us exposed communication" || bad "rank 0 breakdown"
+
+# ---- determinism: the same inputs give byte-identical output ----
+"$WEFT" replay --cluster "$dgx" --trace "$WEFT_SRCDIR/traces/dp-step-8/dp-step" >"$tmp/run2" 2>&1
+cmp -s "$tmp/run1" "$tmp/run2" && ok "two runs are byte-identical" || bad "two runs differ"
+
+# ---- bad input: exit 1, message naming the file, rank or node ----
+for s in empty truncated corrupt-varint missing-dep cycle unmatched-send coll-deadlock; do
+    "$MKTRACE" $s 4 "$tmp/$s" || bad "mktrace $s"
+done
+expect 1 "empty file" "empty\.0\.et" -- "$WEFT" replay --cluster "$ring8" --trace "$tmp/empty"
+expect 1 "truncated file" "truncated\.0\.et.*(offset|byte)" -- "$WEFT" replay --cluster "$ring8" --trace "$tmp/truncated"
+expect 1 "corrupt varint" "corrupt-varint\.0\.et" -- "$WEFT" replay --cluster "$ring8" --trace "$tmp/corrupt-varint"
+expect 1 "prefix matching no file" "nosuchtrace" -- "$WEFT" replay --cluster "$ring8" --trace "$tmp/nosuchtrace"
+expect 1 "dependency on a missing node" "missing-dep\.0\.et.*99" -- "$WEFT" replay --cluster "$ring8" --trace "$tmp/missing-dep"
+expect 1 "dependency cycle" "cycle\.0\.et" -- "$WEFT" replay --cluster "$ring8" --trace "$tmp/cycle"
+expect 1 "unmatched send" "unmatched-send\.0\.et.*send_activations" -- "$WEFT" replay --cluster "$ring8" --trace "$tmp/unmatched-send"
+expect 1 "collective a member never reaches" "deadlock.*" -- "$WEFT" replay --cluster "$ring8" --trace "$tmp/coll-deadlock"
+grep -q "rank(s) 3 that never reached it" "$tmp/err" && ok "deadlock report names the missing rank 3" ||
+    { bad "deadlock report names rank 3"; cat "$tmp/err"; }
+"$MKTRACE" dp-step 16 "$tmp/dp16"
+expect 1 "more ranks than GPUs" "16.*8|8.*16" -- "$WEFT" replay --cluster "$dgx" --trace "$tmp/dp16"
+printf '[cluster]\nkind = ring\ngpus = 8\nlink_bandwidth = 50 furlongs/s\nlink_latency = 500ns\n' >"$tmp/badunit.ini"
+expect 1 "unknown unit in the cluster file" "badunit\.ini.*link_bandwidth.*furlongs" -- "$WEFT" replay --cluster "$tmp/badunit.ini" --trace "$WEFT_SRCDIR/traces/dp-step-8/dp-step"
+printf '[cluster]\nkind = ring\ngpus = 8\nlink_bandwidth = 50\nlink_latency = 500ns\n' >"$tmp/nounit.ini"
+expect 1 "missing unit in the cluster file" "nounit\.ini.*link_bandwidth" -- "$WEFT" replay --cluster "$tmp/nounit.ini" --trace "$WEFT_SRCDIR/traces/dp-step-8/dp-step"
+expect 1 "missing cluster file" "nosuch\.ini" -- "$WEFT" replay --cluster "$tmp/nosuch.ini" --trace "$WEFT_SRCDIR/traces/dp-step-8/dp-step"
+
+echo "cli.sh: $fails failure(s)"
+[ "$fails" -eq 0 ]

@@ -1,3 +1,99 @@
 #!/bin/sh
-# placeholder: skipped until written
-exit 77
+# SPDX-License-Identifier: MIT
+# Replays the real inputs of other tools in ../shared/data, unchanged, and
+# checks the step times that can be derived by hand. Skips (exit 77) where
+# ../shared is absent, as it is for users who clone weft alone.
+set -u
+: "${WEFT:?set by make check}" "${WEFT_SRCDIR:?}"
+data="${WEFT_SHARED:-}/data"
+if [ ! -d "$data" ]; then
+    echo "real_inputs.sh: $data not found: skipped"
+    exit 77
+fi
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+ok() { printf 'ok   %s\n' "$1"; }
+bad() { printf 'FAIL %s\n' "$1"; fails=$((fails + 1)); }
+
+# run NAME EXPECTED_US CLUSTER PREFIX: replays and compares the step time with
+# EXPECTED_US (an awk expression; "-" only requires success) to 1e-4 us
+# (every transfer is rounded to 1 ps, a step has at most a few dozen).
+run() {
+    name=$1 expected=$2 cluster=$3 prefix=$4
+    if ! "$WEFT" replay --cluster "$cluster" --trace "$prefix" >"$tmp/out" 2>"$tmp/err"; then
+        bad "$name: weft replay failed"; sed 's/^/     /' "$tmp/err"; return
+    fi
+    step=$(awk '/^step time/ {print $3}' "$tmp/out")
+    if [ "$expected" = "-" ]; then
+        ok "$name: step $step us"; return
+    fi
+    if awk "BEGIN { e = $expected; d = $step - e; if (d < 0) d = -d; exit !(d < 1e-4) }"; then
+        ok "$name: step $step us as derived"
+    else
+        bad "$name: step $step us, expected $(awk "BEGIN { printf \"%.6f\", $expected }") us"
+    fi
+}
+
+micro="$data/astra-sim-examples/examples/workload/microbenchmarks"
+nets="$data/astra-sim-examples/examples/network/analytical"
+dgx="$WEFT_SRCDIR/topologies/dgx-h100.ini"
+
+# ASTRA-sim's Ring_Nnpus.yml: a ring, 50 GB/s per link where ASTRA-sim's GB is
+# 2^30 B, so B = 53687091200 B/s; a = 500 ns per hop. Each microbenchmark is one
+# collective with comm_size S = 1 MiB (1048576 B), so S/B = 19.53125 us exactly.
+# With n ranks (doc/collectives.md), in us:
+#   all_reduce     2(n-1) (a + S/(nB))     n=4: 32.296875  n=8: 41.1796875  n=16: 51.62109375
+#   all_gather      (n-1) (a + S/B)        n=4: 60.09375   n=8: 140.21875   n=16: 300.46875
+#   reduce_scatter  (n-1) (a + S/(nB))     n=4: 16.1484375 n=8: 20.58984375 n=16: 25.810546875
+#   all_to_all      floor(n/2) a + S/(nB)  (direct: the farthest peer is n/2 hops away and no
+#                                           link is shared under the analytical model)
+#                                          n=4: 5.8828125  n=8: 4.44140625  n=16: 5.220703125
+SB=19.53125
+for n in 4 8 16; do
+    run "all_reduce ${n} ranks on Ring_${n}npus" "2*($n-1)*(0.5+$SB/$n)" "$nets/Ring_${n}npus.yml" "$micro/all_reduce/${n}npus_1MB/all_reduce"
+    run "all_gather ${n} ranks on Ring_${n}npus" "($n-1)*(0.5+$SB)" "$nets/Ring_${n}npus.yml" "$micro/all_gather/${n}npus_1MB/all_gather"
+    run "reduce_scatter ${n} ranks on Ring_${n}npus" "($n-1)*(0.5+$SB/$n)" "$nets/Ring_${n}npus.yml" "$micro/reduce_scatter/${n}npus_1MB/reduce_scatter"
+    run "all_to_all ${n} ranks on Ring_${n}npus" "int($n/2)*0.5+$SB/$n" "$nets/Ring_${n}npus.yml" "$micro/all_to_all/${n}npus_1MB/all_to_all"
+done
+
+# The DGX H100 node: GPU to GPU is two 500 ns NVLink hops (1 us) at 450e9 B/s
+# (18 links x 25 GB/s sprayed over the four NVSwitch chips); S/B = 2.330168889 us.
+#   all_reduce 14 (1 + S/8B) = 18.077794   all_gather 7 (1 + S/B) = 23.311182
+#   reduce_scatter 7 (1 + S/8B) = 9.038897 all_to_all 1 + S/8B = 1.291271
+HB="1048576/450e9*1e6"
+run "all_reduce 8 ranks on DGX H100" "14*(1+$HB/8)" "$dgx" "$micro/all_reduce/8npus_1MB/all_reduce"
+run "all_gather 8 ranks on DGX H100" "7*(1+$HB)" "$dgx" "$micro/all_gather/8npus_1MB/all_gather"
+run "reduce_scatter 8 ranks on DGX H100" "7*(1+$HB/8)" "$dgx" "$micro/reduce_scatter/8npus_1MB/reduce_scatter"
+run "all_to_all 8 ranks on DGX H100" "1+$HB/8" "$dgx" "$micro/all_to_all/8npus_1MB/all_to_all"
+
+# ASTRA-sim's custom ring all-reduce written as SEND/RECV/COMP nodes (8 ranks):
+# 14 sends of 1 MiB / 8 = 131072 B, one hop each (0.5 + 2.44140625 us), in a chain
+# through each rank, plus the 7 reduction COMP nodes of rank 0's chain. The
+# communication part equals the native ring all-reduce above (41.1796875 us).
+custom="$data/astra-sim-examples/examples/system/custom_collectives/custom_ring_allreduce_8npus_1MB/custom_allreduce"
+run "custom ring all-reduce (SEND/RECV/COMP) on Ring_8npus" - "$nets/Ring_8npus.yml" "$custom"
+comm=$(awk '$1 == 0 {print $4}' "$tmp/out"); comp=$(awk '$1 == 0 {print $3}' "$tmp/out")
+awk "BEGIN { d = $comm - 14*(0.5+$SB/8); if (d < 0) d = -d; exit !(d < 1e-4) }" &&
+    ok "custom ring all-reduce: exposed communication $comm us = 14 (a + S/8B)" ||
+    bad "custom ring all-reduce: exposed communication $comm us, expected 41.179688"
+
+# demo1 of the ASTRA-sim tutorial: an 8-rank all-reduce on its own ring
+demo1="$data/astra-sim-tutorials/micro2024/astra-sim-demo/demo1"
+run "tutorial demo1 all-reduce on Ring_8" - "$demo1/inputs/Ring_8.yml" "$demo1/allreduce/allreduce"
+
+# The 32-rank model-parallel MLP of the ASTRA-sim tutorial on its DGX H100 x 4 network
+demo2="$data/astra-sim-tutorials/micro2024/astra-sim-demo/demo2"
+run "MLP_ModelParallel (32 ranks) on DGX_H100-32" - "$demo2/inputs/DGX_H100-32.yml" "$demo2/workload/MLP_ModelParallel"
+grep -q "32 ranks" "$tmp/out" || bad "MLP_ModelParallel has 32 ranks"
+grep -q "^collectives  11," "$tmp/out" && ok "MLP_ModelParallel ran its 11 collectives" || bad "MLP_ModelParallel collective count"
+
+# One rank of a real PyTorch trace: its collectives have one member and cost
+# nothing, so the step is its compute critical path.
+run "chakra-pytorch rank 0 (3,664 nodes) on one DGX H100" - "$dgx" "$data/chakra-pytorch/chakra"
+grep -q "3664 nodes" "$tmp/out" || bad "chakra.0.et has 3,664 nodes"
+awk '$1 == 0 { exit !($4 == "0.000000") }' "$tmp/out" &&
+    ok "chakra-pytorch: one-rank collectives cost nothing" || bad "chakra-pytorch: exposed communication is not 0"
+
+echo "real_inputs.sh: $fails failure(s)"
+[ "$fails" -eq 0 ]

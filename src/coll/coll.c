@@ -12,7 +12,10 @@
 
 #include <string.h>
 
+/* The quark's name is stringified from tokens: clang-format must not space its dashes. */
+/* clang-format off */
 G_DEFINE_QUARK(weft-coll-error-quark, weft_coll_error)
+/* clang-format on */
 
 /* More transfers than this is a mistake in the request (and would not fit guint32 ids). */
 #define MAX_XFERS ((guint64)G_MAXUINT32 / 2)
@@ -430,15 +433,14 @@ weft_coll_plan_print(const weft_coll_plan_t *plan, GString *out)
 {
     g_return_if_fail(plan != NULL);
     g_return_if_fail(out != NULL);
-    g_string_append_printf(out,
-                           "plan %s %s: %u members, %" G_GUINT64_FORMAT
-                           " bytes, %u chunks, %u transfers\n",
-                           weft_coll_op_name(plan->op), weft_coll_algo_name(plan->algo),
-                           plan->n_members, plan->size_bytes, plan->chunks, plan->n_xfers);
+    g_string_append_printf(
+        out, "plan %s %s: %u members, %" G_GUINT64_FORMAT " bytes, %u chunks, %u transfers\n",
+        weft_coll_op_name(plan->op), weft_coll_algo_name(plan->algo), plan->n_members,
+        plan->size_bytes, plan->chunks, plan->n_xfers);
     for (guint t = 0; t < plan->n_xfers; t++) {
         const weft_coll_xfer_t *x = &plan->xfers[t];
-        g_string_append_printf(out, "  #%u: %u -> %u %" G_GUINT64_FORMAT " B, %u preds, succ [",
-                               t, x->src, x->dst, x->bytes, plan->n_preds[t]);
+        g_string_append_printf(out, "  #%u: %u -> %u %" G_GUINT64_FORMAT " B, %u preds, succ [", t,
+                               x->src, x->dst, x->bytes, plan->n_preds[t]);
         for (guint32 s = plan->succ_off[t]; s < plan->succ_off[t + 1]; s++) {
             g_string_append_printf(out, s == plan->succ_off[t] ? "%u" : " %u", plan->succ[s]);
         }

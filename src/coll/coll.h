@@ -24,7 +24,13 @@
  *    at once (S = bytes one member sends in total, including its own share).
  *  - broadcast and reduce (ring pipeline rooted at member 0), gather and
  *    scatter (direct to/from member 0), barrier (a ring all-reduce of 0 bytes):
- *    simple forms until the NCCL algorithms arrive.
+ *    simple forms until the NCCL algorithms arrive. Broadcast runs the chain
+ *    0 -> 1 -> ... -> n-1 and reduce the chain 1 -> 2 -> ... -> n-1 -> 0, each
+ *    hop carrying S in C pipelined chunks with the same dependency rule as the
+ *    ring; gather and scatter move S (the buffer each rank holds) between the
+ *    root and each other member, all at once.
+ * Chunks: a plan never uses more chunks than its smallest piece has bytes
+ * (plan->chunks holds the count used; direct algorithms and barrier use 1).
  * A collective over one member moves no data and costs nothing (NCCL with one
  * rank performs, at most, a local copy, which this level does not charge).
  * Local reductions are not charged a cost in this version.
@@ -46,8 +52,8 @@ G_BEGIN_DECLS
 GQuark weft_coll_error_quark(void);
 
 typedef enum {
-    WEFT_COLL_ERROR_UNSUPPORTED,  /* no such (operation, algorithm) pair */
-    WEFT_COLL_ERROR_VALUE,        /* n == 0, chunks == 0, ... */
+    WEFT_COLL_ERROR_UNSUPPORTED, /* no such (operation, algorithm) pair */
+    WEFT_COLL_ERROR_VALUE,       /* n == 0, chunks == 0, ... */
 } weft_coll_error_t;
 
 /** Collective operations; the values are Chakra's CollectiveCommType numbers. */
@@ -66,7 +72,7 @@ typedef enum {
 } weft_coll_op_t;
 
 typedef enum {
-    WEFT_COLL_ALGO_AUTO,   /* the default for the operation */
+    WEFT_COLL_ALGO_AUTO, /* the default for the operation */
     WEFT_COLL_ALGO_RING,
     WEFT_COLL_ALGO_DIRECT,
 } weft_coll_algo_t;
@@ -84,14 +90,14 @@ typedef struct {
  */
 typedef struct {
     weft_coll_op_t op;
-    weft_coll_algo_t algo;     /* resolved: never AUTO */
+    weft_coll_algo_t algo; /* resolved: never AUTO */
     guint n_members;
-    guint64 size_bytes;        /* S, as in doc/collectives.md */
-    guint chunks;
+    guint64 size_bytes; /* S, as in doc/collectives.md */
+    guint chunks; /* chunks used: <= the requested count (see the essay) */
     guint n_xfers;
     weft_coll_xfer_t *xfers;
     guint32 *n_preds;
-    guint32 *succ_off;         /* n_xfers + 1 */
+    guint32 *succ_off; /* n_xfers + 1 */
     guint32 *succ;
 } weft_coll_plan_t;
 
@@ -117,7 +123,11 @@ void weft_coll_plan_print(const weft_coll_plan_t *plan, GString *out);
 /** weft_coll_op_name: "all_reduce", "all_gather", ... (nccl-tests spelling). */
 const char *weft_coll_op_name(weft_coll_op_t op);
 
-/** weft_coll_op_from_name: parses weft_coll_op_name() spellings; FALSE if unknown. */
+/**
+ * weft_coll_op_from_name: parses weft_coll_op_name() spellings, ignoring case,
+ * '_' and '-' (so "all_to_all", "ALLREDUCE" and "reduce-scatter" are accepted);
+ * FALSE if unknown.
+ */
 gboolean weft_coll_op_from_name(const char *name, weft_coll_op_t *op);
 
 /** weft_coll_algo_name: "auto", "ring", "direct". */

@@ -12,9 +12,9 @@
 struct weft_coll_run {
     weft_net_t *net;
     const weft_coll_plan_t *plan;
-    gint *member_vertex;     /* plan->n_members cluster vertex ids */
-    guint32 *waiting;        /* per transfer: predecessors not yet finished */
-    guint32 n_done;          /* transfers finished */
+    gint *member_vertex; /* plan->n_members cluster vertex ids */
+    guint32 *waiting;    /* per transfer: predecessors not yet finished */
+    guint32 n_done;      /* transfers finished */
     weft_coll_done_fn done;
     void *ctx;
     guint64 tag;
@@ -30,9 +30,9 @@ start_xfer(weft_coll_run_t *run, guint32 t)
     const weft_coll_xfer_t *x = &run->plan->xfers[t];
     GError *error = NULL;
     /* Every pair was checked routable in weft_coll_run(), so this cannot fail. */
-    gboolean ok = weft_net_transfer_start(run->net, run->member_vertex[x->src],
-                                          run->member_vertex[x->dst], x->bytes, on_xfer_done,
-                                          run, t, &error);
+    gboolean ok =
+        weft_net_transfer_start(run->net, run->member_vertex[x->src], run->member_vertex[x->dst],
+                                x->bytes, on_xfer_done, run, t, &error);
     if (!ok) {
         g_error("collective %s transfer #%u: %s", weft_coll_op_name(run->plan->op), t,
                 error->message);

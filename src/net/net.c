@@ -12,7 +12,10 @@
  */
 #include "net/net.h"
 
+/* The quark's name is stringified from tokens: clang-format must not space its dashes. */
+/* clang-format off */
 G_DEFINE_QUARK(weft-net-error-quark, weft_net_error)
+/* clang-format on */
 
 /* One transfer in flight. Records are addressed by index: the pool may move. */
 typedef struct {
@@ -38,8 +41,8 @@ struct weft_net {
     weft_topo_t *topo;
     weft_net_model_t model;
     const model_ops_t *ops;
-    GArray *xfers;     /* of xfer_t */
-    GArray *free_idx;  /* of guint32: indexes of unused records */
+    GArray *xfers;    /* of xfer_t */
+    GArray *free_idx; /* of guint32: indexes of unused records */
     guint64 in_flight;
     weft_net_stats_t stats;
 };
@@ -223,8 +226,8 @@ lookup_route(weft_net_t *net, gint src, gint dst, const weft_route_t **route, GE
 }
 
 gboolean
-weft_net_transfer_start(weft_net_t *net, gint src, gint dst, guint64 bytes,
-                        weft_net_done_fn done, void *ctx, guint64 tag, GError **error)
+weft_net_transfer_start(weft_net_t *net, gint src, gint dst, guint64 bytes, weft_net_done_fn done,
+                        void *ctx, guint64 tag, GError **error)
 {
     g_return_val_if_fail(net != NULL, FALSE);
     g_return_val_if_fail(done != NULL, FALSE);

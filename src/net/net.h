@@ -34,8 +34,8 @@ G_BEGIN_DECLS
 GQuark weft_net_error_quark(void);
 
 typedef enum {
-    WEFT_NET_ERROR_MODEL,     /* unknown model name */
-    WEFT_NET_ERROR_NO_ROUTE,  /* a transfer between unconnected vertices */
+    WEFT_NET_ERROR_MODEL,    /* unknown model name */
+    WEFT_NET_ERROR_NO_ROUTE, /* a transfer between unconnected vertices */
 } weft_net_error_t;
 
 typedef enum {
@@ -57,10 +57,10 @@ typedef struct weft_net weft_net_t;
 typedef struct {
     guint64 transfers_started;
     guint64 transfers_done;
-    guint64 bytes_sent;       /* sum of transfer sizes at start */
-    guint64 bytes_delivered;  /* sum of transfer sizes at completion */
-    guint64 transfers_cancelled;  /* by weft_net_transfer_cancel_ctx() */
-    guint64 bytes_cancelled;      /* their sizes */
+    guint64 bytes_sent;          /* sum of transfer sizes at start */
+    guint64 bytes_delivered;     /* sum of transfer sizes at completion */
+    guint64 transfers_cancelled; /* by weft_net_transfer_cancel_ctx() */
+    guint64 bytes_cancelled;     /* their sizes */
 } weft_net_stats_t;
 /* Invariant: bytes_sent == bytes_delivered + bytes_cancelled + bytes still in flight. */
 
