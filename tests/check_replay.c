@@ -49,8 +49,8 @@ ring(guint n)
         if (n == 2 && i == 1) {
             break;
         }
-        ck_assert_int_ge(weft_topo_add_link(t, (gint)i, (gint)((i + 1) % n), WEFT_LINK_NVLINK,
-                                            50e9, 500 * WEFT_PS_PER_NS, 1, &err),
+        ck_assert_int_ge(weft_topo_add_link(t, (gint)i, (gint)((i + 1) % n), WEFT_LINK_NVLINK, 50e9,
+                                            500 * WEFT_PS_PER_NS, 1, &err),
                          0);
     }
     ck_assert(weft_topo_finalize(t, &err));

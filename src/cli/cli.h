@@ -24,7 +24,8 @@ enum {
  */
 int weft_cmd_replay(int argc, char **argv);
 
-/** weft_cli_usage_error: prints "weft CMD: MESSAGE" and a hint to stderr; returns WEFT_EXIT_USAGE. */
+/** weft_cli_usage_error: prints "weft CMD: MESSAGE" and a hint to stderr; returns WEFT_EXIT_USAGE.
+ */
 int weft_cli_usage_error(const char *cmd, const char *message);
 
 /** weft_cli_error: prints "weft CMD: MESSAGE" to stderr; returns WEFT_EXIT_ERROR. */

@@ -54,10 +54,10 @@ weft_cmd_replay(int argc, char **argv)
          "Chakra trace prefix: files PREFIX.0.et, PREFIX.1.et, ...", "PREFIX"},
         {"comm-groups", 'g', 0, G_OPTION_ARG_FILENAME, &comm_groups,
          "communicator groups as JSON {\"1\": [0,1,...], ...}", "FILE"},
-        {"network", 'n', 0, G_OPTION_ARG_STRING, &network,
-         "network model: analytical (default)", "MODEL"},
-        {"chunks", 0, 0, G_OPTION_ARG_INT, &chunks,
-         "pipeline chunks per collective (default 1)", "N"},
+        {"network", 'n', 0, G_OPTION_ARG_STRING, &network, "network model: analytical (default)",
+         "MODEL"},
+        {"chunks", 0, 0, G_OPTION_ARG_INT, &chunks, "pipeline chunks per collective (default 1)",
+         "N"},
         {"seed", 's', 0, G_OPTION_ARG_INT64, &seed, "random seed (default 1)", "N"},
         {NULL},
     };
@@ -67,7 +67,8 @@ weft_cmd_replay(int argc, char **argv)
              "step time and, per rank, finish time, compute, exposed communication and idle\n"
              "time (compute + exposed communication + idle = finish).");
     g_option_context_set_description(
-        ctx, "Example:\n  weft replay --cluster topologies/dgx-h100.ini --trace traces/allreduce-8/allreduce\n\n"
+        ctx, "Example:\n  weft replay --cluster topologies/dgx-h100.ini --trace "
+             "traces/allreduce-8/allreduce\n\n"
              "Exit status: 0 on success, 1 on bad input or a failed run, 2 on a usage error.");
     g_option_context_add_main_entries(ctx, entries, NULL);
     g_autoptr(GError) error = NULL;
@@ -79,7 +80,8 @@ weft_cmd_replay(int argc, char **argv)
         return weft_cli_usage_error("replay", msg);
     }
     if (cluster == NULL || trace == NULL) {
-        return weft_cli_usage_error("replay", "both --cluster FILE and --trace PREFIX are required");
+        return weft_cli_usage_error("replay",
+                                    "both --cluster FILE and --trace PREFIX are required");
     }
     if (chunks < 1) {
         g_autofree char *msg = g_strdup_printf("--chunks must be at least 1, not %d", chunks);

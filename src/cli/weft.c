@@ -25,13 +25,12 @@ static const command_t commands[] = {
 static void
 print_help(FILE *out)
 {
-    fprintf(out,
-            "Usage: weft COMMAND [OPTION...]\n"
-            "\n"
-            "weft predicts how long distributed training takes on GPU clusters by\n"
-            "replaying per-rank operator traces over a model of the cluster.\n"
-            "\n"
-            "Commands:\n");
+    fprintf(out, "Usage: weft COMMAND [OPTION...]\n"
+                 "\n"
+                 "weft predicts how long distributed training takes on GPU clusters by\n"
+                 "replaying per-rank operator traces over a model of the cluster.\n"
+                 "\n"
+                 "Commands:\n");
     for (gsize i = 0; i < G_N_ELEMENTS(commands); i++) {
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
     }

@@ -20,11 +20,11 @@ typedef struct {
 } slot_t;
 
 struct weft_evq {
-    GArray *heap;      /* heap_entry_t */
-    GArray *slots;     /* slot_t */
-    GArray *free;      /* guint32 slot indexes */
+    GArray *heap;  /* heap_entry_t */
+    GArray *slots; /* slot_t */
+    GArray *free;  /* guint32 slot indexes */
     guint64 next_seq;
-    gsize live;        /* pending, not cancelled */
+    gsize live; /* pending, not cancelled */
 };
 
 weft_evq_t *

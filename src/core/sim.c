@@ -19,8 +19,8 @@ weft_sim_new(guint64 seed)
     weft_sim_t *sim = g_new0(weft_sim_t, 1);
     sim->q = weft_evq_new();
     sim->seed = seed;
-    sim->rngs = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
-                                      (GDestroyNotify)weft_rng_free);
+    sim->rngs =
+        g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify)weft_rng_free);
     return sim;
 }
 

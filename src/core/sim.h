@@ -50,8 +50,8 @@ weft_event_handle_t weft_sim_at(weft_sim_t *sim, weft_time_t time, weft_event_fn
                                 void *data);
 
 /** weft_sim_after: schedules @fn @delay picoseconds (>= 0) from now. */
-weft_event_handle_t weft_sim_after(weft_sim_t *sim, weft_time_t delay, weft_event_fn fn,
-                                   void *ctx, void *data);
+weft_event_handle_t weft_sim_after(weft_sim_t *sim, weft_time_t delay, weft_event_fn fn, void *ctx,
+                                   void *data);
 
 /** weft_sim_cancel: cancels a pending event; FALSE if it already ran. */
 gboolean weft_sim_cancel(weft_sim_t *sim, weft_event_handle_t handle);

@@ -9,7 +9,9 @@
 #include <math.h>
 #include <string.h>
 
+/* clang-format off */
 G_DEFINE_QUARK(weft-units-error-quark, weft_units_error)
+/* clang-format on */
 
 typedef struct {
     const char *name;
@@ -19,26 +21,46 @@ typedef struct {
 /* Sizes: SI prefixes are powers of 1000, IEC prefixes powers of 1024 (IEC 80000-13). */
 static const unit_t size_units[] = {
     {"B", 1.0},
-    {"KB", 1e3},    {"MB", 1e6},    {"GB", 1e9},    {"TB", 1e12},   {"PB", 1e15},
-    {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
-    {"TiB", 1099511627776.0}, {"PiB", 1125899906842624.0},
+    {"KB", 1e3},
+    {"MB", 1e6},
+    {"GB", 1e9},
+    {"TB", 1e12},
+    {"PB", 1e15},
+    {"KiB", 1024.0},
+    {"MiB", 1048576.0},
+    {"GiB", 1073741824.0},
+    {"TiB", 1099511627776.0},
+    {"PiB", 1125899906842624.0},
     {NULL, 0.0},
 };
 
 /* Rates: bytes per second, or bits per second divided by 8. */
 static const unit_t rate_units[] = {
-    {"B/s", 1.0},     {"KB/s", 1e3},     {"MB/s", 1e6},     {"GB/s", 1e9},    {"TB/s", 1e12},
-    {"KiB/s", 1024.0}, {"MiB/s", 1048576.0}, {"GiB/s", 1073741824.0},
+    {"B/s", 1.0},
+    {"KB/s", 1e3},
+    {"MB/s", 1e6},
+    {"GB/s", 1e9},
+    {"TB/s", 1e12},
+    {"KiB/s", 1024.0},
+    {"MiB/s", 1048576.0},
+    {"GiB/s", 1073741824.0},
     {"TiB/s", 1099511627776.0},
-    {"bps", 0.125},   {"b/s", 0.125},
-    {"Kb/s", 125.0},  {"Kbps", 125.0},   {"Mb/s", 125e3},   {"Mbps", 125e3},
-    {"Gb/s", 125e6},  {"Gbps", 125e6},   {"Tb/s", 125e9},   {"Tbps", 125e9},
+    {"bps", 0.125},
+    {"b/s", 0.125},
+    {"Kb/s", 125.0},
+    {"Kbps", 125.0},
+    {"Mb/s", 125e3},
+    {"Mbps", 125e3},
+    {"Gb/s", 125e6},
+    {"Gbps", 125e6},
+    {"Tb/s", 125e9},
+    {"Tbps", 125e9},
     {NULL, 0.0},
 };
 
 static const unit_t time_units[] = {
-    {"ps", 1.0}, {"ns", 1e3}, {"us", 1e6}, {"\xc2\xb5s", 1e6}, {"ms", 1e9}, {"s", 1e12},
-    {NULL, 0.0},
+    {"ps", 1.0}, {"ns", 1e3}, {"us", 1e6}, {"\xc2\xb5s", 1e6},
+    {"ms", 1e9}, {"s", 1e12}, {NULL, 0.0},
 };
 
 static const char *
@@ -55,8 +77,7 @@ units_list(const unit_t *table, GString *out)
  * around both). @what names the dimension for messages.
  */
 static gboolean
-split_quantity(const char *text, double *value, const char **unit, const char *what,
-               GError **error)
+split_quantity(const char *text, double *value, const char **unit, const char *what, GError **error)
 {
     if (text == NULL) {
         g_set_error(error, WEFT_UNITS_ERROR, WEFT_UNITS_ERROR_NUMBER, "no %s given", what);
@@ -119,8 +140,8 @@ parse_with(const char *text, const unit_t *table, const char *what, double *out,
                         units_list(table, list));
         } else {
             g_set_error(error, WEFT_UNITS_ERROR, WEFT_UNITS_ERROR_UNIT,
-                        "'%s' has an unknown unit '%s' for a %s: use one of %s", text, unit,
-                        what, units_list(table, list));
+                        "'%s' has an unknown unit '%s' for a %s: use one of %s", text, unit, what,
+                        units_list(table, list));
         }
         return FALSE;
     }
@@ -136,8 +157,8 @@ weft_units_parse_bytes(const char *text, guint64 *bytes, GError **error)
         return FALSE;
     }
     if (v >= 18446744073709551615.0) {
-        g_set_error(error, WEFT_UNITS_ERROR, WEFT_UNITS_ERROR_RANGE,
-                    "'%s' is too large a size", text);
+        g_set_error(error, WEFT_UNITS_ERROR, WEFT_UNITS_ERROR_RANGE, "'%s' is too large a size",
+                    text);
         return FALSE;
     }
     *bytes = (guint64)llround(v);

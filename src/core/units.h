@@ -31,9 +31,9 @@ G_BEGIN_DECLS
 GQuark weft_units_error_quark(void);
 
 typedef enum {
-    WEFT_UNITS_ERROR_NUMBER,  /* no number, or trailing garbage */
-    WEFT_UNITS_ERROR_UNIT,    /* unit missing, unknown, or of the wrong dimension */
-    WEFT_UNITS_ERROR_RANGE,   /* negative, not finite, or does not fit */
+    WEFT_UNITS_ERROR_NUMBER, /* no number, or trailing garbage */
+    WEFT_UNITS_ERROR_UNIT,   /* unit missing, unknown, or of the wrong dimension */
+    WEFT_UNITS_ERROR_RANGE,  /* negative, not finite, or does not fit */
 } weft_units_error_t;
 
 /**

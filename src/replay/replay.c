@@ -8,7 +8,9 @@
 
 #include <string.h>
 
+/* clang-format off */
 G_DEFINE_QUARK(weft-replay-error-quark, weft_replay_error)
+/* clang-format on */
 
 enum { NODE_WAITING, NODE_QUEUED, NODE_RUNNING, NODE_DONE };
 enum { STREAM_COMPUTE, STREAM_COMM, STREAM_CPU, N_STREAMS };
@@ -20,36 +22,36 @@ typedef struct rank_state rank_state_t;
 typedef struct {
     rank_state_t *rank;
     guint kind;
-    GQueue queue;  /* node indexes (GUINT_TO_POINTER(i + 1)) */
-    gint running;  /* node index, or -1 */
+    GQueue queue; /* node indexes (GUINT_TO_POINTER(i + 1)) */
+    gint running; /* node index, or -1 */
 } stream_t;
 
 struct rank_state {
     replay_t *replay;
     guint rank;
     const weft_rank_trace_t *trace;
-    gint vertex;               /* the GPU this rank runs on */
-    guint8 *state;             /* per node */
-    guint32 *preds_left;       /* per node */
-    guint32 *succ_off;         /* CSR of successors */
+    gint vertex;         /* the GPU this rank runs on */
+    guint8 *state;       /* per node */
+    guint32 *preds_left; /* per node */
+    guint32 *succ_off;   /* CSR of successors */
     guint32 *succ;
-    guint32 *coll_seq;         /* per communicator: collectives issued so far */
+    guint32 *coll_seq; /* per communicator: collectives issued so far */
     stream_t streams[N_STREAMS];
     guint nodes_done;
     /* accounting */
-    guint compute_busy;        /* compute or CPU stream running */
-    guint comm_busy;           /* collectives and point-to-point in progress */
+    guint compute_busy; /* compute or CPU stream running */
+    guint comm_busy;    /* collectives and point-to-point in progress */
     weft_time_t last_change;
     weft_rank_result_t res;
 };
 
 /* One collective instance: the seq-th collective of a communicator. */
 typedef struct {
-    guint64 key;               /* comm << 32 | seq */
+    guint64 key; /* comm << 32 | seq */
     guint comm;
     guint seq;
     guint n_arrived;
-    gint32 *member_node;       /* per member: node index, or -1 until it arrives */
+    gint32 *member_node; /* per member: node index, or -1 until it arrives */
     weft_coll_run_t *run;
 } coll_inst_t;
 
@@ -67,13 +69,13 @@ struct replay {
     const weft_workload_t *wl;
     guint chunks;
     rank_state_t *ranks;
-    gint **member_index;       /* per communicator: rank -> member index or -1 */
-    GHashTable *colls;         /* key -> coll_inst_t* (owned) */
-    GHashTable *plans;         /* plan_key_t -> weft_coll_plan_t* (owned) */
-    GHashTable *p2p_waiting;   /* p2p_key_t -> GQueue of p2p indexes (+1) waiting */
-    GArray *p2p;               /* p2p_t */
-    GArray *finish_stack;      /* (rank, node) pairs to finish at the current time */
-    GError *error;             /* first runtime error; stops the simulation */
+    gint **member_index;     /* per communicator: rank -> member index or -1 */
+    GHashTable *colls;       /* key -> coll_inst_t* (owned) */
+    GHashTable *plans;       /* plan_key_t -> weft_coll_plan_t* (owned) */
+    GHashTable *p2p_waiting; /* p2p_key_t -> GQueue of p2p indexes (+1) waiting */
+    GArray *p2p;             /* p2p_t */
+    GArray *finish_stack;    /* (rank, node) pairs to finish at the current time */
+    GError *error;           /* first runtime error; stops the simulation */
     guint64 collectives;
 };
 
@@ -239,14 +241,17 @@ coll_start(replay_t *R, coll_inst_t *ci)
         const weft_rank_trace_t *t = &R->wl->ranks[comm->ranks[m]];
         guint nm = (guint)ci->member_node[m];
         if (t->coll_op[nm] != op || t->comm_bytes[nm] != bytes) {
-            fail(R, g_error_new(WEFT_REPLAY_ERROR, WEFT_REPLAY_ERROR_MISMATCH,
-                                "collective #%u of communicator \"%s\": rank %u (%s) node %" G_GUINT64_FORMAT
-                                " (%s) is %s of %" G_GUINT64_FORMAT " bytes but rank %u (%s) node %" G_GUINT64_FORMAT
-                                " (%s) is %s of %" G_GUINT64_FORMAT " bytes",
-                                ci->seq + 1, comm->name, comm->ranks[0], t0->file, t0->id[n0],
-                                node_name(t0, n0), weft_coll_op_name(op), bytes, comm->ranks[m],
-                                t->file, t->id[nm], node_name(t, nm),
-                                weft_coll_op_name(t->coll_op[nm]), t->comm_bytes[nm]));
+            fail(R,
+                 g_error_new(
+                     WEFT_REPLAY_ERROR, WEFT_REPLAY_ERROR_MISMATCH,
+                     "collective #%u of communicator \"%s\": rank %u (%s) node %" G_GUINT64_FORMAT
+                     " (%s) is %s of %" G_GUINT64_FORMAT
+                     " bytes but rank %u (%s) node %" G_GUINT64_FORMAT
+                     " (%s) is %s of %" G_GUINT64_FORMAT " bytes",
+                     ci->seq + 1, comm->name, comm->ranks[0], t0->file, t0->id[n0],
+                     node_name(t0, n0), weft_coll_op_name(op), bytes, comm->ranks[m], t->file,
+                     t->id[nm], node_name(t, nm), weft_coll_op_name(t->coll_op[nm]),
+                     t->comm_bytes[nm]));
             return;
         }
     }
@@ -264,8 +269,7 @@ coll_start(replay_t *R, coll_inst_t *ci)
     }
     ci->run = weft_coll_run(R->net, plan, vertices, on_coll_done, R, ci->key, &error);
     if (ci->run == NULL) {
-        g_prefix_error(&error, "collective #%u of communicator \"%s\": ", ci->seq + 1,
-                       comm->name);
+        g_prefix_error(&error, "collective #%u of communicator \"%s\": ", ci->seq + 1, comm->name);
         fail(R, error);
     }
 }
@@ -596,13 +600,13 @@ explain_waiting(replay_t *R, rank_state_t *rs, guint node, GString *out)
         }
         g_string_append(out, " that never reached it");
     } else if (t->type[node] == WEFT_NODE_SEND) {
-        g_string_append_printf(out, "COMM_SEND to rank %d tag %" G_GINT64_FORMAT
-                               " waits for the matching receive",
-                               t->peer[node], t->tag[node]);
+        g_string_append_printf(
+            out, "COMM_SEND to rank %d tag %" G_GINT64_FORMAT " waits for the matching receive",
+            t->peer[node], t->tag[node]);
     } else if (t->type[node] == WEFT_NODE_RECV) {
-        g_string_append_printf(out, "COMM_RECV from rank %d tag %" G_GINT64_FORMAT
-                               " waits for the matching send",
-                               t->peer[node], t->tag[node]);
+        g_string_append_printf(
+            out, "COMM_RECV from rank %d tag %" G_GINT64_FORMAT " waits for the matching send",
+            t->peer[node], t->tag[node]);
     } else {
         g_string_append_printf(out, "%s is still running", weft_node_type_name(t->type[node]));
     }
@@ -641,8 +645,7 @@ deadlock_report(replay_t *R)
             g_string_append_printf(out, "\n  rank %u (%s): %u node(s) not started", r, t->file,
                                    blocked);
         } else if (blocked > 0) {
-            g_string_append_printf(out, "\n  rank %u: %u more node(s) wait behind it", r,
-                                   blocked);
+            g_string_append_printf(out, "\n  rank %u: %u more node(s) wait behind it", r, blocked);
         }
     }
     if (shown < stuck) {

@@ -43,9 +43,9 @@ G_BEGIN_DECLS
 GQuark weft_replay_error_quark(void);
 
 typedef enum {
-    WEFT_REPLAY_ERROR_DEADLOCK,  /* nodes left when nothing can happen any more */
-    WEFT_REPLAY_ERROR_NETWORK,   /* a transfer could not be routed */
-    WEFT_REPLAY_ERROR_MISMATCH,  /* members of one collective disagree on operation or size */
+    WEFT_REPLAY_ERROR_DEADLOCK, /* nodes left when nothing can happen any more */
+    WEFT_REPLAY_ERROR_NETWORK,  /* a transfer could not be routed */
+    WEFT_REPLAY_ERROR_MISMATCH, /* members of one collective disagree on operation or size */
 } weft_replay_error_t;
 
 /** Per-rank results, in picoseconds. */
@@ -60,16 +60,16 @@ typedef struct {
 /** Results of one replay. */
 typedef struct {
     guint n_ranks;
-    weft_rank_result_t *ranks;   /* n_ranks */
-    weft_time_t step_ps;         /* max over ranks of finish */
-    guint64 events;              /* events the simulation ran */
-    guint64 collectives;         /* collective instances run */
-    guint64 p2p_transfers;       /* send/recv pairs run */
+    weft_rank_result_t *ranks; /* n_ranks */
+    weft_time_t step_ps;       /* max over ranks of finish */
+    guint64 events;            /* events the simulation ran */
+    guint64 collectives;       /* collective instances run */
+    guint64 p2p_transfers;     /* send/recv pairs run */
 } weft_replay_result_t;
 
 /** Options of a replay; zero-initialize, then set what differs. */
 typedef struct {
-    guint coll_chunks;           /* pipeline chunks per collective; 0 means 1 */
+    guint coll_chunks; /* pipeline chunks per collective; 0 means 1 */
 } weft_replay_options_t;
 
 /**

@@ -12,7 +12,9 @@
 #include "core/units.h"
 #include "topo/topo_private.h"
 
+/* clang-format off */
 G_DEFINE_QUARK(weft-topo-error-quark, weft_topo_error)
+/* clang-format on */
 
 /* One cached route and the storage its pointers refer to. */
 typedef struct {

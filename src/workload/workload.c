@@ -12,7 +12,9 @@
 
 #include "workload/chakra.h"
 
-G_DEFINE_QUARK(weft - workload - error - quark, weft_workload_error)
+/* clang-format off */
+G_DEFINE_QUARK(weft-workload-error-quark, weft_workload_error)
+/* clang-format on */
 
 weft_comm_t *
 weft_workload_i_comm_new(const char *name, const guint *ranks, guint n_ranks)
