@@ -308,19 +308,19 @@ static void
 on_p2p_done(void *ctx, guint64 index)
 {
     replay_t *R = ctx;
-    p2p_t *p = &g_array_index(R->p2p, p2p_t, index);
-    p->arrived = TRUE;
-    rank_state_t *src = &R->ranks[p->src_rank];
+    g_array_index(R->p2p, p2p_t, index).arrived = TRUE;
+    /* a copy: finishing nodes issues new sends, which may move R->p2p */
+    p2p_t p = g_array_index(R->p2p, p2p_t, index);
+    rank_state_t *src = &R->ranks[p.src_rank];
     account(src);
     src->comm_busy--;
-    gint recv_node = p->recv_node;
-    finish_node(R, p->src_rank, (guint)p->send_node);
-    if (recv_node >= 0) {
+    finish_node(R, p.src_rank, (guint)p.send_node);
+    if (p.recv_node >= 0) {
         /* the receive was posted before the data arrived */
-        rank_state_t *dst = &R->ranks[p->dst_rank];
+        rank_state_t *dst = &R->ranks[p.dst_rank];
         account(dst);
         dst->comm_busy--;
-        finish_node(R, p->dst_rank, (guint)recv_node);
+        finish_node(R, p.dst_rank, (guint)p.recv_node);
     }
 }
 
