@@ -93,24 +93,13 @@ assert_accounting(const weft_replay_result_t *res)
     }
 }
 
-/* The data-parallel step of tests/mktrace.c on a 4-GPU ring. */
+/* The bundled data-parallel step (testutil.h) for @n ranks. */
 static void
 write_dp_step(const char *name, guint n)
 {
     for (guint r = 0; r < n; r++) {
         g_autoptr(test_et_t) et = test_et_new("0.0.4");
-        test_et_node_dur(et, 1, "forward", TEST_COMP, 1500);
-        test_et_node_dur(et, 2, "backward_layer2", TEST_COMP, 1000);
-        test_et_dep(et, 1);
-        test_et_coll(et, 3, "all_reduce_grad_layer2", 0, 128 * MiB, NULL);
-        test_et_dep(et, 2);
-        test_et_node_dur(et, 4, "backward_layer1", TEST_COMP, 1000);
-        test_et_dep(et, 2);
-        test_et_coll(et, 5, "all_reduce_grad_layer1", 0, 128 * MiB, NULL);
-        test_et_dep(et, 4);
-        test_et_node_dur(et, 6, "optimizer_step", TEST_COMP, 200);
-        test_et_dep(et, 3);
-        test_et_dep(et, 5);
+        test_et_dp_step(et);
         write_rank(et, name, r);
     }
 }

@@ -19,30 +19,6 @@
 
 #define MiB (1024ull * 1024ull)
 
-/* A data-parallel step of a two-layer model (durations in us, sizes in bytes):
- *   1 forward              1500 us
- *   2 backward_layer2      1000 us  after 1
- *   3 all_reduce_grad2     128 MiB  after 2   (overlaps 4)
- *   4 backward_layer1      1000 us  after 2
- *   5 all_reduce_grad1     128 MiB  after 4   (exposed: nothing left to overlap)
- *   6 optimizer_step        200 us  after 3 and 5 */
-static void
-dp_step(test_et_t *et, guint rank)
-{
-    test_et_node_dur(et, 1, "forward", TEST_COMP, 1500);
-    test_et_node_dur(et, 2, "backward_layer2", TEST_COMP, 1000);
-    test_et_dep(et, 1);
-    test_et_coll(et, 3, "all_reduce_grad_layer2", 0, 128 * MiB, NULL);
-    test_et_dep(et, 2);
-    test_et_node_dur(et, 4, "backward_layer1", TEST_COMP, 1000);
-    test_et_dep(et, 2);
-    test_et_coll(et, 5, "all_reduce_grad_layer1", 0, 128 * MiB, NULL);
-    test_et_dep(et, 4);
-    test_et_node_dur(et, 6, "optimizer_step", TEST_COMP, 200);
-    test_et_dep(et, 3);
-    test_et_dep(et, 5);
-}
-
 static int
 usage(void)
 {
@@ -67,7 +43,7 @@ main(int argc, char **argv)
         g_autofree char *path = g_strdup_printf("%s.%u.et", prefix, r);
         g_autoptr(test_et_t) et = test_et_new("0.0.4");
         if (g_str_equal(scenario, "dp-step")) {
-            dp_step(et, r);
+            test_et_dp_step(et);
         } else if (g_str_equal(scenario, "missing-dep")) {
             /* rank 0's node 2 depends on node 99, which no file has */
             test_et_node_dur(et, 1, "forward", TEST_COMP, 10);
@@ -98,7 +74,7 @@ main(int argc, char **argv)
                 test_et_dep(et, 1);
             }
         } else if (g_str_equal(scenario, "truncated")) {
-            dp_step(et, r);
+            test_et_dp_step(et);
             test_et_write(et, path, FALSE);
             /* drop the last 5 bytes: the final message is cut short */
             g_byte_array_set_size(et->bytes, et->bytes->len - 5);

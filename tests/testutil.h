@@ -337,6 +337,31 @@ test_et_recv(test_et_t *et, guint64 id, const char *name, gint32 src, gint32 tag
 }
 
 /**
+ * test_et_dp_step: appends the nodes of one rank of the bundled data-parallel
+ * step (traces/dp-step-8): forward 1500 us; backward_layer2 1000 us; a 128 MiB
+ * all-reduce of its gradients (comm_type 0) that overlaps backward_layer1
+ * 1000 us; a 128 MiB all-reduce of those; optimizer_step 200 us after both.
+ * Node ids 1..6.
+ */
+static inline void
+test_et_dp_step(test_et_t *et)
+{
+    const guint64 grad_bytes = 128ull * 1024 * 1024;
+    test_et_node_dur(et, 1, "forward", TEST_COMP, 1500);
+    test_et_node_dur(et, 2, "backward_layer2", TEST_COMP, 1000);
+    test_et_dep(et, 1);
+    test_et_coll(et, 3, "all_reduce_grad_layer2", 0, grad_bytes, NULL);
+    test_et_dep(et, 2);
+    test_et_node_dur(et, 4, "backward_layer1", TEST_COMP, 1000);
+    test_et_dep(et, 2);
+    test_et_coll(et, 5, "all_reduce_grad_layer1", 0, grad_bytes, NULL);
+    test_et_dep(et, 4);
+    test_et_node_dur(et, 6, "optimizer_step", TEST_COMP, 200);
+    test_et_dep(et, 3);
+    test_et_dep(et, 5);
+}
+
+/**
  * test_et_write: writes the trace (flushing the current node) to @path, plain or,
  * with @gzip, wrapped in gzip through GIO's GZlibCompressor. The trace stays
  * usable: more nodes may follow and it may be written again.
