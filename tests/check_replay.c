@@ -57,9 +57,10 @@ ring(guint n)
     return t;
 }
 
-/* Loads tmpdir/<name>.*.et, checks it and replays it on @topo. */
+/* Loads tmpdir/<name>.*.et, checks it and replays it on @topo with @opts. */
 static weft_replay_result_t *
-replay(weft_topo_t *topo, const char *name, const char *groups, GError **error)
+replay_opts(weft_topo_t *topo, const char *name, const char *groups,
+            const weft_replay_options_t *opts, GError **error)
 {
     g_autofree char *prefix = g_build_filename(tmpdir, name, NULL);
     g_autoptr(weft_workload_t) wl = weft_workload_load_chakra(prefix, groups, error);
@@ -71,7 +72,13 @@ replay(weft_topo_t *topo, const char *name, const char *groups, GError **error)
     }
     g_autoptr(weft_sim_t) sim = weft_sim_new(1);
     g_autoptr(weft_net_t) net = weft_net_new(sim, topo, WEFT_NET_ANALYTICAL);
-    return weft_replay_run(sim, net, wl, NULL, error);
+    return weft_replay_run(sim, net, wl, opts, error);
+}
+
+static weft_replay_result_t *
+replay(weft_topo_t *topo, const char *name, const char *groups, GError **error)
+{
+    return replay_opts(topo, name, groups, NULL, error);
 }
 
 static void
@@ -305,6 +312,35 @@ START_TEST(same_inputs_give_identical_results)
 }
 END_TEST
 
+START_TEST(placement_moves_ranks_and_compute_scale_speeds_compute)
+{
+    /* two ranks exchange 1e6 B. In order (GPUs 0 and 1 of a 4-ring) a message
+     * crosses one link: 0.5 + 20 = 20.5 us. Placed on GPUs 0 and 2 it crosses two:
+     * 2 x 0.5 + 20 = 21 us. A 100 us kernel before the send, at compute_scale
+     * 0.5, takes 50 us: 50 + 21 = 71 us. */
+    for (guint r = 0; r < 2; r++) {
+        g_autoptr(test_et_t) et = test_et_new("0.0.4");
+        test_et_node_dur(et, 1, "kernel", TEST_COMP, 100);
+        test_et_send(et, 2, "send", (gint32)(1 - r), 0, 1000000);
+        test_et_dep(et, 1);
+        test_et_recv(et, 3, "recv", (gint32)(1 - r), 0, 1000000);
+        write_rank(et, "placed", r);
+    }
+    g_autoptr(weft_topo_t) topo = ring(4);
+    GError *err = NULL;
+    g_autoptr(weft_replay_result_t) a = replay(topo, "placed", NULL, &err);
+    ck_assert_msg(a != NULL, "%s", err ? err->message : "");
+    ck_assert_int_eq(a->step_ps, 120500000);
+    const guint far[2] = {0, 2};
+    weft_replay_options_t opts = {.rank_gpu = far, .compute_scale = 0.5};
+    g_autoptr(weft_replay_result_t) b = replay_opts(topo, "placed", NULL, &opts, &err);
+    ck_assert_msg(b != NULL, "%s", err ? err->message : "");
+    ck_assert_int_eq(b->step_ps, 71000000);
+    ck_assert_int_eq(b->ranks[0].compute_ps, 50000000);
+    assert_accounting(b);
+}
+END_TEST
+
 static Suite *
 replay_suite(void)
 {
@@ -320,6 +356,7 @@ replay_suite(void)
     tcase_add_test(tc, members_disagreeing_on_size_is_an_error);
     tcase_add_test(tc, cpu_ops_overlap_gpu_compute);
     tcase_add_test(tc, same_inputs_give_identical_results);
+    tcase_add_test(tc, placement_moves_ranks_and_compute_scale_speeds_compute);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -6,6 +6,7 @@
  */
 #include "replay/replay.h"
 
+#include <math.h>
 #include <string.h>
 
 /* clang-format off */
@@ -68,6 +69,8 @@ struct replay {
     weft_topo_t *topo;
     const weft_workload_t *wl;
     guint chunks;
+    const guint *rank_gpu;     /* placement, or NULL for in order */
+    double compute_scale;      /* multiplies compute durations */
     rank_state_t *ranks;
     gint **member_index;     /* per communicator: rank -> member index or -1 */
     GHashTable *colls;       /* key -> coll_inst_t* (owned) */
@@ -409,7 +412,11 @@ stream_kick(stream_t *st)
         coll_arrive(R, rs, node);
     } else {
         rs->compute_busy++;
-        weft_sim_after(R->sim, rs->trace->duration_ps[node], on_stream_node_done, R, st);
+        weft_time_t d = rs->trace->duration_ps[node];
+        if (R->compute_scale != 1.0) {
+            d = (weft_time_t)llround((double)d * R->compute_scale);
+        }
+        weft_sim_after(R->sim, d, on_stream_node_done, R, st);
     }
 }
 
@@ -494,7 +501,7 @@ rank_init(replay_t *R, rank_state_t *rs, guint rank)
     rs->replay = R;
     rs->rank = rank;
     rs->trace = t;
-    rs->vertex = weft_topo_gpu_vertex(R->topo, rank);
+    rs->vertex = weft_topo_gpu_vertex(R->topo, R->rank_gpu != NULL ? R->rank_gpu[rank] : rank);
     rs->state = g_new0(guint8, n);
     rs->preds_left = g_new0(guint32, n);
     rs->succ_off = g_new0(guint32, n + 1);
@@ -668,6 +675,8 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
     R.topo = weft_net_topo(net);
     R.wl = wl;
     R.chunks = opts != NULL && opts->coll_chunks > 0 ? opts->coll_chunks : 1;
+    R.rank_gpu = opts != NULL ? opts->rank_gpu : NULL;
+    R.compute_scale = opts != NULL && opts->compute_scale > 0 ? opts->compute_scale : 1.0;
     g_return_val_if_fail(wl->n_ranks <= weft_topo_n_gpus(R.topo), NULL);
 
     R.member_index = g_new0(gint *, wl->comms->len);

@@ -2,13 +2,12 @@
 /*
  * Replay: executing a workload on a cluster.
  *
- * Each rank runs on one GPU (rank i on GPU i in this version). A rank has three
- * streams that run concurrently: the GPU compute stream (COMP and MEM nodes),
- * the GPU communication stream (COMM_COLL nodes, one collective at a time, in
- * issue order, as NCCL runs them on one stream) and the host CPU (nodes marked
- * is_cpu_op). A node becomes ready when all its predecessors have finished;
- * ready nodes queue on their stream in the order they became ready (ties by
- * node index), which makes issue order deterministic.
+ * Each rank runs on one GPU: the placement in the options, rank i on GPU i by
+ * default. A rank has three streams that run concurrently: the GPU compute stream (COMP and MEM
+ * nodes), the GPU communication stream (COMM_COLL nodes, one collective at a time, in issue order,
+ * as NCCL runs them on one stream) and the host CPU (nodes marked is_cpu_op). A node becomes ready
+ * when all its predecessors have finished; ready nodes queue on their stream in the order they
+ * became ready (ties by node index), which makes issue order deterministic.
  *
  * - COMP / MEM nodes occupy their stream for duration_micros.
  * - COMM_COLL: the k-th collective a rank issues in communicator c is matched
@@ -69,7 +68,9 @@ typedef struct {
 
 /** Options of a replay; zero-initialize, then set what differs. */
 typedef struct {
-    guint coll_chunks; /* pipeline chunks per collective; 0 means 1 */
+    guint coll_chunks;     /* pipeline chunks per collective; 0 means 1 */
+    const guint *rank_gpu; /* rank -> GPU number (topo/placement.h); NULL: rank r on GPU r */
+    double compute_scale;  /* multiplies COMP/MEM/CPU durations (0 means 1): 0.5 = twice as fast */
 } weft_replay_options_t;
 
 /**

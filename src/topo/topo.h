@@ -180,6 +180,105 @@ const char *weft_topo_link_kind_name(weft_link_kind_t kind);
  */
 const weft_route_t *weft_topo_route(weft_topo_t *topo, gint src, gint dst, GError **error);
 
+/* ---- more per-vertex attributes ------------------------------------------------ */
+
+/**
+ * weft_topo_set_vertex_tier:
+ * @topo: a cluster not yet finalized.
+ * @v: a switch vertex.
+ * @tier: its tier in a scale-out fabric: 1 = leaf (top of rack / rail switch),
+ *   2 = spine, 3 = core (super-spine); 0 = not part of a tiered fabric (the default).
+ *
+ * Tiers let reports give the oversubscription of each tier (bandwidth towards
+ * the GPUs : bandwidth towards the next tier up). Builders set them; GraphML
+ * keeps them.
+ */
+void weft_topo_set_vertex_tier(weft_topo_t *topo, gint v, guint tier);
+guint weft_topo_vertex_tier(const weft_topo_t *topo, gint v);
+
+/**
+ * weft_topo_vertex_domain:
+ * The NVLink domain of vertex @v: finalize numbers the connected components of
+ * the NVLink edges (GPUs and NVSwitches joined by WEFT_LINK_NVLINK links) 0, 1, ...
+ * in order of their lowest GPU number; a GPU with no NVLink link is a domain of
+ * its own. Returns -1 for vertices in no domain (NICs, network switches, hosts).
+ */
+gint weft_topo_vertex_domain(const weft_topo_t *topo, gint v);
+
+/** weft_topo_n_domains: NVLink domains (finalized clusters). */
+guint weft_topo_n_domains(const weft_topo_t *topo);
+
+/** weft_topo_n_hosts: 1 + the largest host index of any vertex (0 if none has one). */
+guint weft_topo_n_hosts(const weft_topo_t *topo);
+
+/* ---- ECMP --------------------------------------------------------------------------- */
+
+/** weft_topo_set_ecmp_seed: the seed mixed into every ECMP hash (default 0). Clears the route cache. */
+void weft_topo_set_ecmp_seed(weft_topo_t *topo, guint64 seed);
+
+/**
+ * weft_topo_route_ecmp:
+ * @topo: a finalized cluster.
+ * @src, @dst: vertex ids.
+ * @flow_id: identifies the transfer (the network model numbers them); the route
+ *   among equal-cost paths is chosen by a deterministic hash of (seed, src,
+ *   dst, flow_id), as switches hash a flow's header fields.
+ * @error: WEFT_TOPO_ERROR_NO_ROUTE naming both vertices.
+ *
+ * Returns: (transfer none): the route, valid as long as @topo; NULL on error.
+ * weft_topo_route() is this with @flow_id 0.
+ */
+const weft_route_t *weft_topo_route_ecmp(weft_topo_t *topo, gint src, gint dst, guint64 flow_id,
+                                         GError **error);
+
+/**
+ * weft_topo_count_paths:
+ * The number of equal-cost paths ECMP chooses among from @src to @dst (1 where
+ * there is one; a sprayed NVLink route counts as 1). Saturates at G_MAXUINT64.
+ * Returns: FALSE with WEFT_TOPO_ERROR_NO_ROUTE if there is no path.
+ */
+gboolean weft_topo_count_paths(weft_topo_t *topo, gint src, gint dst, guint64 *n_paths,
+                               GError **error);
+
+/* ---- files ---------------------------------------------------------------------------- */
+
+/**
+ * weft_topo_load_keyfile:
+ * @kf: a key file holding a cluster description in group @group (the keys of
+ *   an INI cluster file, see doc/clusters.md).
+ * @group: usually "cluster".
+ * @origin: the file name (or "scenario") used in messages.
+ * @error: as weft_topo_load_ini().
+ * Returns: (transfer full): a finalized cluster, or NULL.
+ */
+weft_topo_t *weft_topo_load_keyfile(GKeyFile *kf, const char *group, const char *origin,
+                                    GError **error);
+
+/**
+ * weft_topo_load_graphml: reads a cluster written by weft_topo_write_graphml()
+ * (or any GraphML whose vertices and edges carry weft's attributes, see
+ * doc/clusters.md), through igraph's GraphML reader.
+ */
+weft_topo_t *weft_topo_load_graphml(const char *path, GError **error);
+
+/**
+ * weft_topo_write_graphml: writes @topo as GraphML through igraph, with vertex
+ * attributes kind, name, host, rail, tier and edge attributes kind,
+ * bandwidth_Bps, latency_ps, lanes. Written to a temporary name, then renamed.
+ */
+gboolean weft_topo_write_graphml(const weft_topo_t *topo, const char *path, GError **error);
+
+/** weft_topo_write_dot: writes @topo in Graphviz DOT (one undirected edge per link) for drawing. Atomic as above. */
+gboolean weft_topo_write_dot(const weft_topo_t *topo, const char *path, GError **error);
+
+/**
+ * weft_topo_equal:
+ * TRUE if @a and @b have the same vertices and directed edges, in the same
+ * order, with the same attributes. When they differ and @why is not NULL, the
+ * first difference is appended to it.
+ */
+gboolean weft_topo_equal(const weft_topo_t *a, const weft_topo_t *b, GString *why);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(weft_topo_t, weft_topo_free)
 
 G_END_DECLS

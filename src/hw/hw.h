@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The hardware catalog: datasheet figures of GPUs, NVSwitch generations, NICs
+ * and PCIe generations, each with its source.
+ *
+ * Cluster builders take link rates and link counts from here instead of
+ * repeating numbers, and later the compute model takes peak FLOP/s and HBM
+ * bandwidth from here. Every figure is a vendor datasheet value (dense, no
+ * sparsity) with the document it comes from in its `source` string; a figure
+ * weft had to derive (e.g. a per-link rate from a per-GPU total) says so.
+ * ../shared/validation/hardware.csv tabulates several of them and the tests
+ * check the catalog against it.
+ *
+ * Units: FLOP/s, bytes, bytes per second (per direction for links), all
+ * doubles; GB = 1e9 bytes.
+ */
+#ifndef WEFT_HW_HW_H
+#define WEFT_HW_HW_H
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define WEFT_HW_ERROR (weft_hw_error_quark())
+GQuark weft_hw_error_quark(void);
+
+typedef enum {
+    WEFT_HW_ERROR_UNKNOWN, /* no such part: the message lists the known names */
+} weft_hw_error_t;
+
+/** A GPU model. */
+typedef struct {
+    const char *name;             /* "H100-SXM" (also matched case-insensitively: "h100") */
+    double bf16_flops;            /* peak dense BF16, FLOP/s */
+    double fp8_flops;             /* peak dense FP8, FLOP/s; 0 where the part has none */
+    double hbm_bytes;             /* HBM capacity */
+    double hbm_Bps;               /* HBM bandwidth */
+    guint nvlink_gen;             /* NVLink generation (3, 4, 5) */
+    guint nvlink_links;           /* NVLink links per GPU */
+    double nvlink_link_Bps;       /* per link, per direction */
+    double measured_matmul_bf16_flops; /* best measured BF16 GEMM rate; 0 if unknown */
+    const char *source;
+} weft_hw_gpu_t;
+
+/** An NVSwitch generation. */
+typedef struct {
+    const char *name;      /* "nvswitch-gen3" */
+    guint generation;      /* 2, 3, 4 */
+    guint nvlink_ports;    /* NVLink ports per chip */
+    double port_Bps;       /* per port, per direction */
+    gboolean sharp;        /* in-switch reduction (NVLS) */
+    const char *source;
+} weft_hw_nvswitch_t;
+
+/** A network interface. */
+typedef struct {
+    const char *name;      /* "cx7-ndr" */
+    const char *fabric;    /* "infiniband", "ethernet", "efa" */
+    double rate_Bps;       /* per port, per direction */
+    const char *source;
+} weft_hw_nic_t;
+
+/** A PCIe generation (x16 link). */
+typedef struct {
+    const char *name;      /* "pcie-gen5" */
+    guint generation;
+    double x16_Bps;        /* usable per direction for x16 after encoding */
+    const char *source;
+} weft_hw_pcie_t;
+
+/**
+ * weft_hw_gpu:
+ * @name: "A100-SXM-80GB", "H100-SXM", "H200-SXM", "B200-SXM", "GB200" (case-
+ *   insensitive; short forms "a100", "h100", "h200", "b200", "gb200" too).
+ * @error: WEFT_HW_ERROR_UNKNOWN listing the known names.
+ * Returns: (transfer none): the entry, or NULL.
+ */
+const weft_hw_gpu_t *weft_hw_gpu(const char *name, GError **error);
+
+/** weft_hw_nvswitch: by name or "gen2"/"gen3"/"gen4"; as weft_hw_gpu(). */
+const weft_hw_nvswitch_t *weft_hw_nvswitch(const char *name, GError **error);
+
+/** weft_hw_nic: "hdr" (200 Gb/s), "ndr" (400 Gb/s), "xdr" (800 Gb/s), "efa", "roce-400"...; as weft_hw_gpu(). */
+const weft_hw_nic_t *weft_hw_nic(const char *name, GError **error);
+
+/** weft_hw_pcie: "gen3", "gen4", "gen5", "gen6"; as weft_hw_gpu(). */
+const weft_hw_pcie_t *weft_hw_pcie(const char *name, GError **error);
+
+/** weft_hw_gpus: (transfer none): all GPU entries; @n gets their count. Likewise the others. */
+const weft_hw_gpu_t *weft_hw_gpus(guint *n);
+const weft_hw_nvswitch_t *weft_hw_nvswitches(guint *n);
+const weft_hw_nic_t *weft_hw_nics(guint *n);
+const weft_hw_pcie_t *weft_hw_pcies(guint *n);
+
+G_END_DECLS
+
+#endif /* WEFT_HW_HW_H */

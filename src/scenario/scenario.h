@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Scenarios: one complete description of a run.
+ *
+ * A scenario is an INI file (GLib GKeyFile) with the groups [cluster],
+ * [workload], [collectives], [network], [compute], [faults] and [output]; any
+ * key can be overridden from the command line with --set group.key=value. An
+ * unknown group or key is an error that lists the valid ones; a value is
+ * checked (unit, range, choice) when it is set, so a bad override fails before
+ * anything runs. doc/scenario.md lists every key with its unit and default.
+ *
+ * [cluster] describes the cluster inline with the keys of a cluster file
+ * (doc/clusters.md), or names one with `file = PATH`: an INI cluster file's
+ * [cluster] keys are then read in first and the scenario's own keys and --set
+ * overrides apply on top; an ASTRA-sim YAML or GraphML file is used as it is.
+ * Relative paths in a scenario file are relative to that file's directory;
+ * on the command line, to the working directory.
+ *
+ * The effective configuration (every key of every group with its final value,
+ * defaults included, paths resolved) is what --show-config prints and what is
+ * saved with the results: running it again reproduces the run.
+ */
+#ifndef WEFT_SCENARIO_SCENARIO_H
+#define WEFT_SCENARIO_SCENARIO_H
+
+#include <glib.h>
+
+#include "replay/replay.h"
+#include "topo/topo.h"
+#include "workload/workload.h"
+
+G_BEGIN_DECLS
+
+#define WEFT_SCENARIO_ERROR (weft_scenario_error_quark())
+GQuark weft_scenario_error_quark(void);
+
+typedef enum {
+    WEFT_SCENARIO_ERROR_PARSE,  /* not valid INI, or an override not of the form group.key=value */
+    WEFT_SCENARIO_ERROR_KEY,    /* unknown group or key (the message lists the valid ones) */
+    WEFT_SCENARIO_ERROR_VALUE,  /* a value that does not parse or is out of range */
+    WEFT_SCENARIO_ERROR_IO,     /* a file cannot be read or written */
+} weft_scenario_error_t;
+
+typedef struct weft_scenario weft_scenario_t;
+
+/** weft_scenario_new: a scenario with every key at its default. */
+weft_scenario_t *weft_scenario_new(void);
+
+/** weft_scenario_free: NULL is a no-op. */
+void weft_scenario_free(weft_scenario_t *sc);
+
+/**
+ * weft_scenario_load:
+ * Reads scenario file @path into @sc (keys it sets replace earlier values).
+ * @error: WEFT_SCENARIO_ERROR_* naming the file, group, key and value.
+ */
+gboolean weft_scenario_load(weft_scenario_t *sc, const char *path, GError **error);
+
+/**
+ * weft_scenario_set:
+ * @assignment: "group.key=value" (spaces around '=' allowed).
+ * @error: WEFT_SCENARIO_ERROR_PARSE, _KEY or _VALUE naming the assignment.
+ */
+gboolean weft_scenario_set(weft_scenario_t *sc, const char *assignment, GError **error);
+
+/** weft_scenario_set_value: as weft_scenario_set() with the parts given apart. */
+gboolean weft_scenario_set_value(weft_scenario_t *sc, const char *group, const char *key,
+                                 const char *value, GError **error);
+
+/** weft_scenario_get: (transfer none): the current text of group.key, or NULL if unset. */
+const char *weft_scenario_get(const weft_scenario_t *sc, const char *group, const char *key);
+
+/**
+ * weft_scenario_to_ini:
+ * Returns: (transfer full): the effective configuration as INI text, groups and
+ * keys in a fixed order, with a header comment naming the weft version.
+ */
+char *weft_scenario_to_ini(const weft_scenario_t *sc);
+
+/** Everything one replay of a scenario produced. */
+typedef struct {
+    weft_topo_t *topo;            /* the cluster */
+    weft_workload_t *workload;    /* the workload */
+    guint *rank_gpu;              /* placement: rank -> GPU number */
+    weft_replay_result_t *replay; /* the results */
+    char *network_model;          /* name of the network model used */
+} weft_scenario_run_t;
+
+/**
+ * weft_scenario_run:
+ * Builds the cluster, reads and checks the workload, places the ranks and
+ * replays one step; then, if [output] dir is set, writes the effective
+ * configuration and the results there (each file to a temporary name, then
+ * renamed). The output directory is checked for writability before the
+ * simulation starts.
+ * Returns: (transfer full): the run, or NULL with the first error.
+ */
+weft_scenario_run_t *weft_scenario_run(const weft_scenario_t *sc, GError **error);
+
+/** weft_scenario_run_free: NULL is a no-op. */
+void weft_scenario_run_free(weft_scenario_run_t *run);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(weft_scenario_t, weft_scenario_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(weft_scenario_run_t, weft_scenario_run_free)
+
+G_END_DECLS
+
+#endif /* WEFT_SCENARIO_SCENARIO_H */
