@@ -341,6 +341,24 @@ START_TEST(placement_moves_ranks_and_compute_scale_speeds_compute)
 }
 END_TEST
 
+START_TEST(time_beyond_the_clock_is_an_error_not_a_wrong_answer)
+{
+    /* two chained kernels of 5e12 us (~58 days) each: 1e13 us does not fit in
+     * int64 picoseconds (9.22e18 ps = 9.22e12 us); the replay must fail */
+    g_autoptr(test_et_t) et = test_et_new("0.0.4");
+    test_et_node_dur(et, 1, "huge", TEST_COMP, 5000000000000ull);
+    test_et_node_dur(et, 2, "huge2", TEST_COMP, 5000000000000ull);
+    test_et_dep(et, 1);
+    write_rank(et, "overflow", 0);
+    g_autoptr(weft_topo_t) topo = ring(2);
+    GError *err = NULL;
+    g_autoptr(weft_replay_result_t) res = replay(topo, "overflow", NULL, &err);
+    ck_assert_ptr_null(res);
+    ck_assert(g_error_matches(err, WEFT_REPLAY_ERROR, WEFT_REPLAY_ERROR_OVERFLOW));
+    g_clear_error(&err);
+}
+END_TEST
+
 static Suite *
 replay_suite(void)
 {
@@ -357,6 +375,7 @@ replay_suite(void)
     tcase_add_test(tc, cpu_ops_overlap_gpu_compute);
     tcase_add_test(tc, same_inputs_give_identical_results);
     tcase_add_test(tc, placement_moves_ranks_and_compute_scale_speeds_compute);
+    tcase_add_test(tc, time_beyond_the_clock_is_an_error_not_a_wrong_answer);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -831,6 +831,32 @@ START_TEST(bad_comm_group_json_is_comm_error)
 }
 END_TEST
 
+START_TEST(unused_comm_groups_are_checked_when_read)
+{
+    /* groups no collective uses are still checked: a rank out of range, a rank
+     * twice, and a redefinition of the world "0" are each a COMM error */
+    static const char *const bad[] = {
+        "{\"1\": [0, 1], \"2\": [2, 3], \"7\": [0, 1, 2, 99]}",
+        "{\"1\": [0, 1], \"2\": [2, 3], \"7\": [0, 1, 1, 3]}",
+        "{\"1\": [0, 1], \"2\": [2, 3], \"0\": [0, 1, 2]}",
+    };
+    four_ranks_with_groups("no groups here", FALSE);
+    g_autofree char *json = g_build_filename(tmp, "groups.json", NULL);
+    g_autofree char *pre = prefix();
+    for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+        ck_assert(g_file_set_contents(json, bad[i], -1, NULL));
+        g_autoptr(GError) error = NULL;
+        g_autoptr(weft_workload_t) wl = weft_workload_load_chakra(pre, json, &error);
+        ck_assert_msg(wl == NULL, "accepted %s", bad[i]);
+        ck_assert(g_error_matches(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_COMM));
+    }
+    /* the world given explicitly as all ranks in order is fine */
+    ck_assert(g_file_set_contents(json, "{\"0\": [0, 1, 2, 3], \"1\": [0, 1], \"2\": [2, 3]}",
+                                  -1, NULL));
+    g_autoptr(weft_workload_t) ok = load_ok(json);
+}
+END_TEST
+
 START_TEST(group_with_absent_rank_is_comm_error_on_many_ranks)
 {
     four_ranks_with_groups("[{'pg_name': '1', 'ranks': [0, 1, 9]}, {'pg_name': '2', "
@@ -935,6 +961,7 @@ workload_suite(void)
     tcase_add_test(comm, comm_group_json_defines_groups);
     tcase_add_test(comm, bad_comm_group_json_is_comm_error);
     tcase_add_test(comm, group_with_absent_rank_is_comm_error_on_many_ranks);
+    tcase_add_test(comm, unused_comm_groups_are_checked_when_read);
     tcase_add_test(comm, single_rank_workload_reduces_groups_to_present_ranks);
     tcase_add_test(comm, host_side_collective_needs_no_comm_type);
     suite_add_tcase(s, comm);

@@ -78,6 +78,8 @@ expect 1 "empty file" "empty\.0\.et" -- "$WEFT" replay --cluster "$ring8" --trac
 expect 1 "truncated file" "truncated\.0\.et.*(offset|byte)" -- "$WEFT" replay --cluster "$ring8" --trace "$tmp/truncated"
 expect 1 "corrupt varint" "corrupt-varint\.0\.et" -- "$WEFT" replay --cluster "$ring8" --trace "$tmp/corrupt-varint"
 expect 1 "prefix matching no file" "nosuchtrace" -- "$WEFT" replay --cluster "$ring8" --trace "$tmp/nosuchtrace"
+expect 1 "a file given as the prefix gets a hint" "prefix is probably '$tmp/empty'" -- "$WEFT" replay --cluster "$ring8" --trace "$tmp/empty.0.et"
+expect 1 "a directory given as the prefix gets a hint" "prefix is probably '$WEFT_SRCDIR/traces/dp-step-8/dp-step'" -- "$WEFT" replay --cluster "$ring8" --trace "$WEFT_SRCDIR/traces/dp-step-8"
 expect 1 "dependency on a missing node" "missing-dep\.0\.et.*99" -- "$WEFT" replay --cluster "$ring8" --trace "$tmp/missing-dep"
 expect 1 "dependency cycle" "cycle\.0\.et" -- "$WEFT" replay --cluster "$ring8" --trace "$tmp/cycle"
 expect 1 "unmatched send" "unmatched-send\.0\.et.*send_activations" -- "$WEFT" replay --cluster "$ring8" --trace "$tmp/unmatched-send"

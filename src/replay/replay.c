@@ -470,6 +470,19 @@ drain_finished(replay_t *R)
         rn = g_array_index(R->finish_stack, rank_node_t, R->finish_stack->len - 1);
         g_array_set_size(R->finish_stack, R->finish_stack->len - 1);
         rank_state_t *rs = &R->ranks[rn.rank];
+        if (weft_sim_now(R->sim) == WEFT_TIME_MAX) {
+            /* the clock saturated (core/time.h): the results would be silently wrong */
+            const weft_rank_trace_t *t = rs->trace;
+            g_array_set_size(R->finish_stack, 0);
+            fail(R, g_error_new(WEFT_REPLAY_ERROR, WEFT_REPLAY_ERROR_OVERFLOW,
+                                "%s: rank %u node %" G_GUINT64_FORMAT
+                                " (%s) would finish after %.0f days of simulated time, more "
+                                "than weft's picosecond clock holds (about 106 days): check "
+                                "durations, sizes and link bandwidths",
+                                t->file, rn.rank, t->id[rn.node], node_name(t, rn.node),
+                                weft_time_to_s(WEFT_TIME_MAX) / 86400.0));
+            return;
+        }
         g_assert(rs->state[rn.node] != NODE_DONE);
         rs->state[rn.node] = NODE_DONE;
         rs->nodes_done++;

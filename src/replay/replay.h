@@ -45,6 +45,7 @@ typedef enum {
     WEFT_REPLAY_ERROR_DEADLOCK, /* nodes left when nothing can happen any more */
     WEFT_REPLAY_ERROR_NETWORK,  /* a transfer could not be routed */
     WEFT_REPLAY_ERROR_MISMATCH, /* members of one collective disagree on operation or size */
+    WEFT_REPLAY_ERROR_OVERFLOW, /* simulated time beyond the ~106 days int64 picoseconds hold */
 } weft_replay_error_t;
 
 /** Per-rank results, in picoseconds. */

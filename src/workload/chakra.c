@@ -57,6 +57,42 @@ typedef struct {
 
 /* ---- files ----------------------------------------------------------------- */
 
+/*
+ * A hint for a trace prefix that matches no file, for the common mistakes:
+ * giving a file (".../x.0.et") or a directory instead of the prefix, or
+ * gzip files named ".et.gz". Returns "" when there is nothing to suggest.
+ */
+static char *
+prefix_hint(const char *prefix)
+{
+    g_autoptr(GRegex) file_re = g_regex_new("^(.*)\\.[0-9]+\\.et(\\.gz)?$", 0, 0, NULL);
+    g_autoptr(GMatchInfo) m = NULL;
+    if (g_regex_match(file_re, prefix, 0, &m)) {
+        g_autofree char *stem = g_match_info_fetch(m, 1);
+        return g_strdup_printf("; that is a file name: the prefix is probably '%s'", stem);
+    }
+    g_autofree char *gz = g_strdup_printf("%s.0.et.gz", prefix);
+    if (g_file_test(gz, G_FILE_TEST_EXISTS)) {
+        return g_strdup_printf("; %s exists: weft reads gzip-compressed traces but expects them "
+                               "named <prefix>.<rank>.et",
+                               gz);
+    }
+    if (g_file_test(prefix, G_FILE_TEST_IS_DIR)) {
+        g_autoptr(GDir) d = g_dir_open(prefix, 0, NULL);
+        const char *entry;
+        while (d != NULL && (entry = g_dir_read_name(d)) != NULL) {
+            if (g_str_has_suffix(entry, ".0.et")) {
+                g_autofree char *stem = g_strndup(entry, strlen(entry) - strlen(".0.et"));
+                g_autofree char *full = g_build_filename(prefix, stem, NULL);
+                return g_strdup_printf("; that is a directory: the prefix is probably '%s'",
+                                       full);
+            }
+        }
+        return g_strdup("; that is a directory, and it holds no <prefix>.0.et file");
+    }
+    return g_strdup("");
+}
+
 /* Counts the files of @prefix: ranks 0.. contiguous, or an error naming the gap. */
 static gboolean
 count_ranks(const char *prefix, guint *n_ranks, GError **error)
@@ -92,9 +128,11 @@ count_ranks(const char *prefix, guint *n_ranks, GError **error)
         }
     }
     if (n == 0 && max_rank < 0) {
+        g_autofree char *hint = prefix_hint(prefix);
         g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_IO,
-                    "%s: no Chakra trace files match the prefix (expected %s.0.et, %s.1.et, ...)",
-                    prefix, prefix, prefix);
+                    "%s: no Chakra trace files match the prefix (expected %s.0.et, %s.1.et, "
+                    "...)%s",
+                    prefix, prefix, prefix, hint);
         return FALSE;
     }
     if ((gint64)n <= max_rank) {
@@ -532,6 +570,50 @@ parse_pg_records(loader_t *L, const where_t *w, const char *text, GError **error
     return TRUE;
 }
 
+/*
+ * Checks a group of the comm-group file as soon as it is read, whether or not a
+ * collective uses it: ranks in range (except in a one-rank workload, see
+ * comm_for()), no rank twice, and "0" / "" (the world) not redefined.
+ */
+static gboolean
+check_json_group(loader_t *L, const char *path, const char *name, GArray *ranks, GError **error)
+{
+    guint n = L->wl->n_ranks;
+    if (name[0] == '\0' || strcmp(name, "0") == 0) {
+        gboolean world = ranks->len == 0 || ranks->len == n;
+        for (guint i = 0; world && i < ranks->len; i++) {
+            world = g_array_index(ranks, guint, i) == i;
+        }
+        if (!world) {
+            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_COMM,
+                        "%s: group '%s' is the world communicator (all %u ranks in order) and "
+                        "cannot be redefined; give the group another name",
+                        path, name, n);
+            return FALSE;
+        }
+    }
+    g_autofree guint8 *seen = g_new0(guint8, MAX(n, 1));
+    for (guint i = 0; i < ranks->len; i++) {
+        guint r = g_array_index(ranks, guint, i);
+        if (r >= n) {
+            if (n == 1) {
+                continue;
+            }
+            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_COMM,
+                        "%s: group '%s' has rank %u but the workload has ranks 0..%u", path, name,
+                        r, n - 1);
+            return FALSE;
+        }
+        if (seen[r]) {
+            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_COMM,
+                        "%s: group '%s' lists rank %u twice", path, name, r);
+            return FALSE;
+        }
+        seen[r] = 1;
+    }
+    return TRUE;
+}
+
 /* Reads an ASTRA-sim comm-group JSON file: {"1": [0, 1, 2, 3], "2": [4, 5, 6, 7]}. */
 static gboolean
 load_group_json(loader_t *L, const char *path, GError **error)
@@ -579,6 +661,10 @@ load_group_json(loader_t *L, const char *path, GError **error)
             }
             guint rr = (guint)r;
             g_array_append_val(ranks, rr);
+        }
+        if (!check_json_group(L, path, name, ranks, error)) {
+            g_array_unref(ranks);
+            return FALSE;
         }
         if (!add_group(L, path, name, ranks, TRUE, error)) {
             return FALSE;
