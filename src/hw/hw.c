@@ -1,3 +1,372 @@
 /* SPDX-License-Identifier: MIT */
-/* placeholder: to be implemented */
+/*
+ * The hardware catalog: constant tables of GPUs, NVSwitch generations, NICs and
+ * PCIe generations, each entry with the datasheet it comes from, and
+ * case-insensitive lookup by full name or short form (doc/hardware.md lists
+ * every figure). The tables are read-only static data, so lookups are
+ * thread-safe and return pointers that live as long as the program.
+ */
 #include "hw/hw.h"
+
+/* The quark's name is stringified from tokens: clang-format must not space its dashes. */
+/* clang-format off */
+G_DEFINE_QUARK(weft-hw-error-quark, weft_hw_error)
+/* clang-format on */
+
+#define GB 1e9    /* bytes */
+#define TBPS 1e12 /* bytes per second */
+#define TFLOPS 1e12
+#define GBIT_PER_S (1e9 / 8.0) /* bytes per second in one Gb/s */
+
+/* Per-link, per-direction NVLink rates: NVLink3 is 4 lanes x 50 Gb/s, NVLink4 2
+ * lanes x 100 Gb/s, NVLink5 2 lanes x 200 Gb/s (stas00/ml-engineering
+ * network/README.md NVLink table; NVIDIA: A100 12 links = 600 GB/s, H100 18
+ * links = 900 GB/s, Blackwell 18 links = 1.8 TB/s, all bidirectional). */
+#define NVLINK3_LINK_BPS 25e9
+#define NVLINK4_LINK_BPS 25e9
+#define NVLINK5_LINK_BPS 50e9
+
+/* Short forms: at most this many per entry, NULL-terminated rows. */
+#define MAX_ALIASES 4
+
+static const weft_hw_gpu_t gpus[] = {
+    {
+        .name = "A100-SXM-80GB",
+        .bf16_flops = 312 * TFLOPS,
+        .fp8_flops = 0, /* Ampere tensor cores have no FP8 */
+        .hbm_bytes = 80 * GB,
+        .hbm_Bps = 2.039 * TBPS,
+        .nvlink_gen = 3,
+        .nvlink_links = 12,
+        .nvlink_link_Bps = NVLINK3_LINK_BPS,
+        .measured_matmul_bf16_flops = 271.2 * TFLOPS,
+        .source = "NVIDIA A100 Tensor Core GPU datasheet, A100 80GB SXM column: BF16 312 TFLOPS "
+                  "dense (624 with sparsity), 80 GB HBM2e, 2,039 GB/s, NVLink 600 GB/s "
+                  "bidirectional = 12 NVLink3 links x 25 GB/s per direction (A100 whitepaper); "
+                  "no FP8; measured matmul 271.2 TFLOPS from ../shared/validation/hardware.csv "
+                  "(stas00/ml-engineering)",
+    },
+    {
+        .name = "H100-SXM",
+        .bf16_flops = 989 * TFLOPS,
+        .fp8_flops = 1979 * TFLOPS,
+        .hbm_bytes = 80 * GB,
+        .hbm_Bps = 3.35 * TBPS,
+        .nvlink_gen = 4,
+        .nvlink_links = 18,
+        .nvlink_link_Bps = NVLINK4_LINK_BPS,
+        .measured_matmul_bf16_flops = 794.5 * TFLOPS,
+        .source = "NVIDIA H100 Tensor Core GPU datasheet, H100 SXM column: BF16 1,979 and FP8 "
+                  "3,958 TFLOPS with sparsity, i.e. 989 and 1,979 dense; 80 GB HBM3, 3.35 TB/s; "
+                  "NVLink 900 GB/s bidirectional = 18 NVLink4 links x 25 GB/s per direction; "
+                  "measured matmul 794.5 TFLOPS from ../shared/validation/hardware.csv",
+    },
+    {
+        .name = "H200-SXM",
+        .bf16_flops = 989 * TFLOPS,
+        .fp8_flops = 1979 * TFLOPS,
+        .hbm_bytes = 141 * GB,
+        .hbm_Bps = 4.8 * TBPS,
+        .nvlink_gen = 4,
+        .nvlink_links = 18,
+        .nvlink_link_Bps = NVLINK4_LINK_BPS,
+        .measured_matmul_bf16_flops = 0, /* the validation table has none */
+        .source = "NVIDIA H200 Tensor Core GPU datasheet, H200 SXM column: same compute as H100 "
+                  "SXM (BF16 989, FP8 1,979 TFLOPS dense), 141 GB HBM3e, 4.8 TB/s, NVLink 900 "
+                  "GB/s bidirectional = 18 NVLink4 links x 25 GB/s per direction",
+    },
+    {
+        .name = "B200-SXM",
+        .bf16_flops = 2250 * TFLOPS,
+        .fp8_flops = 4500 * TFLOPS,
+        .hbm_bytes = 180 * GB,
+        .hbm_Bps = 8.0 * TBPS,
+        .nvlink_gen = 5,
+        .nvlink_links = 18,
+        .nvlink_link_Bps = NVLINK5_LINK_BPS,
+        .measured_matmul_bf16_flops = 1745 * TFLOPS,
+        .source = "derived: NVIDIA HGX B200 / DGX B200 datasheet totals for 8 GPUs divided by 8 "
+                  "(FP16/BF16 36 and FP8 72 PFLOPS with sparsity -> 2,250 and 4,500 TFLOPS "
+                  "dense per GPU; 1,440 GB HBM3e -> 180 GB; 64 TB/s -> 8 TB/s); NVLink5 18 "
+                  "links x 50 GB/s per direction = 1.8 TB/s bidirectional; as tabulated in "
+                  "../shared/validation/hardware.csv (measured matmul 1,745 TFLOPS)",
+    },
+    {
+        .name = "GB200",
+        .bf16_flops = 2500 * TFLOPS,
+        .fp8_flops = 5000 * TFLOPS,
+        .hbm_bytes = 186 * GB,
+        .hbm_Bps = 8.0 * TBPS,
+        .nvlink_gen = 5,
+        .nvlink_links = 18,
+        .nvlink_link_Bps = NVLINK5_LINK_BPS,
+        .measured_matmul_bf16_flops = 0, /* the validation table has none */
+        .source = "derived: NVIDIA GB200 NVL72 datasheet rack figures divided by its 72 GPUs "
+                  "(FP16/BF16 360 and FP8 720 PFLOPS with sparsity -> 2,500 and 5,000 TFLOPS "
+                  "dense per GPU; 13.4 TB HBM3e -> 186 GB; 576 TB/s -> 8 TB/s; 130 TB/s NVLink "
+                  "= 72 x 1.8 TB/s = 18 NVLink5 links x 50 GB/s per direction); per-chip BF16 "
+                  "2,500 / FP8 5,000 as in stas00/ml-engineering compute/accelerator/README.md",
+    },
+};
+
+static const char *const gpu_aliases[G_N_ELEMENTS(gpus)][MAX_ALIASES] = {
+    {"a100", "a100-sxm", NULL}, {"h100", NULL}, {"h200", NULL}, {"b200", NULL}, {"gb200", NULL},
+};
+
+static const weft_hw_nvswitch_t nvswitches[] = {
+    {
+        .name = "nvswitch-gen2",
+        .generation = 2,
+        .nvlink_ports = 36,
+        .port_Bps = NVLINK3_LINK_BPS,
+        .sharp = FALSE,
+        .source = "NVIDIA A100 whitepaper / DGX A100 user guide (second-generation NVSwitch, six "
+                  "per DGX A100, 600 GB/s per GPU, 4.8 TB/s total); 36 NVLink3 ports x 50 GB/s "
+                  "bidirectional = 1.8 TB/s per chip (Hot Chips NVSwitch tables as tabulated by "
+                  "secondary sources); no in-switch reduction before gen3",
+    },
+    {
+        .name = "nvswitch-gen3",
+        .generation = 3,
+        .nvlink_ports = 64,
+        .port_Bps = NVLINK4_LINK_BPS,
+        .sharp = TRUE,
+        .source = "NVIDIA developer blog 'Upgrading Multi-GPU Interconnectivity with the "
+                  "Third-Generation NVIDIA NVSwitch' and nvidia.com/data-center/nvlink: 64 NVLink4 "
+                  "ports with SHARP in-network reduction and multicast (NCCL NVLS); 64 x 50 GB/s "
+                  "bidirectional = 3.2 TB/s per chip",
+    },
+    {
+        .name = "nvswitch-gen4",
+        .generation = 4,
+        .nvlink_ports = 72,
+        .port_Bps = NVLINK5_LINK_BPS,
+        .sharp = TRUE,
+        .source = "NVIDIA Hot Chips 2024 Blackwell platform talk: NVLink Switch chip with 72 "
+                  "NVLink5 ports, 7.2 TB/s bidirectional (72 x 100 GB/s), SHARP; two chips per "
+                  "NVLink Switch tray (144 ports, 14.4 TB/s, nvidia.com/data-center/nvlink), 9 "
+                  "trays per GB200 NVL72",
+    },
+};
+
+static const char *const nvswitch_aliases[G_N_ELEMENTS(nvswitches)][MAX_ALIASES] = {
+    {"gen2", NULL},
+    {"gen3", NULL},
+    {"gen4", NULL},
+};
+
+static const weft_hw_nic_t nics[] = {
+    {
+        .name = "cx6-hdr",
+        .fabric = "infiniband",
+        .rate_Bps = 200 * GBIT_PER_S,
+        .source = "NVIDIA ConnectX-6 VPI adapter datasheet: HDR InfiniBand 200 Gb/s per port "
+                  "(4 lanes x 50 Gb/s); DGX A100 has 8 for compute, one per GPU",
+    },
+    {
+        .name = "cx7-ndr",
+        .fabric = "infiniband",
+        .rate_Bps = 400 * GBIT_PER_S,
+        .source = "NVIDIA ConnectX-7 adapter datasheet: NDR InfiniBand 400 Gb/s per port (4 "
+                  "lanes x 100 Gb/s); DGX H100 has 8 for compute, one per GPU",
+    },
+    {
+        .name = "cx8-xdr",
+        .fabric = "infiniband",
+        .rate_Bps = 800 * GBIT_PER_S,
+        .source = "NVIDIA ConnectX-8 SuperNIC firmware release notes / datasheet: XDR InfiniBand "
+                  "800 Gb/s (4 lanes x 200 Gb/s)",
+    },
+    {
+        .name = "aws-efa",
+        .fabric = "efa",
+        .rate_Bps = 100 * GBIT_PER_S,
+        .source = "derived: one EFA network interface of an AWS p5.48xlarge, 3,200 Gb/s per "
+                  "instance over 32 EFA devices (AWS EC2 P5 page; EC2 user guide 'EFA "
+                  "configuration for P5') = 100 Gb/s each, 4 per GPU; p4d is 4 x 100 Gb/s",
+    },
+    {
+        .name = "roce-200",
+        .fabric = "ethernet",
+        .rate_Bps = 200 * GBIT_PER_S,
+        .source = "IEEE 802.3 200GbE (e.g. NVIDIA ConnectX-6 Dx 200GbE port) carrying RoCEv2",
+    },
+    {
+        .name = "roce-400",
+        .fabric = "ethernet",
+        .rate_Bps = 400 * GBIT_PER_S,
+        .source = "IEEE 802.3 400GbE (e.g. NVIDIA ConnectX-7 / BlueField-3 400GbE port) carrying "
+                  "RoCEv2",
+    },
+};
+
+static const char *const nic_aliases[G_N_ELEMENTS(nics)][MAX_ALIASES] = {
+    {"hdr", NULL}, {"ndr", NULL}, {"xdr", NULL}, {"efa", NULL}, {NULL}, {NULL},
+};
+
+/* x16 usable per-direction rate: GT/s x 16 lanes x encoding efficiency / 8 bits. Gen3-5 use
+ * 128b/130b; gen6 carries 242 of every 256 flit bytes (236 TLP + 6 DLP; 8 CRC and 6 FEC bytes
+ * are overhead). */
+#define PCIE_X16_BPS(gts, eff) ((gts)*1e9 * 16.0 * (eff) / 8.0)
+
+static const weft_hw_pcie_t pcies[] = {
+    {
+        .name = "pcie-gen3",
+        .generation = 3,
+        .x16_Bps = PCIE_X16_BPS(8.0, 128.0 / 130.0),
+        .source = "derived: PCIe 3.0 base spec 8 GT/s per lane, 128b/130b encoding: 8 x 16 x "
+                  "128/130 / 8 = 15.75 GB/s",
+    },
+    {
+        .name = "pcie-gen4",
+        .generation = 4,
+        .x16_Bps = PCIE_X16_BPS(16.0, 128.0 / 130.0),
+        .source = "derived: PCIe 4.0 base spec 16 GT/s per lane, 128b/130b encoding: 16 x 16 x "
+                  "128/130 / 8 = 31.5 GB/s",
+    },
+    {
+        .name = "pcie-gen5",
+        .generation = 5,
+        .x16_Bps = PCIE_X16_BPS(32.0, 128.0 / 130.0),
+        .source = "derived: PCIe 5.0 base spec 32 GT/s per lane, 128b/130b encoding: 32 x 16 x "
+                  "128/130 / 8 = 63.0 GB/s",
+    },
+    {
+        .name = "pcie-gen6",
+        .generation = 6,
+        .x16_Bps = PCIE_X16_BPS(64.0, 242.0 / 256.0),
+        .source = "derived: PCIe 6.0 base spec 64 GT/s per lane PAM4 in FLIT mode, 256-byte flit "
+                  "= 236 TLP + 6 DLP + 8 CRC + 6 FEC bytes: 64 x 16 x 242/256 / 8 = 121 GB/s "
+                  "(stas00/ml-engineering network/README.md lists 121 GB/s)",
+    },
+};
+
+static const char *const pcie_aliases[G_N_ELEMENTS(pcies)][MAX_ALIASES] = {
+    {"gen3", NULL},
+    {"gen4", NULL},
+    {"gen5", NULL},
+    {"gen6", NULL},
+};
+
+/* One table for the generic lookup. Every entry struct starts with `const char *name`. */
+typedef struct {
+    const char *what; /* "GPU", "NVSwitch"... for messages */
+    const void *entries;
+    guint n;
+    gsize stride;
+    const char *const *aliases; /* n rows of MAX_ALIASES */
+} table_t;
+
+static const char *
+entry_name(const table_t *t, guint i)
+{
+    return *(const char *const *)(const void *)((const char *)t->entries + i * t->stride);
+}
+
+/* Index of @name (full name or short form, ASCII case-insensitive) in @t, or -1 with
+ * WEFT_HW_ERROR_UNKNOWN naming the value and every known name. */
+static gint
+table_find(const table_t *t, const char *name, GError **error)
+{
+    for (guint i = 0; i < t->n; i++) {
+        if (g_ascii_strcasecmp(name, entry_name(t, i)) == 0) {
+            return (gint)i;
+        }
+        const char *const *al = t->aliases + (gsize)i * MAX_ALIASES;
+        for (guint a = 0; a < MAX_ALIASES && al[a] != NULL; a++) {
+            if (g_ascii_strcasecmp(name, al[a]) == 0) {
+                return (gint)i;
+            }
+        }
+    }
+    g_autoptr(GString) known = g_string_new(NULL);
+    for (guint i = 0; i < t->n; i++) {
+        g_string_append_printf(known, "%s%s", i > 0 ? ", " : "", entry_name(t, i));
+        const char *const *al = t->aliases + (gsize)i * MAX_ALIASES;
+        for (guint a = 0; a < MAX_ALIASES && al[a] != NULL; a++) {
+            g_string_append_printf(known, "%s%s", a == 0 ? " (also " : "/", al[a]);
+            if (a + 1 == MAX_ALIASES || al[a + 1] == NULL) {
+                g_string_append_c(known, ')');
+            }
+        }
+    }
+    g_set_error(error, WEFT_HW_ERROR, WEFT_HW_ERROR_UNKNOWN,
+                "unknown %s \"%s\": known names (case-insensitive) are %s", t->what, name,
+                known->str);
+    return -1;
+}
+
+#define TABLE(what, arr, al)                                                                       \
+    ((table_t){(what), (arr), G_N_ELEMENTS(arr), sizeof((arr)[0]), &(al)[0][0]})
+
+const weft_hw_gpu_t *
+weft_hw_gpu(const char *name, GError **error)
+{
+    g_return_val_if_fail(name != NULL, NULL);
+    g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+    table_t t = TABLE("GPU", gpus, gpu_aliases);
+    gint i = table_find(&t, name, error);
+    return i < 0 ? NULL : &gpus[i];
+}
+
+const weft_hw_nvswitch_t *
+weft_hw_nvswitch(const char *name, GError **error)
+{
+    g_return_val_if_fail(name != NULL, NULL);
+    g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+    table_t t = TABLE("NVSwitch", nvswitches, nvswitch_aliases);
+    gint i = table_find(&t, name, error);
+    return i < 0 ? NULL : &nvswitches[i];
+}
+
+const weft_hw_nic_t *
+weft_hw_nic(const char *name, GError **error)
+{
+    g_return_val_if_fail(name != NULL, NULL);
+    g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+    table_t t = TABLE("NIC", nics, nic_aliases);
+    gint i = table_find(&t, name, error);
+    return i < 0 ? NULL : &nics[i];
+}
+
+const weft_hw_pcie_t *
+weft_hw_pcie(const char *name, GError **error)
+{
+    g_return_val_if_fail(name != NULL, NULL);
+    g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+    table_t t = TABLE("PCIe generation", pcies, pcie_aliases);
+    gint i = table_find(&t, name, error);
+    return i < 0 ? NULL : &pcies[i];
+}
+
+const weft_hw_gpu_t *
+weft_hw_gpus(guint *n)
+{
+    g_return_val_if_fail(n != NULL, NULL);
+    *n = G_N_ELEMENTS(gpus);
+    return gpus;
+}
+
+const weft_hw_nvswitch_t *
+weft_hw_nvswitches(guint *n)
+{
+    g_return_val_if_fail(n != NULL, NULL);
+    *n = G_N_ELEMENTS(nvswitches);
+    return nvswitches;
+}
+
+const weft_hw_nic_t *
+weft_hw_nics(guint *n)
+{
+    g_return_val_if_fail(n != NULL, NULL);
+    *n = G_N_ELEMENTS(nics);
+    return nics;
+}
+
+const weft_hw_pcie_t *
+weft_hw_pcies(guint *n)
+{
+    g_return_val_if_fail(n != NULL, NULL);
+    *n = G_N_ELEMENTS(pcies);
+    return pcies;
+}

@@ -30,60 +30,75 @@ typedef enum {
 
 /** A GPU model. */
 typedef struct {
-    const char *name;             /* "H100-SXM" (also matched case-insensitively: "h100") */
-    double bf16_flops;            /* peak dense BF16, FLOP/s */
-    double fp8_flops;             /* peak dense FP8, FLOP/s; 0 where the part has none */
-    double hbm_bytes;             /* HBM capacity */
-    double hbm_Bps;               /* HBM bandwidth */
-    guint nvlink_gen;             /* NVLink generation (3, 4, 5) */
-    guint nvlink_links;           /* NVLink links per GPU */
-    double nvlink_link_Bps;       /* per link, per direction */
+    const char *name;                  /* "H100-SXM" (also matched case-insensitively: "h100") */
+    double bf16_flops;                 /* peak dense BF16, FLOP/s */
+    double fp8_flops;                  /* peak dense FP8, FLOP/s; 0 where the part has none */
+    double hbm_bytes;                  /* HBM capacity */
+    double hbm_Bps;                    /* HBM bandwidth */
+    guint nvlink_gen;                  /* NVLink generation (3, 4, 5) */
+    guint nvlink_links;                /* NVLink links per GPU */
+    double nvlink_link_Bps;            /* per link, per direction */
     double measured_matmul_bf16_flops; /* best measured BF16 GEMM rate; 0 if unknown */
     const char *source;
 } weft_hw_gpu_t;
 
 /** An NVSwitch generation. */
 typedef struct {
-    const char *name;      /* "nvswitch-gen3" */
-    guint generation;      /* 2, 3, 4 */
-    guint nvlink_ports;    /* NVLink ports per chip */
-    double port_Bps;       /* per port, per direction */
-    gboolean sharp;        /* in-switch reduction (NVLS) */
+    const char *name;   /* "nvswitch-gen3" */
+    guint generation;   /* 2, 3, 4 */
+    guint nvlink_ports; /* NVLink ports per chip */
+    double port_Bps;    /* per port, per direction */
+    gboolean sharp;     /* in-switch reduction (NVLS) */
     const char *source;
 } weft_hw_nvswitch_t;
 
 /** A network interface. */
 typedef struct {
-    const char *name;      /* "cx7-ndr" */
-    const char *fabric;    /* "infiniband", "ethernet", "efa" */
-    double rate_Bps;       /* per port, per direction */
+    const char *name;   /* "cx7-ndr" */
+    const char *fabric; /* "infiniband", "ethernet", "efa" */
+    double rate_Bps;    /* per port, per direction */
     const char *source;
 } weft_hw_nic_t;
 
 /** A PCIe generation (x16 link). */
 typedef struct {
-    const char *name;      /* "pcie-gen5" */
+    const char *name; /* "pcie-gen5" */
     guint generation;
-    double x16_Bps;        /* usable per direction for x16 after encoding */
+    double x16_Bps; /* usable per direction for x16 after encoding */
     const char *source;
 } weft_hw_pcie_t;
 
 /**
  * weft_hw_gpu:
  * @name: "A100-SXM-80GB", "H100-SXM", "H200-SXM", "B200-SXM", "GB200" (case-
- *   insensitive; short forms "a100", "h100", "h200", "b200", "gb200" too).
+ *   insensitive; short forms "a100" (or "a100-sxm"), "h100", "h200", "b200", "gb200"
+ *   too). GB200 is one Blackwell GPU as packaged in GB200 NVL72 (rack figures / 72).
  * @error: WEFT_HW_ERROR_UNKNOWN listing the known names.
  * Returns: (transfer none): the entry, or NULL.
  */
 const weft_hw_gpu_t *weft_hw_gpu(const char *name, GError **error);
 
-/** weft_hw_nvswitch: by name or "gen2"/"gen3"/"gen4"; as weft_hw_gpu(). */
+/**
+ * weft_hw_nvswitch: "nvswitch-gen2" (A100 era: 36 NVLink3 ports), "nvswitch-gen3"
+ * (H100: 64 NVLink4 ports, SHARP/NVLS), "nvswitch-gen4" (B200/GB200: 72 NVLink5
+ * ports, SHARP), or "gen2"/"gen3"/"gen4"; case-insensitive; errors as weft_hw_gpu().
+ */
 const weft_hw_nvswitch_t *weft_hw_nvswitch(const char *name, GError **error);
 
-/** weft_hw_nic: "hdr" (200 Gb/s), "ndr" (400 Gb/s), "xdr" (800 Gb/s), "efa", "roce-400"...; as weft_hw_gpu(). */
+/**
+ * weft_hw_nic: "cx6-hdr" or "hdr" (200 Gb/s), "cx7-ndr" or "ndr" (400 Gb/s),
+ * "cx8-xdr" or "xdr" (800 Gb/s), "aws-efa" or "efa", "roce-200", "roce-400";
+ * case-insensitive; errors as weft_hw_gpu(). One entry is one port: for EFA that
+ * is one EFA device at 100 Gb/s; an AWS p5.48xlarge has 32 of them (3,200 Gb/s,
+ * 4 per GPU), so a p5 node is 32 "efa" ports, not one.
+ */
 const weft_hw_nic_t *weft_hw_nic(const char *name, GError **error);
 
-/** weft_hw_pcie: "gen3", "gen4", "gen5", "gen6"; as weft_hw_gpu(). */
+/**
+ * weft_hw_pcie: "pcie-gen3".."pcie-gen6" or "gen3".."gen6"; case-insensitive;
+ * errors as weft_hw_gpu(). x16_Bps counts only line encoding (128b/130b for gen3-5,
+ * 242 payload bytes of each 256-byte flit for gen6), not TLP headers or DLLPs.
+ */
 const weft_hw_pcie_t *weft_hw_pcie(const char *name, GError **error);
 
 /** weft_hw_gpus: (transfer none): all GPU entries; @n gets their count. Likewise the others. */
