@@ -1,3 +1,961 @@
 /* SPDX-License-Identifier: MIT */
-/* placeholder: to be implemented */
+/*
+ * Scenario files: one table of every group and key (type, default, one-line
+ * doc), values checked against it when they are set, the effective
+ * configuration written back in the table's order, and the run itself:
+ * cluster, workload, placement, network, replay, and the files of [output].
+ * [cluster] is the one open group: besides `file` it takes the keys of a
+ * cluster file, which the cluster builders (topo_ini.c) check, not this file.
+ */
 #include "scenario/scenario.h"
+
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "core/sim.h"
+#include "core/units.h"
+#include "net/net.h"
+#include "topo/placement.h"
+
+G_DEFINE_QUARK(weft-scenario-error-quark, weft_scenario_error)
+
+/* ---- the table of keys -------------------------------------------------------------- */
+
+typedef enum {
+    T_PATH,    /* a file or prefix; relative to the scenario file or the working directory */
+    T_STRING,  /* free text */
+    T_CHOICE,  /* one of a fixed list, or what a check function accepts */
+    T_INTEGER, /* a whole number in [imin, imax] */
+    T_NUMBER,  /* a real number in (nmin, nmax] or [nmin, nmax] */
+    T_RATE,    /* a rate with its unit (core/units.h) */
+    T_TIME,    /* a time with its unit */
+    T_BYTES,   /* a size with its unit */
+} value_type;
+
+typedef gboolean (*check_fn)(const char *text, GError **error);
+
+typedef struct {
+    const char *group;
+    const char *key;
+    value_type type;
+    const char *dflt; /* NULL: unset unless given */
+    const char *doc;  /* one line, also written as a comment by weft_scenario_to_ini() */
+    const char *const *choices;
+    check_fn check; /* T_CHOICE without a fixed list */
+    gint64 imin, imax;
+    double nmin, nmax;
+    gboolean nmin_open; /* the lower bound is excluded */
+} key_desc;
+
+static gboolean
+check_network_model(const char *text, GError **error)
+{
+    weft_net_model_t model;
+    return weft_net_model_from_name(text, &model, error);
+}
+
+static const char *const placement_choices[] = {"in-order", "round-robin", "random", "file", NULL};
+
+/* Indexes into keys[], in the table's (and the effective configuration's) order. */
+enum {
+    K_CLUSTER_FILE,
+    K_TRACE,
+    K_COMM_GROUPS,
+    K_PLACEMENT,
+    K_PLACEMENT_SEED,
+    K_PLACEMENT_FILE,
+    K_CHUNKS,
+    K_MODEL,
+    K_ECMP_SEED,
+    K_DURATION_SCALE,
+    K_OUTPUT_DIR,
+    N_KEYS
+};
+
+/*
+ * The upper bound of collectives.chunks only guards against typos: a ring
+ * all-reduce plan over n members has 2 (n - 1) n C transfers, so C = 2^20 on
+ * 8 GPUs is already 117 million transfers per collective.
+ */
+#define MAX_CHUNKS (1 << 20)
+
+static const key_desc keys[N_KEYS] = {
+    [K_CLUSTER_FILE] = {"cluster", "file", T_PATH, NULL,
+                        "cluster file: weft INI, ASTRA-sim network YAML or GraphML; or describe "
+                        "the cluster inline with the keys of an INI cluster file"},
+    [K_TRACE] = {"workload", "trace", T_PATH, NULL,
+                 "Chakra trace prefix: files PREFIX.0.et, PREFIX.1.et, ... (required)"},
+    [K_COMM_GROUPS] = {"workload", "comm_groups", T_PATH, NULL,
+                       "communicator groups as JSON {\"1\": [0,1,...], ...} (optional)"},
+    [K_PLACEMENT] = {"workload", "placement", T_CHOICE, "in-order",
+                     "ranks to GPUs: in-order, round-robin (over nodes), random, file",
+                     placement_choices},
+    [K_PLACEMENT_SEED] = {"workload", "placement_seed", T_INTEGER, "1",
+                          "seed of placement = random", .imin = 0, .imax = G_MAXINT64},
+    [K_PLACEMENT_FILE] = {"workload", "placement_file", T_PATH, NULL,
+                          "placement = file: one GPU (number or vertex name) per rank, per line"},
+    [K_CHUNKS] = {"collectives", "chunks", T_INTEGER, "1",
+                  "pipeline chunks per collective (1 to 1048576)", .imin = 1,
+                  .imax = MAX_CHUNKS},
+    [K_MODEL] = {"network", "model", T_CHOICE, "analytical",
+                 "network model: analytical (latency + size / bottleneck bandwidth)",
+                 .check = check_network_model},
+    [K_ECMP_SEED] = {"network", "ecmp_seed", T_INTEGER, "0",
+                     "seed mixed into the ECMP hash that picks among equal-cost paths", .imin = 0,
+                     .imax = G_MAXINT64},
+    [K_DURATION_SCALE] = {"compute", "duration_scale", T_NUMBER, "1",
+                          "multiplies every trace duration (0.5 = compute twice as fast); > 0",
+                          .nmin = 0.0, .nmax = G_MAXDOUBLE, .nmin_open = TRUE},
+    [K_OUTPUT_DIR] = {"output", "dir", T_PATH, NULL,
+                      "directory for scenario.ini, ranks.csv and summary.txt (created if "
+                      "missing); unset: print only"},
+};
+
+/* The groups, in the order they are written: that of keys[], with [faults] before [output]. */
+static const char *const groups[] = {"cluster", "workload", "collectives", "network",
+                                          "compute", "faults",   "output",      NULL};
+
+/* ---- the scenario ----------------------------------------------------------------------- */
+
+typedef enum {
+    CLUSTER_FILE_INI,
+    CLUSTER_FILE_YAML,
+    CLUSTER_FILE_GRAPHML,
+} cluster_format;
+
+typedef struct {
+    char *key;
+    char *value;
+} kv_pair;
+
+static void
+kv_pair_free(gpointer p)
+{
+    kv_pair *kv = p;
+    g_free(kv->key);
+    g_free(kv->value);
+    g_free(kv);
+}
+
+struct weft_scenario {
+    char *value[N_KEYS]; /* final text (paths absolute); NULL: the default */
+    char *given[N_KEYS]; /* the text as written, for the report; NULL: the default */
+    GPtrArray *cluster_own;  /* kv_pair: [cluster] keys of the scenario and --set, in order */
+    GPtrArray *cluster_file; /* kv_pair: [cluster] keys of the INI cluster file */
+    cluster_format format;   /* of cluster.file, when set */
+    char *source;            /* the last scenario file loaded, for messages; NULL: none */
+};
+
+weft_scenario_t *
+weft_scenario_new(void)
+{
+    weft_scenario_t *sc = g_new0(weft_scenario_t, 1);
+    sc->cluster_own = g_ptr_array_new_with_free_func(kv_pair_free);
+    sc->cluster_file = g_ptr_array_new_with_free_func(kv_pair_free);
+    return sc;
+}
+
+void
+weft_scenario_free(weft_scenario_t *sc)
+{
+    if (sc == NULL) {
+        return;
+    }
+    for (guint i = 0; i < N_KEYS; i++) {
+        g_free(sc->value[i]);
+        g_free(sc->given[i]);
+    }
+    g_ptr_array_unref(sc->cluster_own);
+    g_ptr_array_unref(sc->cluster_file);
+    g_free(sc->source);
+    g_free(sc);
+}
+
+static gint
+find_key(const char *group, const char *key)
+{
+    for (guint i = 0; i < N_KEYS; i++) {
+        if (strcmp(keys[i].group, group) == 0 && strcmp(keys[i].key, key) == 0) {
+            return (gint)i;
+        }
+    }
+    return -1;
+}
+
+static kv_pair *
+find_pair(GPtrArray *pairs, const char *key)
+{
+    for (guint i = 0; i < pairs->len; i++) {
+        kv_pair *kv = g_ptr_array_index(pairs, i);
+        if (strcmp(kv->key, key) == 0) {
+            return kv;
+        }
+    }
+    return NULL;
+}
+
+static void
+set_pair(GPtrArray *pairs, const char *key, const char *value)
+{
+    kv_pair *kv = find_pair(pairs, key);
+    if (kv == NULL) {
+        kv = g_new0(kv_pair, 1);
+        kv->key = g_strdup(key);
+        g_ptr_array_add(pairs, kv);
+    }
+    g_free(kv->value);
+    kv->value = g_strdup(value);
+}
+
+static const char *
+current(const weft_scenario_t *sc, guint k)
+{
+    return sc->value[k] != NULL ? sc->value[k] : keys[k].dflt;
+}
+
+static char *
+valid_groups_text(void)
+{
+    GString *s = g_string_new(NULL);
+    for (guint i = 0; groups[i] != NULL; i++) {
+        g_string_append_printf(s, "%s[%s]", i > 0 ? ", " : "", groups[i]);
+    }
+    return g_string_free(s, FALSE);
+}
+
+static char *
+valid_keys_text(const char *group)
+{
+    GString *s = g_string_new(NULL);
+    for (guint i = 0; i < N_KEYS; i++) {
+        if (strcmp(keys[i].group, group) == 0) {
+            g_string_append_printf(s, "%s%s", s->len > 0 ? ", " : "", keys[i].key);
+        }
+    }
+    return g_string_free(s, FALSE);
+}
+
+static char *
+choices_text(const char *const *choices)
+{
+    g_autofree char *joined = g_strjoinv(", ", (char **)choices);
+    return g_strdup(joined);
+}
+
+/* A GKeyFile key name: what GKeyFile itself accepts, minus the odd characters. */
+static gboolean
+is_key_name(const char *key)
+{
+    if (key[0] == '\0') {
+        return FALSE;
+    }
+    for (const char *p = key; *p != '\0'; p++) {
+        if (!g_ascii_isalnum(*p) && *p != '_' && *p != '-' && *p != '.') {
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+/* ---- cluster files ------------------------------------------------------------------------- */
+
+/*
+ * The format of a cluster file, chosen as weft_topo_load() chooses it: *.yml,
+ * *.yaml or a first significant line "topology:" is ASTRA-sim YAML; *.graphml,
+ * *.xml or a first significant character '<' is GraphML; all else is INI.
+ */
+static cluster_format
+detect_format(const char *path, const char *text)
+{
+    if (g_str_has_suffix(path, ".yml") || g_str_has_suffix(path, ".yaml")) {
+        return CLUSTER_FILE_YAML;
+    }
+    if (g_str_has_suffix(path, ".graphml") || g_str_has_suffix(path, ".xml")) {
+        return CLUSTER_FILE_GRAPHML;
+    }
+    const char *s = text;
+    while (*s != '\0') {
+        while (g_ascii_isspace(*s)) {
+            s++;
+        }
+        if (*s == '#' || *s == ';') {
+            s = strchr(s, '\n');
+            if (s == NULL) {
+                break;
+            }
+            continue;
+        }
+        if (*s == '<') {
+            return CLUSTER_FILE_GRAPHML;
+        }
+        if (g_str_has_prefix(s, "topology:")) {
+            return CLUSTER_FILE_YAML;
+        }
+        break;
+    }
+    return CLUSTER_FILE_INI;
+}
+
+/* Reads the cluster file @path: its format and, for INI, its [cluster] keys into @pairs. */
+static gboolean
+read_cluster_file(const char *path, cluster_format *format, GPtrArray *pairs, GError **error)
+{
+    g_autofree char *text = NULL;
+    g_autoptr(GError) ioerr = NULL;
+    if (!g_file_get_contents(path, &text, NULL, &ioerr)) {
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_IO,
+                    "cluster.file = \"%s\": cannot read: %s", path, ioerr->message);
+        return FALSE;
+    }
+    *format = detect_format(path, text);
+    g_ptr_array_set_size(pairs, 0);
+    if (*format != CLUSTER_FILE_INI) {
+        return TRUE;
+    }
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    g_autoptr(GError) kerr = NULL;
+    if (!g_key_file_load_from_data(kf, text, (gsize)-1, G_KEY_FILE_NONE, &kerr)) {
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_PARSE,
+                    "cluster.file = \"%s\": not a valid INI cluster file: %s", path,
+                    kerr->message);
+        return FALSE;
+    }
+    g_auto(GStrv) kf_groups = g_key_file_get_groups(kf, NULL);
+    for (guint i = 0; kf_groups[i] != NULL; i++) {
+        if (strcmp(kf_groups[i], "cluster") != 0) {
+            g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
+                        "cluster.file = \"%s\": unknown group [%s]; valid groups: [cluster]", path,
+                        kf_groups[i]);
+            return FALSE;
+        }
+    }
+    if (!g_key_file_has_group(kf, "cluster")) {
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
+                    "cluster.file = \"%s\": missing group [cluster]", path);
+        return FALSE;
+    }
+    g_auto(GStrv) names = g_key_file_get_keys(kf, "cluster", NULL, NULL);
+    for (guint i = 0; names[i] != NULL; i++) {
+        g_autofree char *v = g_key_file_get_value(kf, "cluster", names[i], NULL);
+        set_pair(pairs, names[i], g_strstrip(v));
+    }
+    return TRUE;
+}
+
+/* ---- setting values ------------------------------------------------------------------------- */
+
+/* Checks @text against key @k; on success *@out is the text to store (NULL: unset). */
+static gboolean
+check_value(guint k, const char *text, const char *base_dir, char **out, GError **error)
+{
+    const key_desc *d = &keys[k];
+    g_autoptr(GError) err = NULL;
+    *out = NULL;
+    switch (d->type) {
+    case T_PATH:
+        if (text[0] != '\0') {
+            *out = g_canonicalize_filename(text, base_dir);
+        }
+        return TRUE;
+    case T_STRING:
+        *out = g_strdup(text);
+        return TRUE;
+    case T_CHOICE:
+        if (d->check != NULL) {
+            if (!d->check(text, &err)) {
+                g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE,
+                            "%s.%s = \"%s\": %s", d->group, d->key, text, err->message);
+                return FALSE;
+            }
+        } else if (!g_strv_contains(d->choices, text)) {
+            g_autofree char *valid = choices_text(d->choices);
+            g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE,
+                        "%s.%s = \"%s\": expected one of %s", d->group, d->key, text, valid);
+            return FALSE;
+        }
+        *out = g_strdup(text);
+        return TRUE;
+    case T_INTEGER: {
+        gint64 v = 0;
+        if (!g_ascii_string_to_signed(text, 10, d->imin, d->imax, &v, &err)) {
+            g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE,
+                        "%s.%s = \"%s\": expected a whole number from %" G_GINT64_FORMAT
+                        " to %" G_GINT64_FORMAT,
+                        d->group, d->key, text, d->imin, d->imax);
+            return FALSE;
+        }
+        *out = g_strdup_printf("%" G_GINT64_FORMAT, v);
+        return TRUE;
+    }
+    case T_NUMBER: {
+        char *end = NULL;
+        errno = 0;
+        double v = g_ascii_strtod(text, &end);
+        if (text[0] == '\0' || *end != '\0' || errno != 0 || !isfinite(v)) {
+            g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE,
+                        "%s.%s = \"%s\": expected a number", d->group, d->key, text);
+            return FALSE;
+        }
+        if ((d->nmin_open ? v <= d->nmin : v < d->nmin) || v > d->nmax) {
+            g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE,
+                        "%s.%s = \"%s\": must be %s %g", d->group, d->key, text,
+                        d->nmin_open ? ">" : ">=", d->nmin);
+            return FALSE;
+        }
+        char buf[G_ASCII_DTOSTR_BUF_SIZE];
+        *out = g_strdup(g_ascii_dtostr(buf, sizeof buf, v));
+        return TRUE;
+    }
+    case T_RATE:
+    case T_TIME:
+    case T_BYTES: {
+        const char *what = d->type == T_RATE ? "rate" : (d->type == T_TIME ? "time" : "bytes");
+        double v = 0.0;
+        if (!weft_scenario_i_parse_quantity(what, text, &v, &err)) {
+            g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE, "%s.%s = \"%s\": %s",
+                        d->group, d->key, text, err->message);
+            return FALSE;
+        }
+        *out = g_strdup(text);
+        return TRUE;
+    }
+    }
+    g_assert_not_reached();
+}
+
+gboolean
+weft_scenario_i_parse_quantity(const char *type, const char *text, double *value, GError **error)
+{
+    g_return_val_if_fail(type != NULL && text != NULL && value != NULL, FALSE);
+    g_autoptr(GError) uerr = NULL;
+    gboolean ok = FALSE;
+    if (strcmp(type, "rate") == 0) {
+        ok = weft_units_parse_rate(text, value, &uerr);
+    } else if (strcmp(type, "time") == 0) {
+        weft_time_t ps = 0;
+        ok = weft_units_parse_time(text, &ps, &uerr);
+        *value = (double)ps;
+    } else if (strcmp(type, "bytes") == 0) {
+        guint64 b = 0;
+        ok = weft_units_parse_bytes(text, &b, &uerr);
+        *value = (double)b;
+    } else {
+        g_return_val_if_reached(FALSE);
+    }
+    if (!ok) {
+        g_set_error_literal(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE, uerr->message);
+    }
+    return ok;
+}
+
+/*
+ * Sets group.key = @value; relative paths resolve against @base_dir (NULL: the
+ * working directory). Messages are prefixed by the caller.
+ */
+static gboolean
+set_internal(weft_scenario_t *sc, const char *group, const char *key, const char *value,
+             const char *base_dir, GError **error)
+{
+    if (!g_strv_contains(groups, group)) {
+        g_autofree char *valid = valid_groups_text();
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
+                    "unknown group [%s]; valid groups: %s", group, valid);
+        return FALSE;
+    }
+    if (!is_key_name(key)) {
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_PARSE,
+                    "[%s] \"%s\" is not a key name (letters, digits, '_', '-', '.')", group, key);
+        return FALSE;
+    }
+    if (strchr(value, '\n') != NULL || strchr(value, '\r') != NULL) {
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE,
+                    "%s.%s: a value is one line of text", group, key);
+        return FALSE;
+    }
+    g_autofree char *text = g_strstrip(g_strdup(value));
+    gint k = find_key(group, key);
+    if (k < 0 && strcmp(group, "cluster") == 0) {
+        /* A cluster builder key: the builders check it when the cluster is built. */
+        set_pair(sc->cluster_own, key, text);
+        return TRUE;
+    }
+    if (k < 0) {
+        if (strcmp(group, "faults") == 0) {
+            g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
+                        "unknown key faults.%s: [faults] has no keys yet (faults come in a later "
+                        "version of weft)",
+                        key);
+            return FALSE;
+        }
+        g_autofree char *valid = valid_keys_text(group);
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
+                    "unknown key %s.%s; valid keys of [%s]: %s", group, key, group, valid);
+        return FALSE;
+    }
+    char *checked = NULL;
+    if (!check_value((guint)k, text, base_dir, &checked, error)) {
+        return FALSE;
+    }
+    g_autofree char *stored = checked;
+    if (k == K_CLUSTER_FILE) {
+        g_autoptr(GPtrArray) pairs = g_ptr_array_new_with_free_func(kv_pair_free);
+        cluster_format format = CLUSTER_FILE_INI;
+        if (stored != NULL && !read_cluster_file(stored, &format, pairs, error)) {
+            return FALSE;
+        }
+        g_ptr_array_unref(sc->cluster_file);
+        sc->cluster_file = g_steal_pointer(&pairs);
+        sc->format = format;
+    }
+    g_free(sc->value[k]);
+    sc->value[k] = g_steal_pointer(&stored);
+    g_free(sc->given[k]);
+    sc->given[k] = sc->value[k] != NULL ? g_strdup(text) : NULL;
+    return TRUE;
+}
+
+gboolean
+weft_scenario_set_value(weft_scenario_t *sc, const char *group, const char *key,
+                        const char *value, GError **error)
+{
+    g_return_val_if_fail(sc != NULL && group != NULL && key != NULL && value != NULL, FALSE);
+    g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+    return set_internal(sc, group, key, value, NULL, error);
+}
+
+gboolean
+weft_scenario_set(weft_scenario_t *sc, const char *assignment, GError **error)
+{
+    g_return_val_if_fail(sc != NULL && assignment != NULL, FALSE);
+    g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+    const char *eq = strchr(assignment, '=');
+    g_autofree char *lhs = eq != NULL ? g_strndup(assignment, (gsize)(eq - assignment)) : NULL;
+    char *dot = lhs != NULL ? strchr(g_strstrip(lhs), '.') : NULL;
+    if (dot == NULL || dot == lhs || dot[1] == '\0') {
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_PARSE,
+                    "\"%s\": expected group.key=value", assignment);
+        return FALSE;
+    }
+    *dot = '\0';
+    if (!set_internal(sc, lhs, dot + 1, eq + 1, NULL, error)) {
+        g_prefix_error(error, "--set %s: ", assignment);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+gboolean
+weft_scenario_load(weft_scenario_t *sc, const char *path, GError **error)
+{
+    g_return_val_if_fail(sc != NULL && path != NULL, FALSE);
+    g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    g_autoptr(GError) kerr = NULL;
+    if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &kerr)) {
+        gint code = kerr->domain == G_FILE_ERROR ? WEFT_SCENARIO_ERROR_IO
+                                                 : WEFT_SCENARIO_ERROR_PARSE;
+        g_set_error(error, WEFT_SCENARIO_ERROR, code, "%s: %s", path, kerr->message);
+        return FALSE;
+    }
+    g_autofree char *abs = g_canonicalize_filename(path, NULL);
+    g_autofree char *dir = g_path_get_dirname(abs);
+    g_auto(GStrv) kf_groups = g_key_file_get_groups(kf, NULL);
+    for (guint i = 0; kf_groups[i] != NULL; i++) {
+        g_auto(GStrv) names = g_key_file_get_keys(kf, kf_groups[i], NULL, NULL);
+        if (!g_strv_contains(groups, kf_groups[i])) {
+            g_autofree char *valid = valid_groups_text();
+            g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
+                        "%s: unknown group [%s]; valid groups: %s", path, kf_groups[i], valid);
+            return FALSE;
+        }
+        for (guint j = 0; names != NULL && names[j] != NULL; j++) {
+            g_autofree char *v = g_key_file_get_value(kf, kf_groups[i], names[j], NULL);
+            if (!set_internal(sc, kf_groups[i], names[j], v, dir, error)) {
+                g_prefix_error(error, "%s: ", path);
+                return FALSE;
+            }
+        }
+    }
+    g_free(sc->source);
+    sc->source = g_strdup(path);
+    return TRUE;
+}
+
+const char *
+weft_scenario_get(const weft_scenario_t *sc, const char *group, const char *key)
+{
+    g_return_val_if_fail(sc != NULL && group != NULL && key != NULL, NULL);
+    gint k = find_key(group, key);
+    if (k >= 0) {
+        return current(sc, (guint)k);
+    }
+    if (strcmp(group, "cluster") != 0) {
+        return NULL;
+    }
+    kv_pair *kv = find_pair(sc->cluster_own, key);
+    if (kv == NULL) {
+        kv = find_pair(sc->cluster_file, key);
+    }
+    return kv != NULL ? kv->value : NULL;
+}
+
+/* The [cluster] keys the builders get: the file's, in its order, with the scenario's on top. */
+static GPtrArray *
+merged_cluster_keys(const weft_scenario_t *sc)
+{
+    GPtrArray *merged = g_ptr_array_new_with_free_func(kv_pair_free);
+    for (guint i = 0; i < sc->cluster_file->len; i++) {
+        kv_pair *kv = g_ptr_array_index(sc->cluster_file, i);
+        set_pair(merged, kv->key, kv->value);
+    }
+    for (guint i = 0; i < sc->cluster_own->len; i++) {
+        kv_pair *kv = g_ptr_array_index(sc->cluster_own, i);
+        set_pair(merged, kv->key, kv->value);
+    }
+    return merged;
+}
+
+char *
+weft_scenario_to_ini(const weft_scenario_t *sc)
+{
+    g_return_val_if_fail(sc != NULL, NULL);
+    GString *s = g_string_new(NULL);
+    g_string_append_printf(s,
+                           "# weft %s: effective scenario configuration. Every key with its final "
+                           "value,\n# defaults included; `weft replay THIS_FILE` runs it again.\n",
+                           PACKAGE_VERSION);
+    for (guint g = 0; groups[g] != NULL; g++) {
+        const char *group = groups[g];
+        g_string_append_printf(s, "\n[%s]\n", group);
+        for (guint k = 0; k < N_KEYS; k++) {
+            if (strcmp(keys[k].group, group) != 0) {
+                continue;
+            }
+            const char *v = current(sc, k);
+            g_string_append_printf(s, "# %s\n%s = %s\n", keys[k].doc, keys[k].key,
+                                   v != NULL ? v : "");
+        }
+        if (strcmp(group, "cluster") == 0) {
+            g_autoptr(GPtrArray) merged = merged_cluster_keys(sc);
+            if (merged->len > 0) {
+                g_string_append(s, "# cluster description (the file's keys, then overrides)\n");
+            }
+            for (guint i = 0; i < merged->len; i++) {
+                kv_pair *kv = g_ptr_array_index(merged, i);
+                g_string_append_printf(s, "%s = %s\n", kv->key, kv->value);
+            }
+        }
+        if (strcmp(group, "faults") == 0) {
+            g_string_append(s, "# (no keys yet)\n");
+        }
+    }
+    return g_string_free(s, FALSE);
+}
+
+gboolean
+weft_scenario_check(const weft_scenario_t *sc, GError **error)
+{
+    g_return_val_if_fail(sc != NULL, FALSE);
+    const char *where = sc->source != NULL ? sc->source : "scenario";
+    if (current(sc, K_TRACE) == NULL) {
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
+                    "%s: workload.trace is not set (the Chakra trace prefix)", where);
+        return FALSE;
+    }
+    if (current(sc, K_CLUSTER_FILE) == NULL && sc->cluster_own->len == 0) {
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
+                    "%s: no cluster: set cluster.file or describe the cluster inline in "
+                    "[cluster] (kind = ...)",
+                    where);
+        return FALSE;
+    }
+    if (current(sc, K_CLUSTER_FILE) != NULL && sc->format != CLUSTER_FILE_INI &&
+        sc->cluster_own->len > 0) {
+        kv_pair *kv = g_ptr_array_index(sc->cluster_own, 0);
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
+                    "%s: cluster.%s = \"%s\": cluster.file \"%s\" is %s, which takes no other "
+                    "[cluster] key; valid keys: file",
+                    where, kv->key, kv->value, current(sc, K_CLUSTER_FILE),
+                    sc->format == CLUSTER_FILE_YAML ? "ASTRA-sim YAML" : "GraphML");
+        return FALSE;
+    }
+    if (strcmp(current(sc, K_PLACEMENT), "file") == 0 && current(sc, K_PLACEMENT_FILE) == NULL) {
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
+                    "%s: workload.placement = file needs workload.placement_file", where);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* ---- running ---------------------------------------------------------------------------------- */
+
+static gint64
+get_int(const weft_scenario_t *sc, guint k)
+{
+    gint64 v = 0;
+    gboolean ok = g_ascii_string_to_signed(current(sc, k), 10, G_MININT64, G_MAXINT64, &v, NULL);
+    g_assert(ok); /* checked when set */
+    return v;
+}
+
+/* Creates @dir if missing and proves it writable by creating and removing a file in it. */
+static gboolean
+prepare_output_dir(const char *dir, GError **error)
+{
+    if (g_mkdir_with_parents(dir, 0755) != 0) {
+        int e = errno;
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_IO,
+                    "output.dir = \"%s\": cannot create: %s", dir, g_strerror(e));
+        return FALSE;
+    }
+    g_autofree char *probe = g_build_filename(dir, ".weft-probe-XXXXXX", NULL);
+    int fd = g_mkstemp(probe);
+    if (fd < 0) {
+        int e = errno;
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_IO,
+                    "output.dir = \"%s\": not writable: %s", dir, g_strerror(e));
+        return FALSE;
+    }
+    close(fd);
+    g_unlink(probe);
+    return TRUE;
+}
+
+static gboolean
+write_output(const char *dir, const char *name, const char *text, GError **error)
+{
+    g_autofree char *path = g_build_filename(dir, name, NULL);
+    g_autoptr(GError) ioerr = NULL;
+    /* GLib writes to a temporary file in the same directory, then renames it. */
+    if (!g_file_set_contents_full(path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, &ioerr)) {
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_IO, "%s: cannot write: %s",
+                    path, ioerr->message);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/*
+ * Turns a cluster builder's error into a scenario error that names the scenario
+ * and [cluster]: unknown keys and kinds become WEFT_SCENARIO_ERROR_KEY, values
+ * that do not parse or are out of range WEFT_SCENARIO_ERROR_VALUE, unreadable
+ * files WEFT_SCENARIO_ERROR_IO; anything else (an invalid graph) keeps its
+ * WEFT_TOPO_ERROR code.
+ */
+static void
+cluster_error(GError **error, GError *terr, const char *where)
+{
+    gint code = -1;
+    if (terr->domain == WEFT_TOPO_ERROR) {
+        switch (terr->code) {
+        case WEFT_TOPO_ERROR_KEY:
+            code = WEFT_SCENARIO_ERROR_KEY;
+            break;
+        case WEFT_TOPO_ERROR_PARSE:
+        case WEFT_TOPO_ERROR_VALUE:
+            code = WEFT_SCENARIO_ERROR_VALUE;
+            break;
+        case WEFT_TOPO_ERROR_IO:
+            code = WEFT_SCENARIO_ERROR_IO;
+            break;
+        default:
+            break;
+        }
+    }
+    g_autofree char *prefix = where != NULL ? g_strdup_printf("scenario %s: [cluster]: ", where)
+                                            : g_strdup("[cluster]: ");
+    if (code < 0) {
+        g_propagate_prefixed_error(error, terr, "%s", prefix);
+        return;
+    }
+    g_set_error(error, WEFT_SCENARIO_ERROR, code, "%s%s", prefix, terr->message);
+    g_error_free(terr);
+}
+
+static weft_topo_t *
+build_cluster(const weft_scenario_t *sc, GError **error)
+{
+    const char *where = sc->source;
+    const char *file = current(sc, K_CLUSTER_FILE);
+    GError *terr = NULL;
+    weft_topo_t *topo = NULL;
+    if (file != NULL && sc->format == CLUSTER_FILE_YAML) {
+        topo = weft_topo_load_astra_yaml(file, &terr);
+    } else if (file != NULL && sc->format == CLUSTER_FILE_GRAPHML) {
+        topo = weft_topo_load_graphml(file, &terr);
+    } else {
+        g_autoptr(GKeyFile) kf = g_key_file_new();
+        g_autoptr(GPtrArray) merged = merged_cluster_keys(sc);
+        for (guint i = 0; i < merged->len; i++) {
+            kv_pair *kv = g_ptr_array_index(merged, i);
+            g_key_file_set_value(kf, "cluster", kv->key, kv->value);
+        }
+        const char *origin = file != NULL ? file : (where != NULL ? where : "scenario");
+        topo = weft_topo_load_keyfile(kf, "cluster", origin, &terr);
+    }
+    if (topo == NULL) {
+        cluster_error(error, terr, where);
+    }
+    return topo;
+}
+
+static char *
+placement_text(const weft_scenario_t *sc)
+{
+    const char *p = current(sc, K_PLACEMENT);
+    if (strcmp(p, "random") == 0) {
+        return g_strdup_printf("random (seed %s)", current(sc, K_PLACEMENT_SEED));
+    }
+    if (strcmp(p, "file") == 0) {
+        return g_strdup_printf("file %s", current(sc, K_PLACEMENT_FILE));
+    }
+    return g_strdup(p);
+}
+
+static char *
+ranks_csv(const weft_scenario_run_t *run)
+{
+    GString *s = g_string_new("rank,gpu,finish_us,compute_us,exposed_comm_us,idle_us\n");
+    const weft_replay_result_t *res = run->replay;
+    for (guint r = 0; r < res->n_ranks; r++) {
+        const weft_rank_result_t *rr = &res->ranks[r];
+        g_string_append_printf(s, "%u,%u,%.6f,%.6f,%.6f,%.6f\n", r, run->rank_gpu[r],
+                               weft_time_to_us(rr->finish_ps), weft_time_to_us(rr->compute_ps),
+                               weft_time_to_us(rr->exposed_comm_ps), weft_time_to_us(rr->idle_ps));
+    }
+    return g_string_free(s, FALSE);
+}
+
+char *
+weft_scenario_run_summary(const weft_scenario_run_t *run)
+{
+    g_return_val_if_fail(run != NULL, NULL);
+    const weft_replay_result_t *res = run->replay;
+    GString *s = g_string_new(NULL);
+    g_string_append_printf(s, "cluster      %s (%u GPUs, %u vertices, %u directed links)\n",
+                           run->cluster_label, weft_topo_n_gpus(run->topo),
+                           weft_topo_n_vertices(run->topo), weft_topo_n_edges(run->topo));
+    g_string_append_printf(s, "workload     %s (%u ranks, %" G_GUINT64_FORMAT " nodes)\n",
+                           run->trace_label, run->workload->n_ranks,
+                           weft_workload_node_count(run->workload));
+    g_string_append_printf(s, "placement    %s\n", run->placement);
+    g_string_append_printf(s, "network      %s, %u chunk(s) per collective\n", run->network_model,
+                           run->chunks);
+    g_string_append_printf(s,
+                           "collectives  %" G_GUINT64_FORMAT
+                           ", point-to-point transfers %" G_GUINT64_FORMAT
+                           ", events %" G_GUINT64_FORMAT "\n",
+                           res->collectives, res->p2p_transfers, res->events);
+    g_string_append_printf(s, "step time    %.6f us\n\n", weft_time_to_us(res->step_ps));
+    g_string_append_printf(s, "%6s %16s %16s %20s %16s\n", "rank", "finish_us", "compute_us",
+                           "exposed_comm_us", "idle_us");
+    for (guint r = 0; r < res->n_ranks; r++) {
+        const weft_rank_result_t *rr = &res->ranks[r];
+        g_string_append_printf(s, "%6u %16.6f %16.6f %20.6f %16.6f\n", r,
+                               weft_time_to_us(rr->finish_ps), weft_time_to_us(rr->compute_ps),
+                               weft_time_to_us(rr->exposed_comm_ps), weft_time_to_us(rr->idle_ps));
+    }
+    return g_string_free(s, FALSE);
+}
+
+weft_scenario_run_t *
+weft_scenario_run(const weft_scenario_t *sc, GError **error)
+{
+    g_return_val_if_fail(sc != NULL, NULL);
+    g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+    if (!weft_scenario_check(sc, error)) {
+        return NULL;
+    }
+    const char *out_dir = current(sc, K_OUTPUT_DIR);
+    if (out_dir != NULL && !prepare_output_dir(out_dir, error)) {
+        return NULL;
+    }
+
+    g_autoptr(weft_scenario_run_t) run = g_new0(weft_scenario_run_t, 1);
+    run->topo = build_cluster(sc, error);
+    if (run->topo == NULL) {
+        return NULL;
+    }
+    weft_topo_set_ecmp_seed(run->topo, (guint64)get_int(sc, K_ECMP_SEED));
+
+    run->workload =
+        weft_workload_load_chakra(current(sc, K_TRACE), current(sc, K_COMM_GROUPS), error);
+    if (run->workload == NULL ||
+        !weft_workload_check(run->workload, weft_topo_n_gpus(run->topo), error)) {
+        return NULL;
+    }
+
+    weft_place_policy_t policy = WEFT_PLACE_IN_ORDER;
+    if (!weft_place_policy_from_name(current(sc, K_PLACEMENT), &policy, error)) {
+        return NULL;
+    }
+    run->rank_gpu =
+        weft_topo_place(run->topo, run->workload->n_ranks, policy,
+                        (guint64)get_int(sc, K_PLACEMENT_SEED), current(sc, K_PLACEMENT_FILE), error);
+    if (run->rank_gpu == NULL) {
+        return NULL;
+    }
+
+    weft_net_model_t model = WEFT_NET_ANALYTICAL;
+    if (!weft_net_model_from_name(current(sc, K_MODEL), &model, error)) {
+        return NULL;
+    }
+    run->network_model = g_strdup(weft_net_model_name(model));
+    run->chunks = (guint)get_int(sc, K_CHUNKS);
+    run->duration_scale = g_ascii_strtod(current(sc, K_DURATION_SCALE), NULL);
+    run->placement = placement_text(sc);
+    const char *file = current(sc, K_CLUSTER_FILE);
+    run->cluster_label = file != NULL ? g_strdup(sc->given[K_CLUSTER_FILE])
+                                      : g_strdup_printf("%s (inline)", weft_topo_name(run->topo));
+    run->trace_label = g_strdup(sc->given[K_TRACE]);
+
+    /* The simulation's own random stream is seeded with 1: nothing in an
+     * analytical replay draws from it, and placement and ECMP have their own
+     * seeds (workload.placement_seed, network.ecmp_seed). */
+    g_autoptr(weft_sim_t) sim = weft_sim_new(1);
+    g_autoptr(weft_net_t) net = weft_net_new(sim, run->topo, model);
+    weft_replay_options_t opts = {
+        .coll_chunks = run->chunks,
+        .rank_gpu = run->rank_gpu,
+        .compute_scale = run->duration_scale,
+    };
+    run->replay = weft_replay_run(sim, net, run->workload, &opts, error);
+    if (run->replay == NULL) {
+        return NULL;
+    }
+
+    if (out_dir != NULL) {
+        g_autofree char *ini = weft_scenario_to_ini(sc);
+        g_autofree char *csv = ranks_csv(run);
+        g_autofree char *summary = weft_scenario_run_summary(run);
+        if (!write_output(out_dir, "scenario.ini", ini, error) ||
+            !write_output(out_dir, "ranks.csv", csv, error) ||
+            !write_output(out_dir, "summary.txt", summary, error)) {
+            return NULL;
+        }
+    }
+    return g_steal_pointer(&run);
+}
+
+void
+weft_scenario_run_free(weft_scenario_run_t *run)
+{
+    if (run == NULL) {
+        return;
+    }
+    weft_replay_result_free(run->replay);
+    g_free(run->rank_gpu);
+    weft_workload_free(run->workload);
+    weft_topo_free(run->topo);
+    g_free(run->network_model);
+    g_free(run->placement);
+    g_free(run->cluster_label);
+    g_free(run->trace_label);
+    g_free(run);
+}

@@ -77,6 +77,18 @@ const char *weft_scenario_get(const weft_scenario_t *sc, const char *group, cons
  */
 char *weft_scenario_to_ini(const weft_scenario_t *sc);
 
+/**
+ * weft_scenario_check:
+ * Checks what cannot be checked key by key: workload.trace is set; there is a
+ * cluster (cluster.file or inline keys); an ASTRA-sim YAML or GraphML
+ * cluster.file comes with no other [cluster] key; placement = file has a
+ * placement_file. The cluster builder keys themselves are checked when the
+ * cluster is built. weft_scenario_run() calls this first.
+ * @error: WEFT_SCENARIO_ERROR_KEY naming the scenario file and key.
+ * Returns: TRUE if the scenario can be run.
+ */
+gboolean weft_scenario_check(const weft_scenario_t *sc, GError **error);
+
 /** Everything one replay of a scenario produced. */
 typedef struct {
     weft_topo_t *topo;            /* the cluster */
@@ -84,6 +96,12 @@ typedef struct {
     guint *rank_gpu;              /* placement: rank -> GPU number */
     weft_replay_result_t *replay; /* the results */
     char *network_model;          /* name of the network model used */
+    /* Added for the report (weft_scenario_run_summary()): */
+    char *placement;       /* "in-order", "random (seed 7)", "file PATH", ... */
+    guint chunks;          /* pipeline chunks per collective */
+    double duration_scale; /* compute.duration_scale */
+    char *cluster_label;   /* cluster.file as written, or "NAME (inline)" */
+    char *trace_label;     /* workload.trace as written */
 } weft_scenario_run_t;
 
 /**
@@ -99,6 +117,24 @@ weft_scenario_run_t *weft_scenario_run(const weft_scenario_t *sc, GError **error
 
 /** weft_scenario_run_free: NULL is a no-op. */
 void weft_scenario_run_free(weft_scenario_run_t *run);
+
+/**
+ * weft_scenario_run_summary:
+ * The report `weft replay` prints (and [output] saves as summary.txt): cluster,
+ * workload, placement, network, counts, step time, then per rank finish,
+ * compute, exposed communication and idle time in microseconds (6 decimals).
+ * Returns: (transfer full): the text.
+ */
+char *weft_scenario_run_summary(const weft_scenario_run_t *run);
+
+/**
+ * weft_scenario_i_parse_quantity: (internal; used by the key table, public for tests)
+ * Parses @text as a quantity with its unit (core/units.h) of @type "rate"
+ * (result in bytes/s), "time" (picoseconds) or "bytes".
+ * @error: WEFT_SCENARIO_ERROR_VALUE quoting @text (a missing unit included).
+ */
+gboolean weft_scenario_i_parse_quantity(const char *type, const char *text, double *value,
+                                        GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(weft_scenario_t, weft_scenario_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(weft_scenario_run_t, weft_scenario_run_free)
