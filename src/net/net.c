@@ -206,16 +206,22 @@ weft_net_free(weft_net_t *net)
     g_free(net);
 }
 
-/* The route for src -> dst (NULL for src == dst) or a WEFT_NET_ERROR_NO_ROUTE. */
+/*
+ * The route for src -> dst (NULL for src == dst) or a WEFT_NET_ERROR_NO_ROUTE.
+ * @flow_id picks among equal-cost paths (ECMP, see topo.h): transfers pass the
+ * number of transfers started before them, so each transfer hashes as its own
+ * flow and a run is repeatable.
+ */
 static gboolean
-lookup_route(weft_net_t *net, gint src, gint dst, const weft_route_t **route, GError **error)
+lookup_route(weft_net_t *net, gint src, gint dst, guint64 flow_id, const weft_route_t **route,
+             GError **error)
 {
     *route = NULL;
     if (src == dst) {
         return TRUE;
     }
     g_autoptr(GError) topo_error = NULL;
-    *route = weft_topo_route(net->topo, src, dst, &topo_error);
+    *route = weft_topo_route_ecmp(net->topo, src, dst, flow_id, &topo_error);
     if (*route == NULL) {
         g_set_error(error, WEFT_NET_ERROR, WEFT_NET_ERROR_NO_ROUTE,
                     "no route from vertex %d to vertex %d: %s", src, dst,
@@ -233,7 +239,7 @@ weft_net_transfer_start(weft_net_t *net, gint src, gint dst, guint64 bytes, weft
     g_return_val_if_fail(done != NULL, FALSE);
     g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
     const weft_route_t *route;
-    if (!lookup_route(net, src, dst, &route, error)) {
+    if (!lookup_route(net, src, dst, net->stats.transfers_started, &route, error)) {
         return FALSE;
     }
     guint32 idx = xfer_alloc(net);
@@ -271,8 +277,9 @@ weft_net_transfer_time(weft_net_t *net, gint src, gint dst, guint64 bytes, GErro
 {
     g_return_val_if_fail(net != NULL, -1);
     g_return_val_if_fail(error == NULL || *error == NULL, -1);
+    /* flow 0: the estimate is for a lone transfer, not one of the run's numbered transfers */
     const weft_route_t *route;
-    if (!lookup_route(net, src, dst, &route, error)) {
+    if (!lookup_route(net, src, dst, 0, &route, error)) {
         return -1;
     }
     /* Every model agrees on a lone transfer over an idle network. */

@@ -1,3 +1,853 @@
 /* SPDX-License-Identifier: MIT */
-/* placeholder: to be implemented */
+/*
+ * Routing on the cluster graph (the rule is described in topo/topo.h): NVLink
+ * domains, the three views (NVLink edges, fabric = all but NVLink, and the full
+ * graph as a fallback), hop-count distances to a destination (a local BFS inside
+ * an NVLink domain; igraph BFS to the destination's funnel vertex in the fabric,
+ * kept in a bounded LRU cache), the NVSwitch-plane spraying rule, the ECMP walk
+ * with rail affinity, the route cache per (src, dst, ECMP slot), and the
+ * equal-cost path count.
+ */
 #include "topo/topo.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/rng.h"
+#include "topo/topo_private.h"
+
+enum {
+    VIEW_NVLINK, /* NVLink edges only: routes inside an NVLink domain */
+    VIEW_FABRIC, /* every edge but NVLink: routes between domains */
+    VIEW_FULL,   /* every edge: when the fabric cannot connect the pair */
+    N_VIEWS,
+};
+
+/*
+ * ECMP slots per (src, dst): a transfer's flow id is hashed to one of them, and
+ * a route is built and cached once per slot, so the cache holds at most 64
+ * routes per pair however many transfers there are. 64 covers the 2- to 64-way
+ * spine fan-outs of the leaf/spine and fat-tree fabrics weft builds with an
+ * even split of slots over paths (slots are spread over the hops' choices in
+ * mixed radix, see ecmp_walk()).
+ */
+#define ECMP_SLOTS 64u
+#define SLOT_SINGLE ECMP_SLOTS /* the key of a pair with one path, or a sprayed route */
+
+/* Distance arrays kept in the LRU cache: 64 MiB, about 400 funnels at 40k vertices. */
+#define DIST_CACHE_BYTES ((gsize)64 << 20)
+
+/* The longest chain followed from a destination to its funnel; longer chains stop early (still exact). */
+#define MAX_CHAIN 16
+
+/* Spraying is checked only where the equal-cost paths are few enough to list. */
+#define MAX_SPRAY_PATHS 1024u
+
+/* Salt separating the per-hop rotation hash from the flow -> slot hash. */
+#define HOP_SALT G_GUINT64_CONSTANT(0x686f70)
+
+typedef struct {
+    igraph_t graph;      /* the view (VIEW_FULL uses topo->graph instead) */
+    gboolean has_graph;  /* graph was created here */
+    guint32 *off;        /* CSR: out-edges of v are adj[off[v] .. off[v+1]) */
+    gint32 *adj;         /* edge ids of the full graph */
+} view_t;
+
+typedef struct {
+    guint64 key;   /* view << 32 | funnel */
+    gint32 *dist;  /* hops from every vertex to the funnel, -1 if unreachable */
+    GList link;    /* in the LRU queue; data points to this entry */
+} dist_entry;
+
+typedef struct {
+    gint32 src;
+    gint32 dst;
+    guint32 slot;
+} route_key;
+
+/* One route and its arrays in a single block: [route_blk][share][path_off][edges]. */
+typedef struct {
+    route_key key;
+    weft_route_t route;
+} route_blk;
+
+struct weft_routing {
+    view_t views[N_VIEWS];
+    GHashTable *dist_cache; /* guint64 key -> dist_entry (owned) */
+    GQueue lru;             /* dist_entry links, most recent first */
+    guint dist_max;         /* entries the budget allows */
+    GHashTable *routes;     /* route_key -> route_blk (borrowed from all_routes) */
+    GPtrArray *all_routes;  /* every route ever returned: they live as long as the topo */
+    gint32 *local_dist;     /* scratch for NVLink BFS, all -1 between uses */
+    GArray *touched;        /* gint32: entries of local_dist to reset */
+    GArray *queue;          /* gint32: BFS queue */
+};
+
+/* Distances to one destination: chain vertices (dst = chain[0], ...) by position, others via the funnel. */
+typedef struct {
+    const gint32 *df; /* to the funnel chain[k] (or to dst itself when k == 0) */
+    gint k;
+    gint32 chain[MAX_CHAIN + 1];
+} dist_fn;
+
+static inline gint32
+dist_of(const dist_fn *d, gint v)
+{
+    for (gint i = 0; i < d->k; i++) {
+        if (d->chain[i] == v) {
+            return i;
+        }
+    }
+    gint32 x = d->df[v];
+    return x < 0 ? -1 : x + d->k;
+}
+
+static guint
+route_key_hash(gconstpointer p)
+{
+    const route_key *k = p;
+    guint64 h = ((guint64)(guint32)k->src << 32) | (guint32)k->dst;
+    return (guint)weft_rng_splitmix64(h ^ ((guint64)k->slot << 57));
+}
+
+static gboolean
+route_key_equal(gconstpointer a, gconstpointer b)
+{
+    const route_key *x = a;
+    const route_key *y = b;
+    return x->src == y->src && x->dst == y->dst && x->slot == y->slot;
+}
+
+static void
+dist_entry_free(gpointer p)
+{
+    dist_entry *d = p;
+    g_free(d->dist);
+    g_free(d);
+}
+
+static inline gint
+e_to(const weft_topo_t *topo, gint e)
+{
+    return ((const gint *)topo->e_to->data)[e];
+}
+
+static inline gint
+v_rail(const weft_topo_t *topo, gint v)
+{
+    return ((const gint *)topo->v_rail->data)[v];
+}
+
+/* ---- views and domains ----------------------------------------------------------- */
+
+static gboolean
+edge_in_view(const weft_topo_t *topo, guint view, guint e)
+{
+    weft_link_kind_t k = g_array_index(topo->e_kind, weft_link_kind_t, e);
+    switch (view) {
+    case VIEW_NVLINK:
+        return k == WEFT_LINK_NVLINK;
+    case VIEW_FABRIC:
+        return k != WEFT_LINK_NVLINK;
+    default:
+        return TRUE;
+    }
+}
+
+/* Builds view @vi: its CSR out-adjacency and (but for VIEW_FULL) its igraph graph with the same vertex ids. */
+static gboolean
+view_build(weft_topo_t *topo, guint vi, GError **error)
+{
+    view_t *view = &topo->routing->views[vi];
+    guint n = topo->v_name->len;
+    guint m = topo->e_from->len;
+    const gint *from = (const gint *)topo->e_from->data;
+    view->off = g_new0(guint32, n + 1);
+    guint kept = 0;
+    for (guint e = 0; e < m; e++) {
+        if (edge_in_view(topo, vi, e)) {
+            view->off[from[e] + 1]++;
+            kept++;
+        }
+    }
+    for (guint v = 0; v < n; v++) {
+        view->off[v + 1] += view->off[v];
+    }
+    view->adj = g_new(gint32, MAX(kept, 1));
+    g_autofree guint32 *fill = g_memdup2(view->off, sizeof(guint32) * n);
+    for (guint e = 0; e < m; e++) {
+        if (edge_in_view(topo, vi, e)) {
+            view->adj[fill[from[e]]++] = (gint32)e;
+        }
+    }
+    if (vi == VIEW_FULL) {
+        return TRUE;
+    }
+    igraph_vector_int_t ev;
+    if (!weft_topo_i_igraph_check(igraph_vector_int_init(&ev, 2 * (igraph_integer_t)kept), topo,
+                                  "vector_init", error)) {
+        return FALSE;
+    }
+    guint k = 0;
+    for (guint e = 0; e < m; e++) {
+        if (edge_in_view(topo, vi, e)) {
+            VECTOR(ev)[2 * k] = from[e];
+            VECTOR(ev)[2 * k + 1] = e_to(topo, (gint)e);
+            k++;
+        }
+    }
+    igraph_error_t rc = igraph_create(&view->graph, &ev, (igraph_integer_t)n, IGRAPH_DIRECTED);
+    igraph_vector_int_destroy(&ev);
+    if (!weft_topo_i_igraph_check(rc, topo, "create (view)", error)) {
+        return FALSE;
+    }
+    view->has_graph = TRUE;
+    return TRUE;
+}
+
+/* Numbers the NVLink domains as topo.h says: components of the NVLink view, by lowest GPU number. */
+static gboolean
+number_domains(weft_topo_t *topo, GError **error)
+{
+    guint n = topo->v_name->len;
+    igraph_vector_int_t membership;
+    igraph_integer_t n_comp = 0;
+    if (!weft_topo_i_igraph_check(igraph_vector_int_init(&membership, 0), topo, "vector_init",
+                                  error)) {
+        return FALSE;
+    }
+    igraph_error_t rc = igraph_connected_components(&topo->routing->views[VIEW_NVLINK].graph,
+                                                    &membership, NULL, &n_comp, IGRAPH_WEAK);
+    if (!weft_topo_i_igraph_check(rc, topo, "connected_components", error)) {
+        igraph_vector_int_destroy(&membership);
+        return FALSE;
+    }
+    g_autofree gint *comp_domain = g_new(gint, MAX(n_comp, 1));
+    for (igraph_integer_t c = 0; c < n_comp; c++) {
+        comp_domain[c] = -1;
+    }
+    topo->n_domains = 0;
+    for (guint g = 0; g < topo->gpu_vertex->len; g++) {
+        igraph_integer_t c = VECTOR(membership)[g_array_index(topo->gpu_vertex, gint, g)];
+        if (comp_domain[c] < 0) {
+            comp_domain[c] = (gint)topo->n_domains++;
+        }
+    }
+    topo->v_domain = g_new(gint, MAX(n, 1));
+    for (guint v = 0; v < n; v++) {
+        weft_vertex_kind_t kind = g_array_index(topo->v_kind, weft_vertex_kind_t, v);
+        gboolean member = kind == WEFT_VERTEX_GPU || kind == WEFT_VERTEX_NVSWITCH;
+        topo->v_domain[v] = member ? comp_domain[VECTOR(membership)[v]] : -1;
+    }
+    igraph_vector_int_destroy(&membership);
+    return TRUE;
+}
+
+gboolean
+weft_topo_i_routing_init(weft_topo_t *topo, GError **error)
+{
+    weft_routing_t *r = g_new0(weft_routing_t, 1);
+    topo->routing = r;
+    guint n = topo->v_name->len;
+    r->dist_cache = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, dist_entry_free);
+    g_queue_init(&r->lru);
+    r->dist_max = (guint)MAX((gsize)1, DIST_CACHE_BYTES / ((gsize)MAX(n, 1) * sizeof(gint32)));
+    r->routes = g_hash_table_new(route_key_hash, route_key_equal);
+    r->all_routes = g_ptr_array_new_with_free_func(g_free);
+    r->local_dist = g_new(gint32, MAX(n, 1));
+    for (guint v = 0; v < n; v++) {
+        r->local_dist[v] = -1;
+    }
+    r->touched = g_array_new(FALSE, FALSE, sizeof(gint32));
+    r->queue = g_array_new(FALSE, FALSE, sizeof(gint32));
+    weft_topo_i_igraph_quiet();
+    for (guint vi = 0; vi < N_VIEWS; vi++) {
+        if (!view_build(topo, vi, error)) {
+            weft_topo_i_routing_free(topo);
+            return FALSE;
+        }
+    }
+    if (!number_domains(topo, error)) {
+        weft_topo_i_routing_free(topo);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+void
+weft_topo_i_routing_free(weft_topo_t *topo)
+{
+    weft_routing_t *r = topo->routing;
+    if (r == NULL) {
+        return;
+    }
+    for (guint vi = 0; vi < N_VIEWS; vi++) {
+        if (r->views[vi].has_graph) {
+            igraph_destroy(&r->views[vi].graph);
+        }
+        g_free(r->views[vi].off);
+        g_free(r->views[vi].adj);
+    }
+    g_queue_clear(&r->lru);
+    g_hash_table_destroy(r->dist_cache);
+    g_hash_table_destroy(r->routes);
+    g_ptr_array_free(r->all_routes, TRUE);
+    g_free(r->local_dist);
+    g_array_free(r->touched, TRUE);
+    g_array_free(r->queue, TRUE);
+    g_free(r);
+    topo->routing = NULL;
+}
+
+/* ---- distances -------------------------------------------------------------------- */
+
+static const igraph_t *
+view_graph(const weft_topo_t *topo, guint vi)
+{
+    return vi == VIEW_FULL ? &topo->graph : &topo->routing->views[vi].graph;
+}
+
+/* Distinct neighbours of @v in view @vi other than @from, up to 2; the first is put in *@next. */
+static guint
+other_neighbours(const weft_topo_t *topo, guint vi, gint v, gint from, gint *next)
+{
+    const view_t *view = &topo->routing->views[vi];
+    guint count = 0;
+    for (guint32 i = view->off[v]; i < view->off[v + 1]; i++) {
+        gint w = e_to(topo, view->adj[i]);
+        if (w == from || (count > 0 && w == *next)) {
+            continue;
+        }
+        if (count == 0) {
+            *next = w;
+        }
+        if (++count == 2) {
+            break;
+        }
+    }
+    return count;
+}
+
+/* The distance array to @funnel in view @vi, from the LRU cache or one igraph BFS. */
+static const gint32 *
+funnel_distances(weft_topo_t *topo, guint vi, gint funnel, GError **error)
+{
+    weft_routing_t *r = topo->routing;
+    guint64 key = ((guint64)vi << 32) | (guint32)funnel;
+    dist_entry *d = g_hash_table_lookup(r->dist_cache, &key);
+    if (d != NULL) {
+        g_queue_unlink(&r->lru, &d->link);
+        g_queue_push_head_link(&r->lru, &d->link);
+        return d->dist;
+    }
+    guint n = topo->v_name->len;
+    weft_topo_i_igraph_quiet();
+    igraph_vector_int_t order;
+    igraph_vector_int_t layers;
+    if (!weft_topo_i_igraph_check(igraph_vector_int_init(&order, 0), topo, "vector_init",
+                                  error)) {
+        return NULL;
+    }
+    igraph_error_t rc = igraph_vector_int_init(&layers, 0);
+    if (rc == IGRAPH_SUCCESS) {
+        /* mode IN: hops from every vertex to the funnel (the views are symmetric anyway) */
+        rc = igraph_bfs_simple(view_graph(topo, vi), funnel, IGRAPH_IN, &order, &layers, NULL);
+        if (rc != IGRAPH_SUCCESS) {
+            igraph_vector_int_destroy(&layers);
+        }
+    }
+    if (!weft_topo_i_igraph_check(rc, topo, "bfs_simple", error)) {
+        igraph_vector_int_destroy(&order);
+        return NULL;
+    }
+    d = g_new0(dist_entry, 1);
+    d->key = key;
+    d->dist = g_new(gint32, MAX(n, 1));
+    for (guint v = 0; v < n; v++) {
+        d->dist[v] = -1;
+    }
+    igraph_integer_t nl = igraph_vector_int_size(&layers);
+    for (igraph_integer_t l = 0; l + 1 < nl; l++) {
+        for (igraph_integer_t i = VECTOR(layers)[l]; i < VECTOR(layers)[l + 1]; i++) {
+            d->dist[VECTOR(order)[i]] = (gint32)l;
+        }
+    }
+    igraph_vector_int_destroy(&order);
+    igraph_vector_int_destroy(&layers);
+
+    while (g_queue_get_length(&r->lru) >= r->dist_max) {
+        GList *old = g_queue_pop_tail_link(&r->lru);
+        dist_entry *victim = old->data;
+        g_hash_table_remove(r->dist_cache, &victim->key);
+    }
+    d->link.data = d;
+    g_queue_push_head_link(&r->lru, &d->link);
+    g_hash_table_insert(r->dist_cache, &d->key, d);
+    return d->dist;
+}
+
+/* Resets the NVLink scratch distances touched by the last local BFS. */
+static void
+local_reset(weft_routing_t *r)
+{
+    for (guint i = 0; i < r->touched->len; i++) {
+        r->local_dist[g_array_index(r->touched, gint32, i)] = -1;
+    }
+    g_array_set_size(r->touched, 0);
+}
+
+/*
+ * BFS from @dst over the NVLink view into the scratch array. It touches only
+ * @dst's NVLink domain (tens of vertices), where an igraph BFS would cost
+ * O(V) in allocation per call on a 40k-vertex cluster.
+ */
+static void
+local_bfs(weft_topo_t *topo, gint dst)
+{
+    weft_routing_t *r = topo->routing;
+    const view_t *view = &r->views[VIEW_NVLINK];
+    local_reset(r);
+    g_array_set_size(r->queue, 0);
+    r->local_dist[dst] = 0;
+    g_array_append_val(r->touched, dst);
+    g_array_append_val(r->queue, dst);
+    for (guint head = 0; head < r->queue->len; head++) {
+        gint32 u = g_array_index(r->queue, gint32, head);
+        for (guint32 i = view->off[u]; i < view->off[u + 1]; i++) {
+            gint32 w = e_to(topo, view->adj[i]);
+            if (r->local_dist[w] < 0) {
+                r->local_dist[w] = r->local_dist[u] + 1;
+                g_array_append_val(r->touched, w);
+                g_array_append_val(r->queue, w);
+            }
+        }
+    }
+}
+
+/* Fills @d with the distances to @dst in view @vi (NVLink: local BFS; others: funnel + chain). */
+static gboolean
+distances_to(weft_topo_t *topo, guint vi, gint dst, dist_fn *d, GError **error)
+{
+    if (vi == VIEW_NVLINK) {
+        local_bfs(topo, dst);
+        d->df = topo->routing->local_dist;
+        d->k = 0;
+        return TRUE;
+    }
+    /* follow the chain dst -> NIC -> ... while a vertex has exactly one other neighbour */
+    gint prev = -1;
+    gint cur = dst;
+    d->k = 0;
+    d->chain[0] = dst;
+    while (d->k < MAX_CHAIN) {
+        gint next = -1;
+        if (other_neighbours(topo, vi, cur, prev, &next) != 1) {
+            break;
+        }
+        prev = cur;
+        cur = next;
+        d->chain[++d->k] = cur;
+    }
+    d->df = funnel_distances(topo, vi, cur, error);
+    return d->df != NULL;
+}
+
+/* ---- routes ----------------------------------------------------------------------- */
+
+static guint64
+mix(guint64 h, guint64 x)
+{
+    return weft_rng_splitmix64(h ^ x);
+}
+
+/* The DAG successors of @u: out-edges in view @vi one hop closer to the destination. */
+static guint
+dag_edges(const weft_topo_t *topo, guint vi, const dist_fn *d, gint u, GArray *out)
+{
+    const view_t *view = &topo->routing->views[vi];
+    gint32 du = dist_of(d, u);
+    g_array_set_size(out, 0);
+    for (guint32 i = view->off[u]; i < view->off[u + 1]; i++) {
+        gint32 e = view->adj[i];
+        if (dist_of(d, e_to(topo, e)) == du - 1) {
+            g_array_append_val(out, e);
+        }
+    }
+    return out->len;
+}
+
+/* Counts equal-cost paths src -> dst, saturating at @cap, by DP over the distance layers. */
+static guint64
+count_dag(const weft_topo_t *topo, guint vi, const dist_fn *d, gint src, gint dst, guint64 cap)
+{
+    gint32 ds = dist_of(d, src);
+    g_assert(ds >= 0);
+    /* layers[i]: vertices at distance ds - i reachable from src along the DAG */
+    g_autoptr(GHashTable) count = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+    g_autoptr(GPtrArray) layers = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+    g_autoptr(GArray) succ = g_array_new(FALSE, FALSE, sizeof(gint32));
+    GArray *l0 = g_array_new(FALSE, FALSE, sizeof(gint32));
+    g_array_append_val(l0, src);
+    g_ptr_array_add(layers, l0);
+    g_autoptr(GHashTable) seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+    for (gint32 i = 0; i < ds; i++) {
+        GArray *cur = g_ptr_array_index(layers, i);
+        GArray *next = g_array_new(FALSE, FALSE, sizeof(gint32));
+        for (guint j = 0; j < cur->len; j++) {
+            dag_edges(topo, vi, d, g_array_index(cur, gint32, j), succ);
+            for (guint s = 0; s < succ->len; s++) {
+                gint32 w = e_to(topo, g_array_index(succ, gint32, s));
+                if (g_hash_table_add(seen, GINT_TO_POINTER(w + 1))) {
+                    g_array_append_val(next, w);
+                }
+            }
+        }
+        g_ptr_array_add(layers, next);
+    }
+    guint64 *one = g_new(guint64, 1);
+    *one = 1;
+    g_hash_table_insert(count, GINT_TO_POINTER(dst + 1), one);
+    for (gint32 i = ds - 1; i >= 0; i--) {
+        GArray *cur = g_ptr_array_index(layers, i);
+        for (guint j = 0; j < cur->len; j++) {
+            gint32 u = g_array_index(cur, gint32, j);
+            dag_edges(topo, vi, d, u, succ);
+            guint64 c = 0;
+            for (guint s = 0; s < succ->len; s++) {
+                gint32 w = e_to(topo, g_array_index(succ, gint32, s));
+                const guint64 *cw = g_hash_table_lookup(count, GINT_TO_POINTER(w + 1));
+                guint64 add = cw != NULL ? *cw : 0;
+                c = (c > cap - add) ? cap : c + add;
+            }
+            guint64 *cu = g_new(guint64, 1);
+            *cu = c;
+            g_hash_table_replace(count, GINT_TO_POINTER(u + 1), cu);
+        }
+    }
+    const guint64 *cs = g_hash_table_lookup(count, GINT_TO_POINTER(src + 1));
+    return cs != NULL ? *cs : 0;
+}
+
+/* Lists every equal-cost edge path from @u to the destination (depth-first, in edge-id order). */
+static void
+list_paths(const weft_topo_t *topo, guint vi, const dist_fn *d, gint u, GArray *prefix,
+           GPtrArray *paths)
+{
+    if (dist_of(d, u) == 0) {
+        g_ptr_array_add(paths, g_array_copy(prefix));
+        return;
+    }
+    g_autoptr(GArray) succ = g_array_new(FALSE, FALSE, sizeof(gint32));
+    dag_edges(topo, vi, d, u, succ);
+    for (guint s = 0; s < succ->len; s++) {
+        gint32 e = g_array_index(succ, gint32, s);
+        g_array_append_val(prefix, e);
+        list_paths(topo, vi, d, e_to(topo, e), prefix, paths);
+        g_array_set_size(prefix, prefix->len - 1);
+    }
+}
+
+/*
+ * TRUE when the equal-cost edge paths differ only in NVSwitch vertices: at every
+ * position either all paths pass the same vertex, or every path passes an
+ * NVSwitch there, and at least one position differs (parallel edges between the
+ * same two vertices give identical vertex paths: they are not NVSwitch planes).
+ */
+static gboolean
+paths_are_nvswitch_planes(const weft_topo_t *topo, GPtrArray *paths)
+{
+    if (paths->len < 2) {
+        return FALSE;
+    }
+    const GArray *p0 = g_ptr_array_index(paths, 0);
+    gboolean differs = FALSE;
+    /* the vertex after edge i, for every edge but the last (that is the destination) */
+    for (guint i = 0; i + 1 < p0->len; i++) {
+        gint v0 = e_to(topo, g_array_index(p0, gint32, i));
+        gboolean same = TRUE;
+        gboolean all_nvswitch = TRUE;
+        for (guint p = 0; p < paths->len; p++) {
+            const GArray *pp = g_ptr_array_index(paths, p);
+            gint v = e_to(topo, g_array_index(pp, gint32, i));
+            if (v != v0) {
+                same = FALSE;
+            }
+            if (weft_topo_vertex_kind(topo, v) != WEFT_VERTEX_NVSWITCH) {
+                all_nvswitch = FALSE;
+            }
+        }
+        if (!same) {
+            if (!all_nvswitch) {
+                return FALSE;
+            }
+            differs = TRUE;
+        }
+    }
+    return differs;
+}
+
+/* A route block for @n_paths paths of @hops edges each; the caller fills it. */
+static route_blk *
+route_blk_new(weft_topo_t *topo, route_key key, guint n_paths, guint hops)
+{
+    gsize size = sizeof(route_blk) + sizeof(double) * n_paths + sizeof(guint32) * (n_paths + 1) +
+                 sizeof(gint32) * (gsize)n_paths * hops;
+    route_blk *b = g_malloc0(size);
+    double *share = (double *)(b + 1);
+    guint32 *off = (guint32 *)(share + n_paths);
+    gint32 *edges = (gint32 *)(off + n_paths + 1);
+    b->key = key;
+    b->route.n_paths = n_paths;
+    b->route.share = share;
+    b->route.path_off = off;
+    b->route.edges = edges;
+    b->route.hops = hops;
+    g_ptr_array_add(topo->routing->all_routes, b);
+    return b;
+}
+
+/* Fills shares (proportional to bottleneck), latency and rate of a built route. */
+static void
+route_finish(const weft_topo_t *topo, weft_route_t *r)
+{
+    g_autofree double *bottleneck = g_new(double, MAX(r->n_paths, 1));
+    double sum = 0.0;
+    weft_time_t latency = 0;
+    for (guint p = 0; p < r->n_paths; p++) {
+        double b = INFINITY;
+        weft_time_t lat = 0;
+        for (guint32 i = r->path_off[p]; i < r->path_off[p + 1]; i++) {
+            b = MIN(b, weft_topo_edge_bw(topo, r->edges[i]));
+            lat += weft_topo_edge_latency(topo, r->edges[i]);
+        }
+        bottleneck[p] = b;
+        sum += b;
+        latency = MAX(latency, lat);
+    }
+    /* Proportional spraying: share_p = b_p / sum b, so every path finishes together. */
+    double rate = INFINITY;
+    double *share = (double *)r->share;
+    for (guint p = 0; p < r->n_paths; p++) {
+        share[p] = bottleneck[p] / sum;
+        rate = MIN(rate, bottleneck[p] / share[p]);
+    }
+    r->latency_ps = latency;
+    r->rate_Bps = rate;
+}
+
+/*
+ * The ECMP walk: from @src, at each hop keep the out-edges one hop closer to
+ * @dst, narrow them to those reaching a vertex on the rail of @src or @dst when
+ * any does, and pick one. The slot's digits in mixed radix (one digit per hop
+ * that has n > 1 choices) pick the choice, rotated by a hash of (seed, src, dst,
+ * hop), so the 64 slots split evenly over the paths when the fan-outs divide 64.
+ * *@branched tells whether any hop had a choice.
+ */
+static route_blk *
+ecmp_walk(weft_topo_t *topo, guint vi, const dist_fn *d, gint src, gint dst, guint slot,
+          gboolean *branched)
+{
+    gint32 hops = dist_of(d, src);
+    g_autofree gint32 *path = g_new(gint32, MAX(hops, 1));
+    g_autoptr(GArray) cand = g_array_new(FALSE, FALSE, sizeof(gint32));
+    g_autoptr(GArray) railed = g_array_new(FALSE, FALSE, sizeof(gint32));
+    gint rail_s = v_rail(topo, src);
+    gint rail_d = v_rail(topo, dst);
+    guint64 base = mix(mix(mix(topo->ecmp_seed, HOP_SALT), (guint64)src), (guint64)dst);
+    guint q = slot;
+    gint u = src;
+    *branched = FALSE;
+    for (gint32 h = 0; h < hops; h++) {
+        guint n = dag_edges(topo, vi, d, u, cand);
+        g_assert(n > 0);
+        GArray *from = cand;
+        if (n > 1) {
+            g_array_set_size(railed, 0);
+            for (guint i = 0; i < n; i++) {
+                gint32 e = g_array_index(cand, gint32, i);
+                gint rw = v_rail(topo, e_to(topo, e));
+                if (rw >= 0 && (rw == rail_s || rw == rail_d)) {
+                    g_array_append_val(railed, e);
+                }
+            }
+            if (railed->len > 0) {
+                from = railed;
+                n = railed->len;
+            }
+        }
+        guint pick = 0;
+        if (n > 1) {
+            *branched = TRUE;
+            guint rot = (guint)(mix(base, (guint64)h) % n);
+            pick = (q % n + rot) % n;
+            q /= n;
+        }
+        path[h] = g_array_index(from, gint32, pick);
+        u = e_to(topo, path[h]);
+    }
+    g_assert(u == dst);
+    route_key key = {src, dst, slot};
+    route_blk *b = route_blk_new(topo, key, 1, (guint)hops);
+    ((guint32 *)b->route.path_off)[0] = 0;
+    ((guint32 *)b->route.path_off)[1] = (guint32)hops;
+    memcpy((gint32 *)b->route.edges, path, sizeof(gint32) * (gsize)hops);
+    route_finish(topo, &b->route);
+    return b;
+}
+
+/* The view for a pair: NVLink inside one domain, else the fabric if it connects them, else all edges. */
+static gboolean
+pick_view(weft_topo_t *topo, gint src, gint dst, guint *vi, dist_fn *d, GError **error)
+{
+    gint ds = topo->v_domain[src];
+    if (ds >= 0 && ds == topo->v_domain[dst]) {
+        *vi = VIEW_NVLINK;
+        if (!distances_to(topo, VIEW_NVLINK, dst, d, error)) {
+            return FALSE;
+        }
+        if (dist_of(d, src) >= 0) {
+            return TRUE;
+        }
+    }
+    for (guint v = VIEW_FABRIC; v <= VIEW_FULL; v++) {
+        *vi = v;
+        if (!distances_to(topo, v, dst, d, error)) {
+            return FALSE;
+        }
+        if (dist_of(d, src) >= 0) {
+            return TRUE;
+        }
+    }
+    g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_NO_ROUTE,
+                "cluster %s: no path from %s to %s", topo->name, weft_topo_vertex_name(topo, src),
+                weft_topo_vertex_name(topo, dst));
+    return FALSE;
+}
+
+/* Builds the route of (src, dst, slot) for src != dst. */
+static route_blk *
+compute_route(weft_topo_t *topo, gint src, gint dst, guint slot, GError **error)
+{
+    guint vi;
+    dist_fn d;
+    if (!pick_view(topo, src, dst, &vi, &d, error)) {
+        return NULL;
+    }
+    if (vi != VIEW_FABRIC) {
+        /* NVSwitch planes can only appear where NVLink edges are: check for spraying */
+        guint64 n = count_dag(topo, vi, &d, src, dst, MAX_SPRAY_PATHS + 1);
+        if (n >= 2 && n <= MAX_SPRAY_PATHS) {
+            g_autoptr(GPtrArray) paths =
+                g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+            g_autoptr(GArray) prefix = g_array_new(FALSE, FALSE, sizeof(gint32));
+            list_paths(topo, vi, &d, src, prefix, paths);
+            if (paths_are_nvswitch_planes(topo, paths)) {
+                guint hops = ((GArray *)g_ptr_array_index(paths, 0))->len;
+                route_key key = {src, dst, SLOT_SINGLE};
+                route_blk *b = route_blk_new(topo, key, paths->len, hops);
+                guint32 *off = (guint32 *)b->route.path_off;
+                gint32 *edges = (gint32 *)b->route.edges;
+                for (guint p = 0; p < paths->len; p++) {
+                    const GArray *pp = g_ptr_array_index(paths, p);
+                    off[p] = p * hops;
+                    memcpy(edges + off[p], pp->data, sizeof(gint32) * hops);
+                }
+                off[paths->len] = paths->len * hops;
+                route_finish(topo, &b->route);
+                return b;
+            }
+        }
+    }
+    gboolean branched = FALSE;
+    route_blk *b = ecmp_walk(topo, vi, &d, src, dst, slot, &branched);
+    if (!branched) {
+        b->key.slot = SLOT_SINGLE;
+    }
+    return b;
+}
+
+void
+weft_topo_set_ecmp_seed(weft_topo_t *topo, guint64 seed)
+{
+    g_return_if_fail(topo != NULL);
+    topo->ecmp_seed = seed;
+    if (topo->routing != NULL) {
+        /* routes already handed out stay alive in all_routes */
+        g_hash_table_remove_all(topo->routing->routes);
+    }
+}
+
+#define CHECK_V(topo, v, ret)                                                                      \
+    g_return_val_if_fail((v) >= 0 && (guint)(v) < (topo)->v_name->len, ret)
+
+const weft_route_t *
+weft_topo_route_ecmp(weft_topo_t *topo, gint src, gint dst, guint64 flow_id, GError **error)
+{
+    g_return_val_if_fail(topo != NULL && topo->finalized, NULL);
+    CHECK_V(topo, src, NULL);
+    CHECK_V(topo, dst, NULL);
+    g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+
+    weft_routing_t *r = topo->routing;
+    route_key key = {src, dst, SLOT_SINGLE};
+    route_blk *b = g_hash_table_lookup(r->routes, &key);
+    if (b != NULL) {
+        return &b->route;
+    }
+    guint64 h = mix(mix(mix(topo->ecmp_seed, (guint64)src), (guint64)dst), flow_id);
+    key.slot = (guint)(weft_rng_splitmix64(h) % ECMP_SLOTS);
+    b = g_hash_table_lookup(r->routes, &key);
+    if (b != NULL) {
+        return &b->route;
+    }
+    if (src == dst) {
+        key.slot = SLOT_SINGLE;
+        b = route_blk_new(topo, key, 0, 0);
+        b->route.latency_ps = 0;
+        b->route.rate_Bps = INFINITY;
+    } else {
+        b = compute_route(topo, src, dst, key.slot, error);
+        if (b == NULL) {
+            return NULL;
+        }
+    }
+    g_hash_table_insert(r->routes, &b->key, b);
+    return &b->route;
+}
+
+const weft_route_t *
+weft_topo_route(weft_topo_t *topo, gint src, gint dst, GError **error)
+{
+    return weft_topo_route_ecmp(topo, src, dst, 0, error);
+}
+
+gboolean
+weft_topo_count_paths(weft_topo_t *topo, gint src, gint dst, guint64 *n_paths, GError **error)
+{
+    g_return_val_if_fail(topo != NULL && topo->finalized, FALSE);
+    CHECK_V(topo, src, FALSE);
+    CHECK_V(topo, dst, FALSE);
+    g_return_val_if_fail(n_paths != NULL, FALSE);
+    g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+
+    *n_paths = 0;
+    if (src == dst) {
+        *n_paths = 1;
+        return TRUE;
+    }
+    const weft_route_t *route = weft_topo_route(topo, src, dst, error);
+    if (route == NULL) {
+        return FALSE;
+    }
+    if (route->n_paths > 1) {
+        *n_paths = 1; /* a sprayed route is one choice */
+        return TRUE;
+    }
+    guint vi;
+    dist_fn d;
+    if (!pick_view(topo, src, dst, &vi, &d, error)) {
+        return FALSE;
+    }
+    *n_paths = count_dag(topo, vi, &d, src, dst, G_MAXUINT64);
+    return TRUE;
+}

@@ -2,8 +2,8 @@
 /*
  * The cluster graph: vertices and full-duplex links kept in typed arrays, an
  * igraph directed graph built from them at finalize time, the connectivity
- * check, and the per-(src, dst) route cache with the NVSwitch spraying rule
- * described in topo/topo.h.
+ * check, the accessors, and the loader that picks a file format by content.
+ * Routing (NVLink domains, views, ECMP, caches) lives in route.c.
  */
 #include "topo/topo.h"
 
@@ -16,28 +16,6 @@
 G_DEFINE_QUARK(weft-topo-error-quark, weft_topo_error)
 /* clang-format on */
 
-/* One cached route and the storage its pointers refer to. */
-typedef struct {
-    guint64 key; /* src << 32 | dst; the hash table's key points here */
-    weft_route_t route;
-    guint32 *path_off;
-    gint32 *edges;
-    double *share;
-} route_entry;
-
-static void
-route_entry_free(gpointer p)
-{
-    route_entry *r = p;
-    if (r == NULL) {
-        return;
-    }
-    g_free(r->path_off);
-    g_free(r->edges);
-    g_free(r->share);
-    g_free(r);
-}
-
 /*
  * igraph's default error handler aborts the process. The "ignore" handler makes
  * igraph free its temporaries and return the error code, which we turn into a
@@ -45,15 +23,16 @@ route_entry_free(gpointer p)
  * thread-safe), so it is installed before every batch of igraph calls; setting
  * it again is harmless, which keeps this module free of "installed yet?" state.
  */
-static void
-igraph_quiet(void)
+void
+weft_topo_i_igraph_quiet(void)
 {
     igraph_set_error_handler(igraph_error_handler_ignore);
     igraph_set_warning_handler(igraph_warning_handler_ignore);
 }
 
-static gboolean
-igraph_check(igraph_error_t rc, const weft_topo_t *topo, const char *what, GError **error)
+gboolean
+weft_topo_i_igraph_check(igraph_error_t rc, const weft_topo_t *topo, const char *what,
+                         GError **error)
 {
     if (rc == IGRAPH_SUCCESS) {
         return TRUE;
@@ -72,6 +51,7 @@ weft_topo_new(const char *name)
     topo->v_name = g_ptr_array_new_with_free_func(g_free);
     topo->v_host = g_array_new(FALSE, FALSE, sizeof(gint));
     topo->v_rail = g_array_new(FALSE, FALSE, sizeof(gint));
+    topo->v_tier = g_array_new(FALSE, FALSE, sizeof(guint));
     topo->gpu_vertex = g_array_new(FALSE, FALSE, sizeof(gint));
     topo->by_name = g_hash_table_new(g_str_hash, g_str_equal);
     topo->e_from = g_array_new(FALSE, FALSE, sizeof(gint));
@@ -80,7 +60,6 @@ weft_topo_new(const char *name)
     topo->e_bw = g_array_new(FALSE, FALSE, sizeof(double));
     topo->e_lat = g_array_new(FALSE, FALSE, sizeof(weft_time_t));
     topo->e_lanes = g_array_new(FALSE, FALSE, sizeof(guint));
-    topo->routes = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, route_entry_free);
     return topo;
 }
 
@@ -90,15 +69,17 @@ weft_topo_free(weft_topo_t *topo)
     if (topo == NULL) {
         return;
     }
+    weft_topo_i_routing_free(topo);
     if (topo->finalized) {
         igraph_destroy(&topo->graph);
     }
-    g_hash_table_destroy(topo->routes);
+    g_free(topo->v_domain);
     g_hash_table_destroy(topo->by_name);
     g_ptr_array_free(topo->v_name, TRUE);
     g_array_free(topo->v_kind, TRUE);
     g_array_free(topo->v_host, TRUE);
     g_array_free(topo->v_rail, TRUE);
+    g_array_free(topo->v_tier, TRUE);
     g_array_free(topo->gpu_vertex, TRUE);
     g_array_free(topo->e_from, TRUE);
     g_array_free(topo->e_to, TRUE);
@@ -136,6 +117,11 @@ weft_topo_add_vertex(weft_topo_t *topo, weft_vertex_kind_t kind, const char *nam
     g_array_append_val(topo->v_kind, kind);
     g_array_append_val(topo->v_host, host);
     g_array_append_val(topo->v_rail, rail);
+    guint no_tier = 0;
+    g_array_append_val(topo->v_tier, no_tier);
+    if (host >= 0) {
+        topo->n_hosts = MAX(topo->n_hosts, (guint)host + 1);
+    }
     g_hash_table_insert(topo->by_name, copy, GINT_TO_POINTER(id + 1));
     if (kind == WEFT_VERTEX_GPU) {
         g_array_append_val(topo->gpu_vertex, id);
@@ -220,10 +206,10 @@ weft_topo_finalize(weft_topo_t *topo, GError **error)
         return FALSE;
     }
 
-    igraph_quiet();
+    weft_topo_i_igraph_quiet();
     guint m = topo->e_from->len;
     igraph_vector_int_t ev;
-    if (!igraph_check(igraph_vector_int_init(&ev, 2 * (igraph_integer_t)m), topo, "vector_init",
+    if (!weft_topo_i_igraph_check(igraph_vector_int_init(&ev, 2 * (igraph_integer_t)m), topo, "vector_init",
                       error)) {
         return FALSE;
     }
@@ -234,7 +220,7 @@ weft_topo_finalize(weft_topo_t *topo, GError **error)
     igraph_error_t rc =
         igraph_create(&topo->graph, &ev, (igraph_integer_t)topo->v_name->len, IGRAPH_DIRECTED);
     igraph_vector_int_destroy(&ev);
-    if (!igraph_check(rc, topo, "create", error)) {
+    if (!weft_topo_i_igraph_check(rc, topo, "create", error)) {
         return FALSE;
     }
 
@@ -251,7 +237,7 @@ weft_topo_finalize(weft_topo_t *topo, GError **error)
             igraph_vector_int_destroy(&comp);
         }
     }
-    if (!igraph_check(rc, topo, "subcomponent", error)) {
+    if (!weft_topo_i_igraph_check(rc, topo, "subcomponent", error)) {
         igraph_destroy(&topo->graph);
         return FALSE;
     }
@@ -270,6 +256,10 @@ weft_topo_finalize(weft_topo_t *topo, GError **error)
             igraph_destroy(&topo->graph);
             return FALSE;
         }
+    }
+    if (!weft_topo_i_routing_init(topo, error)) {
+        igraph_destroy(&topo->graph);
+        return FALSE;
     }
     topo->finalized = TRUE;
     return TRUE;
@@ -343,6 +333,44 @@ weft_topo_vertex_rail(const weft_topo_t *topo, gint v)
 {
     CHECK_V(topo, v, -1);
     return g_array_index(topo->v_rail, gint, v);
+}
+
+void
+weft_topo_set_vertex_tier(weft_topo_t *topo, gint v, guint tier)
+{
+    g_return_if_fail(topo != NULL && v >= 0 && (guint)v < topo->v_name->len);
+    g_return_if_fail(!topo->finalized);
+    g_return_if_fail(tier == 0 || weft_topo_vertex_kind(topo, v) == WEFT_VERTEX_SWITCH);
+    g_array_index(topo->v_tier, guint, v) = tier;
+}
+
+guint
+weft_topo_vertex_tier(const weft_topo_t *topo, gint v)
+{
+    CHECK_V(topo, v, 0);
+    return g_array_index(topo->v_tier, guint, v);
+}
+
+gint
+weft_topo_vertex_domain(const weft_topo_t *topo, gint v)
+{
+    CHECK_V(topo, v, -1);
+    g_return_val_if_fail(topo->finalized, -1);
+    return topo->v_domain[v];
+}
+
+guint
+weft_topo_n_domains(const weft_topo_t *topo)
+{
+    g_return_val_if_fail(topo != NULL && topo->finalized, 0);
+    return topo->n_domains;
+}
+
+guint
+weft_topo_n_hosts(const weft_topo_t *topo)
+{
+    g_return_val_if_fail(topo != NULL, 0);
+    return topo->n_hosts;
 }
 
 gint
@@ -430,169 +458,15 @@ weft_topo_link_kind_name(weft_link_kind_t kind)
     return "unknown";
 }
 
-/* ---- routes ------------------------------------------------------------------- */
-
-/*
- * TRUE when the equal-cost vertex paths @vp differ only in NVSwitch vertices:
- * at every position either all paths have the same vertex, or every path has an
- * NVSwitch there, and at least one position differs (parallel edges between the
- * same two vertices give identical vertex paths: they are not NVSwitch planes).
- */
-static gboolean
-paths_are_nvswitch_planes(const weft_topo_t *topo, const igraph_vector_int_list_t *vp)
-{
-    igraph_integer_t np = igraph_vector_int_list_size(vp);
-    if (np < 2) {
-        return FALSE;
-    }
-    const igraph_vector_int_t *p0 = igraph_vector_int_list_get_ptr(vp, 0);
-    igraph_integer_t len = igraph_vector_int_size(p0);
-    gboolean differs = FALSE;
-    for (igraph_integer_t i = 1; i + 1 < len; i++) {
-        gboolean same = TRUE;
-        gboolean all_nvswitch = TRUE;
-        for (igraph_integer_t p = 0; p < np; p++) {
-            const igraph_vector_int_t *pp = igraph_vector_int_list_get_ptr(vp, p);
-            g_assert(igraph_vector_int_size(pp) == len);
-            igraph_integer_t v = VECTOR(*pp)[i];
-            if (v != VECTOR(*p0)[i]) {
-                same = FALSE;
-            }
-            if (weft_topo_vertex_kind(topo, (gint)v) != WEFT_VERTEX_NVSWITCH) {
-                all_nvswitch = FALSE;
-            }
-        }
-        if (!same) {
-            if (!all_nvswitch) {
-                return FALSE;
-            }
-            differs = TRUE;
-        }
-    }
-    return differs;
-}
-
-/* Builds the route for src != dst from igraph's equal-cost paths. */
-static route_entry *
-compute_route(weft_topo_t *topo, gint src, gint dst, GError **error)
-{
-    igraph_quiet();
-    igraph_vector_int_list_t vp;
-    igraph_vector_int_list_t ep;
-    if (!igraph_check(igraph_vector_int_list_init(&vp, 0), topo, "vector_list_init", error)) {
-        return NULL;
-    }
-    igraph_error_t rc = igraph_vector_int_list_init(&ep, 0);
-    if (rc != IGRAPH_SUCCESS) {
-        igraph_vector_int_list_destroy(&vp);
-        igraph_check(rc, topo, "vector_list_init", error);
-        return NULL;
-    }
-    rc = igraph_get_all_shortest_paths(&topo->graph, &vp, &ep, NULL, src, igraph_vss_1(dst),
-                                       IGRAPH_OUT);
-    if (rc != IGRAPH_SUCCESS || igraph_vector_int_list_size(&ep) == 0) {
-        igraph_vector_int_list_destroy(&vp);
-        igraph_vector_int_list_destroy(&ep);
-        if (rc != IGRAPH_SUCCESS) {
-            igraph_check(rc, topo, "get_all_shortest_paths", error);
-        } else {
-            g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_NO_ROUTE,
-                        "cluster %s: no path from %s to %s", topo->name,
-                        weft_topo_vertex_name(topo, src), weft_topo_vertex_name(topo, dst));
-        }
-        return NULL;
-    }
-
-    gboolean spray = paths_are_nvswitch_planes(topo, &vp);
-    guint n_paths = spray ? (guint)igraph_vector_int_list_size(&ep) : 1;
-    guint hops = (guint)igraph_vector_int_size(igraph_vector_int_list_get_ptr(&ep, 0));
-
-    route_entry *r = g_new0(route_entry, 1);
-    r->key = ((guint64)(guint32)src << 32) | (guint32)dst;
-    r->path_off = g_new(guint32, n_paths + 1);
-    r->edges = g_new(gint32, (gsize)n_paths * hops);
-    r->share = g_new(double, n_paths);
-    g_autofree double *bottleneck = g_new(double, n_paths);
-
-    double sum_bottleneck = 0.0;
-    weft_time_t latency = 0;
-    guint k = 0;
-    for (guint p = 0; p < n_paths; p++) {
-        const igraph_vector_int_t *pe = igraph_vector_int_list_get_ptr(&ep, p);
-        g_assert((guint)igraph_vector_int_size(pe) == hops);
-        r->path_off[p] = k;
-        double b = INFINITY;
-        weft_time_t lat = 0;
-        for (guint i = 0; i < hops; i++) {
-            gint e = (gint)VECTOR(*pe)[i];
-            r->edges[k++] = e;
-            b = MIN(b, weft_topo_edge_bw(topo, e));
-            lat += weft_topo_edge_latency(topo, e);
-        }
-        bottleneck[p] = b;
-        sum_bottleneck += b;
-        latency = MAX(latency, lat);
-    }
-    r->path_off[n_paths] = k;
-    igraph_vector_int_list_destroy(&vp);
-    igraph_vector_int_list_destroy(&ep);
-
-    /* Proportional spraying: share_p = b_p / sum b, so every path finishes together. */
-    double rate = INFINITY;
-    for (guint p = 0; p < n_paths; p++) {
-        r->share[p] = bottleneck[p] / sum_bottleneck;
-        rate = MIN(rate, bottleneck[p] / r->share[p]);
-    }
-    r->route.n_paths = n_paths;
-    r->route.path_off = r->path_off;
-    r->route.edges = r->edges;
-    r->route.share = r->share;
-    r->route.latency_ps = latency;
-    r->route.rate_Bps = rate;
-    r->route.hops = hops;
-    return r;
-}
-
-const weft_route_t *
-weft_topo_route(weft_topo_t *topo, gint src, gint dst, GError **error)
-{
-    g_return_val_if_fail(topo != NULL && topo->finalized, NULL);
-    CHECK_V(topo, src, NULL);
-    CHECK_V(topo, dst, NULL);
-    g_return_val_if_fail(error == NULL || *error == NULL, NULL);
-
-    guint64 key = ((guint64)(guint32)src << 32) | (guint32)dst;
-    route_entry *r = g_hash_table_lookup(topo->routes, &key);
-    if (r != NULL) {
-        return &r->route;
-    }
-    if (src == dst) {
-        r = g_new0(route_entry, 1);
-        r->key = key;
-        r->path_off = g_new0(guint32, 1);
-        r->route.n_paths = 0;
-        r->route.path_off = r->path_off;
-        r->route.latency_ps = 0;
-        r->route.rate_Bps = INFINITY;
-        r->route.hops = 0;
-    } else {
-        r = compute_route(topo, src, dst, error);
-        if (r == NULL) {
-            return NULL;
-        }
-    }
-    g_hash_table_insert(topo->routes, &r->key, r);
-    return &r->route;
-}
-
 /* ---- loading ------------------------------------------------------------------ */
 
 /*
- * Format choice: a file named *.yml or *.yaml is ASTRA-sim YAML; otherwise a
- * file whose first significant line (not blank, not a '#' comment) starts with
- * "topology:" is YAML too (ASTRA-sim's files always open with that key); all
- * else is weft INI. An INI file always opens with a [group] line, so the two
- * cannot be confused.
+ * Format choice: a file named *.yml or *.yaml is ASTRA-sim YAML, *.graphml is
+ * GraphML; otherwise the content decides: a file whose first significant line
+ * (not blank, not a '#' or ';' comment) starts with "<?xml" or "<graphml" is
+ * GraphML, one that starts with "topology:" is YAML (ASTRA-sim's files always
+ * open with that key), and all else is weft INI. An INI file opens with a
+ * [group] line, so the three cannot be confused.
  */
 weft_topo_t *
 weft_topo_load(const char *path, GError **error)
@@ -602,6 +476,9 @@ weft_topo_load(const char *path, GError **error)
 
     if (g_str_has_suffix(path, ".yml") || g_str_has_suffix(path, ".yaml")) {
         return weft_topo_load_astra_yaml(path, error);
+    }
+    if (g_str_has_suffix(path, ".graphml")) {
+        return weft_topo_load_graphml(path, error);
     }
     g_autofree char *text = NULL;
     g_autoptr(GError) ioerr = NULL;
@@ -618,6 +495,9 @@ weft_topo_load(const char *path, GError **error)
         }
         if (*s == '\0' || *s == '#' || *s == ';') {
             continue;
+        }
+        if (g_str_has_prefix(s, "<?xml") || g_str_has_prefix(s, "<graphml")) {
+            return weft_topo_load_graphml(path, error);
         }
         if (g_str_has_prefix(s, "topology:")) {
             return weft_topo_load_astra_yaml(path, error);

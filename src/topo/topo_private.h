@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Private layout of the cluster graph, shared by topo.c and the file readers
- * (topo_ini.c, topo_yaml.c). Nothing outside src/topo/ may include it: other
- * modules see only the opaque weft_topo_t of topo/topo.h.
+ * Private layout of the cluster graph, shared by topo.c, route.c, the file
+ * readers and writers (topo_ini.c, topo_yaml.c, topo_graphml.c) and
+ * placement.c. Nothing outside src/topo/ may include it: other modules see only
+ * the opaque weft_topo_t of topo/topo.h.
  *
  * Vertices and edges are first collected in typed arrays; the igraph graph is
  * built once, by weft_topo_finalize(), from the edge arrays (igraph_create keeps
- * the order, so igraph edge id == index in the arrays).
+ * the order, so igraph edge id == index in the arrays). Link i is the edge pair
+ * (2i, 2i + 1): weft_topo_add_link() is the only way to add edges.
  */
 #ifndef WEFT_TOPO_TOPO_PRIVATE_H
 #define WEFT_TOPO_TOPO_PRIVATE_H
@@ -16,6 +18,9 @@
 #include "topo/topo.h"
 
 G_BEGIN_DECLS
+
+/* Routing state (views, distance cache, route cache); defined in route.c. */
+typedef struct weft_routing weft_routing_t;
 
 struct weft_topo {
     char *name;         /* for messages; never NULL */
@@ -27,8 +32,10 @@ struct weft_topo {
     GPtrArray *v_name;   /* char *, owned */
     GArray *v_host;      /* gint */
     GArray *v_rail;      /* gint */
+    GArray *v_tier;      /* guint: 0 untiered, 1 leaf, 2 spine, 3 core */
     GArray *gpu_vertex;  /* gint: GPU number -> vertex id */
     GHashTable *by_name; /* char * (borrowed from v_name) -> vertex id + 1 */
+    guint n_hosts;       /* 1 + largest host index seen */
 
     /* per directed edge, indexed by edge id */
     GArray *e_from;  /* gint */
@@ -38,8 +45,11 @@ struct weft_topo {
     GArray *e_lat;   /* weft_time_t, picoseconds */
     GArray *e_lanes; /* guint */
 
-    /* route cache: guint64 (src << 32 | dst) -> route_entry (see topo.c) */
-    GHashTable *routes;
+    /* set by finalize (route.c) */
+    gint *v_domain;  /* NVLink domain per vertex, -1 for none */
+    guint n_domains;
+    guint64 ecmp_seed;
+    weft_routing_t *routing;
 };
 
 /*
@@ -50,6 +60,26 @@ struct weft_topo {
  */
 void weft_topo_i_units_error(GError **error, GError *uerr, const char *file, const char *key,
                              const char *value);
+
+/*
+ * weft_topo_i_igraph_quiet: installs igraph's "ignore" error and warning
+ * handlers (igraph's default aborts); call before a batch of igraph calls.
+ */
+void weft_topo_i_igraph_quiet(void);
+
+/* weft_topo_i_igraph_check: TRUE if @rc is IGRAPH_SUCCESS, else a WEFT_TOPO_ERROR_GRAPH naming @what. */
+gboolean weft_topo_i_igraph_check(igraph_error_t rc, const weft_topo_t *topo, const char *what,
+                                  GError **error);
+
+/*
+ * weft_topo_i_routing_init (route.c): called by finalize once topo->graph is
+ * built: numbers the NVLink domains, builds the NVLink and fabric views and the
+ * empty caches. Returns FALSE with a WEFT_TOPO_ERROR_GRAPH if igraph fails.
+ */
+gboolean weft_topo_i_routing_init(weft_topo_t *topo, GError **error);
+
+/* weft_topo_i_routing_free (route.c): frees what routing_init built; NULL-safe. */
+void weft_topo_i_routing_free(weft_topo_t *topo);
 
 G_END_DECLS
 
