@@ -24,6 +24,14 @@ enum {
  */
 int weft_cmd_replay(int argc, char **argv);
 
+/**
+ * weft_cmd_topo:
+ * @argc, @argv: the arguments after "weft" (argv[0] is "topo", argv[1] the
+ *   subcommand: show, export or check).
+ * Returns: a WEFT_EXIT_* code.
+ */
+int weft_cmd_topo(int argc, char **argv);
+
 /** weft_cli_usage_error: prints "weft CMD: MESSAGE" and a hint to stderr; returns WEFT_EXIT_USAGE.
  */
 int weft_cli_usage_error(const char *cmd, const char *message);
