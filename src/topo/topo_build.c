@@ -1,3 +1,1202 @@
 /* SPDX-License-Identifier: MIT */
-/* placeholder: to be implemented */
-#include "topo/topo.h"
+/*
+ * Cluster builders: the named kinds of weft's INI cluster files.
+ *
+ *  - generic: switch, ring, fully-connected, torus (bare GPUs linked directly
+ *    or through one switch);
+ *  - scale-out fabrics of bare GPUs: leaf-spine, fat-tree (Al-Fares et al. 2008),
+ *    dragonfly (Kim et al. 2008);
+ *  - nodes: dgx-a100, dgx-h100, dgx-b200, gb200-nvl72, optionally N of them with
+ *    one NIC per GPU on a scale-out fabric (rail-optimized as in the DGX SuperPOD
+ *    reference architectures, plain leaf-spine, or fat-tree).
+ *
+ * Every link rate comes from the hardware catalog (hw/hw.h): NVLink per-link
+ * rate and link count of the GPU, NVSwitch port count, NIC port rate, PCIe x16
+ * rate. What the catalog does not hold (how many NVSwitch chips a system has,
+ * how a GPU's links spread over them, which GPUs share a PCIe switch, switch
+ * radixes) is written here with its source. Builders use the public topo API
+ * only; the caller (topo_ini.c) finalizes. doc/clusters.md describes the keys.
+ *
+ * Complexity: O(V + E) for every kind, plus O(leaves x spines + spines x cores)
+ * for the lane tables of the scale-out tiers.
+ */
+#include "topo/topo_build.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "hw/hw.h"
+
+#define MAX_GPUS (1u << 20)
+
+/* ---- small helpers ------------------------------------------------------------- */
+
+static gint add_vertex(weft_topo_t *topo, weft_vertex_kind_t kind, gint host, gint rail,
+                       GError **error, const char *fmt, ...) G_GNUC_PRINTF(6, 7);
+
+static gint
+add_vertex(weft_topo_t *topo, weft_vertex_kind_t kind, gint host, gint rail, GError **error,
+           const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    g_autofree char *name = g_strdup_vprintf(fmt, ap);
+    va_end(ap);
+    return weft_topo_add_vertex(topo, kind, name, host, rail, error);
+}
+
+static gboolean
+add_link(weft_topo_t *topo, gint u, gint v, weft_link_kind_t kind, double bw_Bps,
+         weft_time_t lat_ps, guint lanes, GError **error)
+{
+    return weft_topo_add_link(topo, u, v, kind, lanes * bw_Bps, lat_ps, lanes, error) >= 0;
+}
+
+/* Sets WEFT_TOPO_ERROR_KEY if @key is present: it does not apply to this configuration. */
+static gboolean
+key_absent(const weft_topo_i_ini_t *c, const char *key, const char *why, GError **error)
+{
+    if (g_key_file_has_key(c->kf, c->group, key, NULL)) {
+        g_autofree char *v = weft_topo_i_ini_text(c, key, FALSE, NULL);
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_KEY, "%s: %s.%s = \"%s\": %s",
+                    c->origin, c->group, key, v, why);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+static guint
+ceil_div(guint64 a, guint64 b)
+{
+    return (guint)((a + b - 1) / b);
+}
+
+/* ---- generic kinds: switch, ring, fully-connected ------------------------------ */
+
+typedef struct {
+    guint gpus;
+    double bw_Bps;
+    weft_time_t lat_ps;
+} generic_params;
+
+static gboolean
+read_generic(const weft_topo_i_ini_t *c, generic_params *p, GError **error)
+{
+    return weft_topo_i_ini_count(c, "gpus", TRUE, 0, 1, MAX_GPUS, &p->gpus, error) &&
+           weft_topo_i_ini_rate(c, "link_bandwidth", 0.0, &p->bw_Bps, error) &&
+           weft_topo_i_ini_time(c, "link_latency", NULL, &p->lat_ps, error);
+}
+
+/* Adds @n bare GPUs "gpu0".."gpuN-1" (no host, no rail); their vertex ids are first + i. */
+static gint
+add_bare_gpus(weft_topo_t *topo, guint n, GError **error)
+{
+    gint first = -1;
+    for (guint i = 0; i < n; i++) {
+        gint v = add_vertex(topo, WEFT_VERTEX_GPU, -1, -1, error, "gpu%u", i);
+        if (v < 0) {
+            return -1;
+        }
+        if (i == 0) {
+            first = v;
+        }
+    }
+    return first;
+}
+
+static gboolean
+build_switch(const weft_topo_i_ini_t *c, weft_topo_t *topo, GError **error)
+{
+    generic_params p;
+    if (!read_generic(c, &p, error)) {
+        return FALSE;
+    }
+    gint g0 = add_bare_gpus(topo, p.gpus, error);
+    if (g0 < 0) {
+        return FALSE;
+    }
+    gint sw = add_vertex(topo, WEFT_VERTEX_SWITCH, -1, -1, error, "switch0");
+    if (sw < 0) {
+        return FALSE;
+    }
+    for (guint i = 0; i < p.gpus; i++) {
+        if (!add_link(topo, g0 + (gint)i, sw, WEFT_LINK_GENERIC, p.bw_Bps, p.lat_ps, 1, error)) {
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+static gboolean
+build_ring(const weft_topo_i_ini_t *c, weft_topo_t *topo, GError **error)
+{
+    generic_params p;
+    if (!read_generic(c, &p, error)) {
+        return FALSE;
+    }
+    gint g0 = add_bare_gpus(topo, p.gpus, error);
+    if (g0 < 0) {
+        return FALSE;
+    }
+    /* GPU i <-> GPU i+1 mod N; with N = 2 the two neighbours are the same link. */
+    guint n_links = p.gpus == 1 ? 0 : (p.gpus == 2 ? 1 : p.gpus);
+    for (guint i = 0; i < n_links; i++) {
+        if (!add_link(topo, g0 + (gint)i, g0 + (gint)((i + 1) % p.gpus), WEFT_LINK_GENERIC,
+                      p.bw_Bps, p.lat_ps, 1, error)) {
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+/* A full mesh of N(N-1)/2 links; capped so the edge arrays stay reasonable. */
+#define MAX_FULLY_CONNECTED 4096
+
+static gboolean
+build_fully_connected(const weft_topo_i_ini_t *c, weft_topo_t *topo, GError **error)
+{
+    generic_params p;
+    if (!read_generic(c, &p, error)) {
+        return FALSE;
+    }
+    if (p.gpus > MAX_FULLY_CONNECTED) {
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                    "%s: %s.gpus = %u: a fully-connected cluster holds at most %u GPUs", c->origin,
+                    c->group, p.gpus, MAX_FULLY_CONNECTED);
+        return FALSE;
+    }
+    gint g0 = add_bare_gpus(topo, p.gpus, error);
+    if (g0 < 0) {
+        return FALSE;
+    }
+    for (guint i = 0; i < p.gpus; i++) {
+        for (guint j = i + 1; j < p.gpus; j++) {
+            if (!add_link(topo, g0 + (gint)i, g0 + (gint)j, WEFT_LINK_GENERIC, p.bw_Bps, p.lat_ps,
+                          1, error)) {
+                return FALSE;
+            }
+        }
+    }
+    return TRUE;
+}
+
+/* ---- torus ----------------------------------------------------------------------- */
+
+#define TORUS_MAX_DIMS 3
+
+/*
+ * GPU i has coordinates (x0, x1, x2) with i = x0 + n0*x1 + n0*n1*x2 and a link
+ * to its +1 neighbour (with wraparound) in every dimension of size >= 3; in a
+ * dimension of size 2 the +1 and -1 neighbours coincide and there is one link
+ * per pair; size 1 adds none. Links: sum over dimensions of N (size >= 3),
+ * N/2 (size 2) or 0.
+ */
+static gboolean
+build_torus(const weft_topo_i_ini_t *c, weft_topo_t *topo, GError **error)
+{
+    guint dims[TORUS_MAX_DIMS] = {1, 1, 1};
+    guint nd = 0;
+    double bw = 0.0;
+    weft_time_t lat = 0;
+    if (!weft_topo_i_ini_dims(c, "dims", TORUS_MAX_DIMS, dims, &nd, error) ||
+        !weft_topo_i_ini_rate(c, "link_bandwidth", 0.0, &bw, error) ||
+        !weft_topo_i_ini_time(c, "link_latency", NULL, &lat, error)) {
+        return FALSE;
+    }
+    guint64 n = 1;
+    for (guint d = 0; d < nd; d++) {
+        n *= dims[d];
+        if (n > MAX_GPUS) {
+            g_autofree char *v = weft_topo_i_ini_text(c, "dims", FALSE, NULL);
+            g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                        "%s: %s.dims = \"%s\": more than %u GPUs", c->origin, c->group, v,
+                        MAX_GPUS);
+            return FALSE;
+        }
+    }
+    gint g0 = add_bare_gpus(topo, (guint)n, error);
+    if (g0 < 0) {
+        return FALSE;
+    }
+    guint stride = 1;
+    for (guint d = 0; d < nd; d++) {
+        guint size = dims[d];
+        for (guint i = 0; i < n && size >= 2; i++) {
+            guint x = (i / stride) % size;
+            if (size == 2 && x == 1) {
+                continue; /* the pair's link was added from x = 0 */
+            }
+            guint j = i - x * stride + ((x + 1) % size) * stride;
+            if (!add_link(topo, g0 + (gint)i, g0 + (gint)j, WEFT_LINK_GENERIC, bw, lat, 1, error)) {
+                return FALSE;
+            }
+        }
+        stride *= size;
+    }
+    return TRUE;
+}
+
+/* ---- dragonfly ---------------------------------------------------------------------- */
+
+/*
+ * Kim, Dally, Scott, Abts, "Technology-Driven, Highly-Scalable Dragonfly
+ * Topology", ISCA 2008: g groups of a routers; the routers of a group are fully
+ * connected by local links; each router has p terminals and h global links, and
+ * every pair of groups is joined by the same number m = a*h / (g - 1) of global
+ * links (so g - 1 must divide a*h; g <= a*h + 1, the largest, balanced network,
+ * has m = 1).
+ *
+ * Global ports of group i are numbered k = 0..a*h-1, port k on router k / h.
+ * Port k = c*(g-1) + (d-1) (copy c, offset d = 1..g-1) goes to group
+ * j = (i + d) mod g, arriving at that group's port c*(g-1) + (g-d-1) (offset
+ * g - d back to i). Each link is added once, from the lower group number.
+ */
+static gboolean
+build_dragonfly(const weft_topo_i_ini_t *c, weft_topo_t *topo, GError **error)
+{
+    guint g = 0, a = 0, p = 0, h = 0;
+    double bw = 0.0, gbw = 0.0;
+    weft_time_t lat = 0, glat = 0;
+    if (!weft_topo_i_ini_count(c, "groups", TRUE, 0, 2, 4096, &g, error) ||
+        !weft_topo_i_ini_count(c, "routers_per_group", TRUE, 0, 1, 1024, &a, error) ||
+        !weft_topo_i_ini_count(c, "gpus_per_router", TRUE, 0, 1, 1024, &p, error) ||
+        !weft_topo_i_ini_count(c, "global_links_per_router", TRUE, 0, 1, 1024, &h, error) ||
+        !weft_topo_i_ini_rate(c, "link_bandwidth", 0.0, &bw, error) ||
+        !weft_topo_i_ini_time(c, "link_latency", NULL, &lat, error) ||
+        !weft_topo_i_ini_rate(c, "global_link_bandwidth", bw, &gbw, error)) {
+        return FALSE;
+    }
+    g_autofree char *lat_text = weft_topo_i_ini_text(c, "link_latency", TRUE, error);
+    if (lat_text == NULL ||
+        !weft_topo_i_ini_time(c, "global_link_latency", lat_text, &glat, error)) {
+        return FALSE;
+    }
+    guint ah = a * h;
+    if (g > ah + 1) {
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                    "%s: %s.groups = %u: at most routers_per_group x global_links_per_router + 1 "
+                    "= %u groups can be joined pairwise",
+                    c->origin, c->group, g, ah + 1);
+        return FALSE;
+    }
+    if (ah % (g - 1) != 0) {
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                    "%s: %s.groups = %u: groups - 1 = %u must divide routers_per_group x "
+                    "global_links_per_router = %u so every pair of groups gets as many global "
+                    "links",
+                    c->origin, c->group, g, g - 1, ah);
+        return FALSE;
+    }
+    if ((guint64)g * a * p > MAX_GPUS) {
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                    "%s: [%s]: %u groups x %u routers x %u GPUs is more than %u GPUs", c->origin,
+                    c->group, g, a, p, MAX_GPUS);
+        return FALSE;
+    }
+    gint g0 = add_bare_gpus(topo, g * a * p, error);
+    if (g0 < 0) {
+        return FALSE;
+    }
+    g_autofree gint *router = g_new(gint, (gsize)g * a);
+    for (guint i = 0; i < g; i++) {
+        for (guint r = 0; r < a; r++) {
+            router[i * a + r] =
+                add_vertex(topo, WEFT_VERTEX_SWITCH, -1, -1, error, "group%u/router%u", i, r);
+            if (router[i * a + r] < 0) {
+                return FALSE;
+            }
+        }
+    }
+    for (guint i = 0; i < g * a; i++) {
+        for (guint t = 0; t < p; t++) {
+            if (!add_link(topo, g0 + (gint)(i * p + t), router[i], WEFT_LINK_GENERIC, bw, lat, 1,
+                          error)) {
+                return FALSE;
+            }
+        }
+    }
+    for (guint i = 0; i < g; i++) {
+        for (guint r = 0; r < a; r++) {
+            for (guint s = r + 1; s < a; s++) {
+                if (!add_link(topo, router[i * a + r], router[i * a + s], WEFT_LINK_GENERIC, bw,
+                              lat, 1, error)) {
+                    return FALSE;
+                }
+            }
+        }
+    }
+    /* Global links, lanes summed per router pair (m > 1 may put two on one pair). */
+    g_autoptr(GHashTable) index = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+    g_autoptr(GArray) pairs = g_array_new(FALSE, FALSE, sizeof(gint64));
+    g_autoptr(GArray) counts = g_array_new(FALSE, TRUE, sizeof(guint));
+    for (guint i = 0; i < g; i++) {
+        for (guint k = 0; k < ah; k++) {
+            guint copy = k / (g - 1), d = k % (g - 1) + 1;
+            guint j = (i + d) % g;
+            if (j < i) {
+                continue;
+            }
+            guint kj = copy * (g - 1) + (g - d - 1);
+            gint64 key = (gint64)(i * a + k / h) << 32 | (gint64)(j * a + kj / h);
+            gpointer q = NULL;
+            if (g_hash_table_lookup_extended(index, &key, NULL, &q)) {
+                g_array_index(counts, guint, GPOINTER_TO_UINT(q))++;
+            } else {
+                guint one = 1;
+                g_hash_table_insert(index, g_memdup2(&key, sizeof key),
+                                    GUINT_TO_POINTER(pairs->len));
+                g_array_append_val(pairs, key);
+                g_array_append_val(counts, one);
+            }
+        }
+    }
+    for (guint q = 0; q < pairs->len; q++) {
+        gint64 key = g_array_index(pairs, gint64, q);
+        gint u = router[key >> 32], v = router[key & 0xffffffff];
+        if (!add_link(topo, u, v, WEFT_LINK_GENERIC, gbw, glat, g_array_index(counts, guint, q),
+                      error)) {
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+/* ---- scale-out tiers ------------------------------------------------------------ */
+
+/* How the switches of a scale-out fabric are linked. */
+typedef struct {
+    guint radix;           /* ports per switch */
+    double bw_Bps;         /* per port, per direction */
+    weft_link_kind_t kind; /* INFINIBAND, ETHERNET or GENERIC */
+    weft_time_t lat_ps;    /* per link */
+} tier_link;
+
+/* Adds lanes of @lanes[0..n) from @u to @targets[s]. */
+static gboolean
+link_lanes(weft_topo_t *topo, gint u, const gint *targets, const guint *lanes, guint n,
+           const tier_link *t, GError **error)
+{
+    for (guint s = 0; s < n; s++) {
+        if (lanes[s] > 0 &&
+            !add_link(topo, u, targets[s], t->kind, t->bw_Bps, t->lat_ps, lanes[s], error)) {
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+/*
+ * Spines (tier 2) and, when needed, cores (tier 3) above @n_leaves leaves with
+ * @up uplinks each, all switches of radix P.
+ *
+ * Two tiers when the leaves fit under one spine (n_leaves <= P): S =
+ * ceil(n_leaves x up / P) spines, uplink j of leaf l to spine (l*up + j) mod S,
+ * so every leaf reaches every spine (up >= S) and no spine has more than P ports.
+ * One leaf needs no spine.
+ *
+ * Three tiers otherwise, as the DGX SuperPOD reference architectures grow past
+ * one spine's radix: the leaves, listed in @leaves as consecutive alignment
+ * groups of @group_size (one group per rail for a rail-optimized fabric, so rail
+ * traffic never climbs to the core), are split into pods of at most P/2 leaves
+ * (balanced sizes); a pod of n leaves gets ceil(n x up / (P/2)) spines with P/2
+ * ports down and P/2 up; uplink j of the pod's leaf i goes to its spine
+ * (i*up + j) mod S_pod. The C = ceil(spines x P/2 / P) cores take spine uplink
+ * number u (counted over all spines in order) on core u mod C, so ports are
+ * spread evenly and every pod reaches every core as long as its uplinks number
+ * at least C; larger fabrics are refused.
+ */
+static gboolean
+build_upper_tiers(const weft_topo_i_ini_t *c, weft_topo_t *topo, const tier_link *t,
+                  const gint *leaves, guint n_leaves, guint group_size, guint up, GError **error)
+{
+    guint P = t->radix;
+    if (n_leaves <= 1) {
+        return TRUE;
+    }
+    if (n_leaves <= P) {
+        guint S = ceil_div((guint64)n_leaves * up, P);
+        g_autofree gint *spine = g_new(gint, S);
+        for (guint s = 0; s < S; s++) {
+            spine[s] = add_vertex(topo, WEFT_VERTEX_SWITCH, -1, -1, error, "spine%u", s);
+            if (spine[s] < 0) {
+                return FALSE;
+            }
+            weft_topo_set_vertex_tier(topo, spine[s], 2);
+        }
+        g_autofree guint *lanes = g_new(guint, S);
+        for (guint l = 0; l < n_leaves; l++) {
+            memset(lanes, 0, S * sizeof(guint));
+            for (guint j = 0; j < up; j++) {
+                lanes[((guint64)l * up + j) % S]++;
+            }
+            if (!link_lanes(topo, leaves[l], spine, lanes, S, t, error)) {
+                return FALSE;
+            }
+        }
+        return TRUE;
+    }
+
+    guint half = P / 2;
+    g_autoptr(GArray) pod_first = g_array_new(FALSE, FALSE, sizeof(guint)); /* into leaves */
+    g_autoptr(GArray) pod_size = g_array_new(FALSE, FALSE, sizeof(guint));
+    for (guint first = 0; first < n_leaves; first += group_size) {
+        guint gsz = MIN(group_size, n_leaves - first);
+        guint n_pods = ceil_div(gsz, half);
+        guint at = first;
+        for (guint q = 0; q < n_pods; q++) {
+            guint sz = gsz / n_pods + (q < gsz % n_pods ? 1 : 0);
+            g_array_append_val(pod_first, at);
+            g_array_append_val(pod_size, sz);
+            at += sz;
+        }
+    }
+    guint n_pods = pod_first->len;
+    g_autoptr(GArray) spines = g_array_new(FALSE, FALSE, sizeof(gint));
+    g_autoptr(GArray) spine_pod = g_array_new(FALSE, FALSE, sizeof(guint));
+    for (guint q = 0; q < n_pods; q++) {
+        guint n = g_array_index(pod_size, guint, q);
+        guint S = ceil_div((guint64)n * up, half);
+        guint s0 = spines->len;
+        for (guint s = 0; s < S; s++) {
+            gint v = add_vertex(topo, WEFT_VERTEX_SWITCH, -1, -1, error, "pod%u/spine%u", q, s);
+            if (v < 0) {
+                return FALSE;
+            }
+            weft_topo_set_vertex_tier(topo, v, 2);
+            g_array_append_val(spines, v);
+            g_array_append_val(spine_pod, q);
+        }
+        g_autofree guint *lanes = g_new(guint, S);
+        for (guint i = 0; i < n; i++) {
+            memset(lanes, 0, S * sizeof(guint));
+            for (guint j = 0; j < up; j++) {
+                lanes[((guint64)i * up + j) % S]++;
+            }
+            gint leaf = leaves[g_array_index(pod_first, guint, q) + i];
+            if (!link_lanes(topo, leaf, &g_array_index(spines, gint, s0), lanes, S, t, error)) {
+                return FALSE;
+            }
+        }
+    }
+    guint n_spines = spines->len;
+    guint C = ceil_div((guint64)n_spines * half, P);
+    for (guint q = 0; q < n_pods; q++) {
+        guint S = ceil_div((guint64)g_array_index(pod_size, guint, q) * up, half);
+        if ((guint64)S * half < C) {
+            g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                        "%s: [%s]: %u leaves need %u cores of radix %u, more than the %u spine "
+                        "uplinks of one pod reach: more than a three-tier fabric of this radix "
+                        "holds",
+                        c->origin, c->group, n_leaves, C, P, S * half);
+            return FALSE;
+        }
+    }
+    g_autofree gint *core = g_new(gint, C);
+    for (guint k = 0; k < C; k++) {
+        core[k] = add_vertex(topo, WEFT_VERTEX_SWITCH, -1, -1, error, "core%u", k);
+        if (core[k] < 0) {
+            return FALSE;
+        }
+        weft_topo_set_vertex_tier(topo, core[k], 3);
+    }
+    g_autofree guint *lanes = g_new(guint, C);
+    for (guint s = 0; s < n_spines; s++) {
+        memset(lanes, 0, C * sizeof(guint));
+        for (guint j = 0; j < half; j++) {
+            lanes[((guint64)s * half + j) % C]++;
+        }
+        if (!link_lanes(topo, g_array_index(spines, gint, s), core, lanes, C, t, error)) {
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+/*
+ * Uplinks of a leaf with @down ports towards the endpoints under a down:up
+ * oversubscription: ceil(down x up / down_ratio); the leaf needs down + uplinks
+ * ports. @what names the key that set @down.
+ */
+static gboolean
+leaf_uplinks(const weft_topo_i_ini_t *c, guint radix, guint down, double over_down, double over_up,
+             const char *what, guint *up, GError **error)
+{
+    double u = ceil(down * over_up / over_down - 1e-9);
+    if (u < 1.0) {
+        u = 1.0;
+    }
+    if (down + u > radix) {
+        g_autofree char *ov = weft_topo_i_ini_text(c, "oversubscription", FALSE, NULL);
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                    "%s: [%s]: %s gives %u leaf ports down and, at oversubscription %s, %.0f up: "
+                    "more than switch_radix = %u ports",
+                    c->origin, c->group, what, down, ov != NULL ? ov : "1:1", u, radix);
+        return FALSE;
+    }
+    *up = (guint)u;
+    return TRUE;
+}
+
+/* The endpoints a fabric attaches: vertex ids in order, grouped in units (nodes). */
+typedef struct {
+    const gint *ep; /* NIC (or bare GPU) vertex ids, unit-major */
+    guint n_ep;
+    guint per_unit;   /* endpoints per unit (node); for bare GPUs 1 */
+    guint per_host;   /* endpoints per host = rails (rail = index within host) */
+    const char *unit; /* "node", "GPU" for messages */
+} endpoints;
+
+/* Rail-optimized leaf/spine(/core): see doc/clusters.md and the node builder. */
+static gboolean
+build_rail_optimized(const weft_topo_i_ini_t *c, weft_topo_t *topo, const tier_link *t,
+                     const endpoints *e, double od, double ou, GError **error)
+{
+    guint rails = e->per_host, hosts_per_unit = e->per_unit / e->per_host;
+    guint n_units = e->n_ep / e->per_unit;
+    guint dflt = (guint)floor(t->radix * od / (od + ou) / hosts_per_unit + 1e-9);
+    guint per_su = 0;
+    if (!weft_topo_i_ini_count(c, "nodes_per_su", FALSE, dflt, 1, MAX_GPUS, &per_su, error)) {
+        return FALSE;
+    }
+    if (per_su == 0) {
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                    "%s: [%s]: switch_radix = %u leaves no leaf port for one %s's NICs of a rail",
+                    c->origin, c->group, t->radix, e->unit);
+        return FALSE;
+    }
+    guint down = per_su * hosts_per_unit, up = 0;
+    if (!leaf_uplinks(c, t->radix, down, od, ou, "nodes_per_su", &up, error)) {
+        return FALSE;
+    }
+    guint n_su = ceil_div(n_units, per_su);
+    g_autofree gint *leaf = g_new(gint, (gsize)n_su * rails); /* rail-major */
+    for (guint s = 0; s < n_su; s++) {
+        for (guint r = 0; r < rails; r++) {
+            gint v = add_vertex(topo, WEFT_VERTEX_SWITCH, -1, (gint)r, error, "su%u/leaf%u", s, r);
+            if (v < 0) {
+                return FALSE;
+            }
+            weft_topo_set_vertex_tier(topo, v, 1);
+            leaf[r * n_su + s] = v;
+        }
+    }
+    for (guint i = 0; i < e->n_ep; i++) {
+        guint s = i / e->per_unit / per_su, r = i % rails;
+        if (!add_link(topo, e->ep[i], leaf[r * n_su + s], t->kind, t->bw_Bps, t->lat_ps, 1,
+                      error)) {
+            return FALSE;
+        }
+    }
+    return build_upper_tiers(c, topo, t, leaf, n_su * rails, n_su, up, error);
+}
+
+/* Plain leaf-spine: whole units (nodes) per leaf, leaves in order. */
+static gboolean
+build_leaf_spine_fabric(const weft_topo_i_ini_t *c, weft_topo_t *topo, const tier_link *t,
+                        const endpoints *e, const char *per_leaf_key, double od, double ou,
+                        GError **error)
+{
+    guint n_units = e->n_ep / e->per_unit;
+    guint dflt = (guint)floor(t->radix * od / (od + ou) / e->per_unit + 1e-9);
+    guint per_leaf = 0;
+    if (!weft_topo_i_ini_count(c, per_leaf_key, FALSE, dflt, 1, MAX_GPUS, &per_leaf, error)) {
+        return FALSE;
+    }
+    if (per_leaf == 0) {
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                    "%s: [%s]: switch_radix = %u leaves no leaf port for one %s's %u endpoints",
+                    c->origin, c->group, t->radix, e->unit, e->per_unit);
+        return FALSE;
+    }
+    guint down = per_leaf * e->per_unit, up = 0;
+    if (!leaf_uplinks(c, t->radix, down, od, ou, per_leaf_key, &up, error)) {
+        return FALSE;
+    }
+    guint n_leaves = ceil_div(n_units, per_leaf);
+    g_autofree gint *leaf = g_new(gint, n_leaves);
+    for (guint l = 0; l < n_leaves; l++) {
+        leaf[l] = add_vertex(topo, WEFT_VERTEX_SWITCH, -1, -1, error, "leaf%u", l);
+        if (leaf[l] < 0) {
+            return FALSE;
+        }
+        weft_topo_set_vertex_tier(topo, leaf[l], 1);
+    }
+    for (guint i = 0; i < e->n_ep; i++) {
+        if (!add_link(topo, e->ep[i], leaf[i / e->per_unit / per_leaf], t->kind, t->bw_Bps,
+                      t->lat_ps, 1, error)) {
+            return FALSE;
+        }
+    }
+    return build_upper_tiers(c, topo, t, leaf, n_leaves, n_leaves, up, error);
+}
+
+/* The largest k of a fat-tree: k^3/4 = 524,288 endpoints at k = 128. */
+#define FAT_TREE_MAX_K 128
+
+/*
+ * k-ary fat-tree (Al-Fares, Loukissas, Vahdat, "A Scalable, Commodity Data
+ * Center Network Architecture", SIGCOMM 2008): k pods of k/2 edge and k/2
+ * aggregation switches, (k/2)^2 core switches, all of k ports; edge switch i of
+ * pod p takes endpoints (p*k/2 + i)*k/2 ...; every edge switch links to every
+ * aggregation switch of its pod; aggregation switch j links to cores
+ * j*k/2 .. j*k/2 + k/2 - 1. Endpoints fill the edge switches in order.
+ */
+static gboolean
+build_fat_tree_fabric(const weft_topo_i_ini_t *c, weft_topo_t *topo, guint k, const tier_link *t,
+                      const gint *ep, guint n_ep, GError **error)
+{
+    guint half = k / 2;
+    if ((guint64)n_ep > (guint64)k * k * k / 4) {
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                    "%s: [%s]: %u endpoints do not fit a fat-tree of k = %u (k^3/4 = %u)",
+                    c->origin, c->group, n_ep, k, k * k * k / 4);
+        return FALSE;
+    }
+    g_autofree gint *edge = g_new(gint, (gsize)k * half);
+    g_autofree gint *agg = g_new(gint, (gsize)k * half);
+    g_autofree gint *core = g_new(gint, (gsize)half * half);
+    for (guint p = 0; p < k; p++) {
+        for (guint i = 0; i < half; i++) {
+            edge[p * half + i] =
+                add_vertex(topo, WEFT_VERTEX_SWITCH, -1, -1, error, "pod%u/edge%u", p, i);
+            if (edge[p * half + i] < 0) {
+                return FALSE;
+            }
+            weft_topo_set_vertex_tier(topo, edge[p * half + i], 1);
+        }
+        for (guint j = 0; j < half; j++) {
+            agg[p * half + j] =
+                add_vertex(topo, WEFT_VERTEX_SWITCH, -1, -1, error, "pod%u/agg%u", p, j);
+            if (agg[p * half + j] < 0) {
+                return FALSE;
+            }
+            weft_topo_set_vertex_tier(topo, agg[p * half + j], 2);
+        }
+    }
+    for (guint m = 0; m < half * half; m++) {
+        core[m] = add_vertex(topo, WEFT_VERTEX_SWITCH, -1, -1, error, "core%u", m);
+        if (core[m] < 0) {
+            return FALSE;
+        }
+        weft_topo_set_vertex_tier(topo, core[m], 3);
+    }
+    for (guint i = 0; i < n_ep; i++) {
+        if (!add_link(topo, ep[i], edge[i / half], t->kind, t->bw_Bps, t->lat_ps, 1, error)) {
+            return FALSE;
+        }
+    }
+    for (guint p = 0; p < k; p++) {
+        for (guint i = 0; i < half; i++) {
+            for (guint j = 0; j < half; j++) {
+                if (!add_link(topo, edge[p * half + i], agg[p * half + j], t->kind, t->bw_Bps,
+                              t->lat_ps, 1, error)) {
+                    return FALSE;
+                }
+            }
+        }
+        for (guint j = 0; j < half; j++) {
+            for (guint m = 0; m < half; m++) {
+                if (!add_link(topo, agg[p * half + j], core[j * half + m], t->kind, t->bw_Bps,
+                              t->lat_ps, 1, error)) {
+                    return FALSE;
+                }
+            }
+        }
+    }
+    return TRUE;
+}
+
+/* k read from the file (even, 2..FAT_TREE_MAX_K), or the smallest even k holding @n_ep. */
+static gboolean
+read_fat_tree_k(const weft_topo_i_ini_t *c, guint n_ep, guint *k, GError **error)
+{
+    guint dflt = 2;
+    while ((guint64)dflt * dflt * dflt / 4 < n_ep && dflt < FAT_TREE_MAX_K) {
+        dflt += 2;
+    }
+    if (!weft_topo_i_ini_count(c, "k", FALSE, dflt, 2, FAT_TREE_MAX_K, k, error)) {
+        return FALSE;
+    }
+    if (*k % 2 != 0) {
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                    "%s: %s.k = %u: a k-ary fat-tree needs an even k", c->origin, c->group, *k);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/* ---- bare-GPU scale-out kinds ---------------------------------------------------- */
+
+static gboolean
+build_fat_tree(const weft_topo_i_ini_t *c, weft_topo_t *topo, GError **error)
+{
+    guint k = 0, gpus = 0;
+    tier_link t = {0, 0.0, WEFT_LINK_GENERIC, 0};
+    if (!weft_topo_i_ini_count(c, "k", TRUE, 0, 2, FAT_TREE_MAX_K, &k, error)) {
+        return FALSE;
+    }
+    if (k % 2 != 0) {
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                    "%s: %s.k = %u: a k-ary fat-tree needs an even k", c->origin, c->group, k);
+        return FALSE;
+    }
+    guint full = k * k * k / 4;
+    if (!weft_topo_i_ini_count(c, "gpus", FALSE, full, 1, full, &gpus, error) ||
+        !weft_topo_i_ini_rate(c, "link_bandwidth", 0.0, &t.bw_Bps, error) ||
+        !weft_topo_i_ini_time(c, "link_latency", NULL, &t.lat_ps, error)) {
+        return FALSE;
+    }
+    t.radix = k;
+    gint g0 = add_bare_gpus(topo, gpus, error);
+    if (g0 < 0) {
+        return FALSE;
+    }
+    g_autofree gint *ep = g_new(gint, gpus);
+    for (guint i = 0; i < gpus; i++) {
+        ep[i] = g0 + (gint)i;
+    }
+    return build_fat_tree_fabric(c, topo, k, &t, ep, gpus, error);
+}
+
+static gboolean
+build_leaf_spine(const weft_topo_i_ini_t *c, weft_topo_t *topo, GError **error)
+{
+    guint gpus = 0;
+    double od = 1.0, ou = 1.0;
+    tier_link t = {0, 0.0, WEFT_LINK_GENERIC, 0};
+    if (!weft_topo_i_ini_count(c, "gpus", TRUE, 0, 1, MAX_GPUS, &gpus, error) ||
+        !weft_topo_i_ini_count(c, "switch_radix", TRUE, 0, 2, 65536, &t.radix, error) ||
+        !weft_topo_i_ini_ratio(c, "oversubscription", &od, &ou, error) ||
+        !weft_topo_i_ini_rate(c, "link_bandwidth", 0.0, &t.bw_Bps, error) ||
+        !weft_topo_i_ini_time(c, "link_latency", NULL, &t.lat_ps, error)) {
+        return FALSE;
+    }
+    gint g0 = add_bare_gpus(topo, gpus, error);
+    if (g0 < 0) {
+        return FALSE;
+    }
+    g_autofree gint *ep = g_new(gint, gpus);
+    for (guint i = 0; i < gpus; i++) {
+        ep[i] = g0 + (gint)i;
+    }
+    endpoints e = {ep, gpus, 1, 1, "GPU"};
+    return build_leaf_spine_fabric(c, topo, &t, &e, "gpus_per_leaf", od, ou, error);
+}
+
+/* ---- node kinds ------------------------------------------------------------------------ */
+
+/* One node kind: what the catalog does not say about the system. */
+typedef struct {
+    const char *kind;
+    const char *gpu;        /* catalog GPU */
+    const char *nvswitch;   /* catalog NVSwitch generation */
+    const char *pcie;       /* catalog PCIe generation of the GPU-NIC path */
+    const char *nic;        /* default catalog NIC */
+    guint hosts;            /* hosts (compute trays) per node */
+    guint gpus_per_host;    /* = NICs per host = rails */
+    guint n_nvswitch;       /* NVSwitch chips per node */
+    const guint *lanes;     /* NVLink links from each GPU to each chip */
+    guint gpus_per_pcie_sw; /* GPUs (and NICs) per PCIe switch; 0: GPU-NIC direct */
+} node_desc;
+
+/*
+ * DGX A100: NVIDIA DGX A100 System Architecture whitepaper (WP-10083-001, 2020)
+ * and DGX A100 user guide: six second-generation NVSwitch chips, each A100's 12
+ * NVLink3 links go two to each chip; eight ConnectX-6 HDR compute NICs, one per
+ * GPU, behind four PCIe Gen4 switches that each serve two GPUs and two NICs.
+ */
+static const guint dgx_a100_lanes[] = {2, 2, 2, 2, 2, 2};
+/*
+ * DGX H100: DGX H100 user guide and DGX SuperPOD H100 reference architecture
+ * (RA-11333-001): four third-generation NVSwitch chips with 5, 4, 4 and 5 of each
+ * GPU's 18 NVLink4 links; eight ConnectX-7 NDR compute ports, one per GPU, on PCIe
+ * Gen5.
+ */
+static const guint dgx_h100_lanes[] = {5, 4, 4, 5};
+/*
+ * DGX B200: DGX B200 datasheet and user guide: two fifth-generation NVLink
+ * switch chips (72 ports each = 8 GPUs x 9), each B200's 18 NVLink5 links 9 and
+ * 9; eight single-port ConnectX-7 VPI compute NICs of up to 400 Gb/s (NDR), one
+ * per GPU, on PCIe Gen5.
+ */
+static const guint dgx_b200_lanes[] = {9, 9};
+/*
+ * GB200 NVL72: NVIDIA GB200 NVL72 product page and DGX SuperPOD GB200 reference
+ * architecture: 18 compute trays of 2 Grace CPUs + 4 Blackwell GPUs, 9 NVLink
+ * switch trays of 2 chips; each GPU's 18 NVLink5 links go one to each of the 18
+ * chips (72 GPUs x 1 = the 72 ports of a chip); compute fabric NDR 400 Gb/s
+ * InfiniBand with one ConnectX-7 port per GPU (72 per rack), PCIe Gen5.
+ */
+static const guint gb200_nvl72_lanes[] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+
+static const node_desc node_kinds[] = {
+    {"dgx-a100", "a100", "gen2", "gen4", "hdr", 1, 8, 6, dgx_a100_lanes, 2},
+    {"dgx-h100", "h100", "gen3", "gen5", "ndr", 1, 8, 4, dgx_h100_lanes, 0},
+    {"dgx-b200", "b200", "gen4", "gen5", "ndr", 1, 8, 2, dgx_b200_lanes, 0},
+    {"gb200-nvl72", "gb200", "gen4", "gen5", "ndr", 18, 4, 18, gb200_nvl72_lanes, 0},
+};
+
+/*
+ * Default one-way latency of one NVLink hop: 500 ns, so GPU -> NVSwitch -> GPU
+ * is 1 us; the per-link latency of ASTRA-sim's own DGX H100 model (astra-sim
+ * tutorials, MICRO 2024 demo2, inputs/DGX_H100-32.yml, NVLink dimension).
+ */
+#define NVLINK_LATENCY "500ns"
+/*
+ * Default one-way latency of one scale-out link (NIC-leaf, leaf-spine,
+ * spine-core): 500 ns, the scale-out dimension of the same ASTRA-sim file
+ * (DGX_H100-32.yml: second Switch dimension, 500 ns).
+ */
+#define FABRIC_LATENCY "500ns"
+/*
+ * Default one-way latency of one PCIe hop (GPU-NIC, GPU or NIC to a PCIe
+ * switch): 250 ns. An estimate, not a datasheet figure: a PCIe switch forwards
+ * in the order of 100-150 ns port to port and the link and controller add
+ * about as much. Override with pcie_latency.
+ */
+#define PCIE_LATENCY "250ns"
+
+/*
+ * Default switch radix for an InfiniBand NIC generation: HDR 40 ports (NVIDIA
+ * Quantum QM8700/QM8790 datasheet: 40 x 200 Gb/s), NDR 64 ports (Quantum-2
+ * QM9700/QM9790 datasheet: 64 x 400 Gb/s on 32 OSFP cages), XDR 144 ports
+ * (Quantum-X800 Q3400 datasheet: 144 x 800 Gb/s). Ethernet/EFA: no default.
+ */
+static guint
+default_radix(const weft_hw_nic_t *nic)
+{
+    if (g_strcmp0(nic->fabric, "infiniband") != 0) {
+        return 0;
+    }
+    double gbps = nic->rate_Bps * 8.0 / 1e9;
+    if (fabs(gbps - 200.0) < 1.0) {
+        return 40;
+    }
+    if (fabs(gbps - 400.0) < 1.0) {
+        return 64;
+    }
+    if (fabs(gbps - 800.0) < 1.0) {
+        return 144;
+    }
+    return 0;
+}
+
+typedef enum { FABRIC_NONE, FABRIC_RAIL, FABRIC_LEAF_SPINE, FABRIC_FAT_TREE } fabric_kind;
+
+static const char *const fabric_names[] = {"none", "rail-optimized", "leaf-spine", "fat-tree"};
+
+/* Keys that need a fabric, and the fabrics each applies to (bit i = fabric_kind i). */
+static const struct {
+    const char *key;
+    guint fabrics;
+} fabric_keys[] = {
+    {"nic", 0xe},
+    {"pcie_latency", 0xe},
+    {"fabric_latency", 0xe},
+    {"switch_radix", 0x6},
+    {"oversubscription", 0x6},
+    {"nodes_per_su", 0x2},
+    {"nodes_per_leaf", 0x4},
+    {"k", 0x8},
+};
+
+static gboolean
+hw_error(const weft_topo_i_ini_t *c, const char *key, const char *value, GError *herr,
+         GError **error)
+{
+    g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE, "%s: %s.%s = \"%s\": %s", c->origin,
+                c->group, key, value, herr->message);
+    g_error_free(herr);
+    return FALSE;
+}
+
+/* Vertex name prefix of host @h of node @n: "node3" or "rack1/tray7". */
+static char *
+host_prefix(const node_desc *d, guint n, guint h)
+{
+    if (d->hosts == 1) {
+        return g_strdup_printf("node%u", n);
+    }
+    return g_strdup_printf("rack%u/tray%u", n, h);
+}
+
+static gboolean
+build_node_kind(const node_desc *d, const weft_topo_i_ini_t *c, weft_topo_t *topo, GError **error)
+{
+    GError *herr = NULL;
+    const weft_hw_gpu_t *gpu = weft_hw_gpu(d->gpu, &herr);
+    if (gpu == NULL) {
+        return hw_error(c, "kind", d->kind, herr, error);
+    }
+    const weft_hw_nvswitch_t *nvs = weft_hw_nvswitch(d->nvswitch, &herr);
+    if (nvs == NULL) {
+        return hw_error(c, "kind", d->kind, herr, error);
+    }
+    guint gpus_per_node = d->hosts * d->gpus_per_host;
+    /* The catalog and the system layout must agree on the GPU's links and the chip's ports. */
+    guint lanes_sum = 0;
+    for (guint s = 0; s < d->n_nvswitch; s++) {
+        lanes_sum += d->lanes[s];
+        if (nvs->nvlink_ports > 0 && gpus_per_node * d->lanes[s] > nvs->nvlink_ports) {
+            g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                        "%s: kind %s: %u GPUs x %u links exceed the %u ports of %s", c->origin,
+                        d->kind, gpus_per_node, d->lanes[s], nvs->nvlink_ports, nvs->name);
+            return FALSE;
+        }
+    }
+    if (lanes_sum != gpu->nvlink_links) {
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                    "%s: kind %s: the system spreads %u NVLink links per GPU but the catalog "
+                    "gives %s %u",
+                    c->origin, d->kind, lanes_sum, gpu->name, gpu->nvlink_links);
+        return FALSE;
+    }
+
+    guint nodes = 1;
+    weft_time_t nvl_lat = 0, pcie_lat = 0;
+    g_autofree char *fabric_text = weft_topo_i_ini_text(c, "fabric", FALSE, NULL);
+    fabric_kind fk = FABRIC_NONE;
+    if (fabric_text != NULL) {
+        gboolean found = FALSE;
+        for (guint i = 0; i < G_N_ELEMENTS(fabric_names); i++) {
+            if (g_strcmp0(fabric_text, fabric_names[i]) == 0) {
+                fk = (fabric_kind)i;
+                found = TRUE;
+            }
+        }
+        if (!found) {
+            g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                        "%s: %s.fabric = \"%s\" is unknown; valid fabrics: none, rail-optimized, "
+                        "leaf-spine, fat-tree",
+                        c->origin, c->group, fabric_text);
+            return FALSE;
+        }
+    }
+    for (guint i = 0; i < G_N_ELEMENTS(fabric_keys); i++) {
+        if (!(fabric_keys[i].fabrics & (1u << fk))) {
+            g_autofree char *why =
+                g_strdup_printf("does not apply to fabric = %s", fabric_names[fk]);
+            if (!key_absent(c, fabric_keys[i].key, why, error)) {
+                return FALSE;
+            }
+        }
+    }
+    if (!weft_topo_i_ini_count(c, "nodes", FALSE, 1, 1, MAX_GPUS / gpus_per_node, &nodes, error) ||
+        !weft_topo_i_ini_time(c, "nvlink_latency", NVLINK_LATENCY, &nvl_lat, error)) {
+        return FALSE;
+    }
+    if (fk == FABRIC_NONE && nodes != 1) {
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                    "%s: %s.nodes = %u: more than one %s node needs a scale-out fabric "
+                    "(fabric = rail-optimized, leaf-spine or fat-tree)",
+                    c->origin, c->group, nodes, d->kind);
+        return FALSE;
+    }
+
+    const weft_hw_nic_t *nic = NULL;
+    const weft_hw_pcie_t *pcie = NULL;
+    tier_link t = {0, 0.0, WEFT_LINK_INFINIBAND, 0};
+    double od = 1.0, ou = 1.0;
+    if (fk != FABRIC_NONE) {
+        g_autofree char *nic_text = weft_topo_i_ini_text(c, "nic", FALSE, NULL);
+        const char *nic_name = nic_text != NULL ? nic_text : d->nic;
+        nic = weft_hw_nic(nic_name, &herr);
+        if (nic == NULL) {
+            return hw_error(c, "nic", nic_name, herr, error);
+        }
+        pcie = weft_hw_pcie(d->pcie, &herr);
+        if (pcie == NULL) {
+            return hw_error(c, "kind", d->kind, herr, error);
+        }
+        t.bw_Bps = nic->rate_Bps;
+        t.kind =
+            g_strcmp0(nic->fabric, "infiniband") == 0 ? WEFT_LINK_INFINIBAND : WEFT_LINK_ETHERNET;
+        if (!weft_topo_i_ini_time(c, "pcie_latency", PCIE_LATENCY, &pcie_lat, error) ||
+            !weft_topo_i_ini_time(c, "fabric_latency", FABRIC_LATENCY, &t.lat_ps, error)) {
+            return FALSE;
+        }
+        if (fk == FABRIC_RAIL || fk == FABRIC_LEAF_SPINE) {
+            guint dr = default_radix(nic);
+            if (!weft_topo_i_ini_count(c, "switch_radix", dr == 0, dr, 2, 65536, &t.radix, error) ||
+                !weft_topo_i_ini_ratio(c, "oversubscription", &od, &ou, error)) {
+                return FALSE;
+            }
+        }
+    }
+
+    guint n_ep = fk == FABRIC_NONE ? 0 : nodes * gpus_per_node;
+    g_autofree gint *ep = g_new0(gint, MAX(n_ep, 1));
+    g_autofree gint *gv = g_new(gint, gpus_per_node);
+    g_autofree gint *sw = g_new(gint, d->n_nvswitch);
+    g_autofree gint *nicv = g_new(gint, gpus_per_node);
+    for (guint n = 0; n < nodes; n++) {
+        for (guint h = 0; h < d->hosts; h++) {
+            g_autofree char *pre = host_prefix(d, n, h);
+            for (guint i = 0; i < d->gpus_per_host; i++) {
+                guint g = h * d->gpus_per_host + i;
+                gv[g] = add_vertex(topo, WEFT_VERTEX_GPU, (gint)(n * d->hosts + h), (gint)i, error,
+                                   "%s/gpu%u", pre, i);
+                if (gv[g] < 0) {
+                    return FALSE;
+                }
+            }
+        }
+        /* NVSwitch chips belong to the node; to no host when the node has several. */
+        gint sw_host = d->hosts == 1 ? (gint)n : -1;
+        for (guint s = 0; s < d->n_nvswitch; s++) {
+            sw[s] = d->hosts == 1 ? add_vertex(topo, WEFT_VERTEX_NVSWITCH, sw_host, -1, error,
+                                               "node%u/nvswitch%u", n, s)
+                                  : add_vertex(topo, WEFT_VERTEX_NVSWITCH, sw_host, -1, error,
+                                               "rack%u/nvswitch%u", n, s);
+            if (sw[s] < 0) {
+                return FALSE;
+            }
+        }
+        for (guint g = 0; g < gpus_per_node; g++) {
+            for (guint s = 0; s < d->n_nvswitch; s++) {
+                if (!add_link(topo, gv[g], sw[s], WEFT_LINK_NVLINK, gpu->nvlink_link_Bps, nvl_lat,
+                              d->lanes[s], error)) {
+                    return FALSE;
+                }
+            }
+        }
+        if (fk == FABRIC_NONE) {
+            continue;
+        }
+        for (guint h = 0; h < d->hosts; h++) {
+            g_autofree char *pre = host_prefix(d, n, h);
+            gint host = (gint)(n * d->hosts + h);
+            for (guint i = 0; i < d->gpus_per_host; i++) {
+                guint g = h * d->gpus_per_host + i;
+                nicv[g] =
+                    add_vertex(topo, WEFT_VERTEX_NIC, host, (gint)i, error, "%s/nic%u", pre, i);
+                if (nicv[g] < 0) {
+                    return FALSE;
+                }
+                ep[n * gpus_per_node + g] = nicv[g];
+            }
+            if (d->gpus_per_pcie_sw == 0) {
+                for (guint i = 0; i < d->gpus_per_host; i++) {
+                    guint g = h * d->gpus_per_host + i;
+                    if (!add_link(topo, gv[g], nicv[g], WEFT_LINK_PCIE, pcie->x16_Bps, pcie_lat, 1,
+                                  error)) {
+                        return FALSE;
+                    }
+                }
+                continue;
+            }
+            /* PCIe switch j serves GPUs and NICs j*m .. j*m + m-1 (m = gpus_per_pcie_sw). */
+            guint m = d->gpus_per_pcie_sw;
+            for (guint j = 0; j < d->gpus_per_host / m; j++) {
+                gint ps =
+                    add_vertex(topo, WEFT_VERTEX_SWITCH, host, -1, error, "%s/pcie%u", pre, j);
+                if (ps < 0) {
+                    return FALSE;
+                }
+                for (guint i = j * m; i < (j + 1) * m; i++) {
+                    guint g = h * d->gpus_per_host + i;
+                    if (!add_link(topo, gv[g], ps, WEFT_LINK_PCIE, pcie->x16_Bps, pcie_lat, 1,
+                                  error) ||
+                        !add_link(topo, nicv[g], ps, WEFT_LINK_PCIE, pcie->x16_Bps, pcie_lat, 1,
+                                  error)) {
+                        return FALSE;
+                    }
+                }
+            }
+        }
+    }
+
+    endpoints e = {ep, n_ep, gpus_per_node, d->gpus_per_host, "node"};
+    switch (fk) {
+    case FABRIC_NONE:
+        return TRUE;
+    case FABRIC_RAIL:
+        return build_rail_optimized(c, topo, &t, &e, od, ou, error);
+    case FABRIC_LEAF_SPINE:
+        return build_leaf_spine_fabric(c, topo, &t, &e, "nodes_per_leaf", od, ou, error);
+    case FABRIC_FAT_TREE: {
+        guint k = 0;
+        if (!read_fat_tree_k(c, n_ep, &k, error)) {
+            return FALSE;
+        }
+        t.radix = k;
+        return build_fat_tree_fabric(c, topo, k, &t, ep, n_ep, error);
+    }
+    }
+    g_assert_not_reached();
+}
+
+static gboolean
+build_dgx_a100(const weft_topo_i_ini_t *c, weft_topo_t *topo, GError **error)
+{
+    return build_node_kind(&node_kinds[0], c, topo, error);
+}
+
+static gboolean
+build_dgx_h100(const weft_topo_i_ini_t *c, weft_topo_t *topo, GError **error)
+{
+    return build_node_kind(&node_kinds[1], c, topo, error);
+}
+
+static gboolean
+build_dgx_b200(const weft_topo_i_ini_t *c, weft_topo_t *topo, GError **error)
+{
+    return build_node_kind(&node_kinds[2], c, topo, error);
+}
+
+static gboolean
+build_gb200_nvl72(const weft_topo_i_ini_t *c, weft_topo_t *topo, GError **error)
+{
+    return build_node_kind(&node_kinds[3], c, topo, error);
+}
+
+/* ---- the table of kinds ------------------------------------------------------------ */
+
+static const char *const generic_keys[] = {"gpus", "link_bandwidth", "link_latency", NULL};
+static const char *const torus_keys[] = {"dims", "link_bandwidth", "link_latency", NULL};
+static const char *const fat_tree_keys[] = {"k", "gpus", "link_bandwidth", "link_latency", NULL};
+static const char *const leaf_spine_keys[] = {
+    "gpus", "gpus_per_leaf", "switch_radix", "oversubscription", "link_bandwidth", "link_latency",
+    NULL};
+static const char *const dragonfly_keys[] = {"groups",
+                                             "routers_per_group",
+                                             "gpus_per_router",
+                                             "global_links_per_router",
+                                             "link_bandwidth",
+                                             "link_latency",
+                                             "global_link_bandwidth",
+                                             "global_link_latency",
+                                             NULL};
+static const char *const node_keys[] = {"nodes",
+                                        "nvlink_latency",
+                                        "fabric",
+                                        "nic",
+                                        "pcie_latency",
+                                        "fabric_latency",
+                                        "switch_radix",
+                                        "oversubscription",
+                                        "nodes_per_su",
+                                        "nodes_per_leaf",
+                                        "k",
+                                        NULL};
+
+static const weft_topo_i_kind_t kinds[] = {
+    {"switch", build_switch, generic_keys},
+    {"ring", build_ring, generic_keys},
+    {"fully-connected", build_fully_connected, generic_keys},
+    {"torus", build_torus, torus_keys},
+    {"leaf-spine", build_leaf_spine, leaf_spine_keys},
+    {"fat-tree", build_fat_tree, fat_tree_keys},
+    {"dragonfly", build_dragonfly, dragonfly_keys},
+    {"dgx-a100", build_dgx_a100, node_keys},
+    {"dgx-h100", build_dgx_h100, node_keys},
+    {"dgx-b200", build_dgx_b200, node_keys},
+    {"gb200-nvl72", build_gb200_nvl72, node_keys},
+};
+
+const weft_topo_i_kind_t *
+weft_topo_i_kinds(guint *n)
+{
+    *n = G_N_ELEMENTS(kinds);
+    return kinds;
+}
