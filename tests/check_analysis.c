@@ -376,6 +376,52 @@ START_TEST(torus_4x4x4_figures)
 }
 END_TEST
 
+/*
+ * Property: on random clusters (600 GPUs, so two sweeps, and 150 switches; a
+ * random spanning tree plus 300 random links) the diameter equals the largest
+ * entry of igraph's GPU-to-GPU distance matrix, computed independently.
+ */
+START_TEST(diameter_matches_igraph_all_pairs_on_random_clusters)
+{
+    const guint n_gpus = 600, n_sw = 150, n = n_gpus + n_sw;
+    g_autoptr(GRand) rng = g_rand_new_with_seed(1234 + (guint32)_i);
+    g_autoptr(weft_topo_t) t = weft_topo_new("random");
+    for (guint v = 0; v < n; v++) {
+        g_autofree char *name = g_strdup_printf("v%u", v);
+        vertex(t, v < n_gpus ? WEFT_VERTEX_GPU : WEFT_VERTEX_SWITCH, name, -1, -1);
+    }
+    g_autoptr(GArray) pairs = g_array_new(FALSE, FALSE, sizeof(igraph_integer_t));
+    for (guint v = 1; v < n + 300; v++) {
+        guint a = v < n ? v : (guint)g_rand_int_range(rng, 0, (gint32)n);
+        guint b = v < n ? (guint)g_rand_int_range(rng, 0, (gint32)v)
+                        : (guint)g_rand_int_range(rng, 0, (gint32)n);
+        if (a == b) {
+            continue;
+        }
+        link(t, (gint)a, (gint)b, WEFT_LINK_GENERIC, GBPS);
+        igraph_integer_t ab[2] = {a, b};
+        g_array_append_vals(pairs, ab, 2);
+    }
+    finalize(t);
+    weft_topo_summary_t s = summarize(t);
+
+    igraph_t g;
+    igraph_vector_int_t ev;
+    igraph_vector_int_view(&ev, (const igraph_integer_t *)(void *)pairs->data, pairs->len);
+    ck_assert_int_eq(igraph_create(&g, &ev, n, IGRAPH_UNDIRECTED), IGRAPH_SUCCESS);
+    igraph_matrix_t d;
+    ck_assert_int_eq(igraph_matrix_init(&d, 0, 0), IGRAPH_SUCCESS);
+    ck_assert_int_eq(igraph_distances(&g, &d, igraph_vss_range(0, n_gpus),
+                                      igraph_vss_range(0, n_gpus), IGRAPH_ALL),
+                     IGRAPH_SUCCESS);
+    double want = igraph_matrix_max(&d);
+    igraph_matrix_destroy(&d);
+    igraph_destroy(&g);
+    ck_assert_msg(s.diameter_hops == (guint)want, "diameter %u, igraph all-pairs %g",
+                  s.diameter_hops, want);
+}
+END_TEST
+
 START_TEST(one_gpu_has_no_bisection_or_diameter)
 {
     g_autoptr(weft_topo_t) t = weft_topo_new("one");
@@ -524,6 +570,7 @@ analysis_suite(void)
     tcase_add_test(tc, ring8_figures);
     tcase_add_test(tc, long_ring_diameter_across_sweeps);
     tcase_add_test(tc, torus_4x4x4_figures);
+    tcase_add_loop_test(tc, diameter_matches_igraph_all_pairs_on_random_clusters, 0, 4);
     tcase_add_test(tc, one_gpu_has_no_bisection_or_diameter);
     tcase_add_test(tc, uneven_hosts_give_min_and_max);
     tcase_add_test(tc, tier_above_four_is_value_error);

@@ -1,3 +1,188 @@
 #!/bin/sh
-# placeholder: skipped until written
-exit 77
+# SPDX-License-Identifier: MIT
+# Command-line tests of `weft topo`: help and usage errors (exit 2), bad files
+# (exit 1, naming the file), `show` figures derived by hand for bundled
+# clusters, `show --json`, `export` to GraphML and DOT with a round trip
+# (show of the exported GraphML = show of the INI but for the file line), and
+# `weft topo check` passing on every bundled topology and failing on a broken one.
+set -u
+: "${WEFT:?set by make check}" "${WEFT_SRCDIR:?}"
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+ok() { printf 'ok   %s\n' "$1"; }
+bad() { printf 'FAIL %s\n' "$1"; fails=$((fails + 1)); }
+
+# expect CODE NAME PATTERN -- CMD...: CMD exits with CODE and its stderr matches PATTERN
+expect() {
+    code=$1 name=$2 pattern=$3
+    shift 4
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" -ne "$code" ]; then
+        bad "$name: exit $rc, expected $code"; sed 's/^/     /' "$tmp/err"; return
+    fi
+    if [ -n "$pattern" ] && ! grep -Eq "$pattern" "$tmp/err"; then
+        bad "$name: stderr does not match /$pattern/"; sed 's/^/     /' "$tmp/err"; return
+    fi
+    ok "$name"
+}
+
+# field FILE KEY: the text after the 13-column key of a `weft topo show` line
+field() { awk -v k="$2" 'substr($0, 1, 13) ~ "^" k " *$" { print substr($0, 14) }' "$1"; }
+
+# has NAME FILE KEY TEXT: the KEY line of FILE starts with TEXT
+has() {
+    got=$(field "$2" "$3")
+    case "$got" in
+    "$4"*) ok "$1: $3 $4" ;;
+    *) bad "$1: $3 is '$got', expected '$4...'" ;;
+    esac
+}
+
+topos="$WEFT_SRCDIR/topologies"
+dgx="$topos/dgx-h100.ini"
+
+# ---- help and usage errors (exit 2) ----
+expect 0 "weft --help" "" -- "$WEFT" --help
+grep -q "^  topo " "$tmp/out" && ok "weft --help lists topo" || bad "weft --help lists topo"
+expect 0 "weft topo --help" "" -- "$WEFT" topo --help
+for s in show export check; do
+    grep -q "^  $s " "$tmp/out" || bad "weft topo --help lists $s"
+done
+for s in show export check; do
+    expect 0 "weft topo $s --help" "" -- "$WEFT" topo $s --help
+done
+"$WEFT" topo export --help | grep -q -- "--format" || bad "weft topo export --help lists --format"
+expect 2 "topo without subcommand" "show, export or check" -- "$WEFT" topo
+expect 2 "unknown subcommand" "unknown subcommand 'frob'" -- "$WEFT" topo frob
+expect 2 "show without FILE" "FILE" -- "$WEFT" topo show
+expect 2 "show with two files" "unexpected argument 'extra'" -- "$WEFT" topo show "$dgx" extra
+expect 2 "show unknown option" "" -- "$WEFT" topo show --frob "$dgx"
+expect 2 "check without FILE" "FILE" -- "$WEFT" topo check
+expect 2 "export without --format" "format" -- "$WEFT" topo export "$dgx"
+expect 2 "export --format png" "'png'" -- "$WEFT" topo export --format png "$dgx"
+expect 2 "export without FILE" "FILE" -- "$WEFT" topo export --format dot
+
+# ---- bad files: exit 1, the message names the file ----
+expect 1 "show missing file" "nosuch\.ini" -- "$WEFT" topo show "$tmp/nosuch.ini"
+printf '[cluster]\nkind = frobnicator\n' >"$tmp/badkind.ini"
+expect 1 "show unknown kind" "badkind\.ini" -- "$WEFT" topo show "$tmp/badkind.ini"
+expect 1 "check unknown kind" "badkind\.ini" -- "$WEFT" topo check "$tmp/badkind.ini"
+expect 1 "export unknown kind" "badkind\.ini" -- "$WEFT" topo export --format dot "$tmp/badkind.ini"
+printf '[cluster]\nkind = ring\ngpus = 4\nlink_bandwidth = 50\nlink_latency = 1us\n' >"$tmp/nounit.ini"
+expect 1 "show bandwidth without unit" "nounit\.ini" -- "$WEFT" topo show "$tmp/nounit.ini"
+printf '<graphml>not closed' >"$tmp/broken.graphml"
+expect 1 "show broken GraphML" "broken\.graphml" -- "$WEFT" topo show "$tmp/broken.graphml"
+expect 1 "export to a missing directory" "" -- "$WEFT" topo export --format dot -o "$tmp/no/such/dir/x.dot" "$dgx"
+
+# ---- show: one DGX H100 node, figures derived by hand ----
+expect 0 "show dgx-h100" "" -- "$WEFT" topo show "$dgx"
+cp "$tmp/out" "$tmp/dgx.txt"
+# 8 GPUs, 4 NVSwitch chips; each GPU has 18 NVLink4 links spread 5/4/4/5 over
+# the chips: 4 edges per GPU = 32 links
+has "dgx-h100" "$tmp/dgx.txt" vertices "12: 8 gpu, 4 nvswitch, 0 nic, 0 switch, 0 host"
+has "dgx-h100" "$tmp/dgx.txt" links "32 full-duplex: 32 nvlink,"
+has "dgx-h100" "$tmp/dgx.txt" gpus "8 in 1 host, 1 NVLink domain"
+# 18 links x 25 GB/s = 450 GB/s per direction per GPU
+has "dgx-h100" "$tmp/dgx.txt" scale-up "450.000 GB/s per GPU"
+# no NIC, no switch: no scale-out fabric
+has "dgx-h100" "$tmp/dgx.txt" injection "none"
+# GPUs 0-3 to 4-7: each of 4 GPUs pushes its 450 GB/s through the NVSwitches: 1800 GB/s
+has "dgx-h100" "$tmp/dgx.txt" bisection "1800.000 GB/s per direction"
+# GPU -> NVSwitch -> GPU
+has "dgx-h100" "$tmp/dgx.txt" diameter "2 hops"
+has "dgx-h100" "$tmp/dgx.txt" tiers "none"
+
+# ---- show --json ----
+expect 0 "show --json dgx-h100" "" -- "$WEFT" topo show --json "$dgx"
+cp "$tmp/out" "$tmp/dgx.json"
+grep -q '"bisection_Bps" : 1800000000000' "$tmp/dgx.json" &&
+    ok "json bisection_Bps = 1.8e12 B/s" || bad "json bisection_Bps (1.8e12 B/s expected)"
+grep -q '"diameter_hops" : 2,' "$tmp/dgx.json" && ok "json diameter_hops = 2" || bad "json diameter_hops"
+if command -v jq >/dev/null 2>&1; then
+    jq -e '.gpus == 8 and .vertices.nvswitch == 4 and .links.nvlink == 32 and
+        .scaleup_Bps.min == 450e9 and .injection_Bps.max == 0 and .tiers == []' \
+        "$tmp/dgx.json" >/dev/null && ok "json parses with the hand-derived figures" ||
+        bad "json figures (jq)"
+fi
+
+# ---- show: the DGX H100 SuperPOD, injection and bisection derived by hand ----
+# topologies/dgx-h100-superpod.ini: 256 DGX H100 nodes (2,048 GPUs) in 8
+# scalable units of 32 nodes; each GPU has its own ConnectX-7 NDR NIC; rail-
+# optimized: per SU one leaf per rail (8 x 8 = 64 leaves, 32 ports down, 32 up),
+# 32 spines, each leaf with one link to every spine (1:1).
+#  - injection per GPU = one NDR NIC = 400 Gb/s = 400e9 / 8 B/s = 50 GB/s
+#    (the GPU-NIC PCIe Gen5 x16 link, 64 GB/s, is not the bottleneck);
+#  - bisection: GPUs 0-1023 are nodes 0-127 (SUs 0-3). The fabric is non-
+#    blocking, so the cut is the NIC links of one half: N/2 x 8 x 50 GB/s =
+#    128 x 8 x 50 = 51200 GB/s; the other cut, the spine links of SUs 0-3, is
+#    32 leaves x 32 x 50 = 51200 GB/s too;
+#  - diameter: GPU -> NIC -> leaf -> spine -> leaf -> NIC -> GPU = 6 links (the
+#    spines reach every rail's leaf, so changing rails costs no NVLink hop);
+#  - leaves: 64 x 32 x 50 = 102400 GB/s down and up, 1.00:1; spines: 32 x 64 x 50
+#    = 102400 GB/s down, top tier.
+pod="$topos/dgx-h100-superpod.ini"
+expect 0 "show dgx-h100-superpod" "" -- "$WEFT" topo show "$pod"
+cp "$tmp/out" "$tmp/pod.txt"
+has "superpod" "$tmp/pod.txt" gpus "2048 in 256 hosts, 256 NVLink domains"
+has "superpod" "$tmp/pod.txt" injection "50.000 GB/s per GPU per direction"
+has "superpod" "$tmp/pod.txt" bisection "51200.000 GB/s per direction"
+has "superpod" "$tmp/pod.txt" diameter "6 hops"
+has "superpod" "$tmp/pod.txt" scale-up "450.000 GB/s per GPU"
+has "superpod" "$tmp/pod.txt" "tier 1" "leaf: 64 switches, down 102400.000 GB/s, up 102400.000 GB/s, oversubscription 1.00:1"
+has "superpod" "$tmp/pod.txt" "tier 2" "spine: 32 switches, down 102400.000 GB/s, top tier"
+expect 0 "show --json dgx-h100-superpod" "" -- "$WEFT" topo show --json "$pod"
+if command -v jq >/dev/null 2>&1; then
+    jq -e '(.injection_Bps.min - 50e9 | fabs) < 1e3 and (.injection_Bps.max - 50e9 | fabs) < 1e3 and
+        (.bisection_Bps - 51200e9 | fabs) < 1e3 and .diameter_hops == 6 and
+        (.tiers | length) == 2 and .tiers[0].oversubscription == 1' \
+        "$tmp/out" >/dev/null && ok "superpod json: 50e9, 51200e9 B/s, 6 hops, 1:1" ||
+        bad "superpod json figures (jq)"
+fi
+
+# ---- every bundled topology: check passes; export round trip ----
+n=0
+for f in "$topos"/*.ini; do
+    b=$(basename "$f" .ini)
+    n=$((n + 1))
+    expect 0 "check $b" "" -- "$WEFT" topo check "$f"
+    grep -q ": ok (" "$tmp/out" || bad "check $b prints ok"
+    expect 0 "show $b" "" -- "$WEFT" topo show "$f"
+    cp "$tmp/out" "$tmp/$b.ini.txt"
+    expect 0 "export $b as graphml" "" -- "$WEFT" topo export --format graphml -o "$tmp/$b.graphml" "$f"
+    expect 0 "show $b.graphml" "" -- "$WEFT" topo show "$tmp/$b.graphml"
+    cp "$tmp/out" "$tmp/$b.graphml.txt"
+    tail -n +2 "$tmp/$b.ini.txt" >"$tmp/a.txt"
+    tail -n +2 "$tmp/$b.graphml.txt" >"$tmp/b.txt"
+    if cmp -s "$tmp/a.txt" "$tmp/b.txt"; then
+        ok "round trip $b: show of the GraphML = show of the INI but the file line"
+    else
+        bad "round trip $b: show differs"
+        diff "$tmp/a.txt" "$tmp/b.txt" | sed 's/^/     /'
+    fi
+    expect 0 "check $b.graphml" "" -- "$WEFT" topo check "$tmp/$b.graphml"
+    # DOT: one undirected edge per full-duplex link
+    expect 0 "export $b as dot (stdout)" "" -- "$WEFT" topo export --format dot "$f"
+    links=$(field "$tmp/$b.ini.txt" links | awk '{print $1}')
+    edges=$(grep -c -- ' -- ' "$tmp/out")
+    head -1 "$tmp/out" | grep -q '^graph ' && [ "$edges" = "$links" ] &&
+        ok "dot $b: $edges edges = $links links" || bad "dot $b: $edges edges, $links links"
+done
+[ "$n" -ge 3 ] && ok "$n bundled topologies checked" || bad "only $n bundled topologies"
+
+# --format from the -o suffix; GraphML on stdout equals the file
+expect 0 "export -o x.dot infers dot" "" -- "$WEFT" topo export -o "$tmp/x.dot" "$dgx"
+head -1 "$tmp/x.dot" | grep -q '^graph ' && ok "x.dot is DOT" || bad "x.dot is DOT"
+"$WEFT" topo export --format graphml "$dgx" >"$tmp/stdout.graphml" &&
+    cmp -s "$tmp/stdout.graphml" "$tmp/dgx-h100.graphml" &&
+    ok "GraphML on stdout = GraphML to a file" || bad "GraphML on stdout differs from -o"
+
+# ---- check fails with the findings: a switch no GPU reaches ----
+awk '/<edge /&&!done{print "    <node id=\"stray\">\n      <data key=\"v_kind\">switch</data>\n      <data key=\"v_name\">stray0</data>\n      <data key=\"v_host\">-1</data>\n      <data key=\"v_rail\">-1</data>\n      <data key=\"v_tier\">0</data>\n    </node>"; done=1} {print}' \
+    "$tmp/ring-8.graphml" >"$tmp/stray.graphml"
+expect 1 "check finds an unreachable switch" "stray\.graphml.*problems" -- "$WEFT" topo check "$tmp/stray.graphml"
+grep -q "stray0" "$tmp/err" && ok "the finding names switch stray0" || bad "the finding names stray0"
+
+echo "topo_cli.sh: $fails failure(s)"
+[ "$fails" -eq 0 ]
