@@ -288,7 +288,7 @@ weft_topo_i_routing_free(weft_topo_t *topo)
         g_free(r->views[vi].off);
         g_free(r->views[vi].adj);
     }
-    g_queue_clear(&r->lru);
+    /* the LRU links are embedded in the entries, which the table frees */
     g_hash_table_destroy(r->dist_cache);
     g_hash_table_destroy(r->routes);
     g_ptr_array_free(r->all_routes, TRUE);
