@@ -1017,7 +1017,14 @@ build_node_kind(const node_desc *d, const weft_topo_i_ini_t *c, weft_topo_t *top
         }
         if (fk == FABRIC_RAIL || fk == FABRIC_LEAF_SPINE) {
             guint dr = default_radix(nic);
-            if (!weft_topo_i_ini_count(c, "switch_radix", dr == 0, dr, 2, 65536, &t.radix, error) ||
+            if (dr == 0 && !g_key_file_has_key(c->kf, c->group, "switch_radix", NULL)) {
+                g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_KEY,
+                            "%s: [%s] is missing the key \"switch_radix\": NIC %s (%s) has no "
+                            "default switch",
+                            c->origin, c->group, nic->name, nic->fabric);
+                return FALSE;
+            }
+            if (!weft_topo_i_ini_count(c, "switch_radix", FALSE, dr, 2, 65536, &t.radix, error) ||
                 !weft_topo_i_ini_ratio(c, "oversubscription", &od, &ou, error)) {
                 return FALSE;
             }
