@@ -1,3 +1,638 @@
 /* SPDX-License-Identifier: MIT */
-/* placeholder test: skipped until written */
-int main(void) { return 77; }
+/*
+ * Unit tests of scenario/: defaults, loading a file, overrides, unknown groups
+ * and keys, values checked per type, relative paths, the effective
+ * configuration and its round trip, the cluster file merged with the
+ * scenario's own [cluster] keys, a whole run on an inline ring with its step
+ * time derived by hand, and the [output] files (and an unwritable output
+ * directory failing before anything runs). Scratch files live in a temporary
+ * directory per test.
+ */
+#include <check.h>
+#include <stdlib.h>
+
+#include "config.h"
+#include "scenario/scenario.h"
+#include "testutil.h"
+
+static char *tmpdir;
+
+/* Removes @path and, if it is a directory, everything under it. */
+static void
+rm_rf(const char *path)
+{
+    if (g_file_test(path, G_FILE_TEST_IS_DIR) && !g_file_test(path, G_FILE_TEST_IS_SYMLINK)) {
+        g_autoptr(GDir) d = g_dir_open(path, 0, NULL);
+        const char *entry;
+        while (d != NULL && (entry = g_dir_read_name(d)) != NULL) {
+            g_autofree char *p = g_build_filename(path, entry, NULL);
+            rm_rf(p);
+        }
+        (void)g_rmdir(path);
+        return;
+    }
+    (void)g_remove(path);
+}
+
+static void
+setup(void)
+{
+    tmpdir = g_dir_make_tmp("weft-scenario-XXXXXX", NULL);
+    ck_assert_ptr_nonnull(tmpdir);
+}
+
+static void
+teardown(void)
+{
+    rm_rf(tmpdir);
+    g_free(tmpdir);
+}
+
+/* Writes @text to tmpdir/@name (creating parent directories); returns the path. */
+static char *
+write_file(const char *name, const char *text)
+{
+    char *path = g_build_filename(tmpdir, name, NULL);
+    g_autofree char *dir = g_path_get_dirname(path);
+    ck_assert_int_eq(g_mkdir_with_parents(dir, 0755), 0);
+    ck_assert(g_file_set_contents(path, text, -1, NULL));
+    return path;
+}
+
+/*
+ * Writes the 4-rank trace tmpdir/tiny.<r>.et: "forward" 100 us, then a 4 MB
+ * (4,000,000 B) all-reduce over all ranks, then "optimizer" 50 us.
+ */
+static char *
+write_tiny_trace(void)
+{
+    for (guint r = 0; r < 4; r++) {
+        g_autoptr(test_et_t) et = test_et_new("0.0.4");
+        test_et_node_dur(et, 1, "forward", TEST_COMP, 100);
+        test_et_coll(et, 2, "all_reduce_grads", 0, 4000000, NULL);
+        test_et_dep(et, 1);
+        test_et_node_dur(et, 3, "optimizer", TEST_COMP, 50);
+        test_et_dep(et, 2);
+        g_autofree char *path = test_et_path(tmpdir, "tiny", r);
+        test_et_write(et, path, FALSE);
+    }
+    return g_build_filename(tmpdir, "tiny", NULL);
+}
+
+/*
+ * The tiny scenario: 4 GPUs on a ring, 10 GB/s (1e10 B/s) per direction and
+ * 1 us per link, described inline; compute durations halved.
+ */
+static const char tiny_scenario[] = "[cluster]\n"
+                                    "kind = ring\n"
+                                    "gpus = 4\n"
+                                    "link_bandwidth = 10GB/s\n"
+                                    "link_latency = 1us\n"
+                                    "[workload]\n"
+                                    "trace = tiny\n"
+                                    "[compute]\n"
+                                    "duration_scale = 0.5\n";
+
+/* ---- defaults, loading, overrides --------------------------------------------------- */
+
+START_TEST(test_defaults)
+{
+    g_autoptr(weft_scenario_t) sc = weft_scenario_new();
+    /* defaults as the key table in scenario.c and doc/scenario.md give them */
+    ck_assert_str_eq(weft_scenario_get(sc, "workload", "placement"), "in-order");
+    ck_assert_str_eq(weft_scenario_get(sc, "workload", "placement_seed"), "1");
+    ck_assert_str_eq(weft_scenario_get(sc, "collectives", "chunks"), "1");
+    ck_assert_str_eq(weft_scenario_get(sc, "network", "model"), "analytical");
+    ck_assert_str_eq(weft_scenario_get(sc, "network", "ecmp_seed"), "0");
+    ck_assert_str_eq(weft_scenario_get(sc, "compute", "duration_scale"), "1");
+    /* keys without a default are unset */
+    ck_assert_ptr_null(weft_scenario_get(sc, "workload", "trace"));
+    ck_assert_ptr_null(weft_scenario_get(sc, "cluster", "file"));
+    ck_assert_ptr_null(weft_scenario_get(sc, "output", "dir"));
+    ck_assert_ptr_null(weft_scenario_get(sc, "cluster", "kind"));
+    ck_assert_ptr_null(weft_scenario_get(sc, "nosuch", "key"));
+    /* nothing to run: no trace, no cluster */
+    g_autoptr(GError) err = NULL;
+    ck_assert(!weft_scenario_check(sc, &err));
+    ck_assert(g_error_matches(err, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY));
+}
+END_TEST
+
+START_TEST(test_load_file)
+{
+    g_autofree char *path = write_file("s.ini", "# a comment\n"
+                                                "[collectives]\nchunks = 4\n"
+                                                "[network]\nmodel = analytical\necmp_seed = 7\n"
+                                                "[workload]\ntrace = /abs/trace\n"
+                                                "placement = random\nplacement_seed = 42\n"
+                                                "[faults]\n"
+                                                "[cluster]\nkind = ring\ngpus = 4\n");
+    g_autoptr(weft_scenario_t) sc = weft_scenario_new();
+    g_autoptr(GError) err = NULL;
+    ck_assert_msg(weft_scenario_load(sc, path, &err), "%s", err ? err->message : "");
+    ck_assert_str_eq(weft_scenario_get(sc, "collectives", "chunks"), "4");
+    ck_assert_str_eq(weft_scenario_get(sc, "network", "ecmp_seed"), "7");
+    ck_assert_str_eq(weft_scenario_get(sc, "workload", "trace"), "/abs/trace");
+    ck_assert_str_eq(weft_scenario_get(sc, "workload", "placement"), "random");
+    ck_assert_str_eq(weft_scenario_get(sc, "workload", "placement_seed"), "42");
+    /* inline cluster keys pass through as written */
+    ck_assert_str_eq(weft_scenario_get(sc, "cluster", "kind"), "ring");
+    ck_assert_str_eq(weft_scenario_get(sc, "cluster", "gpus"), "4");
+    /* not set by the file: still the default */
+    ck_assert_str_eq(weft_scenario_get(sc, "compute", "duration_scale"), "1");
+    ck_assert(weft_scenario_check(sc, &err));
+}
+END_TEST
+
+START_TEST(test_overrides_win)
+{
+    g_autofree char *path = write_file("s.ini", "[collectives]\nchunks = 4\n"
+                                                "[cluster]\nkind = ring\ngpus = 4\n");
+    g_autoptr(weft_scenario_t) sc = weft_scenario_new();
+    g_autoptr(GError) err = NULL;
+    ck_assert(weft_scenario_load(sc, path, &err));
+    /* --set after the file: the last assignment wins, spaces around '=' allowed */
+    ck_assert(weft_scenario_set(sc, "collectives.chunks = 8", &err));
+    ck_assert_str_eq(weft_scenario_get(sc, "collectives", "chunks"), "8");
+    ck_assert(weft_scenario_set(sc, "cluster.gpus=8", &err));
+    ck_assert_str_eq(weft_scenario_get(sc, "cluster", "gpus"), "8");
+    ck_assert(weft_scenario_set_value(sc, "collectives", "chunks", "2", &err));
+    ck_assert_str_eq(weft_scenario_get(sc, "collectives", "chunks"), "2");
+    /* a file loaded later replaces only the keys it sets */
+    g_autofree char *p2 = write_file("t.ini", "[collectives]\nchunks = 3\n");
+    ck_assert(weft_scenario_load(sc, p2, &err));
+    ck_assert_str_eq(weft_scenario_get(sc, "collectives", "chunks"), "3");
+    ck_assert_str_eq(weft_scenario_get(sc, "cluster", "gpus"), "8");
+}
+END_TEST
+
+/* ---- unknown groups and keys ---------------------------------------------------------- */
+
+static void
+assert_set_fails(const char *assignment, gint code)
+{
+    g_autoptr(weft_scenario_t) sc = weft_scenario_new();
+    g_autoptr(GError) err = NULL;
+    ck_assert_msg(!weft_scenario_set(sc, assignment, &err), "%s accepted", assignment);
+    ck_assert_msg(g_error_matches(err, WEFT_SCENARIO_ERROR, code), "%s: code %d, expected %d: %s",
+                  assignment, err->code, code, err->message);
+}
+
+static void
+assert_load_fails(const char *text, gint code)
+{
+    g_autofree char *path = write_file("bad.ini", text);
+    g_autoptr(weft_scenario_t) sc = weft_scenario_new();
+    g_autoptr(GError) err = NULL;
+    ck_assert_msg(!weft_scenario_load(sc, path, &err), "%s accepted", text);
+    ck_assert_msg(g_error_matches(err, WEFT_SCENARIO_ERROR, code), "%s: code %d, expected %d: %s",
+                  text, err->code, code, err->message);
+}
+
+START_TEST(test_unknown_group_and_key)
+{
+    assert_load_fails("[bogus]\nx = 1\n", WEFT_SCENARIO_ERROR_KEY);
+    assert_load_fails("[bogus]\n", WEFT_SCENARIO_ERROR_KEY); /* an empty unknown group too */
+    assert_load_fails("[workload]\ntracee = x\n", WEFT_SCENARIO_ERROR_KEY);
+    assert_load_fails("[faults]\nlink_down = 1\n", WEFT_SCENARIO_ERROR_KEY);
+    assert_set_fails("bogus.key=1", WEFT_SCENARIO_ERROR_KEY);
+    assert_set_fails("collectives.chunk=1", WEFT_SCENARIO_ERROR_KEY);
+    assert_set_fails("faults.straggler=1", WEFT_SCENARIO_ERROR_KEY);
+    assert_set_fails("output.directory=x", WEFT_SCENARIO_ERROR_KEY);
+}
+END_TEST
+
+START_TEST(test_bad_syntax)
+{
+    assert_set_fails("collectives.chunks", WEFT_SCENARIO_ERROR_PARSE); /* no '=' */
+    assert_set_fails("chunks=4", WEFT_SCENARIO_ERROR_PARSE);           /* no group */
+    assert_set_fails(".chunks=4", WEFT_SCENARIO_ERROR_PARSE);
+    assert_set_fails("collectives.=4", WEFT_SCENARIO_ERROR_PARSE);
+    assert_set_fails("cluster.a b=4", WEFT_SCENARIO_ERROR_PARSE); /* not a key name */
+    assert_load_fails("this is not INI\n", WEFT_SCENARIO_ERROR_PARSE);
+    /* a missing scenario file */
+    g_autoptr(weft_scenario_t) sc = weft_scenario_new();
+    g_autoptr(GError) err = NULL;
+    g_autofree char *path = g_build_filename(tmpdir, "nosuch.ini", NULL);
+    ck_assert(!weft_scenario_load(sc, path, &err));
+    ck_assert(g_error_matches(err, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_IO));
+}
+END_TEST
+
+/* ---- values checked per type ---------------------------------------------------------- */
+
+START_TEST(test_bad_values)
+{
+    /* integer: range [1, 2^20], whole numbers only */
+    assert_set_fails("collectives.chunks=0", WEFT_SCENARIO_ERROR_VALUE);
+    assert_set_fails("collectives.chunks=-3", WEFT_SCENARIO_ERROR_VALUE);
+    assert_set_fails("collectives.chunks=1048577", WEFT_SCENARIO_ERROR_VALUE); /* 2^20 + 1 */
+    assert_set_fails("collectives.chunks=1.5", WEFT_SCENARIO_ERROR_VALUE);
+    assert_set_fails("collectives.chunks=four", WEFT_SCENARIO_ERROR_VALUE);
+    assert_set_fails("collectives.chunks=", WEFT_SCENARIO_ERROR_VALUE);
+    assert_set_fails("network.ecmp_seed=-1", WEFT_SCENARIO_ERROR_VALUE);
+    assert_set_fails("workload.placement_seed=1e3", WEFT_SCENARIO_ERROR_VALUE);
+    /* number: > 0 and finite */
+    assert_set_fails("compute.duration_scale=0", WEFT_SCENARIO_ERROR_VALUE);
+    assert_set_fails("compute.duration_scale=-0.5", WEFT_SCENARIO_ERROR_VALUE);
+    assert_set_fails("compute.duration_scale=fast", WEFT_SCENARIO_ERROR_VALUE);
+    assert_set_fails("compute.duration_scale=inf", WEFT_SCENARIO_ERROR_VALUE);
+    assert_set_fails("compute.duration_scale=2x", WEFT_SCENARIO_ERROR_VALUE);
+    /* choice */
+    assert_set_fails("workload.placement=diagonal", WEFT_SCENARIO_ERROR_VALUE);
+    assert_set_fails("workload.placement=In-Order", WEFT_SCENARIO_ERROR_VALUE);
+    assert_set_fails("network.model=packet", WEFT_SCENARIO_ERROR_VALUE);
+    /* the same in a file, with the file named */
+    assert_load_fails("[collectives]\nchunks = 0\n", WEFT_SCENARIO_ERROR_VALUE);
+
+    /* boundaries that are accepted, stored in canonical form */
+    g_autoptr(weft_scenario_t) sc = weft_scenario_new();
+    g_autoptr(GError) err = NULL;
+    ck_assert(weft_scenario_set(sc, "collectives.chunks=1048576", &err)); /* 2^20 */
+    ck_assert(weft_scenario_set(sc, "collectives.chunks=+07", &err));
+    ck_assert_str_eq(weft_scenario_get(sc, "collectives", "chunks"), "7");
+    ck_assert(weft_scenario_set(sc, "compute.duration_scale=1e-3", &err));
+    ck_assert_str_eq(weft_scenario_get(sc, "compute", "duration_scale"), "0.001");
+    ck_assert(weft_scenario_set(sc, "workload.placement=round-robin", &err));
+    /* a failed set leaves the old value */
+    ck_assert(!weft_scenario_set(sc, "collectives.chunks=0", &err));
+    ck_assert_str_eq(weft_scenario_get(sc, "collectives", "chunks"), "7");
+}
+END_TEST
+
+START_TEST(test_quantities)
+{
+    g_autoptr(GError) err = NULL;
+    double v = 0.0;
+    /* 400 Gb/s = 400e9 bits/s / 8 = 50e9 B/s */
+    ck_assert(weft_scenario_i_parse_quantity("rate", "400Gb/s", &v, &err));
+    ck_assert_double_eq(v, 50e9);
+    /* 2.5 us = 2,500,000 ps */
+    ck_assert(weft_scenario_i_parse_quantity("time", "2.5us", &v, &err));
+    ck_assert_double_eq(v, 2500000.0);
+    /* 16 MiB = 16 * 2^20 = 16,777,216 B */
+    ck_assert(weft_scenario_i_parse_quantity("bytes", "16MiB", &v, &err));
+    ck_assert_double_eq(v, 16777216.0);
+    /* a bare number where a unit is needed */
+    const char *bad[][2] = {
+        {"rate", "50"}, {"time", "500"}, {"bytes", "4096"}, {"rate", "500ns"}, {"time", "-1us"}};
+    for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+        g_clear_error(&err);
+        ck_assert_msg(!weft_scenario_i_parse_quantity(bad[i][0], bad[i][1], &v, &err), "%s %s",
+                      bad[i][0], bad[i][1]);
+        ck_assert(g_error_matches(err, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE));
+    }
+}
+END_TEST
+
+/* ---- paths ---------------------------------------------------------------------------- */
+
+START_TEST(test_relative_paths)
+{
+    g_autofree char *path = write_file("sub/dir/s.ini", "[workload]\n"
+                                                        "trace = ../traces/step\n"
+                                                        "comm_groups = groups.json\n"
+                                                        "[output]\ndir = ./out\n");
+    g_autoptr(weft_scenario_t) sc = weft_scenario_new();
+    g_autoptr(GError) err = NULL;
+    ck_assert(weft_scenario_load(sc, path, &err));
+    /* relative to the scenario file's directory tmpdir/sub/dir, '..' and '.' resolved */
+    g_autofree char *trace = g_build_filename(tmpdir, "sub", "traces", "step", NULL);
+    g_autofree char *groups = g_build_filename(tmpdir, "sub", "dir", "groups.json", NULL);
+    g_autofree char *out = g_build_filename(tmpdir, "sub", "dir", "out", NULL);
+    ck_assert_str_eq(weft_scenario_get(sc, "workload", "trace"), trace);
+    ck_assert_str_eq(weft_scenario_get(sc, "workload", "comm_groups"), groups);
+    ck_assert_str_eq(weft_scenario_get(sc, "output", "dir"), out);
+    /* on the command line: relative to the working directory */
+    ck_assert(weft_scenario_set(sc, "workload.trace=rel/prefix", &err));
+    g_autofree char *cwd = g_get_current_dir();
+    g_autofree char *expect = g_build_filename(cwd, "rel", "prefix", NULL);
+    ck_assert_str_eq(weft_scenario_get(sc, "workload", "trace"), expect);
+    /* an empty path unsets the key */
+    ck_assert(weft_scenario_set(sc, "workload.comm_groups=", &err));
+    ck_assert_ptr_null(weft_scenario_get(sc, "workload", "comm_groups"));
+}
+END_TEST
+
+/* ---- the effective configuration ------------------------------------------------------ */
+
+START_TEST(test_effective_config_round_trip)
+{
+    g_autofree char *cluster = write_file("c/ring.ini", "[cluster]\nkind = ring\ngpus = 4\n"
+                                                        "link_bandwidth = 5GB/s\n"
+                                                        "link_latency = 1us\n");
+    g_autofree char *path = write_file("s.ini", "[cluster]\nfile = c/ring.ini\n"
+                                                "link_bandwidth = 10GB/s\n"
+                                                "[workload]\ntrace = tiny\n"
+                                                "placement = random\n"
+                                                "[compute]\nduration_scale = 0.25\n");
+    g_autoptr(weft_scenario_t) sc = weft_scenario_new();
+    g_autoptr(GError) err = NULL;
+    ck_assert_msg(weft_scenario_load(sc, path, &err), "%s", err ? err->message : "");
+    ck_assert(weft_scenario_set(sc, "network.ecmp_seed=9", &err));
+    g_autofree char *ini = weft_scenario_to_ini(sc);
+
+    /* the header names the version; every group and key is there with its final value */
+    g_autofree char *header = g_strdup_printf("# weft %s:", PACKAGE_VERSION);
+    ck_assert(g_str_has_prefix(ini, header));
+    const char *expected_lines[] = {
+        "[cluster]",
+        "[workload]",
+        "[collectives]",
+        "[network]",
+        "[compute]",
+        "[faults]",
+        "[output]",
+        "placement = random",
+        "chunks = 1",
+        "placement_seed = 1",
+        "model = analytical",
+        "ecmp_seed = 9",
+        "dir =",
+        "comm_groups =",
+        "placement_file =",
+        "duration_scale = 0.25",
+        "kind = ring",
+        "link_latency = 1us",
+        "link_bandwidth = 10GB/s",
+    };
+    for (guint i = 0; i < G_N_ELEMENTS(expected_lines); i++) {
+        g_autofree char *needle = g_strdup_printf("\n%s\n", expected_lines[i]);
+        ck_assert_msg(strstr(ini, needle) != NULL, "no line \"%s\" in:\n%s", expected_lines[i],
+                      ini);
+    }
+    /* the cluster file's bandwidth is overridden, not listed twice */
+    ck_assert_ptr_null(strstr(ini, "link_bandwidth = 5GB/s"));
+    /* paths are absolute: the scenario's directory is tmpdir */
+    g_autofree char *file_line = g_strdup_printf("\nfile = %s/c/ring.ini\n", tmpdir);
+    g_autofree char *trace_line = g_strdup_printf("\ntrace = %s/tiny\n", tmpdir);
+    ck_assert(strstr(ini, file_line) != NULL);
+    ck_assert(strstr(ini, trace_line) != NULL);
+    /* groups in the fixed order */
+    ck_assert(strstr(ini, "[cluster]") < strstr(ini, "[workload]"));
+    ck_assert(strstr(ini, "[workload]") < strstr(ini, "[collectives]"));
+    ck_assert(strstr(ini, "[collectives]") < strstr(ini, "[network]"));
+    ck_assert(strstr(ini, "[network]") < strstr(ini, "[compute]"));
+    ck_assert(strstr(ini, "[compute]") < strstr(ini, "[faults]"));
+    ck_assert(strstr(ini, "[faults]") < strstr(ini, "[output]"));
+
+    /* loaded back from another directory, it is the same configuration */
+    g_autofree char *saved = write_file("elsewhere/effective.ini", ini);
+    g_autoptr(weft_scenario_t) again = weft_scenario_new();
+    ck_assert_msg(weft_scenario_load(again, saved, &err), "%s", err ? err->message : "");
+    g_autofree char *ini2 = weft_scenario_to_ini(again);
+    ck_assert_str_eq(ini2, ini);
+    /* and the defaults alone round-trip too */
+    g_autoptr(weft_scenario_t) empty = weft_scenario_new();
+    g_autofree char *ini3 = weft_scenario_to_ini(empty);
+    g_autofree char *saved3 = write_file("defaults.ini", ini3);
+    g_autoptr(weft_scenario_t) empty2 = weft_scenario_new();
+    ck_assert(weft_scenario_load(empty2, saved3, &err));
+    g_autofree char *ini4 = weft_scenario_to_ini(empty2);
+    ck_assert_str_eq(ini4, ini3);
+}
+END_TEST
+
+START_TEST(test_yaml_cluster_takes_no_other_key)
+{
+    g_autofree char *yaml = write_file("ring.yml", "topology: [ Ring ]\nnpus_count: [ 4 ]\n"
+                                                   "bandwidth: [ 50 ]\nlatency: [ 500 ]\n");
+    g_autofree char *path = write_file("s.ini", "[cluster]\nfile = ring.yml\ngpus = 8\n"
+                                                "[workload]\ntrace = tiny\n");
+    g_autoptr(weft_scenario_t) sc = weft_scenario_new();
+    g_autoptr(GError) err = NULL;
+    ck_assert(weft_scenario_load(sc, path, &err));
+    ck_assert(!weft_scenario_check(sc, &err));
+    ck_assert(g_error_matches(err, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY));
+    /* a cluster.file that does not exist fails when it is set */
+    g_clear_error(&err);
+    ck_assert(!weft_scenario_set(sc, "cluster.file=nosuch.ini", &err));
+    ck_assert(g_error_matches(err, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_IO));
+}
+END_TEST
+
+START_TEST(test_placement_file_required)
+{
+    g_autoptr(weft_scenario_t) sc = weft_scenario_new();
+    g_autoptr(GError) err = NULL;
+    ck_assert(weft_scenario_set(sc, "workload.trace=t", &err));
+    ck_assert(weft_scenario_set(sc, "cluster.kind=ring", &err));
+    ck_assert(weft_scenario_set(sc, "workload.placement=file", &err));
+    ck_assert(!weft_scenario_check(sc, &err));
+    ck_assert(g_error_matches(err, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY));
+}
+END_TEST
+
+/* ---- running ---------------------------------------------------------------------------- */
+
+static weft_scenario_run_t *
+run_tiny(const char *extra_set, GError **err)
+{
+    g_autofree char *prefix = write_tiny_trace();
+    g_autofree char *path = write_file("tiny.ini", tiny_scenario);
+    g_autoptr(weft_scenario_t) sc = weft_scenario_new();
+    ck_assert(weft_scenario_load(sc, path, err));
+    if (extra_set != NULL) {
+        ck_assert_msg(weft_scenario_set(sc, extra_set, err), "%s", (*err)->message);
+    }
+    return weft_scenario_run(sc, err);
+}
+
+START_TEST(test_run_inline_ring)
+{
+    g_autoptr(GError) err = NULL;
+    g_autoptr(weft_scenario_run_t) run = run_tiny(NULL, &err);
+    ck_assert_msg(run != NULL, "%s", err ? err->message : "");
+    ck_assert_uint_eq(weft_topo_n_gpus(run->topo), 4);
+    ck_assert_uint_eq(run->replay->n_ranks, 4);
+    ck_assert_uint_eq(run->chunks, 1);
+    ck_assert_str_eq(run->network_model, "analytical");
+    for (guint r = 0; r < 4; r++) {
+        ck_assert_uint_eq(run->rank_gpu[r], r); /* in-order placement */
+    }
+    /*
+     * Ring all-reduce of S = 4,000,000 B over n = 4: 2 (n - 1) = 6 steps, each
+     * moving S / n = 1,000,000 B from GPU i to its ring neighbour i+1 over one
+     * link: 1 us + 1e6 B / 1e10 B/s = 1 + 100 = 101 us per step, 606 us.
+     * Compute is halved (duration_scale 0.5): forward 50 us, optimizer 25 us.
+     * Step = 50 + 606 + 25 = 681 us on every rank.
+     */
+    ck_assert_int_eq(run->replay->step_ps, 681 * WEFT_PS_PER_US);
+    for (guint r = 0; r < 4; r++) {
+        ck_assert_int_eq(run->replay->ranks[r].finish_ps, 681 * WEFT_PS_PER_US);
+        ck_assert_int_eq(run->replay->ranks[r].compute_ps, 75 * WEFT_PS_PER_US); /* 50 + 25 */
+        ck_assert_int_eq(run->replay->ranks[r].exposed_comm_ps, 606 * WEFT_PS_PER_US);
+    }
+}
+END_TEST
+
+START_TEST(test_run_override_chunks)
+{
+    g_autoptr(GError) err = NULL;
+    g_autoptr(weft_scenario_run_t) run = run_tiny("collectives.chunks=2", &err);
+    ck_assert_msg(run != NULL, "%s", err ? err->message : "");
+    ck_assert_uint_eq(run->chunks, 2);
+    /*
+     * With C = 2 chunks each transfer moves S / (n C) = 500,000 B: 1 us + 50 us
+     * = 51 us. Transfer (step k, chunk c) waits for (k - 1, c) and (k, c - 1),
+     * so the last one ends after K + C - 1 = 6 + 2 - 1 = 7 transfers: 357 us.
+     * Step = 50 + 357 + 25 = 432 us.
+     */
+    ck_assert_int_eq(run->replay->step_ps, 432 * WEFT_PS_PER_US);
+}
+END_TEST
+
+START_TEST(test_run_cluster_file_with_override)
+{
+    g_autofree char *prefix = write_tiny_trace();
+    /* The file says 5 GB/s; the scenario's own key makes it 10 GB/s: the tiny step again. */
+    g_autofree char *cluster = write_file("c/ring.ini", "[cluster]\nkind = ring\ngpus = 4\n"
+                                                        "link_bandwidth = 5GB/s\n"
+                                                        "link_latency = 1us\n");
+    g_autofree char *path = write_file("s.ini", "[cluster]\nfile = c/ring.ini\n"
+                                                "link_bandwidth = 10GB/s\n"
+                                                "[workload]\ntrace = tiny\n"
+                                                "[compute]\nduration_scale = 0.5\n");
+    g_autoptr(weft_scenario_t) sc = weft_scenario_new();
+    g_autoptr(GError) err = NULL;
+    ck_assert(weft_scenario_load(sc, path, &err));
+    g_autoptr(weft_scenario_run_t) run = weft_scenario_run(sc, &err);
+    ck_assert_msg(run != NULL, "%s", err ? err->message : "");
+    /* as test_run_inline_ring: 50 + 6 (1 + 100) + 25 = 681 us */
+    ck_assert_int_eq(run->replay->step_ps, 681 * WEFT_PS_PER_US);
+    /* with 5 GB/s: 6 (1 + 200) = 1206 us of all-reduce, 50 + 1206 + 25 = 1281 us */
+    ck_assert(weft_scenario_set(sc, "cluster.link_bandwidth=5GB/s", &err));
+    g_autoptr(weft_scenario_run_t) run2 = weft_scenario_run(sc, &err);
+    ck_assert_msg(run2 != NULL, "%s", err ? err->message : "");
+    ck_assert_int_eq(run2->replay->step_ps, 1281 * WEFT_PS_PER_US);
+}
+END_TEST
+
+START_TEST(test_run_bad_cluster_keys)
+{
+    g_autoptr(GError) err = NULL;
+    /* the builders check [cluster]: an unknown key, a missing unit, an unknown kind */
+    weft_scenario_run_t *run = run_tiny("cluster.link_colour=blue", &err);
+    ck_assert_ptr_null(run);
+    ck_assert_msg(g_error_matches(err, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY), "%s",
+                  err->message);
+    g_clear_error(&err);
+    run = run_tiny("cluster.link_bandwidth=10", &err);
+    ck_assert_ptr_null(run);
+    ck_assert_msg(g_error_matches(err, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE), "%s",
+                  err->message);
+    g_clear_error(&err);
+    run = run_tiny("cluster.kind=moebius", &err);
+    ck_assert_ptr_null(run);
+    ck_assert_msg(g_error_matches(err, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY), "%s",
+                  err->message);
+}
+END_TEST
+
+/* ---- [output] ------------------------------------------------------------------------------ */
+
+START_TEST(test_output_dir)
+{
+    g_autoptr(GError) err = NULL;
+    g_autofree char *out = g_build_filename(tmpdir, "results", "run1", NULL);
+    g_autofree char *set = g_strdup_printf("output.dir=%s", out);
+    g_autoptr(weft_scenario_run_t) run = run_tiny(set, &err); /* creates results/run1 */
+    ck_assert_msg(run != NULL, "%s", err ? err->message : "");
+
+    /* ranks.csv: a header and one row per rank; rank 0 as derived in test_run_inline_ring */
+    g_autofree char *csv_path = g_build_filename(out, "ranks.csv", NULL);
+    g_autofree char *csv = NULL;
+    ck_assert(g_file_get_contents(csv_path, &csv, NULL, NULL));
+    g_auto(GStrv) lines = g_strsplit(csv, "\n", -1);
+    ck_assert_uint_eq(g_strv_length(lines), 6); /* header, 4 rows, "" after the last newline */
+    ck_assert_str_eq(lines[0], "rank,gpu,finish_us,compute_us,exposed_comm_us,idle_us");
+    /* 681 us finish = 75 us compute + 606 us exposed communication + 0 idle */
+    ck_assert_str_eq(lines[1], "0,0,681.000000,75.000000,606.000000,0.000000");
+    ck_assert_str_eq(lines[5], "");
+
+    /* summary.txt is what `weft replay` prints */
+    g_autofree char *sum_path = g_build_filename(out, "summary.txt", NULL);
+    g_autofree char *summary = NULL;
+    ck_assert(g_file_get_contents(sum_path, &summary, NULL, NULL));
+    g_autofree char *expect = weft_scenario_run_summary(run);
+    ck_assert_str_eq(summary, expect);
+    ck_assert(strstr(summary, "step time    681.000000 us\n") != NULL);
+
+    /* scenario.ini loads back and runs to the same step time */
+    g_autofree char *ini_path = g_build_filename(out, "scenario.ini", NULL);
+    g_autoptr(weft_scenario_t) again = weft_scenario_new();
+    ck_assert_msg(weft_scenario_load(again, ini_path, &err), "%s", err ? err->message : "");
+    ck_assert_str_eq(weft_scenario_get(again, "output", "dir"), out);
+    ck_assert_str_eq(weft_scenario_get(again, "compute", "duration_scale"), "0.5");
+    g_autoptr(weft_scenario_run_t) run2 = weft_scenario_run(again, &err);
+    ck_assert_msg(run2 != NULL, "%s", err ? err->message : "");
+    ck_assert_int_eq(run2->replay->step_ps, run->replay->step_ps);
+
+    /* no temporary or probe file is left behind: exactly the three files */
+    g_autoptr(GDir) d = g_dir_open(out, 0, NULL);
+    guint n = 0;
+    while (g_dir_read_name(d) != NULL) {
+        n++;
+    }
+    ck_assert_uint_eq(n, 3);
+}
+END_TEST
+
+START_TEST(test_output_dir_unwritable_fails_first)
+{
+    /* a directory under a regular file cannot be created, by root either */
+    g_autofree char *file = write_file("plain", "not a directory\n");
+    g_autofree char *out = g_build_filename(file, "out", NULL);
+    g_autoptr(weft_scenario_t) sc = weft_scenario_new();
+    g_autoptr(GError) err = NULL;
+    ck_assert(weft_scenario_set(sc, "cluster.kind=ring", &err));
+    /* the trace does not exist: had anything been loaded first, that would be the error */
+    g_autofree char *trace = g_build_filename(tmpdir, "nosuchtrace", NULL);
+    ck_assert(weft_scenario_set_value(sc, "workload", "trace", trace, &err));
+    ck_assert(weft_scenario_set_value(sc, "output", "dir", out, &err));
+    g_autoptr(weft_scenario_run_t) run = weft_scenario_run(sc, &err);
+    ck_assert_ptr_null(run);
+    ck_assert_msg(g_error_matches(err, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_IO), "%s",
+                  err->message);
+}
+END_TEST
+
+static Suite *
+scenario_suite(void)
+{
+    Suite *s = suite_create("scenario");
+    TCase *tc = tcase_create("keys");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_defaults);
+    tcase_add_test(tc, test_load_file);
+    tcase_add_test(tc, test_overrides_win);
+    tcase_add_test(tc, test_unknown_group_and_key);
+    tcase_add_test(tc, test_bad_syntax);
+    tcase_add_test(tc, test_bad_values);
+    tcase_add_test(tc, test_quantities);
+    tcase_add_test(tc, test_relative_paths);
+    tcase_add_test(tc, test_effective_config_round_trip);
+    tcase_add_test(tc, test_yaml_cluster_takes_no_other_key);
+    tcase_add_test(tc, test_placement_file_required);
+    suite_add_tcase(s, tc);
+    TCase *tr = tcase_create("run");
+    tcase_add_checked_fixture(tr, setup, teardown);
+    tcase_add_test(tr, test_run_inline_ring);
+    tcase_add_test(tr, test_run_override_chunks);
+    tcase_add_test(tr, test_run_cluster_file_with_override);
+    tcase_add_test(tr, test_run_bad_cluster_keys);
+    tcase_add_test(tr, test_output_dir);
+    tcase_add_test(tr, test_output_dir_unwritable_fails_first);
+    suite_add_tcase(s, tr);
+    return s;
+}
+
+int
+main(void)
+{
+    SRunner *sr = srunner_create(scenario_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

@@ -41,7 +41,7 @@ expect 2 "unknown command" "unknown command 'frobnicate'" -- "$WEFT" frobnicate
 expect 2 "replay without --trace" "required" -- "$WEFT" replay --cluster "$dgx"
 expect 2 "replay --chunks 0" "chunks" -- "$WEFT" replay --cluster "$dgx" --trace x --chunks 0
 expect 2 "replay unknown option" "" -- "$WEFT" replay --frobnicate
-expect 2 "replay stray argument" "unexpected argument 'extra'" -- "$WEFT" replay --cluster "$dgx" --trace x extra
+expect 2 "replay stray argument" "unexpected argument 'extra'" -- "$WEFT" replay --cluster "$dgx" --trace x scenario.ini extra
 expect 2 "replay unknown network model" "analytical" -- "$WEFT" replay --cluster "$dgx" --trace x --network packet
 
 # ---- the bundled example ----

@@ -1,3 +1,133 @@
 #!/bin/sh
-# placeholder: skipped until written
-exit 77
+# SPDX-License-Identifier: MIT
+# Command-line tests of scenario files: `weft replay SCENARIO.ini` gives the
+# same step as the options it stands for; --set and the shorthand options
+# override the file; --show-config prints an effective configuration that runs
+# again to identical results; --out writes its three files; unknown keys and
+# bad values fail with exit 1, malformed command lines with exit 2.
+set -u
+: "${WEFT:?set by make check}" "${MKTRACE:?}" "${WEFT_SRCDIR:?}"
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+ok() { printf 'ok   %s\n' "$1"; }
+bad() { printf 'FAIL %s\n' "$1"; fails=$((fails + 1)); }
+
+# expect CODE NAME PATTERN -- CMD...: CMD exits with CODE and its stderr matches PATTERN
+expect() {
+    code=$1 name=$2 pattern=$3
+    shift 4
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" -ne "$code" ]; then
+        bad "$name: exit $rc, expected $code"; sed 's/^/     /' "$tmp/err"; return
+    fi
+    if [ -n "$pattern" ] && ! grep -Eq "$pattern" "$tmp/err"; then
+        bad "$name: stderr does not match /$pattern/"; sed 's/^/     /' "$tmp/err"; return
+    fi
+    ok "$name"
+}
+
+# results without the two lines that name the input files (paths differ by how they were given)
+results() { grep -v -e '^cluster ' -e '^workload ' "$1"; }
+step_of() { awk '/^step time/ {print $3}' "$1"; }
+
+scen="$WEFT_SRCDIR/scenarios/dp-step-dgx-h100.ini"
+dgx="$WEFT_SRCDIR/topologies/dgx-h100.ini"
+trace="$WEFT_SRCDIR/traces/dp-step-8/dp-step"
+
+# ---- the bundled scenario = the options it stands for ----
+expect 0 "replay the bundled scenario" "" -- "$WEFT" replay "$scen"
+cp "$tmp/out" "$tmp/scen.out"
+expect 0 "replay with --cluster and --trace" "" -- "$WEFT" replay --cluster "$dgx" --trace "$trace"
+cp "$tmp/out" "$tmp/opts.out"
+results "$tmp/scen.out" >"$tmp/a"; results "$tmp/opts.out" >"$tmp/b"
+cmp -s "$tmp/a" "$tmp/b" && ok "scenario and options give identical results" ||
+    bad "scenario and options differ"
+# the hand derivation of tests/cli.sh: 2500 + 1000 + 14 (1 us + 16777216 B / 450e9 B/s) + 200
+step=$(step_of "$tmp/scen.out")
+awk -v s="$step" 'BEGIN { e = 3700 + 14 * (1 + 16777216 / 450e9 * 1e6); d = s - e;
+    if (d < 0) d = -d; exit !(d < 1e-4) }' && ok "scenario step $step us = 4235.957831 us" ||
+    bad "scenario step $step us, expected 4235.957831 us"
+grep -q '^placement    in-order$' "$tmp/scen.out" && ok "report names the placement" ||
+    bad "no placement line"
+
+# ---- overrides: --set and shorthands beat the file ----
+# duration_scale 2 doubles the 3700 us of compute: 7400 + 14 * 38.282702 = 7935.957831 us
+expect 0 "--set compute.duration_scale=2" "" -- "$WEFT" replay "$scen" --set compute.duration_scale=2
+step=$(step_of "$tmp/out")
+awk -v s="$step" 'BEGIN { e = 7400 + 14 * (1 + 16777216 / 450e9 * 1e6); d = s - e;
+    if (d < 0) d = -d; exit !(d < 1e-4) }' && ok "doubled compute: step $step us = 7935.957831 us" ||
+    bad "doubled compute: step $step us, expected 7935.957831 us"
+expect 0 "--chunks 4 overrides the file's chunks = 1" "" -- "$WEFT" replay "$scen" --chunks 4
+grep -q '4 chunk(s) per collective' "$tmp/out" && ok "--chunks reached the run" || bad "--chunks ignored"
+expect 0 "--set after --chunks wins" "" -- "$WEFT" replay "$scen" --chunks 4 --set collectives.chunks=2
+grep -q '2 chunk(s) per collective' "$tmp/out" && ok "--set applied after the shorthand" ||
+    bad "--set did not win over --chunks"
+expect 0 "later --set wins" "" -- "$WEFT" replay "$scen" --set collectives.chunks=3 --set collectives.chunks=5
+grep -q '5 chunk(s) per collective' "$tmp/out" && ok "the last --set wins" || bad "the last --set lost"
+# a scenario-less run described entirely by --set, cluster inline
+expect 0 "inline cluster by --set" "" -- "$WEFT" replay --trace "$trace" --set cluster.kind=dgx-h100 --set cluster.nodes=1
+results "$tmp/out" >"$tmp/a"; results "$tmp/opts.out" >"$tmp/b"
+cmp -s "$tmp/a" "$tmp/b" && ok "inline cluster gives the same results" || bad "inline cluster differs"
+
+# ---- --show-config: the effective configuration runs again to identical results ----
+expect 0 "--show-config" "" -- "$WEFT" replay "$scen" --set collectives.chunks=2 --show-config
+cp "$tmp/out" "$tmp/effective.ini"
+grep -Eq '^# weft [0-9]+\.[0-9]+\.[0-9]+' "$tmp/effective.ini" && ok "config names the version" ||
+    bad "config header"
+for line in '^\[faults\]$' '^chunks = 2$' '^placement_seed = 1$' '^ecmp_seed = 0$' "^file = /" "^trace = /" '^kind = dgx-h100$'; do
+    grep -Eq "$line" "$tmp/effective.ini" || bad "effective config lacks /$line/"
+done
+ok "effective config lists defaults, overrides and absolute paths"
+[ ! -s "$tmp/err" ] || bad "--show-config wrote to stderr"
+expect 0 "replay the effective configuration" "" -- "$WEFT" replay "$tmp/effective.ini"
+cp "$tmp/out" "$tmp/again.out"
+"$WEFT" replay "$scen" --set collectives.chunks=2 >"$tmp/orig.out" 2>&1
+results "$tmp/orig.out" >"$tmp/a"; results "$tmp/again.out" >"$tmp/b"
+cmp -s "$tmp/a" "$tmp/b" && ok "effective configuration reproduces the run" ||
+    { bad "effective configuration gives different results"; diff "$tmp/a" "$tmp/b"; }
+"$WEFT" replay "$tmp/effective.ini" --show-config >"$tmp/effective2.ini"
+cmp -s "$tmp/effective.ini" "$tmp/effective2.ini" && ok "--show-config is a fixed point" ||
+    bad "--show-config of the effective configuration differs"
+
+# ---- --out: the three files, written before nothing else is left ----
+expect 0 "--out DIR" "" -- "$WEFT" replay "$scen" --out "$tmp/results/run1"
+for f in scenario.ini ranks.csv summary.txt; do
+    [ -s "$tmp/results/run1/$f" ] || bad "--out did not write $f"
+done
+cmp -s "$tmp/out" "$tmp/results/run1/summary.txt" && ok "summary.txt is what stdout shows" ||
+    bad "summary.txt differs from stdout"
+head -1 "$tmp/results/run1/ranks.csv" | grep -qx 'rank,gpu,finish_us,compute_us,exposed_comm_us,idle_us' &&
+    ok "ranks.csv header" || bad "ranks.csv header"
+[ "$(wc -l <"$tmp/results/run1/ranks.csv")" -eq 9 ] && ok "ranks.csv has 8 ranks" || bad "ranks.csv rows"
+awk -F, 'NR == 2 { exit !($1 == 0 && $2 == 0 && $4 == "3700.000000") }' "$tmp/results/run1/ranks.csv" &&
+    ok "ranks.csv rank 0 on GPU 0 with 3700 us compute" || bad "ranks.csv rank 0"
+grep -q "^dir = $tmp/results/run1\$" "$tmp/results/run1/scenario.ini" && ok "scenario.ini saved with its dir" ||
+    bad "scenario.ini lacks output.dir"
+: >"$tmp/plainfile"
+expect 1 "--out under a regular file fails" "plainfile" -- "$WEFT" replay "$scen" --out "$tmp/plainfile/sub"
+[ ! -s "$tmp/out" ] && ok "nothing ran before the output check" || bad "ran before failing on --out"
+
+# ---- errors ----
+printf '[workload]\ntrace = x\n[bogus]\n' >"$tmp/badgroup.ini"
+expect 1 "unknown group in a scenario" "badgroup\.ini.*bogus.*\[cluster\].*\[workload\]" -- "$WEFT" replay "$tmp/badgroup.ini"
+printf '[workload]\ntracee = x\n' >"$tmp/badkey.ini"
+expect 1 "unknown key in a scenario" "badkey\.ini.*tracee.*trace, comm_groups" -- "$WEFT" replay "$tmp/badkey.ini"
+expect 1 "--set of an unknown key" "collectives\.chunk.*chunks" -- "$WEFT" replay "$scen" --set collectives.chunk=4
+expect 1 "--set of an unknown group" "bogus.*\[workload\]" -- "$WEFT" replay "$scen" --set bogus.x=1
+expect 1 "--set of a faults key" "faults" -- "$WEFT" replay "$scen" --set faults.link_down=1
+expect 1 "--set of a bad value" "collectives\.chunks.*\"0\"" -- "$WEFT" replay "$scen" --set collectives.chunks=0
+expect 1 "--set of a bad choice" "workload\.placement.*diagonal.*in-order" -- "$WEFT" replay "$scen" --set workload.placement=diagonal
+expect 1 "--set of a bad cluster key" "cluster.*colour" -- "$WEFT" replay "$scen" --set cluster.colour=blue
+expect 1 "--set of a value without its unit" "cluster.*nvlink_latency" -- "$WEFT" replay "$scen" --set cluster.nvlink_latency=500
+expect 1 "missing scenario file" "nosuch\.ini" -- "$WEFT" replay "$tmp/nosuch.ini"
+printf '[cluster]\nkind = ring\ngpus = 8\nlink_bandwidth = 50GB/s\nlink_latency = 1us\n' >"$tmp/notrace.ini"
+expect 1 "scenario without a trace" "workload\.trace" -- "$WEFT" replay "$tmp/notrace.ini"
+expect 2 "--set without '='" "collectives\.chunks" -- "$WEFT" replay "$scen" --set collectives.chunks
+expect 2 "--set without a group" "chunks=4" -- "$WEFT" replay "$scen" --set chunks=4
+expect 2 "two scenario files" "unexpected argument" -- "$WEFT" replay "$scen" "$scen"
+expect 2 "no scenario, no --trace" "required" -- "$WEFT" replay --cluster "$dgx"
+
+echo "scenario_cli.sh: $fails failure(s)"
+[ "$fails" -eq 0 ]

@@ -1,42 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * weft replay: load a cluster and a workload, check them, replay one step and
- * print the step time and per-rank breakdown.
+ * weft replay: run one scenario (src/scenario): a scenario file, the options
+ * that are shorthands for its keys, and --set group.key=value overrides; then
+ * print the step time and per-rank breakdown, or with --show-config the
+ * effective configuration without running.
  */
 #include "config.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/cli.h"
-#include "core/sim.h"
-#include "net/net.h"
-#include "replay/replay.h"
-#include "topo/topo.h"
-#include "workload/workload.h"
-
-static void
-print_result(const char *cluster, const weft_topo_t *topo, const char *trace,
-             const weft_workload_t *wl, const char *model, guint chunks,
-             const weft_replay_result_t *res)
-{
-    printf("cluster      %s (%u GPUs, %u vertices, %u directed links)\n", cluster,
-           weft_topo_n_gpus(topo), weft_topo_n_vertices(topo), weft_topo_n_edges(topo));
-    printf("workload     %s (%u ranks, %" G_GUINT64_FORMAT " nodes)\n", trace, wl->n_ranks,
-           weft_workload_node_count(wl));
-    printf("network      %s, %u chunk(s) per collective\n", model, chunks);
-    printf("collectives  %" G_GUINT64_FORMAT ", point-to-point transfers %" G_GUINT64_FORMAT
-           ", events %" G_GUINT64_FORMAT "\n",
-           res->collectives, res->p2p_transfers, res->events);
-    printf("step time    %.6f us\n\n", weft_time_to_us(res->step_ps));
-    printf("%6s %16s %16s %20s %16s\n", "rank", "finish_us", "compute_us", "exposed_comm_us",
-           "idle_us");
-    for (guint r = 0; r < res->n_ranks; r++) {
-        const weft_rank_result_t *rr = &res->ranks[r];
-        printf("%6u %16.6f %16.6f %20.6f %16.6f\n", r, weft_time_to_us(rr->finish_ps),
-               weft_time_to_us(rr->compute_ps), weft_time_to_us(rr->exposed_comm_ps),
-               weft_time_to_us(rr->idle_ps));
-    }
-}
+#include "scenario/scenario.h"
 
 int
 weft_cmd_replay(int argc, char **argv)
@@ -45,71 +20,116 @@ weft_cmd_replay(int argc, char **argv)
     g_autofree char *trace = NULL;
     g_autofree char *comm_groups = NULL;
     g_autofree char *network = NULL;
-    gint chunks = 1;
-    gint64 seed = 1;
+    g_autofree char *chunks = NULL;
+    g_autofree char *out = NULL;
+    g_auto(GStrv) sets = NULL;
+    gboolean show_config = FALSE;
     GOptionEntry entries[] = {
         {"cluster", 'c', 0, G_OPTION_ARG_FILENAME, &cluster,
-         "cluster file: weft INI or ASTRA-sim network YAML", "FILE"},
+         "cluster file: weft INI, ASTRA-sim network YAML or GraphML (cluster.file)", "FILE"},
         {"trace", 't', 0, G_OPTION_ARG_FILENAME, &trace,
-         "Chakra trace prefix: files PREFIX.0.et, PREFIX.1.et, ...", "PREFIX"},
+         "Chakra trace prefix: files PREFIX.0.et, PREFIX.1.et, ... (workload.trace)", "PREFIX"},
         {"comm-groups", 'g', 0, G_OPTION_ARG_FILENAME, &comm_groups,
-         "communicator groups as JSON {\"1\": [0,1,...], ...}", "FILE"},
-        {"network", 'n', 0, G_OPTION_ARG_STRING, &network, "network model: analytical (default)",
-         "MODEL"},
-        {"chunks", 0, 0, G_OPTION_ARG_INT, &chunks, "pipeline chunks per collective (default 1)",
-         "N"},
-        {"seed", 's', 0, G_OPTION_ARG_INT64, &seed, "random seed (default 1)", "N"},
+         "communicator groups as JSON {\"1\": [0,1,...], ...} (workload.comm_groups)", "FILE"},
+        {"network", 'n', 0, G_OPTION_ARG_STRING, &network,
+         "network model: analytical (default) (network.model)", "MODEL"},
+        {"chunks", 0, 0, G_OPTION_ARG_STRING, &chunks,
+         "pipeline chunks per collective, default 1 (collectives.chunks)", "N"},
+        {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out,
+         "write scenario.ini, ranks.csv and summary.txt to DIR (output.dir)", "DIR"},
+        {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets,
+         "override any scenario key (repeatable; applied in order, last)", "GROUP.KEY=VALUE"},
+        {"show-config", 0, 0, G_OPTION_ARG_NONE, &show_config,
+         "print the effective configuration and exit without running", NULL},
         {NULL},
     };
-    g_autoptr(GOptionContext) ctx = g_option_context_new("- replay Chakra traces on a cluster");
+    g_autoptr(GOptionContext) ctx =
+        g_option_context_new("[SCENARIO.ini] - replay Chakra traces on a cluster");
     g_option_context_set_summary(
-        ctx, "Replays one step of a per-rank Chakra trace (rank i on GPU i) and prints the\n"
-             "step time and, per rank, finish time, compute, exposed communication and idle\n"
-             "time (compute + exposed communication + idle = finish).");
+        ctx, "Replays one step of a per-rank Chakra trace on a cluster and prints the step\n"
+             "time and, per rank, finish time, compute, exposed communication and idle\n"
+             "time (compute + exposed communication + idle = finish).\n\n"
+             "The run is described by an optional scenario file (doc/scenario.md); the\n"
+             "options below set its keys: first the scenario file, then --cluster, --trace,\n"
+             "--comm-groups, --chunks, --network and --out, then every --set in order.");
     g_option_context_set_description(
-        ctx, "Example:\n  weft replay --cluster topologies/dgx-h100.ini --trace "
-             "traces/allreduce-8/allreduce\n\n"
-             "Exit status: 0 on success, 1 on bad input or a failed run, 2 on a usage error.");
+        ctx, "Examples:\n  weft replay --cluster topologies/dgx-h100.ini --trace "
+             "traces/dp-step-8/dp-step\n"
+             "  weft replay scenarios/dp-step-dgx-h100.ini --set collectives.chunks=4\n"
+             "  weft replay scenarios/dp-step-dgx-h100.ini --show-config\n\n"
+             "Exit status: 0 on success, 1 on bad input (a scenario or --set naming an unknown\n"
+             "key or a bad value included) or a failed run, 2 on a usage error.");
     g_option_context_add_main_entries(ctx, entries, NULL);
     g_autoptr(GError) error = NULL;
     if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
         return weft_cli_usage_error("replay", error->message);
     }
-    if (argc > 1) {
-        g_autofree char *msg = g_strdup_printf("unexpected argument '%s'", argv[1]);
+    if (argc > 2) {
+        g_autofree char *msg = g_strdup_printf("unexpected argument '%s'", argv[2]);
         return weft_cli_usage_error("replay", msg);
     }
-    if (cluster == NULL || trace == NULL) {
-        return weft_cli_usage_error("replay",
-                                    "both --cluster FILE and --trace PREFIX are required");
+    const char *scenario_file = argc > 1 ? argv[1] : NULL;
+
+    g_autoptr(weft_scenario_t) sc = weft_scenario_new();
+    if (scenario_file != NULL && !weft_scenario_load(sc, scenario_file, &error)) {
+        return weft_cli_error("replay", error);
     }
-    if (chunks < 1) {
-        g_autofree char *msg = g_strdup_printf("--chunks must be at least 1, not %d", chunks);
-        return weft_cli_usage_error("replay", msg);
+    /* The shorthands are options of the command line: a bad value is a usage error. */
+    const struct {
+        const char *option, *group, *key, *value;
+    } shorthands[] = {
+        {"--cluster", "cluster", "file", cluster},
+        {"--trace", "workload", "trace", trace},
+        {"--comm-groups", "workload", "comm_groups", comm_groups},
+        {"--chunks", "collectives", "chunks", chunks},
+        {"--network", "network", "model", network},
+        {"--out", "output", "dir", out},
+    };
+    for (guint i = 0; i < G_N_ELEMENTS(shorthands); i++) {
+        if (shorthands[i].value == NULL) {
+            continue;
+        }
+        if (!weft_scenario_set_value(sc, shorthands[i].group, shorthands[i].key,
+                                     shorthands[i].value, &error)) {
+            /* A file that cannot be read or parsed is bad input, not bad usage. */
+            if (!g_error_matches(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE)) {
+                return weft_cli_error("replay", error);
+            }
+            g_autofree char *msg = g_strdup_printf("%s: %s", shorthands[i].option, error->message);
+            return weft_cli_usage_error("replay", msg);
+        }
     }
-    weft_net_model_t model = WEFT_NET_ANALYTICAL;
-    if (network != NULL && !weft_net_model_from_name(network, &model, &error)) {
-        return weft_cli_usage_error("replay", error->message);
+    /* --set is configuration, like a line of the scenario file: an unknown key or
+     * a bad value is bad input (exit 1); only an assignment without '=' is a usage error. */
+    for (guint i = 0; sets != NULL && sets[i] != NULL; i++) {
+        const char *eq = strchr(sets[i], '=');
+        const char *dot = strchr(sets[i], '.');
+        if (eq == NULL || dot == NULL || dot > eq) {
+            g_autofree char *msg = g_strdup_printf(
+                "--set %s: expected GROUP.KEY=VALUE, e.g. collectives.chunks=4", sets[i]);
+            return weft_cli_usage_error("replay", msg);
+        }
+        if (!weft_scenario_set(sc, sets[i], &error)) {
+            return weft_cli_error("replay", error);
+        }
+    }
+    if (show_config) {
+        g_autofree char *ini = weft_scenario_to_ini(sc);
+        fputs(ini, stdout);
+        return WEFT_EXIT_OK;
+    }
+    if (scenario_file == NULL && (weft_scenario_get(sc, "workload", "trace") == NULL ||
+                                  (weft_scenario_get(sc, "cluster", "file") == NULL &&
+                                   weft_scenario_get(sc, "cluster", "kind") == NULL))) {
+        return weft_cli_usage_error(
+            "replay", "both --cluster FILE and --trace PREFIX are required (or a scenario file)");
     }
 
-    g_autoptr(weft_topo_t) topo = weft_topo_load(cluster, &error);
-    if (topo == NULL) {
+    g_autoptr(weft_scenario_run_t) run = weft_scenario_run(sc, &error);
+    if (run == NULL) {
         return weft_cli_error("replay", error);
     }
-    g_autoptr(weft_workload_t) wl = weft_workload_load_chakra(trace, comm_groups, &error);
-    if (wl == NULL) {
-        return weft_cli_error("replay", error);
-    }
-    if (!weft_workload_check(wl, weft_topo_n_gpus(topo), &error)) {
-        return weft_cli_error("replay", error);
-    }
-    g_autoptr(weft_sim_t) sim = weft_sim_new((guint64)seed);
-    g_autoptr(weft_net_t) net = weft_net_new(sim, topo, model);
-    weft_replay_options_t opts = {.coll_chunks = (guint)chunks};
-    g_autoptr(weft_replay_result_t) res = weft_replay_run(sim, net, wl, &opts, &error);
-    if (res == NULL) {
-        return weft_cli_error("replay", error);
-    }
-    print_result(cluster, topo, trace, wl, weft_net_model_name(model), (guint)chunks, res);
+    g_autofree char *summary = weft_scenario_run_summary(run);
+    fputs(summary, stdout);
     return WEFT_EXIT_OK;
 }

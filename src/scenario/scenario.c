@@ -23,7 +23,7 @@
 #include "net/net.h"
 #include "topo/placement.h"
 
-G_DEFINE_QUARK(weft-scenario-error-quark, weft_scenario_error)
+G_DEFINE_QUARK(weft - scenario - error - quark, weft_scenario_error)
 
 /* ---- the table of keys -------------------------------------------------------------- */
 
@@ -101,8 +101,7 @@ static const key_desc keys[N_KEYS] = {
     [K_PLACEMENT_FILE] = {"workload", "placement_file", T_PATH, NULL,
                           "placement = file: one GPU (number or vertex name) per rank, per line"},
     [K_CHUNKS] = {"collectives", "chunks", T_INTEGER, "1",
-                  "pipeline chunks per collective (1 to 1048576)", .imin = 1,
-                  .imax = MAX_CHUNKS},
+                  "pipeline chunks per collective (1 to 1048576)", .imin = 1, .imax = MAX_CHUNKS},
     [K_MODEL] = {"network", "model", T_CHOICE, "analytical",
                  "network model: analytical (latency + size / bottleneck bandwidth)",
                  .check = check_network_model},
@@ -119,7 +118,7 @@ static const key_desc keys[N_KEYS] = {
 
 /* The groups, in the order they are written: that of keys[], with [faults] before [output]. */
 static const char *const groups[] = {"cluster", "workload", "collectives", "network",
-                                          "compute", "faults",   "output",      NULL};
+                                     "compute", "faults",   "output",      NULL};
 
 /* ---- the scenario ----------------------------------------------------------------------- */
 
@@ -144,8 +143,8 @@ kv_pair_free(gpointer p)
 }
 
 struct weft_scenario {
-    char *value[N_KEYS]; /* final text (paths absolute); NULL: the default */
-    char *given[N_KEYS]; /* the text as written, for the report; NULL: the default */
+    char *value[N_KEYS];     /* final text (paths absolute); NULL: the default */
+    char *given[N_KEYS];     /* for the report: as typed on the command line; NULL: the default */
     GPtrArray *cluster_own;  /* kv_pair: [cluster] keys of the scenario and --set, in order */
     GPtrArray *cluster_file; /* kv_pair: [cluster] keys of the INI cluster file */
     cluster_format format;   /* of cluster.file, when set */
@@ -322,8 +321,7 @@ read_cluster_file(const char *path, cluster_format *format, GPtrArray *pairs, GE
     g_autoptr(GError) kerr = NULL;
     if (!g_key_file_load_from_data(kf, text, (gsize)-1, G_KEY_FILE_NONE, &kerr)) {
         g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_PARSE,
-                    "cluster.file = \"%s\": not a valid INI cluster file: %s", path,
-                    kerr->message);
+                    "cluster.file = \"%s\": not a valid INI cluster file: %s", path, kerr->message);
         return FALSE;
     }
     g_auto(GStrv) kf_groups = g_key_file_get_groups(kf, NULL);
@@ -515,14 +513,18 @@ set_internal(weft_scenario_t *sc, const char *group, const char *key, const char
     }
     g_free(sc->value[k]);
     sc->value[k] = g_steal_pointer(&stored);
+    /* The report shows a path as typed on the command line (relative to the
+     * working directory), and absolute when it came from a scenario file. */
     g_free(sc->given[k]);
-    sc->given[k] = sc->value[k] != NULL ? g_strdup(text) : NULL;
+    sc->given[k] = sc->value[k] == NULL ? NULL
+                   : base_dir == NULL   ? g_strdup(text)
+                                        : g_strdup(sc->value[k]);
     return TRUE;
 }
 
 gboolean
-weft_scenario_set_value(weft_scenario_t *sc, const char *group, const char *key,
-                        const char *value, GError **error)
+weft_scenario_set_value(weft_scenario_t *sc, const char *group, const char *key, const char *value,
+                        GError **error)
 {
     g_return_val_if_fail(sc != NULL && group != NULL && key != NULL && value != NULL, FALSE);
     g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
@@ -558,8 +560,8 @@ weft_scenario_load(weft_scenario_t *sc, const char *path, GError **error)
     g_autoptr(GKeyFile) kf = g_key_file_new();
     g_autoptr(GError) kerr = NULL;
     if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &kerr)) {
-        gint code = kerr->domain == G_FILE_ERROR ? WEFT_SCENARIO_ERROR_IO
-                                                 : WEFT_SCENARIO_ERROR_PARSE;
+        gint code =
+            kerr->domain == G_FILE_ERROR ? WEFT_SCENARIO_ERROR_IO : WEFT_SCENARIO_ERROR_PARSE;
         g_set_error(error, WEFT_SCENARIO_ERROR, code, "%s: %s", path, kerr->message);
         return FALSE;
     }
@@ -638,8 +640,8 @@ weft_scenario_to_ini(const weft_scenario_t *sc)
                 continue;
             }
             const char *v = current(sc, k);
-            g_string_append_printf(s, "# %s\n%s = %s\n", keys[k].doc, keys[k].key,
-                                   v != NULL ? v : "");
+            g_string_append_printf(s, "# %s\n%s =%s%s\n", keys[k].doc, keys[k].key,
+                                   v != NULL ? " " : "", v != NULL ? v : "");
         }
         if (strcmp(group, "cluster") == 0) {
             g_autoptr(GPtrArray) merged = merged_cluster_keys(sc);
@@ -693,7 +695,8 @@ weft_scenario_check(const weft_scenario_t *sc, GError **error)
     return TRUE;
 }
 
-/* ---- running ---------------------------------------------------------------------------------- */
+/* ---- running ----------------------------------------------------------------------------------
+ */
 
 static gint64
 get_int(const weft_scenario_t *sc, guint k)
@@ -895,9 +898,9 @@ weft_scenario_run(const weft_scenario_t *sc, GError **error)
     if (!weft_place_policy_from_name(current(sc, K_PLACEMENT), &policy, error)) {
         return NULL;
     }
-    run->rank_gpu =
-        weft_topo_place(run->topo, run->workload->n_ranks, policy,
-                        (guint64)get_int(sc, K_PLACEMENT_SEED), current(sc, K_PLACEMENT_FILE), error);
+    run->rank_gpu = weft_topo_place(run->topo, run->workload->n_ranks, policy,
+                                    (guint64)get_int(sc, K_PLACEMENT_SEED),
+                                    current(sc, K_PLACEMENT_FILE), error);
     if (run->rank_gpu == NULL) {
         return NULL;
     }

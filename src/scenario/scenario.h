@@ -35,10 +35,10 @@ G_BEGIN_DECLS
 GQuark weft_scenario_error_quark(void);
 
 typedef enum {
-    WEFT_SCENARIO_ERROR_PARSE,  /* not valid INI, or an override not of the form group.key=value */
-    WEFT_SCENARIO_ERROR_KEY,    /* unknown group or key (the message lists the valid ones) */
-    WEFT_SCENARIO_ERROR_VALUE,  /* a value that does not parse or is out of range */
-    WEFT_SCENARIO_ERROR_IO,     /* a file cannot be read or written */
+    WEFT_SCENARIO_ERROR_PARSE, /* not valid INI, or an override not of the form group.key=value */
+    WEFT_SCENARIO_ERROR_KEY,   /* unknown group or key (the message lists the valid ones) */
+    WEFT_SCENARIO_ERROR_VALUE, /* a value that does not parse or is out of range */
+    WEFT_SCENARIO_ERROR_IO,    /* a file cannot be read or written */
 } weft_scenario_error_t;
 
 typedef struct weft_scenario weft_scenario_t;
@@ -100,8 +100,9 @@ typedef struct {
     char *placement;       /* "in-order", "random (seed 7)", "file PATH", ... */
     guint chunks;          /* pipeline chunks per collective */
     double duration_scale; /* compute.duration_scale */
-    char *cluster_label;   /* cluster.file as written, or "NAME (inline)" */
-    char *trace_label;     /* workload.trace as written */
+    char *cluster_label;   /* cluster.file (as typed on the command line, else absolute) or "NAME
+                              (inline)" */
+    char *trace_label;     /* workload.trace, likewise */
 } weft_scenario_run_t;
 
 /**
