@@ -129,8 +129,8 @@ count(weft_topo_t *t, const char *a, const char *b)
 {
     GError *err = NULL;
     guint64 n = 0;
-    ck_assert(weft_topo_count_paths(t, weft_topo_find_vertex(t, a), weft_topo_find_vertex(t, b),
-                                    &n, &err));
+    ck_assert(weft_topo_count_paths(t, weft_topo_find_vertex(t, a), weft_topo_find_vertex(t, b), &n,
+                                    &err));
     return n;
 }
 
@@ -580,7 +580,8 @@ END_TEST
     "<key id=\"eb\" for=\"edge\" attr.name=\"bandwidth_Bps\" attr.type=\"double\"/>\n"
 
 #define NODE(id, kind, name)                                                                       \
-    "<node id=\"" id "\"><data key=\"vk\">" kind "</data><data key=\"vn\">" name "</data></node>\n"
+    "<node id=\"" id "\"><data key=\"vk\">" kind "</data><data key=\"vn\">" name "</data></"       \
+                                                                                 "node>\n"
 #define EDGE(s, t, kind, bw)                                                                       \
     "<edge source=\"" s "\" target=\"" t "\"><data key=\"ek\">" kind "</data><data key=\"eb\">" bw \
     "</data></edge>\n"
@@ -599,12 +600,10 @@ load_graphml_text(const char *text, GError **err)
 START_TEST(graphml_undirected_file_gives_one_link_per_edge)
 {
     g_autoptr(GError) err = NULL;
-    g_autoptr(weft_topo_t) t = load_graphml_text(GRAPHML_HEAD
-                                                 "<graph id=\"G\" edgedefault=\"undirected\">\n" NODE(
-                                                     "a", "gpu", "a") NODE("b", "gpu", "b")
-                                                     EDGE("a", "b", "nvlink", "2.5e10")
-                                                         "</graph></graphml>\n",
-                                                 &err);
+    g_autoptr(weft_topo_t) t = load_graphml_text(
+        GRAPHML_HEAD "<graph id=\"G\" edgedefault=\"undirected\">\n" NODE("a", "gpu", "a")
+            NODE("b", "gpu", "b") EDGE("a", "b", "nvlink", "2.5e10") "</graph></graphml>\n",
+        &err);
     ck_assert_msg(t != NULL, "%s", err != NULL ? err->message : "?");
     /* 1 link = 2 directed edges, 25 GB/s, latency 0 and 1 lane by default */
     ck_assert_uint_eq(weft_topo_n_edges(t), 2);
@@ -649,9 +648,11 @@ START_TEST(graphml_bad_files_give_their_error_codes)
                              EDGE("a", "b", "nvlink", "1e9") TAIL,
                          WEFT_TOPO_ERROR_GRAPH);
     /* an edge without bandwidth */
-    assert_graphml_error(UNDIRECTED NODE("a", "gpu", "a") NODE("b", "gpu", "b")
-                         "<edge source=\"a\" target=\"b\"><data key=\"ek\">pcie</data></edge>\n" TAIL,
-                         WEFT_TOPO_ERROR_KEY);
+    assert_graphml_error(
+        UNDIRECTED NODE("a", "gpu", "a")
+            NODE("b", "gpu",
+                 "b") "<edge source=\"a\" target=\"b\"><data key=\"ek\">pcie</data></edge>\n" TAIL,
+        WEFT_TOPO_ERROR_KEY);
     /* a vertex without a name */
     assert_graphml_error(UNDIRECTED "<node id=\"a\"><data key=\"vk\">gpu</data></node>\n" TAIL,
                          WEFT_TOPO_ERROR_KEY);
@@ -663,7 +664,7 @@ START_TEST(graphml_bad_files_give_their_error_codes)
     assert_graphml_error(UNDIRECTED NODE("a", "gpu", "a") NODE("b", "gpu", "b") TAIL,
                          WEFT_TOPO_ERROR_GRAPH);
     /* not GraphML at all past the header */
-    assert_graphml_error("<graph id=\"G\" edgedefault=\"undirected\"><node id=\"a\">", 
+    assert_graphml_error("<graph id=\"G\" edgedefault=\"undirected\"><node id=\"a\">",
                          WEFT_TOPO_ERROR_PARSE);
 }
 END_TEST

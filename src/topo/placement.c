@@ -107,7 +107,8 @@ place_round_robin(const weft_topo_t *topo, guint n_ranks, guint *out)
     }
 }
 
-/* Random: Fisher-Yates over all GPUs with stream PLACE_STREAM of @seed; ranks take the first n_ranks. */
+/* Random: Fisher-Yates over all GPUs with stream PLACE_STREAM of @seed; ranks take the first
+ * n_ranks. */
 static void
 place_random(const weft_topo_t *topo, guint n_ranks, guint64 seed, guint *out)
 {
@@ -206,8 +207,8 @@ place_file(const weft_topo_t *topo, guint n_ranks, const char *file, guint *out,
         out[r++] = gpu;
     }
     if (r < n_ranks) {
-        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
-                    "%s: names %u GPUs for %u ranks", file, r, n_ranks);
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE, "%s: names %u GPUs for %u ranks",
+                    file, r, n_ranks);
         return FALSE;
     }
     return TRUE;
@@ -226,8 +227,7 @@ weft_topo_place(const weft_topo_t *topo, guint n_ranks, weft_place_policy_t poli
     guint n_gpus = weft_topo_n_gpus(topo);
     if (n_ranks > n_gpus) {
         g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
-                    "cluster %s: %u ranks but only %u GPUs", weft_topo_name(topo), n_ranks,
-                    n_gpus);
+                    "cluster %s: %u ranks but only %u GPUs", weft_topo_name(topo), n_ranks, n_gpus);
         return NULL;
     }
     g_autofree guint *out = g_new(guint, n_ranks);

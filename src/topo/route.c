@@ -37,7 +37,8 @@ enum {
 /* Distance arrays kept in the LRU cache: 64 MiB, about 400 funnels at 40k vertices. */
 #define DIST_CACHE_BYTES ((gsize)64 << 20)
 
-/* The longest chain followed from a destination to its funnel; longer chains stop early (still exact). */
+/* The longest chain followed from a destination to its funnel; longer chains stop early (still
+ * exact). */
 #define MAX_CHAIN 16
 
 /* Spraying is checked only where the equal-cost paths are few enough to list. */
@@ -47,16 +48,16 @@ enum {
 #define HOP_SALT G_GUINT64_CONSTANT(0x686f70)
 
 typedef struct {
-    igraph_t graph;      /* the view (VIEW_FULL uses topo->graph instead) */
-    gboolean has_graph;  /* graph was created here */
-    guint32 *off;        /* CSR: out-edges of v are adj[off[v] .. off[v+1]) */
-    gint32 *adj;         /* edge ids of the full graph */
+    igraph_t graph;     /* the view (VIEW_FULL uses topo->graph instead) */
+    gboolean has_graph; /* graph was created here */
+    guint32 *off;       /* CSR: out-edges of v are adj[off[v] .. off[v+1]) */
+    gint32 *adj;        /* edge ids of the full graph */
 } view_t;
 
 typedef struct {
-    guint64 key;   /* view << 32 | funnel */
-    gint32 *dist;  /* hops from every vertex to the funnel, -1 if unreachable */
-    GList link;    /* in the LRU queue; data points to this entry */
+    guint64 key;  /* view << 32 | funnel */
+    gint32 *dist; /* hops from every vertex to the funnel, -1 if unreachable */
+    GList link;   /* in the LRU queue; data points to this entry */
 } dist_entry;
 
 typedef struct {
@@ -83,7 +84,8 @@ struct weft_routing {
     GArray *queue;          /* gint32: BFS queue */
 };
 
-/* Distances to one destination: chain vertices (dst = chain[0], ...) by position, others via the funnel. */
+/* Distances to one destination: chain vertices (dst = chain[0], ...) by position, others via the
+ * funnel. */
 typedef struct {
     const gint32 *df; /* to the funnel chain[k] (or to dst itself when k == 0) */
     gint k;
@@ -154,7 +156,8 @@ edge_in_view(const weft_topo_t *topo, guint view, guint e)
     }
 }
 
-/* Builds view @vi: its CSR out-adjacency and (but for VIEW_FULL) its igraph graph with the same vertex ids. */
+/* Builds view @vi: its CSR out-adjacency and (but for VIEW_FULL) its igraph graph with the same
+ * vertex ids. */
 static gboolean
 view_build(weft_topo_t *topo, guint vi, GError **error)
 {
@@ -205,7 +208,8 @@ view_build(weft_topo_t *topo, guint vi, GError **error)
     return TRUE;
 }
 
-/* Numbers the NVLink domains as topo.h says: components of the NVLink view, by lowest GPU number. */
+/* Numbers the NVLink domains as topo.h says: components of the NVLink view, by lowest GPU number.
+ */
 static gboolean
 number_domains(weft_topo_t *topo, GError **error)
 {
@@ -344,8 +348,7 @@ funnel_distances(weft_topo_t *topo, guint vi, gint funnel, GError **error)
     weft_topo_i_igraph_quiet();
     igraph_vector_int_t order;
     igraph_vector_int_t layers;
-    if (!weft_topo_i_igraph_check(igraph_vector_int_init(&order, 0), topo, "vector_init",
-                                  error)) {
+    if (!weft_topo_i_igraph_check(igraph_vector_int_init(&order, 0), topo, "vector_init", error)) {
         return NULL;
     }
     igraph_error_t rc = igraph_vector_int_init(&layers, 0);
@@ -483,7 +486,8 @@ count_dag(const weft_topo_t *topo, guint vi, const dist_fn *d, gint src, gint ds
     gint32 ds = dist_of(d, src);
     g_assert(ds >= 0);
     /* layers[i]: vertices at distance ds - i reachable from src along the DAG */
-    g_autoptr(GHashTable) count = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+    g_autoptr(GHashTable) count =
+        g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
     g_autoptr(GPtrArray) layers = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
     g_autoptr(GArray) succ = g_array_new(FALSE, FALSE, sizeof(gint32));
     GArray *l0 = g_array_new(FALSE, FALSE, sizeof(gint32));
@@ -695,7 +699,8 @@ ecmp_walk(weft_topo_t *topo, guint vi, const dist_fn *d, gint src, gint dst, gui
     return b;
 }
 
-/* The view for a pair: NVLink inside one domain, else the fabric if it connects them, else all edges. */
+/* The view for a pair: NVLink inside one domain, else the fabric if it connects them, else all
+ * edges. */
 static gboolean
 pick_view(weft_topo_t *topo, gint src, gint dst, guint *vi, dist_fn *d, GError **error)
 {

@@ -209,8 +209,8 @@ weft_topo_finalize(weft_topo_t *topo, GError **error)
     weft_topo_i_igraph_quiet();
     guint m = topo->e_from->len;
     igraph_vector_int_t ev;
-    if (!weft_topo_i_igraph_check(igraph_vector_int_init(&ev, 2 * (igraph_integer_t)m), topo, "vector_init",
-                      error)) {
+    if (!weft_topo_i_igraph_check(igraph_vector_int_init(&ev, 2 * (igraph_integer_t)m), topo,
+                                  "vector_init", error)) {
         return FALSE;
     }
     for (guint e = 0; e < m; e++) {

@@ -96,8 +96,8 @@ static gboolean
 set_num(igraph_t *g, gboolean vertex, const char *name, const igraph_vector_t *v,
         const weft_topo_t *topo, GError **error)
 {
-    igraph_error_t rc = vertex ? igraph_cattribute_VAN_setv(g, name, v)
-                               : igraph_cattribute_EAN_setv(g, name, v);
+    igraph_error_t rc =
+        vertex ? igraph_cattribute_VAN_setv(g, name, v) : igraph_cattribute_EAN_setv(g, name, v);
     return weft_topo_i_igraph_check(rc, topo, name, error);
 }
 
@@ -134,11 +134,10 @@ attributed_graph(const weft_topo_t *topo, igraph_t *g, GError **error)
     igraph_vector_init(&rail, n);
     igraph_vector_init(&tier, n);
     for (guint v = 0; ok && v < n; v++) {
-        ok = igraph_strvector_set(&kind, v,
-                                  weft_topo_vertex_kind_name(weft_topo_vertex_kind(topo, (gint)v))) ==
+        ok = igraph_strvector_set(
+                 &kind, v, weft_topo_vertex_kind_name(weft_topo_vertex_kind(topo, (gint)v))) ==
                  IGRAPH_SUCCESS &&
-             igraph_strvector_set(&name, v, weft_topo_vertex_name(topo, (gint)v)) ==
-                 IGRAPH_SUCCESS;
+             igraph_strvector_set(&name, v, weft_topo_vertex_name(topo, (gint)v)) == IGRAPH_SUCCESS;
         VECTOR(host)[v] = weft_topo_vertex_host(topo, (gint)v);
         VECTOR(rail)[v] = weft_topo_vertex_rail(topo, (gint)v);
         VECTOR(tier)[v] = weft_topo_vertex_tier(topo, (gint)v);
@@ -439,10 +438,10 @@ edge_attrs(const igraph_t *g, guint e, const gboolean present[3], const char *pa
                     "%s: %s: attribute \"bandwidth_Bps\" is missing", path, what);
         return FALSE;
     }
-    if (!int_value(num_attr(g, FALSE, present[1], "latency_ps", e), 0, 0, path, what,
-                   "latency_ps", &a->lat, error) ||
-        !int_value(num_attr(g, FALSE, present[2], "lanes", e), 1, 1, path, what, "lanes",
-                   &a->lanes, error)) {
+    if (!int_value(num_attr(g, FALSE, present[1], "latency_ps", e), 0, 0, path, what, "latency_ps",
+                   &a->lat, error) ||
+        !int_value(num_attr(g, FALSE, present[2], "lanes", e), 1, 1, path, what, "lanes", &a->lanes,
+                   error)) {
         return FALSE;
     }
     if (a->lanes > G_MAXUINT32) {
@@ -453,7 +452,8 @@ edge_attrs(const igraph_t *g, guint e, const gboolean present[3], const char *pa
     return TRUE;
 }
 
-/* Adds the links of @g to @topo: edge pairs of a directed graph, single edges of an undirected one. */
+/* Adds the links of @g to @topo: edge pairs of a directed graph, single edges of an undirected one.
+ */
 static gboolean
 read_links(weft_topo_t *topo, const igraph_t *g, const char *path, GError **error)
 {
@@ -461,8 +461,8 @@ read_links(weft_topo_t *topo, const igraph_t *g, const char *path, GError **erro
     gboolean has_kind;
     if (!check_attr(g, path, IGRAPH_ATTRIBUTE_EDGE, "kind", IGRAPH_ATTRIBUTE_STRING, TRUE,
                     &has_kind, error) ||
-        !check_attr(g, path, IGRAPH_ATTRIBUTE_EDGE, "bandwidth_Bps", IGRAPH_ATTRIBUTE_NUMERIC,
-                    TRUE, &present[0], error) ||
+        !check_attr(g, path, IGRAPH_ATTRIBUTE_EDGE, "bandwidth_Bps", IGRAPH_ATTRIBUTE_NUMERIC, TRUE,
+                    &present[0], error) ||
         !check_attr(g, path, IGRAPH_ATTRIBUTE_EDGE, "latency_ps", IGRAPH_ATTRIBUTE_NUMERIC, FALSE,
                     &present[1], error) ||
         !check_attr(g, path, IGRAPH_ATTRIBUTE_EDGE, "lanes", IGRAPH_ATTRIBUTE_NUMERIC, FALSE,
@@ -632,8 +632,8 @@ weft_topo_write_dot(const weft_topo_t *topo, const char *path, GError **error)
     for (guint e = 0; e < topo->e_from->len; e += 2) {
         double bw = weft_topo_edge_bw(topo, (gint)e);
         guint lanes = weft_topo_edge_lanes(topo, (gint)e);
-        g_string_append_printf(out, "  v%d -- v%d [label=\"%s %g GB/s", weft_topo_edge_from(topo, (gint)e),
-                               weft_topo_edge_to(topo, (gint)e),
+        g_string_append_printf(out, "  v%d -- v%d [label=\"%s %g GB/s",
+                               weft_topo_edge_from(topo, (gint)e), weft_topo_edge_to(topo, (gint)e),
                                weft_topo_link_kind_name(weft_topo_edge_kind(topo, (gint)e)),
                                bw / 1e9);
         if (lanes > 1) {
@@ -678,14 +678,15 @@ weft_topo_equal(const weft_topo_t *a, const weft_topo_t *b, GString *why)
             weft_topo_vertex_rail(a, i) != weft_topo_vertex_rail(b, i) ||
             weft_topo_vertex_tier(a, i) != weft_topo_vertex_tier(b, i)) {
             if (why != NULL) {
-                g_string_append_printf(
-                    why, "vertex %u: %s %s host %d rail %d tier %u against %s %s host %d rail %d tier %u",
-                    v, weft_topo_vertex_kind_name(weft_topo_vertex_kind(a, i)),
-                    weft_topo_vertex_name(a, i), weft_topo_vertex_host(a, i),
-                    weft_topo_vertex_rail(a, i), weft_topo_vertex_tier(a, i),
-                    weft_topo_vertex_kind_name(weft_topo_vertex_kind(b, i)),
-                    weft_topo_vertex_name(b, i), weft_topo_vertex_host(b, i),
-                    weft_topo_vertex_rail(b, i), weft_topo_vertex_tier(b, i));
+                g_string_append_printf(why,
+                                       "vertex %u: %s %s host %d rail %d tier %u against %s %s "
+                                       "host %d rail %d tier %u",
+                                       v, weft_topo_vertex_kind_name(weft_topo_vertex_kind(a, i)),
+                                       weft_topo_vertex_name(a, i), weft_topo_vertex_host(a, i),
+                                       weft_topo_vertex_rail(a, i), weft_topo_vertex_tier(a, i),
+                                       weft_topo_vertex_kind_name(weft_topo_vertex_kind(b, i)),
+                                       weft_topo_vertex_name(b, i), weft_topo_vertex_host(b, i),
+                                       weft_topo_vertex_rail(b, i), weft_topo_vertex_tier(b, i));
             }
             return FALSE;
         }

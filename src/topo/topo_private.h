@@ -46,7 +46,7 @@ struct weft_topo {
     GArray *e_lanes; /* guint */
 
     /* set by finalize (route.c) */
-    gint *v_domain;  /* NVLink domain per vertex, -1 for none */
+    gint *v_domain; /* NVLink domain per vertex, -1 for none */
     guint n_domains;
     guint64 ecmp_seed;
     weft_routing_t *routing;
@@ -67,7 +67,8 @@ void weft_topo_i_units_error(GError **error, GError *uerr, const char *file, con
  */
 void weft_topo_i_igraph_quiet(void);
 
-/* weft_topo_i_igraph_check: TRUE if @rc is IGRAPH_SUCCESS, else a WEFT_TOPO_ERROR_GRAPH naming @what. */
+/* weft_topo_i_igraph_check: TRUE if @rc is IGRAPH_SUCCESS, else a WEFT_TOPO_ERROR_GRAPH naming
+ * @what. */
 gboolean weft_topo_i_igraph_check(igraph_error_t rc, const weft_topo_t *topo, const char *what,
                                   GError **error);
 
