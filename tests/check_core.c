@@ -5,8 +5,10 @@
  */
 #include <check.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/evq.h"
+#include "core/keyfile.h"
 #include "core/rng.h"
 #include "core/sim.h"
 #include "core/units.h"
@@ -249,6 +251,29 @@ START_TEST(time_conversions_round_to_nearest_ps)
 }
 END_TEST
 
+START_TEST(keyfile_refuses_a_key_or_group_set_twice)
+{
+    GError *err = NULL;
+    g_autoptr(GKeyFile) ok = g_key_file_new();
+    ck_assert(weft_keyfile_load_data(ok, "# c\n[a]\nx = 1\ny = 2\n[b]\nx = 3\n", "f.ini", &err));
+    ck_assert_ptr_null(err);
+    g_autoptr(GKeyFile) k = g_key_file_new();
+    /* line 4 sets x of [a] again: refused, not last-wins */
+    ck_assert(!weft_keyfile_load_data(k, "[a]\nx = 1\ny = 2\nx=3\n", "f.ini", &err));
+    ck_assert(g_error_matches(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_PARSE));
+    ck_assert_ptr_nonnull(strstr(err->message, "line 4"));
+    g_clear_error(&err);
+    g_autoptr(GKeyFile) g = g_key_file_new();
+    ck_assert(!weft_keyfile_load_data(g, "[a]\nx = 1\n[b]\n[a]\ny = 2\n", "f.ini", &err));
+    ck_assert(g_error_matches(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_PARSE));
+    g_clear_error(&err);
+    g_autoptr(GKeyFile) m = g_key_file_new();
+    ck_assert(!weft_keyfile_load_file(m, "/nonexistent/weft.ini", &err));
+    ck_assert_uint_eq(err->domain, G_FILE_ERROR);
+    g_clear_error(&err);
+}
+END_TEST
+
 static Suite *
 core_suite(void)
 {
@@ -266,6 +291,7 @@ core_suite(void)
     tcase_add_test(tc, units_parse_rates_sizes_times);
     tcase_add_test(tc, units_refuse_missing_unknown_and_wrong_units);
     tcase_add_test(tc, time_conversions_round_to_nearest_ps);
+    tcase_add_test(tc, keyfile_refuses_a_key_or_group_set_twice);
     suite_add_tcase(s, tc);
     return s;
 }

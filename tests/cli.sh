@@ -92,6 +92,8 @@ printf '[cluster]\nkind = ring\ngpus = 8\nlink_bandwidth = 50 furlongs/s\nlink_l
 expect 1 "unknown unit in the cluster file" "badunit\.ini.*link_bandwidth.*furlongs" -- "$WEFT" replay --cluster "$tmp/badunit.ini" --trace "$WEFT_SRCDIR/traces/dp-step-8/dp-step"
 printf '[cluster]\nkind = ring\ngpus = 8\nlink_bandwidth = 50\nlink_latency = 500ns\n' >"$tmp/nounit.ini"
 expect 1 "missing unit in the cluster file" "nounit\.ini.*link_bandwidth" -- "$WEFT" replay --cluster "$tmp/nounit.ini" --trace "$WEFT_SRCDIR/traces/dp-step-8/dp-step"
+printf '[cluster]\nkind = ring\ngpus = 8\nlink_bandwidth = 50GB/s\nlink_latency = 500ns\nlink_latency = 1us\n' >"$tmp/twice.ini"
+expect 1 "a key set twice in the cluster file" "twice\.ini: line 6: key 'link_latency' of \[cluster\] is set twice" -- "$WEFT" replay --cluster "$tmp/twice.ini" --trace "$WEFT_SRCDIR/traces/dp-step-8/dp-step"
 expect 1 "missing cluster file" "nosuch\.ini" -- "$WEFT" replay --cluster "$tmp/nosuch.ini" --trace "$WEFT_SRCDIR/traces/dp-step-8/dp-step"
 
 echo "cli.sh: $fails failure(s)"

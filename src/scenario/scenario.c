@@ -18,6 +18,7 @@
 
 #include <glib/gstdio.h>
 
+#include "core/keyfile.h"
 #include "core/sim.h"
 #include "core/units.h"
 #include "net/net.h"
@@ -319,7 +320,7 @@ read_cluster_file(const char *path, cluster_format *format, GPtrArray *pairs, GE
     }
     g_autoptr(GKeyFile) kf = g_key_file_new();
     g_autoptr(GError) kerr = NULL;
-    if (!g_key_file_load_from_data(kf, text, (gsize)-1, G_KEY_FILE_NONE, &kerr)) {
+    if (!weft_keyfile_load_data(kf, text, path, &kerr)) {
         g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_PARSE,
                     "cluster.file = \"%s\": not a valid INI cluster file: %s", path, kerr->message);
         return FALSE;
@@ -559,10 +560,14 @@ weft_scenario_load(weft_scenario_t *sc, const char *path, GError **error)
     g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
     g_autoptr(GKeyFile) kf = g_key_file_new();
     g_autoptr(GError) kerr = NULL;
-    if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &kerr)) {
+    if (!weft_keyfile_load_file(kf, path, &kerr)) {
         gint code =
             kerr->domain == G_FILE_ERROR ? WEFT_SCENARIO_ERROR_IO : WEFT_SCENARIO_ERROR_PARSE;
-        g_set_error(error, WEFT_SCENARIO_ERROR, code, "%s: %s", path, kerr->message);
+        if (g_str_has_prefix(kerr->message, path)) {
+            g_set_error_literal(error, WEFT_SCENARIO_ERROR, code, kerr->message);
+        } else {
+            g_set_error(error, WEFT_SCENARIO_ERROR, code, "%s: %s", path, kerr->message);
+        }
         return FALSE;
     }
     g_autofree char *abs = g_canonicalize_filename(path, NULL);

@@ -14,6 +14,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/keyfile.h"
 #include "core/units.h"
 #include "topo/topo_build.h"
 #include "topo/topo_private.h"
@@ -287,9 +288,13 @@ weft_topo_load_ini(const char *path, GError **error)
 
     g_autoptr(GKeyFile) kf = g_key_file_new();
     g_autoptr(GError) kerr = NULL;
-    if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &kerr)) {
+    if (!weft_keyfile_load_file(kf, path, &kerr)) {
         gint code = kerr->domain == G_FILE_ERROR ? WEFT_TOPO_ERROR_IO : WEFT_TOPO_ERROR_PARSE;
-        g_set_error(error, WEFT_TOPO_ERROR, code, "%s: %s", path, kerr->message);
+        if (g_str_has_prefix(kerr->message, path)) {
+            g_set_error_literal(error, WEFT_TOPO_ERROR, code, kerr->message);
+        } else {
+            g_set_error(error, WEFT_TOPO_ERROR, code, "%s: %s", path, kerr->message);
+        }
         return NULL;
     }
     /* A cluster file holds [cluster] only; a scenario file's other groups are the scenario's. */
