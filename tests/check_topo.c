@@ -458,7 +458,7 @@ START_TEST(ini_bundled_topologies_load)
         /* 4 planes of 125+100+100+125 GB/s, 2 x 500 ns */
         {"dgx-h100.ini", 8, 12, 450e9, 1000 * NS},
         /* neighbours on the ring: 1 hop of 50 GB/s, 500 ns */
-        {"ring-8.ini", 8, 8, 50e9, 500 * NS},
+        {"ring-8.ini", 8, 8, 50.0 * 1073741824.0, 500 * NS}, /* 50 GiB/s */
         /* through the switch: 400 GiB/s, 2 x 936.25 ns */
         {"switch-8.ini", 8, 9, 400 * GIB, 1872500},
     };

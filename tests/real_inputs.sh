@@ -21,7 +21,8 @@ bad() { printf 'FAIL %s\n' "$1"; fails=$((fails + 1)); }
 # (every transfer is rounded to 1 ps, a step has at most a few dozen).
 run() {
     name=$1 expected=$2 cluster=$3 prefix=$4
-    if ! "$WEFT" replay --cluster "$cluster" --trace "$prefix" >"$tmp/out" 2>"$tmp/err"; then
+    shift 4 # the rest: more options for weft replay
+    if ! "$WEFT" replay --cluster "$cluster" --trace "$prefix" "$@" >"$tmp/out" 2>"$tmp/err"; then
         bad "$name: weft replay failed"; sed 's/^/     /' "$tmp/err"; return
     fi
     step=$(awk '/^step time/ {print $3}' "$tmp/out")
@@ -67,6 +68,25 @@ run "all_gather 8 ranks on DGX H100" "7*(1+$HB)" "$dgx" "$micro/all_gather/8npus
 run "reduce_scatter 8 ranks on DGX H100" "7*(1+$HB/8)" "$dgx" "$micro/reduce_scatter/8npus_1MB/reduce_scatter"
 run "all_to_all 8 ranks on DGX H100" "1+$HB/8" "$dgx" "$micro/all_to_all/8npus_1MB/all_to_all"
 
+# Two DGX H100 nodes on a rail-optimized NDR fabric (the bundled node file with
+# two --set overrides). In order, all 8 ranks sit on node 0: the same times as one
+# node. Round-robin puts rank r on node r mod 2 as GPU r/2, so every ring hop
+# crosses nodes: rank 2k -> 2k+1 stays on rail k (GPU, NIC, leaf, NIC, GPU:
+# 2 x 250 ns PCIe + 2 x 500 ns fabric = 1.5 us), rank 2k+1 -> 2k+2 changes rail
+# through a spine (2 x 250 + 4 x 500 ns = 2.5 us); every hop runs at one NDR
+# NIC's 50e9 B/s (below PCIe Gen5's 63 GB/s), so a 131072 B step costs 2.62144 us.
+# A ring all-reduce's 14 dependent steps walk the ring's 4 fast and 4 slow hops
+# 1.75 times: 7 (1.5 + 2.62144) + 7 (2.5 + 2.62144) = 64.70016 us. The direct
+# all-to-all is bounded by its slowest (cross-rail) transfer: 2.5 + 2.62144 us.
+two="--set cluster.nodes=2 --set cluster.fabric=rail-optimized"
+NB="131072/50e9*1e6"
+run "all_reduce 8 ranks on 2 DGX H100 nodes, in order" "14*(1+$HB/8)" "$dgx" "$micro/all_reduce/8npus_1MB/all_reduce" $two
+run "all_reduce 8 ranks on 2 DGX H100 nodes, round-robin" "7*(1.5+$NB)+7*(2.5+$NB)" "$dgx" "$micro/all_reduce/8npus_1MB/all_reduce" $two --set workload.placement=round-robin
+run "all_to_all 8 ranks on 2 DGX H100 nodes, round-robin" "2.5+$NB" "$dgx" "$micro/all_to_all/8npus_1MB/all_to_all" $two --set workload.placement=round-robin
+for c in all_gather reduce_scatter; do
+    run "$c 8 ranks on 2 DGX H100 nodes, round-robin" - "$dgx" "$micro/$c/8npus_1MB/$c" $two --set workload.placement=round-robin
+done
+
 # ASTRA-sim's custom ring all-reduce written as SEND/RECV/COMP nodes (8 ranks):
 # 14 sends of 1 MiB / 8 = 131072 B, one hop each (0.5 + 2.44140625 us), in a chain
 # through each rank, plus the 7 reduction COMP nodes of rank 0's chain. The
@@ -87,6 +107,8 @@ demo2="$data/astra-sim-tutorials/micro2024/astra-sim-demo/demo2"
 run "MLP_ModelParallel (32 ranks) on DGX_H100-32" - "$demo2/inputs/DGX_H100-32.yml" "$demo2/workload/MLP_ModelParallel"
 grep -q "32 ranks" "$tmp/out" || bad "MLP_ModelParallel has 32 ranks"
 grep -q "^collectives  11," "$tmp/out" && ok "MLP_ModelParallel ran its 11 collectives" || bad "MLP_ModelParallel collective count"
+run "MLP_ModelParallel (32 ranks) on 4 DGX H100 nodes, rail-optimized" - "$dgx" "$demo2/workload/MLP_ModelParallel" --set cluster.nodes=4 --set cluster.fabric=rail-optimized
+grep -q "(32 GPUs" "$tmp/out" && ok "4 DGX H100 nodes have 32 GPUs" || bad "4 DGX H100 nodes: GPU count"
 
 # One rank of a real PyTorch trace: its collectives have one member and cost
 # nothing, so the step is its compute critical path.
