@@ -65,8 +65,8 @@ run_case(const char *path, guint stride)
     double t3 = now_s();
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    printf("%s: %u GPUs, %u vertices, %u directed edges; ring stride %u\n", weft_topo_name(topo),
-           n, weft_topo_n_vertices(topo), weft_topo_n_edges(topo), stride);
+    printf("%s: %u GPUs, %u vertices, %u directed edges; ring stride %u\n", weft_topo_name(topo), n,
+           weft_topo_n_vertices(topo), weft_topo_n_edges(topo), stride);
     printf("  build %.3f s; routes %.3f s for %u routes, %.0f routes/s; mean %.2f hops, "
            "slowest %.1f GB/s; peak memory %.1f MiB (max RSS)\n",
            t1 - t0, t3 - t2, n, (double)n / MAX(t3 - t2, 1e-9), (double)hops / MAX(n, 1),

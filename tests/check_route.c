@@ -382,15 +382,20 @@ START_TEST(ecmp_same_seed_same_routes_other_seed_other_assignment)
 END_TEST
 
 /*
- * DGX A100-like rail affinity: per node, gpu0, gpu1 and nic0, nic1 under one
- * PCIe switch; nic<i> of both nodes on rail i's leaf; both leaves on 2 spines.
- * node0/gpu0 -> node1/gpu0: via nic0 (leaf0) or nic1 (leaf1) is 6 hops either
- * way (gpu -> pcie -> nic -> leaf -> nic -> pcie -> gpu), so only rail
- * affinity sends it through nic0.
+ * The DGX A100-like fabric: per node h, gpu0, gpu1 and nic0, nic1 under one
+ * PCIe switch "node<h>/pcie" (32 GB/s, 50 ns per link), both GPUs on an
+ * NVSwitch (300 GB/s); nic<i> of both nodes on rail i's leaf "rail<i>-leaf"
+ * (25 GB/s, 200 ns); both leaves on spine0 and spine1 (25 GB/s, 300 ns).
+ * Vertices: 2 leaves, 2 spines, then per node pcie, nvswitch, gpu0, nic0,
+ * gpu1, nic1. Shortest paths alone would send node0/gpu0 -> node1/gpu1 through
+ * node0/nic1 (gpu -> pcie -> nic1 -> rail1-leaf -> nic1 -> pcie -> gpu: 6 hops).
+ * GPU i of node h is on rail i if bit h of @gpu_rails is set, else on no rail
+ * (-1); NICs are always on their rails.
  */
-START_TEST(rail_affinity_gpu_i_exits_via_nic_i)
+static weft_topo_t *
+a100_like_rails(guint gpu_rails)
 {
-    g_autoptr(weft_topo_t) t = weft_topo_new("a100-like");
+    weft_topo_t *t = weft_topo_new("a100-like");
     gint leaf[2];
     for (gint r = 0; r < 2; r++) {
         g_autofree char *name = g_strdup_printf("rail%d-leaf", r);
@@ -401,8 +406,8 @@ START_TEST(rail_affinity_gpu_i_exits_via_nic_i)
         g_autofree char *name = g_strdup_printf("spine%d", s);
         gint sp = vtx(t, WEFT_VERTEX_SWITCH, name, -1, -1);
         weft_topo_set_vertex_tier(t, sp, 2);
-        lnk(t, leaf[0], sp, WEFT_LINK_INFINIBAND, 25e9, 0, 1);
-        lnk(t, leaf[1], sp, WEFT_LINK_INFINIBAND, 25e9, 0, 1);
+        lnk(t, leaf[0], sp, WEFT_LINK_INFINIBAND, 25e9, 300 * NS, 1);
+        lnk(t, leaf[1], sp, WEFT_LINK_INFINIBAND, 25e9, 300 * NS, 1);
     }
     for (gint h = 0; h < 2; h++) {
         g_autofree char *pn = g_strdup_printf("node%d/pcie", h);
@@ -412,27 +417,173 @@ START_TEST(rail_affinity_gpu_i_exits_via_nic_i)
         for (gint i = 0; i < 2; i++) {
             g_autofree char *gn = g_strdup_printf("node%d/gpu%d", h, i);
             g_autofree char *cn = g_strdup_printf("node%d/nic%d", h, i);
-            gint g = vtx(t, WEFT_VERTEX_GPU, gn, h, i);
+            gint g = vtx(t, WEFT_VERTEX_GPU, gn, h, (gpu_rails >> h) & 1 ? i : -1);
             gint n = vtx(t, WEFT_VERTEX_NIC, cn, h, i);
             lnk(t, g, nvs, WEFT_LINK_NVLINK, 300e9, 0, 12);
-            lnk(t, g, pcie, WEFT_LINK_PCIE, 32e9, 0, 1);
-            lnk(t, n, pcie, WEFT_LINK_PCIE, 32e9, 0, 1);
-            lnk(t, n, leaf[i], WEFT_LINK_INFINIBAND, 25e9, 0, 1);
+            lnk(t, g, pcie, WEFT_LINK_PCIE, 32e9, 50 * NS, 1);
+            lnk(t, n, pcie, WEFT_LINK_PCIE, 32e9, 50 * NS, 1);
+            lnk(t, n, leaf[i], WEFT_LINK_INFINIBAND, 25e9, 200 * NS, 1);
         }
     }
     finalize(t);
-    /* two equal-cost paths (one per NIC rail); spines are 2 hops longer */
-    ck_assert_uint_eq(count(t, "node0/gpu0", "node1/gpu0"), 2);
-    for (guint64 f = 0; f < 100; f++) {
-        const weft_route_t *r = route_flow(t, "node0/gpu0", "node1/gpu0", f);
-        ck_assert_uint_eq(r->hops, 6);
-        ck_assert_str_eq(hop_to(t, r, 1), "node0/nic0");
-        ck_assert_str_eq(hop_to(t, r, 2), "rail0-leaf");
-        ck_assert_str_eq(hop_to(t, r, 3), "node1/nic0");
-        r = route_flow(t, "node0/gpu1", "node1/gpu1", f);
-        ck_assert_str_eq(hop_to(t, r, 1), "node0/nic1");
-        ck_assert_str_eq(hop_to(t, r, 3), "node1/nic1");
+    return t;
+}
+
+static weft_topo_t *
+a100_like(void)
+{
+    return a100_like_rails(3);
+}
+
+/* Asserts that path 0 of @r visits the vertices named in @want (NULL-terminated), in order. */
+static void
+assert_hops(weft_topo_t *t, const weft_route_t *r, const char *const *want)
+{
+    guint n = 0;
+    while (want[n] != NULL) {
+        n++;
     }
+    ck_assert_uint_eq(r->n_paths, 1);
+    ck_assert_uint_eq(r->hops, n);
+    ck_assert_uint_eq(r->path_off[1], n);
+    for (guint i = 0; i < n; i++) {
+        ck_assert_str_eq(hop_to(t, r, i), want[i]);
+    }
+}
+
+START_TEST(rail_segments_same_rail_stays_on_the_rail_leaf)
+{
+    g_autoptr(weft_topo_t) t = a100_like();
+    /* exit node0/nic0 (rail 0), entry node1/nic0 (rail 0): the middle segment nic0 -> rail0-leaf
+     * -> nic0 is 2 hops, shorter than any way over a spine (4 hops): one path */
+    static const char *const want[] = {"node0/pcie", "node0/nic0", "rail0-leaf", "node1/nic0",
+                                       "node1/pcie", "node1/gpu0", NULL};
+    for (guint64 f = 0; f < 100; f++) {
+        assert_hops(t, route_flow(t, "node0/gpu0", "node1/gpu0", f), want);
+    }
+    const weft_route_t *r = route_flow(t, "node0/gpu0", "node1/gpu0", 0);
+    /* bottleneck min(32, 32, 25, 25, 32, 32) GB/s = 25 GB/s; latency 50 + 50 + 200 + 200 + 50 + 50
+     * = 600 ns */
+    ck_assert(r->rate_Bps == 25e9);
+    ck_assert_int_eq(r->latency_ps, 600 * NS);
+    ck_assert_uint_eq(count(t, "node0/gpu0", "node1/gpu0"), 1);
+    /* rail 1 likewise: node0/gpu1 -> node0/nic1 -> rail1-leaf -> node1/nic1 */
+    static const char *const want1[] = {"node0/pcie", "node0/nic1", "rail1-leaf", "node1/nic1",
+                                        "node1/pcie", "node1/gpu1", NULL};
+    assert_hops(t, route_flow(t, "node0/gpu1", "node1/gpu1", 3), want1);
+}
+END_TEST
+
+START_TEST(rail_segments_cross_rail_leaves_via_own_nic_enters_via_peer_nic)
+{
+    g_autoptr(weft_topo_t) t = a100_like();
+    /* GPU 0 exits through its rail's NIC 0, crosses a spine to rail 1, and enters through the
+     * destination GPU 1's NIC 1: 2 + 4 + 2 = 8 hops (shortest paths alone would take node0/nic1
+     * and 6 hops) */
+    guint n_spine[2] = {0, 0};
+    for (guint64 f = 0; f < 1000; f++) {
+        const weft_route_t *r = route_flow(t, "node0/gpu0", "node1/gpu1", f);
+        const char *spine = hop_to(t, r, 3);
+        ck_assert(g_str_has_prefix(spine, "spine"));
+        n_spine[spine[5] - '0']++;
+        const char *want[] = {"node0/pcie", "node0/nic0", "rail0-leaf", spine, "rail1-leaf",
+                              "node1/nic1", "node1/pcie", "node1/gpu1", NULL};
+        assert_hops(t, r, want);
+        /* no NVLink on the way */
+        for (guint i = 0; i < r->hops; i++) {
+            ck_assert_int_ne(weft_topo_edge_kind(t, r->edges[i]), WEFT_LINK_NVLINK);
+        }
+    }
+    /* 2 spines, one choice in the whole route: the 64 slots split 32/32 and 1000 flows hash to
+     * 500 +- 16 each; within 10 %: 450 .. 550 */
+    ck_assert_msg(n_spine[0] >= 450 && n_spine[0] <= 550, "spine0 carries %u", n_spine[0]);
+    /* rate: min(32, 32, 25, 25, 25, 25, 32, 32) GB/s = 25 GB/s (the bottleneck over all three
+     * segments); latency 50 + 50 + 200 + 300 + 300 + 200 + 50 + 50 = 1200 ns */
+    const weft_route_t *r = route_flow(t, "node0/gpu0", "node1/gpu1", 7);
+    ck_assert(r->rate_Bps == 25e9);
+    ck_assert_int_eq(r->latency_ps, 1200 * NS);
+    /* ECMP chooses only among the spines: 1 x 2 x 1 paths */
+    ck_assert_uint_eq(count(t, "node0/gpu0", "node1/gpu1"), 2);
+    /* and back: node1/gpu1 leaves via node1/nic1, enters node0/gpu0 via node0/nic0 */
+    r = route_flow(t, "node1/gpu1", "node0/gpu0", 7);
+    ck_assert_uint_eq(r->hops, 8);
+    ck_assert_str_eq(hop_to(t, r, 1), "node1/nic1");
+    ck_assert_str_eq(hop_to(t, r, 5), "node0/nic0");
+    /* inside a node the NVLink route is unchanged: gpu0 -> nvswitch -> gpu1 */
+    ck_assert_uint_eq(route_flow(t, "node0/gpu0", "node0/gpu1", 0)->hops, 2);
+}
+END_TEST
+
+START_TEST(rail_segments_are_deterministic)
+{
+    g_autoptr(weft_topo_t) a = a100_like();
+    g_autoptr(weft_topo_t) b = a100_like();
+    /* the same cluster and seed give the same edges for every flow, and a flow gets its cached
+     * route back */
+    for (guint64 f = 0; f < 200; f++) {
+        const weft_route_t *ra = route_flow(a, "node0/gpu0", "node1/gpu1", f);
+        const weft_route_t *rb = route_flow(b, "node0/gpu0", "node1/gpu1", f);
+        ck_assert_uint_eq(ra->hops, rb->hops);
+        ck_assert_mem_eq(ra->edges, rb->edges, sizeof(gint32) * ra->hops);
+        ck_assert_ptr_eq(route_flow(a, "node0/gpu0", "node1/gpu1", f), ra);
+    }
+}
+END_TEST
+
+START_TEST(rail_segments_apply_on_each_side_alone)
+{
+    g_autoptr(weft_topo_t) t = a100_like();
+    /* to a remote NIC (no entry NIC: it is not a GPU): exit node0/nic0, then nic0 -> rail0-leaf
+     * -> spine -> rail1-leaf -> node1/nic1 = 2 + 4 = 6 hops, one path per spine (shortest paths
+     * alone: gpu0 -> pcie -> nic1 -> rail1-leaf -> nic1, 4 hops) */
+    const weft_route_t *r = route_flow(t, "node0/gpu0", "node1/nic1", 0);
+    ck_assert_uint_eq(r->hops, 6);
+    ck_assert_str_eq(hop_to(t, r, 1), "node0/nic0");
+    ck_assert_uint_eq(count(t, "node0/gpu0", "node1/nic1"), 2);
+    /* from a leaf (no exit NIC) to node1/gpu0: enters through node1/nic0: rail1-leaf -> spine ->
+     * rail0-leaf -> nic0 -> pcie -> gpu0 = 5 hops (not rail1-leaf -> nic1 -> pcie -> gpu0) */
+    r = route_flow(t, "rail1-leaf", "node1/gpu0", 0);
+    ck_assert_uint_eq(r->hops, 5);
+    ck_assert_str_eq(hop_to(t, r, 2), "node1/nic0");
+    /* a GPU to its own NIC stays inside the host (one host: the current rule): gpu1 -> pcie ->
+     * nic0 */
+    r = route_flow(t, "node0/gpu1", "node0/nic0", 0);
+    ck_assert_uint_eq(r->hops, 2);
+}
+END_TEST
+
+START_TEST(rail_segments_need_gpus_on_rails)
+{
+    /* no GPU on a rail: no own-rail NIC anywhere, shortest paths as before: node0/gpu0 -> pcie ->
+     * nic0 or nic1 -> that rail's leaf -> nic -> pcie -> node1/gpu1 = 6 hops (the segment rule
+     * would take 8), two paths (one per NIC), spread by ECMP */
+    g_autoptr(weft_topo_t) t = a100_like_rails(0);
+    ck_assert_uint_eq(count(t, "node0/gpu0", "node1/gpu1"), 2);
+    guint via_nic1 = 0;
+    for (guint64 f = 0; f < 100; f++) {
+        const weft_route_t *r = route_flow(t, "node0/gpu0", "node1/gpu1", f);
+        ck_assert_uint_eq(r->hops, 6);
+        via_nic1 += strcmp(hop_to(t, r, 1), "node0/nic1") == 0;
+    }
+    /* 100 flows over 2 paths: 50 +- 5 each; both are used */
+    ck_assert_msg(via_nic1 > 20 && via_nic1 < 80, "%u of 100 via nic1", via_nic1);
+}
+END_TEST
+
+START_TEST(rail_segments_need_the_far_gpu_reachable_in_the_network)
+{
+    /* node0's GPUs on rails, node1's not: node1/gpu1 has no entry NIC and is reached only
+     * through its host's PCIe, so the network view does not join node0/nic0 to it: shortest
+     * paths with rail affinity, as before: node0/pcie -> nic0 (rail 0 of the source) ->
+     * rail0-leaf -> node1/nic0 -> pcie -> gpu1, 6 hops, not 8 */
+    g_autoptr(weft_topo_t) t = a100_like_rails(1);
+    static const char *const want[] = {"node0/pcie", "node0/nic0", "rail0-leaf", "node1/nic0",
+                                       "node1/pcie", "node1/gpu1", NULL};
+    assert_hops(t, route_flow(t, "node0/gpu0", "node1/gpu1", 0), want);
+    /* and back: rail affinity towards the destination's rail 0 at node1/pcie */
+    static const char *const back[] = {"node1/pcie", "node1/nic0", "rail0-leaf", "node0/nic0",
+                                       "node0/pcie", "node0/gpu0", NULL};
+    assert_hops(t, route_flow(t, "node1/gpu1", "node0/gpu0", 0), back);
 }
 END_TEST
 
@@ -581,7 +732,7 @@ END_TEST
 
 #define NODE(id, kind, name)                                                                       \
     "<node id=\"" id "\"><data key=\"vk\">" kind "</data><data key=\"vn\">" name "</data></"       \
-                                                                                 "node>\n"
+    "node>\n"
 #define EDGE(s, t, kind, bw)                                                                       \
     "<edge source=\"" s "\" target=\"" t "\"><data key=\"ek\">" kind "</data><data key=\"eb\">" bw \
     "</data></edge>\n"
@@ -848,7 +999,12 @@ route_suite(void)
     tc = tcase_create("ecmp");
     tcase_add_test(tc, ecmp_spreads_1000_transfers_evenly_over_spines);
     tcase_add_test(tc, ecmp_same_seed_same_routes_other_seed_other_assignment);
-    tcase_add_test(tc, rail_affinity_gpu_i_exits_via_nic_i);
+    tcase_add_test(tc, rail_segments_same_rail_stays_on_the_rail_leaf);
+    tcase_add_test(tc, rail_segments_cross_rail_leaves_via_own_nic_enters_via_peer_nic);
+    tcase_add_test(tc, rail_segments_are_deterministic);
+    tcase_add_test(tc, rail_segments_apply_on_each_side_alone);
+    tcase_add_test(tc, rail_segments_need_gpus_on_rails);
+    tcase_add_test(tc, rail_segments_need_the_far_gpu_reachable_in_the_network);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("files");

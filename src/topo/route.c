@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Routing on the cluster graph (the rule is described in topo/topo.h): NVLink
- * domains, the three views (NVLink edges, fabric = all but NVLink, and the full
- * graph as a fallback), hop-count distances to a destination (a local BFS inside
- * an NVLink domain; igraph BFS to the destination's funnel vertex in the fabric,
- * kept in a bounded LRU cache), the NVSwitch-plane spraying rule, the ECMP walk
- * with rail affinity, the route cache per (src, dst, ECMP slot), and the
- * equal-cost path count.
+ * domains, the four views (NVLink edges, fabric = all but NVLink, network =
+ * fabric edges between hosts, and the full graph as a fallback), the rail
+ * segment rule between nodes (GPU -> own-rail NIC inside the host, NIC -> NIC
+ * over the network, NIC -> GPU inside the host), hop-count distances to a
+ * segment's end (a local BFS inside an NVLink domain or a host; igraph BFS to
+ * the end's funnel vertex in the fabric and network views, kept in a bounded
+ * LRU cache), the NVSwitch-plane spraying rule, the ECMP walk with rail
+ * affinity over the segments, the route cache per (src, dst, ECMP slot), and
+ * the equal-cost path count.
  */
 #include "topo/topo.h"
 
@@ -18,10 +21,19 @@
 
 enum {
     VIEW_NVLINK, /* NVLink edges only: routes inside an NVLink domain */
-    VIEW_FABRIC, /* every edge but NVLink: routes between domains */
+    VIEW_FABRIC, /* every edge but NVLink: routes between domains without own-rail NICs */
     VIEW_FULL,   /* every edge: when the fabric cannot connect the pair */
+    VIEW_NET,    /* fabric edges but those joining two vertices of one host: NIC -> NIC */
     N_VIEWS,
+    /* not a built view: the fabric adjacency, distances by a BFS kept inside one host */
+    VIEW_HOST = N_VIEWS,
 };
+
+/* own_nic[] value of a vertex not yet looked at. */
+#define OWN_NIC_UNKNOWN (-2)
+
+/* A route is at most 3 segments: GPU -> exit NIC, exit NIC -> entry NIC, entry NIC -> GPU. */
+#define MAX_SEGMENTS 3
 
 /*
  * ECMP slots per (src, dst): a transfer's flow id is hashed to one of them, and
@@ -79,10 +91,24 @@ struct weft_routing {
     guint dist_max;         /* entries the budget allows */
     GHashTable *routes;     /* route_key -> route_blk (borrowed from all_routes) */
     GPtrArray *all_routes;  /* every route ever returned: they live as long as the topo */
-    gint32 *local_dist;     /* scratch for NVLink BFS, all -1 between uses */
+    gint32 *local_dist;     /* scratch for NVLink and host BFS, all -1 between uses */
+    gint32 *own_nic;        /* per vertex: its own-rail NIC, -1 none, OWN_NIC_UNKNOWN */
     GArray *touched;        /* gint32: entries of local_dist to reset */
     GArray *queue;          /* gint32: BFS queue */
 };
+
+/* One segment of a route: shortest paths from @from to @to in view @vi (or VIEW_HOST). */
+typedef struct {
+    guint vi;
+    gint from;
+    gint to;
+} segment;
+
+/* The segments of a route, in order: the end of one is the start of the next. */
+typedef struct {
+    guint n;
+    segment seg[MAX_SEGMENTS];
+} plan_t;
 
 /* Distances to one destination: chain vertices (dst = chain[0], ...) by position, others via the
  * funnel. */
@@ -140,6 +166,18 @@ v_rail(const weft_topo_t *topo, gint v)
     return ((const gint *)topo->v_rail->data)[v];
 }
 
+static inline gint
+v_host(const weft_topo_t *topo, gint v)
+{
+    return ((const gint *)topo->v_host->data)[v];
+}
+
+static inline weft_vertex_kind_t
+v_kind(const weft_topo_t *topo, gint v)
+{
+    return ((const weft_vertex_kind_t *)topo->v_kind->data)[v];
+}
+
 /* ---- views and domains ----------------------------------------------------------- */
 
 static gboolean
@@ -151,6 +189,11 @@ edge_in_view(const weft_topo_t *topo, guint view, guint e)
         return k == WEFT_LINK_NVLINK;
     case VIEW_FABRIC:
         return k != WEFT_LINK_NVLINK;
+    case VIEW_NET: {
+        gint hu = v_host(topo, g_array_index(topo->e_from, gint, e));
+        gint hv = v_host(topo, e_to(topo, (gint)e));
+        return k != WEFT_LINK_NVLINK && !(hu >= 0 && hu == hv);
+    }
     default:
         return TRUE;
     }
@@ -259,8 +302,10 @@ weft_topo_i_routing_init(weft_topo_t *topo, GError **error)
     r->routes = g_hash_table_new(route_key_hash, route_key_equal);
     r->all_routes = g_ptr_array_new_with_free_func(g_free);
     r->local_dist = g_new(gint32, MAX(n, 1));
+    r->own_nic = g_new(gint32, MAX(n, 1));
     for (guint v = 0; v < n; v++) {
         r->local_dist[v] = -1;
+        r->own_nic[v] = OWN_NIC_UNKNOWN;
     }
     r->touched = g_array_new(FALSE, FALSE, sizeof(gint32));
     r->queue = g_array_new(FALSE, FALSE, sizeof(gint32));
@@ -297,6 +342,7 @@ weft_topo_i_routing_free(weft_topo_t *topo)
     g_hash_table_destroy(r->routes);
     g_ptr_array_free(r->all_routes, TRUE);
     g_free(r->local_dist);
+    g_free(r->own_nic);
     g_array_free(r->touched, TRUE);
     g_array_free(r->queue, TRUE);
     g_free(r);
@@ -309,6 +355,13 @@ static const igraph_t *
 view_graph(const weft_topo_t *topo, guint vi)
 {
     return vi == VIEW_FULL ? &topo->graph : &topo->routing->views[vi].graph;
+}
+
+/* The adjacency a view walks: VIEW_HOST walks the fabric's. */
+static inline const view_t *
+view_adj(const weft_topo_t *topo, guint vi)
+{
+    return &topo->routing->views[vi == VIEW_HOST ? VIEW_FABRIC : vi];
 }
 
 /* Distinct neighbours of @v in view @vi other than @from, up to 2; the first is put in *@next. */
@@ -389,7 +442,7 @@ funnel_distances(weft_topo_t *topo, guint vi, gint funnel, GError **error)
     return d->dist;
 }
 
-/* Resets the NVLink scratch distances touched by the last local BFS. */
+/* Resets the scratch distances touched by the last local BFS. */
 static void
 local_reset(weft_routing_t *r)
 {
@@ -400,15 +453,18 @@ local_reset(weft_routing_t *r)
 }
 
 /*
- * BFS from @dst over the NVLink view into the scratch array. It touches only
- * @dst's NVLink domain (tens of vertices), where an igraph BFS would cost
- * O(V) in allocation per call on a 40k-vertex cluster.
+ * BFS from @dst into the scratch array, over the NVLink view (@vi =
+ * VIEW_NVLINK) or over the fabric view kept to the vertices of @dst's host
+ * (@vi = VIEW_HOST). It touches only @dst's NVLink domain or host (tens of
+ * vertices), where an igraph BFS would cost O(V) in allocation per call on a
+ * 40k-vertex cluster.
  */
 static void
-local_bfs(weft_topo_t *topo, gint dst)
+local_bfs(weft_topo_t *topo, guint vi, gint dst)
 {
     weft_routing_t *r = topo->routing;
-    const view_t *view = &r->views[VIEW_NVLINK];
+    const view_t *view = view_adj(topo, vi);
+    gint host = vi == VIEW_HOST ? v_host(topo, dst) : -1;
     local_reset(r);
     g_array_set_size(r->queue, 0);
     r->local_dist[dst] = 0;
@@ -418,7 +474,7 @@ local_bfs(weft_topo_t *topo, gint dst)
         gint32 u = g_array_index(r->queue, gint32, head);
         for (guint32 i = view->off[u]; i < view->off[u + 1]; i++) {
             gint32 w = e_to(topo, view->adj[i]);
-            if (r->local_dist[w] < 0) {
+            if (r->local_dist[w] < 0 && (host < 0 || v_host(topo, w) == host)) {
                 r->local_dist[w] = r->local_dist[u] + 1;
                 g_array_append_val(r->touched, w);
                 g_array_append_val(r->queue, w);
@@ -427,12 +483,16 @@ local_bfs(weft_topo_t *topo, gint dst)
     }
 }
 
-/* Fills @d with the distances to @dst in view @vi (NVLink: local BFS; others: funnel + chain). */
+/*
+ * Fills @d with the distances to @dst in view @vi (NVLink and host: local BFS;
+ * others: funnel + chain). A local BFS overwrites the distances of the last
+ * one: use @d before the next call.
+ */
 static gboolean
 distances_to(weft_topo_t *topo, guint vi, gint dst, dist_fn *d, GError **error)
 {
-    if (vi == VIEW_NVLINK) {
-        local_bfs(topo, dst);
+    if (vi == VIEW_NVLINK || vi == VIEW_HOST) {
+        local_bfs(topo, vi, dst);
         d->df = topo->routing->local_dist;
         d->k = 0;
         return TRUE;
@@ -467,7 +527,7 @@ mix(guint64 h, guint64 x)
 static guint
 dag_edges(const weft_topo_t *topo, guint vi, const dist_fn *d, gint u, GArray *out)
 {
-    const view_t *view = &topo->routing->views[vi];
+    const view_t *view = view_adj(topo, vi);
     gint32 du = dist_of(d, u);
     g_array_set_size(out, 0);
     for (guint32 i = view->off[u]; i < view->off[u + 1]; i++) {
@@ -640,67 +700,39 @@ route_finish(const weft_topo_t *topo, weft_route_t *r)
 }
 
 /*
- * The ECMP walk: from @src, at each hop keep the out-edges one hop closer to
- * @dst, narrow them to those reaching a vertex on the rail of @src or @dst when
- * any does, and pick one. The slot's digits in mixed radix (one digit per hop
- * that has n > 1 choices) pick the choice, rotated by a hash of (seed, src, dst,
- * hop), so the 64 slots split evenly over the paths when the fan-outs divide 64.
- * *@branched tells whether any hop had a choice.
+ * The own-rail NIC of vertex @v: for a GPU with a host and a rail, the NIC of
+ * its host on its rail nearest to it in the fabric view without leaving the
+ * host (ties: lowest vertex id); -1 for any other vertex or when there is
+ * none. Looked up once per vertex (a BFS inside the host), then kept.
  */
-static route_blk *
-ecmp_walk(weft_topo_t *topo, guint vi, const dist_fn *d, gint src, gint dst, guint slot,
-          gboolean *branched)
+static gint
+own_nic(weft_topo_t *topo, gint v)
 {
-    gint32 hops = dist_of(d, src);
-    g_autofree gint32 *path = g_new(gint32, MAX(hops, 1));
-    g_autoptr(GArray) cand = g_array_new(FALSE, FALSE, sizeof(gint32));
-    g_autoptr(GArray) railed = g_array_new(FALSE, FALSE, sizeof(gint32));
-    gint rail_s = v_rail(topo, src);
-    gint rail_d = v_rail(topo, dst);
-    guint64 base = mix(mix(mix(topo->ecmp_seed, HOP_SALT), (guint64)src), (guint64)dst);
-    guint q = slot;
-    gint u = src;
-    *branched = FALSE;
-    for (gint32 h = 0; h < hops; h++) {
-        guint n = dag_edges(topo, vi, d, u, cand);
-        g_assert(n > 0);
-        GArray *from = cand;
-        if (n > 1) {
-            g_array_set_size(railed, 0);
-            for (guint i = 0; i < n; i++) {
-                gint32 e = g_array_index(cand, gint32, i);
-                gint rw = v_rail(topo, e_to(topo, e));
-                if (rw >= 0 && (rw == rail_s || rw == rail_d)) {
-                    g_array_append_val(railed, e);
-                }
-            }
-            if (railed->len > 0) {
-                from = railed;
-                n = railed->len;
-            }
-        }
-        guint pick = 0;
-        if (n > 1) {
-            *branched = TRUE;
-            guint rot = (guint)(mix(base, (guint64)h) % n);
-            pick = (q % n + rot) % n;
-            q /= n;
-        }
-        path[h] = g_array_index(from, gint32, pick);
-        u = e_to(topo, path[h]);
+    weft_routing_t *r = topo->routing;
+    if (r->own_nic[v] != OWN_NIC_UNKNOWN) {
+        return r->own_nic[v];
     }
-    g_assert(u == dst);
-    route_key key = {src, dst, slot};
-    route_blk *b = route_blk_new(topo, key, 1, (guint)hops);
-    ((guint32 *)b->route.path_off)[0] = 0;
-    ((guint32 *)b->route.path_off)[1] = (guint32)hops;
-    memcpy((gint32 *)b->route.edges, path, sizeof(gint32) * (gsize)hops);
-    route_finish(topo, &b->route);
-    return b;
+    gint rail = v_rail(topo, v);
+    gint best = -1;
+    if (v_kind(topo, v) == WEFT_VERTEX_GPU && v_host(topo, v) >= 0 && rail >= 0) {
+        local_bfs(topo, VIEW_HOST, v);
+        for (guint i = 0; i < r->touched->len; i++) {
+            gint32 w = g_array_index(r->touched, gint32, i);
+            if (v_kind(topo, w) != WEFT_VERTEX_NIC || v_rail(topo, w) != rail) {
+                continue;
+            }
+            if (best < 0 || r->local_dist[w] < r->local_dist[best] ||
+                (r->local_dist[w] == r->local_dist[best] && w < best)) {
+                best = w;
+            }
+        }
+    }
+    r->own_nic[v] = best;
+    return best;
 }
 
 /* The view for a pair: NVLink inside one domain, else the fabric if it connects them, else all
- * edges. */
+ * edges; @d holds the distances to @dst in that view. */
 static gboolean
 pick_view(weft_topo_t *topo, gint src, gint dst, guint *vi, dist_fn *d, GError **error)
 {
@@ -729,17 +761,137 @@ pick_view(weft_topo_t *topo, gint src, gint dst, guint *vi, dist_fn *d, GError *
     return FALSE;
 }
 
+/*
+ * The segments of the route src -> dst (src != dst), as topo/topo.h says:
+ * between NVLink domains on different hosts, when @src has an own-rail NIC
+ * (the exit) or @dst has one (the entry) and the network view joins exit (or
+ * @src) to entry (or @dst): up to three segments; otherwise one segment in the
+ * view pick_view() chooses.
+ */
+static gboolean
+plan_route(weft_topo_t *topo, gint src, gint dst, plan_t *plan, GError **error)
+{
+    gint ds = topo->v_domain[src];
+    gint hs = v_host(topo, src);
+    gboolean same_domain = ds >= 0 && ds == topo->v_domain[dst];
+    gboolean same_host = hs >= 0 && hs == v_host(topo, dst);
+    plan->n = 0;
+    if (!same_domain && !same_host) {
+        gint exit_nic = own_nic(topo, src);
+        gint entry_nic = own_nic(topo, dst);
+        if (exit_nic >= 0 || entry_nic >= 0) {
+            gint a = exit_nic >= 0 ? exit_nic : src;
+            gint b = entry_nic >= 0 ? entry_nic : dst;
+            dist_fn d;
+            if (!distances_to(topo, VIEW_NET, b, &d, error)) {
+                return FALSE;
+            }
+            if (dist_of(&d, a) >= 0) {
+                if (exit_nic >= 0) {
+                    plan->seg[plan->n++] = (segment){VIEW_HOST, src, exit_nic};
+                }
+                plan->seg[plan->n++] = (segment){VIEW_NET, a, b};
+                if (entry_nic >= 0) {
+                    plan->seg[plan->n++] = (segment){VIEW_HOST, entry_nic, dst};
+                }
+                return TRUE;
+            }
+        }
+    }
+    guint vi;
+    dist_fn d;
+    if (!pick_view(topo, src, dst, &vi, &d, error)) {
+        return FALSE;
+    }
+    plan->seg[plan->n++] = (segment){vi, src, dst};
+    return TRUE;
+}
+
+/*
+ * The ECMP walk over the segments of @plan: from each segment's start, at each
+ * hop keep the out-edges one hop closer to its end, narrow them to those
+ * reaching a vertex on the rail of @src or @dst (the route's ends) when any
+ * does, and pick one. The slot's digits in mixed radix (one digit per hop of
+ * the whole route that has n > 1 choices) pick the choice, rotated by a hash
+ * of (seed, src, dst, hop number in the route), so the 64 slots split evenly
+ * over the paths when the fan-outs divide 64. *@branched tells whether any hop
+ * had a choice. Returns NULL only when an igraph BFS fails.
+ */
+static route_blk *
+ecmp_walk(weft_topo_t *topo, const plan_t *plan, gint src, gint dst, guint slot, gboolean *branched,
+          GError **error)
+{
+    g_autoptr(GArray) path = g_array_new(FALSE, FALSE, sizeof(gint32));
+    g_autoptr(GArray) cand = g_array_new(FALSE, FALSE, sizeof(gint32));
+    g_autoptr(GArray) railed = g_array_new(FALSE, FALSE, sizeof(gint32));
+    gint rail_s = v_rail(topo, src);
+    gint rail_d = v_rail(topo, dst);
+    guint64 base = mix(mix(mix(topo->ecmp_seed, HOP_SALT), (guint64)src), (guint64)dst);
+    guint q = slot;
+    *branched = FALSE;
+    for (guint s = 0; s < plan->n; s++) {
+        const segment *sg = &plan->seg[s];
+        dist_fn d;
+        if (!distances_to(topo, sg->vi, sg->to, &d, error)) {
+            return NULL;
+        }
+        gint u = sg->from;
+        for (gint32 left = dist_of(&d, u); left > 0; left--) {
+            guint n = dag_edges(topo, sg->vi, &d, u, cand);
+            g_assert(n > 0);
+            GArray *from = cand;
+            if (n > 1) {
+                g_array_set_size(railed, 0);
+                for (guint i = 0; i < n; i++) {
+                    gint32 e = g_array_index(cand, gint32, i);
+                    gint rw = v_rail(topo, e_to(topo, e));
+                    if (rw >= 0 && (rw == rail_s || rw == rail_d)) {
+                        g_array_append_val(railed, e);
+                    }
+                }
+                if (railed->len > 0) {
+                    from = railed;
+                    n = railed->len;
+                }
+            }
+            guint pick = 0;
+            if (n > 1) {
+                *branched = TRUE;
+                guint rot = (guint)(mix(base, (guint64)path->len) % n);
+                pick = (q % n + rot) % n;
+                q /= n;
+            }
+            gint32 e = g_array_index(from, gint32, pick);
+            g_array_append_val(path, e);
+            u = e_to(topo, e);
+        }
+        g_assert(u == sg->to);
+    }
+    route_key key = {src, dst, slot};
+    guint hops = path->len;
+    route_blk *b = route_blk_new(topo, key, 1, hops);
+    ((guint32 *)b->route.path_off)[0] = 0;
+    ((guint32 *)b->route.path_off)[1] = hops;
+    memcpy((gint32 *)b->route.edges, path->data, sizeof(gint32) * (gsize)hops);
+    route_finish(topo, &b->route);
+    return b;
+}
+
 /* Builds the route of (src, dst, slot) for src != dst. */
 static route_blk *
 compute_route(weft_topo_t *topo, gint src, gint dst, guint slot, GError **error)
 {
-    guint vi;
-    dist_fn d;
-    if (!pick_view(topo, src, dst, &vi, &d, error)) {
+    plan_t plan;
+    if (!plan_route(topo, src, dst, &plan, error)) {
         return NULL;
     }
-    if (vi != VIEW_FABRIC) {
+    guint vi = plan.seg[0].vi;
+    if (plan.n == 1 && (vi == VIEW_NVLINK || vi == VIEW_FULL)) {
         /* NVSwitch planes can only appear where NVLink edges are: check for spraying */
+        dist_fn d;
+        if (!distances_to(topo, vi, dst, &d, error)) {
+            return NULL;
+        }
         guint64 n = count_dag(topo, vi, &d, src, dst, MAX_SPRAY_PATHS + 1);
         if (n >= 2 && n <= MAX_SPRAY_PATHS) {
             g_autoptr(GPtrArray) paths =
@@ -764,8 +916,8 @@ compute_route(weft_topo_t *topo, gint src, gint dst, guint slot, GError **error)
         }
     }
     gboolean branched = FALSE;
-    route_blk *b = ecmp_walk(topo, vi, &d, src, dst, slot, &branched);
-    if (!branched) {
+    route_blk *b = ecmp_walk(topo, &plan, src, dst, slot, &branched, error);
+    if (b != NULL && !branched) {
         b->key.slot = SLOT_SINGLE;
     }
     return b;
@@ -848,11 +1000,21 @@ weft_topo_count_paths(weft_topo_t *topo, gint src, gint dst, guint64 *n_paths, G
         *n_paths = 1; /* a sprayed route is one choice */
         return TRUE;
     }
-    guint vi;
-    dist_fn d;
-    if (!pick_view(topo, src, dst, &vi, &d, error)) {
+    /* ECMP chooses independently in each segment: the product of the segments' counts */
+    plan_t plan;
+    if (!plan_route(topo, src, dst, &plan, error)) {
         return FALSE;
     }
-    *n_paths = count_dag(topo, vi, &d, src, dst, G_MAXUINT64);
+    guint64 total = 1;
+    for (guint s = 0; s < plan.n; s++) {
+        const segment *sg = &plan.seg[s];
+        dist_fn d;
+        if (!distances_to(topo, sg->vi, sg->to, &d, error)) {
+            return FALSE;
+        }
+        guint64 c = count_dag(topo, sg->vi, &d, sg->from, sg->to, G_MAXUINT64);
+        total = (c != 0 && total > G_MAXUINT64 / c) ? G_MAXUINT64 : total * c;
+    }
+    *n_paths = total;
     return TRUE;
 }
