@@ -19,7 +19,7 @@
 
 G_BEGIN_DECLS
 
-/* Routing state (views, distance cache, route cache); defined in route.c. */
+/* Routing state (views, own-rail NICs, distance cache, route cache); defined in route.c. */
 typedef struct weft_routing weft_routing_t;
 
 struct weft_topo {
@@ -74,8 +74,10 @@ gboolean weft_topo_i_igraph_check(igraph_error_t rc, const weft_topo_t *topo, co
 
 /*
  * weft_topo_i_routing_init (route.c): called by finalize once topo->graph is
- * built: numbers the NVLink domains, builds the NVLink and fabric views and the
- * empty caches. Returns FALSE with a WEFT_TOPO_ERROR_GRAPH if igraph fails.
+ * built: numbers the NVLink domains, builds the NVLink, fabric and network
+ * views (see topo/topo.h) and the empty caches (distances, own-rail NICs,
+ * routes). The network view reads v_host, so hosts must be final before
+ * finalize. Returns FALSE with a WEFT_TOPO_ERROR_GRAPH if igraph fails.
  */
 gboolean weft_topo_i_routing_init(weft_topo_t *topo, GError **error);
 
