@@ -239,11 +239,12 @@ END_TEST
 START_TEST(routes_to_and_from_network_vertices)
 {
     g_autoptr(weft_topo_t) t = leaf_spine(FALSE);
-    /* leaf1 -> node1/gpu0: leaf1 -> nic0 -> gpu0, 2 hops (source is the destination's funnel) */
+    /* leaf1 -> node1/gpu0: enters through gpu0's own NIC: leaf1 -> nic0 -> gpu0, 2 hops */
     ck_assert_uint_eq(route_flow(t, "leaf1", "node1/gpu0", 0)->hops, 2);
     /* the NIC on the destination's chain: 1 hop */
     ck_assert_uint_eq(route_flow(t, "node1/nic0", "node1/gpu0", 0)->hops, 1);
-    /* GPU to a remote NIC: gpu -> nic -> leaf0 -> spine -> leaf1 -> nic = 5 hops, 4 paths */
+    /* GPU to a remote NIC: exits through its own NIC: gpu -> nic -> leaf0 -> spine -> leaf1 -> nic
+     * = 5 hops, 1 x 4 paths */
     ck_assert_uint_eq(route_flow(t, "node0/gpu0", "node1/nic0", 3)->hops, 5);
     ck_assert_uint_eq(count(t, "node0/gpu0", "node1/nic0"), 4);
     /* a GPU to its own NVSwitch (same domain): 1 NVLink hop */
