@@ -101,7 +101,7 @@
  * 2,048-node DGX H100-like rail-optimized cluster (16,384 GPUs, 42k vertices,
  * 262k edges) 0.06 s to build, routes 0.10 s and 0.49 s, 107 MiB peak; the
  * same file with kind = dgx-a100 (PCIe switches, 55k vertices) 0.12 s and
- * 0.67 s, 119 MiB, where the fabric view's funnel was the PCIe switch (four
+ * 0.5-0.7 s, 119 MiB, where the fabric view's funnel was the PCIe switch (four
  * times as many BFS) before the rail segment rule: 4.1 s and 16 s; the
  * Selene-like 560-node A100 SuperPOD 0.02 s and 0.06 s (0.31 s and 1.1 s
  * before).
