@@ -6,46 +6,20 @@
  * a stack of free indexes), so that once the pool has grown to the peak number
  * of transfers in flight, starting and finishing a transfer allocates nothing.
  * Which model runs is a table of operations chosen at weft_net_new(): the
- * analytical model schedules one event per transfer at start + L + S / B; a
- * flow model (max-min sharing) will fill in the same table with its own start,
- * finish and cancel, and nothing outside this file changes.
+ * analytical model (here) schedules one event per transfer at start + L + S / B;
+ * the flow model (flow.c, max-min sharing) fills in the same table with its
+ * own start and cancel. Link statistics live here, shared by both models.
  */
 #include "net/net.h"
+
+#include <math.h>
+
+#include "net/net_private.h"
 
 /* The quark's name is stringified from tokens: clang-format must not space its dashes. */
 /* clang-format off */
 G_DEFINE_QUARK(weft-net-error-quark, weft_net_error)
 /* clang-format on */
-
-/* One transfer in flight. Records are addressed by index: the pool may move. */
-typedef struct {
-    weft_net_done_fn done;
-    void *ctx;
-    guint64 tag;
-    guint64 bytes;
-    weft_event_handle_t event; /* the completion event (analytical) */
-    gboolean in_use;
-} xfer_t;
-
-/* What a network model does; one static table per model. */
-typedef struct {
-    const char *name;
-    /* Starts the transfer in record @idx, whose route is @route (NULL when src == dst). */
-    void (*start)(weft_net_t *net, guint32 idx, const weft_route_t *route);
-    /* Stops the transfer in record @idx without calling its callback. */
-    void (*cancel)(weft_net_t *net, guint32 idx);
-} model_ops_t;
-
-struct weft_net {
-    weft_sim_t *sim;
-    weft_topo_t *topo;
-    weft_net_model_t model;
-    const model_ops_t *ops;
-    GArray *xfers;    /* of xfer_t */
-    GArray *free_idx; /* of guint32: indexes of unused records */
-    guint64 in_flight;
-    weft_net_stats_t stats;
-};
 
 /* ---- the record pool ------------------------------------------------------- */
 
@@ -76,6 +50,8 @@ xfer_release(weft_net_t *net, guint32 idx)
     x->done = NULL;
     x->ctx = NULL;
     x->event = 0;
+    x->route = NULL;
+    x->phase = PHASE_NONE;
     g_array_append_val(net->free_idx, idx);
     net->in_flight--;
 }
@@ -85,8 +61,8 @@ xfer_release(weft_net_t *net, guint32 idx)
  * callback. The fields are copied first because the callback may start new
  * transfers, which may reuse this record or grow (and move) the pool.
  */
-static void
-xfer_finish(weft_net_t *net, guint32 idx)
+void
+weft_net_i_xfer_finish(weft_net_t *net, guint32 idx)
 {
     xfer_t x = g_array_index(net->xfers, xfer_t, idx);
     xfer_release(net, idx);
@@ -98,34 +74,57 @@ xfer_finish(weft_net_t *net, guint32 idx)
 /* ---- the analytical model ---------------------------------------------------- */
 
 /* Saturating a + b for non-negative picosecond values. */
-static weft_time_t
-time_add(weft_time_t a, weft_time_t b)
+weft_time_t
+weft_net_i_time_add(weft_time_t a, weft_time_t b)
 {
     return a > WEFT_TIME_MAX - b ? WEFT_TIME_MAX : a + b;
 }
 
-/* L + S / B for a route; 0 for a local copy (route == NULL). */
+/* L + S / min(B, cap) for a route; 0 for a local copy (route == NULL). */
 static weft_time_t
-analytical_duration(const weft_route_t *route, guint64 bytes)
+analytical_duration(const weft_route_t *route, guint64 bytes, double cap_Bps)
 {
     if (route == NULL) {
         return 0;
     }
-    return time_add(route->latency_ps, weft_time_for_bytes(bytes, route->rate_Bps));
+    double rate = MIN(route->rate_Bps, cap_Bps);
+    return weft_net_i_time_add(route->latency_ps, weft_time_for_bytes(bytes, rate));
+}
+
+/*
+ * Adds @bytes times each path's share to the edges of @route: the bytes each
+ * directed edge carries (a_te x bytes, summed over the paths crossing it).
+ */
+void
+weft_net_i_credit_bytes(weft_net_t *net, const weft_route_t *route, double bytes)
+{
+    if (route == NULL || bytes <= 0.0) {
+        return;
+    }
+    for (guint p = 0; p < route->n_paths; p++) {
+        double b = bytes * route->share[p];
+        for (guint32 k = route->path_off[p]; k < route->path_off[p + 1]; k++) {
+            net->links[route->edges[k]].bytes += b;
+        }
+    }
 }
 
 static void
 analytical_on_event(void *ctx, void *data)
 {
     weft_net_t *net = ctx;
-    xfer_finish(net, GPOINTER_TO_UINT(data));
+    guint32 idx = GPOINTER_TO_UINT(data);
+    xfer_t *x = &g_array_index(net->xfers, xfer_t, idx);
+    /* The analytical model has no notion of when bytes cross a link: count them on arrival. */
+    weft_net_i_credit_bytes(net, x->route, (double)x->bytes);
+    weft_net_i_xfer_finish(net, idx);
 }
 
 static void
-analytical_start(weft_net_t *net, guint32 idx, const weft_route_t *route)
+analytical_start(weft_net_t *net, guint32 idx)
 {
     xfer_t *x = &g_array_index(net->xfers, xfer_t, idx);
-    weft_time_t d = analytical_duration(route, x->bytes);
+    weft_time_t d = analytical_duration(x->route, x->bytes, x->cap_Bps);
     x->event = weft_sim_after(net->sim, d, analytical_on_event, net, GUINT_TO_POINTER(idx));
 }
 
@@ -146,6 +145,12 @@ static const model_ops_t analytical_ops = {
 /* Indexed by weft_net_model_t. */
 static const model_ops_t *const model_table[] = {
     [WEFT_NET_ANALYTICAL] = &analytical_ops,
+    [WEFT_NET_FLOW] = &weft_net_i_flow_ops,
+};
+
+static const char *const update_names[] = {
+    [WEFT_NET_UPDATE_INCREMENTAL] = "incremental",
+    [WEFT_NET_UPDATE_FULL] = "full",
 };
 
 /* ---- public functions -------------------------------------------------------- */
@@ -162,8 +167,31 @@ weft_net_model_from_name(const char *name, weft_net_model_t *model, GError **err
         }
     }
     g_set_error(error, WEFT_NET_ERROR, WEFT_NET_ERROR_MODEL,
-                "unknown network model \"%s\" (known: analytical)", name);
+                "unknown network model \"%s\" (known: analytical, flow)", name);
     return FALSE;
+}
+
+gboolean
+weft_net_update_from_name(const char *name, weft_net_update_t *update, GError **error)
+{
+    g_return_val_if_fail(name != NULL, FALSE);
+    g_return_val_if_fail(update != NULL, FALSE);
+    for (guint u = 0; u < G_N_ELEMENTS(update_names); u++) {
+        if (g_strcmp0(name, update_names[u]) == 0) {
+            *update = (weft_net_update_t)u;
+            return TRUE;
+        }
+    }
+    g_set_error(error, WEFT_NET_ERROR, WEFT_NET_ERROR_UPDATE,
+                "unknown network update mode \"%s\" (known: incremental, full)", name);
+    return FALSE;
+}
+
+const char *
+weft_net_update_name(weft_net_update_t update)
+{
+    g_return_val_if_fail((guint)update < G_N_ELEMENTS(update_names), "?");
+    return update_names[update];
 }
 
 const char *
@@ -174,19 +202,33 @@ weft_net_model_name(weft_net_model_t model)
 }
 
 weft_net_t *
-weft_net_new(weft_sim_t *sim, weft_topo_t *topo, weft_net_model_t model)
+weft_net_new_full(weft_sim_t *sim, weft_topo_t *topo, const weft_net_options_t *opts)
 {
     g_return_val_if_fail(sim != NULL, NULL);
     g_return_val_if_fail(topo != NULL, NULL);
-    g_return_val_if_fail((guint)model < G_N_ELEMENTS(model_table), NULL);
+    g_return_val_if_fail(opts != NULL, NULL);
+    g_return_val_if_fail((guint)opts->model < G_N_ELEMENTS(model_table), NULL);
+    g_return_val_if_fail((guint)opts->update < G_N_ELEMENTS(update_names), NULL);
     weft_net_t *net = g_new0(weft_net_t, 1);
     net->sim = sim;
     net->topo = topo;
-    net->model = model;
-    net->ops = model_table[model];
+    net->opts = *opts;
+    net->ops = model_table[opts->model];
     net->xfers = g_array_new(FALSE, TRUE, sizeof(xfer_t));
     net->free_idx = g_array_new(FALSE, FALSE, sizeof(guint32));
+    net->n_edges = weft_topo_n_edges(topo);
+    net->links = g_new0(link_t, net->n_edges);
+    if (opts->model == WEFT_NET_FLOW) {
+        weft_net_i_flow_init(net);
+    }
     return net;
+}
+
+weft_net_t *
+weft_net_new(weft_sim_t *sim, weft_topo_t *topo, weft_net_model_t model)
+{
+    weft_net_options_t opts = {.model = model, .update = WEFT_NET_UPDATE_INCREMENTAL};
+    return weft_net_new_full(sim, topo, &opts);
 }
 
 void
@@ -196,11 +238,24 @@ weft_net_free(weft_net_t *net)
         return;
     }
     /* Pending transfers are dropped; their events must not fire into freed memory. */
+    net->freeing = TRUE;
     for (guint32 i = 0; i < net->xfers->len; i++) {
         if (g_array_index(net->xfers, xfer_t, i).in_use) {
             net->ops->cancel(net, i);
         }
     }
+    if (net->opts.model == WEFT_NET_FLOW) {
+        weft_net_i_flow_clear(net);
+    }
+    if (net->ts != NULL) {
+        for (guint e = 0; e < net->n_edges; e++) {
+            if (net->ts[e] != NULL) {
+                g_array_unref(net->ts[e]);
+            }
+        }
+        g_free(net->ts);
+    }
+    g_free(net->links);
     g_array_unref(net->xfers);
     g_array_unref(net->free_idx);
     g_free(net);
@@ -235,6 +290,14 @@ gboolean
 weft_net_transfer_start(weft_net_t *net, gint src, gint dst, guint64 bytes, weft_net_done_fn done,
                         void *ctx, guint64 tag, GError **error)
 {
+    return weft_net_transfer_start_capped(net, src, dst, bytes, INFINITY, done, ctx, tag, error);
+}
+
+gboolean
+weft_net_transfer_start_capped(weft_net_t *net, gint src, gint dst, guint64 bytes,
+                               double rate_cap_Bps, weft_net_done_fn done, void *ctx, guint64 tag,
+                               GError **error)
+{
     g_return_val_if_fail(net != NULL, FALSE);
     g_return_val_if_fail(done != NULL, FALSE);
     g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
@@ -248,9 +311,11 @@ weft_net_transfer_start(weft_net_t *net, gint src, gint dst, guint64 bytes, weft
     x->ctx = ctx;
     x->tag = tag;
     x->bytes = bytes;
+    x->route = route;
+    x->cap_Bps = rate_cap_Bps > 0.0 ? rate_cap_Bps : INFINITY;
     net->stats.transfers_started++;
     net->stats.bytes_sent += bytes;
-    net->ops->start(net, idx, route);
+    net->ops->start(net, idx);
     return TRUE;
 }
 
@@ -282,8 +347,9 @@ weft_net_transfer_time(weft_net_t *net, gint src, gint dst, guint64 bytes, GErro
     if (!lookup_route(net, src, dst, 0, &route, error)) {
         return -1;
     }
-    /* Every model agrees on a lone transfer over an idle network. */
-    return analytical_duration(route, bytes);
+    /* Every model agrees on a lone transfer over an idle network (see the essay for
+     * the one exception: paths of one route crossing the same edge, under flow). */
+    return analytical_duration(route, bytes, INFINITY);
 }
 
 guint64
@@ -312,4 +378,90 @@ weft_net_stats(const weft_net_t *net)
 {
     g_return_val_if_fail(net != NULL, NULL);
     return &net->stats;
+}
+
+weft_net_model_t
+weft_net_model(const weft_net_t *net)
+{
+    g_return_val_if_fail(net != NULL, WEFT_NET_ANALYTICAL);
+    return net->opts.model;
+}
+
+/* ---- links ------------------------------------------------------------------------- */
+
+void
+weft_net_set_link_capacity(weft_net_t *net, gint edge, double capacity_Bps)
+{
+    g_return_if_fail(net != NULL);
+    g_return_if_fail(edge >= 0 && (guint)edge < net->n_edges);
+    g_return_if_fail(capacity_Bps >= 0.0 && isfinite(capacity_Bps));
+    if (net->opts.model == WEFT_NET_FLOW) {
+        weft_net_i_flow_set_capacity(net, edge, capacity_Bps);
+    }
+}
+
+weft_net_link_stats_t
+weft_net_link_stats(const weft_net_t *net, gint edge)
+{
+    weft_net_link_stats_t st = {0};
+    g_return_val_if_fail(net != NULL, st);
+    g_return_val_if_fail(edge >= 0 && (guint)edge < net->n_edges, st);
+    const link_t *l = &net->links[edge];
+    double bw = weft_topo_edge_bw(net->topo, edge);
+    st.capacity_Bps = bw;
+    st.bytes = l->bytes;
+    double makespan_s = weft_time_to_s(weft_sim_now(net->sim));
+    st.mean_util = makespan_s > 0.0 ? l->bytes / (bw * makespan_s) : 0.0;
+    if (net->opts.model == WEFT_NET_FLOW) {
+        st.capacity_Bps = weft_lmm_constraint_capacity(net->lmm, (guint)edge);
+        st.busy_ps = weft_net_i_flow_busy(net, edge);
+        st.peak_util = l->peak_util;
+        st.usage_Bps = l->usage;
+        st.n_transfers = weft_lmm_constraint_n_variables(net->lmm, (guint)edge);
+    }
+    return st;
+}
+
+void
+weft_net_enable_timeseries(weft_net_t *net, weft_time_t interval_ps)
+{
+    g_return_if_fail(net != NULL);
+    g_return_if_fail(interval_ps > 0);
+    g_return_if_fail(net->stats.transfers_started == 0);
+    net->ts_interval = interval_ps;
+    if (net->ts == NULL) {
+        net->ts = g_new0(GArray *, net->n_edges);
+    }
+}
+
+double *
+weft_net_link_timeseries(const weft_net_t *net, gint edge, guint *n_samples)
+{
+    g_return_val_if_fail(net != NULL, NULL);
+    g_return_val_if_fail(n_samples != NULL, NULL);
+    g_return_val_if_fail(net->ts != NULL, NULL);
+    g_return_val_if_fail(edge >= 0 && (guint)edge < net->n_edges, NULL);
+    weft_time_t now = weft_sim_now(net->sim);
+    guint n = (guint)(now / net->ts_interval) + 1;
+    double *out = g_new0(double, n);
+    const GArray *pts = net->ts[edge];
+    guint k = 0; /* next change point to apply */
+    double usage = 0.0;
+    for (guint i = 0; i < n; i++) {
+        weft_time_t t = (weft_time_t)i * net->ts_interval;
+        while (pts != NULL && k < pts->len && g_array_index(pts, usage_point_t, k).time <= t) {
+            usage = g_array_index(pts, usage_point_t, k).usage;
+            k++;
+        }
+        out[i] = usage;
+    }
+    *n_samples = n;
+    return out;
+}
+
+const GError *
+weft_net_check_error(const weft_net_t *net)
+{
+    g_return_val_if_fail(net != NULL, NULL);
+    return net->check_error;
 }

@@ -13,12 +13,69 @@
  *    (bottleneck bandwidth; for a sprayed route the sum over its planes) ends
  *    at start + L + S / B. Links are not shared: concurrent transfers do not
  *    slow each other. Exact where nothing shares a link, and the fast mode
- *    for sweeps. (The flow model, with max-min fair sharing, comes later behind
- *    this same interface.)
+ *    for sweeps.
+ *  - flow: links are shared max-min fairly (Bertsekas and Gallager, Data
+ *    Networks, 2nd ed., 1992, section 6.5.2; the model of SimGrid's LMM,
+ *    Velho et al., ACM TOMACS 23(4), 2013). Every directed edge e is a
+ *    constraint of capacity C_e = its bandwidth; every transfer t in its
+ *    bandwidth phase is a variable of weight 1 and rate x_t whose coefficient
+ *    on e is the sum of the shares of its route's paths that cross e,
+ *        a_te = sum_{p in route(t), e in p} share_p,
+ *    and the rates are the max-min fair solution of
+ *        sum_t a_te x_t <= C_e for every e,   0 <= x_t <= cap_t
+ *    (src/net/lmm.h; cap_t is an optional per-transfer limit, none by default).
+ *    A transfer of S bytes started at t0 first *sends*: its remaining bytes
+ *    r(t) fall at its current rate, dr/dt = -x_t, and when r reaches 0 at
+ *    t_s (the end of its bandwidth phase) its variable is removed, freeing its
+ *    share of every link for the others. Bytes arrive route latency after they
+ *    are sent, so it completes at t_s + L. A lone transfer therefore takes
+ *    S / x + L with x = min_e C_e / a_te, which for a route whose paths share
+ *    no edge is the analytical S / B + L.
+ *    Rates change only when a transfer starts or ends its bandwidth phase or a
+ *    capacity changes (weft_net_set_link_capacity()). Every such change at
+ *    one simulated instant is batched into one solve: the first change of an
+ *    instant schedules a solve event at that instant, later changes join it.
+ *    The solve re-solves only the connected components (transfers linked by
+ *    shared edges) touched since the last one (update = incremental), or
+ *    everything (update = full, to check the incremental mode: both give
+ *    bit-identical rates, so identical completion times). For each transfer
+ *    whose rate changed, r is brought up to date, r -= x_old (now - t_last),
+ *    and its bandwidth-phase end is rescheduled at now + r / x_new.
+ *    Exactness: while a transfer's rate has never changed, its bandwidth
+ *    phase ends at t0 + weft_time_for_bytes(S, x), rounded once over the
+ *    whole size exactly as the analytical model rounds, and a solved rate
+ *    within 1e-12 (relative) of the route's analytical rate is snapped to it:
+ *    the solver computes C_e / a_te with a_te = a sum of shares, which can
+ *    differ from the route's rate (computed by the topology as bottleneck /
+ *    share, per path) in the last bit, and one bit would move a completion by
+ *    a picosecond. So where nothing shares a link, flow and analytical give
+ *    the same picoseconds. Once a rate has changed, the end is
+ *    now + round(r x 1e12 / x) from the integrated r, good to a picosecond
+ *    or so per rate change.
+ *    Where two paths of one route cross the same edge, a_te is the sum of
+ *    their shares and a lone flow transfer is slower than the analytical
+ *    route rate (which ignores that overlap); no bundled cluster sprays that
+ *    way.
+ *
+ * Link statistics (weft_net_link_stats()), per directed edge: bytes carried
+ * (sum over transfers of a_te x the bytes they have sent over it), busy time
+ * (time with usage sum_t a_te x_t > 0), mean utilization bytes / (C_e x
+ * makespan) with makespan the current simulated time, peak utilization (the
+ * largest usage / C_e after any solve), and optionally the usage sampled at a
+ * fixed interval (weft_net_enable_timeseries()). Under the analytical model
+ * there is no usage: only bytes (credited when a transfer completes) and the
+ * mean utilization are filled in, busy time, peak and samples are 0.
+ *
+ * Costs of the flow model: starting or ending a transfer costs O(hops) plus
+ * its share of the next solve, which is progressive filling over the touched
+ * components (O(E log C), lmm.h) plus O(log n) per transfer whose rate
+ * changed (its end event is cancelled and rescheduled). Memory: one record
+ * per transfer in flight, one LMM constraint per directed edge.
  *
  * A transfer from a vertex to itself completes at the current time plus 0 (a
  * local copy is free at this level; collectives charge their own reduction
- * costs). A transfer of 0 bytes takes the route latency.
+ * costs). A transfer of 0 bytes takes the route latency (under flow too: it
+ * has no bandwidth phase).
  */
 #ifndef WEFT_NET_NET_H
 #define WEFT_NET_NET_H
@@ -36,11 +93,28 @@ GQuark weft_net_error_quark(void);
 typedef enum {
     WEFT_NET_ERROR_MODEL,    /* unknown model name */
     WEFT_NET_ERROR_NO_ROUTE, /* a transfer between unconnected vertices */
+    WEFT_NET_ERROR_UPDATE,   /* unknown update mode name */
 } weft_net_error_t;
 
 typedef enum {
     WEFT_NET_ANALYTICAL,
+    WEFT_NET_FLOW,
 } weft_net_model_t;
+
+/** How the flow model re-solves rates (see the essay); the analytical model ignores it. */
+typedef enum {
+    WEFT_NET_UPDATE_INCREMENTAL, /* only the components touched since the last solve */
+    WEFT_NET_UPDATE_FULL,        /* everything, every time: slow, to check the incremental mode */
+} weft_net_update_t;
+
+/** Options of weft_net_new_full(); zero-initialized means analytical, incremental, no checks. */
+typedef struct {
+    weft_net_model_t model;
+    weft_net_update_t update;
+    /* flow: run weft_lmm_check() after every solve and keep the first failure
+     * (weft_net_check_error()); O(V + C + E) per solve, for property tests. */
+    gboolean check_solves;
+} weft_net_options_t;
 
 /**
  * weft_net_done_fn:
@@ -61,12 +135,14 @@ typedef struct {
     guint64 bytes_delivered;     /* sum of transfer sizes at completion */
     guint64 transfers_cancelled; /* by weft_net_transfer_cancel_ctx() */
     guint64 bytes_cancelled;     /* their sizes */
+    guint64 solves;              /* flow: max-min solves run (one per instant with changes) */
+    guint64 rate_changes; /* flow: transfers whose rate changed at a solve, over all solves */
 } weft_net_stats_t;
 /* Invariant: bytes_sent == bytes_delivered + bytes_cancelled + bytes still in flight. */
 
 /**
  * weft_net_model_from_name:
- * @name: "analytical".
+ * @name: "analytical" or "flow".
  * @model: (out).
  * @error: WEFT_NET_ERROR_MODEL listing the known models.
  */
@@ -81,6 +157,27 @@ gboolean weft_net_model_from_name(const char *name, weft_net_model_t *model, GEr
  */
 weft_net_t *weft_net_new(weft_sim_t *sim, weft_topo_t *topo, weft_net_model_t model);
 
+/**
+ * weft_net_new_full:
+ * @sim, @topo: as weft_net_new().
+ * @opts: the model, the flow model's update mode and checks (copied).
+ * Returns: (transfer full): the network. weft_net_new() is this with
+ * update = incremental and no checks.
+ * Time complexity (flow): O(edges) to create one LMM constraint per directed edge.
+ */
+weft_net_t *weft_net_new_full(weft_sim_t *sim, weft_topo_t *topo, const weft_net_options_t *opts);
+
+/**
+ * weft_net_update_from_name:
+ * @name: "incremental" or "full".
+ * @update: (out).
+ * @error: WEFT_NET_ERROR_UPDATE listing the known modes.
+ */
+gboolean weft_net_update_from_name(const char *name, weft_net_update_t *update, GError **error);
+
+/** weft_net_update_name: "incremental" or "full". */
+const char *weft_net_update_name(weft_net_update_t update);
+
 /** weft_net_free: NULL is a no-op. Pending transfers are dropped without callbacks. */
 void weft_net_free(weft_net_t *net);
 
@@ -94,10 +191,22 @@ void weft_net_free(weft_net_t *net);
  * @error: WEFT_NET_ERROR_NO_ROUTE if @dst cannot be reached from @src.
  *
  * Starts a transfer now. Returns: TRUE if it started.
- * Time complexity (analytical): O(log n) for the one event it schedules.
+ * Time complexity (analytical): O(log n) for the one event it schedules;
+ * (flow): O(hops) now plus its part of the next solve (see the essay).
  */
 gboolean weft_net_transfer_start(weft_net_t *net, gint src, gint dst, guint64 bytes,
                                  weft_net_done_fn done, void *ctx, guint64 tag, GError **error);
+
+/**
+ * weft_net_transfer_start_capped:
+ * As weft_net_transfer_start(), with @rate_cap_Bps (bytes/s) an upper bound
+ * on the transfer's rate (a NIC or protocol limit; <= 0 or INFINITY: none).
+ * Analytical: the transfer takes L + S / min(B, cap). Flow: the cap is the
+ * bound of its LMM variable.
+ */
+gboolean weft_net_transfer_start_capped(weft_net_t *net, gint src, gint dst, guint64 bytes,
+                                        double rate_cap_Bps, weft_net_done_fn done, void *ctx,
+                                        guint64 tag, GError **error);
 
 /**
  * weft_net_transfer_cancel_ctx:
@@ -136,8 +245,78 @@ weft_sim_t *weft_net_sim(const weft_net_t *net);
 /** weft_net_stats: totals so far. */
 const weft_net_stats_t *weft_net_stats(const weft_net_t *net);
 
-/** weft_net_model_name: "analytical". */
+/** weft_net_model_name: "analytical" or "flow". */
 const char *weft_net_model_name(weft_net_model_t model);
+
+/** weft_net_model: the model @net runs. */
+weft_net_model_t weft_net_model(const weft_net_t *net);
+
+/* ---- links: capacity changes and statistics --------------------------------------- */
+
+/**
+ * weft_net_set_link_capacity:
+ * @net: the network.
+ * @edge: a directed edge id of the cluster.
+ * @capacity_Bps: its new capacity in bytes/s, finite and >= 0 (0: a link that
+ *   is down; transfers over it stall at rate 0 until it comes back).
+ *
+ * Flow: the rates of the transfers sharing the edge's component are re-solved
+ * at the current instant (batched with other changes). Routes do not change
+ * (rerouting around a failed link is the fault module's business). The
+ * analytical model ignores capacities (it reads route rates from the cluster).
+ * Time complexity: O(1) now plus its part of the next solve.
+ */
+void weft_net_set_link_capacity(weft_net_t *net, gint edge, double capacity_Bps);
+
+/** Statistics of one directed edge (see the essay). */
+typedef struct {
+    double capacity_Bps; /* current capacity (the edge bandwidth unless changed) */
+    double bytes;        /* bytes carried so far (a_te x bytes sent, summed over transfers) */
+    weft_time_t busy_ps; /* flow: time with usage > 0 up to now; analytical: 0 */
+    double mean_util;    /* bytes / (edge bandwidth x now); 0 at time 0 */
+    double peak_util;    /* flow: max usage / capacity after any solve; analytical: 0 */
+    double usage_Bps;    /* flow: current usage; analytical: 0 */
+    guint n_transfers;   /* flow: transfers in their bandwidth phase on the edge; analytical: 0 */
+} weft_net_link_stats_t;
+
+/**
+ * weft_net_link_stats:
+ * @net: the network.
+ * @edge: a directed edge id.
+ * Returns: the edge's statistics as of now. Under flow, bytes of transfers
+ * still in their bandwidth phase are counted when the phase ends (or when the
+ * transfer is cancelled: the bytes it sent). Time complexity: O(1).
+ */
+weft_net_link_stats_t weft_net_link_stats(const weft_net_t *net, gint edge);
+
+/**
+ * weft_net_enable_timeseries:
+ * @net: a network with no transfer started yet.
+ * @interval_ps: sampling interval in picoseconds (> 0).
+ *
+ * Records every change of every edge's usage, so that
+ * weft_net_link_timeseries() can sample it. Memory: one (time, usage) pair
+ * per edge whose usage changes at a solve, per solve.
+ */
+void weft_net_enable_timeseries(weft_net_t *net, weft_time_t interval_ps);
+
+/**
+ * weft_net_link_timeseries:
+ * @net: a network with time series enabled.
+ * @edge: a directed edge id.
+ * @n_samples: (out): floor(now / interval) + 1.
+ * Returns: (transfer full): the edge's usage in bytes/s at times 0, interval,
+ * 2 interval, ... <= now (the usage in force at that instant, after any solve
+ * at it); all zero under the analytical model. Free with g_free().
+ */
+double *weft_net_link_timeseries(const weft_net_t *net, gint edge, guint *n_samples);
+
+/**
+ * weft_net_check_error:
+ * Returns: (transfer none) (nullable): the first failure of weft_lmm_check()
+ * after a solve, when options.check_solves is set; NULL if every check passed.
+ */
+const GError *weft_net_check_error(const weft_net_t *net);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(weft_net_t, weft_net_free)
 

@@ -62,6 +62,7 @@ check_network_model(const char *text, GError **error)
 }
 
 static const char *const placement_choices[] = {"in-order", "round-robin", "random", "file", NULL};
+static const char *const update_choices[] = {"incremental", "full", NULL};
 
 /* Indexes into keys[], in the table's (and the effective configuration's) order. */
 enum {
@@ -73,6 +74,7 @@ enum {
     K_PLACEMENT_FILE,
     K_CHUNKS,
     K_MODEL,
+    K_UPDATE,
     K_ECMP_SEED,
     K_DURATION_SCALE,
     K_OUTPUT_DIR,
@@ -104,8 +106,13 @@ static const key_desc keys[N_KEYS] = {
     [K_CHUNKS] = {"collectives", "chunks", T_INTEGER, "1",
                   "pipeline chunks per collective (1 to 1048576)", .imin = 1, .imax = MAX_CHUNKS},
     [K_MODEL] = {"network", "model", T_CHOICE, "analytical",
-                 "network model: analytical (latency + size / bottleneck bandwidth)",
+                 "network model: analytical (latency + size / bottleneck bandwidth) or flow "
+                 "(links shared max-min fairly)",
                  .check = check_network_model},
+    [K_UPDATE] = {"network", "update", T_CHOICE, "incremental",
+                  "flow model: re-solve only the transfers sharing links with a change "
+                  "(incremental) or all of them (full, slow, to check incremental)",
+                  update_choices},
     [K_ECMP_SEED] = {"network", "ecmp_seed", T_INTEGER, "0",
                      "seed mixed into the ECMP hash that picks among equal-cost paths", .imin = 0,
                      .imax = G_MAXINT64},
@@ -910,11 +917,12 @@ weft_scenario_run(const weft_scenario_t *sc, GError **error)
         return NULL;
     }
 
-    weft_net_model_t model = WEFT_NET_ANALYTICAL;
-    if (!weft_net_model_from_name(current(sc, K_MODEL), &model, error)) {
+    weft_net_options_t net_opts = {.model = WEFT_NET_ANALYTICAL};
+    if (!weft_net_model_from_name(current(sc, K_MODEL), &net_opts.model, error) ||
+        !weft_net_update_from_name(current(sc, K_UPDATE), &net_opts.update, error)) {
         return NULL;
     }
-    run->network_model = g_strdup(weft_net_model_name(model));
+    run->network_model = g_strdup(weft_net_model_name(net_opts.model));
     run->chunks = (guint)get_int(sc, K_CHUNKS);
     run->duration_scale = g_ascii_strtod(current(sc, K_DURATION_SCALE), NULL);
     run->placement = placement_text(sc);
@@ -927,7 +935,7 @@ weft_scenario_run(const weft_scenario_t *sc, GError **error)
      * analytical replay draws from it, and placement and ECMP have their own
      * seeds (workload.placement_seed, network.ecmp_seed). */
     g_autoptr(weft_sim_t) sim = weft_sim_new(1);
-    g_autoptr(weft_net_t) net = weft_net_new(sim, run->topo, model);
+    g_autoptr(weft_net_t) net = weft_net_new_full(sim, run->topo, &net_opts);
     weft_replay_options_t opts = {
         .coll_chunks = run->chunks,
         .rank_gpu = run->rank_gpu,

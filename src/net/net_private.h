@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private layout of the network (net.c: the record pool, the analytical model
+ * and the public functions; flow.c: the flow model). Nothing outside src/net
+ * includes this header.
+ */
+#ifndef WEFT_NET_NET_PRIVATE_H
+#define WEFT_NET_NET_PRIVATE_H
+
+#include "net/lmm.h"
+#include "net/net.h"
+
+G_BEGIN_DECLS
+
+/* Where a transfer of the flow model is. */
+typedef enum {
+    PHASE_NONE,    /* analytical, or a flow transfer with no bandwidth phase */
+    PHASE_SENDING, /* flow: an LMM variable; event = the end of its bandwidth phase */
+    PHASE_LATENCY, /* flow: all bytes sent; event = arrival of the last byte */
+} phase_t;
+
+/* One transfer in flight. Records are addressed by index: the pool may move. */
+typedef struct {
+    weft_net_done_fn done;
+    void *ctx;
+    guint64 tag;
+    guint64 bytes;
+    weft_event_handle_t event; /* the pending event: completion, or (flow) bandwidth-phase end */
+    gboolean in_use;
+    const weft_route_t *route; /* NULL for a local copy */
+    double cap_Bps;            /* rate cap, INFINITY for none */
+    /* flow */
+    phase_t phase;
+    guint var;             /* LMM variable while sending */
+    gboolean rate_set;     /* a solve has given it a rate */
+    gboolean rate_changed; /* its rate changed after the first one: r is integrated */
+    double rate_Bps;       /* current rate while sending */
+    double remaining;      /* bytes left to send as of @updated */
+    weft_time_t updated;   /* when @remaining was last brought up to date */
+    weft_time_t start;     /* when the bandwidth phase began */
+    weft_time_t send_end;  /* when the pending bandwidth-phase end event fires */
+} xfer_t;
+
+/* What a network model does; one static table per model. */
+typedef struct {
+    const char *name;
+    /* Starts the transfer in record @idx (fields filled in, route set; NULL when src == dst). */
+    void (*start)(weft_net_t *net, guint32 idx);
+    /* Stops the transfer in record @idx without calling its callback (the record stays in use). */
+    void (*cancel)(weft_net_t *net, guint32 idx);
+} model_ops_t;
+
+/* Per directed edge statistics. */
+typedef struct {
+    double bytes;
+    double usage;        /* flow: usage as of the last solve that touched the edge */
+    double peak_util;    /* flow */
+    weft_time_t since;   /* flow: when @usage took its value */
+    weft_time_t busy_ps; /* flow: busy time before @since */
+    guint32 stamp;       /* flow: == net->stamp while in net->dirty */
+} link_t;
+
+/* One change of an edge's usage, for time series. */
+typedef struct {
+    weft_time_t time;
+    double usage;
+} usage_point_t;
+
+struct weft_net {
+    weft_sim_t *sim;
+    weft_topo_t *topo;
+    weft_net_options_t opts;
+    const model_ops_t *ops;
+    GArray *xfers;    /* of xfer_t */
+    GArray *free_idx; /* of guint32: indexes of unused records */
+    guint64 in_flight;
+    weft_net_stats_t stats;
+    guint n_edges;
+    link_t *links; /* n_edges */
+    /* time series (NULL when disabled): per edge, a GArray of usage_point_t or NULL */
+    weft_time_t ts_interval;
+    GArray **ts;
+    /* flow */
+    weft_lmm_t *lmm;           /* constraint id == edge id */
+    GArray *var_xfer;          /* of guint32: record index by LMM variable id */
+    weft_event_handle_t solve; /* the pending solve event, 0 if none */
+    GArray *dirty;             /* of gint: edges whose usage may have changed since the solve */
+    guint32 stamp;
+    GArray *scratch_cnst; /* of guint: for weft_lmm_variable_new() */
+    GArray *scratch_coef; /* of double */
+    GError *check_error;
+    gboolean freeing; /* weft_net_free() in progress: no more solves */
+};
+
+/* net.c */
+void weft_net_i_xfer_finish(weft_net_t *net, guint32 idx);
+weft_time_t weft_net_i_time_add(weft_time_t a, weft_time_t b);
+void weft_net_i_credit_bytes(weft_net_t *net, const weft_route_t *route, double bytes);
+
+/* flow.c */
+extern const model_ops_t weft_net_i_flow_ops;
+void weft_net_i_flow_init(weft_net_t *net);
+void weft_net_i_flow_clear(weft_net_t *net);
+void weft_net_i_flow_set_capacity(weft_net_t *net, gint edge, double capacity_Bps);
+/* Brings a link's busy time up to now (for statistics queries). */
+weft_time_t weft_net_i_flow_busy(const weft_net_t *net, gint edge);
+
+G_END_DECLS
+
+#endif /* WEFT_NET_NET_PRIVATE_H */
