@@ -150,6 +150,14 @@ for f in "$topos"/*.ini; do
     grep -q ": ok (" "$tmp/out" || bad "check $b prints ok"
     expect 0 "show $b" "" -- "$WEFT" topo show "$f"
     cp "$tmp/out" "$tmp/$b.ini.txt"
+    # igraph's GraphML reader grows its attribute vectors one element at a time:
+    # cheap with glibc's realloc, quadratic with AddressSanitizer's (a 16,384-GPU
+    # file takes over 15 minutes). The sanitizer build round-trips the smaller files.
+    nv=$(field "$tmp/$b.ini.txt" vertices | awk -F: '{print $1}')
+    if [ "${WEFT_SANITIZED:-no}" = yes ] && [ "$nv" -gt 10000 ]; then
+        printf 'skip GraphML round trip of %s (%s vertices) under sanitizers\n' "$b" "$nv"
+        continue
+    fi
     expect 0 "export $b as graphml" "" -- "$WEFT" topo export --format graphml -o "$tmp/$b.graphml" "$f"
     expect 0 "show $b.graphml" "" -- "$WEFT" topo show "$tmp/$b.graphml"
     cp "$tmp/out" "$tmp/$b.graphml.txt"

@@ -17,6 +17,7 @@
 #include "topo/topo.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #include <stdio.h>
@@ -53,6 +54,8 @@ open_tmp(const char *path, char **tmp, GError **error)
         g_clear_pointer(tmp, g_free);
         return NULL;
     }
+    /* mkstemp creates the file 0600; an exported cluster is an ordinary file */
+    (void)fchmod(fd, 0644);
     FILE *f = fdopen(fd, "w");
     if (f == NULL) {
         int errsv = errno;
