@@ -117,5 +117,60 @@ grep -q "3664 nodes" "$tmp/out" || bad "chakra.0.et has 3,664 nodes"
 awk '$1 == 0 { exit !($4 == "0.000000") }' "$tmp/out" &&
     ok "chakra-pytorch: one-rank collectives cost nothing" || bad "chakra-pytorch: exposed communication is not 0"
 
+# ---- the same inputs under the flow model (max-min sharing, doc/network.md) ----
+# Where no two transfers share a link direction, flow gives the analytical
+# picoseconds: every ring collective above (member i sends only to i+1, over its
+# own links; on the DGX H100 node over its own NVSwitch up- and downlinks; on two
+# nodes round-robin each hop has its own NIC and rail leaf, and the one
+# cross-rail transfer leaving a leaf has the spines to itself).
+for n in 4 8 16; do
+    run "flow: all_reduce ${n} ranks on Ring_${n}npus" "2*($n-1)*(0.5+$SB/$n)" "$nets/Ring_${n}npus.yml" "$micro/all_reduce/${n}npus_1MB/all_reduce" --network flow
+    run "flow: all_gather ${n} ranks on Ring_${n}npus" "($n-1)*(0.5+$SB)" "$nets/Ring_${n}npus.yml" "$micro/all_gather/${n}npus_1MB/all_gather" --network flow
+    run "flow: reduce_scatter ${n} ranks on Ring_${n}npus" "($n-1)*(0.5+$SB/$n)" "$nets/Ring_${n}npus.yml" "$micro/reduce_scatter/${n}npus_1MB/reduce_scatter" --network flow
+done
+run "flow: all_reduce 8 ranks on DGX H100" "14*(1+$HB/8)" "$dgx" "$micro/all_reduce/8npus_1MB/all_reduce" --network flow
+run "flow: all_gather 8 ranks on DGX H100" "7*(1+$HB)" "$dgx" "$micro/all_gather/8npus_1MB/all_gather" --network flow
+run "flow: reduce_scatter 8 ranks on DGX H100" "7*(1+$HB/8)" "$dgx" "$micro/reduce_scatter/8npus_1MB/reduce_scatter" --network flow
+run "flow: all_reduce 8 ranks on 2 DGX H100 nodes, round-robin" "7*(1.5+$NB)+7*(2.5+$NB)" "$dgx" "$micro/all_reduce/8npus_1MB/all_reduce" $two --set workload.placement=round-robin --network flow
+run "flow: all_reduce 8 ranks on 2 DGX H100 nodes, round-robin, full update" "7*(1.5+$NB)+7*(2.5+$NB)" "$dgx" "$micro/all_reduce/8npus_1MB/all_reduce" $two --set workload.placement=round-robin --network flow --set network.update=full
+
+# The direct all-to-all shares links, so flow is SLOWER than analytical:
+# - 4 ranks on Ring_4npus: each member sends S/4 = 262144 B to its two
+#   neighbours (one hop each way) and to the member opposite (two hops, an
+#   ECMP choice of direction). With network.ecmp_seed = 0 all four two-hop
+#   transfers hash onto the decreasing direction (i -> i-1 -> i-2), so each
+#   link i -> i-1 carries three transfers: the neighbour's, member i's two-hop
+#   one and member i+1's, at B/3 each (and the increasing direction one, at B).
+#   The three end together after 3 (S/4)/B = 3 x 4.8828125 us; the two-hop ones
+#   arrive 2a = 1 us later: 15.6484375 us (analytical: 5.8828125).
+# - 8 ranks on one DGX H100 node: each GPU sends 131072 B to 7 peers over its
+#   own NVSwitch uplinks (and receives 7 on its downlinks): 450e9/7 each, so
+#   7 (S/8)/B + 1 us = 3.038898 us (analytical 1.291271: one transfer's time).
+# - 8 ranks on 2 DGX H100 nodes, round-robin: each rank sends to the 4 ranks on
+#   the other node through its own NIC, 50e9/4 each: 4 x 131072 B / 50e9 =
+#   10.48576 us, plus the cross-rail latency 2.5 us = 12.98576 us (the NVLink
+#   transfers to its 3 node mates end first; the fabric above the NICs has room).
+run "flow: all_to_all 4 ranks on Ring_4npus" "3*$SB/4+1" "$nets/Ring_4npus.yml" "$micro/all_to_all/4npus_1MB/all_to_all" --network flow
+run "flow: all_to_all 8 ranks on DGX H100" "1+7*$HB/8" "$dgx" "$micro/all_to_all/8npus_1MB/all_to_all" --network flow
+run "flow: all_to_all 8 ranks on 2 DGX H100 nodes, round-robin" "2.5+4*$NB" "$dgx" "$micro/all_to_all/8npus_1MB/all_to_all" $two --set workload.placement=round-robin --network flow
+# 8 and 16 ranks on their rings: more two-hop and longer transfers share each
+# link (26.414063 and 47.945313 us with seed 0); we only require them slower.
+for n in 8 16; do
+    run "flow: all_to_all ${n} ranks on Ring_${n}npus" - "$nets/Ring_${n}npus.yml" "$micro/all_to_all/${n}npus_1MB/all_to_all" --network flow
+    awk "BEGIN { exit !($step > int($n/2)*0.5+$SB/$n + 1) }" &&
+        ok "flow: all_to_all ${n} ranks slower than analytical" || bad "flow: all_to_all ${n} ranks is not slower than analytical"
+done
+
+# Custom SEND/RECV ring, the tutorial inputs and the PyTorch trace run under flow too.
+run "flow: custom ring all-reduce (SEND/RECV/COMP) on Ring_8npus" - "$nets/Ring_8npus.yml" "$custom" --network flow
+comm=$(awk '$1 == 0 {print $4}' "$tmp/out")
+awk "BEGIN { d = $comm - 14*(0.5+$SB/8); if (d < 0) d = -d; exit !(d < 1e-4) }" &&
+    ok "flow: custom ring all-reduce: exposed communication $comm us = 14 (a + S/8B)" ||
+    bad "flow: custom ring all-reduce: exposed communication $comm us, expected 41.179688"
+run "flow: tutorial demo1 all-reduce on Ring_8" - "$demo1/inputs/Ring_8.yml" "$demo1/allreduce/allreduce" --network flow
+run "flow: MLP_ModelParallel (32 ranks) on DGX_H100-32" - "$demo2/inputs/DGX_H100-32.yml" "$demo2/workload/MLP_ModelParallel" --network flow
+run "flow: MLP_ModelParallel (32 ranks) on 4 DGX H100 nodes, rail-optimized" - "$dgx" "$demo2/workload/MLP_ModelParallel" --set cluster.nodes=4 --set cluster.fabric=rail-optimized --network flow
+run "flow: chakra-pytorch rank 0 (3,664 nodes) on one DGX H100" - "$dgx" "$data/chakra-pytorch/chakra" --network flow
+
 echo "real_inputs.sh: $fails failure(s)"
 [ "$fails" -eq 0 ]
