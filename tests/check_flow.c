@@ -386,6 +386,49 @@ START_TEST(a_link_down_stalls_transfers_until_it_comes_back)
 }
 END_TEST
 
+typedef struct {
+    weft_net_t *net;
+    gint src, dst;
+    guint left;
+    guint finished;
+} chain_t;
+
+/* Each completion starts the next transfer, from inside the callback. */
+static void
+on_chain(void *ctx, guint64 tag)
+{
+    chain_t *ch = ctx;
+    ch->finished++;
+    if (ch->left > 0) {
+        ch->left--;
+        ck_assert(weft_net_transfer_start(ch->net, ch->src, ch->dst, S, on_chain, ch, tag, NULL));
+    }
+}
+
+START_TEST(zero_latency_callbacks_start_transfers_in_the_same_instant)
+{
+    /* A link with no latency: a transfer completes when its last byte is sent,
+     * inside the event that ends its bandwidth phase, and the next one it starts
+     * joins that instant's solve. 100 transfers of S back to back at B: 100 x
+     * 20 us = 2 ms; one solve per instant: 101 (the first start, then each end
+     * together with the next start). */
+    g_autoptr(weft_sim_t) s = weft_sim_new(1);
+    g_autoptr(weft_topo_t) t = weft_topo_new("zero-latency");
+    gint a = add_vertex(t, WEFT_VERTEX_GPU, "a");
+    gint b = add_vertex(t, WEFT_VERTEX_GPU, "b");
+    add_link(t, a, b, B, 0);
+    finalize(t);
+    g_autoptr(weft_net_t) n = flow_net(s, t, WEFT_NET_UPDATE_INCREMENTAL);
+    chain_t ch = {n, a, b, 99, 0};
+    ck_assert(weft_net_transfer_start(n, a, b, S, on_chain, &ch, 0, NULL));
+    weft_sim_run(s);
+    ck_assert_uint_eq(ch.finished, 100);
+    ck_assert_int_eq(weft_sim_now(s), 100 * 20 * US);
+    ck_assert_uint_eq(weft_net_stats(n)->solves, 101);
+    assert_checks_passed(n);
+}
+END_TEST
+
 /* ---- the parking-lot line ------------------------------------------------------------ */
 
 static void
@@ -848,6 +891,7 @@ flow_suite(void)
     suite_add_tcase(s, tc);
 
     TCase *hand = tcase_create("hand-derived");
+    tcase_add_test(hand, zero_latency_callbacks_start_transfers_in_the_same_instant);
     tcase_add_test(hand, parking_lot_gives_textbook_max_min_rates);
     tcase_add_test(hand, incast_through_a_switch_shares_the_receiver_link);
     tcase_add_test(hand, ecmp_collision_halves_the_spine_link);
