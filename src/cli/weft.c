@@ -60,7 +60,9 @@ weft_cli_error(const char *cmd, const GError *error)
 int
 main(int argc, char **argv)
 {
-    setlocale(LC_ALL, "C");
+    /* the user's character set for messages; numbers always with a decimal point */
+    setlocale(LC_ALL, "");
+    setlocale(LC_NUMERIC, "C");
     /* igraph's default error handler aborts the process; weft turns igraph's
      * error codes into GErrors instead. */
     igraph_set_error_handler(igraph_error_handler_ignore);
@@ -81,6 +83,9 @@ main(int argc, char **argv)
     }
     for (gsize i = 0; i < G_N_ELEMENTS(commands); i++) {
         if (strcmp(argv[1], commands[i].name) == 0) {
+            /* option help then reads "Usage: weft replay [OPTION...]" */
+            g_autofree char *prgname = g_strdup_printf("weft %s", commands[i].name);
+            g_set_prgname(prgname);
             return commands[i].fn(argc - 1, argv + 1);
         }
     }

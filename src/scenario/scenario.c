@@ -856,8 +856,9 @@ weft_scenario_run_summary(const weft_scenario_run_t *run)
     g_string_append_printf(s, "cluster      %s (%u GPUs, %u vertices, %u directed links)\n",
                            run->cluster_label, weft_topo_n_gpus(run->topo),
                            weft_topo_n_vertices(run->topo), weft_topo_n_edges(run->topo));
-    g_string_append_printf(s, "workload     %s (%u ranks, %" G_GUINT64_FORMAT " nodes)\n",
+    g_string_append_printf(s, "workload     %s (%u rank%s, %" G_GUINT64_FORMAT " nodes)\n",
                            run->trace_label, run->workload->n_ranks,
+                           run->workload->n_ranks == 1 ? "" : "s",
                            weft_workload_node_count(run->workload));
     g_string_append_printf(s, "placement    %s\n", run->placement);
     g_string_append_printf(s, "network      %s, %u chunk(s) per collective\n", run->network_model,
