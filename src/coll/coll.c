@@ -87,6 +87,20 @@ weft_coll_algo_name(weft_coll_algo_t algo)
         return "ring";
     case WEFT_COLL_ALGO_DIRECT:
         return "direct";
+    case WEFT_COLL_ALGO_TREE:
+        return "tree";
+    case WEFT_COLL_ALGO_HALVING_DOUBLING:
+        return "halving_doubling";
+    case WEFT_COLL_ALGO_HIERARCHICAL:
+        return "hierarchical";
+    case WEFT_COLL_ALGO_NVLS:
+        return "nvls";
+    case WEFT_COLL_ALGO_NVLS_TREE:
+        return "nvls_tree";
+    case WEFT_COLL_ALGO_COLLNET:
+        return "collnet";
+    case WEFT_COLL_N_ALGOS:
+        break;
     }
     return "?";
 }

@@ -72,10 +72,56 @@ typedef enum {
 } weft_coll_op_t;
 
 typedef enum {
-    WEFT_COLL_ALGO_AUTO, /* the default for the operation */
+    WEFT_COLL_ALGO_AUTO, /* chosen by the tuning model (coll/tuning.h) */
     WEFT_COLL_ALGO_RING,
-    WEFT_COLL_ALGO_DIRECT,
+    WEFT_COLL_ALGO_DIRECT,           /* pairwise / direct (all-to-all, gather, scatter) */
+    WEFT_COLL_ALGO_TREE,             /* NCCL's double binary tree */
+    WEFT_COLL_ALGO_HALVING_DOUBLING, /* recursive halving-doubling (Rabenseifner / Thakur et al.) */
+    WEFT_COLL_ALGO_HIERARCHICAL,     /* intra-node reduce-scatter, inter-node per rail, intra-node all-gather */
+    WEFT_COLL_ALGO_NVLS,             /* reduction and multicast inside a gen3+ NVSwitch */
+    WEFT_COLL_ALGO_NVLS_TREE,        /* NVLS inside nodes, tree across nodes */
+    WEFT_COLL_ALGO_COLLNET,          /* in-network reduction in InfiniBand switches (SHARP) */
+    WEFT_COLL_N_ALGOS
 } weft_coll_algo_t;
+
+/** NCCL's protocols (NCCL_PROTO). */
+typedef enum {
+    WEFT_COLL_PROTO_AUTO, /* chosen by the tuning model */
+    WEFT_COLL_PROTO_LL,
+    WEFT_COLL_PROTO_LL128,
+    WEFT_COLL_PROTO_SIMPLE,
+    WEFT_COLL_N_PROTOS
+} weft_coll_proto_t;
+
+/**
+ * How to run one collective: what NCCL decides per call (algorithm, protocol,
+ * channel count) plus the pipeline chunk count. A plan is built for a fully
+ * resolved configuration (no AUTO left); coll/tuning.h resolves AUTO.
+ */
+typedef struct {
+    weft_coll_algo_t algo;
+    weft_coll_proto_t proto;
+    guint channels; /* parallel rings/trees, each moving its share of the data; >= 1 */
+    guint chunks;   /* pipeline chunks per channel; >= 1 */
+} weft_coll_config_t;
+
+/**
+ * Where a communicator's members sit in the cluster, as algorithms need it:
+ * which members share an NVLink domain (node), their rails, and which
+ * in-network features the hardware has. Built by weft_coll_layout_new() from
+ * the cluster; arrays have n_members entries.
+ */
+typedef struct {
+    guint n_members;
+    gint *vertex;       /* cluster vertex of each member */
+    gint *domain;       /* NVLink domain (weft_topo_vertex_domain) */
+    gint *host;
+    gint *rail;
+    guint n_domains;    /* distinct domains among the members */
+    guint max_per_domain; /* most members in one domain */
+    gboolean nvls;      /* every member's domain has NVSwitches that reduce and multicast (gen3+) */
+    gboolean collnet;   /* the fabric between the domains reduces in-network (SHARP) */
+} weft_coll_layout_t;
 
 /** One transfer of a plan: @bytes from member @src to member @dst. */
 typedef struct {

@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* placeholder: to be implemented */
+#include "coll/tuning.h"
