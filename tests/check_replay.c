@@ -135,6 +135,8 @@ START_TEST(overlap_and_stream_order_in_a_data_parallel_step)
         ck_assert_int_eq(res->ranks[r].compute_ps, 3700 * WEFT_PS_PER_US);
         ck_assert_int_eq(res->ranks[r].exposed_comm_ps, 10559063680 - 3500 * WEFT_PS_PER_US);
         ck_assert_int_eq(res->ranks[r].idle_ps, 0);
+        /* grad2's all-reduce is hidden behind backward_layer1 for its 1000 us */
+        ck_assert_int_eq(res->ranks[r].overlapped_comm_ps, 1000 * WEFT_PS_PER_US);
         ck_assert_uint_eq(res->ranks[r].nodes_done, 6);
     }
     assert_accounting(res);
@@ -359,6 +361,63 @@ START_TEST(time_beyond_the_clock_is_an_error_not_a_wrong_answer)
 }
 END_TEST
 
+typedef struct {
+    guint nodes, per_stream[WEFT_REPLAY_N_STREAMS], colls;
+    weft_time_t last_end, coll_start[2], coll_end[2], fwd_end;
+} seen_t;
+
+static void
+see_node(void *data, guint rank, guint node, weft_replay_stream_t stream, weft_time_t start,
+         weft_time_t end)
+{
+    seen_t *s = data;
+    ck_assert_int_le(start, end);
+    ck_assert_int_ge(end, s->last_end); /* reported in simulated-time order */
+    s->last_end = end;
+    s->nodes++;
+    s->per_stream[stream]++;
+    if (rank == 0 && node == 0) {
+        s->fwd_end = end;
+    }
+}
+
+static void
+see_coll(void *data, const weft_replay_coll_event_t *ev)
+{
+    seen_t *s = data;
+    ck_assert_uint_lt(ev->seq, 2);
+    ck_assert_ptr_nonnull(ev->plan);
+    ck_assert_uint_eq(ev->plan->size_bytes, 128 * MiB);
+    s->coll_start[ev->seq] = ev->start_ps;
+    s->coll_end[ev->seq] = ev->end_ps;
+    s->colls++;
+}
+
+START_TEST(observer_sees_every_node_and_collective)
+{
+    write_dp_step("obs", 4);
+    g_autoptr(weft_topo_t) topo = ring(4);
+    seen_t seen = {0};
+    weft_replay_observer_t obs = {&seen, see_node, see_coll};
+    weft_replay_options_t opts = {.observer = &obs};
+    GError *err = NULL;
+    g_autoptr(weft_replay_result_t) res = replay_opts(topo, "obs", NULL, &opts, &err);
+    ck_assert_msg(res != NULL, "%s", err ? err->message : "");
+    /* 6 nodes x 4 ranks: 4 COMP and 2 COMM_COLL per rank */
+    ck_assert_uint_eq(seen.nodes, 24);
+    ck_assert_uint_eq(seen.per_stream[WEFT_REPLAY_STREAM_COMPUTE], 16);
+    ck_assert_uint_eq(seen.per_stream[WEFT_REPLAY_STREAM_COMM], 8);
+    ck_assert_uint_eq(seen.colls, 2);
+    /* times as derived in overlap_and_stream_order_in_a_data_parallel_step */
+    ck_assert_int_eq(seen.fwd_end, 1500 * WEFT_PS_PER_US);
+    ck_assert_int_eq(seen.coll_start[0], 2500 * WEFT_PS_PER_US);
+    ck_assert_int_eq(seen.coll_end[0], 6529531840);
+    ck_assert_int_eq(seen.coll_start[1], 6529531840);
+    ck_assert_int_eq(seen.coll_end[1], 10559063680);
+    ck_assert_int_eq(seen.last_end, res->step_ps);
+}
+END_TEST
+
 static Suite *
 replay_suite(void)
 {
@@ -376,6 +435,7 @@ replay_suite(void)
     tcase_add_test(tc, same_inputs_give_identical_results);
     tcase_add_test(tc, placement_moves_ranks_and_compute_scale_speeds_compute);
     tcase_add_test(tc, time_beyond_the_clock_is_an_error_not_a_wrong_answer);
+    tcase_add_test(tc, observer_sees_every_node_and_collective);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -36,7 +36,8 @@ struct rank_state {
     guint32 *preds_left; /* per node */
     guint32 *succ_off;   /* CSR of successors */
     guint32 *succ;
-    guint32 *coll_seq; /* per communicator: collectives issued so far */
+    guint32 *coll_seq;     /* per communicator: collectives issued so far */
+    weft_time_t *start_ps; /* per node, when it started; only with a node observer */
     stream_t streams[N_STREAMS];
     guint nodes_done;
     /* accounting */
@@ -54,6 +55,8 @@ typedef struct {
     guint n_arrived;
     gint32 *member_node; /* per member: node index, or -1 until it arrives */
     weft_coll_run_t *run;
+    const weft_coll_plan_t *plan;
+    weft_time_t first_arrival_ps, start_ps;
 } coll_inst_t;
 
 /* One point-to-point message, matched or waiting for its other side. */
@@ -69,8 +72,9 @@ struct replay {
     weft_topo_t *topo;
     const weft_workload_t *wl;
     guint chunks;
-    const guint *rank_gpu;     /* placement, or NULL for in order */
-    double compute_scale;      /* multiplies compute durations */
+    const guint *rank_gpu;                  /* placement, or NULL for in order */
+    double compute_scale;                   /* multiplies compute durations */
+    const weft_replay_observer_t *observer; /* or NULL */
     rank_state_t *ranks;
     gint **member_index;     /* per communicator: rank -> member index or -1 */
     GHashTable *colls;       /* key -> coll_inst_t* (owned) */
@@ -131,6 +135,34 @@ plan_key_equal(gconstpointer a, gconstpointer b)
 
 static void finish_node(replay_t *R, guint rank, guint node);
 
+/* The stream node @i of @t runs on, as observers see it. */
+static weft_replay_stream_t
+node_stream(const weft_rank_trace_t *t, guint i)
+{
+    switch (t->type[i]) {
+    case WEFT_NODE_COMP:
+    case WEFT_NODE_MEM_LOAD:
+    case WEFT_NODE_MEM_STORE:
+        return t->is_cpu_op[i] ? WEFT_REPLAY_STREAM_CPU : WEFT_REPLAY_STREAM_COMPUTE;
+    case WEFT_NODE_COLL:
+        return t->is_cpu_op[i] ? WEFT_REPLAY_STREAM_CPU : WEFT_REPLAY_STREAM_COMM;
+    case WEFT_NODE_SEND:
+    case WEFT_NODE_RECV:
+        return WEFT_REPLAY_STREAM_P2P;
+    default:
+        return WEFT_REPLAY_STREAM_NONE;
+    }
+}
+
+/* Records that node @i of @rs starts now (for a node observer). */
+static inline void
+mark_start(rank_state_t *rs, guint i)
+{
+    if (rs->start_ps != NULL) {
+        rs->start_ps[i] = weft_sim_now(rs->replay->sim);
+    }
+}
+
 /* ---- accounting ------------------------------------------------------------- */
 
 /* Charges the time since the rank's last change to compute, exposed comm or idle. */
@@ -141,6 +173,9 @@ account(rank_state_t *rs)
     weft_time_t dt = now - rs->last_change;
     if (rs->compute_busy > 0) {
         rs->res.compute_ps += dt;
+        if (rs->comm_busy > 0) {
+            rs->res.overlapped_comm_ps += dt;
+        }
     } else if (rs->comm_busy > 0) {
         rs->res.exposed_comm_ps += dt;
     } else {
@@ -213,6 +248,11 @@ on_coll_done(void *ctx, guint64 key)
         stream_kick(st);
     }
     R->collectives++;
+    if (R->observer != NULL && R->observer->collective != NULL) {
+        weft_replay_coll_event_t ev = {
+            ci->comm, ci->seq, ci->plan, ci->first_arrival_ps, ci->start_ps, weft_sim_now(R->sim)};
+        R->observer->collective(R->observer->data, &ev);
+    }
     g_hash_table_remove(R->colls, &key);
 }
 
@@ -270,6 +310,8 @@ coll_start(replay_t *R, coll_inst_t *ci)
     for (guint m = 0; m < comm->n_ranks; m++) {
         vertices[m] = R->ranks[comm->ranks[m]].vertex;
     }
+    ci->plan = plan;
+    ci->start_ps = weft_sim_now(R->sim);
     ci->run = weft_coll_run(R->net, plan, vertices, on_coll_done, R, ci->key, &error);
     if (ci->run == NULL) {
         g_prefix_error(&error, "collective #%u of communicator \"%s\": ", ci->seq + 1, comm->name);
@@ -291,6 +333,7 @@ coll_arrive(replay_t *R, rank_state_t *rs, guint node)
         ci->key = key;
         ci->comm = c;
         ci->seq = seq;
+        ci->first_arrival_ps = weft_sim_now(R->sim);
         ci->member_node = g_new(gint32, comm->n_ranks);
         for (guint m = 0; m < comm->n_ranks; m++) {
             ci->member_node[m] = -1;
@@ -341,6 +384,7 @@ p2p_issue(replay_t *R, rank_state_t *rs, guint node)
     guint src = is_send ? rs->rank : (guint)t->peer[node];
     guint dst = is_send ? (guint)t->peer[node] : rs->rank;
     rs->state[node] = NODE_RUNNING;
+    mark_start(rs, node);
 
     /* Unmatched messages of one key wait in issue order; a queue holds only
      * sends or only receives at any time. */
@@ -406,6 +450,7 @@ stream_kick(stream_t *st)
     guint node = GPOINTER_TO_UINT(g_queue_pop_head(&st->queue)) - 1;
     st->running = (gint)node;
     rs->state[node] = NODE_RUNNING;
+    mark_start(rs, node);
     account(rs);
     if (st->kind == STREAM_COMM) {
         rs->comm_busy++;
@@ -450,6 +495,7 @@ make_ready(replay_t *R, rank_state_t *rs, guint node)
         break;
     default: {
         /* METADATA and INVALID nodes take no time. */
+        mark_start(rs, node);
         rank_node_t rn = {rs->rank, node};
         g_array_append_val(R->finish_stack, rn);
         break;
@@ -487,6 +533,10 @@ drain_finished(replay_t *R)
         rs->state[rn.node] = NODE_DONE;
         rs->nodes_done++;
         rs->res.finish_ps = weft_sim_now(R->sim);
+        if (rs->start_ps != NULL) {
+            R->observer->node(R->observer->data, rn.rank, rn.node, node_stream(rs->trace, rn.node),
+                              rs->start_ps[rn.node], rs->res.finish_ps);
+        }
         for (guint32 k = rs->succ_off[rn.node]; k < rs->succ_off[rn.node + 1]; k++) {
             guint s = rs->succ[k];
             if (--rs->preds_left[s] == 0) {
@@ -520,6 +570,9 @@ rank_init(replay_t *R, rank_state_t *rs, guint rank)
     rs->succ_off = g_new0(guint32, n + 1);
     rs->succ = g_new(guint32, MAX(t->dep_off[n], 1));
     rs->coll_seq = g_new0(guint32, R->wl->comms->len);
+    if (R->observer != NULL && R->observer->node != NULL) {
+        rs->start_ps = g_new0(weft_time_t, MAX(n, 1));
+    }
     /* successors: counting sort of the predecessor lists */
     for (guint i = 0; i < n; i++) {
         rs->preds_left[i] = t->dep_off[i + 1] - t->dep_off[i];
@@ -552,6 +605,7 @@ rank_clear(rank_state_t *rs)
     g_free(rs->succ_off);
     g_free(rs->succ);
     g_free(rs->coll_seq);
+    g_free(rs->start_ps);
     for (guint s = 0; s < N_STREAMS; s++) {
         g_queue_clear(&rs->streams[s].queue);
     }
@@ -690,6 +744,7 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
     R.chunks = opts != NULL && opts->coll_chunks > 0 ? opts->coll_chunks : 1;
     R.rank_gpu = opts != NULL ? opts->rank_gpu : NULL;
     R.compute_scale = opts != NULL && opts->compute_scale > 0 ? opts->compute_scale : 1.0;
+    R.observer = opts != NULL ? opts->observer : NULL;
     g_return_val_if_fail(wl->n_ranks <= weft_topo_n_gpus(R.topo), NULL);
 
     R.member_index = g_new0(gint *, wl->comms->len);

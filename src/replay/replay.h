@@ -23,6 +23,8 @@
  * Accounting per rank, over [0, finish]: compute = time the compute stream is
  * busy; exposed communication = time communication is in progress and compute
  * is not; idle = the rest. compute + exposed + idle = finish, exactly.
+ * Overlapped communication = time communication is in progress while compute
+ * is busy (it is part of compute, hidden behind it).
  *
  * If the event queue empties with nodes unfinished, the replay fails with a
  * deadlock report naming, per blocked rank, the node it waits on and for what
@@ -54,6 +56,8 @@ typedef struct {
     weft_time_t compute_ps;
     weft_time_t exposed_comm_ps;
     weft_time_t idle_ps;
+    weft_time_t overlapped_comm_ps; /* communication in progress while compute is busy (part of
+                                       compute_ps) */
     guint64 nodes_done;
 } weft_rank_result_t;
 
@@ -67,11 +71,48 @@ typedef struct {
     guint64 p2p_transfers;     /* send/recv pairs run */
 } weft_replay_result_t;
 
+/** Where a node ran, for observers. */
+typedef enum {
+    WEFT_REPLAY_STREAM_COMPUTE, /* GPU compute stream: COMP, MEM_LOAD, MEM_STORE */
+    WEFT_REPLAY_STREAM_COMM,    /* GPU communication stream: COMM_COLL */
+    WEFT_REPLAY_STREAM_CPU,     /* host: is_cpu_op nodes */
+    WEFT_REPLAY_STREAM_P2P,     /* COMM_SEND / COMM_RECV (no stream) */
+    WEFT_REPLAY_STREAM_NONE,    /* METADATA and other zero-time nodes */
+    WEFT_REPLAY_N_STREAMS
+} weft_replay_stream_t;
+
+/** One finished collective instance, for observers. */
+typedef struct {
+    guint comm; /* index into the workload's communicators */
+    guint seq;  /* 0-based sequence number within the communicator */
+    const weft_coll_plan_t
+        *plan; /* what ran (operation, size, algorithm, ...); valid during the call */
+    weft_time_t first_arrival_ps; /* the first member issued it */
+    weft_time_t start_ps;         /* the last member issued it: the plan started */
+    weft_time_t end_ps;           /* the plan finished */
+} weft_replay_coll_event_t;
+
+/**
+ * Observers of a replay (reports, timelines). Any callback may be NULL. They
+ * are called from the event loop in simulated-time order and must not change
+ * the run; nothing in the model depends on them.
+ */
+typedef struct {
+    void *data;
+    /* node @node of @rank ran on @stream over [@start_ps, @end_ps] (collectives: from the
+     * rank's issue to the collective's end; receives: from issue to arrival) */
+    void (*node)(void *data, guint rank, guint node, weft_replay_stream_t stream,
+                 weft_time_t start_ps, weft_time_t end_ps);
+    /* a collective instance finished */
+    void (*collective)(void *data, const weft_replay_coll_event_t *ev);
+} weft_replay_observer_t;
+
 /** Options of a replay; zero-initialize, then set what differs. */
 typedef struct {
     guint coll_chunks;     /* pipeline chunks per collective; 0 means 1 */
     const guint *rank_gpu; /* rank -> GPU number (topo/placement.h); NULL: rank r on GPU r */
     double compute_scale;  /* multiplies COMP/MEM/CPU durations (0 means 1): 0.5 = twice as fast */
+    const weft_replay_observer_t *observer; /* (nullable) */
 } weft_replay_options_t;
 
 /**
