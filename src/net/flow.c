@@ -88,19 +88,22 @@ on_send_end(void *ctx, void *data)
     g_assert(x->phase == PHASE_SENDING);
     x->event = 0;
     x->remaining = 0.0;
-    weft_net_i_credit_bytes(net, x->route, (double)x->bytes);
+    weft_net_i_credit_bytes(net, x->route, (double)x->bytes / x->efficiency);
     weft_lmm_variable_free(net->lmm, x->var);
     mark_route(net, x->route);
     request_solve(net);
     x->phase = PHASE_LATENCY;
-    if (x->route->latency_ps == 0) {
-        /* Finishing here rather than through an event lets transfers that the
-         * callback starts join this instant's solve. */
-        weft_net_i_xfer_finish(net, idx);
-        return;
-    }
-    x->event =
-        weft_sim_after(net->sim, x->route->latency_ps, on_arrive, net, GUINT_TO_POINTER(idx));
+    /* With latency 0 the transfer finishes inside this event rather than through
+     * another, so that transfers its callbacks start join this instant's solve. */
+    weft_net_i_xfer_sent(net, idx, on_arrive);
+}
+
+/* A transfer with no bandwidth phase and a sent callback: sent at its start. */
+static void
+on_zero_sent(void *ctx, void *data)
+{
+    weft_net_t *net = ctx;
+    weft_net_i_xfer_sent(net, GPOINTER_TO_UINT(data), on_arrive);
 }
 
 /*
@@ -113,8 +116,9 @@ apply_rate(weft_net_t *net, guint32 idx, weft_time_t now)
     xfer_t *x = xfer_at(net, idx);
     g_assert(x->phase == PHASE_SENDING);
     double rate = weft_lmm_variable_rate(net->lmm, x->var);
-    if (fabs(rate - x->route->rate_Bps) <= SNAP_REL * x->route->rate_Bps) {
-        rate = x->route->rate_Bps;
+    double lone = x->route->rate_Bps * x->efficiency; /* its payload rate alone on the route */
+    if (fabs(rate - lone) <= SNAP_REL * lone) {
+        rate = lone;
     }
     mark_route(net, x->route);
     if (x->rate_set && rate == x->rate_Bps) {
@@ -222,6 +226,10 @@ flow_start(weft_net_t *net, guint32 idx)
     if (x->route == NULL || x->bytes == 0) {
         /* No bandwidth phase: a local copy is free, zero bytes take the latency. */
         x->phase = PHASE_LATENCY;
+        if (x->sent != NULL) {
+            x->event = weft_sim_after(net->sim, 0, on_zero_sent, net, GUINT_TO_POINTER(idx));
+            return;
+        }
         weft_time_t d = x->route == NULL ? 0 : x->route->latency_ps;
         x->event = weft_sim_after(net->sim, d, on_arrive, net, GUINT_TO_POINTER(idx));
         return;
@@ -236,7 +244,7 @@ flow_start(weft_net_t *net, guint32 idx)
     for (guint p = 0; p < route->n_paths; p++) {
         for (guint32 k = route->path_off[p]; k < route->path_off[p + 1]; k++) {
             cnst[k] = (guint)route->edges[k];
-            coef[k] = route->share[p];
+            coef[k] = route->share[p] / x->efficiency; /* wire bytes per payload byte */
         }
     }
     x->var = weft_lmm_variable_new(net->lmm, 1.0, x->cap_Bps, cnst, coef, n);
@@ -266,7 +274,7 @@ flow_cancel(weft_net_t *net, guint32 idx)
     }
     if (x->phase == PHASE_SENDING) {
         double left = remaining_at(x, weft_sim_now(net->sim));
-        weft_net_i_credit_bytes(net, x->route, (double)x->bytes - left);
+        weft_net_i_credit_bytes(net, x->route, ((double)x->bytes - left) / x->efficiency);
         weft_lmm_variable_free(net->lmm, x->var);
         mark_route(net, x->route);
         request_solve(net);

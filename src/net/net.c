@@ -48,6 +48,7 @@ xfer_release(weft_net_t *net, guint32 idx)
     g_assert(x->in_use);
     x->in_use = FALSE;
     x->done = NULL;
+    x->sent = NULL;
     x->ctx = NULL;
     x->event = 0;
     x->route = NULL;
@@ -71,6 +72,26 @@ weft_net_i_xfer_finish(weft_net_t *net, guint32 idx)
     x.done(x.ctx, x.tag);
 }
 
+void
+weft_net_i_xfer_sent(weft_net_t *net, guint32 idx, weft_event_fn arrive)
+{
+    xfer_t *x = &g_array_index(net->xfers, xfer_t, idx);
+    g_assert(x->in_use && x->phase == PHASE_LATENCY);
+    x->event = 0;
+    if (x->sent != NULL) {
+        x->sent(x->ctx, x->tag);
+        /* The callback may have started transfers and moved the pool. */
+        x = &g_array_index(net->xfers, xfer_t, idx);
+        g_assert(x->in_use);
+    }
+    weft_time_t lat = x->route != NULL ? x->route->latency_ps : 0;
+    if (lat == 0) {
+        arrive(net, GUINT_TO_POINTER(idx));
+        return;
+    }
+    x->event = weft_sim_after(net->sim, lat, arrive, net, GUINT_TO_POINTER(idx));
+}
+
 /* ---- the analytical model ---------------------------------------------------- */
 
 /* Saturating a + b for non-negative picosecond values. */
@@ -80,15 +101,26 @@ weft_net_i_time_add(weft_time_t a, weft_time_t b)
     return a > WEFT_TIME_MAX - b ? WEFT_TIME_MAX : a + b;
 }
 
-/* L + S / min(B, cap) for a route; 0 for a local copy (route == NULL). */
+/* S / min(B x efficiency, cap) for a route: the bandwidth phase; 0 for a local copy. */
 static weft_time_t
-analytical_duration(const weft_route_t *route, guint64 bytes, double cap_Bps)
+analytical_send_time(const weft_route_t *route, guint64 bytes, double cap_Bps, double efficiency)
 {
     if (route == NULL) {
         return 0;
     }
-    double rate = MIN(route->rate_Bps, cap_Bps);
-    return weft_net_i_time_add(route->latency_ps, weft_time_for_bytes(bytes, rate));
+    double rate = MIN(route->rate_Bps * efficiency, cap_Bps);
+    return weft_time_for_bytes(bytes, rate);
+}
+
+/* L + S / min(B x efficiency, cap) for a route; 0 for a local copy (route == NULL). */
+static weft_time_t
+analytical_duration(const weft_route_t *route, guint64 bytes, double cap_Bps, double efficiency)
+{
+    if (route == NULL) {
+        return 0;
+    }
+    return weft_net_i_time_add(route->latency_ps,
+                               analytical_send_time(route, bytes, cap_Bps, efficiency));
 }
 
 /*
@@ -115,16 +147,33 @@ analytical_on_event(void *ctx, void *data)
     weft_net_t *net = ctx;
     guint32 idx = GPOINTER_TO_UINT(data);
     xfer_t *x = &g_array_index(net->xfers, xfer_t, idx);
-    /* The analytical model has no notion of when bytes cross a link: count them on arrival. */
-    weft_net_i_credit_bytes(net, x->route, (double)x->bytes);
+    /* The analytical model has no notion of when bytes cross a link: count them on arrival
+     * (wire bytes: the payload over the protocol's efficiency). */
+    weft_net_i_credit_bytes(net, x->route, (double)x->bytes / x->efficiency);
     weft_net_i_xfer_finish(net, idx);
+}
+
+/* The bandwidth phase of a transfer with a sent callback has ended. */
+static void
+analytical_on_sent(void *ctx, void *data)
+{
+    weft_net_t *net = ctx;
+    guint32 idx = GPOINTER_TO_UINT(data);
+    g_array_index(net->xfers, xfer_t, idx).phase = PHASE_LATENCY;
+    weft_net_i_xfer_sent(net, idx, analytical_on_event);
 }
 
 static void
 analytical_start(weft_net_t *net, guint32 idx)
 {
     xfer_t *x = &g_array_index(net->xfers, xfer_t, idx);
-    weft_time_t d = analytical_duration(x->route, x->bytes, x->cap_Bps);
+    if (x->sent != NULL) {
+        /* Two events: the end of the bandwidth phase, then the arrival. */
+        weft_time_t s = analytical_send_time(x->route, x->bytes, x->cap_Bps, x->efficiency);
+        x->event = weft_sim_after(net->sim, s, analytical_on_sent, net, GUINT_TO_POINTER(idx));
+        return;
+    }
+    weft_time_t d = analytical_duration(x->route, x->bytes, x->cap_Bps, x->efficiency);
     x->event = weft_sim_after(net->sim, d, analytical_on_event, net, GUINT_TO_POINTER(idx));
 }
 
@@ -298,6 +347,15 @@ weft_net_transfer_start_capped(weft_net_t *net, gint src, gint dst, guint64 byte
                                double rate_cap_Bps, weft_net_done_fn done, void *ctx, guint64 tag,
                                GError **error)
 {
+    return weft_net_transfer_start_full(net, src, dst, bytes, rate_cap_Bps, 1.0, NULL, done, ctx,
+                                        tag, error);
+}
+
+gboolean
+weft_net_transfer_start_full(weft_net_t *net, gint src, gint dst, guint64 bytes,
+                             double rate_cap_Bps, double efficiency, weft_net_done_fn sent,
+                             weft_net_done_fn done, void *ctx, guint64 tag, GError **error)
+{
     g_return_val_if_fail(net != NULL, FALSE);
     g_return_val_if_fail(done != NULL, FALSE);
     g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
@@ -308,11 +366,13 @@ weft_net_transfer_start_capped(weft_net_t *net, gint src, gint dst, guint64 byte
     guint32 idx = xfer_alloc(net);
     xfer_t *x = &g_array_index(net->xfers, xfer_t, idx);
     x->done = done;
+    x->sent = sent;
     x->ctx = ctx;
     x->tag = tag;
     x->bytes = bytes;
     x->route = route;
     x->cap_Bps = rate_cap_Bps > 0.0 ? rate_cap_Bps : INFINITY;
+    x->efficiency = efficiency > 0.0 && efficiency <= 1.0 ? efficiency : 1.0;
     net->stats.transfers_started++;
     net->stats.bytes_sent += bytes;
     net->ops->start(net, idx);
@@ -349,7 +409,7 @@ weft_net_transfer_time(weft_net_t *net, gint src, gint dst, guint64 bytes, GErro
     }
     /* Every model agrees on a lone transfer over an idle network (see the essay for
      * the one exception: paths of one route crossing the same edge, under flow). */
-    return analytical_duration(route, bytes, INFINITY);
+    return analytical_duration(route, bytes, INFINITY, 1.0);
 }
 
 guint64

@@ -209,6 +209,32 @@ gboolean weft_net_transfer_start_capped(weft_net_t *net, gint src, gint dst, gui
                                         guint64 tag, GError **error);
 
 /**
+ * weft_net_transfer_start_full:
+ * As weft_net_transfer_start_capped(), plus:
+ * @efficiency: payload bytes per byte on the wire, in (0, 1] (a protocol's
+ *   overhead: NCCL's LL carries 8 data bytes per 16-byte line, 0.5); <= 0 or
+ *   > 1 means 1. The transfer moves @bytes of payload but occupies its links
+ *   as @bytes / @efficiency wire bytes: analytical, it takes
+ *   L + S / min(B x efficiency, cap); flow, its LMM coefficient on each edge
+ *   is share_p / efficiency, so its payload rate alone on a route is
+ *   B x efficiency and link statistics count wire bytes.
+ * @sent: (nullable): called once, from the event loop, when the bandwidth
+ *   phase ends (the last byte has left the source: start + S / rate under the
+ *   analytical model, the end of the flow model's sending phase), before
+ *   @done, which follows route latency later (in the same event when the
+ *   latency is 0). A transfer of 0 bytes or to itself is sent at its start
+ *   (through an event, never from inside this call). @sent may start
+ *   transfers but must not cancel its own.
+ * @done, @ctx, @tag, @error: as weft_net_transfer_start().
+ * Collectives use @sent to start the next transfer on a link as soon as the
+ * link is free (pipelining) while data dependencies wait for @done.
+ */
+gboolean weft_net_transfer_start_full(weft_net_t *net, gint src, gint dst, guint64 bytes,
+                                      double rate_cap_Bps, double efficiency, weft_net_done_fn sent,
+                                      weft_net_done_fn done, void *ctx, guint64 tag,
+                                      GError **error);
+
+/**
  * weft_net_transfer_cancel_ctx:
  * @net: the network.
  * @ctx: a ctx given to weft_net_transfer_start().

@@ -22,6 +22,7 @@ typedef enum {
 /* One transfer in flight. Records are addressed by index: the pool may move. */
 typedef struct {
     weft_net_done_fn done;
+    weft_net_done_fn sent; /* NULL: nobody waits for the end of the bandwidth phase */
     void *ctx;
     guint64 tag;
     guint64 bytes;
@@ -29,6 +30,7 @@ typedef struct {
     gboolean in_use;
     const weft_route_t *route; /* NULL for a local copy */
     double cap_Bps;            /* rate cap, INFINITY for none */
+    double efficiency;         /* payload bytes per wire byte, (0, 1] */
     /* flow */
     phase_t phase;
     guint var;             /* LMM variable while sending */
@@ -96,6 +98,11 @@ struct weft_net {
 void weft_net_i_xfer_finish(weft_net_t *net, guint32 idx);
 weft_time_t weft_net_i_time_add(weft_time_t a, weft_time_t b);
 void weft_net_i_credit_bytes(weft_net_t *net, const weft_route_t *route, double bytes);
+/* The last byte of record @idx has been sent (phase set to PHASE_LATENCY by the
+ * caller): calls its sent callback, then calls @arrive (the model's arrival
+ * event, ctx = net, data = the index) now when the route latency is 0, or
+ * schedules it after the latency. */
+void weft_net_i_xfer_sent(weft_net_t *net, guint32 idx, weft_event_fn arrive);
 
 /* flow.c */
 extern const model_ops_t weft_net_i_flow_ops;
