@@ -30,6 +30,21 @@ weft_topo_i_igraph_quiet(void)
     igraph_set_warning_handler(igraph_warning_handler_ignore);
 }
 
+/* The one piece of process-wide mutable state in weft, because igraph's own is (topo_private.h). */
+static GRecMutex igraph_lock;
+
+void
+weft_topo_i_igraph_lock(void)
+{
+    g_rec_mutex_lock(&igraph_lock);
+}
+
+void
+weft_topo_i_igraph_unlock(void)
+{
+    g_rec_mutex_unlock(&igraph_lock);
+}
+
 gboolean
 weft_topo_i_igraph_check(igraph_error_t rc, const weft_topo_t *topo, const char *what,
                          GError **error)
@@ -52,6 +67,7 @@ weft_topo_new(const char *name)
     topo->v_host = g_array_new(FALSE, FALSE, sizeof(gint));
     topo->v_rail = g_array_new(FALSE, FALSE, sizeof(gint));
     topo->v_tier = g_array_new(FALSE, FALSE, sizeof(guint));
+    topo->v_features = g_array_new(FALSE, FALSE, sizeof(guint));
     topo->gpu_vertex = g_array_new(FALSE, FALSE, sizeof(gint));
     topo->by_name = g_hash_table_new(g_str_hash, g_str_equal);
     topo->e_from = g_array_new(FALSE, FALSE, sizeof(gint));
@@ -69,10 +85,12 @@ weft_topo_free(weft_topo_t *topo)
     if (topo == NULL) {
         return;
     }
+    weft_topo_i_igraph_lock();
     weft_topo_i_routing_free(topo);
     if (topo->finalized) {
         igraph_destroy(&topo->graph);
     }
+    weft_topo_i_igraph_unlock();
     g_free(topo->v_domain);
     g_hash_table_destroy(topo->by_name);
     g_ptr_array_free(topo->v_name, TRUE);
@@ -80,6 +98,7 @@ weft_topo_free(weft_topo_t *topo)
     g_array_free(topo->v_host, TRUE);
     g_array_free(topo->v_rail, TRUE);
     g_array_free(topo->v_tier, TRUE);
+    g_array_free(topo->v_features, TRUE);
     g_array_free(topo->gpu_vertex, TRUE);
     g_array_free(topo->e_from, TRUE);
     g_array_free(topo->e_to, TRUE);
@@ -119,6 +138,7 @@ weft_topo_add_vertex(weft_topo_t *topo, weft_vertex_kind_t kind, const char *nam
     g_array_append_val(topo->v_rail, rail);
     guint no_tier = 0;
     g_array_append_val(topo->v_tier, no_tier);
+    g_array_append_val(topo->v_features, no_tier);
     if (host >= 0) {
         topo->n_hosts = MAX(topo->n_hosts, (guint)host + 1);
     }
@@ -193,12 +213,24 @@ weft_topo_add_link(weft_topo_t *topo, gint u, gint v, weft_link_kind_t kind, dou
     return id;
 }
 
+static gboolean finalize_locked(weft_topo_t *topo, GError **error);
+
 gboolean
 weft_topo_finalize(weft_topo_t *topo, GError **error)
 {
     g_return_val_if_fail(topo != NULL, FALSE);
     g_return_val_if_fail(!topo->finalized, FALSE);
     g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+    weft_topo_i_igraph_lock();
+    gboolean ok = finalize_locked(topo, error);
+    weft_topo_i_igraph_unlock();
+    return ok;
+}
+
+/* weft_topo_finalize() under the igraph lock. */
+static gboolean
+finalize_locked(weft_topo_t *topo, GError **error)
+{
 
     if (topo->gpu_vertex->len == 0) {
         g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_GRAPH, "cluster %s: has no GPU",
@@ -349,6 +381,25 @@ weft_topo_vertex_tier(const weft_topo_t *topo, gint v)
 {
     CHECK_V(topo, v, 0);
     return g_array_index(topo->v_tier, guint, v);
+}
+
+void
+weft_topo_set_vertex_features(weft_topo_t *topo, gint v, guint features)
+{
+    g_return_if_fail(topo != NULL && v >= 0 && (guint)v < topo->v_name->len);
+    g_return_if_fail((features & ~(guint)(WEFT_TOPO_FEATURE_NVLS | WEFT_TOPO_FEATURE_SHARP)) == 0);
+    g_return_if_fail(!(features & WEFT_TOPO_FEATURE_NVLS) ||
+                     weft_topo_vertex_kind(topo, v) == WEFT_VERTEX_NVSWITCH);
+    g_return_if_fail(!(features & WEFT_TOPO_FEATURE_SHARP) ||
+                     weft_topo_vertex_kind(topo, v) == WEFT_VERTEX_SWITCH);
+    g_array_index(topo->v_features, guint, v) = features;
+}
+
+guint
+weft_topo_vertex_features(const weft_topo_t *topo, gint v)
+{
+    CHECK_V(topo, v, 0);
+    return g_array_index(topo->v_features, guint, v);
 }
 
 gint

@@ -267,6 +267,30 @@ const weft_route_t *weft_topo_route(weft_topo_t *topo, gint src, gint dst, GErro
 void weft_topo_set_vertex_tier(weft_topo_t *topo, gint v, guint tier);
 guint weft_topo_vertex_tier(const weft_topo_t *topo, gint v);
 
+/* In-network features of a switch vertex (weft_topo_set_vertex_features()). */
+enum {
+    /* an NVSwitch that reduces and multicasts (NVLink SHARP, "NVLS": NVSwitch gen3+) */
+    WEFT_TOPO_FEATURE_NVLS = 1u << 0,
+    /* an InfiniBand switch with in-network reduction (SHARP: Quantum HDR, NDR, XDR) */
+    WEFT_TOPO_FEATURE_SHARP = 1u << 1,
+};
+
+/**
+ * weft_topo_set_vertex_features:
+ * @topo: a cluster (finalized or not: features do not change routes).
+ * @v: a vertex: NVLS only on an NVSwitch, SHARP only on a network switch.
+ * @features: a mask of WEFT_TOPO_FEATURE_* (0: none, the default).
+ *
+ * Collectives read them (coll.h: NVLS and CollNet algorithms). Builders set
+ * them from the catalog (an NVSwitch generation with sharp; InfiniBand leaf,
+ * spine and core switches of HDR or faster fabrics); GraphML keeps them as the
+ * vertex attribute "features" ("nvls", "sharp", comma-separated).
+ */
+void weft_topo_set_vertex_features(weft_topo_t *topo, gint v, guint features);
+
+/** weft_topo_vertex_features: the mask set by weft_topo_set_vertex_features(), 0 by default. */
+guint weft_topo_vertex_features(const weft_topo_t *topo, gint v);
+
 /**
  * weft_topo_vertex_domain:
  * The NVLink domain of vertex @v: finalize numbers the connected components of

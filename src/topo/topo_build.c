@@ -920,6 +920,15 @@ host_prefix(const node_desc *d, guint n, guint h)
     return g_strdup_printf("rack%u/tray%u", n, h);
 }
 
+/*
+ * InfiniBand switches with in-network reduction: SHARPv2 came with the Quantum
+ * (HDR, 200 Gb/s) switches and continues in Quantum-2 (NDR) and Quantum-X800
+ * (XDR) (NVIDIA, "Scalable Hierarchical Aggregation and Reduction Protocol
+ * (SHARP)" documentation; NCCL's CollNet plugin uses it). Every InfiniBand NIC
+ * of the catalog is HDR or faster; the threshold keeps an older, slower one out.
+ */
+#define SHARP_MIN_RATE_BPS 25e9 /* 200 Gb/s */
+
 static gboolean
 build_node_kind(const node_desc *d, const weft_topo_i_ini_t *c, weft_topo_t *topo, GError **error)
 {
@@ -1058,6 +1067,10 @@ build_node_kind(const node_desc *d, const weft_topo_i_ini_t *c, weft_topo_t *top
             if (sw[s] < 0) {
                 return FALSE;
             }
+            if (nvs->sharp) {
+                /* gen3+ chips reduce and multicast (NVLink SHARP): NCCL's NVLS algorithms */
+                weft_topo_set_vertex_features(topo, sw[s], WEFT_TOPO_FEATURE_NVLS);
+            }
         }
         for (guint g = 0; g < gpus_per_node; g++) {
             for (guint s = 0; s < d->n_nvswitch; s++) {
@@ -1114,23 +1127,37 @@ build_node_kind(const node_desc *d, const weft_topo_i_ini_t *c, weft_topo_t *top
     }
 
     endpoints e = {ep, n_ep, gpus_per_node, d->gpus_per_host, "node"};
+    guint first_fabric_vertex = weft_topo_n_vertices(topo);
+    gboolean ok = FALSE;
     switch (fk) {
     case FABRIC_NONE:
         return TRUE;
     case FABRIC_RAIL:
-        return build_rail_optimized(c, topo, &t, &e, od, ou, error);
+        ok = build_rail_optimized(c, topo, &t, &e, od, ou, error);
+        break;
     case FABRIC_LEAF_SPINE:
-        return build_leaf_spine_fabric(c, topo, &t, &e, "nodes_per_leaf", od, ou, error);
+        ok = build_leaf_spine_fabric(c, topo, &t, &e, "nodes_per_leaf", od, ou, error);
+        break;
     case FABRIC_FAT_TREE: {
         guint k = 0;
         if (!read_fat_tree_k(c, n_ep, &k, error)) {
             return FALSE;
         }
         t.radix = k;
-        return build_fat_tree_fabric(c, topo, k, &t, ep, n_ep, error);
+        ok = build_fat_tree_fabric(c, topo, k, &t, ep, n_ep, error);
+        break;
     }
     }
-    g_assert_not_reached();
+    if (ok && g_strcmp0(nic->fabric, "infiniband") == 0 && nic->rate_Bps >= SHARP_MIN_RATE_BPS) {
+        /* The fabric's switches (leaf, spine, core) reduce in-network: SHARP. */
+        for (guint v = first_fabric_vertex; v < weft_topo_n_vertices(topo); v++) {
+            if (weft_topo_vertex_kind(topo, (gint)v) == WEFT_VERTEX_SWITCH &&
+                weft_topo_vertex_tier(topo, (gint)v) >= 1) {
+                weft_topo_set_vertex_features(topo, (gint)v, WEFT_TOPO_FEATURE_SHARP);
+            }
+        }
+    }
+    return ok;
 }
 
 static gboolean

@@ -6,8 +6,9 @@
  *
  * GraphML layout: a directed graph; vertex attributes kind (string: gpu,
  * nvswitch, nic, switch, host), name (string), host, rail, tier (numbers; -1,
- * -1, 0 when absent); edge attributes kind (string: nvlink, pcie, infiniband,
- * ethernet, generic), bandwidth_Bps, latency_ps, lanes (numbers; latency 0 and
+ * -1, 0 when absent), features (string: "nvls", "sharp", comma-separated, ""
+ * or absent for none; see weft_topo_set_vertex_features()); edge attributes kind (string: nvlink,
+ * pcie, infiniband, ethernet, generic), bandwidth_Bps, latency_ps, lanes (numbers; latency 0 and
  * lanes 1 when absent). Each directed edge is written, so link i is the edge
  * pair (2i, 2i+1) in document order, and reading rebuilds that order exactly;
  * an undirected GraphML (from another tool) gives one link per edge. A loaded
@@ -104,6 +105,22 @@ set_num(igraph_t *g, gboolean vertex, const char *name, const igraph_vector_t *v
     return weft_topo_i_igraph_check(rc, topo, name, error);
 }
 
+/* The GraphML spelling of a feature mask. */
+static const char *
+features_text(guint features)
+{
+    switch (features & (WEFT_TOPO_FEATURE_NVLS | WEFT_TOPO_FEATURE_SHARP)) {
+    case WEFT_TOPO_FEATURE_NVLS:
+        return "nvls";
+    case WEFT_TOPO_FEATURE_SHARP:
+        return "sharp";
+    case WEFT_TOPO_FEATURE_NVLS | WEFT_TOPO_FEATURE_SHARP:
+        return "nvls,sharp";
+    default:
+        return "";
+    }
+}
+
 /* Builds the attributed igraph copy of @topo that the writer serializes. */
 static gboolean
 attributed_graph(const weft_topo_t *topo, igraph_t *g, GError **error)
@@ -128,11 +145,13 @@ attributed_graph(const weft_topo_t *topo, igraph_t *g, GError **error)
                                            "name", error);
     igraph_strvector_t kind;
     igraph_strvector_t name;
+    igraph_strvector_t features;
     igraph_vector_t host;
     igraph_vector_t rail;
     igraph_vector_t tier;
     igraph_strvector_init(&kind, n);
     igraph_strvector_init(&name, n);
+    igraph_strvector_init(&features, n);
     igraph_vector_init(&host, n);
     igraph_vector_init(&rail, n);
     igraph_vector_init(&tier, n);
@@ -140,7 +159,11 @@ attributed_graph(const weft_topo_t *topo, igraph_t *g, GError **error)
         ok = igraph_strvector_set(
                  &kind, v, weft_topo_vertex_kind_name(weft_topo_vertex_kind(topo, (gint)v))) ==
                  IGRAPH_SUCCESS &&
-             igraph_strvector_set(&name, v, weft_topo_vertex_name(topo, (gint)v)) == IGRAPH_SUCCESS;
+             igraph_strvector_set(&name, v, weft_topo_vertex_name(topo, (gint)v)) ==
+                 IGRAPH_SUCCESS &&
+             igraph_strvector_set(&features, v,
+                                  features_text(weft_topo_vertex_features(topo, (gint)v))) ==
+                 IGRAPH_SUCCESS;
         VECTOR(host)[v] = weft_topo_vertex_host(topo, (gint)v);
         VECTOR(rail)[v] = weft_topo_vertex_rail(topo, (gint)v);
         VECTOR(tier)[v] = weft_topo_vertex_tier(topo, (gint)v);
@@ -150,11 +173,14 @@ attributed_graph(const weft_topo_t *topo, igraph_t *g, GError **error)
                                   error) &&
          weft_topo_i_igraph_check(igraph_cattribute_VAS_setv(g, "name", &name), topo, "name",
                                   error) &&
+         weft_topo_i_igraph_check(igraph_cattribute_VAS_setv(g, "features", &features), topo,
+                                  "features", error) &&
          set_num(g, TRUE, "host", &host, topo, error) &&
          set_num(g, TRUE, "rail", &rail, topo, error) &&
          set_num(g, TRUE, "tier", &tier, topo, error);
     igraph_strvector_destroy(&kind);
     igraph_strvector_destroy(&name);
+    igraph_strvector_destroy(&features);
     igraph_vector_destroy(&host);
     igraph_vector_destroy(&rail);
     igraph_vector_destroy(&tier);
@@ -195,11 +221,23 @@ attributed_graph(const weft_topo_t *topo, igraph_t *g, GError **error)
     return ok;
 }
 
+static gboolean write_graphml_locked(const weft_topo_t *topo, const char *path, GError **error);
+
 gboolean
 weft_topo_write_graphml(const weft_topo_t *topo, const char *path, GError **error)
 {
     g_return_val_if_fail(topo != NULL && path != NULL, FALSE);
     g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+    weft_topo_i_igraph_lock();
+    gboolean ok = write_graphml_locked(topo, path, error);
+    weft_topo_i_igraph_unlock();
+    return ok;
+}
+
+/* weft_topo_write_graphml() under the igraph lock (topo_private.h). */
+static gboolean
+write_graphml_locked(const weft_topo_t *topo, const char *path, GError **error)
+{
 
     weft_topo_i_igraph_quiet();
     use_c_attributes();
@@ -338,6 +376,43 @@ num_attr(const igraph_t *g, gboolean vertex, gboolean present, const char *name,
     return vertex ? igraph_cattribute_VAN(g, name, i) : igraph_cattribute_EAN(g, name, i);
 }
 
+/* Parses a "features" attribute ("nvls", "sharp", comma-separated) onto vertex @id. */
+static gboolean
+read_features(weft_topo_t *topo, gint id, weft_vertex_kind_t kind, const char *ks, const char *text,
+              const char *path, const char *what, GError **error)
+{
+    guint mask = 0;
+    g_auto(GStrv) words = g_strsplit(text != NULL ? text : "", ",", -1);
+    for (guint i = 0; words[i] != NULL; i++) {
+        const char *w = g_strstrip(words[i]);
+        guint f = 0;
+        if (w[0] == '\0') {
+            continue;
+        } else if (g_ascii_strcasecmp(w, "nvls") == 0) {
+            f = WEFT_TOPO_FEATURE_NVLS;
+        } else if (g_ascii_strcasecmp(w, "sharp") == 0) {
+            f = WEFT_TOPO_FEATURE_SHARP;
+        } else {
+            g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_KEY,
+                        "%s: %s: features = \"%s\": \"%s\" is not one of nvls, sharp", path, what,
+                        text, w);
+            return FALSE;
+        }
+        weft_vertex_kind_t need =
+            f == WEFT_TOPO_FEATURE_NVLS ? WEFT_VERTEX_NVSWITCH : WEFT_VERTEX_SWITCH;
+        if (kind != need) {
+            g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                        "%s: %s: features = \"%s\" on a %s (nvls is for nvswitch, sharp for "
+                        "switch vertices)",
+                        path, what, text, ks);
+            return FALSE;
+        }
+        mask |= f;
+    }
+    weft_topo_set_vertex_features(topo, id, mask);
+    return TRUE;
+}
+
 /* Adds the vertices of @g to @topo. */
 static gboolean
 read_vertices(weft_topo_t *topo, const igraph_t *g, const char *path, GError **error)
@@ -347,6 +422,7 @@ read_vertices(weft_topo_t *topo, const igraph_t *g, const char *path, GError **e
     gboolean has_host;
     gboolean has_rail;
     gboolean has_tier;
+    gboolean has_features;
     if (!check_attr(g, path, IGRAPH_ATTRIBUTE_VERTEX, "kind", IGRAPH_ATTRIBUTE_STRING, TRUE,
                     &has_kind, error) ||
         !check_attr(g, path, IGRAPH_ATTRIBUTE_VERTEX, "name", IGRAPH_ATTRIBUTE_STRING, TRUE,
@@ -356,7 +432,9 @@ read_vertices(weft_topo_t *topo, const igraph_t *g, const char *path, GError **e
         !check_attr(g, path, IGRAPH_ATTRIBUTE_VERTEX, "rail", IGRAPH_ATTRIBUTE_NUMERIC, FALSE,
                     &has_rail, error) ||
         !check_attr(g, path, IGRAPH_ATTRIBUTE_VERTEX, "tier", IGRAPH_ATTRIBUTE_NUMERIC, FALSE,
-                    &has_tier, error)) {
+                    &has_tier, error) ||
+        !check_attr(g, path, IGRAPH_ATTRIBUTE_VERTEX, "features", IGRAPH_ATTRIBUTE_STRING, FALSE,
+                    &has_features, error)) {
         return FALSE;
     }
     guint n = (guint)igraph_vcount(g);
@@ -407,6 +485,11 @@ read_vertices(weft_topo_t *topo, const igraph_t *g, const char *path, GError **e
         }
         if (tier != 0) {
             weft_topo_set_vertex_tier(topo, id, (guint)tier);
+        }
+        if (has_features &&
+            !read_features(topo, id, kind, ks, igraph_cattribute_VAS(g, "features", v), path, what,
+                           error)) {
+            return FALSE;
         }
     }
     return TRUE;
@@ -512,12 +595,23 @@ read_links(weft_topo_t *topo, const igraph_t *g, const char *path, GError **erro
     return TRUE;
 }
 
+static weft_topo_t *load_graphml_locked(const char *path, GError **error);
+
 weft_topo_t *
 weft_topo_load_graphml(const char *path, GError **error)
 {
     g_return_val_if_fail(path != NULL, NULL);
     g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+    weft_topo_i_igraph_lock();
+    weft_topo_t *topo = load_graphml_locked(path, error);
+    weft_topo_i_igraph_unlock();
+    return topo;
+}
 
+/* weft_topo_load_graphml() under the igraph lock (topo_private.h). */
+static weft_topo_t *
+load_graphml_locked(const char *path, GError **error)
+{
     FILE *f = g_fopen(path, "r");
     if (f == NULL) {
         int errsv = errno;
@@ -679,17 +773,20 @@ weft_topo_equal(const weft_topo_t *a, const weft_topo_t *b, GString *why)
             g_strcmp0(weft_topo_vertex_name(a, i), weft_topo_vertex_name(b, i)) != 0 ||
             weft_topo_vertex_host(a, i) != weft_topo_vertex_host(b, i) ||
             weft_topo_vertex_rail(a, i) != weft_topo_vertex_rail(b, i) ||
-            weft_topo_vertex_tier(a, i) != weft_topo_vertex_tier(b, i)) {
+            weft_topo_vertex_tier(a, i) != weft_topo_vertex_tier(b, i) ||
+            weft_topo_vertex_features(a, i) != weft_topo_vertex_features(b, i)) {
             if (why != NULL) {
                 g_string_append_printf(why,
-                                       "vertex %u: %s %s host %d rail %d tier %u against %s %s "
-                                       "host %d rail %d tier %u",
+                                       "vertex %u: %s %s host %d rail %d tier %u features %u "
+                                       "against %s %s host %d rail %d tier %u features %u",
                                        v, weft_topo_vertex_kind_name(weft_topo_vertex_kind(a, i)),
                                        weft_topo_vertex_name(a, i), weft_topo_vertex_host(a, i),
                                        weft_topo_vertex_rail(a, i), weft_topo_vertex_tier(a, i),
+                                       weft_topo_vertex_features(a, i),
                                        weft_topo_vertex_kind_name(weft_topo_vertex_kind(b, i)),
                                        weft_topo_vertex_name(b, i), weft_topo_vertex_host(b, i),
-                                       weft_topo_vertex_rail(b, i), weft_topo_vertex_tier(b, i));
+                                       weft_topo_vertex_rail(b, i), weft_topo_vertex_tier(b, i),
+                                       weft_topo_vertex_features(b, i));
             }
             return FALSE;
         }

@@ -33,6 +33,7 @@ struct weft_topo {
     GArray *v_host;      /* gint */
     GArray *v_rail;      /* gint */
     GArray *v_tier;      /* guint: 0 untiered, 1 leaf, 2 spine, 3 core */
+    GArray *v_features;  /* guint: WEFT_TOPO_FEATURE_* mask */
     GArray *gpu_vertex;  /* gint: GPU number -> vertex id */
     GHashTable *by_name; /* char * (borrowed from v_name) -> vertex id + 1 */
     guint n_hosts;       /* 1 + largest host index seen */
@@ -66,6 +67,20 @@ void weft_topo_i_units_error(GError **error, GError *uerr, const char *file, con
  * handlers (igraph's default aborts); call before a batch of igraph calls.
  */
 void weft_topo_i_igraph_quiet(void);
+
+/*
+ * weft_topo_i_igraph_lock, weft_topo_i_igraph_unlock: serialize igraph calls
+ * between threads (a recursive lock, so locked sections may nest). igraph
+ * keeps its error handler, its "finally" cleanup stack and its attribute
+ * table in process-wide variables unless it is built thread-safe, and Debian
+ * 12's libigraph 0.10.2 is not (igraph_threading.h: IGRAPH_THREAD_SAFE 0):
+ * two threads inside igraph at once can corrupt the cleanup stack and abort.
+ * Every batch of igraph calls (graph creation, BFS, components, GraphML,
+ * analysis, destroy) runs under this lock, so `weft sweep` can run
+ * simulations in threads. Uncontended, a lock costs about 20 ns.
+ */
+void weft_topo_i_igraph_lock(void);
+void weft_topo_i_igraph_unlock(void);
 
 /* weft_topo_i_igraph_check: TRUE if @rc is IGRAPH_SUCCESS, else a WEFT_TOPO_ERROR_GRAPH naming
  * @what. */
