@@ -32,6 +32,13 @@ int weft_cmd_replay(int argc, char **argv);
  */
 int weft_cmd_topo(int argc, char **argv);
 
+/**
+ * weft_cmd_sweep:
+ * @argc, @argv: the arguments after "weft" (argv[0] is "sweep").
+ * Returns: a WEFT_EXIT_* code.
+ */
+int weft_cmd_sweep(int argc, char **argv);
+
 /** weft_cli_usage_error: prints "weft CMD: MESSAGE" and a hint to stderr; returns WEFT_EXIT_USAGE.
  */
 int weft_cli_usage_error(const char *cmd, const char *message);

@@ -7,6 +7,7 @@
  * topo/topo.h are used: this file builds its own igraph graphs from them.
  */
 #include "topo/analysis.h"
+#include "topo/topo_private.h"
 
 #include <igraph.h>
 #include <math.h>
@@ -538,12 +539,24 @@ out_edge_lists(const weft_topo_t *topo)
     return lists;
 }
 
+static gboolean summarize_locked(weft_topo_t *topo, weft_topo_summary_t *out, GError **error);
+
 gboolean
 weft_topo_summarize(weft_topo_t *topo, weft_topo_summary_t *out, GError **error)
 {
     g_return_val_if_fail(topo != NULL, FALSE);
     g_return_val_if_fail(out != NULL, FALSE);
     g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+    weft_topo_i_igraph_lock();
+    gboolean ok = summarize_locked(topo, out, error);
+    weft_topo_i_igraph_unlock();
+    return ok;
+}
+
+/* weft_topo_summarize() under the igraph lock (topo_private.h). */
+static gboolean
+summarize_locked(weft_topo_t *topo, weft_topo_summary_t *out, GError **error)
+{
 
     igraph_quiet();
     weft_topo_summary_t s;
@@ -636,12 +649,24 @@ reach(const weft_topo_t *topo, const igraph_t *g, gint root, igraph_neimode_t mo
     return igraph_ok(rc, topo, "subcomponent", error);
 }
 
+static gboolean check_locked(weft_topo_t *topo, GString *report, GError **error);
+
 gboolean
 weft_topo_check(weft_topo_t *topo, GString *report, GError **error)
 {
     g_return_val_if_fail(topo != NULL, FALSE);
     g_return_val_if_fail(report != NULL, FALSE);
     g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+    weft_topo_i_igraph_lock();
+    gboolean ok = check_locked(topo, report, error);
+    weft_topo_i_igraph_unlock();
+    return ok;
+}
+
+/* weft_topo_check() under the igraph lock (topo_private.h). */
+static gboolean
+check_locked(weft_topo_t *topo, GString *report, GError **error)
+{
 
     igraph_quiet();
     findings_t f = {.report = report};

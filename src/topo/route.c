@@ -398,10 +398,12 @@ funnel_distances(weft_topo_t *topo, guint vi, gint funnel, GError **error)
         return d->dist;
     }
     guint n = topo->v_name->len;
+    weft_topo_i_igraph_lock();
     weft_topo_i_igraph_quiet();
     igraph_vector_int_t order;
     igraph_vector_int_t layers;
     if (!weft_topo_i_igraph_check(igraph_vector_int_init(&order, 0), topo, "vector_init", error)) {
+        weft_topo_i_igraph_unlock();
         return NULL;
     }
     igraph_error_t rc = igraph_vector_int_init(&layers, 0);
@@ -414,6 +416,7 @@ funnel_distances(weft_topo_t *topo, guint vi, gint funnel, GError **error)
     }
     if (!weft_topo_i_igraph_check(rc, topo, "bfs_simple", error)) {
         igraph_vector_int_destroy(&order);
+        weft_topo_i_igraph_unlock();
         return NULL;
     }
     d = g_new0(dist_entry, 1);
@@ -430,6 +433,7 @@ funnel_distances(weft_topo_t *topo, guint vi, gint funnel, GError **error)
     }
     igraph_vector_int_destroy(&order);
     igraph_vector_int_destroy(&layers);
+    weft_topo_i_igraph_unlock();
 
     while (g_queue_get_length(&r->lru) >= r->dist_max) {
         GList *old = g_queue_pop_tail_link(&r->lru);

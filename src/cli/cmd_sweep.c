@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * weft sweep: run a study (src/study): a base scenario and axes over its keys,
+ * one simulation per point on all cores, a results CSV in grid order; resume
+ * an interrupted study, run one shard of it, or merge the shards' CSVs.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "study/study.h"
+
+int
+weft_cmd_sweep(int argc, char **argv)
+{
+    gint jobs = 0;
+    g_autofree char *output = NULL;
+    g_autofree char *shard = NULL;
+    gboolean resume = FALSE;
+    gboolean merge = FALSE;
+    gboolean quiet = FALSE;
+    GOptionEntry entries[] = {
+        {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
+         "run N points at once, in threads (default: every processor)", "N"},
+        {"output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
+         "results CSV (default: the study's `results`, else STUDY.csv beside it)", "FILE"},
+        {"resume", 0, 0, G_OPTION_ARG_NONE, &resume,
+         "finish an interrupted study: run only the points its journal (FILE.partial) lacks", NULL},
+        {"shard", 0, 0, G_OPTION_ARG_STRING, &shard,
+         "run only shard K of N: the points i with i mod N = K - 1", "K/N"},
+        {"merge", 0, 0, G_OPTION_ARG_NONE, &merge,
+         "join shard CSVs (the arguments) into one CSV in grid order (needs -o)", NULL},
+        {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "no progress and no closing line", NULL},
+        {NULL},
+    };
+    g_autoptr(GOptionContext) ctx =
+        g_option_context_new("STUDY.ini | --merge -o OUT.csv SHARD.csv... - run a study");
+    g_option_context_set_summary(
+        ctx, "Runs a study: a base scenario and axes over its keys (doc/studies.md). Each\n"
+             "point is one replay; points run in threads, and the results CSV has one row\n"
+             "per point in grid order, identical for any -j. Finished rows are appended to\n"
+             "FILE.partial at once, so an interrupted study loses none: --resume finishes\n"
+             "it. Progress goes to stderr when it is a terminal.");
+    g_option_context_set_description(
+        ctx, "Examples:\n"
+             "  weft sweep studies/fabric-chunks.ini\n"
+             "  weft sweep -j 2 --resume studies/fabric-chunks.ini\n"
+             "  weft sweep --shard 3/8 -o part3.csv studies/fabric-chunks.ini\n"
+             "  weft sweep --merge -o all.csv part*.csv\n\n"
+             "Exit status: 0 when every point has a row (failed points included: see the\n"
+             "status and error columns), 1 on a bad study, journal or shard file, 2 on a\n"
+             "usage error.");
+    g_option_context_add_main_entries(ctx, entries, NULL);
+    g_autoptr(GError) error = NULL;
+    if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+        return weft_cli_usage_error("sweep", error->message);
+    }
+    if (merge) {
+        if (output == NULL) {
+            return weft_cli_usage_error("sweep", "--merge needs -o OUT.csv");
+        }
+        if (argc < 2) {
+            return weft_cli_usage_error("sweep", "--merge needs the shard CSVs");
+        }
+        if (shard != NULL || resume || jobs != 0) {
+            return weft_cli_usage_error("sweep", "--merge takes no --shard, --resume or -j");
+        }
+        if (!weft_study_merge((const char *const *)argv + 1, output, &error)) {
+            return weft_cli_error("sweep", error);
+        }
+        if (!quiet) {
+            fprintf(stderr, "weft sweep: merged %d shard(s) into %s\n", argc - 1, output);
+        }
+        return WEFT_EXIT_OK;
+    }
+    if (argc != 2) {
+        return weft_cli_usage_error("sweep",
+                                    argc < 2 ? "no study file" : "more than one study file");
+    }
+    if (jobs < 0) {
+        return weft_cli_usage_error("sweep", "-j must be at least 1");
+    }
+    weft_study_options_t opts = {
+        .jobs = (guint)jobs,
+        .output = output,
+        .resume = resume,
+        .progress = !quiet && isatty(STDERR_FILENO),
+    };
+    if (shard != NULL && !weft_study_parse_shard(shard, &opts.shard_k, &opts.shard_n, &error)) {
+        return weft_cli_usage_error("sweep", error->message);
+    }
+    g_autoptr(weft_study_t) st = weft_study_load(argv[1], &error);
+    if (st == NULL) {
+        return weft_cli_error("sweep", error);
+    }
+    weft_study_stats_t stats;
+    if (!weft_study_run(st, &opts, &stats, &error)) {
+        return weft_cli_error("sweep", error);
+    }
+    if (!quiet) {
+        fprintf(stderr, "weft sweep: %u point%s (%u run, %u from the journal), %u failed -> %s\n",
+                stats.points, stats.points == 1 ? "" : "s", stats.ran, stats.resumed, stats.failed,
+                output != NULL ? output : weft_study_results_path(st));
+    }
+    return WEFT_EXIT_OK;
+}

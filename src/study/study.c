@@ -1,0 +1,1330 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Studies (study.h): the study file read, its axes expanded into a grid and
+ * checked before anything runs, each point run as its own scenario on a
+ * thread pool, rows journaled as they finish, the CSV written in grid order,
+ * and shard CSVs merged. The file layout: definition, points, rows, journal,
+ * the run, merge.
+ */
+#include "study/study.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <igraph.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "coll/coll.h"
+#include "core/keyfile.h"
+#include "core/units.h"
+#include "hw/hw.h"
+#include "net/net.h"
+#include "replay/replay.h"
+#include "scenario/scenario.h"
+#include "topo/topo.h"
+#include "workload/workload.h"
+
+/* clang-format off */
+G_DEFINE_QUARK(weft-study-error-quark, weft_study_error)
+/* clang-format on */
+
+/* At most this many points, and values per axis: a guard against typos such as `range 1 1e9 1`. */
+#define MAX_POINTS (1u << 24)
+
+/* ---- metrics ------------------------------------------------------------------------------ */
+
+/* Per-rank fields and their aggregates: metric 1 + 3 f + a is FIELD_us_AGG. */
+static const char *const rank_fields[] = {"finish", "compute", "exposed_comm", "overlapped_comm",
+                                          "idle"};
+static const char *const aggregates[] = {"max", "mean", "min"};
+#define N_RANK_METRICS (G_N_ELEMENTS(rank_fields) * G_N_ELEMENTS(aggregates))
+
+static const char *const metric_names[] = {
+    "step_time_us",
+    "finish_us_max",
+    "finish_us_mean",
+    "finish_us_min",
+    "compute_us_max",
+    "compute_us_mean",
+    "compute_us_min",
+    "exposed_comm_us_max",
+    "exposed_comm_us_mean",
+    "exposed_comm_us_min",
+    "overlapped_comm_us_max",
+    "overlapped_comm_us_mean",
+    "overlapped_comm_us_min",
+    "idle_us_max",
+    "idle_us_mean",
+    "idle_us_min",
+    "ranks",
+    "gpus",
+    "vertices",
+    "links",
+    "nodes",
+    "collectives",
+    "p2p_transfers",
+    "events",
+    NULL,
+};
+enum { M_STEP = 0, M_RANKS = 1 + N_RANK_METRICS };
+
+static const char *const default_metrics = "step_time_us, compute_us_max, exposed_comm_us_max, "
+                                           "idle_us_max, events";
+
+const char *const *
+weft_study_metric_names(void)
+{
+    return metric_names;
+}
+
+static weft_time_t
+rank_field(const weft_rank_result_t *rr, guint f)
+{
+    switch (f) {
+    case 0:
+        return rr->finish_ps;
+    case 1:
+        return rr->compute_ps;
+    case 2:
+        return rr->exposed_comm_ps;
+    case 3:
+        return rr->overlapped_comm_ps;
+    default:
+        return rr->idle_ps;
+    }
+}
+
+/* Appends metric @m of @run to @s (no separator). */
+static void
+append_metric(GString *s, guint m, const weft_scenario_run_t *run)
+{
+    const weft_replay_result_t *res = run->replay;
+    if (m == M_STEP) {
+        g_string_append_printf(s, "%.6f", weft_time_to_us(res->step_ps));
+        return;
+    }
+    if (m < M_RANKS) {
+        guint f = (m - 1) / G_N_ELEMENTS(aggregates);
+        guint a = (m - 1) % G_N_ELEMENTS(aggregates);
+        weft_time_t mx = G_MININT64, mn = G_MAXINT64;
+        double sum = 0.0;
+        for (guint r = 0; r < res->n_ranks; r++) {
+            weft_time_t v = rank_field(&res->ranks[r], f);
+            mx = MAX(mx, v);
+            mn = MIN(mn, v);
+            sum += (double)v;
+        }
+        if (res->n_ranks == 0) {
+            mx = mn = 0;
+        }
+        double us = a == 0   ? weft_time_to_us(mx)
+                    : a == 2 ? weft_time_to_us(mn)
+                             : (res->n_ranks > 0 ? sum / res->n_ranks / 1e6 : 0.0);
+        g_string_append_printf(s, "%.6f", us);
+        return;
+    }
+    guint64 v = 0;
+    switch (m - M_RANKS) {
+    case 0:
+        v = res->n_ranks;
+        break;
+    case 1:
+        v = weft_topo_n_gpus(run->topo);
+        break;
+    case 2:
+        v = weft_topo_n_vertices(run->topo);
+        break;
+    case 3:
+        v = weft_topo_n_edges(run->topo);
+        break;
+    case 4:
+        v = weft_workload_node_count(run->workload);
+        break;
+    case 5:
+        v = res->collectives;
+        break;
+    case 6:
+        v = res->p2p_transfers;
+        break;
+    default:
+        v = res->events;
+        break;
+    }
+    g_string_append_printf(s, "%" G_GUINT64_FORMAT, v);
+}
+
+/* ---- the study ------------------------------------------------------------------------------ */
+
+typedef struct {
+    char *group;
+    char *key;
+    char *value; /* as given to weft_scenario_set_value() (paths absolute) */
+} setting_t;
+
+static void
+setting_free(gpointer p)
+{
+    setting_t *s = p;
+    g_free(s->group);
+    g_free(s->key);
+    g_free(s->value);
+    g_free(s);
+}
+
+typedef struct {
+    char *name;
+    char *group;
+    char *key;
+    GPtrArray *shown; /* char *: values as written, for the CSV */
+    GPtrArray *set;   /* char *: values given to the scenario (paths resolved) */
+} axis_t;
+
+static void
+axis_free(gpointer p)
+{
+    axis_t *a = p;
+    g_free(a->name);
+    g_free(a->group);
+    g_free(a->key);
+    g_ptr_array_unref(a->shown);
+    g_ptr_array_unref(a->set);
+    g_free(a);
+}
+
+struct weft_study {
+    char *path;      /* the study file as given */
+    char *dir;       /* its directory, absolute */
+    char *scenario;  /* the base scenario file, absolute; NULL: none */
+    GPtrArray *base; /* setting_t: the study's own scenario groups, in file order */
+    GPtrArray *axes; /* axis_t, in file order */
+    gboolean zip;    /* mode = zip */
+    GArray *metrics; /* guint: indexes into metric_names */
+    guint n_points;  /* grid size */
+    char *results;   /* default CSV path */
+    char *hash;      /* SHA-256 of the effective definition, hex */
+    char *header;    /* the CSV header line, with its newline */
+};
+
+void
+weft_study_free(weft_study_t *st)
+{
+    if (st == NULL) {
+        return;
+    }
+    g_free(st->path);
+    g_free(st->dir);
+    g_free(st->scenario);
+    if (st->base != NULL) {
+        g_ptr_array_unref(st->base);
+    }
+    if (st->axes != NULL) {
+        g_ptr_array_unref(st->axes);
+    }
+    if (st->metrics != NULL) {
+        g_array_unref(st->metrics);
+    }
+    g_free(st->results);
+    g_free(st->hash);
+    g_free(st->header);
+    g_free(st);
+}
+
+guint
+weft_study_n_points(const weft_study_t *st)
+{
+    g_return_val_if_fail(st != NULL, 0);
+    return st->n_points;
+}
+
+const char *
+weft_study_hash(const weft_study_t *st)
+{
+    g_return_val_if_fail(st != NULL, NULL);
+    return st->hash;
+}
+
+const char *
+weft_study_results_path(const weft_study_t *st)
+{
+    g_return_val_if_fail(st != NULL, NULL);
+    return st->results;
+}
+
+/*
+ * Whether group.key holds a path, found by asking a scenario rather than by
+ * a second list of path keys: a path key stores a relative value as an
+ * absolute path (cluster.file reads the file at once, so a missing one fails
+ * with WEFT_SCENARIO_ERROR_IO, which only paths do).
+ */
+static gboolean
+is_path_key(const char *group, const char *key)
+{
+    static const char probe[] = "weft-study-path-probe";
+    g_autoptr(weft_scenario_t) sc = weft_scenario_new();
+    g_autoptr(GError) err = NULL;
+    if (!weft_scenario_set_value(sc, group, key, probe, &err)) {
+        return g_error_matches(err, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_IO);
+    }
+    const char *v = weft_scenario_get(sc, group, key);
+    return v != NULL && g_path_is_absolute(v) && strcmp(v, probe) != 0;
+}
+
+/* @value as given to the scenario: a relative path resolved against the study's directory. */
+static char *
+resolve_value(const weft_study_t *st, const char *group, const char *key, const char *value)
+{
+    if (value[0] != '\0' && !g_path_is_absolute(value) && is_path_key(group, key)) {
+        return g_canonicalize_filename(value, st->dir);
+    }
+    return g_strdup(value);
+}
+
+/* The base scenario: the `scenario` file, then the study's own scenario groups. */
+static weft_scenario_t *
+build_base(const weft_study_t *st, GError **error)
+{
+    g_autoptr(weft_scenario_t) sc = weft_scenario_new();
+    if (st->scenario != NULL && !weft_scenario_load(sc, st->scenario, error)) {
+        return NULL;
+    }
+    for (guint i = 0; i < st->base->len; i++) {
+        setting_t *s = g_ptr_array_index(st->base, i);
+        if (!weft_scenario_set_value(sc, s->group, s->key, s->value, error)) {
+            g_prefix_error(error, "%s: [%s] %s: ", st->path, s->group, s->key);
+            return NULL;
+        }
+    }
+    return g_steal_pointer(&sc);
+}
+
+/* Value index of every axis at point @i (cartesian: last axis fastest). */
+static void
+point_indexes(const weft_study_t *st, guint i, guint *idx)
+{
+    for (guint a = st->axes->len; a-- > 0;) {
+        axis_t *ax = g_ptr_array_index(st->axes, a);
+        if (st->zip) {
+            idx[a] = i;
+        } else {
+            idx[a] = i % ax->set->len;
+            i /= ax->set->len;
+        }
+    }
+}
+
+/* Sets axis @ax to its value @v on @sc; the error names the study, the axis, key and value. */
+static gboolean
+set_axis(const weft_study_t *st, weft_scenario_t *sc, const axis_t *ax, guint v, GError **error)
+{
+    g_autoptr(GError) err = NULL;
+    if (!weft_scenario_set_value(sc, ax->group, ax->key, g_ptr_array_index(ax->set, v), &err)) {
+        g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_AXIS,
+                    "%s: axis.%s (%s.%s) value \"%s\": %s", st->path, ax->name, ax->group, ax->key,
+                    (const char *)g_ptr_array_index(ax->shown, v), err->message);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+char *
+weft_study_point_text(const weft_study_t *st, guint i)
+{
+    g_return_val_if_fail(st != NULL && i < st->n_points, NULL);
+    g_autofree guint *idx = g_new0(guint, MAX(st->axes->len, 1));
+    point_indexes(st, i, idx);
+    GString *s = g_string_new(NULL);
+    for (guint a = 0; a < st->axes->len; a++) {
+        axis_t *ax = g_ptr_array_index(st->axes, a);
+        g_string_append_printf(s, "%s%s=%s", a > 0 ? " " : "", ax->name,
+                               (const char *)g_ptr_array_index(ax->shown, idx[a]));
+    }
+    return g_string_free(s, FALSE);
+}
+
+/* ---- axes ---------------------------------------------------------------------------------- */
+
+/* A number with an optional unit suffix: "50GB/s" -> 50, "GB/s"; "8" -> 8, "". */
+static gboolean
+parse_number_unit(const char *text, double *num, char **unit)
+{
+    char *end = NULL;
+    errno = 0;
+    *num = g_ascii_strtod(text, &end);
+    if (end == text || errno != 0 || !isfinite(*num)) {
+        return FALSE;
+    }
+    *unit = g_strdup(end);
+    return TRUE;
+}
+
+static void
+add_value(axis_t *ax, double v, const char *unit)
+{
+    char buf[64];
+    g_snprintf(buf, sizeof buf, "%.15g%s", v, unit);
+    g_ptr_array_add(ax->shown, g_strdup(buf));
+}
+
+/*
+ * Expands the VALUES of an axis into ax->shown: a list, `range START STOP
+ * STEP` or `log START STOP xF`. @what names the axis in messages.
+ */
+static gboolean
+expand_values(axis_t *ax, const char *values, const char *what, GError **error)
+{
+    g_auto(GStrv) words = g_strsplit_set(values, " \t", -1);
+    GPtrArray *w = g_ptr_array_new();
+    for (guint i = 0; words[i] != NULL; i++) {
+        if (words[i][0] != '\0') {
+            g_ptr_array_add(w, words[i]);
+        }
+    }
+    g_autoptr(GPtrArray) word = w;
+    gboolean is_range = word->len > 0 && strcmp(g_ptr_array_index(word, 0), "range") == 0;
+    gboolean is_log = word->len > 0 && strcmp(g_ptr_array_index(word, 0), "log") == 0;
+    if (!is_range && !is_log) {
+        g_auto(GStrv) items = g_strsplit(values, ",", -1);
+        for (guint i = 0; items[i] != NULL; i++) {
+            g_strstrip(items[i]);
+            if (items[i][0] == '\0') {
+                g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_PARSE,
+                            "%s: value %u of \"%s\" is empty", what, i + 1, values);
+                return FALSE;
+            }
+            g_ptr_array_add(ax->shown, g_strdup(items[i]));
+        }
+        return TRUE;
+    }
+    const char *form = is_range ? "range START STOP STEP" : "log START STOP xFACTOR";
+    if (word->len != 4) {
+        g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_PARSE, "%s: \"%s\": expected %s",
+                    what, values, form);
+        return FALSE;
+    }
+    double start = 0, stop = 0, step = 0;
+    g_autofree char *u_start = NULL, *u_stop = NULL, *u_step = NULL;
+    const char *step_text = g_ptr_array_index(word, 3);
+    if (is_log) {
+        if (step_text[0] != 'x') {
+            g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_PARSE,
+                        "%s: \"%s\": the factor \"%s\" must be written xF (x2, x10)", what, values,
+                        step_text);
+            return FALSE;
+        }
+        step_text++;
+    }
+    if (!parse_number_unit(g_ptr_array_index(word, 1), &start, &u_start) ||
+        !parse_number_unit(g_ptr_array_index(word, 2), &stop, &u_stop) ||
+        !parse_number_unit(step_text, &step, &u_step)) {
+        g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_PARSE,
+                    "%s: \"%s\": expected %s with numbers (and one unit)", what, values, form);
+        return FALSE;
+    }
+    if (strcmp(u_start, u_stop) != 0 || (u_step[0] != '\0' && strcmp(u_step, u_start) != 0) ||
+        (is_log && u_step[0] != '\0')) {
+        g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_PARSE,
+                    "%s: \"%s\": START, STOP%s must carry the same unit", what, values,
+                    is_range ? " and STEP" : "");
+        return FALSE;
+    }
+    if (stop < start || (is_range && step <= 0) || (is_log && (start <= 0 || step <= 1))) {
+        g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_PARSE,
+                    "%s: \"%s\": needs START <= STOP and %s", what, values,
+                    is_range ? "STEP > 0" : "START > 0 and a factor > 1");
+        return FALSE;
+    }
+    /* inclusive STOP with a relative slack of 1e-9 so 0.1 steps reach 1.0 */
+    if (is_range) {
+        double n = floor((stop - start) / step + 1e-9) + 1;
+        if (n > MAX_POINTS) {
+            g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_PARSE,
+                        "%s: \"%s\": more than %u values", what, values, MAX_POINTS);
+            return FALSE;
+        }
+        for (guint i = 0; i < (guint)n; i++) {
+            add_value(ax, start + i * step, u_start);
+        }
+    } else {
+        for (guint i = 0;; i++) {
+            double v = start * pow(step, i);
+            if (v > stop * (1 + 1e-9)) {
+                break;
+            }
+            add_value(ax, v, u_start);
+        }
+    }
+    return TRUE;
+}
+
+/* Parses `axis.NAME = GROUP.KEY: VALUES`. */
+static axis_t *
+parse_axis(const weft_study_t *st, const char *name, const char *text, GError **error)
+{
+    g_autofree char *what = g_strdup_printf("%s: axis.%s", st->path, name);
+    const char *colon = strchr(text, ':');
+    g_autofree char *target = colon != NULL ? g_strstrip(g_strndup(text, colon - text)) : NULL;
+    char *dot = target != NULL ? strchr(target, '.') : NULL;
+    if (name[0] == '\0' || dot == NULL || dot == target || dot[1] == '\0' ||
+        strchr(target, ' ') != NULL) {
+        g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_PARSE,
+                    "%s = \"%s\": expected axis.NAME = GROUP.KEY: VALUES", what, text);
+        return NULL;
+    }
+    axis_t *ax = g_new0(axis_t, 1);
+    ax->name = g_strdup(name);
+    ax->group = g_strndup(target, dot - target);
+    ax->key = g_strdup(dot + 1);
+    ax->shown = g_ptr_array_new_with_free_func(g_free);
+    ax->set = g_ptr_array_new_with_free_func(g_free);
+    g_autofree char *values = g_strstrip(g_strdup(colon + 1));
+    if (!expand_values(ax, values, what, error)) {
+        axis_free(ax);
+        return NULL;
+    }
+    for (guint v = 0; v < ax->shown->len; v++) {
+        g_ptr_array_add(ax->set,
+                        resolve_value(st, ax->group, ax->key, g_ptr_array_index(ax->shown, v)));
+    }
+    return ax;
+}
+
+/*
+ * Builds the cluster @sc describes, to check [cluster] axis values (which the
+ * scenario takes unchecked) before any point runs. A YAML or GraphML
+ * cluster.file was read when set, and takes no other [cluster] key.
+ */
+static gboolean
+check_cluster(const weft_scenario_t *sc, const char *origin, GError **error)
+{
+    g_autofree char *ini = weft_scenario_to_ini(sc);
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    if (!g_key_file_load_from_data(kf, ini, (gsize)-1, G_KEY_FILE_NONE, error)) {
+        return FALSE;
+    }
+    g_key_file_remove_key(kf, "cluster", "file", NULL);
+    gsize n = 0;
+    g_auto(GStrv) keys = g_key_file_get_keys(kf, "cluster", &n, NULL);
+    if (n == 0) {
+        return TRUE;
+    }
+    weft_topo_t *topo = weft_topo_load_keyfile(kf, "cluster", origin, error);
+    weft_topo_free(topo);
+    return topo != NULL;
+}
+
+/* Checks every value of every axis on a scratch scenario: base + first value of every axis. */
+static gboolean
+check_axes(const weft_study_t *st, GError **error)
+{
+    for (guint a = 0; a < st->axes->len; a++) {
+        axis_t *ax = g_ptr_array_index(st->axes, a);
+        for (guint v = 0; v < ax->set->len; v++) {
+            g_autoptr(weft_scenario_t) sc = build_base(st, error);
+            if (sc == NULL) {
+                return FALSE;
+            }
+            for (guint b = 0; b < st->axes->len; b++) {
+                if (b != a && !set_axis(st, sc, g_ptr_array_index(st->axes, b), 0, error)) {
+                    return FALSE;
+                }
+            }
+            if (!set_axis(st, sc, ax, v, error)) {
+                return FALSE;
+            }
+            g_autoptr(GError) err = NULL;
+            gboolean ok = weft_scenario_check(sc, &err);
+            if (ok && strcmp(ax->group, "cluster") == 0) {
+                ok = check_cluster(sc, st->path, &err);
+            }
+            if (!ok) {
+                g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_AXIS,
+                            "%s: axis.%s (%s.%s) value \"%s\": %s", st->path, ax->name, ax->group,
+                            ax->key, (const char *)g_ptr_array_index(ax->shown, v), err->message);
+                return FALSE;
+            }
+        }
+    }
+    return TRUE;
+}
+
+static gboolean
+parse_metrics(weft_study_t *st, const char *text, GError **error)
+{
+    g_auto(GStrv) items = g_strsplit(text, ",", -1);
+    for (guint i = 0; items[i] != NULL; i++) {
+        g_strstrip(items[i]);
+        guint m = 0;
+        while (metric_names[m] != NULL && strcmp(metric_names[m], items[i]) != 0) {
+            m++;
+        }
+        if (metric_names[m] == NULL) {
+            g_autofree char *valid = g_strjoinv(", ", (char **)metric_names);
+            g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_KEY,
+                        "%s: metrics: unknown metric \"%s\"; valid metrics: %s", st->path, items[i],
+                        valid);
+            return FALSE;
+        }
+        g_array_append_val(st->metrics, m);
+    }
+    return TRUE;
+}
+
+/* A CSV field: quoted (RFC 4180) when it holds a comma, quote or leading/trailing space. */
+static void
+append_field(GString *s, const char *text)
+{
+    gboolean quote =
+        strpbrk(text, ",\"\r\n") != NULL ||
+        (text[0] != '\0' && (g_ascii_isspace(text[0]) || g_ascii_isspace(text[strlen(text) - 1])));
+    if (!quote) {
+        g_string_append(s, text);
+        return;
+    }
+    g_string_append_c(s, '"');
+    for (const char *p = text; *p != '\0'; p++) {
+        if (*p == '"') {
+            g_string_append(s, "\"\"");
+        } else if (*p == '\n' || *p == '\r') {
+            g_string_append_c(s, ' '); /* one row per line, for the journal */
+        } else {
+            g_string_append_c(s, *p);
+        }
+    }
+    g_string_append_c(s, '"');
+}
+
+static void
+make_header_and_hash(weft_study_t *st, const weft_scenario_t *base)
+{
+    GString *h = g_string_new("point");
+    for (guint a = 0; a < st->axes->len; a++) {
+        axis_t *ax = g_ptr_array_index(st->axes, a);
+        g_autofree char *col = g_strdup_printf("%s:%s.%s", ax->name, ax->group, ax->key);
+        g_string_append_c(h, ',');
+        append_field(h, col);
+    }
+    for (guint m = 0; m < st->metrics->len; m++) {
+        g_string_append_printf(h, ",%s", metric_names[g_array_index(st->metrics, guint, m)]);
+    }
+    g_string_append(h, ",status,error\n");
+    st->header = g_string_free(h, FALSE);
+
+    g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
+    g_autofree char *ini = weft_scenario_to_ini(base);
+    g_autofree char *mode =
+        g_strdup_printf("weft study v1\nmode %s\n", st->zip ? "zip" : "cartesian");
+    g_checksum_update(sum, (const guchar *)mode, -1);
+    g_checksum_update(sum, (const guchar *)ini, -1);
+    for (guint a = 0; a < st->axes->len; a++) {
+        axis_t *ax = g_ptr_array_index(st->axes, a);
+        g_autofree char *line = g_strdup_printf("axis %s %s.%s\n", ax->name, ax->group, ax->key);
+        g_checksum_update(sum, (const guchar *)line, -1);
+        for (guint v = 0; v < ax->set->len; v++) {
+            g_autofree char *val =
+                g_strdup_printf("\t%s\t%s\n", (const char *)g_ptr_array_index(ax->shown, v),
+                                (const char *)g_ptr_array_index(ax->set, v));
+            g_checksum_update(sum, (const guchar *)val, -1);
+        }
+    }
+    g_checksum_update(sum, (const guchar *)st->header, -1);
+    st->hash = g_strdup(g_checksum_get_string(sum));
+}
+
+static const char *const study_keys[] = {"scenario", "mode",      "metrics",
+                                         "results",  "axis.NAME", NULL};
+
+weft_study_t *
+weft_study_load(const char *path, GError **error)
+{
+    g_return_val_if_fail(path != NULL, NULL);
+    g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    g_autoptr(GError) kerr = NULL;
+    if (!weft_keyfile_load_file(kf, path, &kerr)) {
+        gint code = kerr->domain == G_FILE_ERROR ? WEFT_STUDY_ERROR_IO : WEFT_STUDY_ERROR_PARSE;
+        g_set_error(error, WEFT_STUDY_ERROR, code, "%s%s%s",
+                    g_str_has_prefix(kerr->message, path) ? "" : path,
+                    g_str_has_prefix(kerr->message, path) ? "" : ": ", kerr->message);
+        return NULL;
+    }
+    g_autoptr(weft_study_t) st = g_new0(weft_study_t, 1);
+    st->path = g_strdup(path);
+    g_autofree char *abs = g_canonicalize_filename(path, NULL);
+    st->dir = g_path_get_dirname(abs);
+    st->base = g_ptr_array_new_with_free_func(setting_free);
+    st->axes = g_ptr_array_new_with_free_func(axis_free);
+    st->metrics = g_array_new(FALSE, FALSE, sizeof(guint));
+    if (!g_key_file_has_group(kf, "study")) {
+        g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_KEY,
+                    "%s: missing group [study] (scenario, axis.NAME, mode, metrics, results)",
+                    path);
+        return NULL;
+    }
+    g_autofree char *metrics = g_strdup(default_metrics);
+    g_autofree char *results = NULL;
+    g_auto(GStrv) keys = g_key_file_get_keys(kf, "study", NULL, NULL);
+    for (guint i = 0; keys[i] != NULL; i++) {
+        g_autofree char *v = g_strstrip(g_key_file_get_value(kf, "study", keys[i], NULL));
+        if (strcmp(keys[i], "scenario") == 0) {
+            st->scenario = v[0] != '\0' ? g_canonicalize_filename(v, st->dir) : NULL;
+        } else if (strcmp(keys[i], "mode") == 0) {
+            if (strcmp(v, "zip") != 0 && strcmp(v, "cartesian") != 0) {
+                g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_PARSE,
+                            "%s: mode = \"%s\": expected cartesian or zip", path, v);
+                return NULL;
+            }
+            st->zip = strcmp(v, "zip") == 0;
+        } else if (strcmp(keys[i], "metrics") == 0) {
+            g_free(metrics);
+            metrics = g_strdup(v);
+        } else if (strcmp(keys[i], "results") == 0) {
+            g_free(results);
+            results = v[0] != '\0' ? g_canonicalize_filename(v, st->dir) : NULL;
+        } else if (!g_str_has_prefix(keys[i], "axis.")) {
+            g_autofree char *valid = g_strjoinv(", ", (char **)study_keys);
+            g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_KEY,
+                        "%s: unknown key study.%s; valid keys of [study]: %s", path, keys[i],
+                        valid);
+            return NULL;
+        }
+    }
+    /* the study's own scenario groups: base overrides, paths relative to the study */
+    g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
+    for (guint g = 0; groups[g] != NULL; g++) {
+        if (strcmp(groups[g], "study") == 0) {
+            continue;
+        }
+        g_auto(GStrv) names = g_key_file_get_keys(kf, groups[g], NULL, NULL);
+        for (guint i = 0; names != NULL && names[i] != NULL; i++) {
+            g_autofree char *v = g_strstrip(g_key_file_get_value(kf, groups[g], names[i], NULL));
+            setting_t *s = g_new0(setting_t, 1);
+            s->group = g_strdup(groups[g]);
+            s->key = g_strdup(names[i]);
+            s->value = resolve_value(st, groups[g], names[i], v);
+            g_ptr_array_add(st->base, s);
+        }
+        if (names == NULL || names[0] == NULL) {
+            /* an empty group must still name a scenario group */
+            g_autoptr(weft_scenario_t) probe = weft_scenario_new();
+            g_autofree char *line = g_strdup_printf("%s.weft-study-probe=1", groups[g]);
+            g_autoptr(GError) err = NULL;
+            if (!weft_scenario_set(probe, line, &err) &&
+                g_error_matches(err, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY) &&
+                strstr(err->message, "unknown group") != NULL) {
+                g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_BASE,
+                            "%s: unknown group [%s]", path, groups[g]);
+                return NULL;
+            }
+        }
+    }
+    g_autoptr(GError) berr = NULL;
+    g_autoptr(weft_scenario_t) base = build_base(st, &berr);
+    if (base == NULL) {
+        g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_BASE, "%s: base scenario: %s", path,
+                    berr->message);
+        return NULL;
+    }
+    if (weft_scenario_get(base, "output", "dir") != NULL) {
+        g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_KEY,
+                    "%s: output.dir = \"%s\": a study writes one CSV; unset output.dir", path,
+                    weft_scenario_get(base, "output", "dir"));
+        return NULL;
+    }
+    for (guint i = 0; keys[i] != NULL; i++) {
+        if (!g_str_has_prefix(keys[i], "axis.")) {
+            continue;
+        }
+        g_autofree char *v = g_key_file_get_value(kf, "study", keys[i], NULL);
+        axis_t *ax = parse_axis(st, keys[i] + strlen("axis."), v, error);
+        if (ax == NULL) {
+            return NULL;
+        }
+        for (guint a = 0; a < st->axes->len; a++) {
+            axis_t *other = g_ptr_array_index(st->axes, a);
+            if (strcmp(other->group, ax->group) == 0 && strcmp(other->key, ax->key) == 0) {
+                g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_AXIS,
+                            "%s: axis.%s and axis.%s both set %s.%s", path, other->name, ax->name,
+                            ax->group, ax->key);
+                axis_free(ax);
+                return NULL;
+            }
+        }
+        g_ptr_array_add(st->axes, ax);
+    }
+    guint64 n = 1; /* no axis: the base alone */
+    for (guint a = 0; a < st->axes->len; a++) {
+        axis_t *ax = g_ptr_array_index(st->axes, a);
+        axis_t *first = g_ptr_array_index(st->axes, 0);
+        if (st->zip && ax->set->len != first->set->len) {
+            g_set_error(
+                error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_PARSE,
+                "%s: mode = zip needs axes of one length: axis.%s has %u values, axis.%s %u", path,
+                first->name, first->set->len, ax->name, ax->set->len);
+            return NULL;
+        }
+        n = st->zip ? ax->set->len : n * ax->set->len;
+        if (n > MAX_POINTS) {
+            g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_PARSE, "%s: more than %u points",
+                        path, MAX_POINTS);
+            return NULL;
+        }
+    }
+    st->n_points = (guint)n;
+    if (!parse_metrics(st, metrics, error)) {
+        return NULL;
+    }
+    /* the base with every axis at its first value must be runnable as far as a check can tell */
+    g_autoptr(weft_scenario_t) first = build_base(st, error);
+    if (first == NULL) {
+        return NULL;
+    }
+    for (guint a = 0; a < st->axes->len; a++) {
+        if (!set_axis(st, first, g_ptr_array_index(st->axes, a), 0, error)) {
+            return NULL;
+        }
+    }
+    g_autoptr(GError) cerr = NULL;
+    if (!weft_scenario_check(first, &cerr)) {
+        g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_BASE, "%s: base scenario: %s", path,
+                    cerr->message);
+        return NULL;
+    }
+    if (!check_axes(st, error)) {
+        return NULL;
+    }
+    if (results != NULL) {
+        st->results = g_steal_pointer(&results);
+    } else {
+        g_autofree char *stem = g_str_has_suffix(abs, ".ini")
+                                    ? g_strndup(abs, strlen(abs) - strlen(".ini"))
+                                    : g_strdup(abs);
+        st->results = g_strconcat(stem, ".csv", NULL);
+    }
+    make_header_and_hash(st, base);
+    return g_steal_pointer(&st);
+}
+
+/* ---- one point ------------------------------------------------------------------------------ */
+
+/* Runs point @i and returns its CSV row (with its newline); *@failed tells whether it failed. */
+static char *
+run_point(const weft_study_t *st, guint i, gboolean *failed)
+{
+    g_autofree guint *idx = g_new0(guint, MAX(st->axes->len, 1));
+    point_indexes(st, i, idx);
+    GString *row = g_string_new(NULL);
+    g_string_append_printf(row, "%u", i);
+    for (guint a = 0; a < st->axes->len; a++) {
+        axis_t *ax = g_ptr_array_index(st->axes, a);
+        g_string_append_c(row, ',');
+        append_field(row, g_ptr_array_index(ax->shown, idx[a]));
+    }
+    g_autoptr(GError) err = NULL;
+    g_autoptr(weft_scenario_run_t) run = NULL;
+    g_autoptr(weft_scenario_t) sc = build_base(st, &err);
+    for (guint a = 0; sc != NULL && a < st->axes->len; a++) {
+        if (!set_axis(st, sc, g_ptr_array_index(st->axes, a), idx[a], &err)) {
+            g_clear_pointer(&sc, weft_scenario_free);
+        }
+    }
+    if (sc != NULL) {
+        run = weft_scenario_run(sc, &err);
+    }
+    for (guint m = 0; m < st->metrics->len; m++) {
+        g_string_append_c(row, ',');
+        if (run != NULL) {
+            append_metric(row, g_array_index(st->metrics, guint, m), run);
+        }
+    }
+    *failed = run == NULL;
+    if (run != NULL) {
+        g_string_append(row, ",ok,");
+    } else {
+        g_string_append(row, ",error,");
+        append_field(row, err != NULL ? err->message : "unknown error");
+    }
+    g_string_append_c(row, '\n');
+    return g_string_free(row, FALSE);
+}
+
+/* ---- files ---------------------------------------------------------------------------------- */
+
+/* The point index a row starts with; FALSE if it does not start with digits and a comma. */
+static gboolean
+row_point(const char *row, guint *point)
+{
+    const char *comma = strchr(row, ',');
+    if (comma == NULL || comma == row) {
+        return FALSE;
+    }
+    g_autofree char *num = g_strndup(row, comma - row);
+    guint64 v = 0;
+    if (!g_ascii_string_to_unsigned(num, 10, 0, G_MAXUINT, &v, NULL)) {
+        return FALSE;
+    }
+    *point = (guint)v;
+    return TRUE;
+}
+
+static gboolean
+write_atomic(const char *path, const char *text, GError **error)
+{
+    g_autoptr(GError) ioerr = NULL;
+    /* GLib writes a temporary file beside @path, then renames it. */
+    if (!g_file_set_contents_full(path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, &ioerr)) {
+        g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_IO, "%s: cannot write: %s", path,
+                    ioerr->message);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+static gboolean
+write_all(int fd, const char *text, gsize len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, text, len);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return FALSE;
+        }
+        text += n;
+        len -= (gsize)n;
+    }
+    return TRUE;
+}
+
+/* Parses "# weft sweep WHAT study=HASH points=N shard=K/M". */
+static gboolean
+parse_stamp(const char *line, const char *what, char **hash, guint *points, guint *k, guint *n)
+{
+    g_autofree char *prefix = g_strdup_printf("# weft sweep %s study=", what);
+    if (!g_str_has_prefix(line, prefix)) {
+        return FALSE;
+    }
+    char h[65];
+    unsigned p = 0, kk = 0, nn = 0;
+    if (sscanf(line + strlen(prefix), "%64[0-9a-f] points=%u shard=%u/%u", h, &p, &kk, &nn) != 4) {
+        return FALSE;
+    }
+    *hash = g_strdup(h);
+    *points = p;
+    *k = kk;
+    *n = nn;
+    return TRUE;
+}
+
+gboolean
+weft_study_parse_shard(const char *text, guint *k, guint *n, GError **error)
+{
+    g_return_val_if_fail(text != NULL && k != NULL && n != NULL, FALSE);
+    g_auto(GStrv) parts = g_strsplit(text, "/", -1);
+    guint64 kk = 0, nn = 0;
+    if (g_strv_length(parts) != 2 ||
+        !g_ascii_string_to_unsigned(parts[1], 10, 1, 1u << 20, &nn, NULL) ||
+        !g_ascii_string_to_unsigned(parts[0], 10, 1, nn, &kk, NULL)) {
+        g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_USAGE,
+                    "shard \"%s\": expected K/N with 1 <= K <= N <= 1048576", text);
+        return FALSE;
+    }
+    *k = (guint)kk;
+    *n = (guint)nn;
+    return TRUE;
+}
+
+/* ---- the run -------------------------------------------------------------------------------- */
+
+typedef struct {
+    const weft_study_t *st;
+    GMutex lock;
+    GCond changed;
+    int journal; /* append-only file descriptor */
+    char *journal_path;
+    char **rows;   /* by point; NULL: not done */
+    guint pending; /* queued or running */
+    guint running;
+    guint done_now; /* rows journaled in this run */
+    guint failed;   /* failed rows, journal included */
+    guint stop_after;
+    gboolean stopping;
+    GError *io_error; /* the first journal write error */
+} runner_t;
+
+static void
+worker(gpointer data, gpointer user_data)
+{
+    runner_t *r = user_data;
+    guint i = GPOINTER_TO_UINT(data) - 1;
+    g_mutex_lock(&r->lock);
+    if (r->stopping) {
+        r->pending--;
+        g_cond_broadcast(&r->changed);
+        g_mutex_unlock(&r->lock);
+        return;
+    }
+    r->running++;
+    g_mutex_unlock(&r->lock);
+
+    gboolean failed = FALSE;
+    char *row = run_point(r->st, i, &failed);
+
+    g_mutex_lock(&r->lock);
+    r->running--;
+    r->pending--;
+    if (!r->stopping && r->io_error == NULL) {
+        if (write_all(r->journal, row, strlen(row))) {
+            r->rows[i] = row;
+            row = NULL;
+            r->done_now++;
+            r->failed += failed ? 1 : 0;
+            if (r->stop_after > 0 && r->done_now >= r->stop_after) {
+                r->stopping = TRUE;
+            }
+        } else {
+            int e = errno;
+            g_set_error(&r->io_error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_IO,
+                        "%s: cannot append: %s", r->journal_path, g_strerror(e));
+            r->stopping = TRUE;
+        }
+    }
+    g_free(row);
+    g_cond_broadcast(&r->changed);
+    g_mutex_unlock(&r->lock);
+}
+
+/*
+ * Reads the journal at @path for shard k/n of @st into @rows; rewrites it
+ * without a torn last line. A missing journal is an empty one.
+ */
+static gboolean
+read_journal(runner_t *r, const char *stamp, guint k, guint n, guint *resumed, GError **error)
+{
+    g_autofree char *text = NULL;
+    g_autoptr(GError) ioerr = NULL;
+    if (!g_file_get_contents(r->journal_path, &text, NULL, &ioerr)) {
+        if (g_error_matches(ioerr, G_FILE_ERROR, G_FILE_ERROR_NOENT)) {
+            return TRUE;
+        }
+        g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_IO, "%s: cannot read: %s",
+                    r->journal_path, ioerr->message);
+        return FALSE;
+    }
+    g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+    g_autofree char *hash = NULL;
+    guint points = 0, jk = 0, jn = 0;
+    if (lines[0] == NULL || !parse_stamp(lines[0], "journal", &hash, &points, &jk, &jn)) {
+        g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_JOURNAL,
+                    "%s: not a weft sweep journal (first line \"%s\")", r->journal_path,
+                    lines[0] != NULL ? lines[0] : "");
+        return FALSE;
+    }
+    if (strcmp(hash, r->st->hash) != 0 || points != r->st->n_points) {
+        g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_JOURNAL,
+                    "%s: journal of another study (study=%.12s..., %u points; this study is "
+                    "%.12s..., %u points): remove it to start again",
+                    r->journal_path, hash, points, r->st->hash, r->st->n_points);
+        return FALSE;
+    }
+    if (jk != k || jn != n) {
+        g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_JOURNAL,
+                    "%s: journal of shard %u/%u, not %u/%u", r->journal_path, jk, jn, k, n);
+        return FALSE;
+    }
+    GString *kept = g_string_new(stamp);
+    guint n_lines = g_strv_length(lines);
+    /* lines[n_lines - 1] is what follows the last newline: empty, or a torn row */
+    for (guint l = 1; l + 1 < n_lines; l++) {
+        guint p = 0;
+        if (!row_point(lines[l], &p) || p >= r->st->n_points || (n > 0 && p % n != k - 1)) {
+            g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_JOURNAL,
+                        "%s: line %u: not a row of this study: \"%s\"", r->journal_path, l + 1,
+                        lines[l]);
+            g_string_free(kept, TRUE);
+            return FALSE;
+        }
+        if (r->rows[p] != NULL) {
+            g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_JOURNAL,
+                        "%s: line %u: point %u twice", r->journal_path, l + 1, p);
+            g_string_free(kept, TRUE);
+            return FALSE;
+        }
+        r->rows[p] = g_strconcat(lines[l], "\n", NULL);
+        /* an ok row ends with status ok and an empty error; a failed row has a message */
+        r->failed += g_str_has_suffix(r->rows[p], ",ok,\n") ? 0 : 1;
+        g_string_append(kept, r->rows[p]);
+        (*resumed)++;
+    }
+    gboolean ok = write_atomic(r->journal_path, kept->str, error);
+    g_string_free(kept, TRUE);
+    return ok;
+}
+
+static void
+print_progress(const runner_t *r, guint total, guint done, gint64 t0, gboolean final)
+{
+    double elapsed = (double)(g_get_monotonic_time() - t0) / 1e6;
+    guint left = total - done;
+    char eta[64] = "?";
+    if (r->done_now > 0) {
+        double s = elapsed / r->done_now * left;
+        g_snprintf(eta, sizeof eta, "%.0f s", s);
+    }
+    fprintf(stderr, "\rweft sweep: %u/%u done, %u failed, %u running, %s left   %s", done, total,
+            r->failed, r->running, eta, final ? "\n" : "");
+    fflush(stderr);
+}
+
+gboolean
+weft_study_run(weft_study_t *st, const weft_study_options_t *opts, weft_study_stats_t *stats,
+               GError **error)
+{
+    g_return_val_if_fail(st != NULL, FALSE);
+    g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+    weft_study_options_t defaults = {0};
+    if (opts == NULL) {
+        opts = &defaults;
+    }
+    weft_study_stats_t local;
+    if (stats == NULL) {
+        stats = &local;
+    }
+    memset(stats, 0, sizeof *stats);
+    guint k = opts->shard_k, n = opts->shard_n;
+    if ((k == 0) != (n == 0) || k > n) {
+        g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_USAGE,
+                    "shard %u/%u: expected 1 <= K <= N", k, n);
+        return FALSE;
+    }
+    guint jobs = opts->jobs > 0 ? opts->jobs : g_get_num_processors();
+    const char *output = opts->output != NULL ? opts->output : st->results;
+
+    /*
+     * Before any thread starts: igraph's handlers (process-wide in igraph's
+     * non-thread-safe build) and GLib's quark caches of every error domain a
+     * point can raise, so threads only read them.
+     */
+    igraph_set_error_handler(igraph_error_handler_ignore);
+    igraph_set_warning_handler(igraph_warning_handler_ignore);
+    (void)weft_scenario_error_quark();
+    (void)weft_topo_error_quark();
+    (void)weft_workload_error_quark();
+    (void)weft_replay_error_quark();
+    (void)weft_net_error_quark();
+    (void)weft_coll_error_quark();
+    (void)weft_units_error_quark();
+    (void)weft_hw_error_quark();
+
+    runner_t r = {.st = st, .stop_after = opts->stop_after, .journal = -1};
+    g_mutex_init(&r.lock);
+    g_cond_init(&r.changed);
+    r.rows = g_new0(char *, MAX(st->n_points, 1));
+    r.journal_path = g_strconcat(output, ".partial", NULL);
+    g_autofree char *stamp = g_strdup_printf(
+        "# weft sweep journal study=%s points=%u shard=%u/%u\n", st->hash, st->n_points, k, n);
+    gboolean ok = FALSE;
+    GThreadPool *pool = NULL;
+
+    if (!opts->resume && g_file_test(r.journal_path, G_FILE_TEST_EXISTS)) {
+        g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_JOURNAL,
+                    "%s: a journal of an unfinished study exists: run with --resume to finish "
+                    "it, or remove it to start again",
+                    r.journal_path);
+        goto out;
+    }
+    if (opts->resume) {
+        if (!read_journal(&r, stamp, k, n, &stats->resumed, error)) {
+            goto out;
+        }
+    }
+    if (!g_file_test(r.journal_path, G_FILE_TEST_EXISTS) &&
+        !write_atomic(r.journal_path, stamp, error)) {
+        goto out;
+    }
+    r.journal = g_open(r.journal_path, O_WRONLY | O_APPEND, 0);
+    if (r.journal < 0) {
+        int e = errno;
+        g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_IO, "%s: cannot open: %s",
+                    r.journal_path, g_strerror(e));
+        goto out;
+    }
+    guint total = 0;
+    for (guint i = 0; i < st->n_points; i++) {
+        total += (n == 0 || i % n == k - 1) ? 1 : 0;
+    }
+    stats->points = total;
+    pool = g_thread_pool_new(worker, &r, (gint)MIN(jobs, (guint)G_MAXINT), FALSE, error);
+    if (pool == NULL) {
+        goto out;
+    }
+    g_mutex_lock(&r.lock);
+    for (guint i = 0; i < st->n_points; i++) {
+        if ((n == 0 || i % n == k - 1) && r.rows[i] == NULL) {
+            r.pending++;
+            g_thread_pool_push(pool, GUINT_TO_POINTER(i + 1), NULL);
+        }
+    }
+    gint64 t0 = g_get_monotonic_time();
+    while (r.pending > 0) {
+        g_cond_wait_until(&r.changed, &r.lock, g_get_monotonic_time() + G_TIME_SPAN_SECOND / 4);
+        if (opts->progress) {
+            print_progress(&r, total, stats->resumed + r.done_now, t0, FALSE);
+        }
+    }
+    if (opts->progress) {
+        print_progress(&r, total, stats->resumed + r.done_now, t0, TRUE);
+    }
+    g_mutex_unlock(&r.lock);
+    g_thread_pool_free(pool, FALSE, TRUE);
+    pool = NULL;
+    stats->ran = r.done_now;
+    stats->failed = r.failed;
+    if (r.io_error != NULL) {
+        g_propagate_error(error, g_steal_pointer(&r.io_error));
+        goto out;
+    }
+    if (stats->resumed + r.done_now < total) {
+        ok = TRUE; /* stopped early (stop_after): the journal keeps the rows */
+        goto out;
+    }
+    GString *csv = g_string_new(NULL);
+    if (n > 0) {
+        g_string_append_printf(csv, "# weft sweep shard study=%s points=%u shard=%u/%u\n", st->hash,
+                               st->n_points, k, n);
+    }
+    g_string_append(csv, st->header);
+    for (guint i = 0; i < st->n_points; i++) {
+        if (r.rows[i] != NULL) {
+            g_string_append(csv, r.rows[i]);
+        }
+    }
+    ok = write_atomic(output, csv->str, error);
+    g_string_free(csv, TRUE);
+    if (ok) {
+        close(r.journal);
+        r.journal = -1;
+        g_unlink(r.journal_path);
+        stats->done = TRUE;
+    }
+out:
+    if (pool != NULL) {
+        g_thread_pool_free(pool, FALSE, TRUE);
+    }
+    if (r.journal >= 0) {
+        close(r.journal);
+    }
+    for (guint i = 0; i < st->n_points; i++) {
+        g_free(r.rows[i]);
+    }
+    g_free(r.rows);
+    g_free(r.journal_path);
+    g_clear_error(&r.io_error);
+    g_mutex_clear(&r.lock);
+    g_cond_clear(&r.changed);
+    return ok;
+}
+
+/* ---- merge ---------------------------------------------------------------------------------- */
+
+gboolean
+weft_study_merge(const char *const *inputs, const char *output, GError **error)
+{
+    g_return_val_if_fail(inputs != NULL && output != NULL, FALSE);
+    g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+    if (inputs[0] == NULL) {
+        g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_USAGE, "no shard CSV to merge");
+        return FALSE;
+    }
+    g_autofree char *hash = NULL;
+    g_autofree char *header = NULL;
+    guint points = 0;
+    g_autoptr(GPtrArray) rows = NULL; /* char *, by point */
+    g_autoptr(GArray) from = NULL;    /* guint: input file of each row */
+    for (guint f = 0; inputs[f] != NULL; f++) {
+        g_autofree char *text = NULL;
+        g_autoptr(GError) ioerr = NULL;
+        if (!g_file_get_contents(inputs[f], &text, NULL, &ioerr)) {
+            g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_IO, "%s: cannot read: %s",
+                        inputs[f], ioerr->message);
+            return FALSE;
+        }
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+        g_autofree char *h = NULL;
+        guint p = 0, k = 0, n = 0;
+        if (lines[0] == NULL || lines[1] == NULL ||
+            !parse_stamp(lines[0], "shard", &h, &p, &k, &n)) {
+            g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_MERGE,
+                        "%s: not a shard CSV of weft sweep --shard (no \"# weft sweep shard\" "
+                        "first line)",
+                        inputs[f]);
+            return FALSE;
+        }
+        if (f == 0) {
+            hash = g_strdup(h);
+            header = g_strdup(lines[1]);
+            points = p;
+            rows = g_ptr_array_new_full(p, g_free);
+            g_ptr_array_set_size(rows, (gint)p);
+            from = g_array_sized_new(FALSE, TRUE, sizeof(guint), p);
+            g_array_set_size(from, p);
+        } else if (strcmp(h, hash) != 0 || p != points || strcmp(lines[1], header) != 0) {
+            g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_MERGE,
+                        "%s: a shard of another study (study=%.12s..., %u points) than %s "
+                        "(study=%.12s..., %u points)",
+                        inputs[f], h, p, inputs[0], hash, points);
+            return FALSE;
+        }
+        for (guint l = 2; lines[l] != NULL; l++) {
+            if (lines[l][0] == '\0' && lines[l + 1] == NULL) {
+                break;
+            }
+            guint pt = 0;
+            if (!row_point(lines[l], &pt) || pt >= points) {
+                g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_MERGE,
+                            "%s: line %u is not a row of the study: \"%s\"", inputs[f], l + 1,
+                            lines[l]);
+                return FALSE;
+            }
+            if (g_ptr_array_index(rows, pt) != NULL) {
+                g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_MERGE,
+                            "point %u twice: in %s and in %s", pt,
+                            inputs[g_array_index(from, guint, pt)], inputs[f]);
+                return FALSE;
+            }
+            g_ptr_array_index(rows, pt) = g_strdup(lines[l]);
+            g_array_index(from, guint, pt) = f;
+        }
+    }
+    GString *missing = g_string_new(NULL);
+    guint n_missing = 0;
+    for (guint i = 0; i < points; i++) {
+        if (g_ptr_array_index(rows, i) == NULL) {
+            if (n_missing < 20) {
+                g_string_append_printf(missing, "%s%u", n_missing > 0 ? ", " : "", i);
+            }
+            n_missing++;
+        }
+    }
+    if (n_missing > 0) {
+        g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_MERGE,
+                    "%u of %u points missing from the shards: %s%s", n_missing, points,
+                    missing->str, n_missing > 20 ? ", ..." : "");
+        g_string_free(missing, TRUE);
+        return FALSE;
+    }
+    g_string_free(missing, TRUE);
+    GString *csv = g_string_new(header);
+    g_string_append_c(csv, '\n');
+    for (guint i = 0; i < points; i++) {
+        g_string_append(csv, g_ptr_array_index(rows, i));
+        g_string_append_c(csv, '\n');
+    }
+    gboolean ok = write_atomic(output, csv->str, error);
+    g_string_free(csv, TRUE);
+    return ok;
+}
