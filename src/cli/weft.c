@@ -22,6 +22,7 @@ static const command_t commands[] = {
     {"replay", weft_cmd_replay, "replay Chakra traces on a cluster and report the step time"},
     {"topo", weft_cmd_topo, "show a cluster's figures, export it as GraphML/DOT, check it"},
     {"sweep", weft_cmd_sweep, "run a study: a scenario over axes of values, results as CSV"},
+    {"train", weft_cmd_train, "end-to-end time of a training run with checkpoints and failures"},
 };
 
 static void
