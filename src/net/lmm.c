@@ -2,13 +2,47 @@
 /*
  * The max-min fair solver: constraints and variables in id-indexed arrays with
  * free lists, per-constraint lists of (variable, coefficient) kept in
- * ascending variable order, component search over the bipartite graph, and
- * progressive filling with an indexed heap of constraint saturation levels.
- * See lmm.h for the model, the algorithm and the references.
+ * ascending variable order, component search over the constraint lists alone,
+ * and progressive filling with an indexed heap of constraint saturation levels
+ * updated once per filling step. See lmm.h for the model, the algorithm and
+ * the references.
+ *
+ * The floating-point operations that determine the results. Each rate and
+ * usage is the outcome of exactly this sequence, and only the order of work
+ * that does not touch a double may change (that is what keeps incremental and
+ * full mode, and every version of this file since the first, bit for bit
+ * equal). For a component with constraints K and variables V:
+ *  1. a_vc is the variable's coefficient on c; for a constraint listed twice,
+ *     the sum of its coefficients in the order heapsort() leaves them
+ *     (weft_lmm_variable_new(); fixed for given input).
+ *  2. For every c in K with variables: R_c = C_c; W_c = 0, then
+ *     W_c += a_vc * w_v over c's list in ascending variable id; Wref_c = W_c;
+ *     key_c = R_c / W_c.
+ *  3. Bounded variables sorted by (b_v / w_v, v).
+ *  4. Repeat: the first unfrozen bounded variable b, if its key is <= the
+ *     smallest (key_c, c) in the heap (or the heap is empty): level =
+ *     max(level, key_b) and freeze(b, b_b). Otherwise pop the smallest
+ *     (key_c, c), level = max(level, key_c), and for every unfrozen v of c in
+ *     ascending id: freeze(v, min(w_v * level, b_v)). After either step, the
+ *     key of every constraint still in the heap that the step touched is
+ *     key_c = (R_c > 0 ? R_c / W_c : 0), then key_c = (key_c > level ? key_c :
+ *     level), from its R_c and W_c after the step.
+ *  5. freeze(v, x): x_v = x; for each c of v (ascending id) still in the
+ *     heap: if v was its last unfrozen variable, c leaves the heap; else
+ *     R_c -= a_vc * x, W_c -= a_vc * w_v, and if W_c <= Wref_c * 1e-3, W_c =
+ *     Wref_c = the sum of step 2 over c's unfrozen variables.
+ *  6. usage_c = 0, then usage_c += a_vc * x_v over c's list in ascending id.
+ * The heap only decides which (key_c, c) is smallest, and that is a function
+ * of the keys: so when in a step keys are recomputed, and in what order
+ * constraints are found or pushed, cannot change a bit of the result. The
+ * keys popped never decrease (every key in the heap is clamped to at least
+ * the current level), so each component's arithmetic is independent of any
+ * other component solved at the same time.
  */
 #include "net/lmm.h"
 
 #include <math.h>
+#include <string.h>
 
 /* A constraint's list entry whose variable was removed (compacted away at the next solve). */
 #define DEAD G_MAXUINT
@@ -18,8 +52,10 @@
 #define WSUM_RECOMPUTE_FRACTION 1e-3
 
 typedef struct {
-    guint var;  /* variable id, or DEAD */
-    guint vpos; /* index of the matching velem_t in the variable's list */
+    guint var;     /* variable id, or DEAD */
+    guint vpos;    /* index of the matching velem_t in the variable's list */
+    guint next;    /* the variable's next constraint in its list (cyclic), for the search */
+    guint bounded; /* the variable has a finite bound */
     double coef;
 } celem_t;
 
@@ -32,7 +68,8 @@ typedef struct {
 typedef struct {
     double capacity;
     double usage;
-    GArray *elems; /* celem_t; ascending var once prepared (tombstones removed, sorted) */
+    celem_t *elems; /* ascending var once prepared (tombstones removed, sorted) */
+    guint len, alloc;
     guint n_live;
     guint n_dead;
     guint max_var; /* largest var appended since the list was last sorted */
@@ -40,26 +77,24 @@ typedef struct {
     gboolean unsorted;
     gboolean touched; /* in lmm->touched */
     guint64 stamp;    /* the solve that visited it last */
-    /* progressive-filling state, valid during one component's solve */
+} cnst_t;
+
+/* A constraint's progressive-filling state, valid during one component's solve. */
+typedef struct {
     double remaining; /* R_c: capacity minus the usage of frozen variables */
     double wsum;      /* W_c: sum of coef x weight over unfrozen variables */
     double wsum_ref;  /* W_c when last computed exactly */
-    double key;       /* L_c = R_c / W_c, clamped to the current level */
     guint nfree;      /* unfrozen variables */
     gint heap_pos;    /* index in lmm->heap, or -1 */
-} cnst_t;
+    gboolean dirty;   /* in lmm->dirty: R and W moved in this step, its key is stale */
+} cfill_t;
 
 typedef struct {
-    double weight;
-    double bound; /* INFINITY if none */
-    double rate;
-    double new_rate;
-    GArray *elems; /* velem_t, ascending cnst, no duplicates */
+    velem_t *elems; /* ascending cnst, no duplicates */
+    guint len, alloc;
     gboolean alive;
-    gboolean is_new;      /* added since the last solve */
-    gboolean in_new_list; /* its id is in lmm->new_vars */
-    gboolean frozen;
-    guint64 stamp;         /* the solve that visited it last */
+    gboolean is_new;       /* added since the last solve */
+    gboolean in_new_list;  /* its id is in lmm->new_vars */
     guint64 changed_stamp; /* the solve that listed it as changed */
 } var_t;
 
@@ -68,10 +103,25 @@ typedef struct {
     guint var;
 } bkey_t;
 
+typedef struct {
+    double key; /* L_c, clamped to the level when it was computed */
+    guint id;   /* constraint id */
+} hent_t;
+
 struct weft_lmm {
     gboolean incremental;
-    GArray *cnsts;     /* cnst_t by id */
-    GArray *vars;      /* var_t by id */
+    /* constraints by id */
+    cnst_t *cnsts;
+    cfill_t *cfill;
+    guint cnsts_len, cnsts_alloc;
+    /* variables by id; the fields the filling reads most in arrays of their own */
+    var_t *vars;
+    double *weight;
+    double *bound; /* INFINITY if none */
+    double *rate;
+    guint *frozen; /* == fill_id: frozen in the component being solved */
+    guint vars_len, vars_alloc;
+    guint fill_id;     /* components solved, modulo 2^32 (0 is skipped) */
     GArray *cnst_free; /* guint: freed constraint ids, last freed reused first */
     GArray *var_free;  /* guint */
     guint n_cnsts;
@@ -79,11 +129,11 @@ struct weft_lmm {
     GArray *touched;  /* guint: constraints changed since the last solve */
     GArray *new_vars; /* guint: variables added since the last solve */
     GArray *changed;  /* guint: the last solve's changed variables, ascending */
-    guint64 stamp;    /* solves so far; marks visited constraints and variables */
+    guint64 stamp;    /* solves so far; marks visited constraints */
     /* scratch kept between solves */
     GArray *comp_cnsts; /* guint */
-    GArray *comp_vars;  /* guint */
-    GArray *heap;       /* guint constraint ids, a binary min-heap on (key, id) */
+    GArray *heap;       /* hent_t, a binary min-heap on (key, id) */
+    GArray *dirty;      /* guint: constraints whose key is stale in this step */
     GArray *bounded;    /* bkey_t */
     weft_lmm_stats_t stats;
 };
@@ -91,11 +141,6 @@ struct weft_lmm {
 /* clang-format off */
 G_DEFINE_QUARK(weft-lmm-error-quark, weft_lmm_error)
 /* clang-format on */
-
-#define CNST(lmm, id) (&g_array_index((lmm)->cnsts, cnst_t, (id)))
-#define VAR(lmm, id) (&g_array_index((lmm)->vars, var_t, (id)))
-#define CELEM(c, i) (&g_array_index((c)->elems, celem_t, (i)))
-#define VELEM(v, i) (&g_array_index((v)->elems, velem_t, (i)))
 
 /* ---- in-place heapsort: O(n log n), allocates nothing (glibc's qsort may malloc) ---- */
 
@@ -130,6 +175,8 @@ sift(char *base, gsize root, gsize n, gsize size, cmp_fn cmp)
     }
 }
 
+/* Not stable: weft_lmm_variable_new() sums duplicate constraints in the order it leaves them,
+ * so this function must stay as it is for coefficients to stay bit for bit the same. */
 static void
 heapsort(void *data, gsize n, gsize size, cmp_fn cmp)
 {
@@ -179,94 +226,89 @@ cmp_bkey(const void *a, const void *b)
 
 /* ---- the indexed heap of constraints on (key, id) ------------------------------------ */
 
-static gboolean
-heap_less(weft_lmm_t *lmm, guint a, guint b)
+#define HEAP(lmm) ((hent_t *)(void *)(lmm)->heap->data)
+
+static inline gboolean
+hent_less(const hent_t *a, const hent_t *b)
 {
-    double ka = CNST(lmm, a)->key, kb = CNST(lmm, b)->key;
-    return ka < kb || (ka == kb && a < b);
+    return a->key < b->key || (a->key == b->key && a->id < b->id);
 }
 
+/* Moves entry @e up from the hole at @pos, then stores it. */
 static void
-heap_set(weft_lmm_t *lmm, guint pos, guint id)
+heap_up(weft_lmm_t *lmm, guint pos, hent_t e)
 {
-    g_array_index(lmm->heap, guint, pos) = id;
-    CNST(lmm, id)->heap_pos = (gint)pos;
-}
-
-static void
-heap_up(weft_lmm_t *lmm, guint pos)
-{
-    guint id = g_array_index(lmm->heap, guint, pos);
+    hent_t *h = HEAP(lmm);
     while (pos > 0) {
         guint parent = (pos - 1) / 2;
-        guint pid = g_array_index(lmm->heap, guint, parent);
-        if (!heap_less(lmm, id, pid)) {
+        if (!hent_less(&e, &h[parent])) {
             break;
         }
-        heap_set(lmm, pos, pid);
+        h[pos] = h[parent];
+        lmm->cfill[h[pos].id].heap_pos = (gint)pos;
         pos = parent;
     }
-    heap_set(lmm, pos, id);
+    h[pos] = e;
+    lmm->cfill[e.id].heap_pos = (gint)pos;
 }
 
+/* Moves entry @e down from the hole at @pos, then stores it. */
 static void
-heap_down(weft_lmm_t *lmm, guint pos)
+heap_down(weft_lmm_t *lmm, guint pos, hent_t e)
 {
+    hent_t *h = HEAP(lmm);
     guint n = lmm->heap->len;
-    guint id = g_array_index(lmm->heap, guint, pos);
     for (;;) {
         guint child = 2 * pos + 1;
         if (child >= n) {
             break;
         }
-        guint cid = g_array_index(lmm->heap, guint, child);
-        if (child + 1 < n) {
-            guint rid = g_array_index(lmm->heap, guint, child + 1);
-            if (heap_less(lmm, rid, cid)) {
-                child++;
-                cid = rid;
-            }
+        if (child + 1 < n && hent_less(&h[child + 1], &h[child])) {
+            child++;
         }
-        if (!heap_less(lmm, cid, id)) {
+        if (!hent_less(&h[child], &e)) {
             break;
         }
-        heap_set(lmm, pos, cid);
+        h[pos] = h[child];
+        lmm->cfill[h[pos].id].heap_pos = (gint)pos;
         pos = child;
     }
-    heap_set(lmm, pos, id);
+    h[pos] = e;
+    lmm->cfill[e.id].heap_pos = (gint)pos;
+}
+
+/* Puts entry @e at @pos (a hole or its own old place) where the heap order wants it. */
+static void
+heap_place(weft_lmm_t *lmm, guint pos, hent_t e)
+{
+    hent_t *h = HEAP(lmm);
+    if (pos > 0 && hent_less(&e, &h[(pos - 1) / 2])) {
+        heap_up(lmm, pos, e);
+    } else {
+        heap_down(lmm, pos, e);
+    }
 }
 
 static void
-heap_push(weft_lmm_t *lmm, guint id)
+heap_push(weft_lmm_t *lmm, guint id, double key)
 {
-    g_array_append_val(lmm->heap, id);
-    heap_up(lmm, lmm->heap->len - 1);
+    hent_t e = {key, id};
+    g_array_append_val(lmm->heap, e);
+    heap_up(lmm, lmm->heap->len - 1, e);
 }
 
 static void
 heap_remove(weft_lmm_t *lmm, guint id)
 {
-    cnst_t *c = CNST(lmm, id);
-    guint pos = (guint)c->heap_pos;
+    cfill_t *cf = &lmm->cfill[id];
+    guint pos = (guint)cf->heap_pos;
     guint last = lmm->heap->len - 1;
-    c->heap_pos = -1;
+    cf->heap_pos = -1;
+    hent_t moved = HEAP(lmm)[last];
+    g_array_set_size(lmm->heap, last);
     if (pos != last) {
-        guint moved = g_array_index(lmm->heap, guint, last);
-        g_array_set_size(lmm->heap, last);
-        heap_set(lmm, pos, moved);
-        heap_up(lmm, pos);
-        heap_down(lmm, (guint)CNST(lmm, moved)->heap_pos);
-    } else {
-        g_array_set_size(lmm->heap, last);
+        heap_place(lmm, pos, moved);
     }
-}
-
-static guint
-heap_pop(weft_lmm_t *lmm)
-{
-    guint id = g_array_index(lmm->heap, guint, 0);
-    heap_remove(lmm, id);
-    return id;
 }
 
 /* ---- construction ---------------------------------------------------------------------- */
@@ -276,16 +318,14 @@ weft_lmm_new(gboolean incremental)
 {
     weft_lmm_t *lmm = g_new0(weft_lmm_t, 1);
     lmm->incremental = incremental;
-    lmm->cnsts = g_array_new(FALSE, TRUE, sizeof(cnst_t));
-    lmm->vars = g_array_new(FALSE, TRUE, sizeof(var_t));
     lmm->cnst_free = g_array_new(FALSE, FALSE, sizeof(guint));
     lmm->var_free = g_array_new(FALSE, FALSE, sizeof(guint));
     lmm->touched = g_array_new(FALSE, FALSE, sizeof(guint));
     lmm->new_vars = g_array_new(FALSE, FALSE, sizeof(guint));
     lmm->changed = g_array_new(FALSE, FALSE, sizeof(guint));
     lmm->comp_cnsts = g_array_new(FALSE, FALSE, sizeof(guint));
-    lmm->comp_vars = g_array_new(FALSE, FALSE, sizeof(guint));
-    lmm->heap = g_array_new(FALSE, FALSE, sizeof(guint));
+    lmm->heap = g_array_new(FALSE, FALSE, sizeof(hent_t));
+    lmm->dirty = g_array_new(FALSE, FALSE, sizeof(guint));
     lmm->bounded = g_array_new(FALSE, FALSE, sizeof(bkey_t));
     return lmm;
 }
@@ -296,22 +336,27 @@ weft_lmm_free(weft_lmm_t *lmm)
     if (lmm == NULL) {
         return;
     }
-    for (guint i = 0; i < lmm->cnsts->len; i++) {
-        g_array_free(CNST(lmm, i)->elems, TRUE);
+    for (guint i = 0; i < lmm->cnsts_len; i++) {
+        g_free(lmm->cnsts[i].elems);
     }
-    for (guint i = 0; i < lmm->vars->len; i++) {
-        g_array_free(VAR(lmm, i)->elems, TRUE);
+    for (guint i = 0; i < lmm->vars_len; i++) {
+        g_free(lmm->vars[i].elems);
     }
-    g_array_free(lmm->cnsts, TRUE);
-    g_array_free(lmm->vars, TRUE);
+    g_free(lmm->cnsts);
+    g_free(lmm->cfill);
+    g_free(lmm->vars);
+    g_free(lmm->weight);
+    g_free(lmm->bound);
+    g_free(lmm->rate);
+    g_free(lmm->frozen);
     g_array_free(lmm->cnst_free, TRUE);
     g_array_free(lmm->var_free, TRUE);
     g_array_free(lmm->touched, TRUE);
     g_array_free(lmm->new_vars, TRUE);
     g_array_free(lmm->changed, TRUE);
     g_array_free(lmm->comp_cnsts, TRUE);
-    g_array_free(lmm->comp_vars, TRUE);
     g_array_free(lmm->heap, TRUE);
+    g_array_free(lmm->dirty, TRUE);
     g_array_free(lmm->bounded, TRUE);
     g_free(lmm);
 }
@@ -319,23 +364,35 @@ weft_lmm_free(weft_lmm_t *lmm)
 static gboolean
 cnst_valid(const weft_lmm_t *lmm, guint id)
 {
-    return id < lmm->cnsts->len && g_array_index(lmm->cnsts, cnst_t, id).alive;
+    return id < lmm->cnsts_len && lmm->cnsts[id].alive;
 }
 
 static gboolean
 var_valid(const weft_lmm_t *lmm, guint id)
 {
-    return id < lmm->vars->len && g_array_index(lmm->vars, var_t, id).alive;
+    return id < lmm->vars_len && lmm->vars[id].alive;
 }
 
 static void
 touch(weft_lmm_t *lmm, guint id)
 {
-    cnst_t *c = CNST(lmm, id);
+    cnst_t *c = &lmm->cnsts[id];
     if (!c->touched) {
         c->touched = TRUE;
         g_array_append_val(lmm->touched, id);
     }
+}
+
+/* Makes room for @n more entries in a list of @len entries of @size bytes. */
+static void *
+reserve(void *data, guint len, guint *alloc, guint n, gsize size)
+{
+    if (len + n <= *alloc) {
+        return data;
+    }
+    guint want = MAX(MAX(*alloc * 2, len + n), 4);
+    *alloc = want;
+    return g_realloc_n(data, want, size);
 }
 
 guint
@@ -348,18 +405,24 @@ weft_lmm_constraint_new(weft_lmm_t *lmm, double capacity_Bps)
         id = g_array_index(lmm->cnst_free, guint, lmm->cnst_free->len - 1);
         g_array_set_size(lmm->cnst_free, lmm->cnst_free->len - 1);
     } else {
-        id = lmm->cnsts->len;
-        g_array_set_size(lmm->cnsts, id + 1);
-        CNST(lmm, id)->elems = g_array_new(FALSE, FALSE, sizeof(celem_t));
+        id = lmm->cnsts_len++;
+        if (id >= lmm->cnsts_alloc) {
+            guint want = MAX(lmm->cnsts_alloc * 2, 16);
+            lmm->cnsts = g_renew(cnst_t, lmm->cnsts, want);
+            lmm->cfill = g_renew(cfill_t, lmm->cfill, want);
+            memset(lmm->cnsts + id, 0, (want - id) * sizeof(cnst_t));
+            memset(lmm->cfill + id, 0, (want - id) * sizeof(cfill_t));
+            lmm->cnsts_alloc = want;
+        }
     }
-    cnst_t *c = CNST(lmm, id);
-    g_array_set_size(c->elems, 0);
+    cnst_t *c = &lmm->cnsts[id];
+    c->len = 0;
     c->capacity = capacity_Bps;
     c->usage = 0;
     c->n_live = c->n_dead = c->max_var = 0;
     c->alive = TRUE;
     c->unsorted = FALSE;
-    c->heap_pos = -1;
+    lmm->cfill[id].heap_pos = -1;
     lmm->n_cnsts++;
     touch(lmm, id); /* `touched` survives a free and re-use: the id may already be listed */
     return id;
@@ -369,9 +432,9 @@ void
 weft_lmm_constraint_free(weft_lmm_t *lmm, guint cnst)
 {
     g_return_if_fail(lmm != NULL && cnst_valid(lmm, cnst));
-    cnst_t *c = CNST(lmm, cnst);
+    cnst_t *c = &lmm->cnsts[cnst];
     g_return_if_fail(c->n_live == 0);
-    g_array_set_size(c->elems, 0);
+    c->len = 0;
     c->n_dead = 0;
     c->alive = FALSE;
     c->usage = 0;
@@ -384,7 +447,7 @@ weft_lmm_constraint_set_capacity(weft_lmm_t *lmm, guint cnst, double capacity_Bp
 {
     g_return_if_fail(lmm != NULL && cnst_valid(lmm, cnst));
     g_return_if_fail(isfinite(capacity_Bps) && capacity_Bps >= 0);
-    cnst_t *c = CNST(lmm, cnst);
+    cnst_t *c = &lmm->cnsts[cnst];
     if (c->capacity != capacity_Bps) {
         c->capacity = capacity_Bps;
         touch(lmm, cnst);
@@ -395,21 +458,44 @@ double
 weft_lmm_constraint_capacity(const weft_lmm_t *lmm, guint cnst)
 {
     g_return_val_if_fail(lmm != NULL && cnst_valid(lmm, cnst), 0);
-    return g_array_index(lmm->cnsts, cnst_t, cnst).capacity;
+    return lmm->cnsts[cnst].capacity;
 }
 
 double
 weft_lmm_constraint_usage(const weft_lmm_t *lmm, guint cnst)
 {
     g_return_val_if_fail(lmm != NULL && cnst_valid(lmm, cnst), 0);
-    return g_array_index(lmm->cnsts, cnst_t, cnst).usage;
+    return lmm->cnsts[cnst].usage;
 }
 
 guint
 weft_lmm_constraint_n_variables(const weft_lmm_t *lmm, guint cnst)
 {
     g_return_val_if_fail(lmm != NULL && cnst_valid(lmm, cnst), 0);
-    return g_array_index(lmm->cnsts, cnst_t, cnst).n_live;
+    return lmm->cnsts[cnst].n_live;
+}
+
+static guint
+var_alloc_id(weft_lmm_t *lmm)
+{
+    if (lmm->var_free->len > 0) {
+        guint id = g_array_index(lmm->var_free, guint, lmm->var_free->len - 1);
+        g_array_set_size(lmm->var_free, lmm->var_free->len - 1);
+        return id;
+    }
+    guint id = lmm->vars_len++;
+    if (id >= lmm->vars_alloc) {
+        guint want = MAX(lmm->vars_alloc * 2, 16);
+        lmm->vars = g_renew(var_t, lmm->vars, want);
+        lmm->weight = g_renew(double, lmm->weight, want);
+        lmm->bound = g_renew(double, lmm->bound, want);
+        lmm->rate = g_renew(double, lmm->rate, want);
+        lmm->frozen = g_renew(guint, lmm->frozen, want);
+        memset(lmm->vars + id, 0, (want - id) * sizeof(var_t));
+        memset(lmm->frozen + id, 0, (want - id) * sizeof(guint));
+        lmm->vars_alloc = want;
+    }
+    return id;
 }
 
 guint
@@ -424,50 +510,41 @@ weft_lmm_variable_new(weft_lmm_t *lmm, double weight, double bound_Bps, const gu
         g_return_val_if_fail(cnst_valid(lmm, cnst[i]), 0);
         g_return_val_if_fail(isfinite(coef[i]) && coef[i] > 0, 0);
     }
-    guint id;
-    if (lmm->var_free->len > 0) {
-        id = g_array_index(lmm->var_free, guint, lmm->var_free->len - 1);
-        g_array_set_size(lmm->var_free, lmm->var_free->len - 1);
-    } else {
-        id = lmm->vars->len;
-        g_array_set_size(lmm->vars, id + 1);
-        VAR(lmm, id)->elems = g_array_new(FALSE, FALSE, sizeof(velem_t));
-    }
-    var_t *v = VAR(lmm, id);
-    v->weight = weight;
-    v->bound = (bound_Bps <= 0 || !isfinite(bound_Bps)) ? INFINITY : bound_Bps;
-    v->rate = v->new_rate = 0;
+    guint id = var_alloc_id(lmm);
+    var_t *v = &lmm->vars[id];
+    lmm->weight[id] = weight;
+    lmm->bound[id] = (bound_Bps <= 0 || !isfinite(bound_Bps)) ? INFINITY : bound_Bps;
+    lmm->rate[id] = 0;
     v->alive = TRUE;
     v->is_new = TRUE;
-    v->frozen = FALSE;
     if (!v->in_new_list) {
         v->in_new_list = TRUE;
         g_array_append_val(lmm->new_vars, id);
     }
 
     /* The variable's own list: ascending constraint id, duplicates merged by summing. */
-    g_array_set_size(v->elems, 0);
+    v->elems = reserve(v->elems, 0, &v->alloc, n, sizeof(velem_t));
     for (guint i = 0; i < n; i++) {
-        velem_t e = {cnst[i], 0, coef[i]};
-        g_array_append_val(v->elems, e);
+        v->elems[i] = (velem_t){cnst[i], 0, coef[i]};
     }
-    heapsort(v->elems->data, v->elems->len, sizeof(velem_t), cmp_velem);
+    heapsort(v->elems, n, sizeof(velem_t), cmp_velem);
     guint m = 0;
-    for (guint i = 0; i < v->elems->len; i++) {
-        if (m > 0 && VELEM(v, m - 1)->cnst == VELEM(v, i)->cnst) {
-            VELEM(v, m - 1)->coef += VELEM(v, i)->coef;
+    for (guint i = 0; i < n; i++) {
+        if (m > 0 && v->elems[m - 1].cnst == v->elems[i].cnst) {
+            v->elems[m - 1].coef += v->elems[i].coef;
         } else {
-            *VELEM(v, m++) = *VELEM(v, i);
+            v->elems[m++] = v->elems[i];
         }
     }
-    g_array_set_size(v->elems, m);
+    v->len = m;
 
+    guint bounded = isfinite(lmm->bound[id]);
     for (guint i = 0; i < m; i++) {
-        velem_t *ve = VELEM(v, i);
-        cnst_t *c = CNST(lmm, ve->cnst);
-        celem_t ce = {id, i, ve->coef};
-        ve->cpos = c->elems->len;
-        g_array_append_val(c->elems, ce);
+        velem_t *ve = &v->elems[i];
+        cnst_t *c = &lmm->cnsts[ve->cnst];
+        c->elems = reserve(c->elems, c->len, &c->alloc, 1, sizeof(celem_t));
+        ve->cpos = c->len;
+        c->elems[c->len++] = (celem_t){id, i, v->elems[(i + 1) % m].cnst, bounded, ve->coef};
         if (id < c->max_var) {
             c->unsorted = TRUE;
         }
@@ -483,16 +560,16 @@ void
 weft_lmm_variable_free(weft_lmm_t *lmm, guint var)
 {
     g_return_if_fail(lmm != NULL && var_valid(lmm, var));
-    var_t *v = VAR(lmm, var);
-    for (guint i = 0; i < v->elems->len; i++) {
-        velem_t *ve = VELEM(v, i);
-        cnst_t *c = CNST(lmm, ve->cnst);
-        CELEM(c, ve->cpos)->var = DEAD;
+    var_t *v = &lmm->vars[var];
+    for (guint i = 0; i < v->len; i++) {
+        velem_t *ve = &v->elems[i];
+        cnst_t *c = &lmm->cnsts[ve->cnst];
+        c->elems[ve->cpos].var = DEAD;
         c->n_live--;
         c->n_dead++;
         touch(lmm, ve->cnst);
     }
-    g_array_set_size(v->elems, 0);
+    v->len = 0;
     v->alive = FALSE;
     v->is_new = FALSE;
     lmm->n_vars--;
@@ -503,21 +580,21 @@ double
 weft_lmm_variable_rate(const weft_lmm_t *lmm, guint var)
 {
     g_return_val_if_fail(lmm != NULL && var_valid(lmm, var), 0);
-    return g_array_index(lmm->vars, var_t, var).rate;
+    return lmm->rate[var];
 }
 
 double
 weft_lmm_variable_weight(const weft_lmm_t *lmm, guint var)
 {
     g_return_val_if_fail(lmm != NULL && var_valid(lmm, var), 0);
-    return g_array_index(lmm->vars, var_t, var).weight;
+    return lmm->weight[var];
 }
 
 double
 weft_lmm_variable_bound(const weft_lmm_t *lmm, guint var)
 {
     g_return_val_if_fail(lmm != NULL && var_valid(lmm, var), 0);
-    return g_array_index(lmm->vars, var_t, var).bound;
+    return lmm->bound[var];
 }
 
 /* ---- solving ---------------------------------------------------------------------------- */
@@ -528,202 +605,219 @@ weft_lmm_variable_bound(const weft_lmm_t *lmm, guint var)
 static void
 prepare(weft_lmm_t *lmm, guint id)
 {
-    cnst_t *c = CNST(lmm, id);
+    cnst_t *c = &lmm->cnsts[id];
     if (c->n_dead == 0 && !c->unsorted) {
         return;
     }
     guint m = 0;
-    for (guint i = 0; i < c->elems->len; i++) {
-        if (CELEM(c, i)->var != DEAD) {
-            *CELEM(c, m++) = *CELEM(c, i);
+    for (guint i = 0; i < c->len; i++) {
+        if (c->elems[i].var != DEAD) {
+            c->elems[m++] = c->elems[i];
         }
     }
-    g_array_set_size(c->elems, m);
+    c->len = m;
     if (c->unsorted) {
-        heapsort(c->elems->data, m, sizeof(celem_t), cmp_celem);
+        heapsort(c->elems, m, sizeof(celem_t), cmp_celem);
     }
     for (guint i = 0; i < m; i++) {
-        celem_t *ce = CELEM(c, i);
-        VELEM(VAR(lmm, ce->var), ce->vpos)->cpos = i;
+        const celem_t *ce = &c->elems[i];
+        lmm->vars[ce->var].elems[ce->vpos].cpos = i;
     }
     c->n_dead = 0;
     c->unsorted = FALSE;
-    c->max_var = m > 0 ? CELEM(c, m - 1)->var : 0;
+    c->max_var = m > 0 ? c->elems[m - 1].var : 0;
 }
 
-/* Collects the component of constraint @seed into comp_cnsts and comp_vars. */
-static void
+/*
+ * Collects the component of constraint @seed into comp_cnsts, and sets up progressive filling
+ * on it (step 2 of the essay on top of this file, and the bounded variables of step 3). The
+ * search follows each entry's `next` constraint, so it reads constraint lists only; a
+ * variable is counted at its first entry (vpos 0). Returns the number of variables.
+ */
+static guint
 collect(weft_lmm_t *lmm, guint seed)
 {
-    g_array_set_size(lmm->comp_cnsts, 0);
-    g_array_set_size(lmm->comp_vars, 0);
-    CNST(lmm, seed)->stamp = lmm->stamp;
+    GArray *cc = lmm->comp_cnsts;
+    const double *weight = lmm->weight;
+    guint nv = 0;
+    g_array_set_size(cc, 0);
+    g_array_set_size(lmm->heap, 0);
+    g_array_set_size(lmm->bounded, 0);
+    lmm->cnsts[seed].stamp = lmm->stamp;
     prepare(lmm, seed);
-    g_array_append_val(lmm->comp_cnsts, seed);
-    for (guint i = 0; i < lmm->comp_cnsts->len; i++) {
-        cnst_t *c = CNST(lmm, g_array_index(lmm->comp_cnsts, guint, i));
-        for (guint j = 0; j < c->elems->len; j++) {
-            guint vid = CELEM(c, j)->var;
-            var_t *v = VAR(lmm, vid);
-            if (v->stamp == lmm->stamp) {
-                continue;
-            }
-            v->stamp = lmm->stamp;
-            g_array_append_val(lmm->comp_vars, vid);
-            for (guint k = 0; k < v->elems->len; k++) {
-                guint cid = VELEM(v, k)->cnst;
-                cnst_t *c2 = CNST(lmm, cid);
-                if (c2->stamp != lmm->stamp) {
-                    c2->stamp = lmm->stamp;
-                    prepare(lmm, cid); /* touches only c2's list and cpos fields */
-                    g_array_append_val(lmm->comp_cnsts, cid);
+    g_array_append_val(cc, seed);
+    for (guint i = 0; i < cc->len; i++) {
+        guint cid = g_array_index(cc, guint, i);
+        const cnst_t *c = &lmm->cnsts[cid];
+        double w = 0;
+        for (guint j = 0; j < c->len; j++) {
+            const celem_t *ce = &c->elems[j];
+            w += ce->coef * weight[ce->var];
+            if (ce->vpos == 0) {
+                nv++;
+                if (ce->bounded) {
+                    bkey_t b = {lmm->bound[ce->var] / weight[ce->var], ce->var};
+                    g_array_append_val(lmm->bounded, b);
                 }
             }
+            cnst_t *c2 = &lmm->cnsts[ce->next];
+            if (c2->stamp != lmm->stamp) {
+                c2->stamp = lmm->stamp;
+                prepare(lmm, ce->next); /* moves only c2's list and cpos fields */
+                g_array_append_val(cc, ce->next);
+            }
+        }
+        cfill_t *cf = &lmm->cfill[cid];
+        cf->remaining = c->capacity;
+        cf->nfree = c->n_live;
+        cf->heap_pos = -1;
+        cf->dirty = FALSE;
+        if (cf->nfree > 0) {
+            cf->wsum = cf->wsum_ref = w;
+            heap_push(lmm, cid, cf->remaining / cf->wsum);
         }
     }
+    heapsort(lmm->bounded->data, lmm->bounded->len, sizeof(bkey_t), cmp_bkey);
+    return nv;
 }
 
 /* W_c computed exactly, in list order, over the unfrozen variables. */
 static double
-wsum_exact(weft_lmm_t *lmm, const cnst_t *c)
+wsum_exact(const weft_lmm_t *lmm, const cnst_t *c)
 {
     double w = 0;
-    for (guint j = 0; j < c->elems->len; j++) {
-        const celem_t *ce = CELEM(c, j);
-        const var_t *v = VAR(lmm, ce->var);
-        if (!v->frozen) {
-            w += ce->coef * v->weight;
+    for (guint j = 0; j < c->len; j++) {
+        const celem_t *ce = &c->elems[j];
+        if (lmm->frozen[ce->var] != lmm->fill_id) {
+            w += ce->coef * lmm->weight[ce->var];
         }
     }
     return w;
 }
 
-/* Freezes variable @vid at @rate (level @level) and updates its constraints' R, W and L. */
+/* Freezes variable @vid at @rate and updates its constraints' R and W (step 5); lists it as
+ * changed if its rate moved. Keys are brought up to date by rekey(). */
 static void
-freeze(weft_lmm_t *lmm, guint vid, double rate, double level)
+freeze(weft_lmm_t *lmm, guint vid, double rate)
 {
-    var_t *v = VAR(lmm, vid);
-    v->frozen = TRUE;
-    v->new_rate = rate;
-    for (guint k = 0; k < v->elems->len; k++) {
-        const velem_t *ve = VELEM(v, k);
-        cnst_t *c = CNST(lmm, ve->cnst);
-        c->nfree--;
-        if (c->heap_pos < 0) {
+    const var_t *v = &lmm->vars[vid];
+    double weight = lmm->weight[vid];
+    lmm->frozen[vid] = lmm->fill_id;
+    if (rate != lmm->rate[vid]) {
+        lmm->vars[vid].changed_stamp = lmm->stamp;
+        g_array_append_val(lmm->changed, vid);
+        lmm->rate[vid] = rate;
+    }
+    for (guint k = 0; k < v->len; k++) {
+        const velem_t *ve = &v->elems[k];
+        cfill_t *cf = &lmm->cfill[ve->cnst];
+        cf->nfree--;
+        if (cf->heap_pos < 0) {
             continue; /* saturated already: its variables are being frozen */
         }
-        if (c->nfree == 0) {
+        if (cf->nfree == 0) {
             heap_remove(lmm, ve->cnst);
             continue;
         }
-        c->remaining -= ve->coef * rate;
-        c->wsum -= ve->coef * v->weight;
-        if (c->wsum <= c->wsum_ref * WSUM_RECOMPUTE_FRACTION) {
-            c->wsum = c->wsum_ref = wsum_exact(lmm, c);
+        cf->remaining -= ve->coef * rate;
+        cf->wsum -= ve->coef * weight;
+        if (cf->wsum <= cf->wsum_ref * WSUM_RECOMPUTE_FRACTION) {
+            cf->wsum = cf->wsum_ref = wsum_exact(lmm, &lmm->cnsts[ve->cnst]);
             lmm->stats.wsum_recomputed++;
         }
-        double key = c->remaining > 0 ? c->remaining / c->wsum : 0;
-        c->key = key > level ? key : level;
-        heap_down(lmm, (guint)c->heap_pos);
-        heap_up(lmm, (guint)c->heap_pos);
+        if (!cf->dirty) {
+            cf->dirty = TRUE;
+            g_array_append_val(lmm->dirty, ve->cnst);
+        }
     }
 }
 
-/* Progressive filling over the collected component; then usages and changed variables. */
+/* The end of a filling step: new keys, at @level, for the constraints whose R and W moved. */
 static void
-fill(weft_lmm_t *lmm)
+rekey(weft_lmm_t *lmm, double level)
 {
-    GArray *cv = lmm->comp_vars, *cc = lmm->comp_cnsts;
-    g_array_set_size(lmm->heap, 0);
-    g_array_set_size(lmm->bounded, 0);
-    for (guint i = 0; i < cv->len; i++) {
-        guint vid = g_array_index(cv, guint, i);
-        var_t *v = VAR(lmm, vid);
-        v->frozen = FALSE;
-        if (isfinite(v->bound)) {
-            bkey_t b = {v->bound / v->weight, vid};
-            g_array_append_val(lmm->bounded, b);
+    const guint *d = (const guint *)(void *)lmm->dirty->data;
+    for (guint i = 0; i < lmm->dirty->len; i++) {
+        cfill_t *cf = &lmm->cfill[d[i]];
+        cf->dirty = FALSE;
+        if (cf->heap_pos < 0) {
+            continue; /* left the heap later in the step */
         }
+        double key = cf->remaining > 0 ? cf->remaining / cf->wsum : 0;
+        hent_t e = {key > level ? key : level, d[i]};
+        heap_place(lmm, (guint)cf->heap_pos, e);
     }
-    heapsort(lmm->bounded->data, lmm->bounded->len, sizeof(bkey_t), cmp_bkey);
-    for (guint i = 0; i < cc->len; i++) {
-        guint cid = g_array_index(cc, guint, i);
-        cnst_t *c = CNST(lmm, cid);
-        c->remaining = c->capacity;
-        c->nfree = c->n_live;
-        c->heap_pos = -1;
-        if (c->nfree > 0) {
-            c->wsum = c->wsum_ref = wsum_exact(lmm, c);
-            c->key = c->remaining / c->wsum;
-            heap_push(lmm, cid);
-        }
-    }
+    g_array_set_size(lmm->dirty, 0);
+}
 
+/* Progressive filling over the collected component (step 4); then usages (step 6). */
+static void
+fill(weft_lmm_t *lmm, guint nv)
+{
+    GArray *cc = lmm->comp_cnsts;
+    const bkey_t *bk = (const bkey_t *)(void *)lmm->bounded->data;
+    guint nb = lmm->bounded->len;
     double level = 0;
     guint bi = 0;
     for (;;) {
-        while (bi < lmm->bounded->len &&
-               VAR(lmm, g_array_index(lmm->bounded, bkey_t, bi).var)->frozen) {
+        while (bi < nb && lmm->frozen[bk[bi].var] == lmm->fill_id) {
             bi++;
         }
-        gboolean have_b = bi<lmm->bounded->len, have_c = lmm->heap->len> 0;
+        gboolean have_b = bi<nb, have_c = lmm->heap->len> 0;
         if (!have_b && !have_c) {
             break;
         }
-        const bkey_t *b = have_b ? &g_array_index(lmm->bounded, bkey_t, bi) : NULL;
-        if (have_b && (!have_c || b->key <= CNST(lmm, g_array_index(lmm->heap, guint, 0))->key)) {
+        if (have_b && (!have_c || bk[bi].key <= HEAP(lmm)[0].key)) {
             /* On a tie the bound goes first: same rates, one fixed order. */
-            level = MAX(level, b->key);
-            freeze(lmm, b->var, VAR(lmm, b->var)->bound, level);
+            level = MAX(level, bk[bi].key);
+            freeze(lmm, bk[bi].var, lmm->bound[bk[bi].var]);
+            rekey(lmm, level);
             bi++;
             continue;
         }
-        guint cid = heap_pop(lmm);
-        cnst_t *c = CNST(lmm, cid);
-        level = MAX(level, c->key);
-        for (guint j = 0; j < c->elems->len; j++) {
-            guint vid = CELEM(c, j)->var;
-            var_t *v = VAR(lmm, vid);
-            if (!v->frozen) {
+        hent_t top = HEAP(lmm)[0];
+        heap_remove(lmm, top.id);
+        level = MAX(level, top.key);
+        const cnst_t *c = &lmm->cnsts[top.id];
+        for (guint j = 0; j < c->len; j++) {
+            guint vid = c->elems[j].var;
+            if (lmm->frozen[vid] != lmm->fill_id) {
                 /* MIN: w (b / w) may round above b; a bounded variable never exceeds b. */
-                freeze(lmm, vid, MIN(v->weight * level, v->bound), level);
+                freeze(lmm, vid, MIN(lmm->weight[vid] * level, lmm->bound[vid]));
             }
         }
+        rekey(lmm, level);
     }
 
     for (guint i = 0; i < cc->len; i++) {
-        cnst_t *c = CNST(lmm, g_array_index(cc, guint, i));
+        cnst_t *c = &lmm->cnsts[g_array_index(cc, guint, i)];
         double usage = 0;
-        for (guint j = 0; j < c->elems->len; j++) {
-            const celem_t *ce = CELEM(c, j);
-            usage += ce->coef * VAR(lmm, ce->var)->new_rate;
+        for (guint j = 0; j < c->len; j++) {
+            const celem_t *ce = &c->elems[j];
+            usage += ce->coef * lmm->rate[ce->var];
         }
         c->usage = usage;
     }
-    for (guint i = 0; i < cv->len; i++) {
-        guint vid = g_array_index(cv, guint, i);
-        var_t *v = VAR(lmm, vid);
-        if (v->is_new || v->new_rate != v->rate) {
-            v->changed_stamp = lmm->stamp;
-            g_array_append_val(lmm->changed, vid);
-        }
-        v->rate = v->new_rate;
-    }
     lmm->stats.components++;
     lmm->stats.last_components++;
-    lmm->stats.last_variables += cv->len;
+    lmm->stats.last_variables += nv;
     lmm->stats.last_constraints += cc->len;
 }
 
 static void
 solve_from(weft_lmm_t *lmm, guint cid)
 {
-    cnst_t *c = CNST(lmm, cid);
+    cnst_t *c = &lmm->cnsts[cid];
     if (!c->alive || c->stamp == lmm->stamp) {
         return;
     }
-    collect(lmm, cid);
-    fill(lmm);
+    if (++lmm->fill_id == 0) {
+        /* Wrapped after 2^32 components: no variable may look frozen by accident. */
+        memset(lmm->frozen, 0, lmm->vars_len * sizeof(guint));
+        lmm->fill_id = 1;
+    }
+    guint nv = collect(lmm, cid);
+    fill(lmm, nv);
 }
 
 void
@@ -740,14 +834,14 @@ weft_lmm_solve(weft_lmm_t *lmm)
     heapsort(lmm->touched->data, lmm->touched->len, sizeof(guint), cmp_guint);
     for (guint i = 0; i < lmm->touched->len; i++) {
         guint cid = g_array_index(lmm->touched, guint, i);
-        CNST(lmm, cid)->touched = FALSE;
+        lmm->cnsts[cid].touched = FALSE;
         if (lmm->incremental) {
             solve_from(lmm, cid);
         }
     }
     g_array_set_size(lmm->touched, 0);
     if (!lmm->incremental) {
-        for (guint cid = 0; cid < lmm->cnsts->len; cid++) {
+        for (guint cid = 0; cid < lmm->cnsts_len; cid++) {
             solve_from(lmm, cid);
         }
     }
@@ -755,13 +849,13 @@ weft_lmm_solve(weft_lmm_t *lmm)
     /* New variables: those without constraints get their rate here; all are reported. */
     for (guint i = 0; i < lmm->new_vars->len; i++) {
         guint vid = g_array_index(lmm->new_vars, guint, i);
-        var_t *v = VAR(lmm, vid);
+        var_t *v = &lmm->vars[vid];
         v->in_new_list = FALSE;
         if (!v->alive) {
             continue;
         }
-        if (v->elems->len == 0) {
-            v->rate = v->new_rate = v->bound; /* INFINITY when unbounded */
+        if (v->len == 0) {
+            lmm->rate[vid] = lmm->bound[vid]; /* INFINITY when unbounded */
         }
         if (v->changed_stamp != lmm->stamp) {
             v->changed_stamp = lmm->stamp;
@@ -801,22 +895,22 @@ weft_lmm_check(const weft_lmm_t *lmm, GError **error)
 {
     g_return_val_if_fail(lmm != NULL, FALSE);
     const double eps = WEFT_LMM_EPSILON;
-    guint nc = lmm->cnsts->len;
+    guint nc = lmm->cnsts_len;
     g_autofree double *usage = g_new0(double, nc);
     g_autofree double *max_level = g_new0(double, nc);
     for (guint cid = 0; cid < nc; cid++) {
-        const cnst_t *c = &g_array_index(lmm->cnsts, cnst_t, cid);
+        const cnst_t *c = &lmm->cnsts[cid];
         if (!c->alive) {
             continue;
         }
-        for (guint j = 0; j < c->elems->len; j++) {
-            const celem_t *ce = &g_array_index(c->elems, celem_t, j);
+        for (guint j = 0; j < c->len; j++) {
+            const celem_t *ce = &c->elems[j];
             if (ce->var == DEAD) {
                 continue;
             }
-            const var_t *v = &g_array_index(lmm->vars, var_t, ce->var);
-            usage[cid] += ce->coef * v->rate;
-            max_level[cid] = MAX(max_level[cid], v->rate / v->weight);
+            double rate = lmm->rate[ce->var];
+            usage[cid] += ce->coef * rate;
+            max_level[cid] = MAX(max_level[cid], rate / lmm->weight[ce->var]);
         }
         if (usage[cid] > c->capacity * (1 + eps)) {
             g_set_error(error, WEFT_LMM_ERROR, WEFT_LMM_ERROR_OVER_CAPACITY,
@@ -825,29 +919,30 @@ weft_lmm_check(const weft_lmm_t *lmm, GError **error)
             return FALSE;
         }
     }
-    for (guint vid = 0; vid < lmm->vars->len; vid++) {
-        const var_t *v = &g_array_index(lmm->vars, var_t, vid);
+    for (guint vid = 0; vid < lmm->vars_len; vid++) {
+        const var_t *v = &lmm->vars[vid];
         if (!v->alive) {
             continue;
         }
-        if (!(v->rate >= 0) || v->rate > v->bound * (1 + eps)) {
+        double rate = lmm->rate[vid], bound = lmm->bound[vid], weight = lmm->weight[vid];
+        if (!(rate >= 0) || rate > bound * (1 + eps)) {
             g_set_error(error, WEFT_LMM_ERROR, WEFT_LMM_ERROR_OVER_CAPACITY,
                         "variable %u: rate %.17g B/s is negative or above its bound %.17g B/s", vid,
-                        v->rate, v->bound);
+                        rate, bound);
             return FALSE;
         }
-        gboolean ok = v->rate >= v->bound * (1 - eps) || v->elems->len == 0;
-        double level = v->rate / v->weight;
-        for (guint k = 0; !ok && k < v->elems->len; k++) {
-            guint cid = g_array_index(v->elems, velem_t, k).cnst;
-            const cnst_t *c = &g_array_index(lmm->cnsts, cnst_t, cid);
+        gboolean ok = rate >= bound * (1 - eps) || v->len == 0;
+        double level = rate / weight;
+        for (guint k = 0; !ok && k < v->len; k++) {
+            guint cid = v->elems[k].cnst;
+            const cnst_t *c = &lmm->cnsts[cid];
             ok = usage[cid] >= c->capacity * (1 - eps) && level >= max_level[cid] * (1 - eps);
         }
         if (!ok) {
             g_set_error(error, WEFT_LMM_ERROR, WEFT_LMM_ERROR_NOT_MAX_MIN,
                         "variable %u: rate %.17g B/s (weight %g) is below its bound and has no "
                         "saturated constraint on which its rate / weight is the largest",
-                        vid, v->rate, v->weight);
+                        vid, rate, weight);
             return FALSE;
         }
     }
