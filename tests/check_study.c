@@ -1,7 +1,496 @@
 /* SPDX-License-Identifier: MIT */
-/* Placeholder: replaced by the study tests. */
+/*
+ * Unit tests of study/: axes expanded (lists, ranges and log ranges with
+ * units, cartesian order with the last axis fastest, zip), a row's metrics
+ * derived by hand, a 100-point study (half its points failing at run time)
+ * giving the same CSV with 1 and 2 threads, after a stop halfway and a resume
+ * (a torn journal line included), and as 3 shards merged; a journal of
+ * another study refused; every bad axis (unknown key, bad value, unknown
+ * cluster key, bad range) failing at load, before any point runs; merge
+ * refusing missing, duplicate and foreign shards. The workload is a 4-rank
+ * trace written by the test on an inline ring: forward 100 us, a 4,000,000 B
+ * all-reduce, optimizer 50 us.
+ */
+#include <check.h>
+#include <stdlib.h>
+
+#include "config.h"
+#include "study/study.h"
+#include "testutil.h"
+
+static char *tmpdir;
+
+static void
+rm_rf(const char *path)
+{
+    if (g_file_test(path, G_FILE_TEST_IS_DIR) && !g_file_test(path, G_FILE_TEST_IS_SYMLINK)) {
+        g_autoptr(GDir) d = g_dir_open(path, 0, NULL);
+        const char *entry;
+        while (d != NULL && (entry = g_dir_read_name(d)) != NULL) {
+            g_autofree char *p = g_build_filename(path, entry, NULL);
+            rm_rf(p);
+        }
+        (void)g_rmdir(path);
+        return;
+    }
+    (void)g_remove(path);
+}
+
+/* Writes the 4-rank trace tmpdir/tiny.<r>.et (see the file comment). */
+static void
+write_tiny_trace(void)
+{
+    for (guint r = 0; r < 4; r++) {
+        g_autoptr(test_et_t) et = test_et_new("0.0.4");
+        test_et_node_dur(et, 1, "forward", TEST_COMP, 100);
+        test_et_coll(et, 2, "all_reduce_grads", 0, 4000000, NULL);
+        test_et_dep(et, 1);
+        test_et_node_dur(et, 3, "optimizer", TEST_COMP, 50);
+        test_et_dep(et, 2);
+        g_autofree char *path = test_et_path(tmpdir, "tiny", r);
+        test_et_write(et, path, FALSE);
+    }
+}
+
+static void
+setup(void)
+{
+    tmpdir = g_dir_make_tmp("weft-study-XXXXXX", NULL);
+    ck_assert_ptr_nonnull(tmpdir);
+    write_tiny_trace();
+}
+
+static void
+teardown(void)
+{
+    rm_rf(tmpdir);
+    g_free(tmpdir);
+}
+
+static char *
+path_of(const char *name)
+{
+    return g_build_filename(tmpdir, name, NULL);
+}
+
+static char *
+write_file(const char *name, const char *text)
+{
+    char *path = path_of(name);
+    ck_assert(g_file_set_contents(path, text, -1, NULL));
+    return path;
+}
+
+static char *
+read_file(const char *path)
+{
+    char *text = NULL;
+    ck_assert_msg(g_file_get_contents(path, &text, NULL, NULL), "cannot read %s", path);
+    return text;
+}
+
+/* The study's base: the tiny trace (relative to the study file) on a 4-GPU ring. */
+#define BASE                                                                                       \
+    "[cluster]\nkind = ring\ngpus = 4\nlink_bandwidth = 50GB/s\nlink_latency = 500ns\n"            \
+    "[workload]\ntrace = tiny\n"
+
+/*
+ * 100 points: 10 latencies x 5 chunk counts x 2 GPU counts; gpus = 2 fails at
+ * run time (4 ranks on 2 GPUs), so half the rows are errors.
+ */
+static const char big_study[] = "[study]\n"
+                                "axis.lat = cluster.link_latency: range 100ns 1000ns 100ns\n"
+                                "axis.chunks = collectives.chunks: 1, 2, 3, 4, 5\n"
+                                "axis.gpus = cluster.gpus: 4, 2\n"
+                                "metrics = step_time_us, exposed_comm_us_max, compute_us_mean, "
+                                "events, gpus\n" BASE;
+
+static weft_study_t *
+load_ok(const char *name, const char *text)
+{
+    g_autofree char *path = write_file(name, text);
+    g_autoptr(GError) error = NULL;
+    weft_study_t *st = weft_study_load(path, &error);
+    ck_assert_msg(st != NULL, "%s", error != NULL ? error->message : "");
+    return st;
+}
+
+static void
+run_ok(weft_study_t *st, const weft_study_options_t *opts, weft_study_stats_t *stats)
+{
+    g_autoptr(GError) error = NULL;
+    ck_assert_msg(weft_study_run(st, opts, stats, &error), "%s",
+                  error != NULL ? error->message : "");
+}
+
+START_TEST(test_axes_expand)
+{
+    g_autoptr(weft_study_t) st =
+        load_ok("axes.ini", "[study]\n"
+                            "axis.bw = cluster.link_bandwidth: log 50GB/s 800GB/s x2\n"
+                            "axis.lat = cluster.link_latency: range 0.1us 0.3us 0.1us\n"
+                            "axis.chunks = collectives.chunks: 1, 4\n" BASE);
+    /* 5 bandwidths (50, 100, 200, 400, 800) x 3 latencies (0.1, 0.2, 0.3 with the 1e-9 slack)
+     * x 2 chunk counts = 30 */
+    ck_assert_uint_eq(weft_study_n_points(st), 30);
+    g_autofree char *p0 = weft_study_point_text(st, 0);
+    ck_assert_str_eq(p0, "bw=50GB/s lat=0.1us chunks=1");
+    /* last axis fastest: point 1 changes chunks only */
+    g_autofree char *p1 = weft_study_point_text(st, 1);
+    ck_assert_str_eq(p1, "bw=50GB/s lat=0.1us chunks=4");
+    /* point 5 = 0 x 6 + 2 x 2 + 1: bw 50GB/s, lat 0.3us (printed %.15g, not
+     * 0.30000000000000004), chunks 4 */
+    g_autofree char *p5 = weft_study_point_text(st, 5);
+    ck_assert_str_eq(p5, "bw=50GB/s lat=0.3us chunks=4");
+    /* point 29 = the last of each axis */
+    g_autofree char *p29 = weft_study_point_text(st, 29);
+    ck_assert_str_eq(p29, "bw=800GB/s lat=0.3us chunks=4");
+    ck_assert_uint_eq(strlen(weft_study_hash(st)), 64);
+    /* default results: the study's name with .csv */
+    g_autofree char *csv = path_of("axes.csv");
+    ck_assert_str_eq(weft_study_results_path(st), csv);
+}
+END_TEST
+
+START_TEST(test_zip)
+{
+    g_autoptr(weft_study_t) st = load_ok("zip.ini", "[study]\nmode = zip\n"
+                                                    "axis.gpus = cluster.gpus: 4, 8, 16\n"
+                                                    "axis.chunks = collectives.chunks: 1, 2, 3\n"
+                                                    "results = out/zip.csv\n" BASE);
+    /* zip: point i takes the i-th value of every axis */
+    ck_assert_uint_eq(weft_study_n_points(st), 3);
+    g_autofree char *p2 = weft_study_point_text(st, 2);
+    ck_assert_str_eq(p2, "gpus=16 chunks=3");
+    g_autofree char *out = path_of("out/zip.csv");
+    ck_assert_str_eq(weft_study_results_path(st), out);
+
+    g_autofree char *path = write_file("zip-bad.ini", "[study]\nmode = zip\n"
+                                                      "axis.gpus = cluster.gpus: 4, 8\n"
+                                                      "axis.chunks = collectives.chunks: 1\n" BASE);
+    g_autoptr(GError) error = NULL;
+    ck_assert_ptr_null(weft_study_load(path, &error));
+    ck_assert(g_error_matches(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_PARSE));
+}
+END_TEST
+
+START_TEST(test_row_by_hand)
+{
+    g_autoptr(weft_study_t) st = load_ok("hand.ini", big_study);
+    weft_study_options_t opts = {.jobs = 2};
+    weft_study_stats_t stats;
+    run_ok(st, &opts, &stats);
+    ck_assert(stats.done);
+    ck_assert_uint_eq(stats.points, 100);
+    ck_assert_uint_eq(stats.ran, 100);
+    ck_assert_uint_eq(stats.failed, 50); /* every gpus = 2 point: 4 ranks on 2 GPUs */
+    g_autofree char *csv_path = path_of("hand.csv");
+    g_autofree char *csv = read_file(csv_path);
+    g_auto(GStrv) lines = g_strsplit(csv, "\n", -1);
+    ck_assert_str_eq(lines[0], "point,lat:cluster.link_latency,chunks:collectives.chunks,"
+                               "gpus:cluster.gpus,step_time_us,exposed_comm_us_max,"
+                               "compute_us_mean,events,gpus,status,error");
+    /*
+     * Point 0: latency 100 ns, 1 chunk, 4 GPUs. Ring all-reduce over 4 ranks:
+     * 2 (4 - 1) = 6 steps of 4,000,000 / 4 = 1,000,000 B at 50 GB/s = 20 us,
+     * each + 0.1 us latency: 6 x 20.1 = 120.6 us, all exposed. Step = 100 +
+     * 120.6 + 50 = 270.6 us; compute 150 us on every rank.
+     */
+    ck_assert(g_str_has_prefix(lines[1], "0,100ns,1,4,270.600000,120.600000,150.000000,"));
+    ck_assert(g_str_has_suffix(lines[1], ",4,ok,"));
+    /* Point 1: the same with 2 GPUs fails; its metrics are empty, the message names the GPUs */
+    ck_assert(g_str_has_prefix(lines[1 + 1], "1,100ns,1,2,,,,,,error,"));
+    /* Point 98: latency 1000 ns, 5 chunks, 4 GPUs; point 99 its 2-GPU twin */
+    ck_assert(g_str_has_prefix(lines[99], "98,1000ns,5,4,"));
+    ck_assert_str_eq(lines[101], ""); /* 100 rows, then the final newline */
+    ck_assert_ptr_null(lines[102]);
+    /* the journal is gone */
+    g_autofree char *journal = path_of("hand.csv.partial");
+    ck_assert(!g_file_test(journal, G_FILE_TEST_EXISTS));
+}
+END_TEST
+
+/* Runs big_study with @opts into tmpdir/@out and returns the CSV text. */
+static char *
+run_big(const char *out, weft_study_options_t opts, weft_study_stats_t *stats)
+{
+    g_autoptr(weft_study_t) st = load_ok("big.ini", big_study);
+    g_autofree char *path = path_of(out);
+    opts.output = path;
+    run_ok(st, &opts, stats);
+    return stats->done ? read_file(path) : NULL;
+}
+
+START_TEST(test_same_csv_any_jobs)
+{
+    weft_study_stats_t s1, s2;
+    g_autofree char *j1 = run_big("j1.csv", (weft_study_options_t){.jobs = 1}, &s1);
+    g_autofree char *j2 = run_big("j2.csv", (weft_study_options_t){.jobs = 2}, &s2);
+    g_autofree char *j7 = run_big("j7.csv", (weft_study_options_t){.jobs = 7}, &s2);
+    ck_assert_str_eq(j1, j2);
+    ck_assert_str_eq(j1, j7);
+}
+END_TEST
+
+START_TEST(test_stop_and_resume)
+{
+    weft_study_stats_t s;
+    g_autofree char *ref = run_big("ref.csv", (weft_study_options_t){.jobs = 1}, &s);
+    /* stop after 37 rows, as a kill would leave it */
+    g_autofree char *none =
+        run_big("r.csv", (weft_study_options_t){.jobs = 2, .stop_after = 37}, &s);
+    ck_assert_ptr_null(none);
+    ck_assert(!s.done);
+    ck_assert_uint_eq(s.ran, 37);
+    g_autofree char *journal = path_of("r.csv.partial");
+    g_autofree char *jtext = read_file(journal);
+    /* the stamp line, then exactly 37 rows */
+    g_auto(GStrv) jlines = g_strsplit(jtext, "\n", -1);
+    ck_assert_uint_eq(g_strv_length(jlines) - 2, 37);
+    /* a torn last line, as a kill during a write would leave */
+    g_autofree char *torn = g_strconcat(jtext, "99,1000ns,5", NULL);
+    ck_assert(g_file_set_contents(journal, torn, -1, NULL));
+    /* without resume, the journal is refused */
+    {
+        g_autoptr(weft_study_t) st = load_ok("big.ini", big_study);
+        g_autofree char *out = path_of("r.csv");
+        weft_study_options_t opts = {.jobs = 2, .output = out};
+        g_autoptr(GError) error = NULL;
+        ck_assert(!weft_study_run(st, &opts, NULL, &error));
+        ck_assert(g_error_matches(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_JOURNAL));
+    }
+    /* stop again after 20 more, then finish */
+    g_autofree char *none2 =
+        run_big("r.csv", (weft_study_options_t){.jobs = 1, .resume = TRUE, .stop_after = 20}, &s);
+    ck_assert_ptr_null(none2);
+    ck_assert_uint_eq(s.resumed, 37);
+    ck_assert_uint_eq(s.ran, 20);
+    g_autofree char *done = run_big("r.csv", (weft_study_options_t){.jobs = 2, .resume = TRUE}, &s);
+    ck_assert(s.done);
+    ck_assert_uint_eq(s.resumed, 57);
+    ck_assert_uint_eq(s.ran, 43);    /* 100 - 57 */
+    ck_assert_uint_eq(s.failed, 50); /* journal rows counted too */
+    ck_assert_str_eq(done, ref);
+    ck_assert(!g_file_test(journal, G_FILE_TEST_EXISTS));
+}
+END_TEST
+
+START_TEST(test_journal_of_another_study)
+{
+    weft_study_stats_t s;
+    g_autofree char *none =
+        run_big("o.csv", (weft_study_options_t){.jobs = 1, .stop_after = 3}, &s);
+    /* the same output, another study (one more chunk count) */
+    g_autofree char *text = g_strdup(big_study);
+    char *p = strstr(text, "1, 2, 3, 4, 5");
+    ck_assert_ptr_nonnull(p);
+    p[12] = '6';
+    g_autoptr(weft_study_t) other = load_ok("other.ini", text);
+    g_autofree char *out = path_of("o.csv");
+    weft_study_options_t opts = {.jobs = 1, .output = out, .resume = TRUE};
+    g_autoptr(GError) error = NULL;
+    ck_assert(!weft_study_run(other, &opts, NULL, &error));
+    ck_assert(g_error_matches(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_JOURNAL));
+    /* nor may another shard of the same study resume it */
+    g_autoptr(weft_study_t) same = load_ok("big.ini", big_study);
+    weft_study_options_t sh = {
+        .jobs = 1, .output = out, .resume = TRUE, .shard_k = 1, .shard_n = 2};
+    g_clear_error(&error);
+    ck_assert(!weft_study_run(same, &sh, NULL, &error));
+    ck_assert(g_error_matches(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_JOURNAL));
+}
+END_TEST
+
+START_TEST(test_shards_merge)
+{
+    weft_study_stats_t s;
+    g_autofree char *ref = run_big("all.csv", (weft_study_options_t){.jobs = 2}, &s);
+    const guint n = 3;
+    char *parts[4] = {NULL};
+    guint total = 0;
+    for (guint k = 1; k <= n; k++) {
+        g_autofree char *name = g_strdup_printf("part%u.csv", k);
+        g_autofree char *text =
+            run_big(name, (weft_study_options_t){.jobs = 2, .shard_k = k, .shard_n = n}, &s);
+        /* shard k holds the points i with i mod 3 = k - 1: 34, 33, 33 of 100 */
+        ck_assert_uint_eq(s.points, k == 1 ? 34 : 33);
+        total += s.points;
+        g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+        ck_assert(g_str_has_prefix(lines[0], "# weft sweep shard study="));
+        for (guint l = 2; lines[l][0] != '\0'; l++) {
+            guint64 pt = g_ascii_strtoull(lines[l], NULL, 10);
+            ck_assert_uint_eq(pt % n, k - 1);
+        }
+        parts[k - 1] = path_of(name);
+    }
+    ck_assert_uint_eq(total, 100);
+    g_autofree char *merged_path = path_of("merged.csv");
+    g_autoptr(GError) error = NULL;
+    /* in any order */
+    const char *order[] = {parts[2], parts[0], parts[1], NULL};
+    ck_assert_msg(weft_study_merge(order, merged_path, &error), "%s",
+                  error != NULL ? error->message : "");
+    g_autofree char *merged = read_file(merged_path);
+    ck_assert_str_eq(merged, ref);
+
+    /* a missing shard: MERGE, naming the points */
+    const char *missing[] = {parts[0], parts[1], NULL};
+    ck_assert(!weft_study_merge(missing, merged_path, &error));
+    ck_assert(g_error_matches(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_MERGE));
+    g_clear_error(&error);
+    /* a shard twice */
+    const char *twice[] = {parts[0], parts[1], parts[2], parts[1], NULL};
+    ck_assert(!weft_study_merge(twice, merged_path, &error));
+    ck_assert(g_error_matches(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_MERGE));
+    g_clear_error(&error);
+    /* an unsharded CSV is not a shard */
+    g_autofree char *all = path_of("all.csv");
+    const char *plain[] = {all, NULL};
+    ck_assert(!weft_study_merge(plain, merged_path, &error));
+    ck_assert(g_error_matches(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_MERGE));
+    g_clear_error(&error);
+    /* a shard of another study */
+    g_autoptr(weft_study_t) other =
+        load_ok("small.ini", "[study]\naxis.c = collectives.chunks: range 1 100 1\n" BASE);
+    g_autofree char *op = path_of("other1.csv");
+    weft_study_options_t oo = {.jobs = 2, .output = op, .shard_k = 2, .shard_n = 3};
+    run_ok(other, &oo, &s);
+    const char *foreign[] = {parts[0], op, parts[2], NULL};
+    ck_assert(!weft_study_merge(foreign, merged_path, &error));
+    ck_assert(g_error_matches(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_MERGE));
+    for (guint k = 0; k < n; k++) {
+        g_free(parts[k]);
+    }
+}
+END_TEST
+
+/* Loading @study fails with @code, and nothing was written beside it. */
+static void
+expect_load_error(const char *study, gint code)
+{
+    g_autofree char *path = write_file("bad.ini", study);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(weft_study_t) st = weft_study_load(path, &error);
+    ck_assert_ptr_null(st);
+    ck_assert_msg(g_error_matches(error, WEFT_STUDY_ERROR, code), "%s: got %s", study,
+                  error != NULL ? error->message : "no error");
+    g_autofree char *csv = path_of("bad.csv");
+    g_autofree char *journal = path_of("bad.csv.partial");
+    ck_assert(!g_file_test(csv, G_FILE_TEST_EXISTS));
+    ck_assert(!g_file_test(journal, G_FILE_TEST_EXISTS));
+}
+
+START_TEST(test_bad_axes_fail_before_running)
+{
+    /* an unknown scenario key */
+    expect_load_error("[study]\naxis.c = collectives.chunkz: 1, 2\n" BASE, WEFT_STUDY_ERROR_AXIS);
+    /* an unknown group */
+    expect_load_error("[study]\naxis.c = colectives.chunks: 1, 2\n" BASE, WEFT_STUDY_ERROR_AXIS);
+    /* a value that does not parse: the third */
+    expect_load_error("[study]\naxis.c = collectives.chunks: 1, 2, two\n" BASE,
+                      WEFT_STUDY_ERROR_AXIS);
+    /* a quantity without its unit */
+    expect_load_error("[study]\naxis.bw = cluster.link_bandwidth: 50GB/s, 50\n" BASE,
+                      WEFT_STUDY_ERROR_AXIS);
+    /* a [cluster] key the ring builder does not know (checked by building the cluster) */
+    expect_load_error("[study]\naxis.o = cluster.oversubscription: 1:1, 2:1\n" BASE,
+                      WEFT_STUDY_ERROR_AXIS);
+    /* a [cluster] value the builder refuses */
+    expect_load_error("[study]\naxis.g = cluster.gpus: 4, 0\n" BASE, WEFT_STUDY_ERROR_AXIS);
+    /* malformed axes and ranges */
+    expect_load_error("[study]\naxis.c = collectives.chunks 1, 2\n" BASE, WEFT_STUDY_ERROR_PARSE);
+    expect_load_error("[study]\naxis.c = collectives.chunks: range 1 8\n" BASE,
+                      WEFT_STUDY_ERROR_PARSE);
+    expect_load_error("[study]\naxis.c = collectives.chunks: range 8 1 1\n" BASE,
+                      WEFT_STUDY_ERROR_PARSE);
+    expect_load_error("[study]\naxis.b = cluster.link_bandwidth: log 50GB/s 800Gb/s x2\n" BASE,
+                      WEFT_STUDY_ERROR_PARSE);
+    expect_load_error("[study]\naxis.b = cluster.link_bandwidth: log 50GB/s 800GB/s 2\n" BASE,
+                      WEFT_STUDY_ERROR_PARSE);
+    expect_load_error("[study]\naxis.c = collectives.chunks: 1, , 2\n" BASE,
+                      WEFT_STUDY_ERROR_PARSE);
+    /* [study] keys, metrics, the base */
+    expect_load_error("[study]\naxes.c = collectives.chunks: 1\n" BASE, WEFT_STUDY_ERROR_KEY);
+    expect_load_error("[study]\nmetrics = step_time_ms\n" BASE, WEFT_STUDY_ERROR_KEY);
+    expect_load_error("[study]\nmode = diagonal\n" BASE, WEFT_STUDY_ERROR_PARSE);
+    expect_load_error("[study]\n" BASE "[output]\ndir = out\n", WEFT_STUDY_ERROR_KEY);
+    expect_load_error("[study]\nscenario = missing.ini\n", WEFT_STUDY_ERROR_BASE);
+    expect_load_error("[study]\n[cluster]\nkind = ring\n", WEFT_STUDY_ERROR_BASE);
+    expect_load_error("[study]\naxis.c = collectives.chunks: 1\naxis.d = collectives.chunks: "
+                      "2\n" BASE,
+                      WEFT_STUDY_ERROR_AXIS);
+    expect_load_error("[cluster]\nkind = ring\n", WEFT_STUDY_ERROR_KEY);
+    /* a key set twice */
+    expect_load_error("[study]\nmode = zip\nmode = zip\n" BASE, WEFT_STUDY_ERROR_PARSE);
+}
+END_TEST
+
+START_TEST(test_paths_relative_to_study)
+{
+    /* a base scenario file in a subdirectory, with the trace relative to it */
+    g_autofree char *sub = path_of("sub");
+    ck_assert_int_eq(g_mkdir(sub, 0755), 0);
+    g_autofree char *sc = write_file("sub/base.ini", "[cluster]\nkind = ring\ngpus = 4\n"
+                                                     "link_bandwidth = 50GB/s\n"
+                                                     "link_latency = 500ns\n"
+                                                     "[workload]\ntrace = ../tiny\n");
+    g_autoptr(weft_study_t) st =
+        load_ok("rel.ini", "[study]\nscenario = sub/base.ini\n"
+                           "axis.t = workload.trace: tiny, nothere\nmetrics = step_time_us\n");
+    weft_study_options_t opts = {.jobs = 1};
+    weft_study_stats_t s;
+    run_ok(st, &opts, &s);
+    /* tiny (relative to the study) runs: 100 + 6 x 20.5 + 50 = 273 us; nothere fails */
+    g_autofree char *csv_path = path_of("rel.csv");
+    g_autofree char *csv = read_file(csv_path);
+    g_auto(GStrv) lines = g_strsplit(csv, "\n", -1);
+    ck_assert_str_eq(lines[1], "0,tiny,273.000000,ok,");
+    ck_assert(g_str_has_prefix(lines[2], "1,nothere,,error,"));
+    ck_assert_uint_eq(s.failed, 1);
+}
+END_TEST
+
+START_TEST(test_parse_shard)
+{
+    guint k = 0, n = 0;
+    ck_assert(weft_study_parse_shard("3/8", &k, &n, NULL));
+    ck_assert_uint_eq(k, 3);
+    ck_assert_uint_eq(n, 8);
+    const char *bad[] = {"0/8", "9/8", "3", "3/0", "a/b", "1/2/3", ""};
+    for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+        g_autoptr(GError) error = NULL;
+        ck_assert_msg(!weft_study_parse_shard(bad[i], &k, &n, &error), "%s", bad[i]);
+        ck_assert(g_error_matches(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_USAGE));
+    }
+}
+END_TEST
+
+static Suite *
+study_suite(void)
+{
+    Suite *s = suite_create("study");
+    TCase *tc = tcase_create("study");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_axes_expand);
+    tcase_add_test(tc, test_zip);
+    tcase_add_test(tc, test_row_by_hand);
+    tcase_add_test(tc, test_same_csv_any_jobs);
+    tcase_add_test(tc, test_stop_and_resume);
+    tcase_add_test(tc, test_journal_of_another_study);
+    tcase_add_test(tc, test_shards_merge);
+    tcase_add_test(tc, test_bad_axes_fail_before_running);
+    tcase_add_test(tc, test_paths_relative_to_study);
+    tcase_add_test(tc, test_parse_shard);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
 int
 main(void)
 {
-    return 77;
+    SRunner *sr = srunner_create(study_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -1215,6 +1215,8 @@ out:
     if (pool != NULL) {
         g_thread_pool_free(pool, FALSE, TRUE);
     }
+    /* GLib keeps finished pools' threads for reuse; a study is done with them */
+    g_thread_pool_stop_unused_threads();
     if (r.journal >= 0) {
         close(r.journal);
     }
