@@ -891,6 +891,7 @@ static const struct {
     guint fabrics;
 } fabric_keys[] = {
     {"nic", 0xe},
+    {"nics_per_gpu", 0xe},
     {"pcie_latency", 0xe},
     {"fabric_latency", 0xe},
     {"switch_radix", 0x6},
@@ -1017,7 +1018,14 @@ build_node_kind(const node_desc *d, const weft_topo_i_ini_t *c, weft_topo_t *top
         if (pcie == NULL) {
             return hw_error(c, "kind", d->kind, herr, error);
         }
-        t.bw_Bps = nic->rate_Bps;
+        /* nics_per_gpu: one NIC vertex stands for k ports of the catalog NIC, as AWS's
+         * NCCL plugin presents the four 100 Gb/s EFA devices of a p5 GPU as one 400 Gb/s
+         * device; every fabric link runs at k x the NIC's rate. */
+        guint k = 1;
+        if (!weft_topo_i_ini_count(c, "nics_per_gpu", FALSE, 1, 1, 64, &k, error)) {
+            return FALSE;
+        }
+        t.bw_Bps = nic->rate_Bps * k;
         t.kind =
             g_strcmp0(nic->fabric, "infiniband") == 0 ? WEFT_LINK_INFINIBAND : WEFT_LINK_ETHERNET;
         if (!weft_topo_i_ini_time(c, "pcie_latency", PCIE_LATENCY, &pcie_lat, error) ||
@@ -1205,6 +1213,7 @@ static const char *const node_keys[] = {"nodes",
                                         "nvlink_latency",
                                         "fabric",
                                         "nic",
+                                        "nics_per_gpu",
                                         "pcie_latency",
                                         "fabric_latency",
                                         "switch_radix",
