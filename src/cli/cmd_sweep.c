@@ -16,7 +16,7 @@
 int
 weft_cmd_sweep(int argc, char **argv)
 {
-    gint jobs = 0;
+    gint jobs = -1; /* unset: every processor */
     g_autofree char *output = NULL;
     g_autofree char *shard = NULL;
     gboolean resume = FALSE;
@@ -55,6 +55,21 @@ weft_cmd_sweep(int argc, char **argv)
              "usage error.");
     g_option_context_add_main_entries(ctx, entries, NULL);
     g_autoptr(GError) error = NULL;
+    /* GOption reads "-j4" as two short options; take it as make does: "-j 4" */
+    g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func(g_free);
+    for (int i = 0; i < argc; i++) {
+        if (g_str_has_prefix(argv[i], "-j") && g_ascii_isdigit(argv[i][2])) {
+            g_ptr_array_add(args, g_strdup("-j"));
+            g_ptr_array_add(args, g_strdup(argv[i] + 2));
+        } else {
+            g_ptr_array_add(args, g_strdup(argv[i]));
+        }
+    }
+    g_ptr_array_add(args, NULL);
+    /* GOption removes what it parses from the vector; args keeps every string to free */
+    g_autofree char **vec = g_memdup2(args->pdata, args->len * sizeof(char *));
+    argc = (int)args->len - 1;
+    argv = vec;
     if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
         return weft_cli_usage_error("sweep", error->message);
     }
@@ -65,7 +80,7 @@ weft_cmd_sweep(int argc, char **argv)
         if (argc < 2) {
             return weft_cli_usage_error("sweep", "--merge needs the shard CSVs");
         }
-        if (shard != NULL || resume || jobs != 0) {
+        if (shard != NULL || resume || jobs != -1) {
             return weft_cli_usage_error("sweep", "--merge takes no --shard, --resume or -j");
         }
         if (!weft_study_merge((const char *const *)argv + 1, output, &error)) {
@@ -80,11 +95,11 @@ weft_cmd_sweep(int argc, char **argv)
         return weft_cli_usage_error("sweep",
                                     argc < 2 ? "no study file" : "more than one study file");
     }
-    if (jobs < 0) {
+    if (jobs != -1 && jobs < 1) {
         return weft_cli_usage_error("sweep", "-j must be at least 1");
     }
     weft_study_options_t opts = {
-        .jobs = (guint)jobs,
+        .jobs = jobs < 0 ? 0 : (guint)jobs,
         .output = output,
         .resume = resume,
         .progress = !quiet && isatty(STDERR_FILENO),
