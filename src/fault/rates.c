@@ -165,7 +165,8 @@ weft_fault_counts_from_topo(const weft_topo_t *topo, weft_fault_counts_t *counts
     for (guint e = 0; e < ne; e++) {
         weft_link_kind_t k = weft_topo_edge_kind(topo, (gint)e);
         if (k == WEFT_LINK_INFINIBAND || k == WEFT_LINK_ETHERNET) {
-            directed++;
+            /* an edge may stand for several parallel physical links */
+            directed += weft_topo_edge_lanes(topo, (gint)e);
         }
     }
     /* one directed edge per direction of each full-duplex link (DESIGN.md) */

@@ -151,7 +151,7 @@ typedef struct {
 /**
  * weft_fault_rates_init_default:
  * Fills @rates with the Llama 3 rates: MTBF_c = (components of class c in the reference
- * cluster x 54 days) / interruptions of class c; e.g. GPU: 16,384 x 54 d / 268 = 3,301.3 d
+ * cluster x 54 days) / interruptions of class c; e.g. GPU: 16,384 x 54 d / 268 = 3,301.25 d
  * (79,230 h). Exponential; Weibull shape 0.7 if switched to Weibull; planned maintenance
  * and degrading faults off (INFINITY); degrade_repair_s 4 h.
  */
@@ -171,8 +171,9 @@ gboolean weft_fault_rates_check(const weft_fault_rates_t *rates, GError **error)
 /**
  * weft_fault_counts_from_topo:
  * Counts the components of a finalized cluster: GPUs (weft_topo_n_gpus), hosts
- * (weft_topo_n_hosts), NIC and switch vertices (NVSwitches excluded), cables = InfiniBand
- * and Ethernet edges / 2 (one edge per direction of a full-duplex link); the per-host
+ * (weft_topo_n_hosts), NIC and switch vertices (NVSwitches excluded), cables = the lanes
+ * of InfiniBand and Ethernet edges / 2 (one edge per direction of a full-duplex link, an
+ * edge standing for its lanes parallel physical links); the per-host
  * classes count hosts; planned maintenance counts 1. Time complexity: O(V + E).
  */
 void weft_fault_counts_from_topo(const weft_topo_t *topo, weft_fault_counts_t *counts);
