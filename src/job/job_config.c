@@ -91,6 +91,13 @@ weft_job_config_free(weft_job_config_t *cfg)
     g_free(cfg);
 }
 
+/* "FILE: " or "" (command line), for messages. */
+static char *
+where(const char *origin)
+{
+    return origin != NULL ? g_strdup_printf("%s: ", origin) : g_strdup("");
+}
+
 /* Finds @group.@key: a train_keys entry, or a [failures] mtbf_CLASS / degrade_mtbf_CLASS key
  * (filled into @tmp). */
 static const key_t_ *
@@ -266,25 +273,25 @@ set_checked(weft_job_config_t *cfg, const char *origin, const char *group, const
 {
     key_t_ tmp;
     const key_t_ *k = NULL;
+    g_autofree char *at = where(origin);
     if (strcmp(group, "train") != 0 && strcmp(group, "failures") != 0) {
         g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_KEY,
-                    "%s: unknown group [%s]: expected [train] or [failures]", origin, group);
+                    "%sunknown group [%s]: expected [train] or [failures]", at, group);
         return FALSE;
     }
     k = find_key(group, key, &tmp);
     if (k == NULL) {
         g_autofree char *valid = valid_keys(group);
         g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_KEY,
-                    "%s: unknown key %s.%s; valid keys of [%s]: %s", origin, group, key, group,
-                    valid);
+                    "%sunknown key %s.%s; valid keys of [%s]: %s", at, group, key, group, valid);
         return FALSE;
     }
     g_autofree char *v = g_strstrip(g_strdup(value));
     g_autoptr(GError) perr = NULL;
     double num;
     if (!parse_value(k, v, &num, &perr)) {
-        g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_VALUE, "%s: %s.%s = '%s': %s", origin,
-                    group, key, v, perr->message);
+        g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_VALUE, "%s%s.%s = '%s': %s", at, group,
+                    key, v, perr->message);
         return FALSE;
     }
     char *stored = k->type == K_PATH && base_dir != NULL && !g_path_is_absolute(v)
@@ -298,7 +305,7 @@ gboolean
 weft_job_config_set_value(weft_job_config_t *cfg, const char *group, const char *key,
                           const char *value, GError **error)
 {
-    return set_checked(cfg, "--set", group, key, value, NULL, error);
+    return set_checked(cfg, NULL, group, key, value, NULL, error);
 }
 
 gboolean
@@ -313,7 +320,11 @@ weft_job_config_set(weft_job_config_t *cfg, const char *assignment, GError **err
     }
     g_autofree char *group = g_strndup(assignment, (gsize)(dot - assignment));
     g_autofree char *key = g_strstrip(g_strndup(dot + 1, (gsize)(eq - dot - 1)));
-    return weft_job_config_set_value(cfg, g_strstrip(group), key, eq + 1, error);
+    if (!weft_job_config_set_value(cfg, g_strstrip(group), key, eq + 1, error)) {
+        g_prefix_error(error, "--set: ");
+        return FALSE;
+    }
+    return TRUE;
 }
 
 gboolean
@@ -443,7 +454,7 @@ gboolean
 weft_job_config_resolve(const weft_job_config_t *cfg, weft_job_params_t *p, GString *notes,
                         GError **error)
 {
-    const char *origin = cfg->origin != NULL ? cfg->origin : "weft train";
+    g_autofree char *origin = where(cfg->origin);
     weft_job_params_init(p);
     double x;
 
@@ -481,7 +492,7 @@ weft_job_config_resolve(const weft_job_config_t *cfg, weft_job_params_t *p, GStr
     num_of(cfg, "train", "samples", &x);
     if (x > G_MAXUINT32 / 2) {
         g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_VALUE,
-                    "%s: train.samples = %.0f: at most %u", origin, x, G_MAXUINT32 / 2);
+                    "%strain.samples = %.0f: at most %u", origin, x, G_MAXUINT32 / 2);
         return FALSE;
     }
     p->samples = (guint)x;
@@ -495,13 +506,13 @@ weft_job_config_resolve(const weft_job_config_t *cfg, weft_job_params_t *p, GStr
     gboolean have_step = num_of(cfg, "train", "step_time", &p->step_time_s);
     if (scenario != NULL && have_step) {
         g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_KEY,
-                    "%s: train.step_time and train.scenario both give the step time; keep one",
+                    "%strain.step_time and train.scenario both give the step time; keep one",
                     origin);
         return FALSE;
     }
     if (scenario == NULL && !have_step) {
         g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_KEY,
-                    "%s: no step time: set train.step_time (e.g. 9.02s) or train.scenario "
+                    "%sno step time: set train.step_time (e.g. 9.02s) or train.scenario "
                     "(a scenario to replay)",
                     origin);
         return FALSE;
@@ -512,14 +523,14 @@ weft_job_config_resolve(const weft_job_config_t *cfg, weft_job_params_t *p, GStr
         g_autoptr(GError) serr = NULL;
         if (!weft_scenario_load(sc, scenario, &serr) ||
             (run = weft_scenario_run(sc, &serr)) == NULL) {
-            g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_RUN, "%s: train.scenario = '%s': %s",
+            g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_RUN, "%strain.scenario = '%s': %s",
                         origin, scenario, serr->message);
             return FALSE;
         }
         p->step_time_s = weft_time_to_s(run->replay->step_ps);
         if (!(p->step_time_s > 0.0)) {
             g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_VALUE,
-                        "%s: train.scenario = '%s': the replayed step takes 0 s", origin, scenario);
+                        "%strain.scenario = '%s': the replayed step takes 0 s", origin, scenario);
             return FALSE;
         }
         if (notes != NULL) {
@@ -536,12 +547,12 @@ weft_job_config_resolve(const weft_job_config_t *cfg, weft_job_params_t *p, GStr
     gboolean have_span = num_of(cfg, "train", "span", &span);
     if (have_tokens != have_tps) {
         g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_KEY,
-                    "%s: train.tokens and train.tokens_per_step go together", origin);
+                    "%strain.tokens and train.tokens_per_step go together", origin);
         return FALSE;
     }
     if ((int)have_steps + (int)have_tokens + (int)have_span != 1) {
         g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_KEY,
-                    "%s: give the run's length one way: train.steps, train.tokens (with "
+                    "%sgive the run's length one way: train.steps, train.tokens (with "
                     "tokens_per_step) or train.span (a wall-clock span such as 54d)",
                     origin);
         return FALSE;
@@ -564,7 +575,7 @@ weft_job_config_resolve(const weft_job_config_t *cfg, weft_job_params_t *p, GStr
     num_of(cfg, "train", "gpus_per_host", &per_host);
     if (cluster != NULL && have_gpus) {
         g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_KEY,
-                    "%s: train.cluster and train.gpus both give the cluster; keep one", origin);
+                    "%strain.cluster and train.gpus both give the cluster; keep one", origin);
         return FALSE;
     }
     if (cluster != NULL) {
@@ -575,7 +586,7 @@ weft_job_config_resolve(const weft_job_config_t *cfg, weft_job_params_t *p, GStr
                         g_error_matches(terr, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_IO)
                             ? WEFT_JOB_ERROR_IO
                             : WEFT_JOB_ERROR_VALUE,
-                        "%s: train.cluster = '%s': %s", origin, cluster, terr->message);
+                        "%strain.cluster = '%s': %s", origin, cluster, terr->message);
             return FALSE;
         }
         weft_fault_counts_from_topo(topo, &p->counts);
@@ -599,12 +610,12 @@ weft_job_config_resolve(const weft_job_config_t *cfg, weft_job_params_t *p, GStr
         }
     } else {
         g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_KEY,
-                    "%s: no cluster: set train.cluster (a cluster file) or train.gpus", origin);
+                    "%sno cluster: set train.cluster (a cluster file) or train.gpus", origin);
         return FALSE;
     }
     g_autoptr(GError) rerr = NULL;
     if (!weft_fault_rates_check(&p->rates, &rerr)) {
-        g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_VALUE, "%s: failures.%s", origin,
+        g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_VALUE, "%sfailures.%s", origin,
                     rerr->message);
         return FALSE;
     }
