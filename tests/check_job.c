@@ -563,6 +563,32 @@ START_TEST(test_54_days_on_16k_gpus_gives_419_interruptions)
 }
 END_TEST
 
+START_TEST(test_stationary_weibull_keeps_the_rate)
+{
+    /* Weibull parts of stationary ages fail at the long-run rate sum n_c / MTBF_c from the
+     * start, whatever the shape: 419 in 54 days again (300 samples: se <= 20.5 / sqrt(300) =
+     * 1.18 if Poisson-like; 4 se = 4.7). Parts all new at k = 0.7 burn in: far more (the hazard
+     * of a new part is highest; ~1,900), and at k = 2 (wear-out) far fewer (< 100). */
+    weft_job_params_t p;
+    llama3_params(&p);
+    p.steps = G_MAXUINT64;
+    p.span_s = 54.0 * 86400.0;
+    p.samples = 300;
+    p.rates.dist = WEFT_FAULT_DIST_WEIBULL;
+    p.rates.weibull_shape = 0.7;
+    weft_job_mc_t mc;
+    ck_assert(weft_job_monte_carlo(&p, 37, &mc, NULL, NULL));
+    ck_assert_msg(fabs(mc.interruptions.mean - 419.0) < 4.7, "mean %.2f", mc.interruptions.mean);
+    p.rates.weibull_new = TRUE;
+    p.samples = 20;
+    ck_assert(weft_job_monte_carlo(&p, 37, &mc, NULL, NULL));
+    ck_assert_msg(mc.interruptions.mean > 1000.0, "mean %.2f", mc.interruptions.mean);
+    p.rates.weibull_shape = 2.0;
+    ck_assert(weft_job_monte_carlo(&p, 37, &mc, NULL, NULL));
+    ck_assert_msg(mc.interruptions.mean < 100.0, "mean %.2f", mc.interruptions.mean);
+}
+END_TEST
+
 static void
 check_best_near_daly(weft_job_params_t *p)
 {
@@ -649,6 +675,7 @@ START_TEST(test_bad_values_are_errors)
     expect_set_error("train.checkpoint_interval=2.5", WEFT_JOB_ERROR_VALUE);
     expect_set_error("failures.distribution=lognormal", WEFT_JOB_ERROR_VALUE);
     expect_set_error("failures.weibull_shape=-1", WEFT_JOB_ERROR_VALUE);
+    expect_set_error("failures.weibull_start=old", WEFT_JOB_ERROR_VALUE);
     expect_set_error("train.storage_write_bandwidth=0GB/s", WEFT_JOB_ERROR_VALUE);
     expect_set_error("train.checkpoint_size=5", WEFT_JOB_ERROR_VALUE);
     expect_set_error("train.samples=0", WEFT_JOB_ERROR_VALUE);
@@ -804,6 +831,7 @@ job_suite(void)
     tcase_add_test(mc, test_standard_error_shrinks_as_one_over_sqrt_n);
     tcase_add_test(mc, test_stats_by_hand);
     tcase_add_test(mc, test_54_days_on_16k_gpus_gives_419_interruptions);
+    tcase_add_test(mc, test_stationary_weibull_keeps_the_rate);
     tcase_add_test(mc, test_best_interval_is_near_daly);
     tcase_add_test(mc, test_young_and_daly_by_hand);
     suite_add_tcase(s, mc);

@@ -300,6 +300,35 @@ struct weft_fault_sampler {
     gsize heap_len;
 };
 
+/* A standard normal by Box-Muller (one of the pair). */
+static double
+normal_draw(weft_rng_t *rng)
+{
+    double u1 = 1.0 - weft_rng_uniform(rng); /* (0, 1] */
+    double u2 = weft_rng_uniform(rng);
+    return sqrt(-2.0 * log(u1)) * cos(2.0 * G_PI * u2);
+}
+
+/* Gamma(@a, 1) for @a >= 1: Marsaglia and Tsang, "A simple method for generating gamma
+ * variables", ACM TOMS 26(3), 2000. */
+static double
+gamma_draw(weft_rng_t *rng, double a)
+{
+    double d = a - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * d);
+    for (;;) {
+        double x = normal_draw(rng);
+        double v = 1.0 + c * x;
+        if (v <= 0.0) {
+            continue;
+        }
+        v = v * v * v;
+        double u = 1.0 - weft_rng_uniform(rng);
+        if (log(u) < 0.5 * x * x + d - d * v + d * log(v)) {
+            return d * v;
+        }
+    }
+}
+
 /* Draws a Weibull lifetime of class @c by inversion: s (-ln(1 - U))^(1/k). */
 static double
 weibull_draw(weft_fault_sampler_t *s, guint c)
@@ -361,7 +390,16 @@ weft_fault_sampler_new(const weft_fault_rates_t *rates, const weft_fault_counts_
                 continue;
             }
             for (guint64 i = 0; i < counts->n[c]; i++) {
-                s->heap[s->heap_len++] = (heap_item_t){weibull_draw(s, c), c, i};
+                double first;
+                if (rates->weibull_new) {
+                    first = weibull_draw(s, c);
+                } else {
+                    /* forward recurrence time of a stationary renewal process: U times a
+                     * length-biased lifetime s G^(1/k), G ~ Gamma(1 + 1/k, 1) */
+                    double g = gamma_draw(s->rng, 1.0 + s->inv_shape);
+                    first = weft_rng_uniform(s->rng) * s->scale[c] * pow(g, s->inv_shape);
+                }
+                s->heap[s->heap_len++] = (heap_item_t){first, c, i};
             }
         }
         for (gsize i = s->heap_len / 2; i-- > 0;) {

@@ -369,6 +369,8 @@ typedef struct {
     GError **errors;
     guint *error_index;
     guint chunk;
+    guint n_chunks;
+    gint next; /* the next chunk to take (atomic) */
 } mc_ctx_t;
 
 static void
@@ -386,10 +388,19 @@ mc_chunk(mc_ctx_t *ctx, guint c)
     }
 }
 
-static void
-mc_worker(gpointer data, gpointer user_data)
+/* A worker thread: takes chunks until none is left. Which thread runs a chunk does not matter:
+ * each sample has its own streams and its own slot. */
+static gpointer
+mc_worker(gpointer data)
 {
-    mc_chunk(user_data, GPOINTER_TO_UINT(data) - 1);
+    mc_ctx_t *ctx = data;
+    for (;;) {
+        guint c = (guint)g_atomic_int_add(&ctx->next, 1);
+        if (c >= ctx->n_chunks) {
+            return NULL;
+        }
+        mc_chunk(ctx, c);
+    }
 }
 
 gboolean
@@ -404,18 +415,21 @@ weft_job_monte_carlo(const weft_job_params_t *p, guint64 checkpoint_steps, weft_
     guint n_chunks = (n + chunk - 1) / chunk;
     g_autofree GError **errors = g_new0(GError *, n_chunks);
     g_autofree guint *error_index = g_new0(guint, n_chunks);
-    mc_ctx_t ctx = {p, checkpoint_steps, samples, errors, error_index, chunk};
+    mc_ctx_t ctx = {p, checkpoint_steps, samples, errors, error_index, chunk, n_chunks, 0};
     threads = MIN(threads, n_chunks);
     if (threads <= 1) {
         for (guint c = 0; c < n_chunks; c++) {
             mc_chunk(&ctx, c);
         }
     } else {
-        GThreadPool *pool = g_thread_pool_new(mc_worker, &ctx, (gint)threads, TRUE, NULL);
-        for (guint c = 0; c < n_chunks; c++) {
-            g_thread_pool_push(pool, GUINT_TO_POINTER(c + 1), NULL);
+        /* joined threads rather than a GThreadPool, whose idle threads outlive the call */
+        g_autofree GThread **workers = g_new(GThread *, threads);
+        for (guint i = 0; i < threads; i++) {
+            workers[i] = g_thread_new("weft-train", mc_worker, &ctx);
         }
-        g_thread_pool_free(pool, FALSE, TRUE); /* waits for every chunk */
+        for (guint i = 0; i < threads; i++) {
+            g_thread_join(workers[i]);
+        }
     }
     GError *first = NULL;
     guint first_index = G_MAXUINT;

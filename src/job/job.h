@@ -52,8 +52,8 @@
  * every K, so differences between intervals are not drowned in sampling noise).
  *
  * Monte Carlo. Sample i uses stream 2i (interruptions) and 2i + 1 (degrading
- * faults) of the seed; samples run in a GThreadPool and land in an array by
- * index, so results do not depend on the number of threads. Each sample costs
+ * faults) of the seed; samples run in worker threads (taking chunks of samples in turn) and land in
+ * an array by index, so results do not depend on the number of threads. Each sample costs
  * O(failures) for exponential failures (whole runs of checkpoint segments are
  * skipped in closed form between failures), plus the sampler's O(n)
  * components for Weibull.

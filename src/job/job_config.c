@@ -33,6 +33,7 @@ typedef enum {
     K_DIST,     /* exponential | weibull */
     K_SHAPE,    /* a number > 0 */
     K_SEED,     /* an unsigned 64-bit integer */
+    K_START,    /* stationary | new */
 } ktype_t;
 
 typedef struct {
@@ -64,6 +65,7 @@ static const key_t_ train_keys[] = {
     {"train", "threads", K_COUNT0, "0", "worker threads (0: one per CPU)"},
     {"failures", "distribution", K_DIST, "exponential", "exponential or weibull"},
     {"failures", "weibull_shape", K_SHAPE, "0.7", "Weibull shape k"},
+    {"failures", "weibull_start", K_START, "stationary", "Weibull parts' ages: stationary or new"},
     {"failures", "degrade_repair_time", K_STEPTIME, "4h", "how long a degrading fault lasts"},
 };
 
@@ -250,6 +252,13 @@ parse_value(const key_t_ *k, const char *text, double *num, GError **error)
             return FALSE;
         }
         *num = x;
+        return TRUE;
+    case K_START:
+        if (strcmp(text, "stationary") != 0 && strcmp(text, "new") != 0) {
+            g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_VALUE,
+                        "expected stationary (parts of every age) or new (all new at time 0)");
+            return FALSE;
+        }
         return TRUE;
     case K_SEED: {
         char *end = NULL;
@@ -464,6 +473,7 @@ weft_job_config_resolve(const weft_job_config_t *cfg, weft_job_params_t *p, GStr
         g_assert_not_reached();
     }
     num_of(cfg, "failures", "weibull_shape", &p->rates.weibull_shape);
+    p->rates.weibull_new = strcmp(text_of(cfg, "failures", "weibull_start"), "new") == 0;
     num_of(cfg, "failures", "degrade_repair_time", &p->rates.degrade_repair_s);
     for (guint deg = 0; deg < 2; deg++) {
         for (guint c = 0; c < WEFT_FAULT_N_CLASSES; c++) {
