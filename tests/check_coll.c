@@ -98,9 +98,12 @@ END_TEST
 START_TEST(ring_all_reduce_n8_four_chunks_pipelines)
 {
     g_autoptr(weft_topo_t) topo = ring_cluster(8, B_50GBPS, ALPHA);
-    /* (2(n-1) + C - 1)(a + S/(nCB)) = (14 + 3) * (500000 + 32768 B * 20 ps)
-     *   = 17 * 1155360 = 19641120 ps */
-    ck_assert_int_eq(time_on(topo, WEFT_COLL_ALL_REDUCE, 8, MIB, 4), 19641120);
+    /* K = 14 steps, t = S/(nCB) = 32768 B * 20 ps = 655360, C t = 2621440 > a + t = 1155360:
+     * (K - 1) max(C t, a + t) + C t + a = 13 * 2621440 + 2621440 + 500000 = 37200160 ps.
+     * (Before link dependencies this plan took (K + C - 1)(a + t) = 19641120 ps, faster
+     * than the 2(n-1)/n S/B = 36700160 ps the links can carry: two chunks shared a link
+     * at full rate each.) */
+    ck_assert_int_eq(time_on(topo, WEFT_COLL_ALL_REDUCE, 8, MIB, 4), 37200160);
     /* and C = 1 on the same ring: 14 * (500000 + 131072 * 20) = 14 * 3121440 = 43700160 */
     ck_assert_int_eq(time_on(topo, WEFT_COLL_ALL_REDUCE, 8, MIB, 1), 43700160);
 }
@@ -109,41 +112,46 @@ END_TEST
 START_TEST(ring_all_gather_moves_the_whole_contribution_per_step)
 {
     /* All-gather: S is each member's contribution, so a step moves S (S/C per chunk):
-     * (n - 1 + C - 1)(a + S/(CB)). */
+     * C = 1: (n - 1)(a + S/B). */
     g_autoptr(weft_topo_t) t4 = ring_cluster(4, B_50GBPS, ALPHA);
     /* n=4, C=1: 3 * (500000 + 1048576 * 20) = 3 * 21471520 = 64414560 ps */
     ck_assert_int_eq(time_on(t4, WEFT_COLL_ALL_GATHER, 4, MIB, 1), 64414560);
     g_autoptr(weft_topo_t) t8 = ring_cluster(8, B_50GBPS, ALPHA);
-    /* n=8, C=4: (7 + 3) * (500000 + 262144 * 20) = 10 * 5742880 = 57428800 ps */
-    ck_assert_int_eq(time_on(t8, WEFT_COLL_ALL_GATHER, 8, MIB, 4), 57428800);
+    /* n=8, C=4: K = 7, t = 262144 * 20 = 5242880, C t = 20971520 > a + t:
+     * 6 * 20971520 + 20971520 + 500000 = 147300640 ps (the bandwidth bound 7 S/B =
+     * 146800640 plus one latency) */
+    ck_assert_int_eq(time_on(t8, WEFT_COLL_ALL_GATHER, 8, MIB, 4), 147300640);
 }
 END_TEST
 
 START_TEST(ring_reduce_scatter_moves_a_slice_per_step)
 {
     /* Reduce-scatter: S is the whole input, a step moves S/n (S/(nC) per chunk):
-     * (n - 1 + C - 1)(a + S/(nCB)). */
+     * C = 1: (n - 1)(a + S/(nB)). */
     g_autoptr(weft_topo_t) t4 = ring_cluster(4, B_50GBPS, ALPHA);
     /* n=4, C=1: 3 * (500000 + 262144 * 20) = 3 * 5742880 = 17228640 ps */
     ck_assert_int_eq(time_on(t4, WEFT_COLL_REDUCE_SCATTER, 4, MIB, 1), 17228640);
     ck_assert_int_eq(time_on(t4, WEFT_COLL_REDUCE_SCATTER_BLOCK, 4, MIB, 1), 17228640);
     g_autoptr(weft_topo_t) t8 = ring_cluster(8, B_50GBPS, ALPHA);
-    /* n=8, C=4: (7 + 3) * (500000 + 32768 * 20) = 10 * 1155360 = 11553600 ps */
-    ck_assert_int_eq(time_on(t8, WEFT_COLL_REDUCE_SCATTER, 8, MIB, 4), 11553600);
+    /* n=8, C=4: K = 7, t = 32768 * 20 = 655360, C t = 2621440 > a + t = 1155360:
+     * 6 * 2621440 + 2621440 + 500000 = 18850080 ps */
+    ck_assert_int_eq(time_on(t8, WEFT_COLL_REDUCE_SCATTER, 8, MIB, 4), 18850080);
 }
 END_TEST
 
 START_TEST(chain_broadcast_and_reduce_pipeline_the_whole_buffer)
 {
     /* Broadcast 0 -> 1 -> 2 -> 3 and reduce 1 -> 2 -> 3 -> 0: n - 1 hops of S in C
-     * chunks: (n - 1 + C - 1)(a + S/(CB)). */
+     * chunks of t = S/(CB). Hop h of chunk c starts at max(its data: end of hop h-1 of
+     * chunk c, its wire: hop h of chunk c-1 sent) = h (a + t) + c t (every hop is its own
+     * link), so the last ends at (n - 1)(a + t) + (C - 1) t. */
     g_autoptr(weft_topo_t) t4 = ring_cluster(4, B_50GBPS, ALPHA);
     /* C=1: 3 * (500000 + 1048576 * 20) = 64414560 ps */
     ck_assert_int_eq(time_on(t4, WEFT_COLL_BROADCAST, 4, MIB, 1), 64414560);
     ck_assert_int_eq(time_on(t4, WEFT_COLL_REDUCE, 4, MIB, 1), 64414560);
-    /* C=4: (3 + 3) * (500000 + 262144 * 20) = 6 * 5742880 = 34457280 ps */
-    ck_assert_int_eq(time_on(t4, WEFT_COLL_BROADCAST, 4, MIB, 4), 34457280);
-    ck_assert_int_eq(time_on(t4, WEFT_COLL_REDUCE, 4, MIB, 4), 34457280);
+    /* C=4: t = 262144 * 20 = 5242880: 3 * 5742880 + 3 * 5242880 = 32957280 ps */
+    ck_assert_int_eq(time_on(t4, WEFT_COLL_BROADCAST, 4, MIB, 4), 32957280);
+    ck_assert_int_eq(time_on(t4, WEFT_COLL_REDUCE, 4, MIB, 4), 32957280);
 }
 END_TEST
 
@@ -157,14 +165,17 @@ END_TEST
 
 START_TEST(critical_path_follows_the_data_around_a_ring_with_one_slow_link)
 {
-    /* Ring of 4 where link 0 <-> 1 runs at 25 GB/s (40 ps/B), the others at 50 GB/s.
-     * With C = 1, transfer (step k, member i) waits for (k-1, i-1), so a chain of
-     * dependencies walks the ring: the last transfer of member i ends after the 6
-     * consecutive links i-5 .. i, which cross the slow one at most twice.
-     * Slow step: 500000 + 262144 * 40 = 10985760; fast: 500000 + 262144 * 20 = 5742880.
-     * Time = 2 * 10985760 + 4 * 5742880 = 21971520 + 22971520 = 44943040 ps.
-     * (A rule that waited on the same member's previous step instead would give
-     * 6 * 10985760 = 65914560 ps.) */
+    /* Ring of 4 where link 0 -> 1 runs at 25 GB/s (40 ps/B), the others at 50 GB/s.
+     * Transfer (step k, member i) waits for the delivery of (k-1, i-1) (its data) and
+     * for (k-1, i) to be sent (its wire). Member 0 sends a piece of 262144 B in
+     * t_s = 10485760 ps over the slow link; the others in t_f = 5242880. Member 0's
+     * data always arrives before its wire is free (by hand, step by step: member 3's
+     * step k-1 is delivered at 5742880, 11485760, 17228640, 28214400, 38700160 for
+     * k = 1..5, member 0's step k-1 is sent at k t_s = 10485760, ..., 52428800), so
+     * member 0 sends back to back and its last piece arrives at 6 t_s + a =
+     * 62914560 + 500000 = 63414560 ps, the slow link's bandwidth bound plus one
+     * latency. (Before link dependencies the plan gave 44943040 ps by letting member 0
+     * send two steps over the slow link at once at full rate each.) */
     GError *error = NULL;
     g_autoptr(weft_topo_t) t = weft_topo_new("slow-ring");
     for (guint i = 0; i < 4; i++) {
@@ -177,24 +188,25 @@ START_TEST(critical_path_follows_the_data_around_a_ring_with_one_slow_link)
             weft_topo_add_link(t, i, (i + 1) % 4, WEFT_LINK_GENERIC, bw, ALPHA, 1, &error), 0);
     }
     ck_assert_msg(weft_topo_finalize(t, &error), "%s", error ? error->message : "");
-    ck_assert_int_eq(time_on(t, WEFT_COLL_ALL_REDUCE, 4, MIB, 1), 44943040);
+    ck_assert_int_eq(time_on(t, WEFT_COLL_ALL_REDUCE, 4, MIB, 1), 63414560);
 }
 END_TEST
 
 START_TEST(rounding_stays_within_one_ps_per_step)
 {
     /* At 46 GB/s a byte takes 21.739... ps, so every transfer's duration is rounded
-     * to the nearest ps (weft_time_for_bytes): each of the K steps on the critical
-     * path is off by at most 0.5 ps, so the total is within K * 0.5 <= K ps of the
-     * closed form evaluated in real numbers. */
+     * to the nearest ps (weft_time_for_bytes): each of the K C transfers at most on
+     * the critical path is off by at most 0.5 ps, so the total is within K C ps of
+     * (K - 1) max(C t, a + t) + C t + a evaluated in real numbers. */
     const double bw = 46e9;
     for (guint n = 4; n <= 8; n += 4) {
         for (guint C = 1; C <= 4; C += 3) {
             g_autoptr(weft_topo_t) t = ring_cluster(n, bw, ALPHA);
-            double K = 2.0 * (n - 1) + C - 1;
-            double exact = K * ((double)ALPHA + (double)MIB / (n * C) * 1e12 / bw);
+            double K = 2.0 * (n - 1);
+            double tc = (double)MIB / (n * C) * 1e12 / bw;
+            double exact = (K - 1) * MAX(C * tc, ALPHA + tc) + C * tc + ALPHA;
             weft_time_t got = time_on(t, WEFT_COLL_ALL_REDUCE, n, MIB, C);
-            ck_assert_double_le(fabs((double)got - exact), K);
+            ck_assert_double_le(fabs((double)got - exact), K * C);
         }
     }
 }
@@ -386,19 +398,25 @@ END_TEST
 
 START_TEST(plan_print_lists_every_transfer)
 {
-    /* 2 members, 10 bytes: pieces of 5. Step 0 (reduce-scatter): member 0 sends
-     * piece 1, member 1 piece 0; step 1 (all-gather): each forwards its reduced
-     * piece. Transfer 2 (step 1, member 0) waits for transfer 1 (step 0, member 1,
-     * its upstream); transfer 3 waits for transfer 0. */
+    /* 2 members, 10 bytes: pieces [0, 5) and [5, 10). Step 0 (reduce-scatter): member 0
+     * sends piece 1, member 1 piece 0, each reduced by the receiver; step 1 (all-gather):
+     * each forwards its reduced piece. Transfer 2 (step 1, member 0) waits for the
+     * delivery of transfer 1 (its data) and for transfer 0 to be sent (same link);
+     * transfer 3 likewise for 0 and 1. A flat layout puts every member in its own
+     * domain, so every transfer is "inter". */
     g_autoptr(weft_coll_plan_t) plan =
         weft_coll_plan_new(WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALGO_AUTO, 2, 10, 1, NULL);
     g_autoptr(GString) out = g_string_new("");
     weft_coll_plan_print(plan, out);
-    ck_assert_str_eq(out->str, "plan all_reduce ring: 2 members, 10 bytes, 1 chunks, 4 transfers\n"
-                               "  #0: 0 -> 1 5 B, 0 preds, succ [3]\n"
-                               "  #1: 1 -> 0 5 B, 0 preds, succ [2]\n"
-                               "  #2: 0 -> 1 5 B, 1 preds, succ []\n"
-                               "  #3: 1 -> 0 5 B, 1 preds, succ []\n");
+    ck_assert_str_eq(out->str,
+                     "plan all_reduce ring Simple: 2 members, 0 virtual, 10 bytes, 1 channels, "
+                     "1 chunks, 4 transfers\n"
+                     "  costs: base 0 ps, step 0 ps intra, 0 ps inter, efficiency 1, channel cap "
+                     "0 B/s, HBM 0 B/s\n"
+                     "  #0 ch0 m0 -> m1 [5, 10) 5 B reduce inter, 0 preds, succ [2 l, 3 d]\n"
+                     "  #1 ch0 m1 -> m0 [0, 5) 5 B reduce inter, 0 preds, succ [2 d, 3 l]\n"
+                     "  #2 ch0 m0 -> m1 [0, 5) 5 B inter, 2 preds, succ []\n"
+                     "  #3 ch0 m1 -> m0 [5, 10) 5 B inter, 2 preds, succ []\n");
 }
 END_TEST
 
@@ -544,18 +562,21 @@ END_TEST
 START_TEST(ring_times_match_the_closed_form_for_every_n)
 {
     /* On a ring cluster at 20 ps/B with S = 720720 * 12 (720720 = lcm(1..16), so n C
-     * divides S for every n up to 16 and C in {1, 4}), all-reduce takes exactly
-     * (2(n-1) + C - 1)(a + S/(nCB)) and all-gather (n - 1 + C - 1)(a + S/(CB)). */
+     * divides S for every n up to 16 and C in {1, 4}), a ring of K steps with chunks of
+     * t bytes-time takes exactly (K - 1) max(C t, a + t) + C t + a (coll.h), with
+     * K = 2(n-1), t = S/(nCB) for all-reduce and K = n-1, t = S/(CB) for all-gather. */
     const guint64 S = G_GUINT64_CONSTANT(720720) * 4 * 3;
     for (guint n = 2; n <= 16; n++) {
         g_autoptr(weft_topo_t) t = ring_cluster(n, B_50GBPS, ALPHA);
         for (guint C = 1; C <= 4; C += 3) {
-            weft_time_t step = ALPHA + (weft_time_t)(S / (n * C)) * PS_PER_BYTE_50GBPS;
+            weft_time_t tc = (weft_time_t)(S / (n * C)) * PS_PER_BYTE_50GBPS;
+            weft_time_t K = 2 * (n - 1);
             ck_assert_int_eq(time_on(t, WEFT_COLL_ALL_REDUCE, n, S, C),
-                             (weft_time_t)(2 * (n - 1) + C - 1) * step);
-            step = ALPHA + (weft_time_t)(S / C) * PS_PER_BYTE_50GBPS;
+                             (K - 1) * MAX(C * tc, ALPHA + tc) + C * tc + ALPHA);
+            tc = (weft_time_t)(S / C) * PS_PER_BYTE_50GBPS;
+            K = n - 1;
             ck_assert_int_eq(time_on(t, WEFT_COLL_ALL_GATHER, n, S, C),
-                             (weft_time_t)(n - 1 + C - 1) * step);
+                             (K - 1) * MAX(C * tc, ALPHA + tc) + C * tc + ALPHA);
         }
     }
 }

@@ -473,12 +473,17 @@ START_TEST(test_run_override_chunks)
     ck_assert_msg(run != NULL, "%s", err ? err->message : "");
     ck_assert_uint_eq(run->chunks, 2);
     /*
-     * With C = 2 chunks each transfer moves S / (n C) = 500,000 B: 1 us + 50 us
-     * = 51 us. Transfer (step k, chunk c) waits for (k - 1, c) and (k, c - 1),
-     * so the last one ends after K + C - 1 = 6 + 2 - 1 = 7 transfers: 357 us.
-     * Step = 50 + 357 + 25 = 432 us.
+     * With C = 2 chunks each transfer moves S / (n C) = 500,000 B: a = 1 us of
+     * latency, t = 50 us on the wire. Transfer (step k, chunk c) waits for the
+     * delivery of (k - 1, c) (its data) and for the previous transfer on its
+     * link to be sent (coll.h): the ring takes (K - 1) max(C t, a + t) + C t + a
+     * = 5 x 100 + 100 + 1 = 601 us with K = 6 (the links' bandwidth bound, 600 us,
+     * plus one latency). Step = 50 + 601 + 25 = 676 us.
+     * (Before the collectives had link dependencies this was 432 us: the ring
+     * ended after K + C - 1 = 7 transfers of 51 us, two chunks sharing a link at
+     * full rate each.)
      */
-    ck_assert_int_eq(run->replay->step_ps, 432 * WEFT_PS_PER_US);
+    ck_assert_int_eq(run->replay->step_ps, 676 * WEFT_PS_PER_US);
 }
 END_TEST
 

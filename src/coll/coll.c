@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Collective plans: lowering an operation to a DAG of transfers between member
- * indexes (see coll.h for the algorithms and doc/collectives.md for the size
- * convention and closed forms). A plan is built as a list of transfers plus a
- * list of (predecessor, successor) edges, then packed into the compressed
- * successor arrays (CSR) the executor walks. Transfers are emitted in an order
- * where every predecessor comes first, so the plan is topological by
- * construction.
+ * Collective plans: the builder core (transfers, dependencies of both kinds,
+ * the automatic link dependency on the previous transfer of the same channel
+ * and pair, range lists between the phases of composite algorithms), packing
+ * into the compressed successor arrays (CSR) the executor walks, names,
+ * printing and weft_coll_plan_build() (see coll.h for the algorithms, algos.c
+ * for their code, doc/collectives.md for the size convention and closed
+ * forms). Transfers are emitted in an order where every predecessor comes
+ * first, so the plan is topological by construction (asserted per dependency).
  */
 #include "coll/coll.h"
 
 #include <string.h>
+
+#include "coll/coll_private.h"
 
 /* The quark's name is stringified from tokens: clang-format must not space its dashes. */
 /* clang-format off */
@@ -105,134 +108,329 @@ weft_coll_algo_name(weft_coll_algo_t algo)
     return "?";
 }
 
-/* ---- the plan builder --------------------------------------------------------- */
+/* ---- protocols ----------------------------------------------------------------- */
 
-typedef struct {
-    guint32 pred;
-    guint32 succ;
-} dep_t;
-
-typedef struct {
-    GArray *xfers; /* of weft_coll_xfer_t */
-    GArray *deps;  /* of dep_t, in order of succ */
-} builder_t;
-
-static guint32
-add_xfer(builder_t *b, guint src, guint dst, guint64 bytes)
+const char *
+weft_coll_proto_name(weft_coll_proto_t proto)
 {
-    weft_coll_xfer_t x = {.src = src, .dst = dst, .bytes = bytes};
-    g_array_append_val(b->xfers, x);
-    return b->xfers->len - 1;
+    switch (proto) {
+    case WEFT_COLL_PROTO_AUTO:
+        return "auto";
+    case WEFT_COLL_PROTO_LL:
+        return "LL";
+    case WEFT_COLL_PROTO_LL128:
+        return "LL128";
+    case WEFT_COLL_PROTO_SIMPLE:
+        return "Simple";
+    case WEFT_COLL_N_PROTOS:
+        break;
+    }
+    return "?";
 }
 
-static void
-add_dep(builder_t *b, guint32 pred, guint32 succ)
+/*
+ * NCCL's wire formats: LL sends 16-byte lines of 8 data bytes and 8 flag bytes
+ * (src/device/prims_ll.h, union ncclLLFifoLine), LL128 128-byte lines of which
+ * one 8-byte word in 16 is a flag (NCCL_LL128_DATAELEMS 15 of NCCL_LL128_LINEELEMS
+ * 16, src/include/device.h), Simple sends the data as it is.
+ */
+double
+weft_coll_proto_efficiency(weft_coll_proto_t proto)
+{
+    switch (proto) {
+    case WEFT_COLL_PROTO_LL:
+        return 0.5;
+    case WEFT_COLL_PROTO_LL128:
+        return 120.0 / 128.0;
+    default:
+        return 1.0;
+    }
+}
+
+/* ---- the builder core ----------------------------------------------------------- */
+
+/* A (channel, src, dst) key: 16 + 24 + 24 bits (plan_build refuses larger endpoints). */
+static inline gpointer
+link_key(guint channel, guint src, guint dst)
+{
+    return GSIZE_TO_POINTER(((guint64)channel << 48) | ((guint64)src << 24) | (guint64)dst);
+}
+
+#define MAX_ENDPOINTS (1u << 24)
+#define MAX_CHANNELS (1u << 16)
+
+guint32
+weft_coll_i_add_xfer(coll_builder_t *b, guint lane, guint src, guint dst, guint64 bytes,
+                     guint64 offset, guint8 flags)
+{
+    g_assert(src != dst);
+    guint n = b->n_members;
+    gboolean inter;
+    if (src >= n || dst >= n) {
+        guint v = src >= n ? src - n : dst - n;
+        inter = g_array_index(b->virt_inter, gboolean, v);
+    } else {
+        inter = b->layout->dom[src] != b->layout->dom[dst];
+    }
+    weft_coll_xfer_t x = {
+        .src = src,
+        .dst = dst,
+        .bytes = bytes,
+        .offset = offset,
+        .channel = (guint16)(lane >> b->lane_shift),
+        .sharing = 1,
+        .flags = (guint8)(flags | (inter ? WEFT_COLL_XFER_INTER : 0)),
+    };
+    g_array_append_val(b->xfers, x);
+    guint32 t = b->xfers->len - 1;
+    gpointer key = link_key(lane, src, dst);
+    gpointer prev = g_hash_table_lookup(b->last, key);
+    b->link_dep = COLL_NONE;
+    if (prev != NULL) {
+        coll_dep_t d = {
+            .pred = (guint32)(GPOINTER_TO_SIZE(prev) - 1), .succ = t, .kind = WEFT_COLL_DEP_LINK};
+        b->link_dep = b->deps->len;
+        g_array_append_val(b->deps, d);
+    }
+    g_hash_table_insert(b->last, key, GSIZE_TO_POINTER((gsize)t + 1));
+    return t;
+}
+
+void
+weft_coll_i_add_dep(coll_builder_t *b, guint32 pred, guint32 succ)
 {
     g_assert(pred < succ); /* the plan stays topological */
-    dep_t d = {.pred = pred, .succ = succ};
+    if (succ == b->xfers->len - 1 && b->link_dep != COLL_NONE) {
+        coll_dep_t *l = &g_array_index(b->deps, coll_dep_t, b->link_dep);
+        if (l->pred == pred) {
+            /* Waiting for the delivery covers waiting for the last byte to leave. */
+            l->kind = WEFT_COLL_DEP_DATA;
+            return;
+        }
+    }
+    coll_dep_t d = {.pred = pred, .succ = succ, .kind = WEFT_COLL_DEP_DATA};
     g_array_append_val(b->deps, d);
 }
 
-/* Part @i of @total cut into @parts: the remainder goes one byte each to the first parts. */
-static guint64
-split(guint64 total, guint64 parts, guint64 i)
+guint
+weft_coll_i_virtual(coll_builder_t *b, gint v, gboolean inter)
 {
-    return total / parts + (i < total % parts ? 1 : 0);
+    for (guint i = 0; i < b->virt->len; i++) {
+        if (g_array_index(b->virt, gint, i) == v) {
+            return b->n_members + i;
+        }
+    }
+    g_array_append_val(b->virt, v);
+    g_array_append_val(b->virt_inter, inter);
+    return b->n_members + b->virt->len - 1;
 }
 
-/* Bytes member @i sends at ring step @k, chunk @c (op-specific). */
-typedef guint64 (*ring_bytes_fn)(const weft_coll_plan_t *plan, guint k, guint i, guint c);
+/* ---- range lists ------------------------------------------------------------------ */
+
+GArray **
+weft_coll_i_ranges_new(guint n)
+{
+    GArray **r = g_new(GArray *, MAX(n, 1));
+    for (guint i = 0; i < n; i++) {
+        r[i] = g_array_new(FALSE, FALSE, sizeof(coll_range_t));
+    }
+    return r;
+}
+
+void
+weft_coll_i_ranges_free(GArray **r, guint n)
+{
+    if (r == NULL) {
+        return;
+    }
+    for (guint i = 0; i < n; i++) {
+        g_array_unref(r[i]);
+    }
+    g_free(r);
+}
+
+void
+weft_coll_i_ranges_add(GArray **r, guint ep, guint64 off, guint64 len, guint32 t)
+{
+    coll_range_t e = {.off = off, .len = len, .t = t};
+    g_array_append_val(r[ep], e);
+}
+
+static gint
+range_cmp(gconstpointer a, gconstpointer b)
+{
+    const coll_range_t *x = a;
+    const coll_range_t *y = b;
+    if (x->off != y->off) {
+        return x->off < y->off ? -1 : 1;
+    }
+    if (x->len != y->len) {
+        return x->len < y->len ? -1 : 1;
+    }
+    return x->t < y->t ? -1 : (x->t > y->t ? 1 : 0);
+}
+
+void
+weft_coll_i_ranges_sort(GArray **r, guint n)
+{
+    for (guint i = 0; i < n; i++) {
+        g_array_sort(r[i], range_cmp);
+    }
+}
+
+/* Whether [a, a + la) and [b, b + lb) overlap; an empty range overlaps what touches it. */
+static inline gboolean
+overlaps(guint64 a, guint64 la, guint64 b, guint64 lb)
+{
+    if (la == 0 || lb == 0) {
+        return a <= b + lb && b <= a + la;
+    }
+    return a < b + lb && b < a + la;
+}
 
 /*
- * Ring with chunk pipelining: @steps steps, each of plan->chunks chunks, and at
- * every (step, chunk) every member i sends to i + 1 mod n. Transfer (k, c, i)
- * waits for (k - 1, c, i - 1), which brought it the data, and for
- * (k, c - 1, i), which holds its outgoing link. Index (k C + c) n + i is
- * lexicographic in (k, c), so both predecessors have smaller indexes.
+ * Index of the first entry of sorted @l that may overlap [off, ...): entries
+ * are sorted by offset and, in every list the algorithms build, their ends do
+ * not decrease (disjoint ranges, or groups of equal ranges), so the entries
+ * ending before @off form a prefix.
  */
-static void
-build_ring(builder_t *b, const weft_coll_plan_t *plan, guint steps, ring_bytes_fn bytes)
+static guint
+first_candidate(const GArray *l, guint64 off)
 {
-    guint n = plan->n_members;
-    guint C = plan->chunks;
-    for (guint k = 0; k < steps; k++) {
-        for (guint c = 0; c < C; c++) {
-            for (guint i = 0; i < n; i++) {
-                guint32 t = add_xfer(b, i, (i + 1) % n, bytes(plan, k, i, c));
-                g_assert(t == ((guint64)k * C + c) * n + i);
-                if (k > 0) {
-                    add_dep(b, ((k - 1) * C + c) * n + (i + n - 1) % n, t);
-                }
-                if (c > 0) {
-                    add_dep(b, (k * C + c - 1) * n + i, t);
-                }
-            }
+    guint lo = 0, hi = l->len;
+    while (lo < hi) {
+        guint mid = lo + (hi - lo) / 2;
+        const coll_range_t *e = &g_array_index(l, coll_range_t, mid);
+        if (e->off + e->len < off) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+void
+weft_coll_i_deps_on_ranges(coll_builder_t *b, GArray **r, guint ep, guint64 off, guint64 len,
+                           guint32 succ)
+{
+    if (r == NULL) {
+        return;
+    }
+    const GArray *l = r[ep];
+    for (guint i = first_candidate(l, off); i < l->len; i++) {
+        const coll_range_t *e = &g_array_index(l, coll_range_t, i);
+        if (e->off > off + len) {
+            break;
+        }
+        if (overlaps(off, len, e->off, e->len)) {
+            weft_coll_i_add_dep(b, e->t, succ);
         }
     }
 }
 
-/*
- * Pipelined chain through @order[0..n-1]: hop h goes from order[h] to
- * order[h + 1]; each hop carries the whole @S bytes in plan->chunks chunks.
- * Hop (h, c) waits for (h - 1, c) (its data) and (h, c - 1) (its link).
- */
-static void
-build_chain(builder_t *b, const weft_coll_plan_t *plan, const guint *order, guint64 S)
+void
+weft_coll_i_ranges_copy(GArray **to, GArray **from, guint ep, guint64 off, guint64 len)
 {
-    guint hops = plan->n_members - 1;
-    guint C = plan->chunks;
-    for (guint h = 0; h < hops; h++) {
-        for (guint c = 0; c < C; c++) {
-            guint32 t = add_xfer(b, order[h], order[h + 1], split(S, C, c));
-            if (h > 0) {
-                add_dep(b, (h - 1) * C + c, t);
-            }
-            if (c > 0) {
-                add_dep(b, h * C + c - 1, t);
-            }
+    if (from == NULL) {
+        return;
+    }
+    const GArray *l = from[ep];
+    for (guint i = first_candidate(l, off); i < l->len; i++) {
+        const coll_range_t *e = &g_array_index(l, coll_range_t, i);
+        if (e->off > off + len) {
+            break;
+        }
+        if (overlaps(off, len, e->off, e->len)) {
+            g_array_append_val(to[ep], *e);
         }
     }
 }
 
-/*
- * Reduce-scatter phase: at step k member i sends piece (i - k - 1) mod n, so
- * the last piece it receives (at step n - 2, from member i - 1) is piece i,
- * fully reduced: member i ends owning piece i, as in NCCL. Piece p is
- * split(S, n, p) bytes; chunk c of it split(piece, C, c).
- */
-static guint64
-rs_bytes(const weft_coll_plan_t *plan, guint k, guint i, guint c)
-{
-    guint n = plan->n_members;
-    guint p = (i + 2 * n - k - 1) % n;
-    return split(split(plan->size_bytes, n, p), plan->chunks, c);
-}
+/* ---- packing ------------------------------------------------------------------------ */
 
-/* All-reduce: n - 1 reduce-scatter steps, then n - 1 all-gather steps in which
- * member i forwards piece (i - j) mod n at all-gather step j (starting with
- * its own reduced piece i). */
-static guint64
-ar_bytes(const weft_coll_plan_t *plan, guint k, guint i, guint c)
+/* Counts, per (src, dst), the channels with transfers on it: xfer->sharing. */
+static void
+fill_sharing(coll_builder_t *b)
 {
-    guint n = plan->n_members;
-    if (k < n - 1) {
-        return rs_bytes(plan, k, i, c);
+    const guint64 pair_mask = (G_GUINT64_CONSTANT(1) << 48) - 1;
+    g_autoptr(GHashTable) seen = g_hash_table_new(g_direct_hash, g_direct_equal);
+    g_autoptr(GHashTable) pairs = g_hash_table_new(g_direct_hash, g_direct_equal);
+    GHashTableIter it;
+    gpointer key;
+    g_hash_table_iter_init(&it, b->last);
+    while (g_hash_table_iter_next(&it, &key, NULL)) {
+        guint64 k = GPOINTER_TO_SIZE(key);
+        guint64 channel = (k >> 48) >> b->lane_shift;
+        gpointer ck = GSIZE_TO_POINTER((channel << 48) | (k & pair_mask));
+        if (!g_hash_table_add(seen, ck)) {
+            continue; /* another lane (tree) of the same channel */
+        }
+        gpointer pk = GSIZE_TO_POINTER(k & pair_mask);
+        guint c = GPOINTER_TO_UINT(g_hash_table_lookup(pairs, pk));
+        g_hash_table_insert(pairs, pk, GUINT_TO_POINTER(c + 1));
     }
-    guint j = k - (n - 1);
-    guint p = (i + n - j) % n;
-    return split(split(plan->size_bytes, n, p), plan->chunks, c);
+    for (guint t = 0; t < b->xfers->len; t++) {
+        weft_coll_xfer_t *x = &g_array_index(b->xfers, weft_coll_xfer_t, t);
+        guint c = GPOINTER_TO_UINT(g_hash_table_lookup(pairs, link_key(0, x->src, x->dst)));
+        x->sharing = (guint16)MIN(MAX(c, 1), G_MAXUINT16);
+    }
 }
 
-/* All-gather: every piece is one member's whole contribution S. */
-static guint64
-ag_bytes(const weft_coll_plan_t *plan, guint k, guint i, guint c)
+/* Packs the builder's transfers and dependencies into @plan (CSR of successors). */
+static void
+pack(coll_builder_t *b, weft_coll_plan_t *plan)
 {
-    (void)k;
-    (void)i;
-    return split(plan->size_bytes, plan->chunks, c);
+    fill_sharing(b);
+    guint n = b->xfers->len;
+    plan->n_xfers = n;
+    plan->xfers = (weft_coll_xfer_t *)(void *)g_array_free(b->xfers, n == 0);
+    b->xfers = NULL;
+    plan->n_virtual = b->virt->len;
+    plan->virtual_vertex = b->virt->len > 0 ? (gint *)(void *)g_array_free(b->virt, FALSE) : NULL;
+    if (plan->virtual_vertex == NULL) {
+        g_array_unref(b->virt);
+    }
+    b->virt = NULL;
+    guint n_deps = b->deps->len;
+    plan->n_preds = g_new0(guint32, MAX(n, 1));
+    plan->succ_off = g_new0(guint32, n + 1);
+    plan->succ = g_new(guint32, MAX(n_deps, 1));
+    plan->succ_kind = g_new(guint8, MAX(n_deps, 1));
+    const coll_dep_t *deps = (const coll_dep_t *)(void *)b->deps->data;
+    for (guint e = 0; e < n_deps; e++) {
+        plan->n_preds[deps[e].succ]++;
+        plan->succ_off[deps[e].pred + 1]++;
+    }
+    for (guint i = 0; i < n; i++) {
+        plan->succ_off[i + 1] += plan->succ_off[i];
+    }
+    /* Counting sort by predecessor; stable, so successors stay in increasing order. */
+    g_autofree guint32 *fill = g_memdup2(plan->succ_off, sizeof(guint32) * (n + 1));
+    for (guint e = 0; e < n_deps; e++) {
+        guint32 at = fill[deps[e].pred]++;
+        plan->succ[at] = deps[e].succ;
+        plan->succ_kind[at] = deps[e].kind;
+    }
 }
 
-/* The default algorithm of each operation. */
+static void
+builder_clear(coll_builder_t *b)
+{
+    if (b->xfers != NULL) {
+        g_array_unref(b->xfers);
+    }
+    if (b->virt != NULL) {
+        g_array_unref(b->virt);
+    }
+    g_array_unref(b->virt_inter);
+    g_array_unref(b->deps);
+    g_hash_table_unref(b->last);
+}
+
+/* ---- building ------------------------------------------------------------------------- */
+
+/* The default algorithm of each operation (what AUTO means to the builder). */
 static weft_coll_algo_t
 default_algo(weft_coll_op_t op)
 {
@@ -246,86 +444,111 @@ default_algo(weft_coll_op_t op)
     }
 }
 
-/*
- * The chunk count actually used: never more chunks than the smallest piece has
- * bytes (an empty chunk would cost a latency and move nothing), never fewer
- * than 1; direct algorithms do not chunk.
- */
-static guint
-effective_chunks(weft_coll_op_t op, weft_coll_algo_t algo, guint n, guint64 S, guint chunks)
-{
-    if (algo == WEFT_COLL_ALGO_DIRECT || op == WEFT_COLL_BARRIER) {
-        return 1;
-    }
-    guint64 min_piece = S;
-    if (op == WEFT_COLL_ALL_REDUCE || op == WEFT_COLL_REDUCE_SCATTER ||
-        op == WEFT_COLL_REDUCE_SCATTER_BLOCK) {
-        min_piece = S / n;
-    }
-    if (min_piece < chunks) {
-        return min_piece > 0 ? (guint)min_piece : 1;
-    }
-    return chunks;
-}
-
-/* How many transfers the plan will hold, for the size check before building. */
+/* Size of the data space of @op (see coll.h). */
 static guint64
-count_xfers(const weft_coll_plan_t *p)
+space_of(weft_coll_op_t op, guint n, guint64 S)
 {
-    guint64 n = p->n_members;
-    guint64 C = p->chunks;
-    if (n <= 1) {
-        return 0;
-    }
-    switch (p->op) {
-    case WEFT_COLL_ALL_REDUCE:
-    case WEFT_COLL_BARRIER:
-        return 2 * (n - 1) * C * n;
+    switch (op) {
     case WEFT_COLL_ALL_GATHER:
-    case WEFT_COLL_REDUCE_SCATTER:
-    case WEFT_COLL_REDUCE_SCATTER_BLOCK:
-        return (n - 1) * C * n;
-    case WEFT_COLL_BROADCAST:
-    case WEFT_COLL_REDUCE:
-        return (n - 1) * C;
     case WEFT_COLL_GATHER:
     case WEFT_COLL_SCATTER:
-        return n - 1;
     case WEFT_COLL_ALL_TO_ALL:
-        return n * (n - 1);
-    case WEFT_COLL_N_OPS:
-        break;
+        return (guint64)n * S;
+    default:
+        return S;
     }
-    g_assert_not_reached();
 }
 
-/* Packs the builder's transfers and edges into @plan (CSR of successors). */
-static void
-pack(builder_t *b, weft_coll_plan_t *plan)
+weft_coll_plan_t *
+weft_coll_plan_build(weft_coll_op_t op, const weft_coll_config_t *cfg,
+                     const weft_coll_layout_t *layout, guint64 size_bytes, GError **error)
 {
-    guint n = b->xfers->len;
-    plan->n_xfers = n;
-    plan->xfers = (weft_coll_xfer_t *)g_array_free(b->xfers, n == 0);
-    b->xfers = NULL;
-    plan->n_preds = g_new0(guint32, MAX(n, 1));
-    plan->succ_off = g_new0(guint32, n + 1);
-    plan->succ = g_new(guint32, MAX(b->deps->len, 1));
-    for (guint e = 0; e < b->deps->len; e++) {
-        dep_t d = g_array_index(b->deps, dep_t, e);
-        plan->n_preds[d.succ]++;
-        plan->succ_off[d.pred + 1]++;
+    g_return_val_if_fail(cfg != NULL, NULL);
+    g_return_val_if_fail(layout != NULL, NULL);
+    g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+    if ((guint)op >= WEFT_COLL_N_OPS) {
+        g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED,
+                    "unknown collective operation %d", (int)op);
+        return NULL;
     }
-    for (guint i = 0; i < n; i++) {
-        plan->succ_off[i + 1] += plan->succ_off[i];
+    if (layout->n_members == 0) {
+        g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_VALUE,
+                    "%s: the communicator has 0 members, expected at least 1", op_names[op]);
+        return NULL;
     }
-    /* Counting sort by predecessor; stable, so successors stay in increasing order. */
-    g_autofree guint32 *fill = g_memdup2(plan->succ_off, sizeof(guint32) * (n + 1));
-    for (guint e = 0; e < b->deps->len; e++) {
-        dep_t d = g_array_index(b->deps, dep_t, e);
-        plan->succ[fill[d.pred]++] = d.succ;
+    if ((guint)cfg->algo >= WEFT_COLL_N_ALGOS || (guint)cfg->proto >= WEFT_COLL_N_PROTOS) {
+        g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED,
+                    "%s: unknown algorithm %d or protocol %d", op_names[op], (int)cfg->algo,
+                    (int)cfg->proto);
+        return NULL;
     }
-    g_array_unref(b->deps);
-    b->deps = NULL;
+    if (layout->n_members >= MAX_ENDPOINTS / 2) {
+        g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_VALUE,
+                    "%s: %u members, more than the %u a plan may hold", op_names[op],
+                    layout->n_members, MAX_ENDPOINTS / 2 - 1);
+        return NULL;
+    }
+    weft_coll_algo_t algo = cfg->algo == WEFT_COLL_ALGO_AUTO ? default_algo(op) : cfg->algo;
+    if (!weft_coll_i_check_supported(op, algo, layout, error)) {
+        return NULL;
+    }
+    g_autoptr(weft_coll_plan_t) plan = g_new0(weft_coll_plan_t, 1);
+    plan->op = op;
+    plan->algo = algo;
+    plan->proto = cfg->proto == WEFT_COLL_PROTO_AUTO ? WEFT_COLL_PROTO_SIMPLE : cfg->proto;
+    plan->n_members = layout->n_members;
+    plan->size_bytes = op == WEFT_COLL_BARRIER ? 0 : size_bytes;
+    plan->space_bytes = space_of(op, layout->n_members, plan->size_bytes);
+    plan->exec.efficiency = weft_coll_proto_efficiency(plan->proto);
+    plan->exec.hbm_Bps = layout->hbm_Bps;
+
+    /* Channels and chunks: never so many that a piece would be empty (see coll.h). */
+    guint64 S = plan->size_bytes;
+    guint64 pieces = MAX(weft_coll_i_pieces(plan, layout), 1);
+    guint64 want_ch = MIN(MAX(cfg->channels, 1), MAX_CHANNELS / 2);
+    guint64 want_c = MAX(cfg->chunks, 1);
+    plan->channels = (guint)MIN(want_ch, MAX(S / pieces, 1));
+    plan->chunks = (guint)MIN(want_c, MAX(S / plan->channels / pieces, 1));
+    if (algo == WEFT_COLL_ALGO_DIRECT) {
+        plan->chunks = 1;
+    }
+    if (op == WEFT_COLL_BARRIER ||
+        (algo == WEFT_COLL_ALGO_HALVING_DOUBLING &&
+         (op == WEFT_COLL_REDUCE_SCATTER || op == WEFT_COLL_REDUCE_SCATTER_BLOCK))) {
+        /* Halving-doubling reduce-scatter moves ranges of whole blocks, which
+         * channels would cut apart: one channel. */
+        plan->channels = 1;
+    }
+    if (op == WEFT_COLL_BARRIER) {
+        plan->chunks = 1;
+    }
+    double total = weft_coll_i_estimate_xfers(plan, layout);
+    if (total > (double)MAX_XFERS) {
+        g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_VALUE,
+                    "%s (%s) over %u members with %u channels and %u chunks needs about %.3g "
+                    "transfers, more than the %" G_GUINT64_FORMAT " a plan may hold",
+                    op_names[op], weft_coll_algo_name(algo), layout->n_members, plan->channels,
+                    plan->chunks, total, MAX_XFERS);
+        return NULL;
+    }
+    coll_builder_t b = {
+        .xfers = g_array_sized_new(FALSE, FALSE, sizeof(weft_coll_xfer_t), (guint)total),
+        .deps = g_array_sized_new(FALSE, FALSE, sizeof(coll_dep_t), (guint)(2 * total)),
+        .last = g_hash_table_new(g_direct_hash, g_direct_equal),
+        .link_dep = COLL_NONE,
+        .lane_shift = algo == WEFT_COLL_ALGO_TREE || algo == WEFT_COLL_ALGO_NVLS_TREE ? 1 : 0,
+        .layout = layout,
+        .n_members = layout->n_members,
+        .virt = g_array_new(FALSE, FALSE, sizeof(gint)),
+        .virt_inter = g_array_new(FALSE, FALSE, sizeof(gboolean)),
+    };
+    if (layout->n_members > 1 && !weft_coll_i_build_algo(&b, plan, error)) {
+        builder_clear(&b);
+        return NULL;
+    }
+    pack(&b, plan);
+    builder_clear(&b);
+    return g_steal_pointer(&plan);
 }
 
 weft_coll_plan_t *
@@ -348,85 +571,16 @@ weft_coll_plan_new(weft_coll_op_t op, weft_coll_algo_t algo, guint n_members, gu
                     "%s: chunks is 0, expected at least 1", op_names[op]);
         return NULL;
     }
-    weft_coll_algo_t resolved = algo == WEFT_COLL_ALGO_AUTO ? default_algo(op) : algo;
-    if (resolved != default_algo(op)) {
-        g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED,
-                    "%s has no %s algorithm in this version (it has: %s)", op_names[op],
-                    weft_coll_algo_name(algo), weft_coll_algo_name(default_algo(op)));
-        return NULL;
-    }
-    g_autoptr(weft_coll_plan_t) plan = g_new0(weft_coll_plan_t, 1);
-    plan->op = op;
-    plan->algo = resolved;
-    plan->n_members = n_members;
-    plan->size_bytes = op == WEFT_COLL_BARRIER ? 0 : size_bytes;
-    plan->chunks = effective_chunks(op, resolved, n_members, plan->size_bytes, chunks);
-    guint64 total = count_xfers(plan);
-    if (total > MAX_XFERS) {
+    if (n_members >= MAX_ENDPOINTS / 2) {
         g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_VALUE,
-                    "%s over %u members with %u chunks needs %" G_GUINT64_FORMAT
-                    " transfers, more than the %" G_GUINT64_FORMAT " a plan may hold",
-                    op_names[op], n_members, plan->chunks, total, MAX_XFERS);
+                    "%s: %u members, more than the %u a plan may hold", op_names[op], n_members,
+                    MAX_ENDPOINTS / 2 - 1);
         return NULL;
     }
-
-    builder_t b = {
-        .xfers = g_array_sized_new(FALSE, FALSE, sizeof(weft_coll_xfer_t), (guint)total),
-        .deps = g_array_sized_new(FALSE, FALSE, sizeof(dep_t), (guint)(2 * total)),
-    };
-    guint n = n_members;
-    guint64 S = plan->size_bytes;
-    if (n > 1) {
-        switch (op) {
-        case WEFT_COLL_ALL_REDUCE:
-        case WEFT_COLL_BARRIER:
-            build_ring(&b, plan, 2 * (n - 1), ar_bytes);
-            break;
-        case WEFT_COLL_REDUCE_SCATTER:
-        case WEFT_COLL_REDUCE_SCATTER_BLOCK:
-            build_ring(&b, plan, n - 1, rs_bytes);
-            break;
-        case WEFT_COLL_ALL_GATHER:
-            build_ring(&b, plan, n - 1, ag_bytes);
-            break;
-        case WEFT_COLL_BROADCAST:
-        case WEFT_COLL_REDUCE: {
-            /* Broadcast flows 0 -> 1 -> ... -> n-1; reduce flows along the same
-             * ring direction and ends at the root: 1 -> 2 -> ... -> n-1 -> 0. */
-            g_autofree guint *order = g_new(guint, n);
-            for (guint i = 0; i < n; i++) {
-                order[i] = op == WEFT_COLL_BROADCAST ? i : (i + 1) % n;
-            }
-            build_chain(&b, plan, order, S);
-            break;
-        }
-        case WEFT_COLL_GATHER:
-            for (guint i = 1; i < n; i++) {
-                add_xfer(&b, i, 0, S);
-            }
-            break;
-        case WEFT_COLL_SCATTER:
-            for (guint i = 1; i < n; i++) {
-                add_xfer(&b, 0, i, S);
-            }
-            break;
-        case WEFT_COLL_ALL_TO_ALL:
-            /* Member i sends piece j (split(S, n, j) bytes) to each member j != i. */
-            for (guint i = 0; i < n; i++) {
-                for (guint j = 0; j < n; j++) {
-                    if (j != i) {
-                        add_xfer(&b, i, j, split(S, n, j));
-                    }
-                }
-            }
-            break;
-        case WEFT_COLL_N_OPS:
-            g_assert_not_reached();
-        }
-    }
-    g_assert(b.xfers->len == total);
-    pack(&b, plan);
-    return g_steal_pointer(&plan);
+    g_autoptr(weft_coll_layout_t) layout = weft_coll_layout_new_flat(n_members);
+    weft_coll_config_t cfg = {
+        .algo = algo, .proto = WEFT_COLL_PROTO_SIMPLE, .channels = 1, .chunks = chunks};
+    return weft_coll_plan_build(op, &cfg, layout, size_bytes, error);
 }
 
 void
@@ -435,11 +589,24 @@ weft_coll_plan_free(weft_coll_plan_t *plan)
     if (plan == NULL) {
         return;
     }
+    g_free(plan->virtual_vertex);
     g_free(plan->xfers);
     g_free(plan->n_preds);
     g_free(plan->succ_off);
     g_free(plan->succ);
+    g_free(plan->succ_kind);
     g_free(plan);
+}
+
+/* Appends endpoint @e as m<i> (a member) or v<i> (a virtual member). */
+static void
+print_endpoint(GString *out, const weft_coll_plan_t *plan, guint32 e)
+{
+    if (e < plan->n_members) {
+        g_string_append_printf(out, "m%u", e);
+    } else {
+        g_string_append_printf(out, "v%u", e - plan->n_members);
+    }
 }
 
 void
@@ -447,16 +614,37 @@ weft_coll_plan_print(const weft_coll_plan_t *plan, GString *out)
 {
     g_return_if_fail(plan != NULL);
     g_return_if_fail(out != NULL);
+    g_string_append_printf(out,
+                           "plan %s %s %s: %u members, %u virtual, %" G_GUINT64_FORMAT
+                           " bytes, %u channels, %u chunks, %u transfers\n",
+                           weft_coll_op_name(plan->op), weft_coll_algo_name(plan->algo),
+                           weft_coll_proto_name(plan->proto), plan->n_members, plan->n_virtual,
+                           plan->size_bytes, plan->channels, plan->chunks, plan->n_xfers);
+    for (guint v = 0; v < plan->n_virtual; v++) {
+        g_string_append_printf(out, "  v%u = vertex %d\n", v, plan->virtual_vertex[v]);
+    }
+    const weft_coll_exec_t *x = &plan->exec;
     g_string_append_printf(
-        out, "plan %s %s: %u members, %" G_GUINT64_FORMAT " bytes, %u chunks, %u transfers\n",
-        weft_coll_op_name(plan->op), weft_coll_algo_name(plan->algo), plan->n_members,
-        plan->size_bytes, plan->chunks, plan->n_xfers);
+        out,
+        "  costs: base %" G_GINT64_FORMAT " ps, step %" G_GINT64_FORMAT
+        " ps intra, %" G_GINT64_FORMAT " ps inter, efficiency %g, channel cap %g B/s, HBM %g B/s\n",
+        x->base_ps, x->step_intra_ps, x->step_inter_ps, x->efficiency, x->channel_Bps, x->hbm_Bps);
     for (guint t = 0; t < plan->n_xfers; t++) {
-        const weft_coll_xfer_t *x = &plan->xfers[t];
-        g_string_append_printf(out, "  #%u: %u -> %u %" G_GUINT64_FORMAT " B, %u preds, succ [", t,
-                               x->src, x->dst, x->bytes, plan->n_preds[t]);
+        const weft_coll_xfer_t *e = &plan->xfers[t];
+        g_string_append_printf(out, "  #%u ch%u ", t, e->channel);
+        print_endpoint(out, plan, e->src);
+        g_string_append(out, " -> ");
+        print_endpoint(out, plan, e->dst);
+        g_string_append_printf(out,
+                               " [%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT ") %" G_GUINT64_FORMAT
+                               " B%s%s, %u preds, succ [",
+                               e->offset, e->offset + e->bytes, e->bytes,
+                               (e->flags & WEFT_COLL_XFER_REDUCE) ? " reduce" : "",
+                               (e->flags & WEFT_COLL_XFER_INTER) ? " inter" : "", plan->n_preds[t]);
         for (guint32 s = plan->succ_off[t]; s < plan->succ_off[t + 1]; s++) {
-            g_string_append_printf(out, s == plan->succ_off[t] ? "%u" : " %u", plan->succ[s]);
+            g_string_append_printf(out, "%s%u %c", s == plan->succ_off[t] ? "" : ", ",
+                                   plan->succ[s],
+                                   plan->succ_kind[s] == WEFT_COLL_DEP_LINK ? 'l' : 'd');
         }
         g_string_append(out, "]\n");
     }

@@ -2,42 +2,143 @@
 /*
  * Collectives: plans and their execution.
  *
- * A collective (operation, size, n members, algorithm, chunk count) is lowered
- * to a plan: plain data, a DAG of transfers between member indexes 0..n-1. A
- * transfer may start when all its predecessors have finished. Members are
- * mapped onto cluster vertices only when the plan runs, so one plan serves
- * every communicator of the same size (plans are cacheable by their key).
+ * A collective (operation, size S, a communicator's layout, a resolved
+ * configuration: algorithm, protocol, channels, chunks) is lowered to a plan:
+ * plain data, a DAG of transfers between endpoints. Endpoints 0..n-1 are the
+ * members; endpoints n.. are "virtual members", cluster vertices that take part
+ * without being ranks (the NVSwitch chips that reduce for NVLS, the InfiniBand
+ * switch that reduces for SHARP), resolved from the layout when the plan is
+ * built (plan->virtual_vertex). Members are mapped onto cluster vertices when
+ * the plan runs, so a plan is cacheable by (layout identity, op, S, config).
  *
- * Algorithms in this version:
- *  - ring (all-reduce, all-gather, reduce-scatter): members in communicator
- *    order form a ring; member i sends to i+1 mod n. All-reduce is a
- *    reduce-scatter followed by an all-gather: 2(n-1) steps of S/n bytes per
- *    member (S = the comm_size convention of doc/collectives.md); all-gather
- *    and reduce-scatter are n-1 steps each. With C chunks the data is cut into
- *    C pieces that pipeline through the ring: step k of chunk c waits for
- *    step k-1 of chunk c on the upstream member (the data) and for step k of
- *    chunk c-1 on the same member (the link is busy until then), so on a ring
- *    of identical links with latency a and per-direction bandwidth B the
- *    all-reduce takes (2(n-1) + C - 1)(a + S/(n C B)); with C = 1 that is the
- *    textbook 2(n-1)(a + S/(nB)).
- *  - direct all-to-all: every member sends S/n bytes to each of the n-1 others
- *    at once (S = bytes one member sends in total, including its own share).
- *  - broadcast and reduce (ring pipeline rooted at member 0), gather and
- *    scatter (direct to/from member 0), barrier (a ring all-reduce of 0 bytes):
- *    simple forms until the NCCL algorithms arrive. Broadcast runs the chain
- *    0 -> 1 -> ... -> n-1 and reduce the chain 1 -> 2 -> ... -> n-1 -> 0, each
- *    hop carrying S in C pipelined chunks with the same dependency rule as the
- *    ring; gather and scatter move S (the buffer each rank holds) between the
- *    root and each other member, all at once.
- * Chunks: a plan never uses more chunks than its smallest piece has bytes
- * (plan->chunks holds the count used; direct algorithms and barrier use 1).
- * A collective over one member moves no data and costs nothing (NCCL with one
- * rank performs, at most, a local copy, which this level does not charge).
- * Local reductions are not charged a cost in this version.
+ * Dependencies come in two kinds. A data dependency (WEFT_COLL_DEP_DATA) waits
+ * for the predecessor to be delivered (its last byte arrived, plus the plan's
+ * per-step latency and the receiver's reduction, see below): the successor
+ * forwards or reduces what it brought. A link dependency (WEFT_COLL_DEP_LINK)
+ * waits only for the predecessor to be *sent* (its bandwidth phase over,
+ * weft_net_transfer_start_full()'s sent callback): builders add one from each
+ * transfer to the next one emitted on the same (channel, source, destination),
+ * so a channel's transfers on one connection go one after the other, in the
+ * order the algorithm emits them (k-major for the ring: every chunk of step
+ * k, then step k + 1), as on a real link, while the next one starts as soon
+ * as the wire is free. Without link dependencies the analytical model, which
+ * does not share links, would let two chunks cross one link at full rate each.
  *
- * Byte counts: when S/n (or S/(nC)) is not a whole number, the remainder bytes
- * go to the first pieces, so every plan moves exactly the bytes the operation
- * requires.
+ * Pipelined ring, identical links of latency a and bandwidth B, K steps, C
+ * chunks of t = S/(nCB) each (all-reduce: K = 2(n-1)): transfer (k, c) starts
+ * at s(k, c) = max(s(k-1, c) + t + a, s(k, c-1) + t) (its data; the wire),
+ * with s(k, -1) + t standing for the end of step k-1's last chunk on the
+ * wire. By induction s(k, c) = k max(Ct, a + t) + c t, so the last transfer is
+ * delivered at
+ *     T = (K - 1) max(C t, a + t) + C t + a;
+ * C = 1 gives the textbook K (a + S/(nB)); C large gives K C t = K S/(nB) at
+ * most, the bandwidth bound. The flow model gives the same picoseconds on an
+ * uncongested ring: the link dependencies serialize a channel's transfers on a
+ * link, so no link is ever shared.
+ *
+ * Algorithms (which operations each supports: weft_coll_plan_build()):
+ *  - ring: members ordered so that the members of an NVLink domain are
+ *    consecutive, sorted by rail, and each domain's list rotated so that the
+ *    ring leaves a domain and enters the next on the same rail (NCCL's ring
+ *    search on NVSwitch systems: one NIC per ring per node); channel c starts
+ *    its first domain at rail position c, so channels use different NICs.
+ *    All-reduce = reduce-scatter (n-1 steps, the receiver reduces) + all-gather
+ *    (n-1 steps); broadcast and reduce are chains along the ring from / to the
+ *    root (member 0), pipelined in chunks.
+ *  - direct: every pair at once (all-to-all, gather, scatter; no chunks).
+ *  - tree: NCCL's double binary tree. Over the layout's domains, tree 0 is
+ *    NCCL's btree (ncclGetBtree: rank r's parent is (r ^ b) | (b << 1), or r ^ b
+ *    when that is out of range, with b the lowest set bit of r; domain 0 is the
+ *    root), tree 1 its mirror (n - 1 - r) for an even domain count or its shift
+ *    (r + 1 mod n) for an odd one (ncclGetDtree); inside a domain the members
+ *    form a chain below the head (the member on the ring's start rail, the
+ *    chain reversed for tree 1). Each tree carries half of each channel's data:
+ *    all-reduce reduces up the tree (a member sends chunk c to its parent once
+ *    its children's chunk c arrived) and broadcasts down. Depth D over a flat
+ *    layout of n = 2^k members is k, and the all-reduce takes
+ *    2 D (a + t) + (C - 1) t with t = S/(2CB) on uncongested links.
+ *  - halving_doubling: Rabenseifner's all-reduce (Thakur, Rabenseifner and
+ *    Gropp, IJHPCA 19(1), 2005): reduce-scatter by recursive halving (log2 p
+ *    steps sending S/2, S/4, ..., S/p) then all-gather by recursive doubling,
+ *    in communicator order. For n = p + r with p = 2^floor(log2 n), the first
+ *    2r members fold first: each even one sends its whole vector to the odd
+ *    one after it, which reduces; the p remaining run the power-of-two
+ *    algorithm; at the end the odd ones send the result back (all-reduce) or
+ *    the folded member's piece (reduce-scatter). All-gather is the doubling
+ *    half (with the fold mirrored: the even member first gives its block to its
+ *    odd partner, which gives every block back at the end).
+ *  - hierarchical (all-reduce): ring reduce-scatter inside each domain (the
+ *    member at position j ends with piece j of S/g), ring all-reduce of piece
+ *    j across domains among the members at position j (one ring per rail),
+ *    ring all-gather inside each domain. Needs the same member count g in
+ *    every domain.
+ *  - nvls (all-reduce, reduce-scatter, all-gather on one NVLink domain): each
+ *    GPU sends its data up to the domain's NVSwitch chips (split over the chips
+ *    in proportion to its NVLink bandwidth to each, as NVLink stripes traffic
+ *    over all its links); a chip reduces a chunk once every member's part of it
+ *    has arrived and multicasts the result down to every member. All-reduce:
+ *    S up and S down per member. Reduce-scatter: S up, piece m (S/n) down to
+ *    member m. All-gather: S up (copied, not reduced), the n-1 other blocks
+ *    down. The switch's reduction costs nothing (it runs at line rate).
+ *  - nvls_tree (all-reduce): NVLS reduce-scatter inside each domain (up S,
+ *    piece j down to the member at position j), double binary tree all-reduce
+ *    of piece j across domains among the members at position j, NVLS
+ *    all-gather inside each domain (piece j up from its owner, multicast down).
+ *  - collnet (all-reduce, SHARP): ring reduce-scatter inside each domain; the
+ *    member at position j sends its piece to the SHARP switch of rail j
+ *    (layout->collnet_switch[j]), which reduces the pieces of every domain and
+ *    sends the result back to each of them; ring all-gather inside each
+ *    domain. Needs layout->collnet and the same member count in every domain.
+ * Barrier is an all-reduce of 0 bytes with the chosen algorithm (ring, tree,
+ * halving_doubling). A collective over one member moves nothing and costs
+ * nothing. Rooted operations (broadcast, reduce, gather, scatter) are rooted
+ * at member 0.
+ *
+ * Channels: the data of every operation is cut into plan->channels parts (the
+ * first parts take the remainder bytes); channel ch runs the algorithm on its
+ * part, with its own ring rotation, concurrently with the others. Chunks: each
+ * channel's pieces are cut into plan->chunks chunks that pipeline. A plan uses
+ * at most as many channels and chunks as leave every piece at least one byte
+ * (plan->channels and plan->chunks hold the counts used; direct algorithms
+ * and barrier use 1 and 1).
+ *
+ * Costs charged by the executor (plan->exec, weft_coll_exec_t):
+ *  - protocol efficiency: transfers move bytes / efficiency on the wire
+ *    (weft_net_transfer_start_full()): LL 0.5 (8 bytes of data and 8 of flags
+ *    per 16-byte line), LL128 120/128 = 0.9375 (a 128-byte line carries 120
+ *    bytes of data and 8 of flags), Simple 1 (NCCL's src/device/prims_ll.h,
+ *    prims_ll128.h; NCCL_LL128_DATAELEMS = 15 of 16 8-byte words);
+ *  - per-step latency: a data successor waits step_intra_ps (both ends in one
+ *    NVLink domain, or a member and its NVSwitch) or step_inter_ps (across
+ *    domains, or to a SHARP switch) after the delivery, for the protocol's
+ *    synchronisation (NCCL's hwLat table; tuning.c fills it); base_ps once
+ *    before the first transfer;
+ *  - local reduction: a transfer flagged WEFT_COLL_XFER_REDUCE into a member
+ *    delays its data successors by 3 x bytes / hbm_Bps (the reduction reads the
+ *    received and the local data and writes the sum: two reads and one write of
+ *    b bytes each through HBM); 0 when hbm_Bps is 0;
+ *  - channel_Bps: a cap on every transfer's rate (0: none);
+ *  - channels under the analytical model: a transfer runs at most at its
+ *    route's rate x efficiency / m, m = the number of channels of the plan with
+ *    transfers on the same (source, destination) pair (xfer->sharing): the
+ *    analytical model does not share links, so without this C channels on one
+ *    route would move C times the data a link can carry. Under the flow model
+ *    channels share links through the max-min solver and no such cap applies.
+ *    Transfers of different pairs that share a link (a GPU's NVLink port, a
+ *    NIC) are seen sharing only by the flow model.
+ *
+ * Data space and offsets: every transfer names the bytes it moves as
+ * [offset, offset + bytes) of the operation's data space, so a plan can be
+ * checked by replaying it on symbolic data: all-reduce, reduce-scatter,
+ * reduce, broadcast: [0, S) (the vector); all-gather, gather, scatter:
+ * [0, n S), member m's block at m S; all-to-all: [0, n S), member i's send
+ * buffer at i S, its piece for member j (split(S, n, j) bytes) at i S +
+ * split_off(S, n, j); barrier: empty. A transfer flagged
+ * WEFT_COLL_XFER_REDUCE adds the source's values into the destination's,
+ * otherwise it copies them.
+ *
+ * Byte counts: when a cut is not even, the remainder bytes go to the first
+ * pieces, so every plan moves exactly the bytes the operation requires.
  */
 #ifndef WEFT_COLL_COLL_H
 #define WEFT_COLL_COLL_H
@@ -77,7 +178,8 @@ typedef enum {
     WEFT_COLL_ALGO_DIRECT,           /* pairwise / direct (all-to-all, gather, scatter) */
     WEFT_COLL_ALGO_TREE,             /* NCCL's double binary tree */
     WEFT_COLL_ALGO_HALVING_DOUBLING, /* recursive halving-doubling (Rabenseifner / Thakur et al.) */
-    WEFT_COLL_ALGO_HIERARCHICAL,     /* intra-node reduce-scatter, inter-node per rail, intra-node all-gather */
+    WEFT_COLL_ALGO_HIERARCHICAL,     /* intra-node reduce-scatter, inter-node per rail, intra-node
+                                        all-gather */
     WEFT_COLL_ALGO_NVLS,             /* reduction and multicast inside a gen3+ NVSwitch */
     WEFT_COLL_ALGO_NVLS_TREE,        /* NVLS inside nodes, tree across nodes */
     WEFT_COLL_ALGO_COLLNET,          /* in-network reduction in InfiniBand switches (SHARP) */
@@ -109,43 +211,172 @@ typedef struct {
  * Where a communicator's members sit in the cluster, as algorithms need it:
  * which members share an NVLink domain (node), their rails, and which
  * in-network features the hardware has. Built by weft_coll_layout_new() from
- * the cluster; arrays have n_members entries.
+ * the cluster; per-member arrays have n_members entries.
+ *
+ * Layout domains: the distinct NVLink domains of the members, numbered
+ * 0..n_domains-1 in order of their first member (dom[m]); the members of
+ * layout domain d are dom_members[dom_off[d] .. dom_off[d+1]), sorted by
+ * (rail, member index) with rail -1 last; local[m] is m's position in that
+ * list.
  */
 typedef struct {
     guint n_members;
-    gint *vertex;       /* cluster vertex of each member */
-    gint *domain;       /* NVLink domain (weft_topo_vertex_domain) */
+    gint *vertex; /* cluster vertex of each member (-1 in a flat layout) */
+    gint *domain; /* NVLink domain (weft_topo_vertex_domain) */
     gint *host;
     gint *rail;
-    guint n_domains;    /* distinct domains among the members */
+    guint n_domains;      /* distinct domains among the members */
     guint max_per_domain; /* most members in one domain */
-    gboolean nvls;      /* every member's domain has NVSwitches that reduce and multicast (gen3+) */
-    gboolean collnet;   /* the fabric between the domains reduces in-network (SHARP) */
+    gboolean nvls;    /* every member's domain has NVSwitches that reduce and multicast (gen3+) */
+    gboolean collnet; /* the fabric between the domains reduces in-network (SHARP) */
+    /* added for the plan builders */
+    guint *dom;         /* layout domain of each member */
+    guint *local;       /* position of each member in its layout domain */
+    guint *dom_off;     /* n_domains + 1 offsets into dom_members */
+    guint *dom_members; /* members grouped by layout domain (see above) */
+    gboolean uniform;   /* every layout domain has max_per_domain members */
+    /* NVLS: per layout domain d, its NVSwitch chips with WEFT_TOPO_FEATURE_NVLS
+     * nvls_switch[nvls_off[d] .. nvls_off[d+1]) and the rate (bytes/s) of the
+     * route from the domain's first member to each, nvls_weight (how NVLink
+     * stripes a GPU's traffic over the chips). Empty (nvls_off all 0) without NVLS. */
+    guint *nvls_off;
+    gint *nvls_switch;
+    double *nvls_weight;
+    /* CollNet: per position j < max_per_domain, the SHARP switch that reduces the
+     * data of the members at position j (-1 where none); NULL without collnet. */
+    gint *collnet_switch;
+    double hbm_Bps; /* HBM bandwidth of the members' GPUs, for reductions; 0 = unknown */
 } weft_coll_layout_t;
 
-/** One transfer of a plan: @bytes from member @src to member @dst. */
+/** Kinds of plan dependencies (see the essay). */
+typedef enum {
+    WEFT_COLL_DEP_DATA = 0, /* wait for the predecessor's delivery (+ step latency + reduction) */
+    WEFT_COLL_DEP_LINK = 1, /* wait for the predecessor's last byte to leave its source */
+} weft_coll_dep_kind_t;
+
+/** weft_coll_xfer_t.flags */
+enum {
+    WEFT_COLL_XFER_REDUCE = 1 << 0, /* the destination adds the bytes into its own */
+    WEFT_COLL_XFER_INTER = 1 << 1,  /* crosses NVLink domains (step_inter_ps applies) */
+};
+
+/**
+ * One transfer of a plan: @bytes from endpoint @src to endpoint @dst (members
+ * 0..n-1, then virtual members), the bytes [@offset, @offset + @bytes) of the
+ * data space (see the essay).
+ */
 typedef struct {
     guint32 src;
     guint32 dst;
     guint64 bytes;
+    guint64 offset;
+    guint16 channel; /* which channel (for trees: 2 x channel + tree) */
+    guint16 sharing; /* channels with transfers on the same (src, dst): the analytical divisor */
+    guint8 flags;    /* WEFT_COLL_XFER_* */
 } weft_coll_xfer_t;
 
 /**
- * A plan. Transfer i has n_preds[i] predecessors; its successors are
- * succ[succ_off[i] .. succ_off[i+1]). Transfers are in a topological order.
+ * What the executor charges besides the network (see the essay). The plan
+ * builder fills efficiency from the protocol and hbm_Bps from the layout,
+ * the rest 0; coll/tuning.c overwrites them from NCCL's tables.
+ */
+typedef struct {
+    weft_time_t base_ps;       /* once per collective, before the first transfer */
+    weft_time_t step_intra_ps; /* per delivered transfer inside an NVLink domain */
+    weft_time_t step_inter_ps; /* per delivered transfer across domains */
+    double efficiency;         /* payload bytes per wire byte, (0, 1] */
+    double channel_Bps;        /* cap on a transfer's payload rate; 0 = none */
+    double hbm_Bps;            /* GPU memory bandwidth for local reductions; 0 = free */
+} weft_coll_exec_t;
+
+/**
+ * A plan. Transfer i has n_preds[i] predecessors (of both kinds); its
+ * successors are succ[succ_off[i] .. succ_off[i+1]) with kinds succ_kind[..].
+ * Transfers are in a topological order (every predecessor has a smaller index).
  */
 typedef struct {
     weft_coll_op_t op;
-    weft_coll_algo_t algo; /* resolved: never AUTO */
+    weft_coll_algo_t algo;   /* resolved: never AUTO */
+    weft_coll_proto_t proto; /* resolved: never AUTO */
     guint n_members;
-    guint64 size_bytes; /* S, as in doc/collectives.md */
-    guint chunks; /* chunks used: <= the requested count (see the essay) */
+    guint n_virtual;      /* virtual members: endpoints n_members .. n_members + n_virtual - 1 */
+    gint *virtual_vertex; /* their cluster vertices (n_virtual entries; NULL when 0) */
+    guint64 size_bytes;   /* S, as in doc/collectives.md */
+    guint64 space_bytes;  /* size of the data space (see the essay) */
+    guint channels;       /* channels used: <= the requested count (see the essay) */
+    guint chunks;         /* chunks used: <= the requested count (see the essay) */
+    weft_coll_exec_t exec;
     guint n_xfers;
     weft_coll_xfer_t *xfers;
     guint32 *n_preds;
     guint32 *succ_off; /* n_xfers + 1 */
     guint32 *succ;
+    guint8 *succ_kind; /* weft_coll_dep_kind_t per successor entry */
 } weft_coll_plan_t;
+
+/**
+ * weft_coll_layout_new:
+ * @topo: a finalized cluster.
+ * @member_vertex: the n members' cluster vertices (GPUs; copied).
+ * @n: member count (>= 1).
+ *
+ * Fills every field: domains, hosts and rails from the cluster; nvls when
+ * every layout domain has NVSwitch chips with WEFT_TOPO_FEATURE_NVLS that the
+ * domain's first member reaches over NVLink in one hop (an NVSwitch domain of
+ * gen3+ chips); collnet when there are at least two domains, they are uniform,
+ * and for every position j the switch of highest tier on the routes from the
+ * first domain's member j to the others' member j has WEFT_TOPO_FEATURE_SHARP
+ * (that switch is collnet_switch[j], the root of the SHARP reduction). hbm_Bps
+ * is left 0 (the cluster does not know GPU models; the caller may set it).
+ * Returns: (transfer full): the layout. Time complexity: O(n log n +
+ * vertices + routes of max_per_domain x n_domains pairs).
+ */
+weft_coll_layout_t *weft_coll_layout_new(weft_topo_t *topo, const gint *member_vertex, guint n);
+
+/**
+ * weft_coll_layout_new_flat:
+ * A layout of @n members with no cluster: each member its own domain (vertex,
+ * host and rail -1), no NVLS, no CollNet. weft_coll_plan_new() uses it.
+ * Returns: (transfer full).
+ */
+weft_coll_layout_t *weft_coll_layout_new_flat(guint n);
+
+/** weft_coll_layout_free: NULL is a no-op. */
+void weft_coll_layout_free(weft_coll_layout_t *layout);
+
+/**
+ * weft_coll_plan_build:
+ * @op: the operation.
+ * @cfg: the configuration; algo AUTO means the default of the operation (ring,
+ *   or direct for all-to-all, gather and scatter), proto AUTO means Simple,
+ *   channels and chunks 0 mean 1.
+ * @layout: the communicator.
+ * @size_bytes: S per doc/collectives.md.
+ * @error: WEFT_COLL_ERROR_UNSUPPORTED for an (operation, algorithm) pair that
+ *   does not exist or cannot run on @layout (NVLS without layout->nvls or over
+ *   several domains; CollNet without layout->collnet; hierarchical or CollNet
+ *   over domains of different sizes); WEFT_COLL_ERROR_VALUE for a plan too large.
+ *
+ * Supported pairs: ring: all-reduce, reduce-scatter (both kinds), all-gather,
+ * broadcast, reduce, barrier; direct: all-to-all, gather, scatter; tree and
+ * halving_doubling: all-reduce, barrier (and halving_doubling reduce-scatter,
+ * all-gather); hierarchical, nvls_tree, collnet: all-reduce; nvls: all-reduce,
+ * reduce-scatter, all-gather.
+ * Returns: (transfer full): the plan, or NULL. Time complexity: O(transfers +
+ * dependencies), with one hash lookup per transfer for its link predecessor.
+ */
+weft_coll_plan_t *weft_coll_plan_build(weft_coll_op_t op, const weft_coll_config_t *cfg,
+                                       const weft_coll_layout_t *layout, guint64 size_bytes,
+                                       GError **error);
+
+/**
+ * weft_coll_proto_efficiency: payload bytes per wire byte of @proto (see the
+ * essay): LL 0.5, LL128 0.9375, Simple (and AUTO) 1.
+ */
+double weft_coll_proto_efficiency(weft_coll_proto_t proto);
+
+/** weft_coll_proto_name: "auto", "LL", "LL128", "Simple" (NCCL's spellings). */
+const char *weft_coll_proto_name(weft_coll_proto_t proto);
 
 /**
  * weft_coll_plan_new:
@@ -153,8 +384,12 @@ typedef struct {
  * @algo: the algorithm, or WEFT_COLL_ALGO_AUTO.
  * @n_members: communicator size (>= 1).
  * @size_bytes: S per doc/collectives.md.
- * @chunks: pipeline chunks (>= 1; used by ring algorithms).
- * @error: WEFT_COLL_ERROR_*.
+ * @chunks: pipeline chunks (>= 1).
+ * @error: WEFT_COLL_ERROR_*; VALUE for n_members or chunks 0.
+ *
+ * weft_coll_plan_build() over weft_coll_layout_new_flat(@n_members) with one
+ * channel and the Simple protocol (members in communicator order, no cluster
+ * knowledge), kept for callers that have no layout.
  * Returns: (transfer full): the plan, or NULL. Time complexity: O(transfers).
  */
 weft_coll_plan_t *weft_coll_plan_new(weft_coll_op_t op, weft_coll_algo_t algo, guint n_members,
@@ -163,7 +398,14 @@ weft_coll_plan_t *weft_coll_plan_new(weft_coll_op_t op, weft_coll_algo_t algo, g
 /** weft_coll_plan_free: NULL is a no-op. */
 void weft_coll_plan_free(weft_coll_plan_t *plan);
 
-/** weft_coll_plan_print: appends a readable listing of @plan to @out. */
+/**
+ * weft_coll_plan_print: appends a readable listing of @plan to @out: a header
+ * (operation, algorithm, protocol, members, virtual members with their
+ * vertices, S, channels, chunks, transfers, costs), then one line per
+ * transfer: "#i ch<c> <src> -> <dst> [offset, end) <bytes> B [reduce] [inter]
+ * <preds> preds succ [j d, k l]" where members print as m<i>, virtual members
+ * as v<i> and successors carry their kind (d data, l link).
+ */
 void weft_coll_plan_print(const weft_coll_plan_t *plan, GString *out);
 
 /** weft_coll_op_name: "all_reduce", "all_gather", ... (nccl-tests spelling). */
@@ -176,7 +418,8 @@ const char *weft_coll_op_name(weft_coll_op_t op);
  */
 gboolean weft_coll_op_from_name(const char *name, weft_coll_op_t *op);
 
-/** weft_coll_algo_name: "auto", "ring", "direct". */
+/** weft_coll_algo_name: "auto", "ring", "direct", "tree", "halving_doubling", "hierarchical",
+ * "nvls", "nvls_tree", "collnet". */
 const char *weft_coll_algo_name(weft_coll_algo_t algo);
 
 /**
@@ -195,15 +438,32 @@ typedef struct weft_coll_run weft_coll_run_t;
  * @done, @ctx, @tag: completion callback.
  * @error: WEFT_NET_ERROR_NO_ROUTE if two members cannot reach each other.
  *
- * Starts the plan's transfers now; each starts when its predecessors have
- * finished. A plan with no transfers completes at the current time (through
- * the event queue, never by calling @done from inside this function).
- * Returns: (transfer full): the running collective (free it with
- * weft_coll_run_free() after @done, or to abandon it), or NULL on error.
+ * weft_coll_run_full() with plan->exec.
  */
 weft_coll_run_t *weft_coll_run(weft_net_t *net, const weft_coll_plan_t *plan,
                                const gint *member_vertex, weft_coll_done_fn done, void *ctx,
                                guint64 tag, GError **error);
+
+/**
+ * weft_coll_run_full:
+ * @net, @plan, @member_vertex, @done, @ctx, @tag, @error: as weft_coll_run().
+ * @exec: (nullable): the costs to charge (copied); NULL means plan->exec.
+ *
+ * After exec->base_ps, starts the plan's transfers whose predecessors are
+ * all met: a data predecessor when it has been delivered and its post-delay
+ * (step latency, plus the receiver's reduction) has passed, a link predecessor
+ * when its last byte has been sent. The run finishes when every transfer's
+ * post-delay has passed. A plan with no transfers completes after base_ps
+ * (through the event queue, never by calling @done from inside this
+ * function). Transfers go to weft_net_transfer_start_full() with the
+ * efficiency, the channel cap and, under the analytical model, the sharing
+ * divisor of the essay.
+ * Returns: (transfer full): the running collective (free it with
+ * weft_coll_run_free() after @done, or to abandon it), or NULL on error.
+ */
+weft_coll_run_t *weft_coll_run_full(weft_net_t *net, const weft_coll_plan_t *plan,
+                                    const gint *member_vertex, const weft_coll_exec_t *exec,
+                                    weft_coll_done_fn done, void *ctx, guint64 tag, GError **error);
 
 /**
  * weft_coll_run_free:
@@ -230,7 +490,13 @@ gboolean weft_coll_run_finished(const weft_coll_run_t *run);
 weft_time_t weft_coll_time(weft_sim_t *sim, weft_net_t *net, const weft_coll_plan_t *plan,
                            const gint *member_vertex, GError **error);
 
+/** weft_coll_time_full: weft_coll_time() charging @exec (nullable: plan->exec). */
+weft_time_t weft_coll_time_full(weft_sim_t *sim, weft_net_t *net, const weft_coll_plan_t *plan,
+                                const gint *member_vertex, const weft_coll_exec_t *exec,
+                                GError **error);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(weft_coll_plan_t, weft_coll_plan_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(weft_coll_layout_t, weft_coll_layout_free)
 
 G_END_DECLS
 

@@ -1,38 +1,67 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Executing a collective plan on the network. The executor keeps, per
- * transfer, how many predecessors are still running; it starts the plan's
- * roots at once and, each time a transfer finishes, starts the successors
- * whose count drops to zero. When the last transfer finishes it calls the
- * collective's completion callback. It knows nothing about the network model:
- * it only starts transfers and waits for their callbacks.
+ * transfer, how many predecessors are still unmet. After the plan's base
+ * latency it starts the roots; a transfer's sent callback (its last byte left
+ * the source) releases its link successors, its delivery plus the post-delay
+ * (per-step latency, and the receiver's reduction through HBM) releases its
+ * data successors; a transfer starts when its count drops to zero. When every
+ * transfer's post-delay has passed, the collective's completion callback runs.
+ * It knows nothing about the network model beyond one rule: under the
+ * analytical model a transfer's efficiency is divided by the channels sharing
+ * its pair (coll.h), since that model does not share links.
  */
 #include "coll/coll.h"
+
+#include <math.h>
+#include <string.h>
 
 struct weft_coll_run {
     weft_net_t *net;
     const weft_coll_plan_t *plan;
-    gint *member_vertex; /* plan->n_members cluster vertex ids */
-    guint32 *waiting;    /* per transfer: predecessors not yet finished */
-    guint32 n_done;      /* transfers finished */
+    weft_coll_exec_t exec;
+    gint *vertex;              /* cluster vertex of every endpoint (members, then virtual) */
+    guint32 *waiting;          /* per transfer: predecessors not yet met */
+    weft_event_handle_t *post; /* per transfer: its pending post-delay event, 0 if none */
+    guint32 n_done;            /* transfers whose data successors were released */
+    gboolean analytical;
     weft_coll_done_fn done;
     void *ctx;
     guint64 tag;
-    weft_event_handle_t empty_event; /* the completion event of a plan with no transfers */
+    weft_event_handle_t start_event; /* the base latency, or the completion of an empty plan */
     gboolean finished;
 };
 
+static void on_xfer_sent(void *ctx, guint64 tag);
 static void on_xfer_done(void *ctx, guint64 tag);
+
+/* Whether transfer @t has a link successor (then the network must report its send end). */
+static gboolean
+has_link_succ(const weft_coll_plan_t *plan, guint32 t)
+{
+    for (guint32 s = plan->succ_off[t]; s < plan->succ_off[t + 1]; s++) {
+        if (plan->succ_kind[s] == WEFT_COLL_DEP_LINK) {
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
 
 static void
 start_xfer(weft_coll_run_t *run, guint32 t)
 {
     const weft_coll_xfer_t *x = &run->plan->xfers[t];
+    double eff = run->exec.efficiency > 0.0 ? run->exec.efficiency : 1.0;
+    if (run->analytical && x->sharing > 1) {
+        /* The channels on this pair share its route; the analytical model cannot see that. */
+        eff /= x->sharing;
+    }
+    double cap = run->exec.channel_Bps > 0.0 ? run->exec.channel_Bps : INFINITY;
     GError *error = NULL;
-    /* Every pair was checked routable in weft_coll_run(), so this cannot fail. */
-    gboolean ok =
-        weft_net_transfer_start(run->net, run->member_vertex[x->src], run->member_vertex[x->dst],
-                                x->bytes, on_xfer_done, run, t, &error);
+    /* Every pair was checked routable in weft_coll_run_full(), so this cannot fail. */
+    gboolean ok = weft_net_transfer_start_full(
+        run->net, run->vertex[x->src], run->vertex[x->dst], x->bytes, cap, eff,
+        has_link_succ(run->plan, t) ? on_xfer_sent : NULL, on_xfer_done, run, t, &error);
     if (!ok) {
         g_error("collective %s transfer #%u: %s", weft_coll_op_name(run->plan->op), t,
                 error->message);
@@ -46,36 +75,112 @@ finish(weft_coll_run_t *run)
     run->done(run->ctx, run->tag);
 }
 
+/* Releases the successors of @t of @kind; starts those with nothing left to wait for. */
 static void
-on_xfer_done(void *ctx, guint64 tag)
+release(weft_coll_run_t *run, guint32 t, guint8 kind)
 {
-    weft_coll_run_t *run = ctx;
     const weft_coll_plan_t *plan = run->plan;
-    guint32 t = (guint32)tag;
     for (guint32 s = plan->succ_off[t]; s < plan->succ_off[t + 1]; s++) {
+        if (plan->succ_kind[s] != kind) {
+            continue;
+        }
         guint32 u = plan->succ[s];
         g_assert(run->waiting[u] > 0);
         if (--run->waiting[u] == 0) {
             start_xfer(run, u);
         }
     }
-    if (++run->n_done == plan->n_xfers) {
+}
+
+static void
+on_xfer_sent(void *ctx, guint64 tag)
+{
+    release(ctx, (guint32)tag, WEFT_COLL_DEP_LINK);
+}
+
+/* Transfer @t is complete (delivered, post-delay passed): release its data successors. */
+static void
+complete(weft_coll_run_t *run, guint32 t)
+{
+    release(run, t, WEFT_COLL_DEP_DATA);
+    if (++run->n_done == run->plan->n_xfers) {
         finish(run);
     }
 }
 
 static void
-on_empty(void *ctx, void *data)
+on_post(void *ctx, void *data)
+{
+    weft_coll_run_t *run = ctx;
+    guint32 t = GPOINTER_TO_UINT(data);
+    run->post[t] = 0;
+    complete(run, t);
+}
+
+/*
+ * What a data successor waits after @t's delivery: the protocol's per-step
+ * latency (intra or inter domain) and, for a reduction into a member, two
+ * reads and one write of the bytes through HBM.
+ */
+static weft_time_t
+post_delay(const weft_coll_run_t *run, const weft_coll_xfer_t *x)
+{
+    weft_time_t d =
+        (x->flags & WEFT_COLL_XFER_INTER) ? run->exec.step_inter_ps : run->exec.step_intra_ps;
+    if ((x->flags & WEFT_COLL_XFER_REDUCE) && x->dst < run->plan->n_members &&
+        run->exec.hbm_Bps > 0.0) {
+        d += weft_time_for_bytes(3 * x->bytes, run->exec.hbm_Bps);
+    }
+    return d;
+}
+
+static void
+on_xfer_done(void *ctx, guint64 tag)
+{
+    weft_coll_run_t *run = ctx;
+    guint32 t = (guint32)tag;
+    weft_time_t d = post_delay(run, &run->plan->xfers[t]);
+    if (d > 0) {
+        run->post[t] = weft_sim_after(weft_net_sim(run->net), d, on_post, run, GUINT_TO_POINTER(t));
+        return;
+    }
+    complete(run, t);
+}
+
+static void
+start_roots(weft_coll_run_t *run)
+{
+    for (guint32 t = 0; t < run->plan->n_xfers; t++) {
+        if (run->plan->n_preds[t] == 0) {
+            start_xfer(run, t);
+        }
+    }
+}
+
+static void
+on_start(void *ctx, void *data)
 {
     (void)data;
     weft_coll_run_t *run = ctx;
-    run->empty_event = 0;
-    finish(run);
+    run->start_event = 0;
+    if (run->plan->n_xfers == 0) {
+        finish(run);
+        return;
+    }
+    start_roots(run);
 }
 
 weft_coll_run_t *
 weft_coll_run(weft_net_t *net, const weft_coll_plan_t *plan, const gint *member_vertex,
               weft_coll_done_fn done, void *ctx, guint64 tag, GError **error)
+{
+    return weft_coll_run_full(net, plan, member_vertex, NULL, done, ctx, tag, error);
+}
+
+weft_coll_run_t *
+weft_coll_run_full(weft_net_t *net, const weft_coll_plan_t *plan, const gint *member_vertex,
+                   const weft_coll_exec_t *exec, weft_coll_done_fn done, void *ctx, guint64 tag,
+                   GError **error)
 {
     g_return_val_if_fail(net != NULL, NULL);
     g_return_val_if_fail(plan != NULL, NULL);
@@ -83,12 +188,20 @@ weft_coll_run(weft_net_t *net, const weft_coll_plan_t *plan, const gint *member_
     g_return_val_if_fail(done != NULL, NULL);
     g_return_val_if_fail(error == NULL || *error == NULL, NULL);
 
+    guint n_ep = plan->n_members + plan->n_virtual;
+    g_autofree gint *vertex = g_new(gint, MAX(n_ep, 1));
+    memcpy(vertex, member_vertex, sizeof(gint) * plan->n_members);
+    if (plan->n_virtual > 0) {
+        memcpy(vertex + plan->n_members, plan->virtual_vertex, sizeof(gint) * plan->n_virtual);
+    }
     /* Check every pair first, so that a run either starts whole or not at all. */
     for (guint32 t = 0; t < plan->n_xfers; t++) {
         const weft_coll_xfer_t *x = &plan->xfers[t];
-        if (weft_net_transfer_time(net, member_vertex[x->src], member_vertex[x->dst], 0, error) <
-            0) {
-            g_prefix_error(error, "%s over %u members: member %u to member %u: ",
+        if (t > 0 && x->src == plan->xfers[t - 1].src && x->dst == plan->xfers[t - 1].dst) {
+            continue;
+        }
+        if (weft_net_transfer_time(net, vertex[x->src], vertex[x->dst], 0, error) < 0) {
+            g_prefix_error(error, "%s over %u members: endpoint %u to endpoint %u: ",
                            weft_coll_op_name(plan->op), plan->n_members, x->src, x->dst);
             return NULL;
         }
@@ -97,20 +210,20 @@ weft_coll_run(weft_net_t *net, const weft_coll_plan_t *plan, const gint *member_
     weft_coll_run_t *run = g_new0(weft_coll_run_t, 1);
     run->net = net;
     run->plan = plan;
-    run->member_vertex = g_memdup2(member_vertex, sizeof(gint) * plan->n_members);
+    run->exec = exec != NULL ? *exec : plan->exec;
+    run->vertex = g_steal_pointer(&vertex);
     run->waiting = g_memdup2(plan->n_preds, sizeof(guint32) * MAX(plan->n_xfers, 1));
+    run->post = g_new0(weft_event_handle_t, MAX(plan->n_xfers, 1));
+    run->analytical = weft_net_model(net) == WEFT_NET_ANALYTICAL;
     run->done = done;
     run->ctx = ctx;
     run->tag = tag;
-    if (plan->n_xfers == 0) {
-        run->empty_event = weft_sim_after(weft_net_sim(net), 0, on_empty, run, NULL);
+    if (plan->n_xfers == 0 || run->exec.base_ps > 0) {
+        run->start_event =
+            weft_sim_after(weft_net_sim(net), MAX(run->exec.base_ps, 0), on_start, run, NULL);
         return run;
     }
-    for (guint32 t = 0; t < plan->n_xfers; t++) {
-        if (plan->n_preds[t] == 0) {
-            start_xfer(run, t);
-        }
-    }
+    start_roots(run);
     return run;
 }
 
@@ -122,13 +235,20 @@ weft_coll_run_free(weft_coll_run_t *run)
     }
     if (!run->finished) {
         /* Abandoned: nothing may call back into freed memory. */
-        if (run->empty_event != 0) {
-            weft_sim_cancel(weft_net_sim(run->net), run->empty_event);
+        weft_sim_t *sim = weft_net_sim(run->net);
+        if (run->start_event != 0) {
+            weft_sim_cancel(sim, run->start_event);
+        }
+        for (guint32 t = 0; t < run->plan->n_xfers; t++) {
+            if (run->post[t] != 0) {
+                weft_sim_cancel(sim, run->post[t]);
+            }
         }
         weft_net_transfer_cancel_ctx(run->net, run);
     }
-    g_free(run->member_vertex);
+    g_free(run->vertex);
     g_free(run->waiting);
+    g_free(run->post);
     g_free(run);
 }
 
@@ -158,13 +278,21 @@ weft_time_t
 weft_coll_time(weft_sim_t *sim, weft_net_t *net, const weft_coll_plan_t *plan,
                const gint *member_vertex, GError **error)
 {
+    return weft_coll_time_full(sim, net, plan, member_vertex, NULL, error);
+}
+
+weft_time_t
+weft_coll_time_full(weft_sim_t *sim, weft_net_t *net, const weft_coll_plan_t *plan,
+                    const gint *member_vertex, const weft_coll_exec_t *exec, GError **error)
+{
     g_return_val_if_fail(sim != NULL && net != NULL && plan != NULL, -1);
     g_return_val_if_fail(weft_net_sim(net) == sim, -1);
     /* Anything else on the queue would make the elapsed time meaningless. */
     g_return_val_if_fail(weft_sim_pending(sim) == 0, -1);
     timer_t_ tm = {.done = FALSE, .at = 0, .sim = sim};
     weft_time_t t0 = weft_sim_now(sim);
-    weft_coll_run_t *run = weft_coll_run(net, plan, member_vertex, on_timed_done, &tm, 0, error);
+    weft_coll_run_t *run =
+        weft_coll_run_full(net, plan, member_vertex, exec, on_timed_done, &tm, 0, error);
     if (run == NULL) {
         return -1;
     }

@@ -1,0 +1,1155 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The collective algorithms (coll.h's essay says what each does and which
+ * operations it supports): ring phases (reduce-scatter, all-gather,
+ * all-reduce) over any sequence of endpoints, chains, direct exchanges,
+ * up-and-down trees (NCCL's double binary tree), recursive halving-doubling,
+ * NVLS through NVSwitch chips and SHARP through an InfiniBand switch, and the
+ * composites built from them (hierarchical, NVLS_TREE, CollNet). Every
+ * function emits transfers in an order where predecessors come first and, on
+ * each (channel, source, destination), in the order the link should carry
+ * them; the builder adds the link dependencies.
+ */
+#include "coll/coll.h"
+
+#include <string.h>
+
+#include "coll/coll_private.h"
+
+typedef struct {
+    coll_builder_t *b;
+    weft_coll_plan_t *plan;
+    const weft_coll_layout_t *L;
+    guint n;
+    guint C; /* chunks */
+} ctx_t;
+
+/* Channel @ch's part of a block of @S bytes: [*off, *off + *len) relative to the block. */
+static inline void
+channel_part(const ctx_t *x, guint ch, guint64 S, guint64 *off, guint64 *len)
+{
+    *off = coll_split_off(S, x->plan->channels, ch);
+    *len = coll_split(S, x->plan->channels, ch);
+}
+
+/* ---- ring phases ------------------------------------------------------------------------ */
+
+enum { RING_RS, RING_AG, RING_AR };
+
+typedef struct {
+    guint g;             /* positions */
+    const guint32 *ep;   /* endpoint of each position */
+    const guint64 *poff; /* piece p (owned by position p at the end of a reduce-scatter) */
+    const guint64 *plen;
+    guint channel;
+} ring_t;
+
+/*
+ * A ring phase over r->g positions: position i sends to i + 1. Reduce-scatter:
+ * at step k position i sends piece (i - k - 1) mod g and the receiver reduces,
+ * so position i ends with piece i reduced; all-gather: at step k position i
+ * sends piece (i - k) mod g (its own first); all-reduce: both, 2(g - 1)
+ * steps. Every piece is cut into C chunks; transfer (k, c, i) waits for
+ * (k - 1, c, i - 1), which brought the data, and for the entries of @in
+ * (nullable) at its source overlapping the bytes it sends. @out (nullable)
+ * receives what each position holds finally: the reduced piece (reduce-scatter
+ * and all-reduce), the pieces received (all-gather and all-reduce), and the
+ * entries of @in over its own piece.
+ */
+static void
+ring_run(const ctx_t *x, const ring_t *r, int kind, GArray **in, GArray **out)
+{
+    coll_builder_t *b = x->b;
+    guint g = r->g, C = x->C;
+    for (guint i = 0; out != NULL && i < g; i++) {
+        weft_coll_i_ranges_copy(out, in, r->ep[i], r->poff[i], r->plen[i]);
+    }
+    if (g < 2) {
+        return;
+    }
+    guint steps = kind == RING_AR ? 2 * (g - 1) : g - 1;
+    g_autofree guint32 *prev = g_new(guint32, (gsize)g * C);
+    g_autofree guint32 *cur = g_new(guint32, (gsize)g * C);
+    for (guint k = 0; k < steps; k++) {
+        gboolean rs = kind == RING_RS || (kind == RING_AR && k < g - 1);
+        guint j = kind == RING_AR && k >= g - 1 ? k - (g - 1) : k;
+        for (guint c = 0; c < C; c++) {
+            for (guint i = 0; i < g; i++) {
+                guint p = rs ? (i + 2 * g - j - 1) % g : (i + g - j) % g;
+                guint64 len = coll_split(r->plen[p], C, c);
+                guint64 off = r->poff[p] + coll_split_off(r->plen[p], C, c);
+                guint to = (i + 1) % g;
+                guint32 t = weft_coll_i_add_xfer(b, r->channel, r->ep[i], r->ep[to], len, off,
+                                                 rs ? WEFT_COLL_XFER_REDUCE : 0);
+                if (k > 0) {
+                    weft_coll_i_add_dep(b, prev[((i + g - 1) % g) * C + c], t);
+                }
+                weft_coll_i_deps_on_ranges(b, in, r->ep[i], off, len, t);
+                cur[i * C + c] = t;
+                gboolean final = kind == RING_AG || (kind == RING_RS && k == g - 2) ||
+                                 (kind == RING_AR && k >= g - 2);
+                if (out != NULL && final) {
+                    weft_coll_i_ranges_add(out, r->ep[to], off, len, t);
+                }
+            }
+        }
+        guint32 *tmp = prev;
+        prev = cur;
+        cur = tmp;
+    }
+}
+
+/* Piece table of a segment [off, off + len) cut into g pieces, position p owning piece p. */
+static void
+even_pieces(guint g, guint64 off, guint64 len, guint64 *poff, guint64 *plen)
+{
+    for (guint p = 0; p < g; p++) {
+        poff[p] = off + coll_split_off(len, g, p);
+        plen[p] = coll_split(len, g, p);
+    }
+}
+
+/* Ring algorithm: all-reduce, reduce-scatter, all-gather, barrier. */
+static void
+build_ring(const ctx_t *x)
+{
+    weft_coll_plan_t *plan = x->plan;
+    guint n = x->n;
+    guint64 S = plan->size_bytes;
+    g_autofree guint32 *order = g_new(guint32, n);
+    g_autofree guint64 *poff = g_new(guint64, n);
+    g_autofree guint64 *plen = g_new(guint64, n);
+    for (guint ch = 0; ch < plan->channels; ch++) {
+        weft_coll_i_ring_order(x->L, ch, order);
+        guint64 co, cl;
+        channel_part(x, ch, S, &co, &cl);
+        int kind = RING_AR;
+        for (guint p = 0; p < n; p++) {
+            /* Position p ends owning piece order[p]: member m gets piece m (reduce-scatter). */
+            guint m = order[p];
+            if (plan->op == WEFT_COLL_ALL_GATHER) {
+                poff[p] = (guint64)m * S + co;
+                plen[p] = cl;
+            } else {
+                /* Block m of S, and this channel's part of it (NCCL cuts each block
+                 * over the channels, so member m's output block stays whole). */
+                guint64 bm = coll_split(S, n, m);
+                poff[p] = coll_split_off(S, n, m) + coll_split_off(bm, plan->channels, ch);
+                plen[p] = coll_split(bm, plan->channels, ch);
+            }
+        }
+        if (plan->op == WEFT_COLL_ALL_GATHER) {
+            kind = RING_AG;
+        } else if (plan->op == WEFT_COLL_REDUCE_SCATTER ||
+                   plan->op == WEFT_COLL_REDUCE_SCATTER_BLOCK) {
+            kind = RING_RS;
+        }
+        ring_t r = {.g = n, .ep = order, .poff = poff, .plen = plen, .channel = ch};
+        ring_run(x, &r, kind, NULL, NULL);
+    }
+}
+
+/*
+ * Chains for broadcast and reduce, along channel ch's ring from member 0 (the
+ * root): broadcast root -> next -> ... ; reduce from the member after the root
+ * round to the root, every receiver reducing. Hop h of chunk c waits for hop
+ * h - 1 of chunk c.
+ */
+static void
+build_chain(const ctx_t *x)
+{
+    weft_coll_plan_t *plan = x->plan;
+    guint n = x->n, C = x->C;
+    gboolean reduce = plan->op == WEFT_COLL_REDUCE;
+    g_autofree guint32 *ring = g_new(guint32, n);
+    g_autofree guint32 *chain = g_new(guint32, n);
+    g_autofree guint32 *prev = g_new(guint32, C);
+    for (guint ch = 0; ch < plan->channels; ch++) {
+        weft_coll_i_ring_order(x->L, ch, ring);
+        guint root = 0;
+        while (ring[root] != 0) {
+            root++;
+        }
+        for (guint h = 0; h < n; h++) {
+            chain[h] = ring[(root + h + (reduce ? 1 : 0)) % n];
+        }
+        guint64 co, cl;
+        channel_part(x, ch, plan->size_bytes, &co, &cl);
+        for (guint h = 0; h + 1 < n; h++) {
+            for (guint c = 0; c < C; c++) {
+                guint32 t = weft_coll_i_add_xfer(
+                    x->b, ch, chain[h], chain[h + 1], coll_split(cl, C, c),
+                    co + coll_split_off(cl, C, c), reduce ? WEFT_COLL_XFER_REDUCE : 0);
+                if (h > 0) {
+                    weft_coll_i_add_dep(x->b, prev[c], t);
+                }
+                prev[c] = t;
+            }
+        }
+    }
+}
+
+/* ---- direct ---------------------------------------------------------------------------- */
+
+static void
+build_direct(const ctx_t *x)
+{
+    weft_coll_plan_t *plan = x->plan;
+    guint n = x->n;
+    guint64 S = plan->size_bytes;
+    for (guint ch = 0; ch < plan->channels; ch++) {
+        guint64 co, cl;
+        channel_part(x, ch, S, &co, &cl);
+        switch (plan->op) {
+        case WEFT_COLL_ALL_TO_ALL:
+            /* Member i's piece for j: split(S, n, j) bytes at i S + split_off(S, n, j). */
+            for (guint i = 0; i < n; i++) {
+                for (guint j = 0; j < n; j++) {
+                    if (j == i) {
+                        continue;
+                    }
+                    guint64 P = coll_split(S, n, j);
+                    guint64 off = (guint64)i * S + coll_split_off(S, n, j);
+                    weft_coll_i_add_xfer(x->b, ch, i, j, coll_split(P, plan->channels, ch),
+                                         off + coll_split_off(P, plan->channels, ch), 0);
+                }
+            }
+            break;
+        case WEFT_COLL_GATHER:
+            for (guint i = 1; i < n; i++) {
+                weft_coll_i_add_xfer(x->b, ch, i, 0, cl, (guint64)i * S + co, 0);
+            }
+            break;
+        case WEFT_COLL_SCATTER:
+            for (guint i = 1; i < n; i++) {
+                weft_coll_i_add_xfer(x->b, ch, 0, i, cl, (guint64)i * S + co, 0);
+            }
+            break;
+        default:
+            g_assert_not_reached();
+        }
+    }
+}
+
+/* ---- trees ---------------------------------------------------------------------------- */
+
+/*
+ * NCCL's binary tree (src/graph/trees.cc, ncclGetBtree): rank r's parent, -1
+ * for the root 0. b = the lowest set bit of r; the parent is (r ^ b) | (b << 1)
+ * when that is a rank, else r ^ b.
+ */
+static gint
+btree_parent(gint r, gint n)
+{
+    if (r == 0) {
+        return -1;
+    }
+    gint bit = 1;
+    while (!(bit & r)) {
+        bit <<= 1;
+    }
+    gint up = (r ^ bit) | (bit << 1);
+    return up >= n ? r ^ bit : up;
+}
+
+/* ncclGetDtree: tree 1 mirrors tree 0 for an even rank count and shifts it by one for an odd. */
+static gint
+dtree_parent(gint r, gint n, guint tree)
+{
+    if (tree == 0) {
+        return btree_parent(r, n);
+    }
+    if (n % 2 == 1) {
+        gint u = btree_parent((r - 1 + n) % n, n);
+        return u < 0 ? -1 : (u + 1) % n;
+    }
+    gint u = btree_parent(n - 1 - r, n);
+    return u < 0 ? -1 : n - 1 - u;
+}
+
+/*
+ * All-reduce over a tree of @m positions (endpoint ep[p], parent[p] a position
+ * or -1 for the one root) of the data [off, off + len) in C chunks: up, a
+ * position sends chunk c to its parent once its children's chunk c has arrived
+ * (the parent reduces); down, the root sends chunk c to its children once all
+ * of them delivered it, and every other position forwards what its parent
+ * sent. @in and @out as for ring_run() (out: the final chunk deliveries; for
+ * the root, its children's ups and its own @in).
+ */
+static void
+tree_run(const ctx_t *x, guint channel, guint m, const guint32 *ep, const gint *parent, guint64 off,
+         guint64 len, GArray **in, GArray **out)
+{
+    coll_builder_t *b = x->b;
+    guint C = x->C;
+    if (m < 2) {
+        if (m == 1 && out != NULL) {
+            weft_coll_i_ranges_copy(out, in, ep[0], off, len);
+        }
+        return;
+    }
+    g_autofree guint *kid_off = g_new0(guint, m + 1);
+    g_autofree guint *kids = g_new(guint, m);
+    g_autofree guint *bfs = g_new(guint, m);
+    guint root = G_MAXUINT;
+    for (guint p = 0; p < m; p++) {
+        if (parent[p] < 0) {
+            g_assert(root == G_MAXUINT);
+            root = p;
+        } else {
+            kid_off[parent[p] + 1]++;
+        }
+    }
+    g_assert(root != G_MAXUINT);
+    for (guint p = 0; p < m; p++) {
+        kid_off[p + 1] += kid_off[p];
+    }
+    g_autofree guint *fill = g_memdup2(kid_off, sizeof(guint) * (m + 1));
+    for (guint p = 0; p < m; p++) {
+        if (parent[p] >= 0) {
+            kids[fill[parent[p]]++] = p;
+        }
+    }
+    guint nb = 0;
+    bfs[nb++] = root;
+    for (guint h = 0; h < nb; h++) {
+        for (guint k = kid_off[bfs[h]]; k < kid_off[bfs[h] + 1]; k++) {
+            bfs[nb++] = kids[k];
+        }
+    }
+    g_assert(nb == m); /* a tree: every position reached once */
+    g_autofree guint32 *up = g_new(guint32, (gsize)m * C);
+    g_autofree guint32 *down = g_new(guint32, (gsize)m * C);
+    for (guint c = 0; c < C; c++) {
+        guint64 cl = coll_split(len, C, c);
+        guint64 co = off + coll_split_off(len, C, c);
+        for (guint h = m; h-- > 1;) {
+            guint p = bfs[h];
+            guint32 t = weft_coll_i_add_xfer(b, channel, ep[p], ep[parent[p]], cl, co,
+                                             WEFT_COLL_XFER_REDUCE);
+            for (guint k = kid_off[p]; k < kid_off[p + 1]; k++) {
+                weft_coll_i_add_dep(b, up[kids[k] * C + c], t);
+            }
+            weft_coll_i_deps_on_ranges(b, in, ep[p], co, cl, t);
+            up[p * C + c] = t;
+        }
+    }
+    for (guint c = 0; c < C; c++) {
+        guint64 cl = coll_split(len, C, c);
+        guint64 co = off + coll_split_off(len, C, c);
+        for (guint h = 0; h < m; h++) {
+            guint p = bfs[h];
+            for (guint k = kid_off[p]; k < kid_off[p + 1]; k++) {
+                guint32 t = weft_coll_i_add_xfer(b, channel, ep[p], ep[kids[k]], cl, co, 0);
+                if (p == root) {
+                    for (guint k2 = kid_off[p]; k2 < kid_off[p + 1]; k2++) {
+                        weft_coll_i_add_dep(b, up[kids[k2] * C + c], t);
+                    }
+                    weft_coll_i_deps_on_ranges(b, in, ep[p], co, cl, t);
+                } else {
+                    weft_coll_i_add_dep(b, down[p * C + c], t);
+                }
+                down[kids[k] * C + c] = t;
+            }
+        }
+        if (out != NULL) {
+            for (guint p = 0; p < m; p++) {
+                if (p != root) {
+                    weft_coll_i_ranges_add(out, ep[p], co, cl, down[p * C + c]);
+                }
+            }
+            for (guint k = kid_off[root]; k < kid_off[root + 1]; k++) {
+                weft_coll_i_ranges_add(out, ep[root], co, cl, up[kids[k] * C + c]);
+            }
+        }
+    }
+    if (out != NULL) {
+        weft_coll_i_ranges_copy(out, in, ep[root], off, len);
+    }
+}
+
+/*
+ * The member-level tree @tree (0 or 1) of channel @ch over the layout: in each
+ * domain a chain from its head, the member at rail position (ch + tree x g/2)
+ * mod g, so the two trees and the channels leave through different NICs;
+ * the heads joined by NCCL's double binary tree over the domains.
+ */
+static void
+member_tree(const weft_coll_layout_t *L, guint ch, guint tree, gint *parent)
+{
+    guint D = L->n_domains;
+    g_autofree guint32 *order = g_new(guint32, L->max_per_domain);
+    g_autofree guint *head = g_new(guint, D);
+    for (guint d = 0; d < D; d++) {
+        guint g = L->dom_off[d + 1] - L->dom_off[d];
+        weft_coll_i_domain_order(L, d, ch + tree * (g / 2), order);
+        head[d] = order[0];
+        for (guint j = 1; j < g; j++) {
+            parent[order[j]] = (gint)order[j - 1];
+        }
+    }
+    for (guint d = 0; d < D; d++) {
+        gint pd = dtree_parent((gint)d, (gint)D, tree);
+        parent[head[d]] = pd < 0 ? -1 : (gint)head[pd];
+    }
+}
+
+/* Double binary tree all-reduce: each tree carries half of each channel's data. */
+static void
+build_tree(const ctx_t *x)
+{
+    guint n = x->n;
+    g_autofree gint *parent = g_new(gint, n);
+    g_autofree guint32 *ep = g_new(guint32, n);
+    for (guint i = 0; i < n; i++) {
+        ep[i] = i;
+    }
+    for (guint ch = 0; ch < x->plan->channels; ch++) {
+        guint64 co, cl;
+        channel_part(x, ch, x->plan->size_bytes, &co, &cl);
+        for (guint tree = 0; tree < 2; tree++) {
+            member_tree(x->L, ch, tree, parent);
+            tree_run(x, 2 * ch + tree, n, ep, parent, co + coll_split_off(cl, 2, tree),
+                     coll_split(cl, 2, tree), NULL, NULL);
+        }
+    }
+}
+
+/* ---- recursive halving-doubling -------------------------------------------------------- */
+
+typedef struct {
+    guint n, p2, r, lg;
+} hd_t;
+
+static hd_t
+hd_shape(guint n)
+{
+    hd_t h = {.n = n, .p2 = 1, .lg = 0};
+    while (h.p2 * 2 <= n) {
+        h.p2 *= 2;
+        h.lg++;
+    }
+    h.r = n - h.p2;
+    return h;
+}
+
+/* The member playing new rank q of the power-of-two part. */
+static inline guint
+hd_old(const hd_t *h, guint q)
+{
+    return q < h->r ? 2 * q + 1 : q + h->r;
+}
+
+/* The first member (= piece, = block) of new rank q's super-piece; q = p2 gives n. */
+static inline guint
+hd_lo(const hd_t *h, guint q)
+{
+    return q < h->r ? 2 * q : q + h->r;
+}
+
+/* Receives of one member within a chunk (all-reduce, reduce-scatter): at most 2 + lg. */
+typedef struct {
+    guint32 *t; /* n x (lg + 2) */
+    guint *len;
+    guint width;
+} recvs_t;
+
+static void
+recv_add(recvs_t *rv, guint m, guint32 t)
+{
+    g_assert(rv->len[m] < rv->width);
+    rv->t[m * rv->width + rv->len[m]++] = t;
+}
+
+static void
+deps_on_recvs(coll_builder_t *b, const recvs_t *rv, guint m, guint32 t)
+{
+    for (guint i = 0; i < rv->len[m]; i++) {
+        weft_coll_i_add_dep(b, rv->t[m * rv->width + i], t);
+    }
+}
+
+/*
+ * Rabenseifner's all-reduce and reduce-scatter (see coll.h) on one chunk
+ * [co, co + cl) of a channel, cut into n pieces, members in communicator order.
+ * Each send depends on every earlier receive of its sender in this chunk (the
+ * segment it sends was reduced at each of them).
+ */
+static void
+hd_reduce_chunk(const ctx_t *x, const hd_t *h, guint ch, guint64 co, guint64 cl, recvs_t *rv,
+                guint32 *step_recv)
+{
+    coll_builder_t *b = x->b;
+    guint n = h->n;
+    gboolean ar = x->plan->op == WEFT_COLL_ALL_REDUCE || x->plan->op == WEFT_COLL_BARRIER;
+    memset(rv->len, 0, sizeof(guint) * n);
+#define PIECES_OFF(a) (co + coll_split_off(cl, n, (a)))
+    /* fold: the even member of each of the first r pairs gives its vector to the odd one */
+    for (guint q = 0; q < h->r; q++) {
+        guint32 t = weft_coll_i_add_xfer(b, ch, 2 * q, 2 * q + 1, cl, co, WEFT_COLL_XFER_REDUCE);
+        recv_add(rv, 2 * q + 1, t);
+    }
+    /* recursive halving over new ranks; q's segment [lo, lo + 2d) halves each step */
+    for (guint s = 0; s < h->lg; s++) {
+        guint d = h->p2 >> (s + 1);
+        for (guint q = 0; q < h->p2; q++) {
+            guint lo = q & ~(2 * d - 1);
+            guint send_lo = (q & d) ? lo : lo + d; /* the half the partner keeps */
+            guint a = hd_lo(h, send_lo), z = hd_lo(h, send_lo + d);
+            guint32 t = weft_coll_i_add_xfer(b, ch, hd_old(h, q), hd_old(h, q ^ d),
+                                             PIECES_OFF(z) - PIECES_OFF(a), PIECES_OFF(a),
+                                             WEFT_COLL_XFER_REDUCE);
+            deps_on_recvs(b, rv, hd_old(h, q), t);
+            step_recv[q ^ d] = t;
+        }
+        for (guint q = 0; q < h->p2; q++) {
+            recv_add(rv, hd_old(h, q), step_recv[q]);
+        }
+    }
+    if (!ar) {
+        /* reduce-scatter: the odd member hands the folded member its piece */
+        for (guint q = 0; q < h->r; q++) {
+            guint32 t = weft_coll_i_add_xfer(b, ch, 2 * q + 1, 2 * q,
+                                             PIECES_OFF(2 * q + 1) - PIECES_OFF(2 * q),
+                                             PIECES_OFF(2 * q), 0);
+            deps_on_recvs(b, rv, 2 * q + 1, t);
+        }
+        return;
+    }
+    /* recursive doubling: q's segment [q & ~(d - 1), + d) doubles each step */
+    for (guint s = 0; s < h->lg; s++) {
+        guint d = 1u << s;
+        for (guint q = 0; q < h->p2; q++) {
+            guint lo = q & ~(d - 1);
+            guint a = hd_lo(h, lo), z = hd_lo(h, lo + d);
+            guint32 t = weft_coll_i_add_xfer(b, ch, hd_old(h, q), hd_old(h, q ^ d),
+                                             PIECES_OFF(z) - PIECES_OFF(a), PIECES_OFF(a), 0);
+            deps_on_recvs(b, rv, hd_old(h, q), t);
+            step_recv[q ^ d] = t;
+        }
+        for (guint q = 0; q < h->p2; q++) {
+            recv_add(rv, hd_old(h, q), step_recv[q]);
+        }
+    }
+    /* unfold: the odd member returns the result to the folded one */
+    for (guint q = 0; q < h->r; q++) {
+        guint32 t = weft_coll_i_add_xfer(b, ch, 2 * q + 1, 2 * q, cl, co, 0);
+        deps_on_recvs(b, rv, 2 * q + 1, t);
+    }
+#undef PIECES_OFF
+}
+
+typedef struct {
+    guint m, blk;
+    guint32 t;
+} hd_pend_t;
+
+typedef struct {
+    const ctx_t *x;
+    guint ch;
+    guint n;
+    guint64 bo, bl;     /* the chunk within each block */
+    guint32 *holder;    /* n x n: transfer that brought block blk to member m, or COLL_NONE */
+    hd_pend_t *pending; /* receives of the current step, applied after it */
+    guint npend;
+} hd_gather_t;
+
+/* Member @from sends block @blk to @to, after the transfer that brought it to @from. */
+static void
+hd_send_block(hd_gather_t *g, guint from, guint to, guint blk)
+{
+    guint64 S = g->x->plan->size_bytes;
+    guint32 t = weft_coll_i_add_xfer(g->x->b, g->ch, from, to, g->bl, (guint64)blk * S + g->bo, 0);
+    guint32 h = g->holder[(gsize)from * g->n + blk];
+    if (h != COLL_NONE) {
+        weft_coll_i_add_dep(g->x->b, h, t);
+    }
+    g->pending[g->npend++] = (hd_pend_t){.m = to, .blk = blk, .t = t};
+}
+
+static void
+hd_apply(hd_gather_t *g)
+{
+    for (guint i = 0; i < g->npend; i++) {
+        g->holder[(gsize)g->pending[i].m * g->n + g->pending[i].blk] = g->pending[i].t;
+    }
+    g->npend = 0;
+}
+
+/*
+ * Recursive-doubling all-gather on one chunk of every block: block i's bytes
+ * [i S + bo, + bl). A block is sent in its own transfer (the blocks of a
+ * segment are not contiguous once channels cut them), which depends on the one
+ * transfer that brought that block to the sender.
+ */
+static void
+hd_gather_chunk(hd_gather_t *g, const hd_t *h)
+{
+    guint n = h->n;
+    for (gsize i = 0; i < (gsize)n * n; i++) {
+        g->holder[i] = COLL_NONE;
+    }
+    g->npend = 0;
+    for (guint q = 0; q < h->r; q++) {
+        hd_send_block(g, 2 * q, 2 * q + 1, 2 * q);
+    }
+    hd_apply(g);
+    for (guint s = 0; s < h->lg; s++) {
+        guint d = 1u << s;
+        for (guint q = 0; q < h->p2; q++) {
+            guint lo = q & ~(d - 1);
+            for (guint blk = hd_lo(h, lo); blk < hd_lo(h, lo + d); blk++) {
+                hd_send_block(g, hd_old(h, q), hd_old(h, q ^ d), blk);
+            }
+        }
+        hd_apply(g);
+    }
+    for (guint q = 0; q < h->r; q++) {
+        for (guint blk = 0; blk < n; blk++) {
+            if (blk != 2 * q) {
+                hd_send_block(g, 2 * q + 1, 2 * q, blk);
+            }
+        }
+    }
+    g->npend = 0;
+}
+
+static void
+build_hd(const ctx_t *x)
+{
+    weft_coll_plan_t *plan = x->plan;
+    guint n = x->n, C = x->C;
+    hd_t h = hd_shape(n);
+    g_autofree guint32 *step_recv = g_new(guint32, h.p2);
+    recvs_t rv = {.width = h.lg * 2 + 2};
+    rv.t = g_new(guint32, (gsize)n * rv.width);
+    rv.len = g_new0(guint, n);
+    gboolean ag = plan->op == WEFT_COLL_ALL_GATHER;
+    g_autofree guint32 *holder = ag ? g_new(guint32, (gsize)n * n) : NULL;
+    g_autofree hd_pend_t *pending = ag ? g_new(hd_pend_t, (gsize)n * n) : NULL;
+    for (guint ch = 0; ch < plan->channels; ch++) {
+        guint64 co, cl;
+        channel_part(x, ch, plan->size_bytes, &co, &cl);
+        for (guint c = 0; c < C; c++) {
+            guint64 o = co + coll_split_off(cl, C, c), l = coll_split(cl, C, c);
+            if (ag) {
+                hd_gather_t g = {.x = x,
+                                 .ch = ch,
+                                 .n = n,
+                                 .bo = o,
+                                 .bl = l,
+                                 .holder = holder,
+                                 .pending = pending};
+                hd_gather_chunk(&g, &h);
+            } else {
+                hd_reduce_chunk(x, &h, ch, o, l, &rv, step_recv);
+            }
+        }
+    }
+    g_free(rv.t);
+    g_free(rv.len);
+}
+
+/* ---- hierarchical ----------------------------------------------------------------------- */
+
+/*
+ * Reduce-scatter inside each domain (position j ends with piece j of S/g),
+ * all-reduce of piece j across the domains among their members at position j
+ * (a ring per position, so per rail), all-gather inside each domain.
+ */
+static void
+build_hierarchical(const ctx_t *x)
+{
+    const weft_coll_layout_t *L = x->L;
+    guint n = x->n, D = L->n_domains, g = L->max_per_domain;
+    g_autofree guint32 *order = g_new(guint32, n); /* domain d's positions at d g */
+    g_autofree guint64 *poff = g_new(guint64, MAX(g, D));
+    g_autofree guint64 *plen = g_new(guint64, MAX(g, D));
+    g_autofree guint32 *ep = g_new(guint32, D);
+    for (guint ch = 0; ch < x->plan->channels; ch++) {
+        guint64 co, cl;
+        channel_part(x, ch, x->plan->size_bytes, &co, &cl);
+        GArray **rs_out = weft_coll_i_ranges_new(n);
+        GArray **ar_out = weft_coll_i_ranges_new(n);
+        for (guint d = 0; d < D; d++) {
+            weft_coll_i_domain_order(L, d, weft_coll_i_ring_start(L, d, ch), order + d * g);
+        }
+        even_pieces(g, co, cl, poff, plen);
+        for (guint d = 0; d < D; d++) {
+            ring_t r = {.g = g, .ep = order + d * g, .poff = poff, .plen = plen, .channel = ch};
+            ring_run(x, &r, RING_RS, NULL, rs_out);
+        }
+        weft_coll_i_ranges_sort(rs_out, n);
+        for (guint j = 0; j < g; j++) {
+            g_autofree guint64 *soff = g_new(guint64, D);
+            g_autofree guint64 *slen = g_new(guint64, D);
+            even_pieces(D, poff[j], plen[j], soff, slen);
+            for (guint d = 0; d < D; d++) {
+                ep[d] = order[d * g + j];
+            }
+            ring_t r = {.g = D, .ep = ep, .poff = soff, .plen = slen, .channel = ch};
+            ring_run(x, &r, RING_AR, rs_out, ar_out);
+        }
+        weft_coll_i_ranges_sort(ar_out, n);
+        for (guint d = 0; d < D; d++) {
+            ring_t r = {.g = g, .ep = order + d * g, .poff = poff, .plen = plen, .channel = ch};
+            ring_run(x, &r, RING_AG, ar_out, NULL);
+        }
+        weft_coll_i_ranges_free(rs_out, n);
+        weft_coll_i_ranges_free(ar_out, n);
+    }
+}
+
+/* ---- NVLS ------------------------------------------------------------------------------ */
+
+/*
+ * Part @s of [off, off + len) cut over domain @d's NVLS chips in proportion to
+ * their weights (route rates, rounded to whole bytes/s): part s starts at
+ * floor(len x W_<s / W), in exact integer arithmetic.
+ */
+static void
+chip_part(const weft_coll_layout_t *L, guint d, guint s, guint64 off, guint64 len, guint64 *po,
+          guint64 *pl)
+{
+    guint a = L->nvls_off[d], z = L->nvls_off[d + 1];
+    guint64 total = 0, before = 0;
+    for (guint i = a; i < z; i++) {
+        guint64 w = (guint64)(L->nvls_weight[i] + 0.5);
+        total += w;
+        if (i < a + s) {
+            before += w;
+        }
+    }
+    guint64 upto = before + (guint64)(L->nvls_weight[a + s] + 0.5);
+    guint64 lo = total == 0 ? 0 : (guint64)((unsigned __int128)len * before / total);
+    guint64 hi =
+        total == 0 || a + s + 1 == z ? len : (guint64)((unsigned __int128)len * upto / total);
+    *po = off + lo;
+    *pl = hi - lo;
+}
+
+/*
+ * NVLS up-and-down through domain @d's chips for the bytes [off, off + len):
+ * @senders (count @ns) send their bytes to every chip (reducing there when
+ * @reduce), then each chip sends the result to @receivers (count @nr), each
+ * down transfer waiting for all the ups of its chip. @in: ranges the senders
+ * wait for; @out: the down deliveries.
+ */
+static void
+nvls_updown(const ctx_t *x, guint ch, guint d, const guint32 *senders, guint ns,
+            const guint32 *receivers, guint nr, guint64 off, guint64 len, gboolean reduce,
+            GArray **in, GArray **out)
+{
+    const weft_coll_layout_t *L = x->L;
+    g_autofree guint32 *ups = g_new(guint32, MAX(ns, 1));
+    for (guint s = 0; s < L->nvls_off[d + 1] - L->nvls_off[d]; s++) {
+        guint chip = weft_coll_i_virtual(x->b, L->nvls_switch[L->nvls_off[d] + s], FALSE);
+        guint64 po, pl;
+        chip_part(L, d, s, off, len, &po, &pl);
+        for (guint i = 0; i < ns; i++) {
+            ups[i] = weft_coll_i_add_xfer(x->b, ch, senders[i], chip, pl, po,
+                                          reduce ? WEFT_COLL_XFER_REDUCE : 0);
+            weft_coll_i_deps_on_ranges(x->b, in, senders[i], po, pl, ups[i]);
+        }
+        for (guint j = 0; j < nr; j++) {
+            guint32 t = weft_coll_i_add_xfer(x->b, ch, chip, receivers[j], pl, po, 0);
+            for (guint i = 0; i < ns; i++) {
+                weft_coll_i_add_dep(x->b, ups[i], t);
+            }
+            if (out != NULL) {
+                weft_coll_i_ranges_add(out, receivers[j], po, pl, t);
+            }
+        }
+    }
+}
+
+/* NVLS on one domain: all-reduce, reduce-scatter, all-gather (see coll.h). */
+static void
+build_nvls(const ctx_t *x)
+{
+    weft_coll_plan_t *plan = x->plan;
+    guint n = x->n, C = x->C;
+    guint64 S = plan->size_bytes;
+    g_autofree guint32 *all = g_new(guint32, n);
+    g_autofree guint32 *others = g_new(guint32, n);
+    for (guint i = 0; i < n; i++) {
+        all[i] = i;
+    }
+    for (guint ch = 0; ch < plan->channels; ch++) {
+        guint64 co, cl;
+        channel_part(x, ch, S, &co, &cl);
+        for (guint c = 0; c < C; c++) {
+            switch (plan->op) {
+            case WEFT_COLL_ALL_REDUCE:
+                nvls_updown(x, ch, 0, all, n, all, n, co + coll_split_off(cl, C, c),
+                            coll_split(cl, C, c), TRUE, NULL, NULL);
+                break;
+            case WEFT_COLL_REDUCE_SCATTER:
+            case WEFT_COLL_REDUCE_SCATTER_BLOCK:
+                for (guint m = 0; m < n; m++) {
+                    /* this channel's part of block m (as the ring does) */
+                    guint64 bm = coll_split(S, n, m);
+                    guint64 P = coll_split(bm, plan->channels, ch);
+                    guint64 po = coll_split_off(S, n, m) + coll_split_off(bm, plan->channels, ch);
+                    guint32 owner = m;
+                    nvls_updown(x, ch, 0, all, n, &owner, 1, po + coll_split_off(P, C, c),
+                                coll_split(P, C, c), TRUE, NULL, NULL);
+                }
+                break;
+            case WEFT_COLL_ALL_GATHER:
+                for (guint m = 0; m < n; m++) {
+                    guint k = 0;
+                    for (guint j = 0; j < n; j++) {
+                        if (j != m) {
+                            others[k++] = j;
+                        }
+                    }
+                    guint32 owner = m;
+                    nvls_updown(x, ch, 0, &owner, 1, others, n - 1,
+                                (guint64)m * S + co + coll_split_off(cl, C, c),
+                                coll_split(cl, C, c), FALSE, NULL, NULL);
+                }
+                break;
+            default:
+                g_assert_not_reached();
+            }
+        }
+    }
+}
+
+/*
+ * NVLS_TREE all-reduce: NVLS reduce-scatter inside each domain (piece j down
+ * to the member at position j), double binary tree all-reduce of piece j over
+ * the domains among their members at position j, NVLS all-gather inside each
+ * domain (piece j up from its owner, multicast to the others).
+ */
+static void
+build_nvls_tree(const ctx_t *x)
+{
+    const weft_coll_layout_t *L = x->L;
+    guint n = x->n, D = L->n_domains, g = L->max_per_domain, C = x->C;
+    g_autofree guint32 *order = g_new(guint32, n);
+    g_autofree guint32 *others = g_new(guint32, g);
+    g_autofree guint32 *ep = g_new(guint32, D);
+    g_autofree gint *parent = g_new(gint, D);
+    for (guint ch = 0; ch < x->plan->channels; ch++) {
+        guint64 co, cl;
+        channel_part(x, ch, x->plan->size_bytes, &co, &cl);
+        GArray **rs_out = weft_coll_i_ranges_new(n);
+        GArray **tr_out = weft_coll_i_ranges_new(n);
+        for (guint d = 0; d < D; d++) {
+            weft_coll_i_domain_order(L, d, ch, order + d * g);
+        }
+        for (guint d = 0; d < D; d++) {
+            for (guint c = 0; c < C; c++) {
+                for (guint j = 0; j < g; j++) {
+                    guint64 P = coll_split(cl, g, j), po = co + coll_split_off(cl, g, j);
+                    nvls_updown(x, ch, d, order + d * g, g, order + d * g + j, 1,
+                                po + coll_split_off(P, C, c), coll_split(P, C, c), TRUE, NULL,
+                                rs_out);
+                }
+            }
+        }
+        weft_coll_i_ranges_sort(rs_out, n);
+        for (guint j = 0; j < g; j++) {
+            guint64 P = coll_split(cl, g, j), po = co + coll_split_off(cl, g, j);
+            for (guint d = 0; d < D; d++) {
+                ep[d] = order[d * g + j];
+            }
+            for (guint tree = 0; tree < 2; tree++) {
+                for (guint d = 0; d < D; d++) {
+                    parent[d] = dtree_parent((gint)d, (gint)D, tree);
+                }
+                tree_run(x, 2 * ch + tree, D, ep, parent, po + coll_split_off(P, 2, tree),
+                         coll_split(P, 2, tree), rs_out, tr_out);
+            }
+        }
+        weft_coll_i_ranges_sort(tr_out, n);
+        for (guint d = 0; d < D; d++) {
+            for (guint c = 0; c < C; c++) {
+                for (guint j = 0; j < g; j++) {
+                    guint k = 0;
+                    for (guint i = 0; i < g; i++) {
+                        if (i != j) {
+                            others[k++] = order[d * g + i];
+                        }
+                    }
+                    guint64 P = coll_split(cl, g, j), po = co + coll_split_off(cl, g, j);
+                    nvls_updown(x, ch, d, order + d * g + j, 1, others, g - 1,
+                                po + coll_split_off(P, C, c), coll_split(P, C, c), FALSE, tr_out,
+                                NULL);
+                }
+            }
+        }
+        weft_coll_i_ranges_free(rs_out, n);
+        weft_coll_i_ranges_free(tr_out, n);
+    }
+}
+
+/* ---- CollNet (SHARP) ------------------------------------------------------------------- */
+
+static void
+build_collnet(const ctx_t *x)
+{
+    const weft_coll_layout_t *L = x->L;
+    guint n = x->n, D = L->n_domains, g = L->max_per_domain, C = x->C;
+    g_autofree guint32 *order = g_new(guint32, n);
+    g_autofree guint64 *poff = g_new(guint64, g);
+    g_autofree guint64 *plen = g_new(guint64, g);
+    g_autofree guint32 *ups = g_new(guint32, D);
+    for (guint ch = 0; ch < x->plan->channels; ch++) {
+        guint64 co, cl;
+        channel_part(x, ch, x->plan->size_bytes, &co, &cl);
+        GArray **rs_out = weft_coll_i_ranges_new(n);
+        GArray **sw_out = weft_coll_i_ranges_new(n);
+        for (guint d = 0; d < D; d++) {
+            /* The same start in every domain: position j is on the same rail everywhere. */
+            weft_coll_i_domain_order(L, d, ch, order + d * g);
+        }
+        even_pieces(g, co, cl, poff, plen);
+        for (guint d = 0; d < D; d++) {
+            ring_t r = {.g = g, .ep = order + d * g, .poff = poff, .plen = plen, .channel = ch};
+            ring_run(x, &r, RING_RS, NULL, rs_out);
+        }
+        weft_coll_i_ranges_sort(rs_out, n);
+        for (guint c = 0; c < C; c++) {
+            for (guint j = 0; j < g; j++) {
+                guint64 l = coll_split(plen[j], C, c), o = poff[j] + coll_split_off(plen[j], C, c);
+                guint sw = weft_coll_i_virtual(x->b, L->collnet_switch[L->local[order[j]]], TRUE);
+                for (guint d = 0; d < D; d++) {
+                    guint32 m = order[d * g + j];
+                    ups[d] = weft_coll_i_add_xfer(x->b, ch, m, sw, l, o, WEFT_COLL_XFER_REDUCE);
+                    weft_coll_i_deps_on_ranges(x->b, rs_out, m, o, l, ups[d]);
+                }
+                for (guint d = 0; d < D; d++) {
+                    guint32 m = order[d * g + j];
+                    guint32 t = weft_coll_i_add_xfer(x->b, ch, sw, m, l, o, 0);
+                    for (guint e = 0; e < D; e++) {
+                        weft_coll_i_add_dep(x->b, ups[e], t);
+                    }
+                    weft_coll_i_ranges_add(sw_out, m, o, l, t);
+                }
+            }
+        }
+        weft_coll_i_ranges_sort(sw_out, n);
+        for (guint d = 0; d < D; d++) {
+            ring_t r = {.g = g, .ep = order + d * g, .poff = poff, .plen = plen, .channel = ch};
+            ring_run(x, &r, RING_AG, sw_out, NULL);
+        }
+        weft_coll_i_ranges_free(rs_out, n);
+        weft_coll_i_ranges_free(sw_out, n);
+    }
+}
+
+/* ---- dispatch ---------------------------------------------------------------------------- */
+
+static gboolean
+op_in(weft_coll_op_t op, guint mask)
+{
+    return (mask >> op) & 1u;
+}
+
+#define OPBIT(op) (1u << (op))
+#define AR_OPS (OPBIT(WEFT_COLL_ALL_REDUCE) | OPBIT(WEFT_COLL_BARRIER))
+#define RS_OPS (OPBIT(WEFT_COLL_REDUCE_SCATTER) | OPBIT(WEFT_COLL_REDUCE_SCATTER_BLOCK))
+
+static guint
+supported_ops(weft_coll_algo_t algo)
+{
+    switch (algo) {
+    case WEFT_COLL_ALGO_RING:
+        return AR_OPS | RS_OPS | OPBIT(WEFT_COLL_ALL_GATHER) | OPBIT(WEFT_COLL_BROADCAST) |
+               OPBIT(WEFT_COLL_REDUCE);
+    case WEFT_COLL_ALGO_DIRECT:
+        return OPBIT(WEFT_COLL_ALL_TO_ALL) | OPBIT(WEFT_COLL_GATHER) | OPBIT(WEFT_COLL_SCATTER);
+    case WEFT_COLL_ALGO_TREE:
+        return AR_OPS;
+    case WEFT_COLL_ALGO_HALVING_DOUBLING:
+        return AR_OPS | RS_OPS | OPBIT(WEFT_COLL_ALL_GATHER);
+    case WEFT_COLL_ALGO_HIERARCHICAL:
+    case WEFT_COLL_ALGO_NVLS_TREE:
+    case WEFT_COLL_ALGO_COLLNET:
+        return OPBIT(WEFT_COLL_ALL_REDUCE);
+    case WEFT_COLL_ALGO_NVLS:
+        return OPBIT(WEFT_COLL_ALL_REDUCE) | RS_OPS | OPBIT(WEFT_COLL_ALL_GATHER);
+    default:
+        return 0;
+    }
+}
+
+gboolean
+weft_coll_i_check_supported(weft_coll_op_t op, weft_coll_algo_t algo, const weft_coll_layout_t *L,
+                            GError **error)
+{
+    const char *on = weft_coll_op_name(op);
+    const char *an = weft_coll_algo_name(algo);
+    if (!op_in(op, supported_ops(algo))) {
+        GString *have = g_string_new("");
+        for (guint a = WEFT_COLL_ALGO_RING; a < WEFT_COLL_N_ALGOS; a++) {
+            if (op_in(op, supported_ops(a))) {
+                g_string_append_printf(have, "%s%s", have->len ? ", " : "", weft_coll_algo_name(a));
+            }
+        }
+        g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED,
+                    "%s has no %s algorithm (it has: %s)", on, an, have->str);
+        g_string_free(have, TRUE);
+        return FALSE;
+    }
+    const char *why = NULL;
+    switch (algo) {
+    case WEFT_COLL_ALGO_HIERARCHICAL:
+        why = L->uniform ? NULL : "needs the same number of members in every NVLink domain";
+        break;
+    case WEFT_COLL_ALGO_NVLS:
+        why = !L->nvls            ? "needs NVLS-capable NVSwitches (gen3+) in the members' domain"
+              : L->n_domains != 1 ? "runs inside one NVLink domain (use nvls_tree across several)"
+                                  : NULL;
+        break;
+    case WEFT_COLL_ALGO_NVLS_TREE:
+        why = !L->nvls      ? "needs NVLS-capable NVSwitches (gen3+) in every member's domain"
+              : !L->uniform ? "needs the same number of members in every NVLink domain"
+                            : NULL;
+        break;
+    case WEFT_COLL_ALGO_COLLNET:
+        why = L->collnet ? NULL
+                         : "needs SHARP-capable switches between two or more NVLink domains of "
+                           "the same size";
+        break;
+    default:
+        break;
+    }
+    if (why != NULL) {
+        g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED,
+                    "%s %s over %u members in %u NVLink domains: %s", on, an, L->n_members,
+                    L->n_domains, why);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+static guint
+max_chips(const weft_coll_layout_t *L)
+{
+    guint m = 1;
+    for (guint d = 0; d < L->n_domains; d++) {
+        m = MAX(m, L->nvls_off[d + 1] - L->nvls_off[d]);
+    }
+    return m;
+}
+
+guint64
+weft_coll_i_pieces(const weft_coll_plan_t *plan, const weft_coll_layout_t *L)
+{
+    guint64 n = plan->n_members, g = L->max_per_domain, chips = max_chips(L);
+    gboolean reduce_like = plan->op == WEFT_COLL_ALL_REDUCE || plan->op == WEFT_COLL_BARRIER ||
+                           plan->op == WEFT_COLL_REDUCE_SCATTER ||
+                           plan->op == WEFT_COLL_REDUCE_SCATTER_BLOCK;
+    switch (plan->algo) {
+    case WEFT_COLL_ALGO_RING:
+    case WEFT_COLL_ALGO_HALVING_DOUBLING:
+        return reduce_like ? n : 1;
+    case WEFT_COLL_ALGO_DIRECT:
+        return plan->op == WEFT_COLL_ALL_TO_ALL ? n : 1;
+    case WEFT_COLL_ALGO_TREE:
+        return 2;
+    case WEFT_COLL_ALGO_HIERARCHICAL:
+        return n;
+    case WEFT_COLL_ALGO_NVLS:
+        return plan->op == WEFT_COLL_ALL_GATHER
+                   ? chips
+                   : (plan->op == WEFT_COLL_ALL_REDUCE ? chips : n * chips);
+    case WEFT_COLL_ALGO_NVLS_TREE:
+        return 2 * g * chips;
+    case WEFT_COLL_ALGO_COLLNET:
+        return g;
+    default:
+        return 1;
+    }
+}
+
+double
+weft_coll_i_estimate_xfers(const weft_coll_plan_t *plan, const weft_coll_layout_t *L)
+{
+    double n = plan->n_members, C = plan->chunks, CH = plan->channels;
+    double g = L->max_per_domain, D = L->n_domains, chips = max_chips(L);
+    double lg = 0;
+    while ((1u << (guint)lg) * 2 <= plan->n_members) {
+        lg++;
+    }
+    double per = 0; /* per channel and chunk */
+    switch (plan->algo) {
+    case WEFT_COLL_ALGO_RING:
+        if (plan->op == WEFT_COLL_BROADCAST || plan->op == WEFT_COLL_REDUCE) {
+            per = n;
+        } else if (plan->op == WEFT_COLL_ALL_REDUCE || plan->op == WEFT_COLL_BARRIER) {
+            per = 2 * n * n;
+        } else {
+            per = n * n;
+        }
+        break;
+    case WEFT_COLL_ALGO_DIRECT:
+        per = plan->op == WEFT_COLL_ALL_TO_ALL ? n * n : n;
+        break;
+    case WEFT_COLL_ALGO_TREE:
+        per = 4 * n;
+        break;
+    case WEFT_COLL_ALGO_HALVING_DOUBLING:
+        per = plan->op == WEFT_COLL_ALL_GATHER ? n * (n + 2) : n * (2 * lg + 4);
+        break;
+    case WEFT_COLL_ALGO_HIERARCHICAL:
+        per = 2 * n * (g + D);
+        break;
+    case WEFT_COLL_ALGO_NVLS:
+        per = plan->op == WEFT_COLL_ALL_REDUCE ? 2 * n * chips : n * (n + 1) * chips;
+        break;
+    case WEFT_COLL_ALGO_NVLS_TREE:
+        per = D * (2 * g * g + 2 * g) * chips + 4 * n;
+        break;
+    case WEFT_COLL_ALGO_COLLNET:
+        per = 2 * n * g + 2 * n;
+        break;
+    default:
+        break;
+    }
+    return per * C * CH;
+}
+
+gboolean
+weft_coll_i_build_algo(coll_builder_t *b, weft_coll_plan_t *plan, GError **error)
+{
+    (void)error;
+    ctx_t x = {.b = b, .plan = plan, .L = b->layout, .n = plan->n_members, .C = plan->chunks};
+    switch (plan->algo) {
+    case WEFT_COLL_ALGO_RING:
+        if (plan->op == WEFT_COLL_BROADCAST || plan->op == WEFT_COLL_REDUCE) {
+            build_chain(&x);
+        } else {
+            build_ring(&x);
+        }
+        return TRUE;
+    case WEFT_COLL_ALGO_DIRECT:
+        build_direct(&x);
+        return TRUE;
+    case WEFT_COLL_ALGO_TREE:
+        build_tree(&x);
+        return TRUE;
+    case WEFT_COLL_ALGO_HALVING_DOUBLING:
+        build_hd(&x);
+        return TRUE;
+    case WEFT_COLL_ALGO_HIERARCHICAL:
+        build_hierarchical(&x);
+        return TRUE;
+    case WEFT_COLL_ALGO_NVLS:
+        build_nvls(&x);
+        return TRUE;
+    case WEFT_COLL_ALGO_NVLS_TREE:
+        build_nvls_tree(&x);
+        return TRUE;
+    case WEFT_COLL_ALGO_COLLNET:
+        build_collnet(&x);
+        return TRUE;
+    default:
+        break;
+    }
+    g_assert_not_reached();
+}

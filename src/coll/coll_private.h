@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private interface of the plan builders (coll.c: the builder core, packing,
+ * names and weft_coll_plan_build(); algos.c: the algorithms; layout.c: member
+ * layouts). A builder collects transfers and (predecessor, successor, kind)
+ * dependencies, adds the link dependency of every transfer itself (the
+ * previous transfer on the same channel, source and destination), and is
+ * packed into the plan's CSR arrays at the end. Composite algorithms pass data
+ * between their phases as range lists: for each endpoint, the transfers that
+ * delivered byte ranges of the data space to it; a later phase's transfer out
+ * of that endpoint depends on the entries overlapping the bytes it moves.
+ * Nothing outside src/coll includes this header.
+ */
+#ifndef WEFT_COLL_COLL_PRIVATE_H
+#define WEFT_COLL_COLL_PRIVATE_H
+
+#include "coll/coll.h"
+
+G_BEGIN_DECLS
+
+#define COLL_NONE G_MAXUINT32
+
+typedef struct {
+    guint32 pred;
+    guint32 succ;
+    guint8 kind; /* weft_coll_dep_kind_t */
+} coll_dep_t;
+
+typedef struct {
+    GArray *xfers;    /* of weft_coll_xfer_t */
+    GArray *deps;     /* of coll_dep_t */
+    GHashTable *last; /* (channel, src, dst) key -> index of the last transfer on it + 1 */
+    guint link_dep;   /* index in deps of the newest transfer's link dependency, or COLL_NONE */
+    guint lane_shift; /* channel = lane >> lane_shift (trees: two lanes per channel) */
+    const weft_coll_layout_t *layout;
+    guint n_members;
+    GArray *virt;       /* of gint: cluster vertex of each virtual member */
+    GArray *virt_inter; /* of gboolean: transfers to or from it cross domains */
+} coll_builder_t;
+
+/* A byte range of the data space delivered to an endpoint by transfer @t. */
+typedef struct {
+    guint64 off;
+    guint64 len;
+    guint32 t;
+} coll_range_t;
+
+/* Part @i of @total cut into @parts: the remainder goes one byte each to the first parts. */
+static inline guint64
+coll_split(guint64 total, guint64 parts, guint64 i)
+{
+    return total / parts + (i < total % parts ? 1 : 0);
+}
+
+/* Offset of part @i of @total cut into @parts (the sum of the parts before it). */
+static inline guint64
+coll_split_off(guint64 total, guint64 parts, guint64 i)
+{
+    return i * (total / parts) + MIN(i, total % parts);
+}
+
+/* coll.c */
+/* A transfer on @lane (a channel, or for trees 2 x channel + tree: link dependencies
+ * follow lanes, xfer->channel = lane >> lane_shift). */
+guint32 weft_coll_i_add_xfer(coll_builder_t *b, guint lane, guint src, guint dst, guint64 bytes,
+                             guint64 offset, guint8 flags);
+void weft_coll_i_add_dep(coll_builder_t *b, guint32 pred, guint32 succ);
+/* Virtual member for cluster vertex @v (one per vertex): its endpoint index. */
+guint weft_coll_i_virtual(coll_builder_t *b, gint v, gboolean inter);
+/* Range lists: one GArray of coll_range_t per endpoint (n_members entries). */
+GArray **weft_coll_i_ranges_new(guint n);
+void weft_coll_i_ranges_free(GArray **r, guint n);
+void weft_coll_i_ranges_add(GArray **r, guint ep, guint64 off, guint64 len, guint32 t);
+/* Sorts every list by offset (call once a phase has filled it). */
+void weft_coll_i_ranges_sort(GArray **r, guint n);
+/* Adds data dependencies of @succ on every entry of @r[ep] overlapping [off, off + len). */
+void weft_coll_i_deps_on_ranges(coll_builder_t *b, GArray **r, guint ep, guint64 off, guint64 len,
+                                guint32 succ);
+/* Copies the entries of @from[ep] overlapping [off, off + len) into @to[ep]. */
+void weft_coll_i_ranges_copy(GArray **to, GArray **from, guint ep, guint64 off, guint64 len);
+
+/* algos.c: fills @b for the plan (op, algo, channels, chunks, size, layout already set in @plan).
+ */
+gboolean weft_coll_i_build_algo(coll_builder_t *b, weft_coll_plan_t *plan, GError **error);
+/* Upper bound on the transfers of @plan's algorithm (plan fields set, no transfers yet). */
+double weft_coll_i_estimate_xfers(const weft_coll_plan_t *plan, const weft_coll_layout_t *layout);
+/* The count pieces are cut into per channel, for the channel and chunk limits. */
+guint64 weft_coll_i_pieces(const weft_coll_plan_t *plan, const weft_coll_layout_t *layout);
+/* Whether (op, algo) exists and can run on @layout; sets WEFT_COLL_ERROR_UNSUPPORTED if not. */
+gboolean weft_coll_i_check_supported(weft_coll_op_t op, weft_coll_algo_t algo,
+                                     const weft_coll_layout_t *layout, GError **error);
+
+/* layout.c: the ring order of channel @ch: every member once, domains consecutive. */
+void weft_coll_i_ring_order(const weft_coll_layout_t *layout, guint ch, guint32 *order);
+/* The members of layout domain @d rotated to start at position @start mod g (g entries). */
+void weft_coll_i_domain_order(const weft_coll_layout_t *layout, guint d, guint start,
+                              guint32 *order);
+/* Where channel @ch's ring starts in domain @d: (ch - d) mod g, see layout.c. */
+guint weft_coll_i_ring_start(const weft_coll_layout_t *layout, guint d, guint ch);
+
+G_END_DECLS
+
+#endif /* WEFT_COLL_COLL_PRIVATE_H */
