@@ -597,6 +597,10 @@ weft_lmm_variable_bound(const weft_lmm_t *lmm, guint var)
     return lmm->bound[var];
 }
 
+/* Prefetch distances: see fill(). */
+#define PREFETCH_FIELDS 16
+#define PREFETCH_LIST 8
+
 /* ---- solving ---------------------------------------------------------------------------- */
 
 /* Puts a constraint's list in canonical form: tombstones dropped (stable), ascending variable
@@ -652,6 +656,9 @@ collect(weft_lmm_t *lmm, guint seed)
         double w = 0;
         for (guint j = 0; j < c->len; j++) {
             const celem_t *ce = &c->elems[j];
+            if (j + PREFETCH_FIELDS < c->len) {
+                __builtin_prefetch(&weight[c->elems[j + PREFETCH_FIELDS].var]);
+            }
             w += ce->coef * weight[ce->var];
             if (ce->vpos == 0) {
                 nv++;
@@ -750,6 +757,12 @@ rekey(weft_lmm_t *lmm, double level)
     g_array_set_size(lmm->dirty, 0);
 }
 
+/* Distances, in list entries, at which the saturation loop prefetches what freeze() will read
+ * of a variable: its fields, then (once the fields have arrived) its list. Freezing is bound by
+ * these cache misses, one chain per variable in an order no hardware prefetcher can guess.
+ * (Written out in the loop: GCC 12 deems a static function made of prefetches `const` and
+ * deletes its calls.) */
+
 /* Progressive filling over the collected component (step 4); then usages (step 6). */
 static void
 fill(weft_lmm_t *lmm, guint nv)
@@ -781,6 +794,23 @@ fill(weft_lmm_t *lmm, guint nv)
         const cnst_t *c = &lmm->cnsts[top.id];
         for (guint j = 0; j < c->len; j++) {
             guint vid = c->elems[j].var;
+            if (j + PREFETCH_FIELDS < c->len) {
+                guint u = c->elems[j + PREFETCH_FIELDS].var;
+                __builtin_prefetch(&lmm->frozen[u]);
+                __builtin_prefetch(&lmm->rate[u]);
+                __builtin_prefetch(&lmm->weight[u]);
+                __builtin_prefetch(&lmm->vars[u]);
+            }
+            if (j + PREFETCH_LIST < c->len) {
+                guint u = c->elems[j + PREFETCH_LIST].var;
+                if (lmm->frozen[u] != lmm->fill_id) {
+                    const var_t *vu = &lmm->vars[u];
+                    for (guint k = 0; k < vu->len; k += 64 / sizeof(velem_t)) {
+                        __builtin_prefetch(&vu->elems[k]);
+                    }
+                    __builtin_prefetch(&vu->elems[vu->len - 1]);
+                }
+            }
             if (lmm->frozen[vid] != lmm->fill_id) {
                 /* MIN: w (b / w) may round above b; a bounded variable never exceeds b. */
                 freeze(lmm, vid, MIN(lmm->weight[vid] * level, lmm->bound[vid]));
@@ -794,6 +824,9 @@ fill(weft_lmm_t *lmm, guint nv)
         double usage = 0;
         for (guint j = 0; j < c->len; j++) {
             const celem_t *ce = &c->elems[j];
+            if (j + PREFETCH_FIELDS < c->len) {
+                __builtin_prefetch(&lmm->rate[c->elems[j + PREFETCH_FIELDS].var]);
+            }
             usage += ce->coef * lmm->rate[ce->var];
         }
         c->usage = usage;
