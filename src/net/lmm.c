@@ -51,11 +51,15 @@
  * cancellation then has cost at most three of the 16 decimal digits of a double. */
 #define WSUM_RECOMPUTE_FRACTION 1e-3
 
+/* A constraint list entry's `next`: the variable's next constraint in its list (cyclic), which
+ * the component search follows, and two flags; constraint ids stay below NEXT_FIRST. */
+#define NEXT_FIRST (1u << 31)   /* the entry is its variable's first (the variable's vpos 0) */
+#define NEXT_BOUNDED (1u << 30) /* the variable has a finite bound */
+#define NEXT_ID (NEXT_BOUNDED - 1)
+
 typedef struct {
-    guint var;     /* variable id, or DEAD */
-    guint vpos;    /* index of the matching velem_t in the variable's list */
-    guint next;    /* the variable's next constraint in its list (cyclic), for the search */
-    guint bounded; /* the variable has a finite bound */
+    guint var;  /* variable id, or DEAD */
+    guint next; /* next constraint id | NEXT_FIRST | NEXT_BOUNDED */
     double coef;
 } celem_t;
 
@@ -69,14 +73,16 @@ typedef struct {
     double capacity;
     double usage;
     celem_t *elems; /* ascending var once prepared (tombstones removed, sorted) */
+    guint *vpos;    /* vpos[i]: index of elems[i]'s entry in its variable's list */
     guint len, alloc;
     guint n_live;
     guint n_dead;
     guint max_var; /* largest var appended since the list was last sorted */
     gboolean alive;
     gboolean unsorted;
-    gboolean touched; /* in lmm->touched */
-    guint64 stamp;    /* the solve that visited it last */
+    gboolean touched;     /* in lmm->touched */
+    gboolean wsum0_valid; /* wsum0 is up to date with the list */
+    double wsum0;         /* W_c with every variable unfrozen (step 2), cached */
 } cnst_t;
 
 /* A constraint's progressive-filling state, valid during one component's solve. */
@@ -87,6 +93,7 @@ typedef struct {
     guint nfree;      /* unfrozen variables */
     gint heap_pos;    /* index in lmm->heap, or -1 */
     gboolean dirty;   /* in lmm->dirty: R and W moved in this step, its key is stale */
+    guint usage_done; /* == lmm->fill_id: usage computed when it saturated */
 } cfill_t;
 
 typedef struct {
@@ -113,6 +120,7 @@ struct weft_lmm {
     /* constraints by id */
     cnst_t *cnsts;
     cfill_t *cfill;
+    guint64 *cstamp; /* the solve that visited each constraint last */
     guint cnsts_len, cnsts_alloc;
     /* variables by id; the fields the filling reads most in arrays of their own */
     var_t *vars;
@@ -129,7 +137,7 @@ struct weft_lmm {
     GArray *touched;  /* guint: constraints changed since the last solve */
     GArray *new_vars; /* guint: variables added since the last solve */
     GArray *changed;  /* guint: the last solve's changed variables, ascending */
-    guint64 stamp;    /* solves so far; marks visited constraints */
+    guint64 stamp;    /* solves so far; marks visited constraints (cstamp) */
     /* scratch kept between solves */
     GArray *comp_cnsts; /* guint */
     GArray *heap;       /* hent_t, a binary min-heap on (key, id) */
@@ -338,12 +346,14 @@ weft_lmm_free(weft_lmm_t *lmm)
     }
     for (guint i = 0; i < lmm->cnsts_len; i++) {
         g_free(lmm->cnsts[i].elems);
+        g_free(lmm->cnsts[i].vpos);
     }
     for (guint i = 0; i < lmm->vars_len; i++) {
         g_free(lmm->vars[i].elems);
     }
     g_free(lmm->cnsts);
     g_free(lmm->cfill);
+    g_free(lmm->cstamp);
     g_free(lmm->vars);
     g_free(lmm->weight);
     g_free(lmm->bound);
@@ -400,6 +410,7 @@ weft_lmm_constraint_new(weft_lmm_t *lmm, double capacity_Bps)
 {
     g_return_val_if_fail(lmm != NULL, 0);
     g_return_val_if_fail(isfinite(capacity_Bps) && capacity_Bps >= 0, 0);
+    g_return_val_if_fail(lmm->cnst_free->len > 0 || lmm->cnsts_len < NEXT_ID, 0);
     guint id;
     if (lmm->cnst_free->len > 0) {
         id = g_array_index(lmm->cnst_free, guint, lmm->cnst_free->len - 1);
@@ -410,8 +421,10 @@ weft_lmm_constraint_new(weft_lmm_t *lmm, double capacity_Bps)
             guint want = MAX(lmm->cnsts_alloc * 2, 16);
             lmm->cnsts = g_renew(cnst_t, lmm->cnsts, want);
             lmm->cfill = g_renew(cfill_t, lmm->cfill, want);
+            lmm->cstamp = g_renew(guint64, lmm->cstamp, want);
             memset(lmm->cnsts + id, 0, (want - id) * sizeof(cnst_t));
             memset(lmm->cfill + id, 0, (want - id) * sizeof(cfill_t));
+            memset(lmm->cstamp + id, 0, (want - id) * sizeof(guint64));
             lmm->cnsts_alloc = want;
         }
     }
@@ -422,6 +435,7 @@ weft_lmm_constraint_new(weft_lmm_t *lmm, double capacity_Bps)
     c->n_live = c->n_dead = c->max_var = 0;
     c->alive = TRUE;
     c->unsorted = FALSE;
+    c->wsum0_valid = FALSE;
     lmm->cfill[id].heap_pos = -1;
     lmm->n_cnsts++;
     touch(lmm, id); /* `touched` survives a free and re-use: the id may already be listed */
@@ -538,13 +552,20 @@ weft_lmm_variable_new(weft_lmm_t *lmm, double weight, double bound_Bps, const gu
     }
     v->len = m;
 
-    guint bounded = isfinite(lmm->bound[id]);
+    guint flags = isfinite(lmm->bound[id]) ? NEXT_BOUNDED : 0;
     for (guint i = 0; i < m; i++) {
         velem_t *ve = &v->elems[i];
         cnst_t *c = &lmm->cnsts[ve->cnst];
-        c->elems = reserve(c->elems, c->len, &c->alloc, 1, sizeof(celem_t));
+        if (c->len == c->alloc) {
+            guint alloc = c->alloc;
+            c->elems = reserve(c->elems, c->len, &alloc, 1, sizeof(celem_t));
+            c->vpos = reserve(c->vpos, c->len, &c->alloc, 1, sizeof(guint));
+        }
         ve->cpos = c->len;
-        c->elems[c->len++] = (celem_t){id, i, v->elems[(i + 1) % m].cnst, bounded, ve->coef};
+        guint next = v->elems[(i + 1) % m].cnst | flags | (i == 0 ? NEXT_FIRST : 0);
+        c->elems[c->len] = (celem_t){id, next, ve->coef};
+        c->vpos[c->len++] = i;
+        c->wsum0_valid = FALSE;
         if (id < c->max_var) {
             c->unsorted = TRUE;
         }
@@ -565,6 +586,7 @@ weft_lmm_variable_free(weft_lmm_t *lmm, guint var)
         velem_t *ve = &v->elems[i];
         cnst_t *c = &lmm->cnsts[ve->cnst];
         c->elems[ve->cpos].var = DEAD;
+        c->wsum0_valid = FALSE;
         c->n_live--;
         c->n_dead++;
         touch(lmm, ve->cnst);
@@ -616,62 +638,89 @@ prepare(weft_lmm_t *lmm, guint id)
     guint m = 0;
     for (guint i = 0; i < c->len; i++) {
         if (c->elems[i].var != DEAD) {
+            c->vpos[m] = c->vpos[i];
             c->elems[m++] = c->elems[i];
         }
     }
     c->len = m;
     if (c->unsorted) {
+        /* vpos does not move with the entries: find each in its variable's sorted list. */
         heapsort(c->elems, m, sizeof(celem_t), cmp_celem);
+        for (guint i = 0; i < m; i++) {
+            const var_t *v = &lmm->vars[c->elems[i].var];
+            guint lo = 0, hi = v->len - 1;
+            while (lo < hi) {
+                guint mid = lo + (hi - lo) / 2;
+                if (v->elems[mid].cnst < id) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            c->vpos[i] = lo;
+        }
     }
     for (guint i = 0; i < m; i++) {
-        const celem_t *ce = &c->elems[i];
-        lmm->vars[ce->var].elems[ce->vpos].cpos = i;
+        lmm->vars[c->elems[i].var].elems[c->vpos[i]].cpos = i;
     }
     c->n_dead = 0;
     c->unsorted = FALSE;
     c->max_var = m > 0 ? c->elems[m - 1].var : 0;
 }
 
+/* Step 2's W_c of a prepared list: every variable unfrozen. */
+static double
+wsum_all(const weft_lmm_t *lmm, const cnst_t *c)
+{
+    const double *weight = lmm->weight;
+    double w = 0;
+    for (guint j = 0; j < c->len; j++) {
+        const celem_t *ce = &c->elems[j];
+        if (j + PREFETCH_FIELDS < c->len) {
+            __builtin_prefetch(&weight[c->elems[j + PREFETCH_FIELDS].var]);
+        }
+        w += ce->coef * weight[ce->var];
+    }
+    return w;
+}
+
 /*
  * Collects the component of constraint @seed into comp_cnsts, and sets up progressive filling
  * on it (step 2 of the essay on top of this file, and the bounded variables of step 3). The
  * search follows each entry's `next` constraint, so it reads constraint lists only; a
- * variable is counted at its first entry (vpos 0). Returns the number of variables.
+ * variable is counted at its first entry. W_c with every variable unfrozen is a function of
+ * the list alone, so it is kept until the list changes. Returns the number of variables.
  */
 static guint
 collect(weft_lmm_t *lmm, guint seed)
 {
     GArray *cc = lmm->comp_cnsts;
-    const double *weight = lmm->weight;
+    guint64 *cstamp = lmm->cstamp;
     guint nv = 0;
     g_array_set_size(cc, 0);
     g_array_set_size(lmm->heap, 0);
     g_array_set_size(lmm->bounded, 0);
-    lmm->cnsts[seed].stamp = lmm->stamp;
+    cstamp[seed] = lmm->stamp;
     prepare(lmm, seed);
     g_array_append_val(cc, seed);
     for (guint i = 0; i < cc->len; i++) {
         guint cid = g_array_index(cc, guint, i);
-        const cnst_t *c = &lmm->cnsts[cid];
-        double w = 0;
+        cnst_t *c = &lmm->cnsts[cid];
         for (guint j = 0; j < c->len; j++) {
-            const celem_t *ce = &c->elems[j];
-            if (j + PREFETCH_FIELDS < c->len) {
-                __builtin_prefetch(&weight[c->elems[j + PREFETCH_FIELDS].var]);
-            }
-            w += ce->coef * weight[ce->var];
-            if (ce->vpos == 0) {
+            guint next = c->elems[j].next;
+            if (next & NEXT_FIRST) {
                 nv++;
-                if (ce->bounded) {
-                    bkey_t b = {lmm->bound[ce->var] / weight[ce->var], ce->var};
+                if (next & NEXT_BOUNDED) {
+                    guint var = c->elems[j].var;
+                    bkey_t b = {lmm->bound[var] / lmm->weight[var], var};
                     g_array_append_val(lmm->bounded, b);
                 }
             }
-            cnst_t *c2 = &lmm->cnsts[ce->next];
-            if (c2->stamp != lmm->stamp) {
-                c2->stamp = lmm->stamp;
-                prepare(lmm, ce->next); /* moves only c2's list and cpos fields */
-                g_array_append_val(cc, ce->next);
+            next &= NEXT_ID;
+            if (cstamp[next] != lmm->stamp) {
+                cstamp[next] = lmm->stamp;
+                prepare(lmm, next); /* moves only that list and cpos fields */
+                g_array_append_val(cc, next);
             }
         }
         cfill_t *cf = &lmm->cfill[cid];
@@ -679,8 +728,13 @@ collect(weft_lmm_t *lmm, guint seed)
         cf->nfree = c->n_live;
         cf->heap_pos = -1;
         cf->dirty = FALSE;
+        cf->usage_done = 0;
         if (cf->nfree > 0) {
-            cf->wsum = cf->wsum_ref = w;
+            if (!c->wsum0_valid) {
+                c->wsum0 = wsum_all(lmm, c);
+                c->wsum0_valid = TRUE;
+            }
+            cf->wsum = cf->wsum_ref = c->wsum0;
             heap_push(lmm, cid, cf->remaining / cf->wsum);
         }
     }
@@ -791,7 +845,8 @@ fill(weft_lmm_t *lmm, guint nv)
         hent_t top = HEAP(lmm)[0];
         heap_remove(lmm, top.id);
         level = MAX(level, top.key);
-        const cnst_t *c = &lmm->cnsts[top.id];
+        cnst_t *c = &lmm->cnsts[top.id];
+        double usage = 0;
         for (guint j = 0; j < c->len; j++) {
             guint vid = c->elems[j].var;
             if (j + PREFETCH_FIELDS < c->len) {
@@ -815,12 +870,20 @@ fill(weft_lmm_t *lmm, guint nv)
                 /* MIN: w (b / w) may round above b; a bounded variable never exceeds b. */
                 freeze(lmm, vid, MIN(lmm->weight[vid] * level, lmm->bound[vid]));
             }
+            /* Step 6 while the list is at hand: every rate on it is final now. */
+            usage += c->elems[j].coef * lmm->rate[vid];
         }
+        c->usage = usage;
+        lmm->cfill[top.id].usage_done = lmm->fill_id;
         rekey(lmm, level);
     }
 
     for (guint i = 0; i < cc->len; i++) {
-        cnst_t *c = &lmm->cnsts[g_array_index(cc, guint, i)];
+        guint cid = g_array_index(cc, guint, i);
+        if (lmm->cfill[cid].usage_done == lmm->fill_id) {
+            continue;
+        }
+        cnst_t *c = &lmm->cnsts[cid];
         double usage = 0;
         for (guint j = 0; j < c->len; j++) {
             const celem_t *ce = &c->elems[j];
@@ -840,8 +903,7 @@ fill(weft_lmm_t *lmm, guint nv)
 static void
 solve_from(weft_lmm_t *lmm, guint cid)
 {
-    cnst_t *c = &lmm->cnsts[cid];
-    if (!c->alive || c->stamp == lmm->stamp) {
+    if (!lmm->cnsts[cid].alive || lmm->cstamp[cid] == lmm->stamp) {
         return;
     }
     if (++lmm->fill_id == 0) {
