@@ -1,3 +1,1032 @@
 /* SPDX-License-Identifier: MIT */
-/* placeholder: to be implemented */
+/*
+ * NCCL's tuning model restated: the latency and bandwidth tables of NCCL
+ * 2.20.3 (src/graph/tuning.cc, commit b6475625), the inputs its topology search
+ * would find on weft's clusters, the choice of algorithm, protocol and channels
+ * per call (src/enqueue.cc), and the costs the executor charges for the choice.
+ * No NCCL code is copied; the numbers are restated with their source.
+ */
 #include "coll/tuning.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- NCCL's constants ----------------------------------------------------------------
+ * Every table below is NCCL 2.20.3, src/graph/tuning.cc unless said otherwise. Rows are
+ * NCCL's algorithm order (tree, ring, CollNet direct, CollNet chain, NVLS, NVLS tree),
+ * columns NCCL's protocol order (LL, LL128, Simple); weft's protocol enum puts AUTO first,
+ * so proto_index() maps it. Latencies are in us, bandwidths in GB/s (1e9 bytes/s).
+ */
+
+/* NCCL's protocol index of a resolved weft protocol. */
+static int
+proto_index(weft_coll_proto_t p)
+{
+    return (int)p - 1;
+}
+
+/* baseLat[algo][proto] (tuning.cc "baseLat"): launch and synchronisation per call. */
+static const double base_lat[WEFT_NCCL_N_ALGOS][3] = {
+    {6.8, 14.0, 0.0}, /* tree */
+    {6.6, 14.0, 8.4}, /* ring */
+    {0.0, 0.0, 0.0},  /* CollNet direct */
+    {0.0, 0.0, 0.0},  /* CollNet chain */
+    {0.0, 0.0, 0.0},  /* NVLS */
+    {0.0, 0.0, 0.0},  /* NVLS tree */
+};
+
+enum { HW_NVLINK, HW_PCI, HW_NET };
+
+/* hwLat[link type][algo][proto] (tuning.cc "hwLat"): per-hop latency, the wire included. */
+static const double hw_lat[3][WEFT_NCCL_N_ALGOS][3] = {
+    /* NVLink */
+    {{0.6, 1.25, 28.0},
+     {0.6, 1.9, 3.4},
+     {0.0, 0.0, 3.7},
+     {0.0, 0.0, 2.8},
+     {0.0, 0.0, 23.0},
+     {0.0, 0.0, 23.0}},
+    /* PCI */
+    {{1.0, 1.9, 28.0},
+     {1.0, 2.5, 5.7},
+     {0.0, 0.0, 3.7},
+     {0.0, 0.0, 2.8},
+     {0.0, 0.0, 0.0},
+     {0.0, 0.0, 0.0}},
+    /* network */
+    {{5.0, 8.5, 28.0},
+     {2.7, 4.0, 14.0},
+     {0.0, 0.0, 31.0},
+     {0.0, 0.0, 30.0},
+     {0.0, 0.0, 18.0},
+     {0.0, 0.0, 14.0}},
+};
+
+/* GPU generation index of the per-channel tables: Volta, Ampere, Hopper (tuning.cc
+ * VOLTA/AMPERE/HOPPER_COMPCAP_IDX; Blackwell uses Hopper's row in 2.20). */
+static int
+cc_index(guint arch)
+{
+    return arch >= 90 ? 2 : arch >= 80 ? 1 : 0;
+}
+
+/* llMaxBws[index1][nodes index]: LL's cap in GB/s; index1 is the GPU generation on one
+ * node, the CPU vendor (Intel 0, AMD 1) across nodes. */
+static const double ll_max_bws[3][3] = {
+    {39.0, 39.0, 20.4},
+    {87.7, 22.5, 19.0},
+    {87.7, 22.5, 19.0},
+};
+/* perChMaxRingLL128Bws, perChMaxTreeLL128Bws, perChMaxTreeBws [generation][nodes index]. */
+static const double per_ch_max_ring_ll128[3][3] = {
+    {20.0, 20.0, 20.0},
+    {20.0, 20.0, 20.0},
+    {36.7, 36.7, 36.7},
+};
+static const double per_ch_max_tree_ll128[3][3] = {
+    {20.0, 20.0, 20.0},
+    {20.0, 20.0, 20.0},
+    {36.7, 36.7, 29.0},
+};
+static const double per_ch_max_tree[3][3] = {
+    {26.5, 18.5, 10.0},
+    {24.0, 23.6, 17.8},
+    {38.7, 41.4, 36.0},
+};
+
+/* treeCorrectionFactor[proto][log2(nBytes / 64)] for sizes 64 B to 256 MiB. */
+static const double tree_correction[3][23] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7,  .7,  .7,  .6, .5,
+     .4,  .4,  .5,  .6,  .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7,  .6, .6,
+     .6,  .6,  .6,  .6,  .8,  .9, .9, .9, .9, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9},
+};
+
+/* Network post overhead in us per CPU vendor (tuning.cc getNetOverhead(): Intel 1, AMD 2,
+ * others 1), tripled for Simple. */
+static double
+net_overhead_us(weft_coll_cpu_t cpu)
+{
+    return cpu == WEFT_COLL_CPU_AMD ? 2.0 : 1.0;
+}
+
+/* Speed arrays of the topology search, GB/s per channel (NCCL 2.20.3 src/graph/search.cc
+ * speedArrayIntra/Inter and sm90SpeedArrayIntra/Inter). */
+static const double speed_intra[] = {40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0,
+                                     9.0,  7.0,  6.0,  5.0,  4.0,  3.0};
+static const double speed_inter[] = {48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0,
+                                     7.0,  6.0,  5.0,  4.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+static const double sm90_speed_intra[] = {60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 6.0, 3.0};
+static const double sm90_speed_inter[] = {48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
+                                          15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+
+/* NVLink bandwidth per link as NCCL counts it (NCCL 2.20.3 src/graph/topo.h SM70_NVLINK_BW,
+ * SM80_NVLINK_BW, SM90_NVLINK_BW, SM100_NVLINK_BW), GB/s. */
+static double
+nvlink_per_link_GBps(guint arch)
+{
+    return arch >= 100 ? 40.1 : arch >= 90 ? 20.6 : 20.0;
+}
+
+/* Search limits: MAXCHANNELS = 32 (src/include/device.h); ring and tree graphs search at
+ * most MAXCHANNELS/2 (src/init.cc); NCCL_NVLS_NCHANNELS defaults to 16 (src/transport/nvls.cc). */
+#define MAXCHANNELS 32
+#define SEARCH_MAX_CHANNELS (MAXCHANNELS / 2)
+#define NVLS_NCHANNELS 16
+
+/* Threads per block and per-thread work thresholds that decide channel counts (NCCL 2.20.3
+ * src/include/device.h NCCL_LL_MAX_NTHREADS 512, NCCL_LL128_MAX_NTHREADS 640,
+ * NCCL_SIMPLE_MAX_NTHREADS 512; src/include/comm.h NCCL_LL_THREAD_THRESHOLD 8,
+ * NCCL_LL128_THREAD_THRESHOLD 8, NCCL_SIMPLE_THREAD_THRESHOLD 64; ring LL's threshold is
+ * multiplied by the rank count in tuning.cc). */
+static const guint max_threads[3] = {512, 640, 512};
+static const guint64 thread_threshold[3] = {8, 8, 64};
+
+/* NCCL's five tuned functions (ncclFunc*): broadcast, reduce, all-gather,
+ * reduce-scatter, all-reduce. */
+enum { F_BROADCAST, F_REDUCE, F_ALL_GATHER, F_REDUCE_SCATTER, F_ALL_REDUCE, N_FUNCS };
+
+/* NCCL's function for a weft operation, or -1 when NCCL does not tune it. */
+static int
+nccl_func(weft_coll_op_t op)
+{
+    switch (op) {
+    case WEFT_COLL_ALL_REDUCE:
+    case WEFT_COLL_BARRIER:
+        return F_ALL_REDUCE;
+    case WEFT_COLL_REDUCE:
+        return F_REDUCE;
+    case WEFT_COLL_ALL_GATHER:
+        return F_ALL_GATHER;
+    case WEFT_COLL_REDUCE_SCATTER:
+    case WEFT_COLL_REDUCE_SCATTER_BLOCK:
+        return F_REDUCE_SCATTER;
+    case WEFT_COLL_BROADCAST:
+        return F_BROADCAST;
+    default:
+        return -1;
+    }
+}
+
+static int
+log2i(guint64 n)
+{
+    int l = 0;
+    while (n >>= 1) {
+        l++;
+    }
+    return l;
+}
+
+/* ---- the topology search, restated -------------------------------------------------- */
+
+/*
+ * Channels a ring or tree graph gets at per-channel speed @s: every channel passes
+ * through each GPU of a node once, so a GPU's NVLink carries @s per channel (all but one
+ * GPU per channel on several nodes, whose outgoing hop is its NIC); across nodes each
+ * channel enters and leaves through a NIC, one per GPU, each carrying floor(net / s).
+ */
+static guint
+ring_channels(const weft_coll_system_t *sys, double s)
+{
+    double per_gpu = sys->intra_GBps;
+    guint ch;
+    if (sys->n_nodes <= 1) {
+        ch = (guint)floor(per_gpu / s + 1e-9);
+    } else {
+        guint by_nic = sys->ppn * (guint)floor(sys->net_GBps / s + 1e-9);
+        double frac = sys->ppn > 1 ? (double)(sys->ppn - 1) / sys->ppn : 1.0;
+        guint by_nvl = (guint)floor(per_gpu / (s * frac) + 1e-9);
+        ch = MIN(by_nic, by_nvl);
+    }
+    return MIN(ch, SEARCH_MAX_CHANNELS);
+}
+
+/* ncclTopoCompute() for the ring and tree patterns: speeds from the largest at most the
+ * path bandwidth down, best channels x speed, stop below 0.49 x the best speed; then
+ * ncclTopoDupChannels(). */
+static weft_coll_graph_t
+search_ring(const weft_coll_system_t *sys)
+{
+    gboolean multi = sys->n_nodes > 1;
+    const double *sp;
+    guint nsp;
+    if (sys->arch >= 90) {
+        sp = multi ? sm90_speed_inter : sm90_speed_intra;
+        nsp = multi ? G_N_ELEMENTS(sm90_speed_inter) : G_N_ELEMENTS(sm90_speed_intra);
+    } else {
+        sp = multi ? speed_inter : speed_intra;
+        nsp = multi ? G_N_ELEMENTS(speed_inter) : G_N_ELEMENTS(speed_intra);
+    }
+    double max_bw = multi ? MIN(sys->net_GBps, sys->intra_GBps) : sys->intra_GBps;
+    guint i = 0;
+    while (i < nsp - 1 && sp[i] > max_bw) {
+        i++;
+    }
+    weft_coll_graph_t best = {0, 0.0, 0.0};
+    for (; i < nsp; i++) {
+        if (best.channels > 0 && sp[i] / best.bw_inter <= 0.49) {
+            break;
+        }
+        guint ch = ring_channels(sys, sp[i]);
+        if (ch > 0 && ch * sp[i] > best.channels * best.bw_intra + 1e-9) {
+            best.channels = ch;
+            best.bw_intra = best.bw_inter = sp[i];
+        }
+    }
+    if (best.channels == 0) {
+        /* NCCL falls back to one channel at 0.1 GB/s ("Could not find a path"). */
+        best.channels = 1;
+        best.bw_intra = best.bw_inter = 0.1;
+        return best;
+    }
+    /* ncclTopoDupChannels(): not below 25 GB/s, nor on sm90+ below 50 GB/s with > 4 channels. */
+    if (best.bw_intra >= 25.0 && !(sys->arch > 80 && best.bw_intra < 50.0 && best.channels > 4)) {
+        guint dup = MIN(best.channels * 2, SEARCH_MAX_CHANNELS);
+        guint div = (dup + best.channels - 1) / best.channels;
+        best.bw_intra /= div;
+        best.bw_inter /= div;
+        best.channels = dup;
+    }
+    return best;
+}
+
+/* The NVLS pattern: one channel per GPU of the node (each GPU a head); the NVSwitch link of
+ * a GPU carries the speed once per channel and twice for its own head, so (ppn + 1) x s <=
+ * NVLink; across nodes the inter speed is raised while below twice the intra speed and
+ * within the NIC (pass 2 of ncclTopoCompute()). */
+static weft_coll_graph_t
+search_nvls(const weft_coll_system_t *sys)
+{
+    weft_coll_graph_t g = {0, 0.0, 0.0};
+    if (!sys->nvls || sys->arch < 90 || sys->ppn < 2) {
+        return g;
+    }
+    double budget = sys->intra_GBps / (sys->ppn + 1);
+    gboolean multi = sys->n_nodes > 1;
+    const double *sp = multi ? sm90_speed_inter : sm90_speed_intra;
+    guint nsp = multi ? G_N_ELEMENTS(sm90_speed_inter) : G_N_ELEMENTS(sm90_speed_intra);
+    for (guint i = 0; i < nsp; i++) {
+        if (sp[i] <= budget + 1e-9 && (!multi || sp[i] <= sys->net_GBps + 1e-9)) {
+            g.channels = sys->ppn;
+            g.bw_intra = g.bw_inter = sp[i];
+            break;
+        }
+    }
+    if (g.channels > 0 && multi) {
+        for (guint i = 0; i < nsp; i++) {
+            if (sp[i] <= sys->net_GBps + 1e-9 && sp[i] <= 2.0 * g.bw_intra + 1e-9) {
+                g.bw_inter = MAX(g.bw_inter, sp[i]);
+                break;
+            }
+        }
+    }
+    return g;
+}
+
+/* ---- the tables (ncclTopoTuneModel) ---------------------------------------------------- */
+
+void
+weft_coll_system_fill_tables(weft_coll_system_t *sys)
+{
+    memset(sys->lat_us, 0, sizeof sys->lat_us);
+    memset(sys->bw_GBps, 0, sizeof sys->bw_GBps);
+    const weft_coll_graph_t *ring = &sys->graph[WEFT_NCCL_RING];
+    const weft_coll_graph_t *tree = &sys->graph[WEFT_NCCL_TREE];
+    /* comm->nChannels: min of the ring and tree graphs, doubled by ncclTopoPostset()
+     * (src/graph/connect.cc), at most MAXCHANNELS. */
+    guint base_ch = MIN(ring->channels, tree->channels);
+    sys->coll_channels = MAX(1u, MIN(2 * base_ch, MAXCHANNELS));
+    sys->nvls_channels = NVLS_NCHANNELS;
+    guint n = sys->n_ranks, nodes = MAX(sys->n_nodes, 1u);
+    if (n <= 1) {
+        return;
+    }
+    int cci = cc_index(sys->arch);
+    int index2 = nodes <= 2 ? (int)nodes - 1 : 2;
+    int index1 = nodes == 1 ? cci : sys->cpu == WEFT_COLL_CPU_AMD ? 1 : 0;
+    double ll_max = ll_max_bws[index1][index2];
+    double tree_max = per_ch_max_tree[cci][index2];
+    double ring_ll128_max = per_ch_max_ring_ll128[cci][index2];
+    double tree_ll128_max = per_ch_max_tree_ll128[cci][index2];
+    double ppn = (double)n / nodes;
+    int intra_hw = sys->nvlink ? HW_NVLINK : HW_PCI;
+    int hw = nodes == 1 ? intra_hw : HW_NET;
+
+    for (int f = 0; f < N_FUNCS; f++) {
+        guint nsteps = f == F_ALL_REDUCE                            ? 2 * (n - 1)
+                       : f == F_REDUCE_SCATTER || f == F_ALL_GATHER ? n - 1
+                                                                    : n;
+        guint inter_steps = f == F_ALL_REDUCE ? (nodes > 1 ? 2 * nodes : 0)
+                            : f == F_REDUCE_SCATTER || f == F_ALL_GATHER ? nodes - 1
+                                                                         : nodes;
+        for (int a = 0; a < WEFT_NCCL_N_ALGOS; a++) {
+            if ((f == F_BROADCAST || f == F_REDUCE) && a != WEFT_NCCL_RING) {
+                continue;
+            }
+            if ((f == F_REDUCE_SCATTER || f == F_ALL_GATHER) && a != WEFT_NCCL_RING &&
+                a != WEFT_NCCL_NVLS && a != WEFT_NCCL_COLLNET_DIRECT) {
+                continue;
+            }
+            const weft_coll_graph_t *g = &sys->graph[a];
+            for (int p = 0; p < 3; p++) {
+                gboolean nvls_like = a == WEFT_NCCL_NVLS || a == WEFT_NCCL_NVLS_TREE;
+                if (nvls_like && p != 2) {
+                    continue;
+                }
+                gboolean collnet = a == WEFT_NCCL_COLLNET_DIRECT || a == WEFT_NCCL_COLLNET_CHAIN;
+                double bw = nodes <= 2 || collnet ? g->bw_intra : g->bw_inter;
+                if (a == WEFT_NCCL_NVLS) {
+                    bw = MIN(g->bw_intra, g->bw_inter);
+                }
+                if (a == WEFT_NCCL_NVLS_TREE) {
+                    bw = MIN(g->bw_intra, nodes <= 2 ? g->bw_inter : g->bw_inter / 2);
+                }
+                double bus = g->channels * bw;
+                /* The model refinements of tuning.cc, in its order. */
+                if (a == WEFT_NCCL_RING && p == 0) {
+                    double div = (nodes > 1 || f == F_ALL_REDUCE || f == F_REDUCE) ? 4.0 : 3.0;
+                    bus = MIN(ll_max, bus / div);
+                }
+                if (a == WEFT_NCCL_RING && p == 1) {
+                    bus = MIN(bus * (ppn < 2 ? 0.7 : 0.92), g->channels * ring_ll128_max);
+                }
+                if (a == WEFT_NCCL_TREE) {
+                    bus = MIN(bus * 0.92, g->channels * tree_max);
+                }
+                if (a == WEFT_NCCL_TREE && p == 0) {
+                    bus = MIN(bus / 3.8, ll_max);
+                }
+                if (a == WEFT_NCCL_TREE && p == 1) {
+                    bus = MIN(bus * (nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0),
+                              g->channels * tree_ll128_max);
+                }
+                if (collnet && p != 2) {
+                    bus = 0.0;
+                }
+                gboolean collnet_ag_rs =
+                    a == WEFT_NCCL_COLLNET_DIRECT && (f == F_ALL_GATHER || f == F_REDUCE_SCATTER);
+                if (collnet_ag_rs) {
+                    /* Needs a CollNet plugin with all-gather/reduce-scatter and one NIC per
+                     * GPU; weft models neither: unavailable. */
+                    bus = 0.0;
+                } else if (a == WEFT_NCCL_COLLNET_DIRECT && p == 2 && g->channels > 0) {
+                    double factor = ppn / g->channels;
+                    factor -= (factor - 1.0) / 2.0;
+                    bus /= factor;
+                    if (sys->arch >= 90) {
+                        bus *= 0.85;
+                    }
+                }
+                if (!collnet_ag_rs) {
+                    double ratio = a == WEFT_NCCL_RING ? (double)n / nsteps
+                                   : nvls_like         ? 5.0 / 6.0
+                                                       : 0.5;
+                    bus *= ratio;
+                }
+                sys->bw_GBps[f][a][p] = bus;
+
+                double lat = base_lat[a][p];
+                double intra_lat = hw_lat[intra_hw][a][p];
+                double inter_lat = hw_lat[HW_NET][a][p]; /* + graph latencyInter: 0 */
+                if (a == WEFT_NCCL_RING) {
+                    if (f == F_REDUCE || f == F_BROADCAST) {
+                        /* weft's searches always find same-channel graphs. */
+                        lat += hw_lat[hw][a][p];
+                    } else {
+                        double over = 0.0;
+                        if (nodes > 1) {
+                            over = net_overhead_us(sys->cpu) * (p == 2 ? 3.0 : 1.0);
+                        }
+                        intra_lat = MAX(intra_lat, over);
+                        lat += (nsteps - inter_steps) * intra_lat + inter_steps * inter_lat;
+                    }
+                } else if (a == WEFT_NCCL_TREE) {
+                    lat += 2.0 * ((n / nodes - 1) * intra_lat + log2i(nodes) * inter_lat);
+                } else if (a == WEFT_NCCL_COLLNET_DIRECT) {
+                    lat += 2.0 * (MIN(1.0, ppn - 1) * intra_lat + (ppn - 1) * 0.4) + inter_lat;
+                } else if (a == WEFT_NCCL_COLLNET_CHAIN) {
+                    lat += 2.0 * (ppn - 1) * intra_lat + inter_lat;
+                } else if (a == WEFT_NCCL_NVLS) {
+                    lat = intra_lat + (nodes > 1 ? inter_lat : 0.0);
+                } else {
+                    lat += intra_lat + 2.0 * log2i(nodes) * inter_lat;
+                }
+                sys->lat_us[f][a][p] = lat;
+            }
+        }
+    }
+
+    /* Enabling (tuning.cc): LL128 by default only on NVLink systems of one generation among
+     * Volta, Ampere and Hopper; NVLS tree needs several nodes; CollNet needs in-network
+     * reduction (CollNet direct also NVSwitches); NVLS across nodes needs CollNet. */
+    gboolean ll128 = sys->nvlink && (sys->arch == 70 || sys->arch == 80 || sys->arch == 90);
+    for (int f = 0; f < N_FUNCS; f++) {
+        for (int a = 0; a < WEFT_NCCL_N_ALGOS; a++) {
+            gboolean on = TRUE;
+            if (a == WEFT_NCCL_NVLS_TREE && nodes == 1) {
+                on = FALSE;
+            }
+            if ((a == WEFT_NCCL_NVLS || a == WEFT_NCCL_NVLS_TREE) && !sys->nvls) {
+                on = FALSE;
+            }
+            if (!sys->collnet) {
+                if (a == WEFT_NCCL_COLLNET_DIRECT || a == WEFT_NCCL_COLLNET_CHAIN) {
+                    on = FALSE;
+                }
+                if (a == WEFT_NCCL_NVLS && nodes > 1) {
+                    on = FALSE;
+                }
+            } else if (a == WEFT_NCCL_COLLNET_DIRECT && !sys->nvlink) {
+                on = FALSE;
+            }
+            for (int p = 0; p < 3; p++) {
+                if (!on || (p == 1 && !ll128)) {
+                    sys->bw_GBps[f][a][p] = 0.0;
+                }
+            }
+        }
+    }
+}
+
+/* ---- deriving the system from the cluster ----------------------------------------------- */
+
+gboolean
+weft_coll_system_init(weft_coll_system_t *sys, weft_topo_t *topo, const weft_coll_layout_t *layout,
+                      const weft_coll_tuning_t *tuning, GError **error)
+{
+    g_return_val_if_fail(sys != NULL && topo != NULL && layout != NULL, FALSE);
+    memset(sys, 0, sizeof *sys);
+    if (layout->n_members == 0) {
+        g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_VALUE,
+                    "a communicator of 0 members has nothing to tune");
+        return FALSE;
+    }
+    sys->n_ranks = layout->n_members;
+    sys->n_nodes = MAX(layout->n_domains, 1u);
+    sys->ppn = MAX(layout->max_per_domain, 1u);
+    sys->cpu = tuning != NULL ? tuning->cpu : WEFT_COLL_CPU_INTEL;
+    sys->collnet = layout->collnet && sys->n_nodes > 1;
+
+    /* NVLink lanes and rate of member 0; else its fastest link (a PCI-like system). */
+    gint v0 = layout->vertex[0];
+    guint lanes = 0;
+    double nvl_Bps = 0.0, best_Bps = 0.0;
+    gboolean nvswitch = FALSE;
+    guint ne = weft_topo_n_edges(topo);
+    for (guint e = 0; e < ne; e++) {
+        if (weft_topo_edge_from(topo, (gint)e) != v0) {
+            continue;
+        }
+        double bw = weft_topo_edge_bw(topo, (gint)e);
+        best_Bps = MAX(best_Bps, bw);
+        if (weft_topo_edge_kind(topo, (gint)e) == WEFT_LINK_NVLINK) {
+            lanes += weft_topo_edge_lanes(topo, (gint)e);
+            nvl_Bps += bw;
+            if (weft_topo_vertex_kind(topo, weft_topo_edge_to(topo, (gint)e)) ==
+                WEFT_VERTEX_NVSWITCH) {
+                nvswitch = TRUE;
+            }
+        }
+    }
+    sys->intra_phys_GBps = (lanes > 0 ? nvl_Bps : best_Bps) / 1e9;
+    if (lanes > 0) {
+        double per_lane_GBps = nvl_Bps / lanes / 1e9;
+        sys->arch = per_lane_GBps >= 49.0 ? 100 : lanes >= 18 ? 90 : lanes >= 12 ? 80 : 70;
+        sys->nvlink = TRUE;
+        sys->intra_GBps = lanes * nvlink_per_link_GBps(sys->arch);
+    } else {
+        sys->arch = 90;
+        sys->nvlink = FALSE;
+        sys->intra_GBps = best_Bps / 1e9;
+    }
+    sys->nvls = (layout->nvls || nvswitch) && sys->arch >= 90 && sys->nvlink;
+
+    gboolean have_intra = FALSE, have_inter = FALSE;
+    for (guint i = 1; i < layout->n_members && !(have_intra && have_inter); i++) {
+        gboolean same = layout->domain[i] == layout->domain[0];
+        if ((same && have_intra) || (!same && have_inter)) {
+            continue;
+        }
+        const weft_route_t *r = weft_topo_route(topo, v0, layout->vertex[i], error);
+        if (r == NULL) {
+            return FALSE;
+        }
+        if (same) {
+            sys->intra_route_ps = r->latency_ps;
+            have_intra = TRUE;
+        } else {
+            sys->inter_route_ps = r->latency_ps;
+            sys->net_phys_GBps = r->rate_Bps / 1e9;
+            /* NCCL sees the NIC's rate (ncclNetProperties speed) as the path bandwidth. */
+            sys->net_GBps = sys->net_phys_GBps;
+            have_inter = TRUE;
+        }
+    }
+    sys->graph[WEFT_NCCL_RING] = search_ring(sys);
+    sys->graph[WEFT_NCCL_TREE] = sys->graph[WEFT_NCCL_RING];
+    sys->graph[WEFT_NCCL_NVLS] = search_nvls(sys);
+    sys->graph[WEFT_NCCL_NVLS_TREE] = sys->graph[WEFT_NCCL_NVLS];
+    if (sys->collnet) {
+        /* CollNet graphs: one channel per GPU head at the NIC's speed (NCCL searches them
+         * with the tree pattern and collNet set). */
+        weft_coll_graph_t c = {sys->ppn, sys->graph[WEFT_NCCL_RING].bw_intra,
+                               sys->graph[WEFT_NCCL_RING].bw_inter};
+        sys->graph[WEFT_NCCL_COLLNET_DIRECT] = c;
+        sys->graph[WEFT_NCCL_COLLNET_CHAIN] = sys->graph[WEFT_NCCL_RING];
+    }
+    weft_coll_system_fill_tables(sys);
+    return TRUE;
+}
+
+/* ---- choosing ------------------------------------------------------------------------ */
+
+/* nBytes as NCCL counts it: all-gather's is the output (n x S), the rest S. */
+static guint64
+nccl_bytes(const weft_coll_system_t *sys, weft_coll_op_t op, guint64 size_bytes)
+{
+    if (op == WEFT_COLL_BARRIER) {
+        return 0;
+    }
+    if (op == WEFT_COLL_ALL_GATHER) {
+        return size_bytes * sys->n_ranks;
+    }
+    return size_bytes;
+}
+
+/* ncclTopoGetAlgoTime(): -1 when unavailable. */
+static double
+algo_time_us(const weft_coll_system_t *sys, int f, int a, int p, guint64 nbytes, guint channels)
+{
+    double bw = sys->bw_GBps[f][a][p];
+    double lat = sys->lat_us[f][a][p];
+    if (bw <= 0.0) {
+        return -1.0;
+    }
+    int log_size = log2i(nbytes >> 6);
+    if (a == WEFT_NCCL_TREE && log_size < 23) {
+        bw *= tree_correction[p][log_size];
+    }
+    if (channels != 0 && sys->coll_channels > 0) {
+        bw = bw / sys->coll_channels * channels;
+    }
+    if (a == WEFT_NCCL_RING && p == 2 && sys->n_nodes > 1 && f == F_ALL_REDUCE &&
+        nbytes / ((guint64)sys->coll_channels * sys->n_ranks) >= 64) {
+        lat *= sys->arch < 80 ? 1.9 : 1.4; /* "plateau effect of ring" */
+    }
+    return lat + (double)nbytes / (1000.0 * bw);
+}
+
+static weft_coll_algo_t
+weft_algo(int a)
+{
+    switch (a) {
+    case WEFT_NCCL_TREE:
+        return WEFT_COLL_ALGO_TREE;
+    case WEFT_NCCL_RING:
+        return WEFT_COLL_ALGO_RING;
+    case WEFT_NCCL_COLLNET_DIRECT:
+    case WEFT_NCCL_COLLNET_CHAIN:
+        return WEFT_COLL_ALGO_COLLNET;
+    case WEFT_NCCL_NVLS:
+        return WEFT_COLL_ALGO_NVLS;
+    default:
+        return WEFT_COLL_ALGO_NVLS_TREE;
+    }
+}
+
+/* The NCCL algorithm whose costs a weft algorithm takes (-1: none): halving-doubling,
+ * hierarchical and direct use the ring's. */
+static gboolean
+nccl_algo_matches(weft_coll_algo_t algo, int a)
+{
+    switch (algo) {
+    case WEFT_COLL_ALGO_AUTO:
+        return TRUE;
+    case WEFT_COLL_ALGO_COLLNET:
+        return a == WEFT_NCCL_COLLNET_DIRECT || a == WEFT_NCCL_COLLNET_CHAIN;
+    case WEFT_COLL_ALGO_HALVING_DOUBLING:
+    case WEFT_COLL_ALGO_HIERARCHICAL:
+    case WEFT_COLL_ALGO_DIRECT:
+        return a == WEFT_NCCL_RING;
+    default:
+        return weft_algo(a) == algo;
+    }
+}
+
+/* Channels NCCL runs (algo, proto) with for @nbytes (topoGetAlgoInfo()). */
+static guint
+nccl_channels(const weft_coll_system_t *sys, int a, int p, guint64 nbytes)
+{
+    if (a == WEFT_NCCL_NVLS || a == WEFT_NCCL_NVLS_TREE) {
+        return sys->nvls_channels;
+    }
+    guint nc = sys->coll_channels;
+    if (a == WEFT_NCCL_COLLNET_DIRECT || a == WEFT_NCCL_COLLNET_CHAIN) {
+        return nc;
+    }
+    guint64 nt = max_threads[p];
+    if (a == WEFT_NCCL_RING && p == 2) {
+        /* 256 threads when the ring's bandwidth is at most PCI_BW = 12 GB/s (topo.h). */
+        const weft_coll_graph_t *g = &sys->graph[WEFT_NCCL_RING];
+        nt = g->bw_intra * g->channels <= 12.0 ? 256 : 512;
+    }
+    guint64 thr = thread_threshold[p];
+    if (a == WEFT_NCCL_RING && p == 0) {
+        thr *= sys->n_ranks;
+    }
+    while (nbytes < nc * nt * thr) {
+        if (nc >= 2) {
+            nc--;
+        } else if (nt % 128 == 0) {
+            nt /= 2;
+        } else {
+            break;
+        }
+    }
+    return nc;
+}
+
+/*
+ * NCCL's chunk: the bytes of data one channel moves per pipeline step. Buffers of
+ * NCCL 2.20 (src/include/device.h, src/init.cc): LL's 8 lines of 16 bytes per thread x 512
+ * threads x NCCL_STEPS = 8 steps, half of each line data: 32 KiB per step; LL128's 120
+ * 8-byte words per thread x 640 threads per step, 120 of every 128 bytes data: 576,000 B;
+ * Simple's 4 MiB buffer over 8 steps, 512 KiB, times ALLREDUCE_CHUNKSTEPS = 4 for the
+ * ring (src/include/collectives.h): 2 MiB. NVLS (src/enqueue.cc): NCCL_NVLS_CHUNKSIZE =
+ * 128 KiB, halved to 64 KiB below 64 x, 32 KiB below 8 x and 16 KiB below 2 x (channels x
+ * heads x chunk) bytes.
+ */
+static guint64
+nccl_chunk_bytes(const weft_coll_system_t *sys, int a, int p, guint64 nbytes, guint channels)
+{
+    if (p == 0) {
+        return 32768;
+    }
+    if (p == 1) {
+        return 576000;
+    }
+    if (a == WEFT_NCCL_NVLS || a == WEFT_NCCL_NVLS_TREE) {
+        guint64 ops = (guint64)channels * MAX(sys->ppn, 1u);
+        guint64 c = 128 << 10;
+        if (nbytes < 64 * ops * c) {
+            c = 64 << 10;
+        }
+        if (nbytes < 8 * ops * c) {
+            c = 32 << 10;
+        }
+        if (nbytes < 2 * ops * c) {
+            c = 16 << 10;
+        }
+        return c;
+    }
+    return a == WEFT_NCCL_RING ? 2u << 20 : 512u << 10;
+}
+
+/*
+ * A plan may hold at most this many transfers when weft chooses the chunk count itself: a
+ * ring plan has about 2 n^2 transfers per channel and chunk, so NCCL's chunk count is cut
+ * (never below 1) to keep plans of large communicators tractable; the pipeline then runs
+ * in fewer, larger chunks (the analytical time of an uncongested ring changes by less than
+ * one chunk's time).
+ */
+#define PLAN_XFER_BUDGET (1u << 19)
+
+/* The chunk count of the plan: the channel's data over NCCL's chunk (ring: per piece). */
+static guint
+nccl_chunks(const weft_coll_system_t *sys, int f, int a, int p, guint64 nbytes, guint channels)
+{
+    guint n = MAX(sys->n_ranks, 1u);
+    guint64 chunk = nccl_chunk_bytes(sys, a, p, nbytes, channels);
+    guint64 unit = (guint64)MAX(channels, 1u) * chunk;
+    double per; /* transfers per channel and chunk, roughly */
+    if (a == WEFT_NCCL_RING) {
+        unit *= (f == F_BROADCAST || f == F_REDUCE) ? 1 : n;
+        per = (f == F_BROADCAST || f == F_REDUCE) ? n : 2.0 * n * n;
+    } else if (a == WEFT_NCCL_NVLS || a == WEFT_NCCL_NVLS_TREE) {
+        unit *= MAX(sys->ppn, 1u);
+        per = 8.0 * n * MAX(sys->ppn, 1u); /* up to 4 NVSwitch chips, up and down */
+    } else {
+        per = 4.0 * n;
+    }
+    guint64 c = unit > 0 ? (nbytes + unit - 1) / unit : 1;
+    double cap = PLAN_XFER_BUDGET / (per * MAX(channels, 1u));
+    if ((double)c > cap) {
+        c = (guint64)cap;
+    }
+    return (guint)CLAMP(c, 1, G_MAXUINT32);
+}
+
+static gboolean
+op_valid(weft_coll_op_t op)
+{
+    return (guint)op < WEFT_COLL_N_OPS;
+}
+
+gboolean
+weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system_t *sys, weft_coll_op_t op,
+               guint64 size_bytes, weft_coll_config_t *config, weft_coll_costs_t *costs,
+               GError **error)
+{
+    g_return_val_if_fail(sys != NULL && config != NULL, FALSE);
+    if (!op_valid(op)) {
+        g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_VALUE, "operation %d is not one of %d",
+                    (int)op, WEFT_COLL_N_OPS);
+        return FALSE;
+    }
+    weft_coll_algo_t want_a = tuning != NULL ? tuning->algo[op] : WEFT_COLL_ALGO_AUTO;
+    weft_coll_proto_t want_p = tuning != NULL ? tuning->proto[op] : WEFT_COLL_PROTO_AUTO;
+    guint forced_ch = tuning != NULL ? tuning->channels : 0;
+    guint64 nbytes = nccl_bytes(sys, op, size_bytes);
+    int f = nccl_func(op);
+    weft_coll_costs_t c = {0};
+    c.nccl_bytes = nbytes;
+
+    if (f < 0) {
+        /* Point-to-point based: direct, Simple. */
+        if (want_a != WEFT_COLL_ALGO_AUTO && want_a != WEFT_COLL_ALGO_DIRECT) {
+            g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED,
+                        "%s runs as point-to-point sends (algorithm direct), not %s",
+                        weft_coll_op_name(op), weft_coll_algo_name(want_a));
+            return FALSE;
+        }
+        if (want_p != WEFT_COLL_PROTO_AUTO && want_p != WEFT_COLL_PROTO_SIMPLE) {
+            g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED,
+                        "%s runs with the simple protocol, not %s", weft_coll_op_name(op),
+                        weft_coll_tuning_proto_name(want_p));
+            return FALSE;
+        }
+        config->algo = WEFT_COLL_ALGO_DIRECT;
+        config->proto = WEFT_COLL_PROTO_SIMPLE;
+        config->channels = forced_ch != 0 ? forced_ch : 1;
+        config->chunks = tuning != NULL && tuning->chunks != 0 ? tuning->chunks : 1;
+        /* The ring's Simple step costs stand for one send/recv step. */
+        int intra_hw = sys->nvlink ? HW_NVLINK : HW_PCI;
+        c.base_ps = (weft_time_t)(base_lat[WEFT_NCCL_RING][2] * 1e6);
+        c.hop_intra_ps = (weft_time_t)(hw_lat[intra_hw][WEFT_NCCL_RING][2] * 1e6);
+        c.hop_inter_ps = (weft_time_t)(hw_lat[HW_NET][WEFT_NCCL_RING][2] * 1e6);
+        c.model_ps = -1;
+        c.efficiency = 1.0;
+        if (costs != NULL) {
+            *costs = c;
+        }
+        return TRUE;
+    }
+
+    /* Forced pairs NCCL could never run are refused before looking at the tables. */
+    gboolean proto_ok = want_p == WEFT_COLL_PROTO_AUTO || want_p == WEFT_COLL_PROTO_SIMPLE;
+    if ((want_a == WEFT_COLL_ALGO_NVLS || want_a == WEFT_COLL_ALGO_NVLS_TREE ||
+         want_a == WEFT_COLL_ALGO_COLLNET) &&
+        !proto_ok) {
+        g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED,
+                    "%s runs only with the simple protocol, not %s", weft_coll_algo_name(want_a),
+                    weft_coll_tuning_proto_name(want_p));
+        return FALSE;
+    }
+    if (want_a == WEFT_COLL_ALGO_DIRECT) {
+        g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED,
+                    "%s has no direct algorithm in NCCL (ring, tree, nvls, nvls_tree, collnet)",
+                    weft_coll_op_name(op));
+        return FALSE;
+    }
+    gboolean weft_only =
+        want_a == WEFT_COLL_ALGO_HALVING_DOUBLING || want_a == WEFT_COLL_ALGO_HIERARCHICAL;
+
+    double best = -1.0;
+    int ba = -1, bp = -1;
+    for (int a = 0; a < WEFT_NCCL_N_ALGOS; a++) {
+        if (!nccl_algo_matches(want_a, a)) {
+            continue;
+        }
+        for (int p = 0; p < 3; p++) {
+            if (want_p != WEFT_COLL_PROTO_AUTO && proto_index(want_p) != p) {
+                continue;
+            }
+            double t = algo_time_us(sys, f, a, p, nbytes, forced_ch);
+            if (t >= 0.0 && (best < 0.0 || t < best)) {
+                best = t;
+                ba = a;
+                bp = p;
+            }
+        }
+    }
+    if (ba < 0 && want_a == WEFT_COLL_ALGO_AUTO && sys->n_ranks > 1) {
+        /* NCCL's backup: the ring with whatever protocol has a bandwidth. */
+        for (int p = 0; p < 3 && ba < 0; p++) {
+            if (want_p == WEFT_COLL_PROTO_AUTO || proto_index(want_p) == p) {
+                best = algo_time_us(sys, f, WEFT_NCCL_RING, p, nbytes, forced_ch);
+                if (best >= 0.0) {
+                    ba = WEFT_NCCL_RING;
+                    bp = p;
+                }
+            }
+        }
+    }
+    if (ba < 0) {
+        if (sys->n_ranks <= 1) {
+            /* One rank: nothing moves; any choice is as good. */
+            config->algo = want_a != WEFT_COLL_ALGO_AUTO ? want_a : WEFT_COLL_ALGO_RING;
+            config->proto = want_p != WEFT_COLL_PROTO_AUTO ? want_p : WEFT_COLL_PROTO_SIMPLE;
+            config->channels = 1;
+            config->chunks = 1;
+            if (costs != NULL) {
+                *costs = c;
+            }
+            return TRUE;
+        }
+        g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED,
+                    "%s with algorithm %s and protocol %s cannot run on %u ranks over %u nodes%s",
+                    weft_coll_op_name(op), weft_coll_algo_name(want_a),
+                    weft_coll_tuning_proto_name(want_p), sys->n_ranks, sys->n_nodes,
+                    !sys->nvls          ? " (no NVLS-capable NVSwitch)"
+                    : sys->n_nodes == 1 ? " (one node)"
+                                        : "");
+        return FALSE;
+    }
+
+    config->algo = weft_only ? want_a : weft_algo(ba);
+    config->proto = (weft_coll_proto_t)(bp + 1);
+    config->channels = forced_ch != 0 ? forced_ch : nccl_channels(sys, ba, bp, nbytes);
+    if (tuning != NULL && tuning->chunks != 0) {
+        config->chunks = tuning->chunks;
+    } else {
+        config->chunks = nccl_chunks(sys, f, ba, bp, nbytes, config->channels);
+    }
+
+    int intra_hw = sys->nvlink ? HW_NVLINK : HW_PCI;
+    /* The ring's steps inside a node cost at least the CPU's network post overhead when the
+     * ring crosses nodes (tuning.cc); NCCL charges it to no other algorithm. */
+    double intra_us = hw_lat[intra_hw][ba][bp];
+    if (ba == WEFT_NCCL_RING && sys->n_nodes > 1 && f != F_BROADCAST && f != F_REDUCE) {
+        intra_us = MAX(intra_us, net_overhead_us(sys->cpu) * (bp == 2 ? 3.0 : 1.0));
+    }
+    /* NVLS's hwLat is the latency of the whole NVSwitch part (tuning.cc adds it once), which
+     * a plan crosses in 2 steps (up to the switch, down from it; NVLS tree: 4, for its
+     * reduce-scatter and all-gather): each step gets its share. */
+    if (ba == WEFT_NCCL_NVLS) {
+        intra_us /= 2.0;
+    } else if (ba == WEFT_NCCL_NVLS_TREE) {
+        intra_us /= 4.0;
+    }
+    c.base_ps = (weft_time_t)llround(base_lat[ba][bp] * 1e6);
+    c.hop_intra_ps = (weft_time_t)llround(intra_us * 1e6);
+    c.hop_inter_ps = (weft_time_t)llround(hw_lat[HW_NET][ba][bp] * 1e6);
+    c.model_ps = (weft_time_t)llround(best * 1e6);
+    double t_bw = best - sys->lat_us[f][ba][bp];
+    c.algbw_Bps = t_bw > 0.0 ? nbytes / (t_bw * 1e-6) : sys->bw_GBps[f][ba][bp] * 1e9;
+    c.busbw_Bps = c.algbw_Bps * weft_coll_tuning_busbw_factor(op, sys->n_ranks);
+    c.channel_Bps = c.busbw_Bps / MAX(config->channels, 1u);
+    /* What the links allow the algorithm, per GPU (see weft_coll_tuning_fill_exec()). */
+    double phys = sys->n_nodes <= 1 ? sys->intra_phys_GBps
+                                    : MIN(sys->intra_phys_GBps, sys->ppn * sys->net_phys_GBps);
+    if (ba == WEFT_NCCL_RING) {
+        guint nsteps = f == F_ALL_REDUCE                            ? 2 * (sys->n_ranks - 1)
+                       : f == F_REDUCE_SCATTER || f == F_ALL_GATHER ? sys->n_ranks - 1
+                                                                    : sys->n_ranks;
+        phys = phys * sys->n_ranks / nsteps; /* bus -> algorithm bandwidth */
+    }
+    c.efficiency = phys > 0.0 ? CLAMP(c.algbw_Bps / (phys * 1e9), 1e-3, 1.0) : 1.0;
+    if (costs != NULL) {
+        *costs = c;
+    }
+    return TRUE;
+}
+
+void
+weft_coll_tuning_fill_exec(const weft_coll_system_t *sys, const weft_coll_costs_t *costs,
+                           weft_coll_exec_t *exec)
+{
+    g_return_if_fail(sys != NULL && costs != NULL && exec != NULL);
+    exec->base_ps = costs->base_ps;
+    exec->step_intra_ps = MAX(costs->hop_intra_ps - sys->intra_route_ps, 0);
+    exec->step_inter_ps = MAX(costs->hop_inter_ps - sys->inter_route_ps, 0);
+    exec->efficiency = costs->efficiency > 0.0 ? costs->efficiency : 1.0;
+    exec->channel_Bps = 0.0;
+}
+
+weft_time_t
+weft_coll_model_time(const weft_coll_system_t *sys, weft_coll_op_t op, weft_coll_algo_t algo,
+                     weft_coll_proto_t proto, guint64 size_bytes)
+{
+    g_return_val_if_fail(sys != NULL, -1);
+    int f = op_valid(op) ? nccl_func(op) : -1;
+    if (f < 0 || proto == WEFT_COLL_PROTO_AUTO || (guint)proto >= WEFT_COLL_N_PROTOS) {
+        return -1;
+    }
+    guint64 nbytes = nccl_bytes(sys, op, size_bytes);
+    double best = -1.0;
+    for (int a = 0; a < WEFT_NCCL_N_ALGOS; a++) {
+        if (algo == WEFT_COLL_ALGO_AUTO || !nccl_algo_matches(algo, a) ||
+            (algo != WEFT_COLL_ALGO_COLLNET && weft_algo(a) != algo)) {
+            continue;
+        }
+        double t = algo_time_us(sys, f, a, proto_index(proto), nbytes, 0);
+        if (t >= 0.0 && (best < 0.0 || t < best)) {
+            best = t;
+        }
+    }
+    return best < 0.0 ? -1 : (weft_time_t)llround(best * 1e6);
+}
+
+/* ---- names ---------------------------------------------------------------------------- */
+
+static const char *const proto_names[WEFT_COLL_N_PROTOS] = {"auto", "ll", "ll128", "simple"};
+
+const char *
+weft_coll_tuning_proto_name(weft_coll_proto_t proto)
+{
+    return (guint)proto < WEFT_COLL_N_PROTOS ? proto_names[proto] : "?";
+}
+
+gboolean
+weft_coll_tuning_proto_from_name(const char *name, weft_coll_proto_t *proto)
+{
+    for (guint i = 0; i < WEFT_COLL_N_PROTOS; i++) {
+        if (name != NULL && g_ascii_strcasecmp(name, proto_names[i]) == 0) {
+            *proto = (weft_coll_proto_t)i;
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+/* @name lower-cased without '_' and '-' equals @want. */
+static gboolean
+loose_equal(const char *name, const char *want)
+{
+    GString *s = g_string_new(NULL);
+    for (const char *c = name; *c != '\0'; c++) {
+        if (*c != '_' && *c != '-') {
+            g_string_append_c(s, g_ascii_tolower(*c));
+        }
+    }
+    gboolean eq = strcmp(s->str, want) == 0;
+    g_string_free(s, TRUE);
+    return eq;
+}
+
+gboolean
+weft_coll_tuning_algo_from_name(const char *name, weft_coll_algo_t *algo)
+{
+    static const struct {
+        const char *name;
+        weft_coll_algo_t algo;
+    } names[] = {
+        {"auto", WEFT_COLL_ALGO_AUTO},
+        {"ring", WEFT_COLL_ALGO_RING},
+        {"direct", WEFT_COLL_ALGO_DIRECT},
+        {"tree", WEFT_COLL_ALGO_TREE},
+        {"halvingdoubling", WEFT_COLL_ALGO_HALVING_DOUBLING},
+        {"hd", WEFT_COLL_ALGO_HALVING_DOUBLING},
+        {"rhd", WEFT_COLL_ALGO_HALVING_DOUBLING},
+        {"hierarchical", WEFT_COLL_ALGO_HIERARCHICAL},
+        {"nvls", WEFT_COLL_ALGO_NVLS},
+        {"nvlstree", WEFT_COLL_ALGO_NVLS_TREE},
+        {"collnet", WEFT_COLL_ALGO_COLLNET},
+        {"collnetdirect", WEFT_COLL_ALGO_COLLNET},
+        {"collnetchain", WEFT_COLL_ALGO_COLLNET},
+    };
+    if (name == NULL) {
+        return FALSE;
+    }
+    for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
+        if (loose_equal(name, names[i].name)) {
+            *algo = names[i].algo;
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+gboolean
+weft_coll_tuning_cpu_from_name(const char *name, weft_coll_cpu_t *cpu)
+{
+    static const char *const names[] = {"intel", "amd", "other"};
+    for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
+        if (name != NULL && g_ascii_strcasecmp(name, names[i]) == 0) {
+            *cpu = (weft_coll_cpu_t)i;
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+double
+weft_coll_tuning_busbw_factor(weft_coll_op_t op, guint n)
+{
+    if (n == 0) {
+        return 1.0;
+    }
+    switch (op) {
+    case WEFT_COLL_ALL_REDUCE:
+        return 2.0 * (n - 1) / n;
+    case WEFT_COLL_ALL_GATHER:
+    case WEFT_COLL_REDUCE_SCATTER:
+    case WEFT_COLL_REDUCE_SCATTER_BLOCK:
+    case WEFT_COLL_ALL_TO_ALL:
+        return (double)(n - 1) / n;
+    default:
+        return 1.0;
+    }
+}

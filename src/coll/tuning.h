@@ -3,13 +3,39 @@
  * Choosing how a collective runs, the way NCCL chooses.
  *
  * NCCL predicts, for every (algorithm, protocol) pair it can use for a call,
- * time = base latency + steps x per-hop latency + bytes / bandwidth, with its
- * published tuning tables (src/graph/tuning.cc: base and hardware latencies per
- * algorithm and protocol, per-channel bandwidths per GPU generation and link
- * type, protocol efficiencies), and runs the cheapest. weft does the same with
- * the same tables (each constant cited; a constant weft fitted itself says on
- * what data), then simulates the choice on the actual cluster graph. Any choice
- * can be forced per collective type, like NCCL_ALGO and NCCL_PROTO.
+ *
+ *     time = latency(op, algo, proto) + nBytes / bandwidth(op, algo, proto)
+ *
+ * and runs the cheapest (ncclTopoGetAlgoTime() and topoGetAlgoInfo() in NCCL's
+ * src/graph/tuning.cc and src/enqueue.cc). Latency is a base latency per
+ * (algorithm, protocol) plus a per-hop latency per link type (NVLink, PCI,
+ * network) times the hops the algorithm crosses; bandwidth is the channel count
+ * times the per-channel bandwidth that NCCL's topology search found for the
+ * algorithm's graph, cut by per-protocol factors and per-channel caps of the
+ * GPU generation, then turned from bus into algorithm bandwidth. weft restates
+ * that model with the tables of NCCL 2.20.3 (commit b6475625, the version whose
+ * NVLS and NVLS_TREE numbers match the H100 measurements weft validates
+ * against): every constant in tuning.c cites its table. The inputs NCCL gets
+ * from its topology search (channels and per-channel bandwidth of the ring,
+ * tree and NVLS graphs) weft derives from the cluster graph with a restatement
+ * of that search for the systems weft builds (NVSwitch nodes, one NIC per GPU):
+ * see weft_coll_system_init().
+ *
+ * `auto` then resolves algorithm, protocol and channel count exactly as NCCL
+ * would; a forced algorithm or protocol (per operation, like NCCL_ALGO and
+ * NCCL_PROTO) is honoured when NCCL could run it on this communicator, and is
+ * WEFT_COLL_ERROR_UNSUPPORTED otherwise. The costs of the resolved choice
+ * (weft_coll_costs_t) are what the executor charges per collective and per
+ * step; the plan itself is simulated on the cluster graph.
+ *
+ * Operations NCCL does not tune (all-to-all, gather, scatter: NCCL runs them
+ * as grouped point-to-point sends) resolve to the direct algorithm with the
+ * Simple protocol. Barrier is tuned as a 0-byte all-reduce. weft's own
+ * algorithms that NCCL lacks (halving-doubling, hierarchical) run only when
+ * forced, with the ring's costs for the protocol.
+ *
+ * Complexity: weft_coll_system_init() is O(members + routes of two pairs);
+ * weft_coll_tune() is O(algorithms x protocols), no allocation.
  */
 #ifndef WEFT_COLL_TUNING_H
 #define WEFT_COLL_TUNING_H
@@ -21,28 +47,216 @@
 
 G_BEGIN_DECLS
 
-/** Forced choices and limits; zero-initialized = everything automatic. */
+/** Host CPU vendor, as NCCL's ncclTopoCpuType() sees it (it changes network overheads). */
+typedef enum {
+    WEFT_COLL_CPU_INTEL = 0, /* the default: Intel x86 (DGX H100: Xeon 8480C) */
+    WEFT_COLL_CPU_AMD,       /* AMD x86 (AWS p5: EPYC 7R13) */
+    WEFT_COLL_CPU_OTHER,     /* Arm, POWER, ... */
+} weft_coll_cpu_t;
+
+/** Forced choices and limits; zero-initialized = everything automatic, Intel hosts. */
 typedef struct {
     weft_coll_algo_t algo[WEFT_COLL_N_OPS];   /* per operation; AUTO = let the model choose */
     weft_coll_proto_t proto[WEFT_COLL_N_OPS]; /* per operation; AUTO = let the model choose */
     guint channels;                           /* 0 = as NCCL would (NCCL_MIN/MAX_NCHANNELS) */
     guint chunks;                             /* 0 = as the protocol's step size implies */
+    weft_coll_cpu_t cpu;                      /* host CPUs of the cluster */
 } weft_coll_tuning_t;
+
+/** The algorithms of NCCL's tuning tables, in NCCL 2.20's order (NCCL_ALGO_*). */
+typedef enum {
+    WEFT_NCCL_TREE,
+    WEFT_NCCL_RING,
+    WEFT_NCCL_COLLNET_DIRECT,
+    WEFT_NCCL_COLLNET_CHAIN,
+    WEFT_NCCL_NVLS,
+    WEFT_NCCL_NVLS_TREE,
+    WEFT_NCCL_N_ALGOS
+} weft_nccl_algo_t;
+
+/** One of NCCL's topology graphs (struct ncclTopoGraph): what the search found. */
+typedef struct {
+    guint channels;  /* nChannels */
+    double bw_intra; /* bwIntra, GB/s per channel inside a node */
+    double bw_inter; /* bwInter, GB/s per channel across nodes */
+} weft_coll_graph_t;
+
+/**
+ * NCCL's view of one communicator: what ncclTopoTuneModel() reads, derived
+ * from the cluster by weft_coll_system_init(). Plain data; tests may fill it by
+ * hand.
+ */
+typedef struct {
+    guint n_ranks;
+    guint n_nodes;     /* NVLink domains among the members (NCCL's nNodes; an NVL72 rack is 1) */
+    guint ppn;         /* most members in one node */
+    guint arch;        /* GPU generation as compute capability x 10: 70, 80, 90, 100 */
+    gboolean nvlink;   /* members of a node are joined by NVLink (NCCL's LINK_NVL), else PCI */
+    double intra_GBps; /* per GPU inside a node, NCCL's units (see weft_coll_system_init) */
+    double net_GBps;   /* per GPU to the network; 0 on one node */
+    gboolean nvls;     /* NVLink SHARP: gen3+ NVSwitch and arch >= 90 */
+    gboolean collnet;  /* in-network reduction between the nodes (SHARP) */
+    weft_coll_cpu_t cpu;
+    /* the cluster as it is, for the executor's costs */
+    double intra_phys_GBps; /* member 0's NVLink (or fastest link) bandwidth, per direction */
+    double net_phys_GBps;   /* analytical rate member 0 -> another node; 0 on one node */
+    weft_time_t
+        intra_route_ps; /* route latency member 0 -> another member of its node; 0 if none */
+    weft_time_t inter_route_ps; /* route latency member 0 -> a member of another node; 0 if none */
+    weft_coll_graph_t graph[WEFT_NCCL_N_ALGOS]; /* channels 0 = no such graph */
+    guint nvls_channels;                        /* NCCL_NVLS_NCHANNELS: channels NVLS runs with */
+    guint coll_channels; /* comm->nChannels: channels ring and tree run with at most */
+    /* latencies[op][algo][proto] in us and bandwidths in GB/s (NCCL's comm->latencies and
+     * comm->bandwidths) for NCCL's five tuned functions; bandwidth 0 = unavailable. */
+    double lat_us[5][WEFT_NCCL_N_ALGOS][WEFT_COLL_N_PROTOS];
+    double bw_GBps[5][WEFT_NCCL_N_ALGOS][WEFT_COLL_N_PROTOS];
+} weft_coll_system_t;
+
+/**
+ * weft_coll_system_init:
+ * @sys: (out): filled.
+ * @topo: the cluster @layout's vertices belong to.
+ * @layout: the communicator's members.
+ * @tuning: (nullable): the CPU vendor is read from it.
+ * @error: WEFT_COLL_ERROR_VALUE for an empty layout; WEFT_TOPO_ERROR_NO_ROUTE
+ *   when two members of different nodes cannot reach each other.
+ *
+ * Derives NCCL's inputs from the cluster, then fills NCCL's latency and
+ * bandwidth tables:
+ *  - n_nodes = the layout's NVLink domains, ppn its most members in one;
+ *  - NVLink: the NVLink lanes of member 0's edges times NCCL's per-link
+ *    figure (topo.h SM70/SM80/SM90/SM100_NVLINK_BW: 20.0, 20.0, 20.6, 40.1
+ *    GB/s); arch from the lanes' rate and count (50 GB/s lanes: 100; 18 lanes:
+ *    90; 12: 80; fewer: 70). Without NVLink the GPU's fastest link is the
+ *    intra-node figure (PCI) and arch is 90;
+ *  - net_GBps: the analytical rate of the route from member 0 to the first
+ *    member of another node (its NIC's rate on the clusters weft builds);
+ *  - the ring, tree and NVLS graphs: a restatement of NCCL's ncclTopoCompute()
+ *    (search.cc) for these systems: try the speeds of NCCL's speed arrays from
+ *    the largest at most the path bandwidth down, keep the one whose channels x
+ *    speed is largest (channels limited by the NVLink budget of a GPU, by the
+ *    NICs and by MAXCHANNELS/2 = 16), stop when the next speed is below 0.49 x
+ *    the best (NCCL's rule), then duplicate channels as ncclTopoDupChannels()
+ *    does. NVLS: one channel per GPU of the node, the speed the NVSwitch links
+ *    carry with the head's traffic doubled ((ppn + 1) x speed <= NVLink), inter
+ *    bandwidth raised up to twice that within the NIC's rate.
+ * Returns: TRUE on success.
+ */
+gboolean weft_coll_system_init(weft_coll_system_t *sys, weft_topo_t *topo,
+                               const weft_coll_layout_t *layout, const weft_coll_tuning_t *tuning,
+                               GError **error);
+
+/**
+ * weft_coll_system_fill_tables:
+ * @sys: a system whose fields up to graph[] are set (by hand in tests).
+ * Fills nvls_channels, coll_channels and the latency and bandwidth tables from
+ * the other fields, exactly as ncclTopoTuneModel() does (see tuning.c).
+ */
+void weft_coll_system_fill_tables(weft_coll_system_t *sys);
+
+/**
+ * What a resolved configuration costs, per NCCL's model, and what the
+ * executor charges: @base_ps once per collective, then every step of the plan
+ * at least @hop_intra_ps (inside a node) or @hop_inter_ps (across the network)
+ * of latency, these figures including the wire (a route of longer latency
+ * costs its own), and every transfer of a channel at most @channel_Bps.
+ */
+typedef struct {
+    weft_time_t base_ps;      /* NCCL's baseLat (launch, synchronisation) */
+    weft_time_t hop_intra_ps; /* NCCL's hwLat for NVLink or PCI, this algo and proto */
+    weft_time_t hop_inter_ps; /* NCCL's hwLat for NET (+ the CPU's network overhead) */
+    double algbw_Bps;         /* NCCL's bandwidth for the call (algorithm bandwidth) */
+    double busbw_Bps;         /* the same as bus bandwidth (nccl-tests' factor for the op) */
+    double channel_Bps;       /* the rate one channel's transfer may take: busbw / channels */
+    weft_time_t model_ps;     /* NCCL's predicted time for the call */
+    double efficiency;        /* NCCL's bandwidth / what the cluster's links would allow */
+    guint64 nccl_bytes;       /* nBytes as NCCL counts it (all-gather: n x S) */
+} weft_coll_costs_t;
 
 /**
  * weft_coll_tune:
  * @tuning: (nullable): forced choices.
+ * @sys: NCCL's view of the communicator (weft_coll_system_init()).
  * @op: the operation.
  * @size_bytes: S, as in doc/collectives.md.
- * @layout: where the members are.
- * @config: (out): the resolved configuration (no AUTO).
- * @predicted_ps: (out) (optional): NCCL's predicted time for it.
- * @error: WEFT_COLL_ERROR_UNSUPPORTED when a forced algorithm cannot run this
- *   operation on this layout (e.g. NVLS without NVLS-capable switches).
+ * @config: (out): the resolved configuration (no AUTO): algorithm, protocol,
+ *   channels (NCCL's: ring and tree lose channels while nBytes < channels x
+ *   threads x threshold; NVLS uses nvls_channels; forced tuning->channels wins),
+ *   chunks (tuning->chunks, or NCCL's pipeline depth: nBytes / (channels x
+ *   chunk size), at least 1).
+ * @costs: (out) (optional): the costs of that configuration.
+ * @error: WEFT_COLL_ERROR_UNSUPPORTED when a forced algorithm or protocol
+ *   cannot run this operation on this communicator (NVLS without NVLS-capable
+ *   switches, NVLS_TREE on one node, CollNet without in-network reduction,
+ *   LL or LL128 with NVLS or CollNet, tree for an operation other than
+ *   all-reduce, ...); WEFT_COLL_ERROR_VALUE for an invalid @op.
+ * Returns: TRUE on success.
  */
-gboolean weft_coll_tune(const weft_coll_tuning_t *tuning, weft_coll_op_t op, guint64 size_bytes,
-                        const weft_coll_layout_t *layout, weft_coll_config_t *config,
-                        weft_time_t *predicted_ps, GError **error);
+gboolean weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system_t *sys,
+                        weft_coll_op_t op, guint64 size_bytes, weft_coll_config_t *config,
+                        weft_coll_costs_t *costs, GError **error);
+
+/**
+ * weft_coll_tuning_fill_exec:
+ * @sys: the system @costs were computed on.
+ * @costs: weft_coll_tune()'s costs.
+ * @exec: (inout): a plan's executor costs; hbm_Bps is kept.
+ *
+ * Turns NCCL's costs into what the executor charges (coll.h, weft_coll_exec_t),
+ * so that on an uncongested cluster the simulated time follows NCCL's model:
+ *  - base_ps = NCCL's base latency;
+ *  - step_intra_ps / step_inter_ps = NCCL's per-hop latency minus the route
+ *    latency the network already charges for such a hop (at least 0): NCCL's
+ *    hwLat is a whole hop, wire included;
+ *  - efficiency = NCCL's bandwidth for the call / the bandwidth the cluster's
+ *    links would give the algorithm (costs->efficiency): per GPU, NVLink on one
+ *    node, min(NVLink, ppn x NIC) across nodes, as bus bandwidth for the ring
+ *    and algorithm bandwidth for tree, NVLS, NVLS tree and CollNet, at most 1.
+ *    It stands for everything NCCL's bandwidth figure includes (protocol line
+ *    format, SM and memory limits, the search's channel speeds); under the flow
+ *    model the wire bytes it implies compete with other traffic;
+ *  - channel_Bps = 0 (no cap: the efficiency already scales the rate).
+ */
+void weft_coll_tuning_fill_exec(const weft_coll_system_t *sys, const weft_coll_costs_t *costs,
+                                weft_coll_exec_t *exec);
+
+/**
+ * weft_coll_model_time:
+ * Returns: NCCL's predicted time in picoseconds for (@op, @algo, @proto) on
+ * @sys for S = @size_bytes with NCCL's default channels, or -1 when NCCL's
+ * tables say the pair is unavailable. @algo is a weft algorithm (ring, tree,
+ * NVLS, NVLS_TREE, CollNet: the faster of direct and chain).
+ */
+weft_time_t weft_coll_model_time(const weft_coll_system_t *sys, weft_coll_op_t op,
+                                 weft_coll_algo_t algo, weft_coll_proto_t proto,
+                                 guint64 size_bytes);
+
+/* Names: what the scenario keys and `weft coll` accept (coll.h's weft_coll_algo_name()
+ * prints algorithms). */
+
+/** weft_coll_tuning_proto_name: "auto", "ll", "ll128", "simple". */
+const char *weft_coll_tuning_proto_name(weft_coll_proto_t proto);
+
+/** weft_coll_tuning_proto_from_name: parses weft_coll_tuning_proto_name() spellings ignoring case;
+ * FALSE if unknown. */
+gboolean weft_coll_tuning_proto_from_name(const char *name, weft_coll_proto_t *proto);
+
+/**
+ * weft_coll_tuning_algo_from_name: "auto", "ring", "direct", "tree", "halving_doubling"
+ * (also "hd", "rhd"), "hierarchical", "nvls", "nvls_tree", "collnet", ignoring
+ * case, '_' and '-' (NCCL_ALGO's spellings are accepted); FALSE if unknown.
+ */
+gboolean weft_coll_tuning_algo_from_name(const char *name, weft_coll_algo_t *algo);
+
+/** weft_coll_tuning_cpu_from_name: "intel", "amd", "other" (ignoring case); FALSE if unknown. */
+gboolean weft_coll_tuning_cpu_from_name(const char *name, weft_coll_cpu_t *cpu);
+
+/**
+ * weft_coll_tuning_busbw_factor: nccl-tests' bus bandwidth factor for @op on @n ranks:
+ * all-reduce 2(n-1)/n; all-gather, reduce-scatter, all-to-all (n-1)/n;
+ * broadcast, reduce and the rest 1 (nccl-tests doc/PERFORMANCE.md).
+ */
+double weft_coll_tuning_busbw_factor(weft_coll_op_t op, guint n);
 
 G_END_DECLS
 
