@@ -1,3 +1,91 @@
 #!/bin/sh
-# placeholder: skipped until written
-exit 77
+# SPDX-License-Identifier: MIT
+# Command-line tests of `weft coll`: usage errors (exit 2), unsupported forced
+# choices (exit 1), a sweep's rows and sizes (nccl-tests' "16G" = 16 GiB),
+# algbw = size / time and busbw = algbw x 2(n-1)/n checked on the printed rows,
+# the CSV file, --plan, and --compare against the DGX H100 measurements (when
+# WEFT_SHARED holds them), printing the whole table into the test log.
+set -u
+: "${WEFT:?set by make check}" "${WEFT_SRCDIR:?}"
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+ok() { printf 'ok   %s\n' "$1"; }
+bad() { printf 'FAIL %s\n' "$1"; fails=$((fails + 1)); }
+
+# expect CODE NAME PATTERN -- CMD...: CMD exits with CODE and its stderr matches PATTERN
+expect() {
+    code=$1 name=$2 pattern=$3
+    shift 4
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" -ne "$code" ]; then
+        bad "$name: exit $rc, expected $code"; sed 's/^/     /' "$tmp/err"; return
+    fi
+    if [ -n "$pattern" ] && ! grep -Eq -e "$pattern" "$tmp/err"; then
+        bad "$name: stderr does not match /$pattern/"; sed 's/^/     /' "$tmp/err"; return
+    fi
+    ok "$name"
+}
+
+dgx="$WEFT_SRCDIR/topologies/dgx-h100.ini"
+p5="$WEFT_SRCDIR/topologies/p5-h100-2node.ini"
+
+expect 2 "no --cluster" "--cluster" -- "$WEFT" coll
+expect 2 "unknown --op" "--op bogus" -- "$WEFT" coll --cluster "$dgx" --op bogus
+expect 2 "unknown --proto" "--proto ll64" -- "$WEFT" coll --cluster "$dgx" --proto ll64
+expect 2 "unknown --algo" "--algo" -- "$WEFT" coll --cluster "$dgx" --algo bogus
+expect 2 "bad size" "min-bytes" -- "$WEFT" coll --cluster "$dgx" -b 12Q
+expect 2 "max below min" "below" -- "$WEFT" coll --cluster "$dgx" -b 1M -e 1K
+expect 2 "--gpus with --nodes" "excludes" -- "$WEFT" coll --cluster "$dgx" --gpus 0,1 --nodes 1
+expect 1 "missing cluster file" "nope.ini" -- "$WEFT" coll --cluster "$tmp/nope.ini"
+expect 1 "GPU out of range" "--gpus" -- "$WEFT" coll --cluster "$dgx" --gpus 0,8
+expect 1 "NVLS tree on one node" "nvls_tree" -- "$WEFT" coll --cluster "$dgx" --algo nvls_tree
+expect 1 "NVLS with LL" "simple" -- "$WEFT" coll --cluster "$dgx" --algo nvls --proto ll
+expect 1 "NVLS across p5 nodes without CollNet" "nvls" -- "$WEFT" coll --cluster "$p5" --algo nvls
+
+# A sweep 8 B .. 16G by 4: sizes 8 x 4^k up to 2^34 (k = 0..15), 16 rows.
+expect 0 "sweep to 16G" "" -- "$WEFT" coll --cluster "$dgx" -b 8 -e 16G -f 4 --csv "$tmp/t.csv"
+rows=$(awk '$3 == "float"' "$tmp/out" | wc -l)
+[ "$rows" -eq 16 ] && ok "16 rows" || bad "$rows rows, expected 16"
+last=$(awk '$3 == "float" { s = $1 } END { print s }' "$tmp/out")
+[ "$last" = "8589934592" ] && ok "last size 8 GiB (x4 steps)" || bad "last size $last"
+# count = size / 4 (float); algbw = size / time; busbw = 2 x 7/8 algbw, to the printed digits
+awk '$3 == "float" {
+        if ($2 != $1 / 4) { print "count " $0; exit 1 }
+        a = $1 / ($4 * 1e3); if (a - $5 > 0.01 * a + 0.006 || $5 - a > 0.01 * a + 0.006) { print "algbw " $0; exit 1 }
+        b = $5 * 1.75; if (b - $6 > 0.011 || $6 - b > 0.011) { print "busbw " $0; exit 1 } }' "$tmp/out" &&
+    ok "count, algbw and busbw follow nccl-tests" || bad "count/algbw/busbw"
+# NCCL's choice on one DGX H100: LL ring at 8 B, NVLS at 8 GiB.
+awk '$1 == 8 && $7 == "ring" && $8 == "ll"' "$tmp/out" | grep -q . && ok "8 B: ring LL" || bad "8 B not ring LL"
+awk '$1 == 8589934592 && $7 == "nvls" && $8 == "simple"' "$tmp/out" | grep -q . &&
+    ok "8 GiB: NVLS" || bad "8 GiB not NVLS"
+head -1 "$tmp/t.csv" | grep -q '^size_bytes,count,type,time_us,algbw_gbs,busbw_gbs,algorithm,protocol' &&
+    ok "CSV header" || bad "CSV header"
+[ "$(wc -l <"$tmp/t.csv")" -eq 17 ] && ok "CSV rows" || bad "CSV rows"
+
+# Forced choices are honoured; all_gather's size is the output (n x per-rank data).
+expect 0 "forced ring LL128" "" -- "$WEFT" coll --cluster "$dgx" -b 64M -e 64M --algo ring --proto ll128
+awk '$3 == "float" && $7 == "ring" && $8 == "ll128"' "$tmp/out" | grep -q . && ok "ring LL128 used" ||
+    bad "ring LL128 not used"
+expect 0 "all_gather on 4 GPUs" "" -- "$WEFT" coll --cluster "$dgx" --op all_gather --gpus 0,1,2,3 -b 4M -e 4M
+grep -q "all_gather on 4 ranks" "$tmp/out" && ok "4-rank communicator" || bad "communicator size"
+expect 0 "two nodes x 2 GPUs" "" -- "$WEFT" coll --cluster "$p5" --nodes 2 --gpus-per-node 2 -b 1M -e 1M
+grep -q "on 4 ranks, 2 nodes" "$tmp/out" && ok "--nodes 2 --gpus-per-node 2" || bad "--nodes/--gpus-per-node"
+expect 0 "flow network" "" -- "$WEFT" coll --cluster "$dgx" --network flow -b 1M -e 4M
+grep -q "network flow" "$tmp/out" && ok "flow model named" || bad "flow model not named"
+
+expect 0 "--plan" "" -- "$WEFT" coll --cluster "$dgx" -b 1M --plan --channels 2 --chunks 1
+grep -q "^plan all_reduce nvls Simple: 8 members" "$tmp/out" && ok "plan header" || bad "plan header"
+
+if [ -n "${WEFT_SHARED:-}" ] && [ -f "$WEFT_SHARED/validation/nccl_allreduce_dgx_h100_8gpu.csv" ]; then
+    expect 0 "--compare DGX H100" "" -- "$WEFT" coll --cluster "$dgx" \
+        --compare "$WEFT_SHARED/validation/nccl_allreduce_dgx_h100_8gpu.csv" --csv "$tmp/cmp.csv"
+    cat "$tmp/out"
+    grep -q "^# MAPE busbw, 15 sizes >= 1 MiB" "$tmp/out" && ok "MAPE lines" || bad "MAPE lines"
+    [ "$(wc -l <"$tmp/cmp.csv")" -eq 33 ] && ok "compare CSV: 32 rows" || bad "compare CSV rows"
+else
+    ok "no WEFT_SHARED: --compare skipped"
+fi
+
+[ "$fails" -eq 0 ] || exit 1

@@ -33,6 +33,13 @@ int weft_cmd_replay(int argc, char **argv);
 int weft_cmd_topo(int argc, char **argv);
 
 /**
+ * weft_cmd_coll:
+ * @argc, @argv: the arguments after "weft" (argv[0] is "coll").
+ * Returns: a WEFT_EXIT_* code.
+ */
+int weft_cmd_coll(int argc, char **argv);
+
+/**
  * weft_cmd_sweep:
  * @argc, @argv: the arguments after "weft" (argv[0] is "sweep").
  * Returns: a WEFT_EXIT_* code.

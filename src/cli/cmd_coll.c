@@ -1,3 +1,536 @@
 /* SPDX-License-Identifier: MIT */
-/* placeholder: to be implemented */
+/*
+ * weft coll: an nccl-tests-style sweep of one collective over a communicator
+ * of a cluster. For each size, NCCL's tuning model (coll/tuning.h) chooses the
+ * algorithm, protocol and channels (or takes the forced ones), the plan is
+ * built over the communicator's layout and simulated alone on an idle network
+ * with the executor's costs from the model; the table gives size, count, type,
+ * time, algbw, busbw, the choice, and NCCL's own predicted time beside it.
+ * --compare puts a measured nccl-tests table beside the predictions.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli/cli.h"
+#include "coll/coll.h"
+#include "coll/tuning.h"
+#include "core/sim.h"
+#include "core/units.h"
+#include "net/net.h"
+#include "topo/topo.h"
+
+/* nccl-tests' data type: float (4 bytes); count = size / 4. */
+#define TYPE_BYTES 4
+
+/*
+ * Parses a size: a bare number is bytes; a number followed by exactly one of K, M,
+ * G, T is KiB, MiB, GiB, TiB, as nccl-tests reads -b and -e ("16G" = 16 GiB);
+ * anything else goes to weft_units_parse_bytes() ("16MiB", "1GB", "4096 B").
+ */
+static gboolean
+parse_size(const char *text, guint64 *out, GError **error)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = g_ascii_strtod(text, &end);
+    if (end != text && errno == 0 && v >= 0.0) {
+        const char *u = end;
+        double mult = 0.0;
+        if (*u == '\0') {
+            mult = 1.0;
+        } else if (u[1] == '\0') {
+            switch (g_ascii_toupper(*u)) {
+            case 'K':
+                mult = 1024.0;
+                break;
+            case 'M':
+                mult = 1024.0 * 1024.0;
+                break;
+            case 'G':
+                mult = 1024.0 * 1024.0 * 1024.0;
+                break;
+            case 'T':
+                mult = 1024.0 * 1024.0 * 1024.0 * 1024.0;
+                break;
+            default:
+                break;
+            }
+        }
+        if (mult > 0.0) {
+            *out = (guint64)llround(v * mult);
+            return TRUE;
+        }
+    }
+    return weft_units_parse_bytes(text, out, error);
+}
+
+/* The GPUs of the communicator: all, a list, or the first G GPUs of the first N nodes. */
+static GArray *
+pick_gpus(weft_topo_t *topo, const char *list, gint nodes, gint per_node, GError **error)
+{
+    guint n_gpus = weft_topo_n_gpus(topo);
+    GArray *v = g_array_new(FALSE, FALSE, sizeof(gint));
+    if (list != NULL) {
+        g_auto(GStrv) parts = g_strsplit(list, ",", -1);
+        for (guint i = 0; parts[i] != NULL; i++) {
+            char *end = NULL;
+            guint64 g = g_ascii_strtoull(g_strstrip(parts[i]), &end, 10);
+            if (end == parts[i] || *end != '\0' || g >= n_gpus) {
+                g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_VALUE,
+                            "--gpus %s: '%s' is not a GPU number of the cluster (0..%u)", list,
+                            parts[i], n_gpus - 1);
+                g_array_free(v, TRUE);
+                return NULL;
+            }
+            gint vert = weft_topo_gpu_vertex(topo, (guint)g);
+            g_array_append_val(v, vert);
+        }
+    } else if (nodes > 0 || per_node > 0) {
+        /* GPUs grouped by NVLink domain, in GPU order. */
+        guint n_dom = weft_topo_n_domains(topo);
+        guint taken_nodes = 0;
+        for (guint d = 0; d < n_dom && (nodes <= 0 || taken_nodes < (guint)nodes); d++) {
+            guint taken = 0;
+            for (guint g = 0; g < n_gpus && (per_node <= 0 || taken < (guint)per_node); g++) {
+                gint vert = weft_topo_gpu_vertex(topo, g);
+                if (weft_topo_vertex_domain(topo, vert) == (gint)d) {
+                    g_array_append_val(v, vert);
+                    taken++;
+                }
+            }
+            if (per_node > 0 && taken < (guint)per_node) {
+                g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_VALUE,
+                            "--gpus-per-node %d: node %u has only %u GPUs", per_node, d, taken);
+                g_array_free(v, TRUE);
+                return NULL;
+            }
+            taken_nodes++;
+        }
+        if (nodes > 0 && taken_nodes < (guint)nodes) {
+            g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_VALUE,
+                        "--nodes %d: the cluster has %u nodes (NVLink domains)", nodes, n_dom);
+            g_array_free(v, TRUE);
+            return NULL;
+        }
+    } else {
+        for (guint g = 0; g < n_gpus; g++) {
+            gint vert = weft_topo_gpu_vertex(topo, g);
+            g_array_append_val(v, vert);
+        }
+    }
+    if (v->len == 0) {
+        g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_VALUE, "the communicator is empty");
+        g_array_free(v, TRUE);
+        return NULL;
+    }
+    return v;
+}
+
+/* One row of measurements (--compare). */
+typedef struct {
+    guint64 size;
+    double time_us;
+    double algbw;
+    double busbw;
+} measured_t;
+
+/* Reads size_bytes,time_us,algbw_gbs,busbw_gbs rows; '#' lines and the header are skipped. */
+static GArray *
+read_measured(const char *path, GError **error)
+{
+    g_autofree char *text = NULL;
+    if (!g_file_get_contents(path, &text, NULL, error)) {
+        return NULL;
+    }
+    GArray *rows = g_array_new(FALSE, FALSE, sizeof(measured_t));
+    g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+    for (guint i = 0; lines[i] != NULL; i++) {
+        char *line = g_strstrip(lines[i]);
+        if (*line == '\0' || *line == '#' || g_str_has_prefix(line, "size")) {
+            continue;
+        }
+        g_auto(GStrv) f = g_strsplit(line, ",", -1);
+        if (g_strv_length(f) < 4) {
+            g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_VALUE,
+                        "%s:%u: \"%s\": expected size_bytes,time_us,algbw_gbs,busbw_gbs", path,
+                        i + 1, line);
+            g_array_free(rows, TRUE);
+            return NULL;
+        }
+        measured_t m;
+        char *e0 = NULL, *e1 = NULL;
+        m.size = g_ascii_strtoull(f[0], &e0, 10);
+        m.time_us = g_ascii_strtod(f[1], &e1);
+        m.algbw = g_ascii_strtod(f[2], NULL);
+        m.busbw = g_ascii_strtod(f[3], NULL);
+        if (e0 == f[0] || e1 == f[1] || m.time_us <= 0.0) {
+            g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_VALUE,
+                        "%s:%u: \"%s\": size_bytes and time_us must be positive numbers", path,
+                        i + 1, line);
+            g_array_free(rows, TRUE);
+            return NULL;
+        }
+        g_array_append_val(rows, m);
+    }
+    return rows;
+}
+
+/* Everything one sweep needs, built once. */
+typedef struct {
+    weft_topo_t *topo;
+    weft_sim_t *sim;
+    weft_net_t *net;
+    weft_coll_layout_t *layout;
+    weft_coll_system_t sys;
+    weft_coll_tuning_t tuning;
+    weft_coll_op_t op;
+} bench_t;
+
+static void
+bench_clear(bench_t *b)
+{
+    weft_coll_layout_free(b->layout);
+    weft_net_free(b->net);
+    weft_sim_free(b->sim);
+    weft_topo_free(b->topo);
+}
+
+/* One prediction: nccl-tests size @size (bytes, nccl-tests' convention). */
+typedef struct {
+    weft_coll_config_t cfg;
+    weft_coll_costs_t costs;
+    weft_time_t time_ps;
+} result_t;
+
+/* weft's S from nccl-tests' size: all-gather, gather and scatter print the whole buffer
+ * (n contributions); weft's S is one contribution (doc/collectives.md). */
+static guint64
+weft_size(const bench_t *b, guint64 size)
+{
+    guint n = b->layout->n_members;
+    if (b->op == WEFT_COLL_ALL_GATHER || b->op == WEFT_COLL_GATHER || b->op == WEFT_COLL_SCATTER) {
+        return size / n;
+    }
+    return size;
+}
+
+static weft_coll_plan_t *
+plan_for(bench_t *b, guint64 size, result_t *r, GError **error)
+{
+    guint64 s = weft_size(b, size);
+    if (!weft_coll_tune(&b->tuning, &b->sys, b->op, s, &r->cfg, &r->costs, error)) {
+        return NULL;
+    }
+    weft_coll_plan_t *plan = weft_coll_plan_build(b->op, &r->cfg, b->layout, s, error);
+    if (plan == NULL) {
+        return NULL;
+    }
+    weft_coll_tuning_fill_exec(&b->sys, &r->costs, &plan->exec);
+    return plan;
+}
+
+static gboolean
+predict(bench_t *b, guint64 size, result_t *r, GError **error)
+{
+    g_autoptr(weft_coll_plan_t) plan = plan_for(b, size, r, error);
+    if (plan == NULL) {
+        return FALSE;
+    }
+    r->time_ps = weft_coll_time_full(b->sim, b->net, plan, b->layout->vertex, NULL, error);
+    return r->time_ps >= 0;
+}
+
+static double
+algbw_gbs(guint64 size, weft_time_t t_ps)
+{
+    return t_ps > 0 ? (double)size / ((double)t_ps * 1e-12) / 1e9 : 0.0;
+}
+
+int
+weft_cmd_coll(int argc, char **argv)
+{
+    g_autofree char *cluster = NULL;
+    g_autofree char *op_text = NULL;
+    g_autofree char *min_text = NULL;
+    g_autofree char *max_text = NULL;
+    g_autofree char *gpus = NULL;
+    g_autofree char *network = NULL;
+    g_autofree char *algo_text = NULL;
+    g_autofree char *proto_text = NULL;
+    g_autofree char *cpu_text = NULL;
+    g_autofree char *csv = NULL;
+    g_autofree char *compare = NULL;
+    gdouble step_factor = 2.0;
+    gint nodes = 0, per_node = 0, channels = 0, chunks = 0;
+    gboolean show_plan = FALSE;
+    GOptionEntry entries[] = {
+        {"cluster", 'c', 0, G_OPTION_ARG_FILENAME, &cluster,
+         "cluster file: weft INI, ASTRA-sim network YAML or GraphML (required)", "FILE"},
+        {"op", 0, 0, G_OPTION_ARG_STRING, &op_text,
+         "all_reduce (default), all_gather, reduce_scatter, alltoall, broadcast, reduce, gather, "
+         "scatter, barrier",
+         "OP"},
+        {"min-bytes", 'b', 0, G_OPTION_ARG_STRING, &min_text,
+         "smallest size, nccl-tests' convention (default 8): 4096, 16MiB, 1GB, or 16G = 16 GiB",
+         "SIZE"},
+        {"max-bytes", 'e', 0, G_OPTION_ARG_STRING, &max_text, "largest size (default 128M)",
+         "SIZE"},
+        {"step-factor", 'f', 0, G_OPTION_ARG_DOUBLE, &step_factor,
+         "multiply the size by this each row (default 2)", "F"},
+        {"gpus", 'g', 0, G_OPTION_ARG_STRING, &gpus,
+         "the communicator: GPU numbers, e.g. 0,1,2,3 (default: every GPU)", "LIST"},
+        {"nodes", 0, 0, G_OPTION_ARG_INT, &nodes,
+         "the communicator: the first N nodes (NVLink domains)", "N"},
+        {"gpus-per-node", 0, 0, G_OPTION_ARG_INT, &per_node,
+         "the communicator: the first G GPUs of each node", "G"},
+        {"network", 'n', 0, G_OPTION_ARG_STRING, &network,
+         "network model: analytical (default) or flow", "MODEL"},
+        {"algo", 0, 0, G_OPTION_ARG_STRING, &algo_text,
+         "force the algorithm (NCCL_ALGO): ring, tree, nvls, nvls_tree, collnet, direct, "
+         "halving_doubling, hierarchical; default auto",
+         "ALGO"},
+        {"proto", 0, 0, G_OPTION_ARG_STRING, &proto_text,
+         "force the protocol (NCCL_PROTO): ll, ll128, simple; default auto", "PROTO"},
+        {"channels", 0, 0, G_OPTION_ARG_INT, &channels, "force the channel count (default: NCCL's)",
+         "N"},
+        {"chunks", 0, 0, G_OPTION_ARG_INT, &chunks,
+         "pipeline chunks per channel (default: NCCL's chunk size)", "N"},
+        {"cpu", 0, 0, G_OPTION_ARG_STRING, &cpu_text,
+         "host CPU vendor for NCCL's network overheads: intel (default), amd, other", "VENDOR"},
+        {"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "also write the table as CSV to FILE", "FILE"},
+        {"plan", 0, 0, G_OPTION_ARG_NONE, &show_plan,
+         "print the plan of --min-bytes instead of the sweep", NULL},
+        {"compare", 0, 0, G_OPTION_ARG_FILENAME, &compare,
+         "predict the sizes of a measured nccl-tests CSV (size_bytes,time_us,algbw_gbs,busbw_gbs) "
+         "and print both with the error of each row and the mean absolute percentage errors",
+         "MEASURED.csv"},
+        {NULL},
+    };
+    g_autoptr(GOptionContext) ctx =
+        g_option_context_new("- predict a collective's time over a size sweep, like nccl-tests");
+    g_option_context_set_summary(
+        ctx, "For each size from --min-bytes to --max-bytes (times --step-factor), chooses the\n"
+             "algorithm, protocol and channels with NCCL's tuning model (or takes the forced\n"
+             "ones), simulates the collective alone on the cluster and prints size, count, type\n"
+             "(float), time (us), algbw and busbw (GB/s), the choice, and NCCL's own predicted\n"
+             "time (nccl_us).\n\n"
+             "Sizes follow nccl-tests: the size of all_gather (and gather, scatter) is the\n"
+             "whole OUTPUT buffer (n x each rank's contribution), the opposite of Chakra's\n"
+             "comm_size, which is one rank's contribution: weft simulates size / n per rank.\n"
+             "algbw = size / time; busbw = algbw x 2(n-1)/n for all_reduce, x (n-1)/n for\n"
+             "all_gather, reduce_scatter and alltoall, x 1 otherwise.");
+    g_option_context_set_description(
+        ctx, "Examples:\n"
+             "  weft coll --cluster topologies/dgx-h100.ini --op all_reduce -b 8 -e 16G\n"
+             "  weft coll --cluster topologies/p5-h100-2node.ini --cpu amd --compare \\\n"
+             "      ../shared/validation/nccl_allreduce_p5_h100_2node.csv\n"
+             "  weft coll --cluster topologies/dgx-h100.ini --algo ring --proto ll -b 1M --plan\n\n"
+             "Exit status: 0 on success, 1 on bad input or an unsupported forced choice,\n"
+             "2 on a usage error.");
+    g_option_context_add_main_entries(ctx, entries, NULL);
+    g_autoptr(GError) error = NULL;
+    if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
+        return weft_cli_usage_error("coll", error->message);
+    }
+    if (argc > 1) {
+        g_autofree char *msg = g_strdup_printf("unexpected argument '%s'", argv[1]);
+        return weft_cli_usage_error("coll", msg);
+    }
+    if (cluster == NULL) {
+        return weft_cli_usage_error("coll", "--cluster FILE is required");
+    }
+    bench_t b = {0};
+    b.op = WEFT_COLL_ALL_REDUCE;
+    if (op_text != NULL && !weft_coll_op_from_name(op_text, &b.op)) {
+        g_autofree char *msg = g_strdup_printf("--op %s: unknown operation", op_text);
+        return weft_cli_usage_error("coll", msg);
+    }
+    weft_coll_algo_t algo = WEFT_COLL_ALGO_AUTO;
+    if (algo_text != NULL && !weft_coll_tuning_algo_from_name(algo_text, &algo)) {
+        g_autofree char *msg = g_strdup_printf("--algo %s: unknown algorithm", algo_text);
+        return weft_cli_usage_error("coll", msg);
+    }
+    weft_coll_proto_t proto = WEFT_COLL_PROTO_AUTO;
+    if (proto_text != NULL && !weft_coll_tuning_proto_from_name(proto_text, &proto)) {
+        g_autofree char *msg =
+            g_strdup_printf("--proto %s: unknown protocol (ll, ll128, simple, auto)", proto_text);
+        return weft_cli_usage_error("coll", msg);
+    }
+    if (cpu_text != NULL && !weft_coll_tuning_cpu_from_name(cpu_text, &b.tuning.cpu)) {
+        g_autofree char *msg =
+            g_strdup_printf("--cpu %s: unknown vendor (intel, amd, other)", cpu_text);
+        return weft_cli_usage_error("coll", msg);
+    }
+    if (channels < 0 || chunks < 0 || nodes < 0 || per_node < 0) {
+        return weft_cli_usage_error(
+            "coll", "--channels, --chunks, --nodes and --gpus-per-node must not be negative");
+    }
+    if (gpus != NULL && (nodes > 0 || per_node > 0)) {
+        return weft_cli_usage_error("coll", "--gpus excludes --nodes and --gpus-per-node");
+    }
+    if (!(step_factor > 1.0) || !isfinite(step_factor)) {
+        return weft_cli_usage_error("coll", "--step-factor must be a number > 1");
+    }
+    guint64 min_b = 8, max_b = 128ull << 20;
+    if ((min_text != NULL && !parse_size(min_text, &min_b, &error)) ||
+        (max_text != NULL && !parse_size(max_text, &max_b, &error))) {
+        g_autofree char *msg = g_strdup_printf("--min-bytes/--max-bytes: %s", error->message);
+        return weft_cli_usage_error("coll", msg);
+    }
+    if (max_text == NULL && max_b < min_b) {
+        max_b = min_b;
+    }
+    if (max_b < min_b) {
+        return weft_cli_usage_error("coll", "--max-bytes is below --min-bytes");
+    }
+    b.tuning.algo[b.op] = algo;
+    b.tuning.proto[b.op] = proto;
+    b.tuning.channels = (guint)channels;
+    b.tuning.chunks = (guint)chunks;
+
+    weft_net_model_t model = WEFT_NET_ANALYTICAL;
+    if (network != NULL && !weft_net_model_from_name(network, &model, &error)) {
+        g_autofree char *msg = g_strdup_printf("--network: %s", error->message);
+        return weft_cli_usage_error("coll", msg);
+    }
+    g_autoptr(GArray) measured = NULL;
+    if (compare != NULL) {
+        measured = read_measured(compare, &error);
+        if (measured == NULL) {
+            return weft_cli_error("coll", error);
+        }
+    }
+
+    b.topo = weft_topo_load(cluster, &error);
+    if (b.topo == NULL) {
+        return weft_cli_error("coll", error);
+    }
+    g_autoptr(GArray) members = pick_gpus(b.topo, gpus, nodes, per_node, &error);
+    if (members == NULL) {
+        bench_clear(&b);
+        return weft_cli_error("coll", error);
+    }
+    b.layout = weft_coll_layout_new(b.topo, (const gint *)members->data, members->len);
+    if (!weft_coll_system_init(&b.sys, b.topo, b.layout, &b.tuning, &error)) {
+        bench_clear(&b);
+        return weft_cli_error("coll", error);
+    }
+    b.sim = weft_sim_new(1);
+    b.net = weft_net_new(b.sim, b.topo, model);
+    guint n = b.layout->n_members;
+    double factor = weft_coll_tuning_busbw_factor(b.op, n);
+
+    if (show_plan) {
+        result_t r = {0};
+        g_autoptr(weft_coll_plan_t) plan = plan_for(&b, min_b, &r, &error);
+        if (plan == NULL) {
+            bench_clear(&b);
+            return weft_cli_error("coll", error);
+        }
+        GString *out = g_string_new(NULL);
+        weft_coll_plan_print(plan, out);
+        fputs(out->str, stdout);
+        g_string_free(out, TRUE);
+        bench_clear(&b);
+        return WEFT_EXIT_OK;
+    }
+
+    printf("# weft coll: %s on %u ranks, %u nodes (%s), network %s, cpu %s\n",
+           weft_coll_op_name(b.op), n, b.sys.n_nodes, weft_topo_name(b.topo),
+           weft_net_model_name(model), cpu_text != NULL ? cpu_text : "intel");
+    printf("# NCCL graphs: ring %u x %.1f GB/s, nvls %u x %.1f/%.1f GB/s; %u coll channels\n",
+           b.sys.graph[WEFT_NCCL_RING].channels, b.sys.graph[WEFT_NCCL_RING].bw_intra,
+           b.sys.graph[WEFT_NCCL_NVLS].channels, b.sys.graph[WEFT_NCCL_NVLS].bw_intra,
+           b.sys.graph[WEFT_NCCL_NVLS].bw_inter, b.sys.coll_channels);
+    GString *csv_text = g_string_new(NULL);
+    int rc = WEFT_EXIT_OK;
+    if (measured == NULL) {
+        printf("%14s %12s %6s %12s %10s %10s %-10s %-7s %4s %6s %12s\n", "size", "count", "type",
+               "time_us", "algbw_gbs", "busbw_gbs", "algo", "proto", "ch", "chunks", "nccl_us");
+        g_string_append(csv_text, "size_bytes,count,type,time_us,algbw_gbs,busbw_gbs,algorithm,"
+                                  "protocol,channels,chunks,nccl_us\n");
+        for (double sz = (double)min_b; sz <= (double)max_b * (1.0 + 1e-12); sz *= step_factor) {
+            guint64 size = (guint64)llround(sz);
+            result_t r = {0};
+            if (!predict(&b, size, &r, &error)) {
+                rc = weft_cli_error("coll", error);
+                break;
+            }
+            double alg = algbw_gbs(size, r.time_ps);
+            double model_us = r.costs.model_ps >= 0 ? r.costs.model_ps / 1e6 : -1.0;
+            printf("%14" G_GUINT64_FORMAT " %12" G_GUINT64_FORMAT " %6s %12.2f %10.2f %10.2f "
+                   "%-10s %-7s %4u %6u %12.2f\n",
+                   size, size / TYPE_BYTES, "float", r.time_ps / 1e6, alg, alg * factor,
+                   weft_coll_algo_name(r.cfg.algo), weft_coll_tuning_proto_name(r.cfg.proto),
+                   r.cfg.channels, r.cfg.chunks, model_us);
+            g_string_append_printf(csv_text,
+                                   "%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
+                                   ",float,%.3f,%.3f,%.3f,%s,%s,%u,%u,%.3f\n",
+                                   size, size / TYPE_BYTES, r.time_ps / 1e6, alg, alg * factor,
+                                   weft_coll_algo_name(r.cfg.algo),
+                                   weft_coll_tuning_proto_name(r.cfg.proto), r.cfg.channels,
+                                   r.cfg.chunks, model_us);
+            if (size == 0 || step_factor * sz > 1.8e19) {
+                break;
+            }
+        }
+    } else {
+        printf("%14s %10s %10s %8s %10s %10s %8s %-10s %-7s %10s\n", "size", "meas_us", "pred_us",
+               "err_%", "meas_bus", "pred_bus", "err_%", "algo", "proto", "nccl_us");
+        g_string_append(csv_text, "size_bytes,measured_us,predicted_us,time_err_pct,"
+                                  "measured_busbw_gbs,predicted_busbw_gbs,busbw_err_pct,"
+                                  "algorithm,protocol,nccl_us\n");
+        double sum_t = 0.0, sum_small = 0.0, sum_big = 0.0;
+        guint n_t = 0, n_small = 0, n_big = 0;
+        for (guint i = 0; i < measured->len; i++) {
+            const measured_t *m = &g_array_index(measured, measured_t, i);
+            result_t r = {0};
+            if (!predict(&b, m->size, &r, &error)) {
+                rc = weft_cli_error("coll", error);
+                break;
+            }
+            double t_us = r.time_ps / 1e6;
+            double bus = algbw_gbs(m->size, r.time_ps) * factor;
+            double et = 100.0 * (t_us - m->time_us) / m->time_us;
+            double eb = m->busbw > 0.0 ? 100.0 * (bus - m->busbw) / m->busbw : NAN;
+            sum_t += fabs(et);
+            n_t++;
+            if (m->size < (1u << 20)) {
+                sum_small += fabs(et);
+                n_small++;
+            } else if (!isnan(eb)) {
+                sum_big += fabs(eb);
+                n_big++;
+            }
+            double model_us = r.costs.model_ps >= 0 ? r.costs.model_ps / 1e6 : -1.0;
+            printf("%14" G_GUINT64_FORMAT " %10.2f %10.2f %+8.1f %10.2f %10.2f %+8.1f %-10s %-7s "
+                   "%10.2f\n",
+                   m->size, m->time_us, t_us, et, m->busbw, bus, eb,
+                   weft_coll_algo_name(r.cfg.algo), weft_coll_tuning_proto_name(r.cfg.proto),
+                   model_us);
+            g_string_append_printf(
+                csv_text, "%" G_GUINT64_FORMAT ",%.3f,%.3f,%.2f,%.3f,%.3f,%.2f,%s,%s,%.3f\n",
+                m->size, m->time_us, t_us, et, m->busbw, bus, eb, weft_coll_algo_name(r.cfg.algo),
+                weft_coll_tuning_proto_name(r.cfg.proto), model_us);
+        }
+        if (rc == WEFT_EXIT_OK) {
+            printf("# MAPE time, all %u sizes: %.2f%%\n", n_t, n_t ? sum_t / n_t : 0.0);
+            printf("# MAPE time, %u sizes < 1 MiB: %.2f%%\n", n_small,
+                   n_small ? sum_small / n_small : 0.0);
+            printf("# MAPE busbw, %u sizes >= 1 MiB: %.2f%%\n", n_big,
+                   n_big ? sum_big / n_big : 0.0);
+        }
+    }
+    if (rc == WEFT_EXIT_OK && csv != NULL &&
+        !g_file_set_contents(csv, csv_text->str, (gssize)csv_text->len, &error)) {
+        rc = weft_cli_error("coll", error);
+    }
+    g_string_free(csv_text, TRUE);
+    bench_clear(&b);
+    return rc;
+}

@@ -21,6 +21,7 @@ typedef struct {
 static const command_t commands[] = {
     {"replay", weft_cmd_replay, "replay Chakra traces on a cluster and report the step time"},
     {"topo", weft_cmd_topo, "show a cluster's figures, export it as GraphML/DOT, check it"},
+    {"coll", weft_cmd_coll, "predict a collective over a size sweep, like nccl-tests"},
     {"sweep", weft_cmd_sweep, "run a study: a scenario over axes of values, results as CSV"},
     {"train", weft_cmd_train, "end-to-end time of a training run with checkpoints and failures"},
 };
