@@ -15,7 +15,11 @@
 #include "coll/coll.h"
 
 #include <check.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
 #include <stdlib.h>
+
+#include "coll/coll_private.h"
 
 #define B_50GBPS 50e9
 #define PS_PER_BYTE_50GBPS 20                     /* 1e12 / 50e9 */
@@ -254,6 +258,21 @@ on_flag(void *ctx, guint64 tag)
 {
     guint64 *flag = ctx;
     *flag = tag;
+}
+
+/* Records the current time in rec->at[tag] for the first call of a tag, at[tag + 1] for the next.
+ */
+typedef struct {
+    weft_sim_t *sim;
+    weft_time_t *at;
+} mark_t;
+
+static void
+on_mark_time(void *ctx, guint64 tag)
+{
+    mark_t *r = ctx;
+    guint i = r->at[tag] < 0 ? (guint)tag : (guint)tag + 1;
+    r->at[i] = weft_sim_now(r->sim);
 }
 
 START_TEST(empty_plan_completes_through_the_event_loop)
@@ -582,6 +601,662 @@ START_TEST(ring_times_match_the_closed_form_for_every_n)
 }
 END_TEST
 
+/* ==== layouts, algorithms and execution costs (issue 5) ==================================== */
+
+/* A cluster from INI text (the keys of doc/clusters.md). */
+static weft_topo_t *
+cluster_from(const char *ini)
+{
+    GError *error = NULL;
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    ck_assert(g_key_file_load_from_data(kf, ini, -1, G_KEY_FILE_NONE, &error));
+    weft_topo_t *t = weft_topo_load_keyfile(kf, "cluster", "test", &error);
+    ck_assert_msg(t != NULL, "%s", error ? error->message : "");
+    return t;
+}
+
+/* One DGX H100 node: 8 GPUs, 4 NVSwitch gen3 chips (NVLS), 500 ns per NVLink hop. */
+static weft_topo_t *
+dgx_h100(guint nodes)
+{
+    g_autofree char *ini = g_strdup_printf("[cluster]\nkind = dgx-h100\nnodes = %u\n%s", nodes,
+                                           nodes > 1 ? "fabric = rail-optimized\n" : "");
+    return cluster_from(ini);
+}
+
+/* Runs @plan alone under @model with members = GPUs @gpus[0..n) (NULL: 0..n-1). */
+static weft_time_t
+run_plan(weft_topo_t *topo, const weft_coll_plan_t *plan, const guint *gpus, weft_net_model_t model,
+         const weft_coll_exec_t *exec)
+{
+    GError *error = NULL;
+    g_autoptr(weft_sim_t) sim = weft_sim_new(1);
+    weft_net_options_t opts = {.model = model, .check_solves = TRUE};
+    g_autoptr(weft_net_t) net = weft_net_new_full(sim, topo, &opts);
+    g_autofree gint *members = g_new(gint, plan->n_members);
+    for (guint i = 0; i < plan->n_members; i++) {
+        members[i] = weft_topo_gpu_vertex(topo, gpus != NULL ? gpus[i] : i);
+    }
+    weft_time_t t = weft_coll_time_full(sim, net, plan, members, exec, &error);
+    ck_assert_msg(t >= 0, "%s", error ? error->message : "");
+    ck_assert_uint_eq(weft_net_stats(net)->transfers_done, plan->n_xfers);
+    ck_assert_ptr_null(weft_net_check_error(net));
+    return t;
+}
+
+/* A plan of (@op, @algo, @proto, @channels, @chunks) over GPUs 0..n-1 of @topo. */
+static weft_coll_plan_t *
+plan_on(weft_topo_t *topo, guint n, weft_coll_op_t op, weft_coll_algo_t algo,
+        weft_coll_proto_t proto, guint channels, guint chunks, guint64 S)
+{
+    GError *error = NULL;
+    g_autofree gint *members = g_new(gint, n);
+    for (guint i = 0; i < n; i++) {
+        members[i] = weft_topo_gpu_vertex(topo, i);
+    }
+    g_autoptr(weft_coll_layout_t) L = weft_coll_layout_new(topo, members, n);
+    weft_coll_config_t cfg = {algo, proto, channels, chunks};
+    weft_coll_plan_t *p = weft_coll_plan_build(op, &cfg, L, S, &error);
+    ck_assert_msg(p != NULL, "%s", error ? error->message : "");
+    return p;
+}
+
+START_TEST(chunked_ring_formula_holds_under_both_models)
+{
+    /* (K - 1) max(C t, a + t) + C t + a, K = 2(n - 1), t = S/(nCB) (coll.h), on a ring of
+     * 50 GB/s links (20 ps/B) with a = 500 ns, S = 720720 * 12, n = 6:
+     *  C = 1: t = 1441440 * 20 = 28828800 -> 10 * 29328800 = 293288000 ps (= 2(n-1)(a + t));
+     *  C = 5: t = 288288 * 20 = 5765760, C t = 28828800 > a + t = 6265760
+     *         -> 9 * 28828800 + 28828800 + 500000 = 288788000 ps;
+     *  C = 100: t = 14414.4 B -> pieces of 14414 or 14415 B; C t ~ 28828800 (the same
+     *         bandwidth bound), checked only to be >= the bound K S/(nB) = 288288000.
+     * The flow model gives the same picoseconds: the link dependencies keep one transfer
+     * per link at a time, so nothing is shared. */
+    const guint64 S = G_GUINT64_CONSTANT(720720) * 12;
+    g_autoptr(weft_topo_t) t = ring_cluster(6, B_50GBPS, ALPHA);
+    const weft_time_t want[] = {293288000, 288788000};
+    const guint chunks[] = {1, 5};
+    for (guint k = 0; k < 2; k++) {
+        g_autoptr(weft_coll_plan_t) p =
+            weft_coll_plan_new(WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALGO_RING, 6, S, chunks[k], NULL);
+        ck_assert_int_eq(run_plan(t, p, NULL, WEFT_NET_ANALYTICAL, NULL), want[k]);
+        ck_assert_int_eq(run_plan(t, p, NULL, WEFT_NET_FLOW, NULL), want[k]);
+    }
+    g_autoptr(weft_coll_plan_t) p =
+        weft_coll_plan_new(WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALGO_RING, 6, S, 100, NULL);
+    ck_assert_int_ge(run_plan(t, p, NULL, WEFT_NET_ANALYTICAL, NULL), 288288000);
+    ck_assert_int_eq(run_plan(t, p, NULL, WEFT_NET_ANALYTICAL, NULL),
+                     run_plan(t, p, NULL, WEFT_NET_FLOW, NULL));
+}
+END_TEST
+
+START_TEST(net_sent_callback_ends_the_bandwidth_phase)
+{
+    /* One link of 50 GB/s, a = 500 ns, 1 MiB: sent at 1048576 * 20 = 20971520 ps,
+     * delivered a later at 21471520 ps, under both models; a 0-byte transfer is sent at
+     * its start (through an event) and delivered a later. */
+    g_autoptr(weft_topo_t) t = ring_cluster(2, B_50GBPS, ALPHA);
+    for (guint m = 0; m < 2; m++) {
+        g_autoptr(weft_sim_t) sim = weft_sim_new(1);
+        g_autoptr(weft_net_t) net =
+            weft_net_new(sim, t, m == 0 ? WEFT_NET_ANALYTICAL : WEFT_NET_FLOW);
+        weft_time_t at[4] = {-1, -1, -1, -1};
+        mark_t rec = {sim, at};
+        ck_assert(weft_net_transfer_start_full(net, 0, 1, MIB, 0, 1.0, on_mark_time, on_mark_time,
+                                               &rec, 0, NULL));
+        ck_assert(weft_net_transfer_start_full(net, 0, 1, 0, 0, 1.0, on_mark_time, on_mark_time,
+                                               &rec, 2, NULL));
+        ck_assert_int_eq(at[0], -1); /* never from inside the start call */
+        weft_sim_run(sim);
+        ck_assert_int_eq(at[0], 20971520);
+        ck_assert_int_eq(at[1], 21471520);
+        ck_assert_int_eq(at[2], 0);
+        ck_assert_int_eq(at[3], 500000);
+    }
+}
+END_TEST
+
+START_TEST(tree_all_reduce_takes_two_log2_n_levels)
+{
+    /* Double binary tree over a flat layout on a switch cluster (every pair 2 hops:
+     * A = 2a = 1 us, B = 50 GB/s). Both trees have depth D = log2 n for n a power of
+     * two (NCCL's btree: 8 ranks give 0 <- 4 <- {2, 6}, 2 <- {1, 3}, 6 <- {5, 7}; the
+     * mirror for tree 1) and each carries S/2 in C chunks of t = S/(2CB). A position
+     * sends chunk c up at h (A + t) + c t (its children's chunk c arrives then, its
+     * wire is free then), the root turns it around, and the deepest leaf receives the
+     * last chunk at 2 D (A + t) + (C - 1) t.
+     *  n = 8, C = 1: t = 524288 * 20 = 10485760: 6 * 11485760 = 68914560 ps;
+     *  n = 8, C = 4: t = 2621440: 6 * 3621440 + 3 * 2621440 = 29592960 ps;
+     *  n = 2, 4, 16, C = 1: 2 log2 n * 11485760. */
+    const weft_time_t A = 2 * ALPHA;
+    g_autoptr(weft_topo_t) t = switch_cluster(16, B_50GBPS, ALPHA);
+    for (guint n = 2, lg = 1; n <= 16; n *= 2, lg++) {
+        g_autoptr(weft_coll_layout_t) L = weft_coll_layout_new_flat(n);
+        weft_coll_config_t cfg = {WEFT_COLL_ALGO_TREE, WEFT_COLL_PROTO_SIMPLE, 1, 1};
+        g_autoptr(weft_coll_plan_t) p =
+            weft_coll_plan_build(WEFT_COLL_ALL_REDUCE, &cfg, L, MIB, NULL);
+        ck_assert_int_eq(run_plan(t, p, NULL, WEFT_NET_ANALYTICAL, NULL),
+                         2 * lg * (A + 524288 * PS_PER_BYTE_50GBPS));
+        /* 2 trees x (n - 1) edges x up and down */
+        ck_assert_uint_eq(p->n_xfers, 2 * (n - 1) * 2);
+    }
+    g_autoptr(weft_coll_layout_t) L8 = weft_coll_layout_new_flat(8);
+    weft_coll_config_t cfg = {WEFT_COLL_ALGO_TREE, WEFT_COLL_PROTO_SIMPLE, 1, 4};
+    g_autoptr(weft_coll_plan_t) p = weft_coll_plan_build(WEFT_COLL_ALL_REDUCE, &cfg, L8, MIB, NULL);
+    ck_assert_int_eq(run_plan(t, p, NULL, WEFT_NET_ANALYTICAL, NULL), 29592960);
+    cfg.chunks = 1;
+    g_autoptr(weft_coll_plan_t) q = weft_coll_plan_build(WEFT_COLL_ALL_REDUCE, &cfg, L8, MIB, NULL);
+    ck_assert_int_eq(run_plan(t, q, NULL, WEFT_NET_ANALYTICAL, NULL), 68914560);
+}
+END_TEST
+
+START_TEST(halving_doubling_takes_log2_n_steps_each_way)
+{
+    /* Switch cluster, A = 1 us per pair, 20 ps/B. Power of two n = 2^k: k halving steps
+     * of S/2, S/4, ..., S/n and k doubling steps back: 2 k A + 2 (n-1)/n S/B.
+     *  n = 8, S = 1 MiB: 6 us + 2 * 917504 * 20 = 6000000 + 36700160 = 42700160 ps.
+     * n = 3 (p = 2, r = 1), S = 786432: member 0 folds S into member 1 (A + S/B, done at
+     * T1 = 1000000 + 15728640 = 16728640); halving: member 2 sends super-piece 0 (pieces 0
+     * and 1, 2S/3) at once, member 1 sends piece 2 (S/3) at T1; doubling: member 2 sends
+     * piece 2 back once member 1's S/3 arrived (T1 + A + S/(3B)), arriving at
+     * T1 + 2A + 2S/(3B) at member 1, which then unfolds S to member 0:
+     * T = T1 + 3A + 2S/(3B) + S/B = 4A + 8S/(3B) = 4000000 + 41943040 = 45943040 ps. */
+    g_autoptr(weft_topo_t) t = switch_cluster(8, B_50GBPS, ALPHA);
+    weft_coll_config_t cfg = {WEFT_COLL_ALGO_HALVING_DOUBLING, WEFT_COLL_PROTO_SIMPLE, 1, 1};
+    g_autoptr(weft_coll_layout_t) L8 = weft_coll_layout_new_flat(8);
+    g_autoptr(weft_coll_plan_t) p = weft_coll_plan_build(WEFT_COLL_ALL_REDUCE, &cfg, L8, MIB, NULL);
+    ck_assert_int_eq(run_plan(t, p, NULL, WEFT_NET_ANALYTICAL, NULL), 42700160);
+    ck_assert_int_eq(run_plan(t, p, NULL, WEFT_NET_FLOW, NULL), 42700160);
+    /* 3 halving + 3 doubling transfers per member */
+    ck_assert_uint_eq(p->n_xfers, 8 * 6);
+    g_autoptr(weft_coll_layout_t) L3 = weft_coll_layout_new_flat(3);
+    g_autoptr(weft_coll_plan_t) q =
+        weft_coll_plan_build(WEFT_COLL_ALL_REDUCE, &cfg, L3, 786432, NULL);
+    ck_assert_int_eq(run_plan(t, q, NULL, WEFT_NET_ANALYTICAL, NULL), 45943040);
+    /* fold, 2 halving, 2 doubling, unfold */
+    ck_assert_uint_eq(q->n_xfers, 6);
+}
+END_TEST
+
+START_TEST(direct_all_to_all_sends_n_minus_1_transfers_per_rank)
+{
+    for (guint n = 2; n <= 9; n++) {
+        g_autoptr(weft_coll_plan_t) p =
+            weft_coll_plan_new(WEFT_COLL_ALL_TO_ALL, WEFT_COLL_ALGO_DIRECT, n, 1000, 1, NULL);
+        g_autofree guint *sent = g_new0(guint, n);
+        for (guint i = 0; i < p->n_xfers; i++) {
+            sent[p->xfers[i].src]++;
+            ck_assert_uint_eq(p->n_preds[i], 0); /* all at once */
+        }
+        for (guint m = 0; m < n; m++) {
+            ck_assert_uint_eq(sent[m], n - 1);
+        }
+    }
+}
+END_TEST
+
+START_TEST(nvls_on_a_dgx_h100_node_goes_up_and_down_once)
+{
+    /* DGX H100: each GPU reaches the 4 NVSwitch chips over 5, 4, 4, 5 NVLink4 lanes of
+     * 25 GB/s (125, 100, 100, 125 GB/s; 450 GB/s in all), a = 500 ns per hop. NVLS
+     * all-reduce splits every chunk over the chips in proportion 5:4:4:5, so each part
+     * takes the same t = (chunk)/(450 GB/s); up, then down once the chip has every GPU's
+     * part: with link dependencies the last chunk lands at (C + 1) t + 2a.
+     * S = 18 * 65536 = 1179648 B (parts are whole bytes at 8 and 10 ps/B):
+     *  C = 1: t = 1179648 / 450e9 s = 2621440 ps -> 2 * 2621440 + 1000000 = 6242880 ps;
+     *  C = 4: t = 655360 -> 5 * 655360 + 1000000 = 4276800 ps.
+     * The ring over the same node moves 2(n-1)/n S through 2-hop routes:
+     * 14 * (1 us + 147456 B / 450 GB/s) = 14 * 1327680 = 18587520 ps. */
+    const guint64 S = 18 * 65536;
+    g_autoptr(weft_topo_t) t = dgx_h100(1);
+    g_autoptr(weft_coll_plan_t) p1 =
+        plan_on(t, 8, WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALGO_NVLS, WEFT_COLL_PROTO_SIMPLE, 1, 1, S);
+    ck_assert_uint_eq(p1->n_virtual, 4);
+    ck_assert_uint_eq(p1->n_xfers, 2 * 8 * 4); /* up and down, 8 GPUs x 4 chips */
+    ck_assert_int_eq(run_plan(t, p1, NULL, WEFT_NET_ANALYTICAL, NULL), 6242880);
+    ck_assert_int_eq(run_plan(t, p1, NULL, WEFT_NET_FLOW, NULL), 6242880);
+    g_autoptr(weft_coll_plan_t) p4 =
+        plan_on(t, 8, WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALGO_NVLS, WEFT_COLL_PROTO_SIMPLE, 1, 4, S);
+    ck_assert_int_eq(run_plan(t, p4, NULL, WEFT_NET_ANALYTICAL, NULL), 4276800);
+    ck_assert_int_eq(run_plan(t, p4, NULL, WEFT_NET_FLOW, NULL), 4276800);
+    g_autoptr(weft_coll_plan_t) r =
+        plan_on(t, 8, WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALGO_RING, WEFT_COLL_PROTO_SIMPLE, 1, 1, S);
+    ck_assert_int_eq(run_plan(t, r, NULL, WEFT_NET_ANALYTICAL, NULL), 18587520);
+}
+END_TEST
+
+START_TEST(protocols_cost_latency_and_efficiency)
+{
+    /* Ring all-reduce, n = 4, S = 1 MiB on the 50 GB/s ring: K = 6 steps of 262144 B.
+     *  Simple: 6 * (500000 + 262144 * 20) = 34457280 ps.
+     *  LL128 (efficiency 120/128, the plan's default): a step's bytes take
+     *    262144 / 46.875e9 s = 5592405.33 -> 5592405 ps: 6 * 6092405 = 36554430 ps.
+     *  LL with a per-step latency of 600 ns (as tuning.c would set from NCCL's table):
+     *    6 * (500000 + 600000 + 262144 * 40) = 6 * 11585760 = 69514560 ps.
+     * Both network models agree (nothing is shared). */
+    g_autoptr(weft_topo_t) t = ring_cluster(4, B_50GBPS, ALPHA);
+    g_autoptr(weft_coll_layout_t) L = weft_coll_layout_new_flat(4);
+    const weft_coll_proto_t protos[] = {WEFT_COLL_PROTO_SIMPLE, WEFT_COLL_PROTO_LL128,
+                                        WEFT_COLL_PROTO_LL};
+    const weft_time_t want[] = {34457280, 36554430, 69514560};
+    for (guint k = 0; k < 3; k++) {
+        weft_coll_config_t cfg = {WEFT_COLL_ALGO_RING, protos[k], 1, 1};
+        g_autoptr(weft_coll_plan_t) p =
+            weft_coll_plan_build(WEFT_COLL_ALL_REDUCE, &cfg, L, MIB, NULL);
+        ck_assert_double_eq(p->exec.efficiency, weft_coll_proto_efficiency(protos[k]));
+        weft_coll_exec_t x = p->exec;
+        if (protos[k] == WEFT_COLL_PROTO_LL) {
+            x.step_inter_ps = 600000; /* a flat layout: every pair crosses domains */
+            x.step_intra_ps = 1;      /* unused here */
+        }
+        ck_assert_int_eq(run_plan(t, p, NULL, WEFT_NET_ANALYTICAL, &x), want[k]);
+        ck_assert_int_eq(run_plan(t, p, NULL, WEFT_NET_FLOW, &x), want[k]);
+    }
+    ck_assert_double_eq(weft_coll_proto_efficiency(WEFT_COLL_PROTO_LL), 0.5);
+    ck_assert_double_eq(weft_coll_proto_efficiency(WEFT_COLL_PROTO_LL128), 0.9375);
+    ck_assert_double_eq(weft_coll_proto_efficiency(WEFT_COLL_PROTO_SIMPLE), 1.0);
+}
+END_TEST
+
+START_TEST(base_latency_and_reductions_are_charged)
+{
+    /* Ring reduce-scatter, n = 4, S = 1 MiB: 3 steps of a + t, t = 262144 * 20 = 5242880.
+     * With HBM at 1e12 B/s, every reduction of 262144 B reads two and writes one copy:
+     * 3 * 262144 * 1 ps = 786432 ps after each delivery; with a base latency of 2 us:
+     * 2000000 + 3 * (500000 + 5242880 + 786432) = 2000000 + 19587936 = 21587936 ps.
+     * All-gather has no reduction: 2000000 + 3 * (500000 + 1048576 * 20) = 66414560. */
+    g_autoptr(weft_topo_t) t = ring_cluster(4, B_50GBPS, ALPHA);
+    weft_coll_exec_t x = {.base_ps = 2000000, .efficiency = 1.0, .hbm_Bps = 1e12};
+    g_autoptr(weft_coll_plan_t) rs =
+        weft_coll_plan_new(WEFT_COLL_REDUCE_SCATTER, WEFT_COLL_ALGO_RING, 4, MIB, 1, NULL);
+    ck_assert_int_eq(run_plan(t, rs, NULL, WEFT_NET_ANALYTICAL, &x), 21587936);
+    g_autoptr(weft_coll_plan_t) ag =
+        weft_coll_plan_new(WEFT_COLL_ALL_GATHER, WEFT_COLL_ALGO_RING, 4, MIB, 1, NULL);
+    ck_assert_int_eq(run_plan(t, ag, NULL, WEFT_NET_ANALYTICAL, &x), 66414560);
+}
+END_TEST
+
+START_TEST(channels_do_not_create_bandwidth)
+{
+    /* Four channels over one ring of 4 members use the same pairs (sharing = 4), so under
+     * the analytical model each of their transfers (S/16 B) runs at B/4: the time is
+     * the one channel's 6 (a + S/(4B)) = 34457280 ps, not a quarter of its bandwidth
+     * term. Under flow the four transfers of a link share it: the same picoseconds. */
+    g_autoptr(weft_topo_t) t = ring_cluster(4, B_50GBPS, ALPHA);
+    g_autoptr(weft_coll_layout_t) L = weft_coll_layout_new_flat(4);
+    weft_coll_config_t cfg = {WEFT_COLL_ALGO_RING, WEFT_COLL_PROTO_SIMPLE, 4, 1};
+    g_autoptr(weft_coll_plan_t) p = weft_coll_plan_build(WEFT_COLL_ALL_REDUCE, &cfg, L, MIB, NULL);
+    ck_assert_uint_eq(p->channels, 4);
+    for (guint i = 0; i < p->n_xfers; i++) {
+        ck_assert_uint_eq(p->xfers[i].sharing, 4);
+    }
+    ck_assert_int_eq(run_plan(t, p, NULL, WEFT_NET_ANALYTICAL, NULL), 34457280);
+    ck_assert_int_eq(run_plan(t, p, NULL, WEFT_NET_FLOW, NULL), 34457280);
+}
+END_TEST
+
+START_TEST(layouts_know_domains_rails_nvls_and_sharp)
+{
+    /* 2 DGX H100 nodes on a rail-optimized NDR fabric: 2 domains of 8 sorted by rail,
+     * NVLS (gen3 NVSwitch), SHARP on the rail leaves (NDR InfiniBand): rail j's GPUs of
+     * both nodes meet at leaf j, the highest tier on their route. */
+    g_autoptr(weft_topo_t) t = dgx_h100(2);
+    gint members[16];
+    for (guint i = 0; i < 16; i++) {
+        members[i] = weft_topo_gpu_vertex(t, 15 - i); /* reversed: sorting must undo it */
+    }
+    g_autoptr(weft_coll_layout_t) L = weft_coll_layout_new(t, members, 16);
+    ck_assert_uint_eq(L->n_domains, 2);
+    ck_assert_uint_eq(L->max_per_domain, 8);
+    ck_assert(L->uniform);
+    ck_assert(L->nvls);
+    ck_assert(L->collnet);
+    ck_assert_uint_eq(L->nvls_off[1], 4);
+    ck_assert_uint_eq(L->nvls_off[2], 8);
+    ck_assert_double_eq(L->nvls_weight[0], 125e9); /* 5 lanes x 25 GB/s */
+    ck_assert_double_eq(L->nvls_weight[1], 100e9);
+    for (guint j = 0; j < 8; j++) {
+        /* layout domain 0 is node 1 (member 0 = GPU 15); its rail-j member is GPU 8 + j */
+        ck_assert_int_eq(L->vertex[L->dom_members[j]], weft_topo_gpu_vertex(t, 8 + j));
+        gint sw = L->collnet_switch[j];
+        ck_assert_int_eq(weft_topo_vertex_kind(t, sw), WEFT_VERTEX_SWITCH);
+        ck_assert_uint_eq(weft_topo_vertex_tier(t, sw), 1);
+        ck_assert_int_eq(weft_topo_vertex_rail(t, sw), (gint)j);
+        ck_assert(weft_topo_vertex_features(t, sw) & WEFT_TOPO_FEATURE_SHARP);
+    }
+    /* Channel c's ring leaves every node on the rail it enters the next one on. */
+    g_autofree guint32 *order = g_new(guint32, 16);
+    for (guint c = 0; c < 8; c++) {
+        weft_coll_i_ring_order(L, c, order);
+        ck_assert_int_eq(L->rail[order[7]], L->rail[order[8]]);
+        ck_assert_int_eq(L->rail[order[0]], (gint)c);
+    }
+    /* A DGX A100 node has gen2 NVSwitches: no NVLS; one node: no CollNet. */
+    g_autoptr(weft_topo_t) a = cluster_from("[cluster]\nkind = dgx-a100\n");
+    gint am[8];
+    for (guint i = 0; i < 8; i++) {
+        am[i] = weft_topo_gpu_vertex(a, i);
+    }
+    g_autoptr(weft_coll_layout_t) LA = weft_coll_layout_new(a, am, 8);
+    ck_assert(!LA->nvls);
+    ck_assert(!LA->collnet);
+    GError *error = NULL;
+    weft_coll_config_t cfg = {WEFT_COLL_ALGO_NVLS, WEFT_COLL_PROTO_SIMPLE, 1, 1};
+    ck_assert_ptr_null(weft_coll_plan_build(WEFT_COLL_ALL_REDUCE, &cfg, LA, MIB, &error));
+    ck_assert(g_error_matches(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED));
+    g_clear_error(&error);
+    cfg.algo = WEFT_COLL_ALGO_COLLNET;
+    ck_assert_ptr_null(weft_coll_plan_build(WEFT_COLL_ALL_REDUCE, &cfg, LA, MIB, &error));
+    ck_assert(g_error_matches(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED));
+    g_clear_error(&error);
+    /* NVLS runs inside one domain; over two it is nvls_tree's job. */
+    cfg.algo = WEFT_COLL_ALGO_NVLS;
+    ck_assert_ptr_null(weft_coll_plan_build(WEFT_COLL_ALL_REDUCE, &cfg, L, MIB, &error));
+    ck_assert(g_error_matches(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED));
+    g_clear_error(&error);
+    /* 9 members over 2 nodes (8 + 1): hierarchical needs equal domains. */
+    g_autoptr(weft_coll_layout_t) L9 = weft_coll_layout_new(t, members, 9);
+    ck_assert(!L9->uniform);
+    cfg.algo = WEFT_COLL_ALGO_HIERARCHICAL;
+    ck_assert_ptr_null(weft_coll_plan_build(WEFT_COLL_ALL_REDUCE, &cfg, L9, MIB, &error));
+    ck_assert(g_error_matches(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED));
+    g_clear_error(&error);
+}
+END_TEST
+
+START_TEST(graphml_keeps_vertex_features)
+{
+    GError *error = NULL;
+    g_autoptr(weft_topo_t) t = dgx_h100(2);
+    g_autofree char *dir = g_dir_make_tmp("weft-coll-XXXXXX", &error);
+    ck_assert_ptr_nonnull(dir);
+    g_autofree char *path = g_build_filename(dir, "c.graphml", NULL);
+    ck_assert(weft_topo_write_graphml(t, path, &error));
+    g_autoptr(weft_topo_t) back = weft_topo_load_graphml(path, &error);
+    ck_assert_msg(back != NULL, "%s", error ? error->message : "");
+    /* (weft_topo_equal() would trip on the PCIe rate, which GraphML keeps to 15 digits.) */
+    ck_assert_uint_eq(weft_topo_n_vertices(back), weft_topo_n_vertices(t));
+    guint nvls = 0, sharp = 0;
+    for (guint v = 0; v < weft_topo_n_vertices(back); v++) {
+        guint f = weft_topo_vertex_features(back, (gint)v);
+        ck_assert_uint_eq(f, weft_topo_vertex_features(t, (gint)v));
+        nvls += (f & WEFT_TOPO_FEATURE_NVLS) ? 1 : 0;
+        sharp += (f & WEFT_TOPO_FEATURE_SHARP) ? 1 : 0;
+    }
+    ck_assert_uint_eq(nvls, 8); /* 4 chips per node */
+    /* 8 rail leaves (one per rail) and ceil(8 leaves x 32 uplinks / 64 ports) = 4 spines */
+    ck_assert_uint_eq(sharp, 12);
+    g_unlink(path);
+    g_rmdir(dir);
+}
+END_TEST
+
+/* ---- the data check: replaying plans on symbolic data --------------------------------------- */
+
+static guint64
+mix64(guint64 x)
+{
+    x += G_GUINT64_CONSTANT(0x9E3779B97F4A7C15);
+    x = (x ^ (x >> 30)) * G_GUINT64_CONSTANT(0xBF58476D1CE4E5B9);
+    x = (x ^ (x >> 27)) * G_GUINT64_CONSTANT(0x94D049BB133111EB);
+    return x ^ (x >> 31);
+}
+
+/* Replays @p's transfers in @order on values: a reduce adds the source's values into the
+ * destination's, otherwise they are copied; then checks what the operation promises. */
+static void
+check_data(const weft_coll_plan_t *p, const guint32 *order, const char *what)
+{
+    guint n = p->n_members, ne = n + p->n_virtual;
+    guint64 S = p->size_bytes, X = p->space_bytes;
+    g_autofree guint64 *v = g_new0(guint64, (gsize)ne * MAX(X, 1));
+    guint64 sum = 0;
+    for (guint m = 0; m < n; m++) {
+        sum += mix64(1000 + m);
+    }
+    for (guint m = 0; m < n; m++) {
+        guint64 *vm = v + (gsize)m * X;
+        switch (p->op) {
+        case WEFT_COLL_ALL_REDUCE:
+        case WEFT_COLL_REDUCE_SCATTER:
+        case WEFT_COLL_REDUCE_SCATTER_BLOCK:
+        case WEFT_COLL_REDUCE:
+            for (guint64 b = 0; b < X; b++) {
+                vm[b] = mix64(1000 + m);
+            }
+            break;
+        case WEFT_COLL_BROADCAST:
+        case WEFT_COLL_SCATTER:
+            for (guint64 b = 0; m == 0 && b < X; b++) {
+                vm[b] = mix64(b);
+            }
+            break;
+        case WEFT_COLL_ALL_GATHER:
+        case WEFT_COLL_GATHER:
+        case WEFT_COLL_ALL_TO_ALL:
+            for (guint64 b = m * S; b < (m + 1) * S; b++) {
+                vm[b] = mix64(b);
+            }
+            break;
+        default:
+            break;
+        }
+    }
+    for (guint i = 0; i < p->n_xfers; i++) {
+        const weft_coll_xfer_t *x = &p->xfers[order[i]];
+        const guint64 *src = v + (gsize)x->src * X + x->offset;
+        guint64 *dst = v + (gsize)x->dst * X + x->offset;
+        for (guint64 b = 0; b < x->bytes; b++) {
+            dst[b] = (x->flags & WEFT_COLL_XFER_REDUCE) ? dst[b] + src[b] : src[b];
+        }
+    }
+    for (guint m = 0; m < n; m++) {
+        const guint64 *vm = v + (gsize)m * X;
+        for (guint64 b = 0; b < X; b++) {
+            gboolean need = FALSE;
+            guint64 want = mix64(b);
+            switch (p->op) {
+            case WEFT_COLL_ALL_REDUCE:
+                need = TRUE;
+                want = sum;
+                break;
+            case WEFT_COLL_REDUCE_SCATTER:
+            case WEFT_COLL_REDUCE_SCATTER_BLOCK:
+                need = b >= coll_split_off(S, n, m) && b < coll_split_off(S, n, m + 1);
+                want = sum;
+                break;
+            case WEFT_COLL_REDUCE:
+                need = m == 0;
+                want = sum;
+                break;
+            case WEFT_COLL_BROADCAST:
+            case WEFT_COLL_ALL_GATHER:
+                need = TRUE;
+                break;
+            case WEFT_COLL_GATHER:
+                need = m == 0;
+                break;
+            case WEFT_COLL_SCATTER:
+                need = b / S == m;
+                break;
+            case WEFT_COLL_ALL_TO_ALL: {
+                guint64 r = b % S; /* within sender b / S's buffer: the piece for m? */
+                need = r >= coll_split_off(S, n, m) && r < coll_split_off(S, n, m + 1);
+                break;
+            }
+            default:
+                break;
+            }
+            if (need && vm[b] != want) {
+                ck_abort_msg("%s: member %u byte %" G_GUINT64_FORMAT " is wrong", what, m, b);
+            }
+        }
+    }
+}
+
+/* Checks the plan's structure, then replays it in plan order and in an order that runs
+ * every transfer as late as its data dependencies allow (last in, first out). */
+static void
+check_plan(const weft_coll_plan_t *p, guint req_channels, guint req_chunks, const char *what)
+{
+    guint ne = p->n_members + p->n_virtual;
+    ck_assert_uint_le(p->channels, MAX(req_channels, 1));
+    ck_assert_uint_le(p->chunks, MAX(req_chunks, 1));
+    g_autofree guint32 *preds = g_new0(guint32, MAX(p->n_xfers, 1));
+    g_autofree guint32 *data_preds = g_new0(guint32, MAX(p->n_xfers, 1));
+    for (guint i = 0; i < p->n_xfers; i++) {
+        const weft_coll_xfer_t *x = &p->xfers[i];
+        ck_assert_msg(x->src < ne && x->dst < ne && x->src != x->dst, "%s: #%u endpoints", what, i);
+        ck_assert_msg(x->offset + x->bytes <= p->space_bytes, "%s: #%u outside the data", what, i);
+        ck_assert_uint_ge(x->sharing, 1);
+        for (guint32 s = p->succ_off[i]; s < p->succ_off[i + 1]; s++) {
+            ck_assert_msg(p->succ[s] > i, "%s: #%u -> #%u is not topological", what, i, p->succ[s]);
+            preds[p->succ[s]]++;
+            if (p->succ_kind[s] == WEFT_COLL_DEP_DATA) {
+                data_preds[p->succ[s]]++;
+            }
+        }
+    }
+    for (guint i = 0; i < p->n_xfers; i++) {
+        ck_assert_uint_eq(preds[i], p->n_preds[i]);
+    }
+    g_autofree guint32 *order = g_new(guint32, MAX(p->n_xfers, 1));
+    for (guint i = 0; i < p->n_xfers; i++) {
+        order[i] = i;
+    }
+    check_data(p, order, what);
+    /* Kahn's algorithm over data dependencies only: with a queue every transfer runs as
+     * early as they allow (a missing dependency lets a transfer run before the one that
+     * should have brought its data), with a stack depth first. */
+    for (guint lifo = 0; lifo < 2; lifo++) {
+        g_autofree guint32 *q = g_new(guint32, MAX(p->n_xfers, 1));
+        g_autofree guint32 *left = g_memdup2(data_preds, sizeof(guint32) * MAX(p->n_xfers, 1));
+        guint head = 0, tail = 0, k = 0;
+        for (guint i = 0; i < p->n_xfers; i++) {
+            if (left[i] == 0) {
+                q[tail++] = i;
+            }
+        }
+        while (tail > head) {
+            guint32 t = lifo ? q[--tail] : q[head++];
+            order[k++] = t;
+            for (guint32 s = p->succ_off[t]; s < p->succ_off[t + 1]; s++) {
+                if (p->succ_kind[s] == WEFT_COLL_DEP_DATA && --left[p->succ[s]] == 0) {
+                    q[tail++] = p->succ[s];
+                }
+            }
+        }
+        ck_assert_uint_eq(k, p->n_xfers);
+        check_data(p, order, what);
+    }
+}
+
+START_TEST(every_plan_delivers_the_operations_data)
+{
+    /* Every (operation, algorithm) on 2..17 members, over a flat layout, the first n GPUs
+     * of 4 DGX H100 nodes, and n GPUs dealt round-robin over those nodes; several sizes,
+     * channel and chunk counts. Each supported pair must deliver exactly the operation's
+     * result (sums of every member's distinct weight, no contribution missing or twice)
+     * whatever order its data dependencies allow; an unsupported one must say so. */
+    g_autoptr(weft_topo_t) t = dgx_h100(4);
+    const guint64 sizes[] = {0, 1, 7, 100};
+    const guint cfgs[][2] = {{1, 1}, {2, 3}};
+    guint built = 0, refused = 0;
+    guint per_algo[WEFT_COLL_N_ALGOS] = {0};
+    for (guint n = 2; n <= 17; n++) {
+        for (guint shape = 0; shape < 3; shape++) {
+            weft_coll_layout_t *L = NULL;
+            if (shape == 0) {
+                L = weft_coll_layout_new_flat(n);
+            } else {
+                g_autofree gint *mv = g_new(gint, n);
+                for (guint i = 0; i < n; i++) {
+                    guint gpu = shape == 1 ? i : (i % 4) * 8 + i / 4;
+                    mv[i] = weft_topo_gpu_vertex(t, gpu);
+                }
+                L = weft_coll_layout_new(t, mv, n);
+            }
+            for (guint op = 0; op < WEFT_COLL_N_OPS; op++) {
+                for (guint algo = WEFT_COLL_ALGO_RING; algo < WEFT_COLL_N_ALGOS; algo++) {
+                    for (guint si = 0; si < G_N_ELEMENTS(sizes); si++) {
+                        for (guint ci = 0; ci < G_N_ELEMENTS(cfgs); ci++) {
+                            weft_coll_config_t cfg = {algo, WEFT_COLL_PROTO_SIMPLE, cfgs[ci][0],
+                                                      cfgs[ci][1]};
+                            GError *error = NULL;
+                            g_autoptr(weft_coll_plan_t) p =
+                                weft_coll_plan_build(op, &cfg, L, sizes[si], &error);
+                            g_autofree char *what = g_strdup_printf(
+                                "%s %s n=%u shape %u S=%" G_GUINT64_FORMAT " ch=%u C=%u",
+                                weft_coll_op_name(op), weft_coll_algo_name(algo), n, shape,
+                                sizes[si], cfgs[ci][0], cfgs[ci][1]);
+                            if (p == NULL) {
+                                ck_assert_msg(g_error_matches(error, WEFT_COLL_ERROR,
+                                                              WEFT_COLL_ERROR_UNSUPPORTED),
+                                              "%s: %s", what, error->message);
+                                g_clear_error(&error);
+                                refused++;
+                                continue;
+                            }
+                            check_plan(p, cfgs[ci][0], cfgs[ci][1], what);
+                            built++;
+                            per_algo[algo]++;
+                        }
+                    }
+                }
+            }
+            weft_coll_layout_free(L);
+        }
+    }
+    /* Every algorithm ran somewhere: the layouts cover NVLS (n <= 8 on one node),
+     * NVLS_TREE and CollNet (16 GPUs on two nodes, 4 x 4 round robin, ...). */
+    for (guint algo = WEFT_COLL_ALGO_RING; algo < WEFT_COLL_N_ALGOS; algo++) {
+        ck_assert_msg(per_algo[algo] > 0, "%s never checked", weft_coll_algo_name(algo));
+    }
+    ck_assert_uint_gt(refused, 0);
+    printf("data check: %u plans replayed (ring %u, direct %u, tree %u, halving_doubling %u, "
+           "hierarchical %u, nvls %u, nvls_tree %u, collnet %u), %u refused as unsupported\n",
+           built, per_algo[1], per_algo[2], per_algo[3], per_algo[4], per_algo[5], per_algo[6],
+           per_algo[7], per_algo[8], refused);
+}
+END_TEST
+
+START_TEST(every_algorithm_is_exercised_by_the_data_check)
+{
+    /* The layouts of the data check reach every algorithm for all-reduce. */
+    g_autoptr(weft_topo_t) t = dgx_h100(4);
+    gint mv[16];
+    for (guint i = 0; i < 16; i++) {
+        mv[i] = weft_topo_gpu_vertex(t, (i % 4) * 8 + i / 4); /* 4 per node */
+    }
+    g_autoptr(weft_coll_layout_t) L = weft_coll_layout_new(t, mv, 16);
+    ck_assert(L->nvls && L->collnet && L->uniform);
+    ck_assert_uint_eq(L->n_domains, 4);
+    for (guint algo = WEFT_COLL_ALGO_RING; algo < WEFT_COLL_N_ALGOS; algo++) {
+        weft_coll_config_t cfg = {algo, WEFT_COLL_PROTO_SIMPLE, 2, 2};
+        GError *error = NULL;
+        g_autoptr(weft_coll_plan_t) p = weft_coll_plan_build(
+            algo == WEFT_COLL_ALGO_DIRECT ? WEFT_COLL_ALL_TO_ALL : WEFT_COLL_ALL_REDUCE, &cfg, L,
+            1000, &error);
+        if (algo == WEFT_COLL_ALGO_NVLS) {
+            ck_assert_ptr_null(p); /* 4 domains */
+            g_clear_error(&error);
+            continue;
+        }
+        ck_assert_msg(p != NULL, "%s: %s", weft_coll_algo_name(algo), error->message);
+        check_plan(p, 2, 2, weft_coll_algo_name(algo));
+        /* and it runs on the cluster under both models */
+        weft_time_t a = run_plan(
+            t, p, (const guint[]){0, 8, 16, 24, 1, 9, 17, 25, 2, 10, 18, 26, 3, 11, 19, 27},
+            WEFT_NET_ANALYTICAL, NULL);
+        weft_time_t f = run_plan(
+            t, p, (const guint[]){0, 8, 16, 24, 1, 9, 17, 25, 2, 10, 18, 26, 3, 11, 19, 27},
+            WEFT_NET_FLOW, NULL);
+        ck_assert_int_gt(a, 0);
+        ck_assert_int_ge(f, a - 16); /* sharing only slows (a ps of rounding per step aside) */
+    }
+}
+END_TEST
+
 static Suite *
 coll_suite(void)
 {
@@ -613,6 +1288,22 @@ coll_suite(void)
     tcase_add_test(plans, every_plan_delivers_exact_bytes_in_topological_order);
     tcase_add_test(plans, even_sizes_give_the_textbook_per_member_volumes);
     suite_add_tcase(s, plans);
+    TCase *algos = tcase_create("algorithms");
+    tcase_set_timeout(algos, 120);
+    tcase_add_test(algos, chunked_ring_formula_holds_under_both_models);
+    tcase_add_test(algos, net_sent_callback_ends_the_bandwidth_phase);
+    tcase_add_test(algos, tree_all_reduce_takes_two_log2_n_levels);
+    tcase_add_test(algos, halving_doubling_takes_log2_n_steps_each_way);
+    tcase_add_test(algos, direct_all_to_all_sends_n_minus_1_transfers_per_rank);
+    tcase_add_test(algos, nvls_on_a_dgx_h100_node_goes_up_and_down_once);
+    tcase_add_test(algos, protocols_cost_latency_and_efficiency);
+    tcase_add_test(algos, base_latency_and_reductions_are_charged);
+    tcase_add_test(algos, channels_do_not_create_bandwidth);
+    tcase_add_test(algos, layouts_know_domains_rails_nvls_and_sharp);
+    tcase_add_test(algos, graphml_keeps_vertex_features);
+    tcase_add_test(algos, every_plan_delivers_the_operations_data);
+    tcase_add_test(algos, every_algorithm_is_exercised_by_the_data_check);
+    suite_add_tcase(s, algos);
     return s;
 }
 

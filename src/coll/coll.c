@@ -516,8 +516,9 @@ weft_coll_plan_build(weft_coll_op_t op, const weft_coll_config_t *cfg,
         (algo == WEFT_COLL_ALGO_HALVING_DOUBLING &&
          (op == WEFT_COLL_REDUCE_SCATTER || op == WEFT_COLL_REDUCE_SCATTER_BLOCK))) {
         /* Halving-doubling reduce-scatter moves ranges of whole blocks, which
-         * channels would cut apart: one channel. */
+         * channels or chunks would cut apart: one channel, one chunk. */
         plan->channels = 1;
+        plan->chunks = 1;
     }
     if (op == WEFT_COLL_BARRIER) {
         plan->chunks = 1;
