@@ -508,14 +508,17 @@ weft_cmd_coll(int argc, char **argv)
                 n_big++;
             }
             double model_us = r.costs.model_ps >= 0 ? r.costs.model_ps / 1e6 : -1.0;
-            printf("%14" G_GUINT64_FORMAT " %10.2f %10.2f %+8.1f %10.2f %10.2f %+8.1f %-10s %-7s "
+            /* busbw printed as 0.00 has no relative error: "-" */
+            g_autofree char *eb_text = isnan(eb) ? g_strdup("-") : g_strdup_printf("%+.1f", eb);
+            printf("%14" G_GUINT64_FORMAT " %10.2f %10.2f %+8.1f %10.2f %10.2f %8s %-10s %-7s "
                    "%10.2f\n",
-                   m->size, m->time_us, t_us, et, m->busbw, bus, eb,
+                   m->size, m->time_us, t_us, et, m->busbw, bus, eb_text,
                    weft_coll_algo_name(r.cfg.algo), weft_coll_tuning_proto_name(r.cfg.proto),
                    model_us);
+            g_autofree char *eb_csv = isnan(eb) ? g_strdup("") : g_strdup_printf("%.2f", eb);
             g_string_append_printf(
-                csv_text, "%" G_GUINT64_FORMAT ",%.3f,%.3f,%.2f,%.3f,%.3f,%.2f,%s,%s,%.3f\n",
-                m->size, m->time_us, t_us, et, m->busbw, bus, eb, weft_coll_algo_name(r.cfg.algo),
+                csv_text, "%" G_GUINT64_FORMAT ",%.3f,%.3f,%.2f,%.3f,%.3f,%s,%s,%s,%.3f\n", m->size,
+                m->time_us, t_us, et, m->busbw, bus, eb_csv, weft_coll_algo_name(r.cfg.algo),
                 weft_coll_tuning_proto_name(r.cfg.proto), model_us);
         }
         if (rc == WEFT_EXIT_OK) {
