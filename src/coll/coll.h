@@ -51,8 +51,10 @@
  *    when that is out of range, with b the lowest set bit of r; domain 0 is the
  *    root), tree 1 its mirror (n - 1 - r) for an even domain count or its shift
  *    (r + 1 mod n) for an odd one (ncclGetDtree); inside a domain the members
- *    form a chain below the head (the member on the ring's start rail, the
- *    chain reversed for tree 1). Each tree carries half of each channel's data:
+ *    form a chain below the head (for channel c the member at rail position c,
+ *    c + g/2 for tree 1, so trees and channels leave through different NICs;
+ *    the two trees are two lanes of one channel: separate link orders, one
+ *    channel for the sharing rule). Each tree carries half of each channel's data:
  *    all-reduce reduces up the tree (a member sends chunk c to its parent once
  *    its children's chunk c arrived) and broadcasts down. Depth D over a flat
  *    layout of n = 2^k members is k, and the all-reduce takes
@@ -270,7 +272,7 @@ typedef struct {
     guint32 dst;
     guint64 bytes;
     guint64 offset;
-    guint16 channel; /* which channel (for trees: 2 x channel + tree) */
+    guint16 channel; /* which channel (both trees of a tree channel count as one) */
     guint16 sharing; /* channels with transfers on the same (src, dst): the analytical divisor */
     guint8 flags;    /* WEFT_COLL_XFER_* */
 } weft_coll_xfer_t;
