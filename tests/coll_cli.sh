@@ -88,4 +88,25 @@ else
     ok "no WEFT_SHARED: --compare skipped"
 fi
 
+# Replay through the tuning model (scenario keys in [collectives]).
+scen="$WEFT_SRCDIR/scenarios/dp-step-dgx-h100.ini"
+step_of() { awk '/^step time/ {print $3}' "$1"; }
+expect 0 "replay, tuning off" "" -- "$WEFT" replay "$scen"
+off=$(step_of "$tmp/out")
+expect 0 "replay, tuning nccl" "" -- "$WEFT" replay "$scen" --set collectives.tuning=nccl
+auto=$(step_of "$tmp/out")
+expect 0 "replay, forced ring simple" "" -- "$WEFT" replay "$scen" --set collectives.tuning=nccl \
+    --set collectives.all_reduce_algorithm=ring --set collectives.all_reduce_protocol=simple
+ring=$(step_of "$tmp/out")
+[ -n "$auto" ] && [ "$auto" != "$off" ] && [ "$auto" != "$ring" ] &&
+    ok "tuned steps differ: off $off, auto $auto, ring/simple $ring us" ||
+    bad "tuned steps: off $off, auto $auto, ring/simple $ring"
+expect 1 "replay, NVLS tree forced on one node" "nvls_tree" -- "$WEFT" replay "$scen" \
+    --set collectives.tuning=nccl --set collectives.all_reduce_algorithm=nvls_tree
+expect 1 "replay, unknown protocol" "ll64" -- "$WEFT" replay "$scen" \
+    --set collectives.all_reduce_protocol=ll64
+expect 0 "show-config lists the collective keys" "" -- "$WEFT" replay "$scen" --show-config
+grep -q "^all_reduce_protocol = auto" "$tmp/out" && grep -q "^tuning = off" "$tmp/out" &&
+    ok "collective keys in the effective configuration" || bad "collective keys missing"
+
 [ "$fails" -eq 0 ] || exit 1

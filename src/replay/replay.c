@@ -76,13 +76,17 @@ struct replay {
     double compute_scale;                   /* multiplies compute durations */
     const weft_replay_observer_t *observer; /* or NULL */
     rank_state_t *ranks;
-    gint **member_index;     /* per communicator: rank -> member index or -1 */
-    GHashTable *colls;       /* key -> coll_inst_t* (owned) */
-    GHashTable *plans;       /* plan_key_t -> weft_coll_plan_t* (owned) */
-    GHashTable *p2p_waiting; /* p2p_key_t -> GQueue of p2p indexes (+1) waiting */
-    GArray *p2p;             /* p2p_t */
-    GArray *finish_stack;    /* (rank, node) pairs to finish at the current time */
-    GError *error;           /* first runtime error; stops the simulation */
+    gint **member_index; /* per communicator: rank -> member index or -1 */
+    GHashTable *colls;   /* key -> coll_inst_t* (owned) */
+    GHashTable *plans;   /* plan_key_t -> weft_coll_plan_t* (owned) */
+    gboolean tuned;      /* opts->coll_tuning was given */
+    weft_coll_tuning_t tuning;
+    weft_coll_layout_t **comm_layout; /* per communicator, built on first use (tuned) */
+    weft_coll_system_t **comm_sys;    /* per communicator, likewise */
+    GHashTable *p2p_waiting;          /* p2p_key_t -> GQueue of p2p indexes (+1) waiting */
+    GArray *p2p;                      /* p2p_t */
+    GArray *finish_stack;             /* (rank, node) pairs to finish at the current time */
+    GError *error;                    /* first runtime error; stops the simulation */
     guint64 collectives;
 };
 
@@ -112,9 +116,11 @@ p2p_key_equal(gconstpointer a, gconstpointer b)
     return x->src == y->src && x->dst == y->dst && x->tag == y->tag;
 }
 
-/* Cache key of collective plans. */
+/* Cache key of collective plans: (operation, members, chunks, bytes) for plain plans;
+ * tuned plans also by communicator (comm = its index + 1; 0 for plain plans), whose
+ * layout and tuning determine the configuration. */
 typedef struct {
-    guint op, n, chunks;
+    guint op, n, chunks, comm;
     guint64 bytes;
 } plan_key_t;
 
@@ -123,14 +129,15 @@ plan_key_hash(gconstpointer p)
 {
     const plan_key_t *k = p;
     return (k->op * 31u + k->n) * 2654435761u ^ (guint)k->bytes ^ (guint)(k->bytes >> 32) ^
-           k->chunks;
+           k->chunks ^ (k->comm * 40503u);
 }
 
 static gboolean
 plan_key_equal(gconstpointer a, gconstpointer b)
 {
     const plan_key_t *x = a, *y = b;
-    return x->op == y->op && x->n == y->n && x->chunks == y->chunks && x->bytes == y->bytes;
+    return x->op == y->op && x->n == y->n && x->chunks == y->chunks && x->bytes == y->bytes &&
+           x->comm == y->comm;
 }
 
 static void finish_node(replay_t *R, guint rank, guint node);
@@ -256,13 +263,40 @@ on_coll_done(void *ctx, guint64 key)
     g_hash_table_remove(R->colls, &key);
 }
 
-static const weft_coll_plan_t *
-get_plan(replay_t *R, weft_coll_op_t op, guint n, guint64 bytes, GError **error)
+/* The plan of a tuned collective: NCCL's choice over communicator @c's layout. */
+static weft_coll_plan_t *
+tuned_plan(replay_t *R, guint c, weft_coll_op_t op, guint64 bytes, const gint *vertices,
+           GError **error)
 {
-    plan_key_t key = {op, n, R->chunks, bytes};
+    const weft_comm_t *comm = g_ptr_array_index(R->wl->comms, c);
+    if (R->comm_layout[c] == NULL) {
+        R->comm_layout[c] = weft_coll_layout_new(R->topo, vertices, comm->n_ranks);
+        R->comm_sys[c] = g_new0(weft_coll_system_t, 1);
+        if (!weft_coll_system_init(R->comm_sys[c], R->topo, R->comm_layout[c], &R->tuning, error)) {
+            return NULL;
+        }
+    }
+    weft_coll_config_t cfg;
+    weft_coll_costs_t costs;
+    if (!weft_coll_tune(&R->tuning, R->comm_sys[c], op, bytes, &cfg, &costs, error)) {
+        return NULL;
+    }
+    weft_coll_plan_t *plan = weft_coll_plan_build(op, &cfg, R->comm_layout[c], bytes, error);
+    if (plan != NULL) {
+        weft_coll_tuning_fill_exec(R->comm_sys[c], &costs, &plan->exec);
+    }
+    return plan;
+}
+
+static const weft_coll_plan_t *
+get_plan(replay_t *R, guint c, weft_coll_op_t op, guint n, guint64 bytes, const gint *vertices,
+         GError **error)
+{
+    plan_key_t key = {op, n, R->chunks, R->tuned ? c + 1 : 0, bytes};
     weft_coll_plan_t *plan = g_hash_table_lookup(R->plans, &key);
     if (plan == NULL) {
-        plan = weft_coll_plan_new(op, WEFT_COLL_ALGO_AUTO, n, bytes, R->chunks, error);
+        plan = R->tuned ? tuned_plan(R, c, op, bytes, vertices, error)
+                        : weft_coll_plan_new(op, WEFT_COLL_ALGO_AUTO, n, bytes, R->chunks, error);
         if (plan == NULL) {
             return NULL;
         }
@@ -299,16 +333,17 @@ coll_start(replay_t *R, coll_inst_t *ci)
         }
     }
     GError *error = NULL;
-    const weft_coll_plan_t *plan = get_plan(R, op, comm->n_ranks, bytes, &error);
+    g_autofree gint *vertices = g_new(gint, comm->n_ranks);
+    for (guint m = 0; m < comm->n_ranks; m++) {
+        vertices[m] = R->ranks[comm->ranks[m]].vertex;
+    }
+    const weft_coll_plan_t *plan =
+        get_plan(R, ci->comm, op, comm->n_ranks, bytes, vertices, &error);
     if (plan == NULL) {
         g_prefix_error(&error, "%s: rank %u node %" G_GUINT64_FORMAT " (%s): ", t0->file,
                        comm->ranks[0], t0->id[n0], node_name(t0, n0));
         fail(R, error);
         return;
-    }
-    g_autofree gint *vertices = g_new(gint, comm->n_ranks);
-    for (guint m = 0; m < comm->n_ranks; m++) {
-        vertices[m] = R->ranks[comm->ranks[m]].vertex;
     }
     ci->plan = plan;
     ci->start_ps = weft_sim_now(R->sim);
@@ -634,6 +669,14 @@ replay_clear(replay_t *R)
     }
     g_clear_pointer(&R->colls, g_hash_table_unref);
     g_clear_pointer(&R->plans, g_hash_table_unref);
+    if (R->comm_layout != NULL) {
+        for (guint c = 0; c < R->wl->comms->len; c++) {
+            weft_coll_layout_free(R->comm_layout[c]);
+            g_free(R->comm_sys[c]);
+        }
+        g_free(R->comm_layout);
+        g_free(R->comm_sys);
+    }
     g_clear_pointer(&R->p2p_waiting, g_hash_table_unref);
     g_clear_pointer(&R->p2p, g_array_unref);
     g_clear_pointer(&R->finish_stack, g_array_unref);
@@ -745,6 +788,12 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
     R.rank_gpu = opts != NULL ? opts->rank_gpu : NULL;
     R.compute_scale = opts != NULL && opts->compute_scale > 0 ? opts->compute_scale : 1.0;
     R.observer = opts != NULL ? opts->observer : NULL;
+    if (opts != NULL && opts->coll_tuning != NULL) {
+        R.tuned = TRUE;
+        R.tuning = *opts->coll_tuning; /* its chunks, not coll_chunks, apply */
+        R.comm_layout = g_new0(weft_coll_layout_t *, wl->comms->len);
+        R.comm_sys = g_new0(weft_coll_system_t *, wl->comms->len);
+    }
     g_return_val_if_fail(wl->n_ranks <= weft_topo_n_gpus(R.topo), NULL);
 
     R.member_index = g_new0(gint *, wl->comms->len);

@@ -35,6 +35,7 @@
 
 #include <glib.h>
 
+#include "coll/tuning.h"
 #include "net/net.h"
 #include "workload/workload.h"
 
@@ -113,6 +114,14 @@ typedef struct {
     const guint *rank_gpu; /* rank -> GPU number (topo/placement.h); NULL: rank r on GPU r */
     double compute_scale;  /* multiplies COMP/MEM/CPU durations (0 means 1): 0.5 = twice as fast */
     const weft_replay_observer_t *observer; /* (nullable) */
+    /* (nullable) NCCL-style collectives: when set, every collective goes through
+     * weft_coll_tune() (forced choices from here; its chunks, 0 = NCCL's; coll_chunks
+     * is ignored)
+     * and weft_coll_plan_build() over its communicator's layout on the cluster, with the
+     * executor's costs from the tuning model; plans are cached per (communicator,
+     * operation, size). NULL: the plain single-ring / direct plans of weft_coll_plan_new()
+     * with coll_chunks and no protocol costs. */
+    const weft_coll_tuning_t *coll_tuning;
 } weft_replay_options_t;
 
 /**

@@ -18,6 +18,7 @@
 
 #include <glib/gstdio.h>
 
+#include "coll/tuning.h"
 #include "core/keyfile.h"
 #include "core/sim.h"
 #include "core/units.h"
@@ -63,6 +64,25 @@ check_network_model(const char *text, GError **error)
 
 static const char *const placement_choices[] = {"in-order", "round-robin", "random", "file", NULL};
 static const char *const update_choices[] = {"incremental", "full", NULL};
+/* Forced collective choices (coll/tuning.h), like NCCL_ALGO and NCCL_PROTO. */
+static const char *const algo_choices[] = {"auto",         "ring",    "tree",   "nvls",
+                                           "nvls_tree",    "collnet", "direct", "halving_doubling",
+                                           "hierarchical", NULL};
+static const char *const proto_choices[] = {"auto", "ll", "ll128", "simple", NULL};
+static const char *const cpu_choices[] = {"intel", "amd", "other", NULL};
+static const char *const tuning_choices[] = {"off", "nccl", NULL};
+#define ALGO_KEY(op, what)                                                                         \
+    {                                                                                              \
+        "collectives", op "_algorithm", T_CHOICE, "auto",                                          \
+            "algorithm of every " what ": auto (NCCL's tuning model) or forced (NCCL_ALGO)",       \
+            algo_choices                                                                           \
+    }
+#define PROTO_KEY(op, what)                                                                        \
+    {                                                                                              \
+        "collectives", op "_protocol", T_CHOICE, "auto",                                           \
+            "protocol of every " what ": auto (NCCL's tuning model) or forced (NCCL_PROTO)",       \
+            proto_choices                                                                          \
+    }
 
 /* Indexes into keys[], in the table's (and the effective configuration's) order. */
 enum {
@@ -73,6 +93,21 @@ enum {
     K_PLACEMENT_SEED,
     K_PLACEMENT_FILE,
     K_CHUNKS,
+    K_TUNING,
+    K_CHANNELS,
+    K_CPU,
+    K_AR_ALGO,
+    K_AR_PROTO,
+    K_AG_ALGO,
+    K_AG_PROTO,
+    K_RS_ALGO,
+    K_RS_PROTO,
+    K_A2A_ALGO,
+    K_A2A_PROTO,
+    K_BCAST_ALGO,
+    K_BCAST_PROTO,
+    K_REDUCE_ALGO,
+    K_REDUCE_PROTO,
     K_MODEL,
     K_UPDATE,
     K_ECMP_SEED,
@@ -105,6 +140,30 @@ static const key_desc keys[N_KEYS] = {
                           "placement = file: one GPU (number or vertex name) per rank, per line"},
     [K_CHUNKS] = {"collectives", "chunks", T_INTEGER, "1",
                   "pipeline chunks per collective (1 to 1048576)", .imin = 1, .imax = MAX_CHUNKS},
+    [K_TUNING] =
+        {"collectives", "tuning", T_CHOICE, "off",
+         "nccl: every collective runs as NCCL's tuning model chooses (algorithm, protocol, "
+         "channels, chunks; doc/collectives.md); off: one ring (direct for all-to-all) "
+         "with collectives.chunks and no protocol costs",
+         tuning_choices},
+    [K_CHANNELS] =
+        {"collectives", "channels", T_INTEGER, "0",
+         "channels per collective: 0 = as NCCL's tuning chooses (NCCL_MIN/MAX_NCHANNELS)",
+         .imin = 0, .imax = 64},
+    [K_CPU] = {"collectives", "cpu", T_CHOICE, "intel",
+               "host CPU vendor, for NCCL's network overheads (AWS p5: amd)", cpu_choices},
+    [K_AR_ALGO] = ALGO_KEY("all_reduce", "all-reduce (and barrier)"),
+    [K_AR_PROTO] = PROTO_KEY("all_reduce", "all-reduce (and barrier)"),
+    [K_AG_ALGO] = ALGO_KEY("all_gather", "all-gather"),
+    [K_AG_PROTO] = PROTO_KEY("all_gather", "all-gather"),
+    [K_RS_ALGO] = ALGO_KEY("reduce_scatter", "reduce-scatter"),
+    [K_RS_PROTO] = PROTO_KEY("reduce_scatter", "reduce-scatter"),
+    [K_A2A_ALGO] = ALGO_KEY("alltoall", "all-to-all (and gather, scatter)"),
+    [K_A2A_PROTO] = PROTO_KEY("alltoall", "all-to-all (and gather, scatter)"),
+    [K_BCAST_ALGO] = ALGO_KEY("broadcast", "broadcast"),
+    [K_BCAST_PROTO] = PROTO_KEY("broadcast", "broadcast"),
+    [K_REDUCE_ALGO] = ALGO_KEY("reduce", "reduce"),
+    [K_REDUCE_PROTO] = PROTO_KEY("reduce", "reduce"),
     [K_MODEL] = {"network", "model", T_CHOICE, "analytical",
                  "network model: analytical (latency + size / bottleneck bandwidth) or flow "
                  "(links shared max-min fairly)",
@@ -880,6 +939,39 @@ weft_scenario_run_summary(const weft_scenario_run_t *run)
     return g_string_free(s, FALSE);
 }
 
+/* The forced collective choices of [collectives] (all values were checked when set). */
+static void
+scenario_tuning(const weft_scenario_t *sc, weft_coll_tuning_t *t)
+{
+    static const struct {
+        int algo_key, proto_key;
+        weft_coll_op_t ops[3];
+        guint n_ops;
+    } per_op[] = {
+        {K_AR_ALGO, K_AR_PROTO, {WEFT_COLL_ALL_REDUCE, WEFT_COLL_BARRIER}, 2},
+        {K_AG_ALGO, K_AG_PROTO, {WEFT_COLL_ALL_GATHER}, 1},
+        {K_RS_ALGO, K_RS_PROTO, {WEFT_COLL_REDUCE_SCATTER, WEFT_COLL_REDUCE_SCATTER_BLOCK}, 2},
+        {K_A2A_ALGO, K_A2A_PROTO, {WEFT_COLL_ALL_TO_ALL, WEFT_COLL_GATHER, WEFT_COLL_SCATTER}, 3},
+        {K_BCAST_ALGO, K_BCAST_PROTO, {WEFT_COLL_BROADCAST}, 1},
+        {K_REDUCE_ALGO, K_REDUCE_PROTO, {WEFT_COLL_REDUCE}, 1},
+    };
+    memset(t, 0, sizeof *t);
+    for (guint i = 0; i < G_N_ELEMENTS(per_op); i++) {
+        weft_coll_algo_t a = WEFT_COLL_ALGO_AUTO;
+        weft_coll_proto_t p = WEFT_COLL_PROTO_AUTO;
+        weft_coll_tuning_algo_from_name(current(sc, per_op[i].algo_key), &a);
+        weft_coll_tuning_proto_from_name(current(sc, per_op[i].proto_key), &p);
+        for (guint k = 0; k < per_op[i].n_ops; k++) {
+            t->algo[per_op[i].ops[k]] = a;
+            t->proto[per_op[i].ops[k]] = p;
+        }
+    }
+    t->channels = (guint)get_int(sc, K_CHANNELS);
+    /* collectives.chunks forces the chunk count only when given; NCCL's otherwise. */
+    t->chunks = sc->value[K_CHUNKS] != NULL ? (guint)get_int(sc, K_CHUNKS) : 0;
+    weft_coll_tuning_cpu_from_name(current(sc, K_CPU), &t->cpu);
+}
+
 weft_scenario_run_t *
 weft_scenario_run(const weft_scenario_t *sc, GError **error)
 {
@@ -942,6 +1034,11 @@ weft_scenario_run(const weft_scenario_t *sc, GError **error)
         .rank_gpu = run->rank_gpu,
         .compute_scale = run->duration_scale,
     };
+    weft_coll_tuning_t tuning = {0};
+    if (strcmp(current(sc, K_TUNING), "nccl") == 0) {
+        scenario_tuning(sc, &tuning);
+        opts.coll_tuning = &tuning;
+    }
     run->replay = weft_replay_run(sim, net, run->workload, &opts, error);
     if (run->replay == NULL) {
         return NULL;
