@@ -15,6 +15,7 @@
 #include "net/lmm.h"
 
 #include <check.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -622,6 +623,266 @@ START_TEST(incremental_equals_full_bit_for_bit_and_changed_is_exact)
 }
 END_TEST
 
+/* ---- the documented arithmetic, computed afresh --------------------------------------------
+ *
+ * lmm.c lists the floating-point operations that determine every rate and usage (steps 1-6
+ * atop the file) and must follow them exactly, whatever its data structures: that is what
+ * keeps results bit for bit the same across versions and modes. This reference follows the
+ * steps literally and slowly (a linear scan for the smallest key instead of a heap, nothing
+ * cached, the whole instance solved at once rather than component by component), and the
+ * solver must agree with it bit for bit after every solve of random sequences of additions,
+ * removals and capacity changes. Instances are made to be hard on exactness: capacities a
+ * few ulps apart (near-ties between constraints, where rounding makes keys go down), weights
+ * over ten decades (W_c loses digits and is recomputed), coefficients like 1/3, rate caps.
+ * Each variable lists a constraint at most twice: two coefficients sum the same in either
+ * order, so the reference need not know the order lmm.c merges them in.
+ */
+
+enum { REF_C = 24, REF_V = 160, REF_K = 5 };
+
+typedef struct {
+    guint nc;
+    double cap[REF_C];
+    gboolean live[REF_V];
+    double weight[REF_V], bound[REF_V];
+    guint k[REF_V]; /* distinct constraints of the variable, ascending */
+    guint c[REF_V][REF_K];
+    double coef[REF_V][REF_K]; /* merged coefficients */
+    double rate[REF_V];        /* the reference's results */
+    double usage[REF_C];
+} ref_t;
+
+/* Step 2's W_c, or step 5's recomputation, over the unfrozen variables of c in id order. */
+static double
+ref_wsum(const ref_t *m, guint c, const gboolean *frozen)
+{
+    double w = 0;
+    for (guint v = 0; v < REF_V; v++) {
+        for (guint j = 0; m->live[v] && j < m->k[v]; j++) {
+            if (m->c[v][j] == c && !frozen[v]) {
+                w += m->coef[v][j] * m->weight[v];
+            }
+        }
+    }
+    return w;
+}
+
+typedef struct {
+    double r, w, wref, key;
+    guint nfree;
+    gboolean live, touched;
+} ref_cnst_t;
+
+/* Step 5: freeze(v, x). */
+static void
+ref_freeze(ref_t *m, ref_cnst_t *rc, gboolean *frozen, guint v, double x)
+{
+    frozen[v] = TRUE;
+    m->rate[v] = x;
+    for (guint j = 0; j < m->k[v]; j++) {
+        ref_cnst_t *q = &rc[m->c[v][j]];
+        q->nfree--;
+        if (!q->live) {
+            continue;
+        }
+        if (q->nfree == 0) {
+            q->live = FALSE;
+            continue;
+        }
+        q->r -= m->coef[v][j] * x;
+        q->w -= m->coef[v][j] * m->weight[v];
+        if (q->w <= q->wref * 1e-3) {
+            q->w = q->wref = ref_wsum(m, m->c[v][j], frozen);
+        }
+        q->touched = TRUE;
+    }
+}
+
+static void
+ref_solve(ref_t *m)
+{
+    ref_cnst_t rc[REF_C] = {{0}};
+    gboolean frozen[REF_V] = {0};
+    for (guint c = 0; c < m->nc; c++) {
+        rc[c].r = m->cap[c];
+        for (guint v = 0; v < REF_V; v++) {
+            for (guint j = 0; m->live[v] && j < m->k[v]; j++) {
+                rc[c].nfree += m->c[v][j] == c;
+            }
+        }
+        if (rc[c].nfree > 0) { /* step 2 */
+            rc[c].w = rc[c].wref = ref_wsum(m, c, frozen);
+            rc[c].key = rc[c].r / rc[c].w;
+            rc[c].live = TRUE;
+        }
+    }
+    for (guint v = 0; v < REF_V; v++) {
+        if (m->live[v] && m->k[v] == 0) {
+            frozen[v] = TRUE;
+            m->rate[v] = m->bound[v];
+        }
+    }
+    double level = 0;
+    for (;;) {
+        /* Step 3 and 4: the unfrozen bounded variable of smallest (b / w, id)... */
+        gint b = -1;
+        for (guint v = 0; v < REF_V; v++) {
+            if (m->live[v] && !frozen[v] && isfinite(m->bound[v]) &&
+                (b < 0 || m->bound[v] / m->weight[v] < m->bound[b] / m->weight[b])) {
+                b = (gint)v;
+            }
+        }
+        /* ... and the live constraint of smallest (key, id). */
+        gint c = -1;
+        for (guint q = 0; q < m->nc; q++) {
+            if (rc[q].live && (c < 0 || rc[q].key < rc[c].key)) {
+                c = (gint)q;
+            }
+        }
+        if (b < 0 && c < 0) {
+            break;
+        }
+        if (b >= 0 && (c < 0 || m->bound[b] / m->weight[b] <= rc[c].key)) {
+            level = MAX(level, m->bound[b] / m->weight[b]);
+            ref_freeze(m, rc, frozen, (guint)b, m->bound[b]);
+        } else {
+            rc[c].live = FALSE;
+            level = MAX(level, rc[c].key);
+            for (guint v = 0; v < REF_V; v++) {
+                for (guint j = 0; m->live[v] && !frozen[v] && j < m->k[v]; j++) {
+                    if (m->c[v][j] == (guint)c) {
+                        ref_freeze(m, rc, frozen, v, MIN(m->weight[v] * level, m->bound[v]));
+                    }
+                }
+            }
+        }
+        for (guint q = 0; q < m->nc; q++) {
+            if (rc[q].touched && rc[q].live) {
+                double key = rc[q].r > 0 ? rc[q].r / rc[q].w : 0;
+                rc[q].key = key > level ? key : level;
+            }
+            rc[q].touched = FALSE;
+        }
+    }
+    for (guint c = 0; c < m->nc; c++) { /* step 6 */
+        m->usage[c] = 0;
+        for (guint v = 0; v < REF_V; v++) {
+            for (guint j = 0; m->live[v] && j < m->k[v]; j++) {
+                if (m->c[v][j] == c) {
+                    m->usage[c] += m->coef[v][j] * m->rate[v];
+                }
+            }
+        }
+    }
+}
+
+static double
+ref_capacity(GRand *r, gboolean ties)
+{
+    if (ties) {
+        static const double base[] = {1, 0.3, 0.7, 1.1};
+        return pick(r, base, 4) * (1 + g_rand_int_range(r, -3, 4) * DBL_EPSILON);
+    }
+    return g_rand_boolean(r) ? rand_capacity(r) : g_rand_double_range(r, 1e-3, 1e3);
+}
+
+static void
+ref_add(GRand *r, ref_t *m, weft_lmm_t *lmm, gboolean ties)
+{
+    static const double coefs[] = {0.25, 0.5, 1, 1, 2, 0.1, 1.0 / 3};
+    static const double weights[] = {1, 1, 2, 3, 0.1, 0.3};
+    guint n = (guint)g_rand_int_range(r, 0, REF_K + 1), cc[2 * REF_K];
+    double co[2 * REF_K], merged[REF_C] = {0};
+    guint count[REF_C] = {0}, k = 0;
+    for (guint j = 0; j < n; j++) {
+        guint c = (guint)g_rand_int_range(r, 0, (gint)m->nc);
+        if (count[c] == 2) {
+            continue; /* at most twice, see above */
+        }
+        cc[k] = c;
+        co[k] = ties || g_rand_boolean(r) ? pick(r, coefs, 7) : g_rand_double_range(r, 1e-3, 3);
+        merged[c] += co[k];
+        count[c]++;
+        k++;
+    }
+    double w =
+        ties || g_rand_boolean(r) ? pick(r, weights, 6) : exp(g_rand_double_range(r, -12, 12));
+    int kind = g_rand_int_range(r, 0, 10);
+    double bound = kind < 3 ? g_rand_double_range(r, 0.01, 5) : kind == 3 ? 1.0 / 3 : 0;
+    guint v = weft_lmm_variable_new(lmm, w, bound, cc, co, k);
+    ck_assert_uint_lt(v, REF_V);
+    m->live[v] = TRUE;
+    m->weight[v] = w;
+    m->bound[v] = bound > 0 ? bound : INFINITY;
+    m->k[v] = 0;
+    for (guint c = 0; c < m->nc; c++) {
+        if (count[c] > 0) {
+            m->c[v][m->k[v]] = c;
+            m->coef[v][m->k[v]++] = merged[c];
+        }
+    }
+}
+
+START_TEST(rates_follow_the_documented_arithmetic_bit_for_bit)
+{
+    g_autoptr(GRand) r = g_rand_new_with_seed(4242 + (guint32)_i);
+    guint64 wsum_recomputed = 0;
+    for (int inst = 0; inst < 60; inst++) {
+        gboolean ties = inst % 2 == 1;
+        g_autoptr(weft_lmm_t) lmm = weft_lmm_new(_i == 0);
+        ref_t *m = g_new0(ref_t, 1);
+        m->nc = (guint)g_rand_int_range(r, 1, REF_C + 1);
+        for (guint c = 0; c < m->nc; c++) {
+            m->cap[c] = ref_capacity(r, ties);
+            ck_assert_uint_eq(weft_lmm_constraint_new(lmm, m->cap[c]), c);
+        }
+        guint live = 0;
+        for (int step = 0; step < 40; step++) {
+            int ops = g_rand_int_range(r, 1, g_rand_boolean(r) ? 4 : 40);
+            for (int o = 0; o < ops; o++) {
+                int what = g_rand_int_range(r, 0, 10);
+                if (what < 5 && live < REF_V / 2) {
+                    ref_add(r, m, lmm, ties);
+                    live++;
+                } else if (what < 8 && live > 0) {
+                    guint v;
+                    do {
+                        v = (guint)g_rand_int_range(r, 0, REF_V);
+                    } while (!m->live[v]);
+                    weft_lmm_variable_free(lmm, v);
+                    m->live[v] = FALSE;
+                    live--;
+                } else {
+                    guint c = (guint)g_rand_int_range(r, 0, (gint)m->nc);
+                    m->cap[c] = ref_capacity(r, ties);
+                    weft_lmm_constraint_set_capacity(lmm, c, m->cap[c]);
+                }
+            }
+            weft_lmm_solve(lmm);
+            ref_solve(m);
+            for (guint v = 0; v < REF_V; v++) {
+                if (m->live[v]) {
+                    double x = weft_lmm_variable_rate(lmm, v);
+                    ck_assert_msg(same_bits(x, m->rate[v]),
+                                  "instance %d step %d variable %u: %.17g, reference %.17g", inst,
+                                  step, v, x, m->rate[v]);
+                }
+            }
+            for (guint c = 0; c < m->nc; c++) {
+                double u = weft_lmm_constraint_usage(lmm, c);
+                ck_assert_msg(same_bits(u, m->usage[c]),
+                              "instance %d step %d constraint %u: usage %.17g, reference %.17g",
+                              inst, step, c, u, m->usage[c]);
+            }
+        }
+        wsum_recomputed += weft_lmm_stats(lmm).wsum_recomputed;
+        g_free(m);
+    }
+    /* The instances did reach the cancellation rule (weights over ten decades). */
+    ck_assert_uint_gt(wsum_recomputed, 0);
+}
+END_TEST
+
 static Suite *
 lmm_suite(void)
 {
@@ -649,6 +910,7 @@ lmm_suite(void)
     TCase *tp = tcase_create("properties");
     tcase_add_loop_test(tp, random_instances_are_feasible_and_max_min_fair, 0, 1);
     tcase_add_loop_test(tp, incremental_equals_full_bit_for_bit_and_changed_is_exact, 0, 2);
+    tcase_add_loop_test(tp, rates_follow_the_documented_arithmetic_bit_for_bit, 0, 2);
     suite_add_tcase(s, tp);
     return s;
 }
