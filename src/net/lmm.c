@@ -98,14 +98,19 @@ typedef struct {
     guint usage_done; /* == lmm->fill_id: usage computed when it saturated */
 } cfill_t;
 
+/* What freezing reads of a variable, in 32 bytes: one cache line holds two. */
 typedef struct {
+    double weight;
+    double bound;   /* INFINITY if none */
     velem_t *elems; /* ascending cnst, no duplicates */
     guint len, alloc;
-    gboolean alive;
-    gboolean is_new;       /* added since the last solve */
-    gboolean in_new_list;  /* its id is in lmm->new_vars */
-    guint64 changed_stamp; /* the solve that listed it as changed */
 } var_t;
+
+/* Variable flags (lmm->vflags). */
+enum {
+    VAR_ALIVE = 1 << 0,
+    VAR_IN_NEW_LIST = 1 << 1, /* its id is in lmm->new_vars */
+};
 
 typedef struct {
     double key; /* bound / weight */
@@ -126,8 +131,8 @@ struct weft_lmm {
     guint cnsts_len, cnsts_alloc;
     /* variables by id; the fields the filling reads most in arrays of their own */
     var_t *vars;
-    double *weight;
-    double *bound; /* INFINITY if none */
+    guint8 *vflags;
+    double *weight; /* a copy of vars[].weight, for reads in list order */
     double *rate;
     guint *frozen; /* == fill_id: frozen in the component being solved */
     guint vars_len, vars_alloc;
@@ -144,6 +149,7 @@ struct weft_lmm {
     GArray *comp_cnsts; /* guint */
     GArray *heap;       /* hent_t, a binary min-heap on (key, id) */
     GArray *dirty;      /* guint: constraints whose key is stale in this step */
+    GArray *step_vars;  /* guint: the variables a saturation step freezes */
     GArray *bounded;    /* bkey_t */
     weft_lmm_stats_t stats;
 };
@@ -371,6 +377,7 @@ weft_lmm_new(gboolean incremental)
     lmm->comp_cnsts = g_array_new(FALSE, FALSE, sizeof(guint));
     lmm->heap = g_array_new(FALSE, FALSE, sizeof(hent_t));
     lmm->dirty = g_array_new(FALSE, FALSE, sizeof(guint));
+    lmm->step_vars = g_array_new(FALSE, FALSE, sizeof(guint));
     lmm->bounded = g_array_new(FALSE, FALSE, sizeof(bkey_t));
     return lmm;
 }
@@ -392,8 +399,8 @@ weft_lmm_free(weft_lmm_t *lmm)
     g_free(lmm->cfill);
     g_free(lmm->cstamp);
     g_free(lmm->vars);
+    g_free(lmm->vflags);
     g_free(lmm->weight);
-    g_free(lmm->bound);
     g_free(lmm->rate);
     g_free(lmm->frozen);
     g_array_free(lmm->cnst_free, TRUE);
@@ -404,6 +411,7 @@ weft_lmm_free(weft_lmm_t *lmm)
     g_array_free(lmm->comp_cnsts, TRUE);
     g_array_free(lmm->heap, TRUE);
     g_array_free(lmm->dirty, TRUE);
+    g_array_free(lmm->step_vars, TRUE);
     g_array_free(lmm->bounded, TRUE);
     g_free(lmm);
 }
@@ -417,7 +425,7 @@ cnst_valid(const weft_lmm_t *lmm, guint id)
 static gboolean
 var_valid(const weft_lmm_t *lmm, guint id)
 {
-    return id < lmm->vars_len && lmm->vars[id].alive;
+    return id < lmm->vars_len && (lmm->vflags[id] & VAR_ALIVE);
 }
 
 static void
@@ -538,11 +546,12 @@ var_alloc_id(weft_lmm_t *lmm)
     if (id >= lmm->vars_alloc) {
         guint want = MAX(lmm->vars_alloc * 2, 16);
         lmm->vars = g_renew(var_t, lmm->vars, want);
+        lmm->vflags = g_renew(guint8, lmm->vflags, want);
         lmm->weight = g_renew(double, lmm->weight, want);
-        lmm->bound = g_renew(double, lmm->bound, want);
         lmm->rate = g_renew(double, lmm->rate, want);
         lmm->frozen = g_renew(guint, lmm->frozen, want);
         memset(lmm->vars + id, 0, (want - id) * sizeof(var_t));
+        memset(lmm->vflags + id, 0, (want - id) * sizeof(guint8));
         memset(lmm->frozen + id, 0, (want - id) * sizeof(guint));
         lmm->vars_alloc = want;
     }
@@ -563,13 +572,12 @@ weft_lmm_variable_new(weft_lmm_t *lmm, double weight, double bound_Bps, const gu
     }
     guint id = var_alloc_id(lmm);
     var_t *v = &lmm->vars[id];
-    lmm->weight[id] = weight;
-    lmm->bound[id] = (bound_Bps <= 0 || !isfinite(bound_Bps)) ? INFINITY : bound_Bps;
-    lmm->rate[id] = 0;
-    v->alive = TRUE;
-    v->is_new = TRUE;
-    if (!v->in_new_list) {
-        v->in_new_list = TRUE;
+    v->weight = lmm->weight[id] = weight;
+    v->bound = (bound_Bps <= 0 || !isfinite(bound_Bps)) ? INFINITY : bound_Bps;
+    lmm->rate[id] = 0; /* weft_lmm_solve() relies on it to list new variables once */
+    lmm->vflags[id] |= VAR_ALIVE;
+    if (!(lmm->vflags[id] & VAR_IN_NEW_LIST)) {
+        lmm->vflags[id] |= VAR_IN_NEW_LIST;
         g_array_append_val(lmm->new_vars, id);
     }
 
@@ -589,7 +597,7 @@ weft_lmm_variable_new(weft_lmm_t *lmm, double weight, double bound_Bps, const gu
     }
     v->len = m;
 
-    guint flags = isfinite(lmm->bound[id]) ? NEXT_BOUNDED : 0;
+    guint flags = isfinite(v->bound) ? NEXT_BOUNDED : 0;
     for (guint i = 0; i < m; i++) {
         velem_t *ve = &v->elems[i];
         cnst_t *c = &lmm->cnsts[ve->cnst];
@@ -629,8 +637,7 @@ weft_lmm_variable_free(weft_lmm_t *lmm, guint var)
         touch(lmm, ve->cnst);
     }
     v->len = 0;
-    v->alive = FALSE;
-    v->is_new = FALSE;
+    lmm->vflags[var] &= (guint8)~VAR_ALIVE;
     lmm->n_vars--;
     g_array_append_val(lmm->var_free, var);
 }
@@ -653,10 +660,14 @@ double
 weft_lmm_variable_bound(const weft_lmm_t *lmm, guint var)
 {
     g_return_val_if_fail(lmm != NULL && var_valid(lmm, var), 0);
-    return lmm->bound[var];
+    return lmm->vars[var].bound;
 }
 
-/* Prefetch distances: see fill(). */
+/* Prefetch distances. Solving is bound by cache misses in orders no hardware prefetcher can
+ * guess: variables' fields read in list order (PREFETCH_FIELDS list entries ahead), and
+ * variables' lists in the order a step freezes them (PREFETCH_LIST variables ahead, when their
+ * fields have arrived). Prefetches are written out in the loops: GCC 12 deems a static function
+ * made only of prefetches `const` and deletes its calls. */
 #define PREFETCH_FIELDS 16
 #define PREFETCH_LIST 8
 
@@ -749,7 +760,7 @@ collect(weft_lmm_t *lmm, guint seed)
                 nv++;
                 if (next & NEXT_BOUNDED) {
                     guint var = c->elems[j].var;
-                    bkey_t b = {lmm->bound[var] / lmm->weight[var], var};
+                    bkey_t b = {lmm->vars[var].bound / lmm->weight[var], var};
                     g_array_append_val(lmm->bounded, b);
                 }
             }
@@ -800,10 +811,9 @@ static void
 freeze(weft_lmm_t *lmm, guint vid, double rate)
 {
     const var_t *v = &lmm->vars[vid];
-    double weight = lmm->weight[vid];
+    double weight = v->weight;
     lmm->frozen[vid] = lmm->fill_id;
     if (rate != lmm->rate[vid]) {
-        lmm->vars[vid].changed_stamp = lmm->stamp;
         g_array_append_val(lmm->changed, vid);
         lmm->rate[vid] = rate;
     }
@@ -848,12 +858,6 @@ rekey(weft_lmm_t *lmm, double level)
     g_array_set_size(lmm->dirty, 0);
 }
 
-/* Distances, in list entries, at which the saturation loop prefetches what freeze() will read
- * of a variable: its fields, then (once the fields have arrived) its list. Freezing is bound by
- * these cache misses, one chain per variable in an order no hardware prefetcher can guess.
- * (Written out in the loop: GCC 12 deems a static function made of prefetches `const` and
- * deletes its calls.) */
-
 /* Progressive filling over the collected component (step 4); then usages (step 6). */
 static void
 fill(weft_lmm_t *lmm, guint nv)
@@ -875,7 +879,7 @@ fill(weft_lmm_t *lmm, guint nv)
         if (have_b && (!have_c || bk[bi].key <= HEAP(lmm)[0].key)) {
             /* On a tie the bound goes first: same rates, one fixed order. */
             level = MAX(level, bk[bi].key);
-            freeze(lmm, bk[bi].var, lmm->bound[bk[bi].var]);
+            freeze(lmm, bk[bi].var, lmm->vars[bk[bi].var].bound);
             rekey(lmm, level);
             bi++;
             continue;
@@ -884,33 +888,45 @@ fill(weft_lmm_t *lmm, guint nv)
         heap_pop(lmm);
         lmm->cfill[top.id].live = FALSE;
         level = MAX(level, top.key);
+        /* The step in three passes, so that the cache misses of many variables overlap:
+         * gather the unfrozen variables (freezing one freezes no other variable of c, so this
+         * is the set the step freezes, in list order); freeze them in that order, prefetching
+         * the record and rate of the variable PREFETCH_FIELDS ahead and the list of the one
+         * PREFETCH_LIST ahead; then step 6 over the list, every rate on it being final. */
         cnst_t *c = &lmm->cnsts[top.id];
-        double usage = 0;
+        g_array_set_size(lmm->step_vars, 0);
         for (guint j = 0; j < c->len; j++) {
             guint vid = c->elems[j].var;
-            if (j + PREFETCH_FIELDS < c->len) {
-                guint u = c->elems[j + PREFETCH_FIELDS].var;
-                __builtin_prefetch(&lmm->frozen[u]);
-                __builtin_prefetch(&lmm->rate[u]);
-                __builtin_prefetch(&lmm->weight[u]);
-                __builtin_prefetch(&lmm->vars[u]);
-            }
-            if (j + PREFETCH_LIST < c->len) {
-                guint u = c->elems[j + PREFETCH_LIST].var;
-                if (lmm->frozen[u] != lmm->fill_id) {
-                    const var_t *vu = &lmm->vars[u];
-                    for (guint k = 0; k < vu->len; k += 64 / sizeof(velem_t)) {
-                        __builtin_prefetch(&vu->elems[k]);
-                    }
-                    __builtin_prefetch(&vu->elems[vu->len - 1]);
-                }
-            }
             if (lmm->frozen[vid] != lmm->fill_id) {
-                /* MIN: w (b / w) may round above b; a bounded variable never exceeds b. */
-                freeze(lmm, vid, MIN(lmm->weight[vid] * level, lmm->bound[vid]));
+                g_array_append_val(lmm->step_vars, vid);
             }
-            /* Step 6 while the list is at hand: every rate on it is final now. */
-            usage += c->elems[j].coef * lmm->rate[vid];
+        }
+        const guint *sv = (const guint *)(void *)lmm->step_vars->data;
+        guint ns = lmm->step_vars->len;
+        for (guint i = 0; i < MIN(ns, PREFETCH_FIELDS); i++) {
+            __builtin_prefetch(&lmm->vars[sv[i]]);
+            __builtin_prefetch(&lmm->rate[sv[i]]);
+        }
+        for (guint i = 0; i < ns; i++) {
+            if (i + PREFETCH_FIELDS < ns) {
+                __builtin_prefetch(&lmm->vars[sv[i + PREFETCH_FIELDS]]);
+                __builtin_prefetch(&lmm->rate[sv[i + PREFETCH_FIELDS]]);
+            }
+            if (i + PREFETCH_LIST < ns) {
+                const var_t *vu = &lmm->vars[sv[i + PREFETCH_LIST]];
+                for (guint k = 0; k < vu->len; k += 64 / sizeof(velem_t)) {
+                    __builtin_prefetch(&vu->elems[k]);
+                }
+                __builtin_prefetch(&vu->elems[vu->len - 1]);
+            }
+            const var_t *v = &lmm->vars[sv[i]];
+            /* MIN: w (b / w) may round above b; a bounded variable never exceeds b. */
+            freeze(lmm, sv[i], MIN(v->weight * level, v->bound));
+        }
+        double usage = 0;
+        for (guint j = 0; j < c->len; j++) {
+            const celem_t *ce = &c->elems[j];
+            usage += ce->coef * lmm->rate[ce->var];
         }
         c->usage = usage;
         lmm->cfill[top.id].usage_done = lmm->fill_id;
@@ -983,19 +999,19 @@ weft_lmm_solve(weft_lmm_t *lmm)
     /* New variables: those without constraints get their rate here; all are reported. */
     for (guint i = 0; i < lmm->new_vars->len; i++) {
         guint vid = g_array_index(lmm->new_vars, guint, i);
-        var_t *v = &lmm->vars[vid];
-        v->in_new_list = FALSE;
-        if (!v->alive) {
+        const var_t *v = &lmm->vars[vid];
+        lmm->vflags[vid] &= (guint8)~VAR_IN_NEW_LIST;
+        if (!(lmm->vflags[vid] & VAR_ALIVE)) {
             continue;
         }
         if (v->len == 0) {
-            lmm->rate[vid] = lmm->bound[vid]; /* INFINITY when unbounded */
-        }
-        if (v->changed_stamp != lmm->stamp) {
-            v->changed_stamp = lmm->stamp;
+            lmm->rate[vid] = v->bound; /* INFINITY when unbounded */
+            g_array_append_val(lmm->changed, vid);
+        } else if (lmm->rate[vid] == 0) {
+            /* Solved (its constraints were touched) at the rate it was created with, 0, so
+             * freeze() did not list it; any other rate, it did. */
             g_array_append_val(lmm->changed, vid);
         }
-        v->is_new = FALSE;
     }
     g_array_set_size(lmm->new_vars, 0);
     heapsort(lmm->changed->data, lmm->changed->len, sizeof(guint), cmp_guint);
@@ -1055,10 +1071,10 @@ weft_lmm_check(const weft_lmm_t *lmm, GError **error)
     }
     for (guint vid = 0; vid < lmm->vars_len; vid++) {
         const var_t *v = &lmm->vars[vid];
-        if (!v->alive) {
+        if (!(lmm->vflags[vid] & VAR_ALIVE)) {
             continue;
         }
-        double rate = lmm->rate[vid], bound = lmm->bound[vid], weight = lmm->weight[vid];
+        double rate = lmm->rate[vid], bound = v->bound, weight = v->weight;
         if (!(rate >= 0) || rate > bound * (1 + eps)) {
             g_set_error(error, WEFT_LMM_ERROR, WEFT_LMM_ERROR_OVER_CAPACITY,
                         "variable %u: rate %.17g B/s is negative or above its bound %.17g B/s", vid,
