@@ -30,9 +30,13 @@
  * otherwise freeze every unfrozen variable of c at x_v = w_v L_c; update R and
  * W of the constraints the frozen variables cross; repeat until every variable
  * is frozen. Levels are absolute (x = w L, not sums of increments), so rates
- * carry no accumulated rounding. The constraints' L_c sit in an indexed binary
- * heap (freezing a variable can only raise the L_c of its other constraints,
- * a sift-down), the bounded variables in an array sorted by b_v / w_v.
+ * carry no accumulated rounding. The constraints' L_c sit in a binary heap
+ * kept lazily (freezing a variable can only raise the L_c of its other
+ * constraints, up to rounding: a raised key is re-sifted only when its entry
+ * reaches the top, a lowered one at once), the bounded variables in an array
+ * sorted by b_v / w_v. lmm.c lists the exact floating-point operations that
+ * determine each rate; tests/check_lmm.c checks them against a literal
+ * reference, bit for bit.
  * This is the scheme of SimGrid's LMM solver (src/kernel/lmm/maxmin.cpp;
  * Velho, Schnorr, Casanova and Legrand, "On the validity of flow-level TCP
  * network models for grid and cloud simulations", ACM TOMACS 23(4), 2013),
@@ -42,7 +46,13 @@
  * (variable, constraint) pairs: O(E log C + B log B) with B the bounded
  * variables, plus O(E log E) the first time a constraint's list is re-sorted
  * after an out-of-order insertion. (A per-level scan would be O((V + C) x
- * levels); the heap makes the number of levels irrelevant.)
+ * levels); the heap makes the number of levels irrelevant.) In practice the
+ * cost is memory traffic: the component search reads constraint lists only
+ * (each entry names its variable's next constraint), W_c with all variables
+ * unfrozen is kept per constraint until its list changes, and freezing
+ * prefetches variables a few ahead. Measured: a 256-rank all-to-all on a
+ * k = 16 fat-tree (65,280 variables, 355,840 pairs, 680 solves) takes about
+ * 4 s, against 25-31 s before these changes (bench/bench_flow).
  *
  * Incremental solving. Rates change only when a variable is added or removed
  * or a capacity changes. The solver records these changes and
@@ -63,7 +73,8 @@
  * of magnitude.
  *
  * Ids: constraints and variables are small integers recycled through
- * free lists (the most recently freed id first). After warm-up, adding or
+ * free lists (the most recently freed id first); at most 2^30 - 1
+ * constraints exist at once (two bits of each list entry are flags). After warm-up, adding or
  * removing variables and solving allocate nothing: scratch arrays are kept
  * between solves.
  */
