@@ -53,6 +53,13 @@ int weft_cmd_sweep(int argc, char **argv);
  */
 int weft_cmd_train(int argc, char **argv);
 
+/**
+ * weft_cmd_plot:
+ * @argc, @argv: the arguments after "weft" (argv[0] is "plot").
+ * Returns: a WEFT_EXIT_* code.
+ */
+int weft_cmd_plot(int argc, char **argv);
+
 /** weft_cli_usage_error: prints "weft CMD: MESSAGE" and a hint to stderr; returns WEFT_EXIT_USAGE.
  */
 int weft_cli_usage_error(const char *cmd, const char *message);

@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "scenario/scenario.h"
@@ -22,8 +23,14 @@ weft_cmd_replay(int argc, char **argv)
     g_autofree char *network = NULL;
     g_autofree char *chunks = NULL;
     g_autofree char *out = NULL;
+    g_autofree char *timeline = NULL;
+    g_autofree char *timeline_ranks = NULL;
+    g_autofree char *timeline_window = NULL;
+    g_autofree char *link_series = NULL;
     g_auto(GStrv) sets = NULL;
     gboolean show_config = FALSE;
+    gboolean quiet = FALSE;
+    gboolean json = FALSE;
     GOptionEntry entries[] = {
         {"cluster", 'c', 0, G_OPTION_ARG_FILENAME, &cluster,
          "cluster file: weft INI, ASTRA-sim network YAML or GraphML (cluster.file)", "FILE"},
@@ -36,7 +43,25 @@ weft_cmd_replay(int argc, char **argv)
         {"chunks", 0, 0, G_OPTION_ARG_STRING, &chunks,
          "pipeline chunks per collective, default 1 (collectives.chunks)", "N"},
         {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out,
-         "write scenario.ini, ranks.csv and summary.txt to DIR (output.dir)", "DIR"},
+         "write scenario.ini, ranks.csv, summary.txt, summary.json, collectives.csv and "
+         "links.csv to DIR (output.dir; doc/outputs.md)",
+         "DIR"},
+        {"timeline", 0, 0, G_OPTION_ARG_FILENAME, &timeline,
+         "write a Chrome trace (Perfetto, chrome://tracing) to FILE.json (output.timeline)",
+         "FILE"},
+        {"timeline-ranks", 0, 0, G_OPTION_ARG_STRING, &timeline_ranks,
+         "keep only these ranks in the timeline, e.g. 0-7,12 (output.timeline_ranks)", "LIST"},
+        {"timeline-window", 0, 0, G_OPTION_ARG_STRING, &timeline_window,
+         "keep only timeline nodes overlapping START:END, e.g. 1ms:3ms (output.timeline_window)",
+         "START:END"},
+        {"link-series", 0, 0, G_OPTION_ARG_STRING, &link_series,
+         "sample link utilization every INTERVAL, e.g. 10us (flow model): "
+         "links_timeseries.csv in --out and counters in the timeline (output.link_series)",
+         "INTERVAL"},
+        {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
+         "print only the step time line, and no progress", NULL},
+        {"json", 0, 0, G_OPTION_ARG_NONE, &json,
+         "print the summary as JSON (summary.json's content) instead of text", NULL},
         {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets,
          "override any scenario key (repeatable; applied in order, last)", "GROUP.KEY=VALUE"},
         {"show-config", 0, 0, G_OPTION_ARG_NONE, &show_config,
@@ -51,12 +76,18 @@ weft_cmd_replay(int argc, char **argv)
              "time (compute + exposed communication + idle = finish).\n\n"
              "The run is described by an optional scenario file (doc/scenario.md); the\n"
              "options below set its keys: first the scenario file, then --cluster, --trace,\n"
-             "--comm-groups, --chunks, --network and --out, then every --set in order.");
+             "--comm-groups, --chunks, --network, --out and the timeline options, then every\n"
+             "--set in order.\n\n"
+             "After the per-rank table the summary gives the per-rank distribution\n"
+             "(total, min, median, max), the five most expensive collectives, the five\n"
+             "busiest links and the collective choices (doc/outputs.md). Runs longer than\n"
+             "a second show progress on stderr when it is a terminal.");
     g_option_context_set_description(
         ctx, "Examples:\n  weft replay --cluster topologies/dgx-h100.ini --trace "
              "traces/dp-step-8/dp-step\n"
              "  weft replay scenarios/dp-step-dgx-h100.ini --set collectives.chunks=4\n"
-             "  weft replay scenarios/dp-step-dgx-h100.ini --show-config\n\n"
+             "  weft replay scenarios/dp-step-dgx-h100.ini --show-config\n"
+             "  weft replay scenarios/dp-step-dgx-h100.ini --out results --timeline t.json\n\n"
              "Exit status: 0 on success, 1 on bad input (a scenario or --set naming an unknown\n"
              "key or a bad value included) or a failed run, 2 on a usage error.");
     g_option_context_add_main_entries(ctx, entries, NULL);
@@ -84,6 +115,10 @@ weft_cmd_replay(int argc, char **argv)
         {"--chunks", "collectives", "chunks", chunks},
         {"--network", "network", "model", network},
         {"--out", "output", "dir", out},
+        {"--timeline", "output", "timeline", timeline},
+        {"--timeline-ranks", "output", "timeline_ranks", timeline_ranks},
+        {"--timeline-window", "output", "timeline_window", timeline_window},
+        {"--link-series", "output", "link_series", link_series},
     };
     for (guint i = 0; i < G_N_ELEMENTS(shorthands); i++) {
         if (shorthands[i].value == NULL) {
@@ -125,11 +160,23 @@ weft_cmd_replay(int argc, char **argv)
             "replay", "both --cluster FILE and --trace PREFIX are required (or a scenario file)");
     }
 
-    g_autoptr(weft_scenario_run_t) run = weft_scenario_run(sc, &error);
+    /* progress only where someone watches: a terminal, and not with --quiet or --json */
+    weft_scenario_run_options_t run_opts = {
+        .report = TRUE,
+        .progress = !quiet && !json && isatty(STDERR_FILENO) ? stderr : NULL,
+    };
+    g_autoptr(weft_scenario_run_t) run = weft_scenario_run_full(sc, &run_opts, &error);
     if (run == NULL) {
         return weft_cli_error("replay", error);
     }
-    g_autofree char *summary = weft_scenario_run_summary(run);
-    fputs(summary, stdout);
+    if (json) {
+        g_autofree char *text = weft_report_summary_json(run->report);
+        fputs(text, stdout);
+    } else if (quiet) {
+        printf("step time    %.6f us\n", weft_time_to_us(run->replay->step_ps));
+    } else {
+        g_autofree char *summary = weft_scenario_run_summary(run);
+        fputs(summary, stdout);
+    }
     return WEFT_EXIT_OK;
 }

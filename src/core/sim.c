@@ -10,7 +10,11 @@ struct weft_sim {
     guint64 seed;
     guint64 events;
     gboolean stop;
-    GHashTable *rngs; /* stream id -> weft_rng_t* */
+    GHashTable *rngs;                 /* stream id -> weft_rng_t* */
+    weft_sim_progress_fn progress_fn; /* (nullable) weft_sim_set_progress() */
+    void *progress_data;
+    guint64 progress_every; /* call progress_fn after this many events */
+    guint64 progress_left;  /* events until the next call */
 };
 
 weft_sim_t *
@@ -83,6 +87,10 @@ weft_sim_run(weft_sim_t *sim)
         sim->now = ev.time;
         ev.fn(ev.ctx, ev.data);
         n++;
+        if (G_UNLIKELY(sim->progress_fn != NULL) && --sim->progress_left == 0) {
+            sim->progress_left = sim->progress_every;
+            sim->progress_fn(sim->progress_data, sim->now, sim->events + n);
+        }
     }
     sim->events += n;
     return n;
@@ -92,6 +100,17 @@ void
 weft_sim_stop(weft_sim_t *sim)
 {
     sim->stop = TRUE;
+}
+
+void
+weft_sim_set_progress(weft_sim_t *sim, guint64 every_events, weft_sim_progress_fn fn, void *data)
+{
+    g_return_if_fail(sim != NULL);
+    g_return_if_fail(fn == NULL || every_events > 0);
+    sim->progress_fn = fn;
+    sim->progress_data = data;
+    sim->progress_every = every_events;
+    sim->progress_left = every_events;
 }
 
 guint64

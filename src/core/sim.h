@@ -71,6 +71,31 @@ void weft_sim_stop(weft_sim_t *sim);
 /** weft_sim_events: events run so far over the life of @sim. */
 guint64 weft_sim_events(const weft_sim_t *sim);
 
+/**
+ * weft_sim_progress_fn:
+ * @data: the pointer given to weft_sim_set_progress().
+ * @now_ps: the simulated time of the event just run.
+ * @events: events run so far over the life of the simulation.
+ *
+ * A progress hook (reports only): called between events, it must not schedule,
+ * cancel or stop anything, so a run is the same with or without it.
+ */
+typedef void (*weft_sim_progress_fn)(void *data, weft_time_t now_ps, guint64 events);
+
+/**
+ * weft_sim_set_progress:
+ * @sim: the simulation.
+ * @every_events: call @fn after every this many events (> 0).
+ * @fn: (nullable): the hook; NULL removes it.
+ * @data: passed to @fn.
+ *
+ * Installs a progress hook for weft_sim_run() (the report module reads the
+ * wall clock in it to print progress on a terminal). Costs one predictable
+ * branch per event when unset.
+ */
+void weft_sim_set_progress(weft_sim_t *sim, guint64 every_events, weft_sim_progress_fn fn,
+                           void *data);
+
 /** weft_sim_pending: events still queued. */
 gsize weft_sim_pending(const weft_sim_t *sim);
 

@@ -23,6 +23,7 @@
 #include "core/sim.h"
 #include "core/units.h"
 #include "net/net.h"
+#include "report/report.h"
 #include "topo/placement.h"
 
 G_DEFINE_QUARK(weft - scenario - error - quark, weft_scenario_error)
@@ -60,6 +61,35 @@ check_network_model(const char *text, GError **error)
 {
     weft_net_model_t model;
     return weft_net_model_from_name(text, &model, error);
+}
+
+/* [output] timeline_ranks: the syntax here, the range when the workload is known. */
+static gboolean
+check_timeline_ranks(const char *text, GError **error)
+{
+    return weft_report_parse_ranks(text, G_MAXUINT, NULL, error);
+}
+
+static gboolean
+check_timeline_window(const char *text, GError **error)
+{
+    weft_time_t a = 0, b = 0;
+    return weft_report_parse_window(text, &a, &b, error);
+}
+
+static gboolean
+check_link_series(const char *text, GError **error)
+{
+    weft_time_t t = 0;
+    if (!weft_units_parse_time(text, &t, error)) {
+        return FALSE;
+    }
+    if (t <= 0) {
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE,
+                    "the sampling interval must be > 0");
+        return FALSE;
+    }
+    return TRUE;
 }
 
 static const char *const placement_choices[] = {"in-order", "round-robin", "random", "file", NULL};
@@ -113,6 +143,10 @@ enum {
     K_ECMP_SEED,
     K_DURATION_SCALE,
     K_OUTPUT_DIR,
+    K_TIMELINE,
+    K_TIMELINE_RANKS,
+    K_TIMELINE_WINDOW,
+    K_LINK_SERIES,
     N_KEYS
 };
 
@@ -180,7 +214,20 @@ static const key_desc keys[N_KEYS] = {
                           .nmin = 0.0, .nmax = G_MAXDOUBLE, .nmin_open = TRUE},
     [K_OUTPUT_DIR] = {"output", "dir", T_PATH, NULL,
                       "directory for scenario.ini, ranks.csv and summary.txt (created if "
-                      "missing); unset: print only"},
+                      "missing), and with weft replay summary.json, collectives.csv, links.csv "
+                      "(doc/outputs.md); unset: print only"},
+    [K_TIMELINE] = {"output", "timeline", T_PATH, NULL,
+                    "Chrome trace event JSON of the run (Perfetto, chrome://tracing); unset: none"},
+    [K_TIMELINE_RANKS] = {"output", "timeline_ranks", T_CHOICE, NULL,
+                          "ranks kept in the timeline, e.g. 0-7,12; unset: all",
+                          .check = check_timeline_ranks},
+    [K_TIMELINE_WINDOW] = {"output", "timeline_window", T_CHOICE, NULL,
+                           "keep timeline nodes overlapping START:END, e.g. 1ms:3ms; unset: all",
+                           .check = check_timeline_window},
+    [K_LINK_SERIES] = {"output", "link_series", T_CHOICE, NULL,
+                       "sample link utilization every INTERVAL (flow model): "
+                       "links_timeseries.csv and timeline counters; unset: none",
+                       .check = check_link_series},
 };
 
 /* The groups, in the order they are written: that of keys[], with [faults] before [output]. */
@@ -422,6 +469,9 @@ check_value(guint k, const char *text, const char *base_dir, char **out, GError 
     const key_desc *d = &keys[k];
     g_autoptr(GError) err = NULL;
     *out = NULL;
+    if (text[0] == '\0' && d->dflt == NULL) {
+        return TRUE; /* "key =" in an effective configuration: a key without default, unset */
+    }
     switch (d->type) {
     case T_PATH:
         if (text[0] != '\0') {
@@ -778,14 +828,15 @@ get_int(const weft_scenario_t *sc, guint k)
     return v;
 }
 
-/* Creates @dir if missing and proves it writable by creating and removing a file in it. */
+/* Creates @dir if missing and proves it writable by creating and removing a file in it;
+ * errors name output.@key = "@value". */
 static gboolean
-prepare_output_dir(const char *dir, GError **error)
+prepare_output_dir_for(const char *dir, const char *key, const char *value, GError **error)
 {
     if (g_mkdir_with_parents(dir, 0755) != 0) {
         int e = errno;
         g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_IO,
-                    "output.dir = \"%s\": cannot create: %s", dir, g_strerror(e));
+                    "output.%s = \"%s\": cannot create %s: %s", key, value, dir, g_strerror(e));
         return FALSE;
     }
     g_autofree char *probe = g_build_filename(dir, ".weft-probe-XXXXXX", NULL);
@@ -793,12 +844,18 @@ prepare_output_dir(const char *dir, GError **error)
     if (fd < 0) {
         int e = errno;
         g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_IO,
-                    "output.dir = \"%s\": not writable: %s", dir, g_strerror(e));
+                    "output.%s = \"%s\": %s is not writable: %s", key, value, dir, g_strerror(e));
         return FALSE;
     }
     close(fd);
     g_unlink(probe);
     return TRUE;
+}
+
+static gboolean
+prepare_output_dir(const char *dir, GError **error)
+{
+    return prepare_output_dir_for(dir, "dir", dir, error);
 }
 
 static gboolean
@@ -906,6 +963,9 @@ ranks_csv(const weft_scenario_run_t *run)
     return g_string_free(s, FALSE);
 }
 
+/* Rank rows the summary prints when a report gives the distribution instead. */
+#define SUMMARY_MAX_RANK_ROWS 64
+
 char *
 weft_scenario_run_summary(const weft_scenario_run_t *run)
 {
@@ -928,6 +988,14 @@ weft_scenario_run_summary(const weft_scenario_run_t *run)
                            ", events %" G_GUINT64_FORMAT "\n",
                            res->collectives, res->p2p_transfers, res->events);
     g_string_append_printf(s, "step time    %.6f us\n\n", weft_time_to_us(res->step_ps));
+    /* With a report, large runs get the per-rank distribution instead of one line per rank. */
+    if (run->report != NULL && res->n_ranks > SUMMARY_MAX_RANK_ROWS) {
+        g_string_append_printf(s, "(%u ranks: one row per rank in ranks.csv with --out DIR)\n",
+                               res->n_ranks);
+        g_autofree char *more = weft_report_summary_text(run->report);
+        g_string_append(s, more);
+        return g_string_free(s, FALSE);
+    }
     g_string_append_printf(s, "%6s %16s %16s %20s %16s\n", "rank", "finish_us", "compute_us",
                            "exposed_comm_us", "idle_us");
     for (guint r = 0; r < res->n_ranks; r++) {
@@ -935,6 +1003,10 @@ weft_scenario_run_summary(const weft_scenario_run_t *run)
         g_string_append_printf(s, "%6u %16.6f %16.6f %20.6f %16.6f\n", r,
                                weft_time_to_us(rr->finish_ps), weft_time_to_us(rr->compute_ps),
                                weft_time_to_us(rr->exposed_comm_ps), weft_time_to_us(rr->idle_ps));
+    }
+    if (run->report != NULL) {
+        g_autofree char *more = weft_report_summary_text(run->report);
+        g_string_append(s, more);
     }
     return g_string_free(s, FALSE);
 }
@@ -975,6 +1047,30 @@ scenario_tuning(const weft_scenario_t *sc, weft_coll_tuning_t *t)
 weft_scenario_run_t *
 weft_scenario_run(const weft_scenario_t *sc, GError **error)
 {
+    return weft_scenario_run_full(sc, NULL, error);
+}
+
+/* The report's options from [output] (values checked when set); FALSE if none asks for one. */
+static gboolean
+report_options(const weft_scenario_t *sc, weft_report_options_t *ro)
+{
+    memset(ro, 0, sizeof *ro);
+    ro->timeline = current(sc, K_TIMELINE) != NULL;
+    ro->timeline_ranks = current(sc, K_TIMELINE_RANKS);
+    if (current(sc, K_TIMELINE_WINDOW) != NULL) {
+        weft_report_parse_window(current(sc, K_TIMELINE_WINDOW), &ro->window_start_ps,
+                                 &ro->window_end_ps, NULL);
+    }
+    if (current(sc, K_LINK_SERIES) != NULL) {
+        weft_units_parse_time(current(sc, K_LINK_SERIES), &ro->link_interval_ps, NULL);
+    }
+    return ro->timeline || ro->link_interval_ps > 0;
+}
+
+weft_scenario_run_t *
+weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_options_t *ropts,
+                       GError **error)
+{
     g_return_val_if_fail(sc != NULL, NULL);
     g_return_val_if_fail(error == NULL || *error == NULL, NULL);
     if (!weft_scenario_check(sc, error)) {
@@ -984,6 +1080,15 @@ weft_scenario_run(const weft_scenario_t *sc, GError **error)
     if (out_dir != NULL && !prepare_output_dir(out_dir, error)) {
         return NULL;
     }
+    const char *timeline = current(sc, K_TIMELINE);
+    if (timeline != NULL) {
+        g_autofree char *tl_dir = g_path_get_dirname(timeline);
+        if (!prepare_output_dir_for(tl_dir, "timeline", timeline, error)) {
+            return NULL;
+        }
+    }
+    weft_report_options_t rep_opts;
+    gboolean want_report = report_options(sc, &rep_opts) || (ropts != NULL && ropts->report);
 
     g_autoptr(weft_scenario_run_t) run = g_new0(weft_scenario_run_t, 1);
     run->topo = build_cluster(sc, error);
@@ -1009,6 +1114,16 @@ weft_scenario_run(const weft_scenario_t *sc, GError **error)
     if (run->rank_gpu == NULL) {
         return NULL;
     }
+    if (want_report) {
+        g_autoptr(GError) rerr = NULL;
+        run->report = weft_report_new(run->topo, run->workload, run->rank_gpu, &rep_opts, &rerr);
+        if (run->report == NULL) {
+            g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE,
+                        "output.timeline_ranks = \"%s\": %s", current(sc, K_TIMELINE_RANKS),
+                        rerr->message);
+            return NULL;
+        }
+    }
 
     weft_net_options_t net_opts = {.model = WEFT_NET_ANALYTICAL};
     if (!weft_net_model_from_name(current(sc, K_MODEL), &net_opts.model, error) ||
@@ -1027,6 +1142,8 @@ weft_scenario_run(const weft_scenario_t *sc, GError **error)
     /* The simulation's own random stream is seeded with 1: nothing in an
      * analytical replay draws from it, and placement and ECMP have their own
      * seeds (workload.placement_seed, network.ecmp_seed). */
+    /* freed after the simulation, whose progress hook points to it */
+    g_autoptr(weft_report_progress_t) progress = NULL;
     g_autoptr(weft_sim_t) sim = weft_sim_new(1);
     g_autoptr(weft_net_t) net = weft_net_new_full(sim, run->topo, &net_opts);
     weft_replay_options_t opts = {
@@ -1034,14 +1151,45 @@ weft_scenario_run(const weft_scenario_t *sc, GError **error)
         .rank_gpu = run->rank_gpu,
         .compute_scale = run->duration_scale,
     };
+    if (run->report != NULL) {
+        opts.observer = weft_report_observer(run->report);
+        weft_report_attach(run->report, net);
+    }
+    if (ropts != NULL && ropts->progress != NULL) {
+        /* runs longer than a second show progress (src/report) */
+        progress = weft_report_progress_new(ropts->progress, G_USEC_PER_SEC);
+        weft_report_progress_attach(progress, sim);
+    }
     weft_coll_tuning_t tuning = {0};
     if (strcmp(current(sc, K_TUNING), "nccl") == 0) {
         scenario_tuning(sc, &tuning);
         opts.coll_tuning = &tuning;
     }
     run->replay = weft_replay_run(sim, net, run->workload, &opts, error);
+    weft_sim_set_progress(sim, 0, NULL, NULL);
+    g_clear_pointer(&progress, weft_report_progress_free);
     if (run->replay == NULL) {
         return NULL;
+    }
+    if (run->report != NULL) {
+        g_autofree char *ini = weft_scenario_to_ini(sc);
+        weft_net_update_t update = WEFT_NET_UPDATE_INCREMENTAL;
+        weft_net_update_from_name(current(sc, K_UPDATE), &update, NULL);
+        weft_report_meta_t meta = {
+            .cluster = run->cluster_label,
+            .workload = run->trace_label,
+            .placement = run->placement,
+            .network_model = run->network_model,
+            .network_update = weft_net_update_name(update),
+            .collective_tuning = current(sc, K_TUNING),
+            .chunks = run->chunks,
+            .sim_seed = weft_sim_seed(sim),
+            .placement_seed = (guint64)get_int(sc, K_PLACEMENT_SEED),
+            .ecmp_seed = (guint64)get_int(sc, K_ECMP_SEED),
+            .config_ini = ini,
+        };
+        weft_report_finish(run->report, net, run->replay);
+        weft_report_set_meta(run->report, &meta);
     }
 
     if (out_dir != NULL) {
@@ -1051,6 +1199,18 @@ weft_scenario_run(const weft_scenario_t *sc, GError **error)
         if (!write_output(out_dir, "scenario.ini", ini, error) ||
             !write_output(out_dir, "ranks.csv", csv, error) ||
             !write_output(out_dir, "summary.txt", summary, error)) {
+            return NULL;
+        }
+        g_autoptr(GError) rerr = NULL;
+        if (run->report != NULL && !weft_report_write_files(run->report, out_dir, &rerr)) {
+            g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_IO, "%s", rerr->message);
+            return NULL;
+        }
+    }
+    if (timeline != NULL) {
+        g_autoptr(GError) rerr = NULL;
+        if (!weft_report_write_timeline(run->report, timeline, &rerr)) {
+            g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_IO, "%s", rerr->message);
             return NULL;
         }
     }
@@ -1063,6 +1223,7 @@ weft_scenario_run_free(weft_scenario_run_t *run)
     if (run == NULL) {
         return;
     }
+    weft_report_free(run->report); /* points to the workload and cluster */
     weft_replay_result_free(run->replay);
     g_free(run->rank_gpu);
     weft_workload_free(run->workload);

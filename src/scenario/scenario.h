@@ -24,8 +24,10 @@
 #define WEFT_SCENARIO_SCENARIO_H
 
 #include <glib.h>
+#include <stdio.h>
 
 #include "replay/replay.h"
+#include "report/report.h"
 #include "topo/topo.h"
 #include "workload/workload.h"
 
@@ -103,7 +105,21 @@ typedef struct {
     char *cluster_label;   /* cluster.file (as typed on the command line, else absolute) or "NAME
                               (inline)" */
     char *trace_label;     /* workload.trace, likewise */
+    /* Added for issue 6 (src/report): the report, when weft_scenario_run_full() was asked
+     * for one or [output] timeline / link_series is set; NULL otherwise. */
+    weft_report_t *report;
 } weft_scenario_run_t;
+
+/** Options of weft_scenario_run_full(); zero-initialize, then set what differs. */
+typedef struct {
+    /* attach a report (src/report/report.h): the summary gains its sections (per-rank
+     * distribution, most expensive collectives, busiest links, choices) and output.dir
+     * gains summary.json, collectives.csv and links.csv (doc/outputs.md) */
+    gboolean report;
+    /* (nullable) where progress lines go for runs longer than a second (the caller
+     * passes a terminal only; weft replay: stderr when isatty() and not --quiet) */
+    FILE *progress;
+} weft_scenario_run_options_t;
 
 /**
  * weft_scenario_run:
@@ -115,6 +131,20 @@ typedef struct {
  * Returns: (transfer full): the run, or NULL with the first error.
  */
 weft_scenario_run_t *weft_scenario_run(const weft_scenario_t *sc, GError **error);
+
+/**
+ * weft_scenario_run_full:
+ * As weft_scenario_run(), with @opts (nullable: as weft_scenario_run()).
+ * A report is attached when @opts asks for one or [output] timeline or
+ * link_series is set; then output.dir also gets the report's files and
+ * output.timeline the Chrome trace (its directory is created and checked for
+ * writability before the simulation starts, like output.dir).
+ * @error: as weft_scenario_run(); also WEFT_SCENARIO_ERROR_VALUE when
+ *   output.timeline_ranks names a rank the workload lacks.
+ */
+weft_scenario_run_t *weft_scenario_run_full(const weft_scenario_t *sc,
+                                            const weft_scenario_run_options_t *opts,
+                                            GError **error);
 
 /** weft_scenario_run_free: NULL is a no-op. */
 void weft_scenario_run_free(weft_scenario_run_t *run);

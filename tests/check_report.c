@@ -1,0 +1,7 @@
+/* SPDX-License-Identifier: MIT */
+/* placeholder */
+int
+main(void)
+{
+    return 77;
+}
