@@ -822,6 +822,14 @@ build_nvls(const ctx_t *x)
  * to the member at position j), double binary tree all-reduce of piece j over
  * the domains among their members at position j, NVLS all-gather inside each
  * domain (piece j up from its owner, multicast to the others).
+ *
+ * Lanes (two per channel, lane_shift 1, so xfer->channel is ch for all of
+ * them): the reduce-scatter runs on lane 2 ch and the all-gather on lane
+ * 2 ch + 1, so their link orders are separate: NCCL runs the two parts on
+ * different warps with their own buffers, and the all-gather of chunk c starts
+ * once its tree result is back, not after the reduce-scatter of every later
+ * chunk on that GPU-NVSwitch link has been sent. (The trees use lanes 2 ch + t
+ * on GPU-GPU pairs, which never meet the GPU-NVSwitch pairs.)
  */
 static void
 build_nvls_tree(const ctx_t *x)
@@ -844,7 +852,7 @@ build_nvls_tree(const ctx_t *x)
             for (guint c = 0; c < C; c++) {
                 for (guint j = 0; j < g; j++) {
                     guint64 P = coll_split(cl, g, j), po = co + coll_split_off(cl, g, j);
-                    nvls_updown(x, ch, d, order + d * g, g, order + d * g + j, 1,
+                    nvls_updown(x, 2 * ch, d, order + d * g, g, order + d * g + j, 1,
                                 po + coll_split_off(P, C, c), coll_split(P, C, c), TRUE, NULL,
                                 rs_out);
                 }
@@ -875,7 +883,7 @@ build_nvls_tree(const ctx_t *x)
                         }
                     }
                     guint64 P = coll_split(cl, g, j), po = co + coll_split_off(cl, g, j);
-                    nvls_updown(x, ch, d, order + d * g + j, 1, others, g - 1,
+                    nvls_updown(x, 2 * ch + 1, d, order + d * g + j, 1, others, g - 1,
                                 po + coll_split_off(P, C, c), coll_split(P, C, c), FALSE, tr_out,
                                 NULL);
                 }

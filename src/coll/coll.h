@@ -86,6 +86,11 @@
  *    piece j down to the member at position j), double binary tree all-reduce
  *    of piece j across domains among the members at position j, NVLS
  *    all-gather inside each domain (piece j up from its owner, multicast down).
+ *    The reduce-scatter and the all-gather are separate link orders (lanes)
+ *    of a channel, as NCCL runs them on separate warps: the all-gather of a
+ *    chunk does not wait for the reduce-scatter of later chunks; under the
+ *    analytical model the two may then overlap on one NVLink without sharing
+ *    it (use the flow model, see doc/collectives.md).
  *  - collnet (all-reduce, SHARP): ring reduce-scatter inside each domain; the
  *    member at position j sends its piece to the SHARP switch of rail j
  *    (layout->collnet_switch[j]), which reduces the pieces of every domain and
