@@ -1013,6 +1013,18 @@ weft_workload_load_chakra(const char *prefix, const char *comm_groups_json, GErr
 {
     g_return_val_if_fail(prefix != NULL, NULL);
     g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+    g_autofree char *first = g_strdup_printf("%s.0.et", prefix);
+    if (!g_file_test(first, G_FILE_TEST_EXISTS) && weft_workload_is_text(prefix)) {
+        /* A text workload given where a prefix is expected: see workload.h. */
+        if (comm_groups_json != NULL) {
+            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_COMM,
+                        "%s: a text workload takes its groups from its parallelism line; the "
+                        "comm-group file %s applies to Chakra traces only",
+                        prefix, comm_groups_json);
+            return NULL;
+        }
+        return weft_workload_load_text(prefix, 0, error);
+    }
     guint n_ranks = 0;
     if (!count_ranks(prefix, &n_ranks, error)) {
         return NULL;

@@ -106,6 +106,12 @@ static void
 rank_trace_clear(weft_rank_trace_t *t)
 {
     g_free(t->file);
+    g_free(t->peer);
+    g_free(t->comm);
+    if (t->borrows_arrays) {
+        memset(t, 0, sizeof(*t));
+        return;
+    }
     g_free(t->id);
     g_free(t->name);
     g_free(t->type);
@@ -113,9 +119,7 @@ rank_trace_clear(weft_rank_trace_t *t)
     g_free(t->duration_ps);
     g_free(t->coll_op);
     g_free(t->comm_bytes);
-    g_free(t->peer);
     g_free(t->tag);
-    g_free(t->comm);
     g_free(t->num_ops);
     g_free(t->tensor_bytes);
     g_free(t->dep_off);

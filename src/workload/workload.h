@@ -26,9 +26,11 @@
  * comm_type. METADATA nodes are kept as nodes (no work, zero duration unless
  * the trace says otherwise).
  *
- * Readers: Chakra ET (see workload/chakra.h and doc/formats.md). Communicator 0
- * is always the world (all ranks in order); process groups from a METADATA
- * node or a comm-group JSON file follow.
+ * Readers: Chakra ET (see workload/chakra.h and doc/formats.md), and ASTRA-sim
+ * 1.0 / SimAI text workloads (workload/text.c, doc/workloads.md), which are
+ * expanded into the same arrays. Communicator 0 is always the world (all ranks
+ * in order); process groups from a METADATA node, a comm-group JSON file or the
+ * text workload's parallelism follow.
  *
  * Checks (weft_workload_check) run before any simulation: a dependency on a
  * missing node, a cycle, a SEND without matching RECV and the reverse, a
@@ -101,6 +103,9 @@ typedef struct {
     guint32 *dep_off;         /* predecessors of node i: deps[dep_off[i] .. dep_off[i+1]) */
     guint32 *deps;            /* node indexes */
     guint n_ctrl_deps_ignored; /* ctrl_deps dropped because they were unsound (see below) */
+    gboolean borrows_arrays;  /* TRUE: every array except comm and peer (and file) belongs to
+                                 another rank of the workload (text workloads share one copy per
+                                 pipeline stage); read-only, freed with their owner */
 } weft_rank_trace_t;
 
 typedef struct {
@@ -122,6 +127,58 @@ typedef struct {
  */
 weft_workload_t *weft_workload_load_chakra(const char *prefix, const char *comm_groups_json,
                                            GError **error);
+
+/*
+ * Note: when @prefix of weft_workload_load_chakra() is itself a regular file
+ * whose first word is a text-workload parallelism keyword (and no
+ * "<prefix>.0.et" exists), it is read by weft_workload_load_text() with no rank
+ * hint, so every caller of the Chakra loader (weft replay --trace) accepts text
+ * workloads too. A comm-group JSON file with a text workload is an error
+ * (WEFT_WORKLOAD_ERROR_COMM): the groups come from the parallelism line.
+ */
+
+/**
+ * weft_workload_is_text:
+ * @path: a file name.
+ * Returns: TRUE if @path is a regular file whose first word is an ASTRA-sim 1.0
+ *   / SimAI parallelism keyword (DATA, MODEL, MICRO, HYBRID_*). Reads one line.
+ */
+gboolean weft_workload_is_text(const char *path);
+
+/**
+ * weft_workload_load_text:
+ * @path: an ASTRA-sim 1.0 or SimAI/AICB text workload (format in
+ *   ../shared/formats/peer-formats.md; mapping in doc/workloads.md).
+ * @n_ranks_hint: ranks to use when the header has no all_gpus (0: the default,
+ *   8 ranks, or 2 x model_parallel_NPU_group x pp x ep when that does not divide 8).
+ * @error: WEFT_WORKLOAD_ERROR_IO (unreadable), _CORRUPT (unknown keyword, wrong
+ *   column or line count), _VALUE (bad number, unknown comm type or key),
+ *   _RANKS (ranks not a multiple of model_parallel_NPU_group x pp), _COMM (ep
+ *   not dividing the data-parallel size); messages name file:line and the value.
+ *
+ * One training step: forward of every layer line in order (compute, then its
+ * collective), backward in reverse (input-gradient compute and collective, then
+ * weight-gradient compute; the weight-gradient collective runs off the critical
+ * chain), then each layer's weight update after its weight-gradient collective.
+ * Times are ns (SimAI) or cycles taken as 1 ns (ASTRA-sim 1.0). Ranks are laid
+ * out as Megatron-LM does (tensor fastest, then data, pipeline outermost;
+ * expert groups are blocks of ep consecutive data-parallel ranks); with pp > 1
+ * and pp_comm > 0 stages exchange pp_comm bytes per micro-batch by SEND/RECV.
+ * Ranks of a stage share node arrays (borrows_arrays).
+ * Returns: (transfer full): the workload, or NULL. Time complexity: O(ranks x
+ *   nodes per stage) for communicators and peers, O(pp x nodes per stage) else.
+ */
+weft_workload_t *weft_workload_load_text(const char *path, guint n_ranks_hint, GError **error);
+
+/**
+ * weft_workload_load:
+ * @path_or_prefix: a Chakra prefix (files PREFIX.0.et ...) or a text workload file.
+ * @comm_groups_json: (nullable): comm groups, for Chakra traces only.
+ * @error: as weft_workload_load_chakra() or weft_workload_load_text().
+ * Returns: (transfer full): the workload detected by content, or NULL.
+ */
+weft_workload_t *weft_workload_load(const char *path_or_prefix, const char *comm_groups_json,
+                                    GError **error);
 
 /**
  * weft_workload_check:
