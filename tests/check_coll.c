@@ -615,7 +615,8 @@ cluster_from(const char *ini)
     return t;
 }
 
-/* One DGX H100 node: 8 GPUs, 4 NVSwitch gen3 chips (NVLS), 500 ns per NVLink hop. */
+/* One DGX H100 node: 8 GPUs, 4 NVSwitch gen3 chips (NVLS), 300 ns per NVLink hop (the default
+ * nvlink_latency). */
 static weft_topo_t *
 dgx_h100(guint nodes)
 {
@@ -798,30 +799,30 @@ END_TEST
 START_TEST(nvls_on_a_dgx_h100_node_goes_up_and_down_once)
 {
     /* DGX H100: each GPU reaches the 4 NVSwitch chips over 5, 4, 4, 5 NVLink4 lanes of
-     * 25 GB/s (125, 100, 100, 125 GB/s; 450 GB/s in all), a = 500 ns per hop. NVLS
+     * 25 GB/s (125, 100, 100, 125 GB/s; 450 GB/s in all), a = 300 ns per hop. NVLS
      * all-reduce splits every chunk over the chips in proportion 5:4:4:5, so each part
      * takes the same t = (chunk)/(450 GB/s); up, then down once the chip has every GPU's
      * part: with link dependencies the last chunk lands at (C + 1) t + 2a.
      * S = 18 * 65536 = 1179648 B (parts are whole bytes at 8 and 10 ps/B):
-     *  C = 1: t = 1179648 / 450e9 s = 2621440 ps -> 2 * 2621440 + 1000000 = 6242880 ps;
-     *  C = 4: t = 655360 -> 5 * 655360 + 1000000 = 4276800 ps.
-     * The ring over the same node moves 2(n-1)/n S through 2-hop routes:
-     * 14 * (1 us + 147456 B / 450 GB/s) = 14 * 1327680 = 18587520 ps. */
+     *  C = 1: t = 1179648 / 450e9 s = 2621440 ps -> 2 * 2621440 + 600000 = 5842880 ps;
+     *  C = 4: t = 655360 -> 5 * 655360 + 600000 = 3876800 ps.
+     * The ring over the same node moves 2(n-1)/n S through 2-hop routes of 2 x 300 ns:
+     * 14 * (0.6 us + 147456 B / 450 GB/s = 327680 ps) = 14 * 927680 = 12987520 ps. */
     const guint64 S = 18 * 65536;
     g_autoptr(weft_topo_t) t = dgx_h100(1);
     g_autoptr(weft_coll_plan_t) p1 =
         plan_on(t, 8, WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALGO_NVLS, WEFT_COLL_PROTO_SIMPLE, 1, 1, S);
     ck_assert_uint_eq(p1->n_virtual, 4);
     ck_assert_uint_eq(p1->n_xfers, 2 * 8 * 4); /* up and down, 8 GPUs x 4 chips */
-    ck_assert_int_eq(run_plan(t, p1, NULL, WEFT_NET_ANALYTICAL, NULL), 6242880);
-    ck_assert_int_eq(run_plan(t, p1, NULL, WEFT_NET_FLOW, NULL), 6242880);
+    ck_assert_int_eq(run_plan(t, p1, NULL, WEFT_NET_ANALYTICAL, NULL), 5842880);
+    ck_assert_int_eq(run_plan(t, p1, NULL, WEFT_NET_FLOW, NULL), 5842880);
     g_autoptr(weft_coll_plan_t) p4 =
         plan_on(t, 8, WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALGO_NVLS, WEFT_COLL_PROTO_SIMPLE, 1, 4, S);
-    ck_assert_int_eq(run_plan(t, p4, NULL, WEFT_NET_ANALYTICAL, NULL), 4276800);
-    ck_assert_int_eq(run_plan(t, p4, NULL, WEFT_NET_FLOW, NULL), 4276800);
+    ck_assert_int_eq(run_plan(t, p4, NULL, WEFT_NET_ANALYTICAL, NULL), 3876800);
+    ck_assert_int_eq(run_plan(t, p4, NULL, WEFT_NET_FLOW, NULL), 3876800);
     g_autoptr(weft_coll_plan_t) r =
         plan_on(t, 8, WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALGO_RING, WEFT_COLL_PROTO_SIMPLE, 1, 1, S);
-    ck_assert_int_eq(run_plan(t, r, NULL, WEFT_NET_ANALYTICAL, NULL), 18587520);
+    ck_assert_int_eq(run_plan(t, r, NULL, WEFT_NET_ANALYTICAL, NULL), 12987520);
 }
 END_TEST
 

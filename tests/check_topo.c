@@ -428,8 +428,9 @@ START_TEST(ini_dgx_h100_sprays_over_four_nvswitches)
     ck_assert_double_eq_tol(share_sum(r), 1.0, 1e-12);
     /* rate = 125 + 100 + 100 + 125 GB/s = 450e9 B/s */
     ck_assert_double_eq_tol(r->rate_Bps, 450e9, 1.0);
-    /* latency = 2 hops x default nvlink_latency 500 ns */
-    ck_assert_int_eq(r->latency_ps, 2 * 500 * NS);
+    /* latency = 2 hops x default nvlink_latency 300 ns (NCCL's 0.6 us LL hop over two
+     * links, topo_build.c NVLINK_LATENCY) = 600 ns */
+    ck_assert_int_eq(r->latency_ps, 2 * 300 * NS);
 }
 END_TEST
 
@@ -455,8 +456,8 @@ START_TEST(ini_bundled_topologies_load)
         double rate_0_1; /* route gpu0 -> gpu1, bytes/s */
         weft_time_t lat_0_1;
     } cases[] = {
-        /* 4 planes of 125+100+100+125 GB/s, 2 x 500 ns */
-        {"dgx-h100.ini", 8, 12, 450e9, 1000 * NS},
+        /* 4 planes of 125+100+100+125 GB/s, 2 x 300 ns (nvlink_latency = 300ns) */
+        {"dgx-h100.ini", 8, 12, 450e9, 600 * NS},
         /* neighbours on the ring: 1 hop of 50 GB/s, 500 ns */
         {"ring-8.ini", 8, 8, 50.0 * 1073741824.0, 500 * NS}, /* 50 GiB/s */
         /* through the switch: 400 GiB/s, 2 x 936.25 ns */

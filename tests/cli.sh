@@ -54,17 +54,18 @@ done
 expect 0 "replay bundled dp-step on DGX H100" "" -- "$WEFT" replay --cluster "$dgx" --trace "$WEFT_SRCDIR/traces/dp-step-8/dp-step"
 cp "$tmp/out" "$tmp/run1"
 # Hand derivation: ring all-reduce of 128 MiB over 8 GPUs through the NVSwitch planes:
-# 14 steps of 1 us (two 500 ns NVLink hops) + 16777216 B / 450e9 B/s (37.282702 us)
-# = 535.957831 us each. forward 1500 + backward_layer2 1000 = 2500 us; grad2 runs
-# 2500..3035.96 (hidden behind backward_layer1 2500..3500); grad1 3500..4035.96;
-# optimizer 200 us: step = 4235.957831 us (weft rounds each transfer to 1 ps).
+# 14 steps of 0.6 us (two 300 ns NVLink hops, the default nvlink_latency) + 16777216 B /
+# 450e9 B/s (37.282702 us) = 14 x 37.882702 = 530.357831 us each. forward 1500 +
+# backward_layer2 1000 = 2500 us; grad2 runs 2500..3030.36 (hidden behind
+# backward_layer1 2500..3500); grad1 3500..4030.36; optimizer 200 us:
+# step = 4230.357831 us (weft rounds each transfer to 1 ps: 4230.357828).
 step=$(awk '/^step time/ {print $3}' "$tmp/run1")
-awk -v s="$step" 'BEGIN { e = 2500 + 1000 + 14 * (1 + 16777216 / 450e9 * 1e6) + 200;
+awk -v s="$step" 'BEGIN { e = 2500 + 1000 + 14 * (0.6 + 16777216 / 450e9 * 1e6) + 200;
     d = s - e; if (d < 0) d = -d; exit !(d < 1e-4) }' &&
-    ok "dp-step step time $step us = hand-derived 4235.957831 us" ||
-    bad "dp-step step time $step us, expected 4235.957831 us"
-awk '$1 == 0 { exit !($3 == "3700.000000" && $4 + 0 > 535.95 && $4 + 0 < 535.96) }' "$tmp/run1" &&
-    ok "rank 0: 3700 us compute, 535.96 us exposed communication" || bad "rank 0 breakdown"
+    ok "dp-step step time $step us = hand-derived 4230.357831 us" ||
+    bad "dp-step step time $step us, expected 4230.357831 us"
+awk '$1 == 0 { exit !($3 == "3700.000000" && $4 + 0 > 530.35 && $4 + 0 < 530.36) }' "$tmp/run1" &&
+    ok "rank 0: 3700 us compute, 530.36 us exposed communication" || bad "rank 0 breakdown"
 
 # ---- determinism: the same inputs give byte-identical output ----
 "$WEFT" replay --cluster "$dgx" --trace "$WEFT_SRCDIR/traces/dp-step-8/dp-step" >"$tmp/run2" 2>&1

@@ -58,15 +58,16 @@ for n in 4 8 16; do
     run "all_to_all ${n} ranks on Ring_${n}npus" "int($n/2)*0.5+$SB/$n" "$nets/Ring_${n}npus.yml" "$micro/all_to_all/${n}npus_1MB/all_to_all"
 done
 
-# The DGX H100 node: GPU to GPU is two 500 ns NVLink hops (1 us) at 450e9 B/s
-# (18 links x 25 GB/s sprayed over the four NVSwitch chips); S/B = 2.330168889 us.
-#   all_reduce 14 (1 + S/8B) = 18.077794   all_gather 7 (1 + S/B) = 23.311182
-#   reduce_scatter 7 (1 + S/8B) = 9.038897 all_to_all 1 + S/8B = 1.291271
+# The DGX H100 node: GPU to GPU is two 300 ns NVLink hops (0.6 us, the default
+# nvlink_latency) at 450e9 B/s (18 links x 25 GB/s sprayed over the four NVSwitch
+# chips); S/B = 2.330168889 us, S/8B = 0.291271111 us.
+#   all_reduce 14 (0.6 + S/8B) = 12.477796    all_gather 7 (0.6 + S/B) = 20.511182
+#   reduce_scatter 7 (0.6 + S/8B) = 6.238898  all_to_all 0.6 + S/8B = 0.891271
 HB="1048576/450e9*1e6"
-run "all_reduce 8 ranks on DGX H100" "14*(1+$HB/8)" "$dgx" "$micro/all_reduce/8npus_1MB/all_reduce"
-run "all_gather 8 ranks on DGX H100" "7*(1+$HB)" "$dgx" "$micro/all_gather/8npus_1MB/all_gather"
-run "reduce_scatter 8 ranks on DGX H100" "7*(1+$HB/8)" "$dgx" "$micro/reduce_scatter/8npus_1MB/reduce_scatter"
-run "all_to_all 8 ranks on DGX H100" "1+$HB/8" "$dgx" "$micro/all_to_all/8npus_1MB/all_to_all"
+run "all_reduce 8 ranks on DGX H100" "14*(0.6+$HB/8)" "$dgx" "$micro/all_reduce/8npus_1MB/all_reduce"
+run "all_gather 8 ranks on DGX H100" "7*(0.6+$HB)" "$dgx" "$micro/all_gather/8npus_1MB/all_gather"
+run "reduce_scatter 8 ranks on DGX H100" "7*(0.6+$HB/8)" "$dgx" "$micro/reduce_scatter/8npus_1MB/reduce_scatter"
+run "all_to_all 8 ranks on DGX H100" "0.6+$HB/8" "$dgx" "$micro/all_to_all/8npus_1MB/all_to_all"
 
 # Two DGX H100 nodes on a rail-optimized NDR fabric (the bundled node file with
 # two --set overrides). In order, all 8 ranks sit on node 0: the same times as one
@@ -80,7 +81,7 @@ run "all_to_all 8 ranks on DGX H100" "1+$HB/8" "$dgx" "$micro/all_to_all/8npus_1
 # all-to-all is bounded by its slowest (cross-rail) transfer: 2.5 + 2.62144 us.
 two="--set cluster.nodes=2 --set cluster.fabric=rail-optimized"
 NB="131072/50e9*1e6"
-run "all_reduce 8 ranks on 2 DGX H100 nodes, in order" "14*(1+$HB/8)" "$dgx" "$micro/all_reduce/8npus_1MB/all_reduce" $two
+run "all_reduce 8 ranks on 2 DGX H100 nodes, in order" "14*(0.6+$HB/8)" "$dgx" "$micro/all_reduce/8npus_1MB/all_reduce" $two
 run "all_reduce 8 ranks on 2 DGX H100 nodes, round-robin" "7*(1.5+$NB)+7*(2.5+$NB)" "$dgx" "$micro/all_reduce/8npus_1MB/all_reduce" $two --set workload.placement=round-robin
 run "all_to_all 8 ranks on 2 DGX H100 nodes, round-robin" "2.5+$NB" "$dgx" "$micro/all_to_all/8npus_1MB/all_to_all" $two --set workload.placement=round-robin
 for c in all_gather reduce_scatter; do
@@ -128,9 +129,9 @@ for n in 4 8 16; do
     run "flow: all_gather ${n} ranks on Ring_${n}npus" "($n-1)*(0.5+$SB)" "$nets/Ring_${n}npus.yml" "$micro/all_gather/${n}npus_1MB/all_gather" --network flow
     run "flow: reduce_scatter ${n} ranks on Ring_${n}npus" "($n-1)*(0.5+$SB/$n)" "$nets/Ring_${n}npus.yml" "$micro/reduce_scatter/${n}npus_1MB/reduce_scatter" --network flow
 done
-run "flow: all_reduce 8 ranks on DGX H100" "14*(1+$HB/8)" "$dgx" "$micro/all_reduce/8npus_1MB/all_reduce" --network flow
-run "flow: all_gather 8 ranks on DGX H100" "7*(1+$HB)" "$dgx" "$micro/all_gather/8npus_1MB/all_gather" --network flow
-run "flow: reduce_scatter 8 ranks on DGX H100" "7*(1+$HB/8)" "$dgx" "$micro/reduce_scatter/8npus_1MB/reduce_scatter" --network flow
+run "flow: all_reduce 8 ranks on DGX H100" "14*(0.6+$HB/8)" "$dgx" "$micro/all_reduce/8npus_1MB/all_reduce" --network flow
+run "flow: all_gather 8 ranks on DGX H100" "7*(0.6+$HB)" "$dgx" "$micro/all_gather/8npus_1MB/all_gather" --network flow
+run "flow: reduce_scatter 8 ranks on DGX H100" "7*(0.6+$HB/8)" "$dgx" "$micro/reduce_scatter/8npus_1MB/reduce_scatter" --network flow
 run "flow: all_reduce 8 ranks on 2 DGX H100 nodes, round-robin" "7*(1.5+$NB)+7*(2.5+$NB)" "$dgx" "$micro/all_reduce/8npus_1MB/all_reduce" $two --set workload.placement=round-robin --network flow
 run "flow: all_reduce 8 ranks on 2 DGX H100 nodes, round-robin, full update" "7*(1.5+$NB)+7*(2.5+$NB)" "$dgx" "$micro/all_reduce/8npus_1MB/all_reduce" $two --set workload.placement=round-robin --network flow --set network.update=full
 
@@ -145,13 +146,13 @@ run "flow: all_reduce 8 ranks on 2 DGX H100 nodes, round-robin, full update" "7*
 #   arrive 2a = 1 us later: 15.6484375 us (analytical: 5.8828125).
 # - 8 ranks on one DGX H100 node: each GPU sends 131072 B to 7 peers over its
 #   own NVSwitch uplinks (and receives 7 on its downlinks): 450e9/7 each, so
-#   7 (S/8)/B + 1 us = 3.038898 us (analytical 1.291271: one transfer's time).
+#   7 (S/8)/B + 0.6 us = 2.638898 us (analytical 0.891271: one transfer's time).
 # - 8 ranks on 2 DGX H100 nodes, round-robin: each rank sends to the 4 ranks on
 #   the other node through its own NIC, 50e9/4 each: 4 x 131072 B / 50e9 =
 #   10.48576 us, plus the cross-rail latency 2.5 us = 12.98576 us (the NVLink
 #   transfers to its 3 node mates end first; the fabric above the NICs has room).
 run "flow: all_to_all 4 ranks on Ring_4npus" "3*$SB/4+1" "$nets/Ring_4npus.yml" "$micro/all_to_all/4npus_1MB/all_to_all" --network flow
-run "flow: all_to_all 8 ranks on DGX H100" "1+7*$HB/8" "$dgx" "$micro/all_to_all/8npus_1MB/all_to_all" --network flow
+run "flow: all_to_all 8 ranks on DGX H100" "0.6+7*$HB/8" "$dgx" "$micro/all_to_all/8npus_1MB/all_to_all" --network flow
 run "flow: all_to_all 8 ranks on 2 DGX H100 nodes, round-robin" "2.5+4*$NB" "$dgx" "$micro/all_to_all/8npus_1MB/all_to_all" $two --set workload.placement=round-robin --network flow
 # 8 and 16 ranks on their rings: more two-hop and longer transfers share each
 # link (26.414063 and 47.945313 us with seed 0); we only require them slower.

@@ -837,11 +837,21 @@ static const node_desc node_kinds[] = {
 };
 
 /*
- * Default one-way latency of one NVLink hop: 500 ns, so GPU -> NVSwitch -> GPU
- * is 1 us; the per-link latency of ASTRA-sim's own DGX H100 model (astra-sim
- * tutorials, MICRO 2024 demo2, inputs/DGX_H100-32.yml, NVLink dimension).
+ * Default one-way latency of one NVLink hop (GPU-NVSwitch): 300 ns, so GPU ->
+ * NVSwitch -> GPU is 0.6 us. Source: NCCL's tuning model (NCCL 2.20.3,
+ * src/graph/tuning.cc hwLat[NCCL_HW_NVLINK]) charges 0.6 us for a whole
+ * GPU-to-GPU hop over NVLink with the LL protocol (ring and tree), the
+ * cheapest hop it knows: the data's flight plus the receiver seeing its flag.
+ * The wire alone can take no longer than that, so 0.6 us is an upper bound on
+ * the two links, split evenly; NCCL's own figure has no separate wire term
+ * (and the same 0.6 us for every NVLink generation, so every node kind here
+ * takes it). The previous default, 500 ns per link after ASTRA-sim's DGX H100
+ * model (MICRO 2024 tutorial, demo2 DGX_H100-32.yml), made a GPU-to-GPU hop
+ * 1 us, longer than NCCL's whole LL hop: a 14-hop ring all-reduce of 8 bytes
+ * could then not finish in the 13.67 us nccl-tests measures on a DGX H100
+ * (dgxc-benchmarking sample output). Override with nvlink_latency.
  */
-#define NVLINK_LATENCY "500ns"
+#define NVLINK_LATENCY "300ns"
 /*
  * Default one-way latency of one scale-out link (NIC-leaf, leaf-spine,
  * spine-core): 500 ns, the scale-out dimension of the same ASTRA-sim file
