@@ -1,3 +1,145 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-exit 77
+# Command-line tests of the reports (doc/outputs.md): weft replay's summary,
+# --quiet and --json; --out writes its files atomically with the figures the
+# run printed (per-rank sums, link bytes = the collectives' bytes x hops by
+# hand); the timeline keeps one event per node of the kept ranks; unwritable
+# outputs fail before the run; weft plot renders every kind from a real run
+# (skipped, exit 77 at the end, where gnuplot is not installed).
+set -u
+: "${WEFT:?set by make check}" "${WEFT_SRCDIR:?}"
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+ok() { printf 'ok   %s\n' "$1"; }
+bad() { printf 'FAIL %s\n' "$1"; fails=$((fails + 1)); }
+
+# expect CODE NAME PATTERN -- CMD...: CMD exits with CODE and its stderr matches PATTERN
+expect() {
+    code=$1 name=$2 pattern=$3
+    shift 4
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" -ne "$code" ]; then
+        bad "$name: exit $rc, expected $code"; sed 's/^/     /' "$tmp/err"; return
+    fi
+    if [ -n "$pattern" ] && ! grep -Eq -- "$pattern" "$tmp/err"; then
+        bad "$name: stderr does not match /$pattern/"; sed 's/^/     /' "$tmp/err"; return
+    fi
+    ok "$name"
+}
+
+scen="$WEFT_SRCDIR/scenarios/dp-step-dgx-h100.ini"
+dgx="$WEFT_SRCDIR/topologies/dgx-h100.ini"
+
+# ---- the summary ----
+expect 0 "replay with --out and --timeline" "" -- "$WEFT" replay "$scen" --out "$tmp/res" --timeline "$tmp/res/timeline.json"
+cp "$tmp/out" "$tmp/summary.out"
+[ ! -s "$tmp/err" ] && ok "no progress on stderr when it is not a terminal" || bad "stderr not empty"
+for section in '^per rank \(us\)' '^  exposed comm ' '^  overlapped comm ' '^most expensive collectives \(2 of 2 instances\)' \
+    '^  #1  0:0 +all_reduce +134217728 ring +simple' '^busiest links by bytes' '^collective choices' \
+    '^  all_reduce +ring/simple, 1 channel: 2 instances' '^  network model analytical'; do
+    grep -Eq "$section" "$tmp/summary.out" || bad "summary lacks /$section/"
+done
+ok "summary: distribution, top collectives, busiest links, choices"
+[ "$(grep -c '^step time' "$tmp/summary.out")" -eq 1 ] && ok "one step time line" || bad "step time lines"
+cmp -s "$tmp/summary.out" "$tmp/res/summary.txt" && ok "summary.txt is what stdout shows" || bad "summary.txt differs"
+expect 0 "--quiet" "" -- "$WEFT" replay "$scen" --quiet
+[ "$(wc -l <"$tmp/out")" -eq 1 ] && grep -q '^step time    [0-9.]* us$' "$tmp/out" &&
+    [ "$(cat "$tmp/out")" = "$(grep '^step time' "$tmp/summary.out")" ] &&
+    ok "--quiet prints the step time line alone" || bad "--quiet output: $(cat "$tmp/out")"
+expect 0 "--json" "" -- "$WEFT" replay "$scen" --json --out "$tmp/res2"
+cmp -s "$tmp/out" "$tmp/res2/summary.json" && ok "--json prints summary.json" || bad "--json differs from summary.json"
+grep -q '"step_time_us"' "$tmp/out" && grep -q '"weft_version"' "$tmp/out" && grep -q '"configuration"' "$tmp/out" &&
+    ok "summary.json has the version, the configuration and the step" || bad "summary.json members"
+
+# ---- --out: files, units in the headers, fixed order ----
+ls "$tmp/res" | sort >"$tmp/files"
+printf '%s\n' collectives.csv links.csv ranks.csv scenario.ini summary.json summary.txt timeline.json >"$tmp/want"
+cmp -s "$tmp/files" "$tmp/want" && ok "--out wrote its six files and nothing else (no temporary)" ||
+    { bad "--out files"; diff "$tmp/want" "$tmp/files"; }
+head -1 "$tmp/res/collectives.csv" | grep -qx 'communicator,communicator_name,seq,op,bytes,members,moved_bytes,algorithm,protocol,channels,chunks,first_arrival_us,start_us,end_us,time_us,algbw_GBps,busbw_GBps' &&
+    ok "collectives.csv header" || bad "collectives.csv header"
+[ "$(wc -l <"$tmp/res/collectives.csv")" -eq 3 ] && ok "collectives.csv: one row per instance (2)" || bad "collectives.csv rows"
+# busbw of a 128 MiB ring all-reduce on 8 GPUs in 535.957... us: 134217728 / t x 7/4
+awk -F, 'NR > 1 { b = $5 / ($15 * 1e-6) / 1e9 * 1.75; d = b - $17; if (d < 0) d = -d; if (d > 1e-3) exit 1 }' \
+    "$tmp/res/collectives.csv" && ok "busbw = size / time x 2(n-1)/n" || bad "busbw column"
+head -1 "$tmp/res/links.csv" | grep -qx 'edge,kind,from,to,capacity_GBps,bytes,busy_us,mean_util,peak_util' &&
+    ok "links.csv header" || bad "links.csv header"
+[ "$(wc -l <"$tmp/res/links.csv")" -eq 65 ] && ok "links.csv: one row per directed link (64)" || bad "links.csv rows"
+# by hand: 2 all-reduces x 8 ranks x 14 transfers of 128 MiB / 8 = 16777216 B, each crossing
+# 2 links (GPU -> NVSwitch -> GPU, sprayed over the planes): 7516192768 bytes
+awk -F, 'NR > 1 { s += $6 } END { exit !(s == 7516192768) }' "$tmp/res/links.csv" &&
+    ok "links.csv bytes = collective bytes x hops (7516192768)" || bad "links.csv bytes sum"
+awk -F, 'NR > 1 { d = $4 + $5 + $6 - $3; if (d < 0) d = -d; if (d > 2e-6) exit 1 }' "$tmp/res/ranks.csv" &&
+    ok "ranks.csv: compute + exposed + idle = finish" || bad "ranks.csv sums"
+
+# ---- the timeline ----
+n_x=$(grep -o '"ph":"X"' "$tmp/res/timeline.json" | wc -l)
+[ "$n_x" -eq 48 ] && ok "timeline: one event per node (8 ranks x 6 nodes)" || bad "timeline has $n_x events, expected 48"
+grep -q '"name":"thread_name","args":{"name":"rank 3 compute"}' "$tmp/res/timeline.json" &&
+    grep -q '"name":"process_name","args":{"name":"host 0"}' "$tmp/res/timeline.json" &&
+    ok "timeline names hosts and rank streams" || bad "timeline metadata"
+grep -q '"algorithm":"ring","protocol":"simple"' "$tmp/res/timeline.json" && ok "collective events carry the algorithm" ||
+    bad "collective args"
+expect 0 "--timeline-ranks 0-1,5" "" -- "$WEFT" replay "$scen" --timeline "$tmp/t2.json" --timeline-ranks 0-1,5
+n_x=$(grep -o '"ph":"X"' "$tmp/t2.json" | wc -l)
+[ "$n_x" -eq 18 ] && ok "timeline of 3 ranks: 18 events" || bad "--timeline-ranks kept $n_x events, expected 18"
+# [2 ms, 2.6 ms]: backward_layer2 (1.5-2.5 ms), grad2 and backward_layer1 (from 2.5 ms) per rank
+expect 0 "--timeline-window 2ms:2.6ms" "" -- "$WEFT" replay "$scen" --timeline "$tmp/t3.json" --timeline-window 2ms:2.6ms
+n_x=$(grep -o '"ph":"X"' "$tmp/t3.json" | wc -l)
+[ "$n_x" -eq 24 ] && ok "timeline window: 3 nodes per rank" || bad "--timeline-window kept $n_x events, expected 24"
+expect 2 "bad --timeline-ranks" "timeline-ranks.*1-x" -- "$WEFT" replay "$scen" --timeline "$tmp/t4.json" --timeline-ranks 1-x
+expect 1 "--timeline-ranks beyond the workload" "timeline_ranks.*8" -- "$WEFT" replay "$scen" --timeline "$tmp/t4.json" --timeline-ranks 8
+[ ! -e "$tmp/t4.json" ] && ok "no timeline written on error" || bad "timeline written on error"
+expect 2 "bad --timeline-window" "timeline-window.*3ms:1ms" -- "$WEFT" replay "$scen" --timeline "$tmp/t4.json" --timeline-window 3ms:1ms
+expect 2 "bad --link-series" "link-series.*0us" -- "$WEFT" replay "$scen" --link-series 0us
+
+# ---- unwritable outputs fail before the simulation ----
+: >"$tmp/plainfile"
+expect 1 "--out under a regular file" "output\.dir.*plainfile" -- "$WEFT" replay "$scen" --out "$tmp/plainfile/sub"
+[ ! -s "$tmp/out" ] && ok "nothing ran before the --out check" || bad "ran before failing on --out"
+expect 1 "--timeline under a regular file" "output\.timeline.*plainfile" -- "$WEFT" replay --cluster "$dgx" --trace "$tmp/nosuchtrace" --timeline "$tmp/plainfile/t.json"
+
+# ---- flow with a link series ----
+expect 0 "flow with --link-series" "" -- "$WEFT" replay "$scen" --network flow --link-series 50us --out "$tmp/flow" --timeline "$tmp/flow/t.json"
+[ -s "$tmp/flow/links_timeseries.csv" ] && head -1 "$tmp/flow/links_timeseries.csv" | grep -qx 'time_us,link_rank,link,util' &&
+    ok "links_timeseries.csv written" || bad "links_timeseries.csv"
+awk -F, 'NR > 1 && ($4 < 0 || $4 > 1 + 1e-9) { exit 1 }' "$tmp/flow/links_timeseries.csv" &&
+    ok "utilization within [0, 1]" || bad "utilization out of range"
+grep -q '"ph":"C"' "$tmp/flow/t.json" && ok "timeline has link counters" || bad "no counters"
+awk -F, 'NR > 1 { s += $6 } END { exit !(s == 7516192768) }' "$tmp/flow/links.csv" &&
+    ok "flow: links.csv bytes = collective bytes x hops" || bad "flow links.csv bytes sum"
+
+# ---- weft plot ----
+expect 2 "plot: unknown kind" "breakdown, busbw" -- "$WEFT" plot pie "$tmp/res"
+expect 2 "plot: bad extension" "\.pdf, \.png or \.svg" -- "$WEFT" plot breakdown "$tmp/res" -o "$tmp/x.jpg"
+expect 1 "plot: missing input" "links_timeseries\.csv.*link-series" -- "$WEFT" plot links-heatmap "$tmp/res" -o "$tmp/x.pdf"
+expect 1 "plot: no gnuplot names the package" "gnuplot-nox" -- env PATH=/nonexistent "$WEFT" plot breakdown "$tmp/res" -o "$tmp/x.pdf"
+have_gnuplot=yes
+command -v gnuplot >/dev/null 2>&1 || have_gnuplot=no
+if [ "$have_gnuplot" = yes ]; then
+    "$WEFT" coll --cluster "$dgx" --min-bytes 1K --max-bytes 256M --csv "$tmp/coll.csv" >/dev/null 2>&1 ||
+        bad "weft coll --csv"
+    measured=""
+    m="${WEFT_SHARED:-}/validation/nccl_allreduce_dgx_h100_8gpu.csv"
+    [ -f "$m" ] && measured="--measured $m"
+    for spec in "breakdown $tmp/res breakdown.pdf" "top-links $tmp/res top_links.svg" \
+        "links-heatmap $tmp/flow links_heatmap.png" "busbw $tmp/coll.csv busbw.pdf"; do
+        set -- $spec
+        extra=""
+        [ "$1" = busbw ] && extra=$measured
+        # shellcheck disable=SC2086
+        expect 0 "plot $1 -> $3" "" -- "$WEFT" plot "$1" "$2" -o "$tmp/$3" $extra
+        [ -s "$tmp/$3" ] && ok "$3 is not empty" || bad "$3 missing or empty"
+    done
+    head -c 5 "$tmp/breakdown.pdf" | grep -q '%PDF-' && ok "breakdown.pdf is a PDF" || bad "breakdown.pdf not a PDF"
+    grep -q '<svg' "$tmp/top_links.svg" && ok "top_links.svg is SVG" || bad "top_links.svg not SVG"
+    ls -a "$tmp" | grep -q '^\.breakdown' && bad "temporary figure left" || ok "no temporary figure left"
+else
+    ok "weft plot renders # SKIP gnuplot not installed (apt-get install gnuplot-nox)"
+fi
+
+[ "$fails" -eq 0 ] || exit 1
+[ "$have_gnuplot" = yes ] || exit 77
+exit 0
