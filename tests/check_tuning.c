@@ -512,12 +512,17 @@ read_rows(const char *path)
 
 /*
  * Predicts every size of @csv with `weft coll`'s path (tune, build the plan over the
- * layout, fill the executor's costs, simulate alone, analytical network), prints the
- * table, and returns the MAPE of the time below 1 MiB and of busbw from 1 MiB up.
+ * layout, fill the executor's costs, simulate alone) under the flow network model, prints
+ * the table, and returns the MAPE of the time below 1 MiB, of busbw from 1 MiB up and of
+ * busbw from 1 GiB up. Flow, because NVLS tree's reduce-scatter, tree and all-gather run
+ * at once and share each GPU's NVLink and NIC, which only the flow model sees (the
+ * analytical model runs each transfer at its route's rate over the channels that share
+ * its pair, so two parts of a channel on one link both get the whole of it); on one DGX
+ * H100 both models give the same picoseconds for every row.
  */
 static void
 validate(const char *cluster, const char *csv, weft_coll_cpu_t cpu, double *mape_small,
-         double *mape_big)
+         double *mape_big, double *mape_plateau)
 {
     g_autofree char *tpath = topo_path(cluster);
     g_autofree char *cpath = g_build_filename(g_getenv("WEFT_SHARED"), "validation", csv, NULL);
@@ -535,12 +540,12 @@ validate(const char *cluster, const char *csv, weft_coll_cpu_t cpu, double *mape
     weft_coll_system_t sys;
     ck_assert(weft_coll_system_init(&sys, t, layout, &tun, &error));
     weft_sim_t *sim = weft_sim_new(1);
-    weft_net_t *net = weft_net_new(sim, t, WEFT_NET_ANALYTICAL);
+    weft_net_t *net = weft_net_new(sim, t, WEFT_NET_FLOW);
     g_autoptr(GArray) rows = read_rows(cpath);
     double factor = weft_coll_tuning_busbw_factor(WEFT_COLL_ALL_REDUCE, n);
-    double sum_s = 0.0, sum_b = 0.0;
-    guint n_s = 0, n_b = 0;
-    printf("\n%s on %s (%u ranks)\n", csv, cluster, n);
+    double sum_s = 0.0, sum_b = 0.0, sum_p = 0.0;
+    guint n_s = 0, n_b = 0, n_p = 0;
+    printf("\n%s on %s (%u ranks, flow network)\n", csv, cluster, n);
     printf("%12s %10s %10s %8s %9s %9s %8s %-10s %-6s %9s\n", "size_bytes", "meas_us", "pred_us",
            "err_%", "meas_bus", "pred_bus", "err_%", "algo", "proto", "nccl_us");
     for (guint i = 0; i < rows->len; i++) {
@@ -565,6 +570,10 @@ validate(const char *cluster, const char *csv, weft_coll_cpu_t cpu, double *mape
             sum_b += fabs(eb);
             n_b++;
         }
+        if (r->size >= (1u << 30)) {
+            sum_p += fabs(eb);
+            n_p++;
+        }
         printf("%12" G_GUINT64_FORMAT " %10.2f %10.2f %+8.1f %9.2f %9.2f %+8.1f %-10s %-6s "
                "%9.2f\n",
                r->size, r->time_us, us, et, r->busbw, bus, eb, weft_coll_algo_name(cfg.algo),
@@ -573,8 +582,10 @@ validate(const char *cluster, const char *csv, weft_coll_cpu_t cpu, double *mape
     }
     *mape_small = n_s ? sum_s / n_s : 0.0;
     *mape_big = n_b ? sum_b / n_b : 0.0;
-    printf("MAPE time < 1 MiB (%u sizes): %.2f%%; MAPE busbw >= 1 MiB (%u sizes): %.2f%%\n", n_s,
-           *mape_small, n_b, *mape_big);
+    *mape_plateau = n_p ? sum_p / n_p : 0.0;
+    printf("MAPE time < 1 MiB (%u sizes): %.2f%%; MAPE busbw >= 1 MiB (%u sizes): %.2f%%; "
+           "MAPE busbw >= 1 GiB (%u sizes): %.2f%%\n",
+           n_s, *mape_small, n_b, *mape_big, n_p, *mape_plateau);
     fflush(stdout);
     weft_net_free(net);
     weft_sim_free(sim);
@@ -587,16 +598,17 @@ START_TEST(dgx_h100_matches_nccl_tests)
     if (g_getenv("WEFT_SHARED") == NULL) {
         return; /* no measurements: nothing to compare */
     }
-    double small, big;
-    validate("dgx-h100.ini", "nccl_allreduce_dgx_h100_8gpu.csv", WEFT_COLL_CPU_INTEL, &small, &big);
-    /* issue 5: busbw within 10% MAPE from 1 MiB: met (9.49%). Time within 20% below 1 MiB:
-     * NOT met with the bundled cluster (28.2%): its NVLink hops of 500 ns make a GPU-to-GPU
-     * step 1 us, more than NCCL's whole LL hop (0.6 us; the 8-byte all-reduce, 14 ring
-     * hops, takes 13.67 us measured), so every small size is ~5.6 us slow; with 250 ns
-     * per hop the same constants give 17.0% (doc/collectives.md, Validation). The bound
-     * below guards the current figure against regressions, not the issue's bound. */
+    double small, big, plateau;
+    validate("dgx-h100.ini", "nccl_allreduce_dgx_h100_8gpu.csv", WEFT_COLL_CPU_INTEL, &small, &big,
+             &plateau);
+    /* issue 5's bounds, both met: busbw within 10% MAPE from 1 MiB (9.31%), time within 20%
+     * below 1 MiB (16.97%). Below 1 MiB NCCL picks ring LL, 14 hops of hwLat 0.6 us each:
+     * with the cluster's NVLink hops of 300 ns (GPU -> GPU 0.6 us) every step costs
+     * max(0.6 us, route) = 0.6 us, and the 8-byte all-reduce 6.6 + 14 x 0.6 = 15.0 us
+     * (measured 13.67) plus the 8 bytes; the one row far off is the measured 68.14 us at
+     * 32 bytes (an outlier between 13.00 and 14.92 us), 4.1 points of the 16.97%. */
     ck_assert_double_le(big, 10.0);
-    ck_assert_double_le(small, 30.0);
+    ck_assert_double_le(small, 20.0);
 }
 END_TEST
 
@@ -605,15 +617,20 @@ START_TEST(p5_two_nodes_match_nccl_tests)
     if (g_getenv("WEFT_SHARED") == NULL) {
         return;
     }
-    double small, big;
+    double small, big, plateau;
     validate("p5-h100-2node.ini", "nccl_allreduce_p5_h100_2node.csv", WEFT_COLL_CPU_AMD, &small,
-             &big);
-    /* issue 5: the same constants, busbw within 15% MAPE from 1 MiB: NOT met (91.5%). NCCL's
-     * own model (restated here, nccl_us column) predicts 54.9 us at 1 MiB where the p5
-     * measured 123.2 us and is 35% off over these sizes itself: EFA's per-message costs
-     * are in no NCCL table (doc/collectives.md, Validation). This guards the current figure
-     * against regressions only. */
-    ck_assert_double_le(big, 95.0);
+             &big, &plateau);
+    /* issue 5: the same constants, busbw within 15% MAPE from 1 MiB: NOT met (50.45%). From
+     * 1 GiB, where NVLS tree runs at its bandwidth, the prediction is within 4.9% MAPE
+     * (-0.2% at 16 GiB): NVLS tree with its reduce-scatter and all-gather on separate
+     * lanes, shared links under flow. From 1 to 512 MiB the p5 takes 1.2 to 2.1 times as
+     * long as predicted: 123 us at 1 MiB where NCCL's own model (nccl_us) says 55 and the
+     * simulation, with EFA's 20 us per message (cluster file header), 66; no NCCL table
+     * holds what EFA and AWS's plugin add there (doc/collectives.md, Validation). The
+     * first bound guards the current figure against regressions only, not the issue's
+     * bound; the second checks the plateau. */
+    ck_assert_double_le(big, 55.0);
+    ck_assert_double_le(plateau, 10.0);
 }
 END_TEST
 
