@@ -60,6 +60,12 @@ int weft_cmd_train(int argc, char **argv);
  */
 int weft_cmd_plot(int argc, char **argv);
 
+/**
+ * weft_cmd_gen: `weft gen transformer [OPTION...]`: one Megatron-LM training step as
+ * Chakra ET files (workload/gen.h). Returns an exit code.
+ */
+int weft_cmd_gen(int argc, char **argv);
+
 /** weft_cli_usage_error: prints "weft CMD: MESSAGE" and a hint to stderr; returns WEFT_EXIT_USAGE.
  */
 int weft_cli_usage_error(const char *cmd, const char *message);

@@ -1,0 +1,795 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The transformer training-step generator (gen.h): model presets, validation
+ * of the parallel configuration, the per-GPU memory estimate, the roofline
+ * operator times, and the expansion of one Megatron-LM step (1F1B or
+ * interleaved pipeline schedule, tensor/sequence, context, expert and data
+ * parallelism, recomputation) into a weft_workload_t whose ranks of one
+ * pipeline stage share node arrays, as text workloads do.
+ */
+#include "workload/gen.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "workload/chakra.h"
+
+/* ---- presets ------------------------------------------------------------------ */
+
+typedef struct {
+    const char *name;
+    guint layers, hidden, heads, kv_heads, ffn, vocab, seq, experts, top_k;
+    gboolean gated;
+} preset_t;
+
+/* GPT-3: Brown et al. 2020, Table 2.1 (FFN 4h, seq 2048; vocab 50257 padded to 51200 by
+ * Megatron-LM). Llama 2: Touvron et al. 2023 (70B: GQA 8 KV heads, FFN 28672, seq 4096).
+ * Llama 3 / 3.1: Meta model cards and "The Llama 3 Herd of Models" Table 3 (vocab 128256,
+ * seq 8192; 405B: 126 layers, 16384 hidden, 128 heads, 8 KV heads, FFN 53248).
+ * Mixtral 8x7B: Jiang et al. 2024 (32 layers, 4096 hidden, 32 heads, 8 KV, FFN 14336, 8
+ * experts, top-2, vocab 32000, seq 4096 as trained in Megatron examples). */
+static const preset_t presets[] = {
+    {"gpt3-1.3b", 24, 2048, 16, 16, 8192, 51200, 2048, 0, 0, FALSE},
+    {"gpt3-2.7b", 32, 2560, 32, 32, 10240, 51200, 2048, 0, 0, FALSE},
+    {"gpt3-6.7b", 32, 4096, 32, 32, 16384, 51200, 2048, 0, 0, FALSE},
+    {"gpt3-13b", 40, 5120, 40, 40, 20480, 51200, 2048, 0, 0, FALSE},
+    {"gpt3-175b", 96, 12288, 96, 96, 49152, 51200, 2048, 0, 0, FALSE},
+    {"llama2-7b", 32, 4096, 32, 32, 11008, 32000, 4096, 0, 0, TRUE},
+    {"llama2-13b", 40, 5120, 40, 40, 13824, 32000, 4096, 0, 0, TRUE},
+    {"llama2-70b", 80, 8192, 64, 8, 28672, 32000, 4096, 0, 0, TRUE},
+    {"llama3-8b", 32, 4096, 32, 8, 14336, 128256, 8192, 0, 0, TRUE},
+    {"llama3-70b", 80, 8192, 64, 8, 28672, 128256, 8192, 0, 0, TRUE},
+    {"llama3.1-8b", 32, 4096, 32, 8, 14336, 128256, 8192, 0, 0, TRUE},
+    {"llama3.1-70b", 80, 8192, 64, 8, 28672, 128256, 8192, 0, 0, TRUE},
+    {"llama3.1-405b", 126, 16384, 128, 8, 53248, 128256, 8192, 0, 0, TRUE},
+    {"mixtral-8x7b", 32, 4096, 32, 8, 14336, 32000, 4096, 8, 2, TRUE},
+};
+
+const char *const *
+weft_gen_preset_names(void)
+{
+    static const char *const names[] = {
+        "gpt3-1.3b",   "gpt3-2.7b",    "gpt3-6.7b",     "gpt3-13b",     "gpt3-175b",
+        "llama2-7b",   "llama2-13b",   "llama2-70b",    "llama3-8b",    "llama3-70b",
+        "llama3.1-8b", "llama3.1-70b", "llama3.1-405b", "mixtral-8x7b", NULL};
+    return names;
+}
+
+gboolean
+weft_gen_preset(const char *name, weft_gen_config_t *cfg, GError **error)
+{
+    g_return_val_if_fail(name != NULL && cfg != NULL, FALSE);
+    for (gsize i = 0; i < G_N_ELEMENTS(presets); i++) {
+        const preset_t *p = &presets[i];
+        if (g_ascii_strcasecmp(p->name, name) != 0) {
+            continue;
+        }
+        memset(cfg, 0, sizeof(*cfg));
+        cfg->layers = p->layers;
+        cfg->hidden = p->hidden;
+        cfg->heads = p->heads;
+        cfg->kv_heads = p->kv_heads;
+        cfg->ffn = p->ffn;
+        cfg->vocab = p->vocab;
+        cfg->seq = p->seq;
+        cfg->experts = p->experts;
+        cfg->top_k = p->top_k;
+        cfg->gated = p->gated;
+        cfg->tp = cfg->pp = cfg->dp = cfg->cp = cfg->ep = cfg->vpp = 1;
+        cfg->micro_batch = cfg->global_batch = 1;
+        return TRUE;
+    }
+    g_autofree char *list = g_strjoinv(", ", (char **)weft_gen_preset_names());
+    g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                "model '%s' is not a preset (%s); give --layers, --hidden, ... instead", name,
+                list);
+    return FALSE;
+}
+
+/* ---- validation ------------------------------------------------------------------ */
+
+#define FAIL(...)                                                                                  \
+    do {                                                                                           \
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE, __VA_ARGS__);           \
+        return FALSE;                                                                              \
+    } while (0)
+
+gboolean
+weft_gen_validate(const weft_gen_config_t *c, guint n_ranks, GError **error)
+{
+    g_return_val_if_fail(c != NULL, FALSE);
+    struct {
+        const char *name;
+        guint v;
+    } positive[] = {{"layers", c->layers},
+                    {"hidden", c->hidden},
+                    {"heads", c->heads},
+                    {"kv-heads", c->kv_heads},
+                    {"ffn", c->ffn},
+                    {"vocab", c->vocab},
+                    {"seq", c->seq},
+                    {"tp", c->tp},
+                    {"pp", c->pp},
+                    {"dp", c->dp},
+                    {"cp", c->cp},
+                    {"ep", c->ep},
+                    {"vpp", c->vpp},
+                    {"micro-batch", c->micro_batch},
+                    {"global-batch", c->global_batch}};
+    for (gsize i = 0; i < G_N_ELEMENTS(positive); i++) {
+        if (positive[i].v == 0) {
+            FAIL("%s is 0; it must be at least 1", positive[i].name);
+        }
+    }
+    if (c->hidden % c->heads != 0) {
+        FAIL("heads %u do not divide hidden %u", c->heads, c->hidden);
+    }
+    if (c->heads % c->kv_heads != 0) {
+        FAIL("kv-heads %u do not divide heads %u", c->kv_heads, c->heads);
+    }
+    if (c->heads % c->tp != 0) {
+        FAIL("tp %u does not divide heads %u", c->tp, c->heads);
+    }
+    if (c->kv_heads % c->tp != 0 && c->tp % c->kv_heads != 0) {
+        FAIL("tp %u and kv-heads %u: one must divide the other", c->tp, c->kv_heads);
+    }
+    if (c->ffn % c->tp != 0) {
+        FAIL("tp %u does not divide ffn %u", c->tp, c->ffn);
+    }
+    if (c->vocab % c->tp != 0) {
+        FAIL("tp %u does not divide vocab %u (pad the vocabulary)", c->tp, c->vocab);
+    }
+    if (c->sp && c->tp == 1) {
+        FAIL("sequence parallelism needs tp > 1 (tp is 1)");
+    }
+    if (c->layers % (c->pp * c->vpp) != 0) {
+        FAIL("pp %u x vpp %u = %u does not divide layers %u", c->pp, c->vpp, c->pp * c->vpp,
+             c->layers);
+    }
+    if (c->vpp > 1 && c->pp == 1) {
+        FAIL("vpp %u (interleaved schedule) needs pp > 1", c->vpp);
+    }
+    if (c->seq % (2 * c->cp) != 0 && c->cp > 1) {
+        FAIL("2 x cp %u does not divide seq %u (ring attention's load-balanced halves)", c->cp,
+             c->seq);
+    }
+    if ((c->seq / c->cp) * c->micro_batch % (c->sp ? c->tp : 1) != 0) {
+        FAIL("tp %u does not divide the %u tokens of a micro-batch (sequence parallelism)", c->tp,
+             c->seq / c->cp * c->micro_batch);
+    }
+    gboolean moe = c->experts > 1;
+    if (!moe && c->ep > 1) {
+        FAIL("ep %u needs experts > 1 (experts is %u)", c->ep, c->experts);
+    }
+    if (moe) {
+        if (c->top_k == 0 || c->top_k > c->experts) {
+            FAIL("top-k %u must be in 1..experts %u", c->top_k, c->experts);
+        }
+        if (c->experts % c->ep != 0) {
+            FAIL("ep %u does not divide experts %u", c->ep, c->experts);
+        }
+        if (c->dp % c->ep != 0) {
+            FAIL("ep %u does not divide dp %u (expert groups are made of data-parallel ranks)",
+                 c->ep, c->dp);
+        }
+    }
+    if (c->global_batch % (c->micro_batch * c->dp) != 0) {
+        FAIL("global-batch %u is not a multiple of micro-batch %u x dp %u", c->global_batch,
+             c->micro_batch, c->dp);
+    }
+    guint m = c->global_batch / (c->micro_batch * c->dp);
+    if (c->vpp > 1 && m % c->pp != 0) {
+        FAIL("interleaved schedule: %u micro-batches (global-batch %u / (micro-batch %u x dp %u)) "
+             "are not a multiple of pp %u",
+             m, c->global_batch, c->micro_batch, c->dp, c->pp);
+    }
+    guint64 world = (guint64)c->tp * c->pp * c->dp * c->cp;
+    if (world > G_MAXINT32 / 4) {
+        FAIL("tp x pp x dp x cp = %" G_GUINT64_FORMAT " ranks is too many", world);
+    }
+    if (n_ranks != 0 && world != n_ranks) {
+        FAIL("ranks %u != tp %u x pp %u x dp %u x cp %u = %" G_GUINT64_FORMAT, n_ranks, c->tp,
+             c->pp, c->dp, c->cp, world);
+    }
+    return TRUE;
+}
+
+/* ---- sizes, memory and operator times --------------------------------------------- */
+
+/* Parameters of one layer: attention (QKV and projection), MLP or experts, router. */
+static void
+layer_params(const weft_gen_config_t *c, double *dense, double *expert)
+{
+    double h = c->hidden, d = (double)c->hidden / c->heads;
+    double attn = h * (h + 2.0 * c->kv_heads * d) + h * h + 2 * h; /* + 2 norms */
+    double mlp = h * c->ffn * (c->gated ? 3.0 : 2.0);
+    if (c->experts > 1) {
+        *dense = attn + h * c->experts; /* router */
+        *expert = mlp * c->experts;
+    } else {
+        *dense = attn + mlp;
+        *expert = 0;
+    }
+}
+
+/* Local (per-GPU) parameters of stage 0: dense ones, expert ones. */
+static void
+stage_params(const weft_gen_config_t *c, double *dense, double *expert)
+{
+    double ld = 0, le = 0;
+    layer_params(c, &ld, &le);
+    double per_stage = (double)c->layers / c->pp;
+    *dense = (per_stage * ld + (double)c->vocab * c->hidden) / c->tp;
+    *expert = per_stage * le / ((double)c->tp * c->ep);
+}
+
+void
+weft_gen_memory(const weft_gen_config_t *c, weft_gen_memory_t *mem)
+{
+    g_return_if_fail(c != NULL && mem != NULL);
+    double dense = 0, expert = 0;
+    stage_params(c, &dense, &expert);
+    double p = dense + expert;
+    /* Megatron mixed precision: BF16 weights (2), FP32 main grads (4), FP32 master, m, v (12),
+     * the optimizer states sharded over DP with the distributed optimizer (expert ones over
+     * the expert-data group). */
+    mem->weights = 2 * p;
+    mem->grads = 4 * p;
+    double edp = (double)c->dp / c->ep;
+    mem->optimizer = c->dist_opt ? 12 * (dense / (c->dp * c->cp) + expert / edp) : 12 * p;
+    /* Activations per layer and micro-batch (Korthikanti et al. 2022, Table 2, bytes):
+     * s b h (34 + 5 a s / h) without parallelism; /t for the 34 part with SP, for all with
+     * SP; selective recompute drops the 5 a s / h part; full keeps the 2 s b h input. */
+    double s = (double)c->seq / c->cp, b = c->micro_batch, h = c->hidden, a = c->heads;
+    double t = c->tp;
+    double per_layer;
+    switch (c->recompute) {
+    case WEFT_GEN_RECOMPUTE_FULL:
+        per_layer = 2 * s * b * h / (c->sp ? t : 1);
+        break;
+    case WEFT_GEN_RECOMPUTE_SELECTIVE:
+        per_layer = c->sp ? s * b * h * 34 / t : s * b * h * (10 + 24 / t);
+        break;
+    default:
+        per_layer = s * b * h * (c->sp ? 34 / t : 10 + 24 / t) + 5 * a * s * s * b / t;
+        break;
+    }
+    /* Stage 0 holds pp micro-batches in flight in 1F1B (interleaved: x (1 + (pp-1)/(pp vpp))). */
+    double layers_stage = (double)c->layers / c->pp;
+    double m = (double)c->global_batch / (c->micro_batch * c->dp);
+    double in_flight = MIN((double)c->pp, m);
+    if (c->vpp > 1) {
+        in_flight *= 1.0 + (c->pp - 1.0) / (c->pp * c->vpp);
+    }
+    mem->activations = per_layer * layers_stage * in_flight;
+    mem->total = mem->weights + mem->grads + mem->optimizer + mem->activations;
+}
+
+weft_time_t
+weft_gen_op_time_ps(const weft_hw_gpu_t *gpu, double flops, double bytes, gboolean fp8)
+{
+    g_return_val_if_fail(gpu != NULL, 0);
+    double peak = fp8 && gpu->fp8_flops > 0 ? gpu->fp8_flops : gpu->bf16_flops;
+    double emax = gpu->measured_matmul_bf16_flops > 0
+                      ? gpu->measured_matmul_bf16_flops / gpu->bf16_flops
+                      : WEFT_GEN_GEMM_EFF_DEFAULT;
+    double t_flops = 0;
+    if (flops > 0) {
+        double eff = emax * flops / (flops + WEFT_GEN_F_HALF);
+        t_flops = flops / (peak * eff);
+    }
+    double t_bytes = bytes > 0 ? bytes / (gpu->hbm_Bps * WEFT_GEN_HBM_EFF) : 0;
+    return (weft_time_t)llround(MAX(t_flops, t_bytes) * 1e12);
+}
+
+/* ---- the node sequence of a stage ---------------------------------------------------- */
+
+/* Where a collective runs. */
+typedef enum { K_NONE, K_TP, K_DPCP, K_EP, K_EDP, K_N } kind_t;
+static const char *const kind_prefix[K_N] = {"", "tp", "dp", "ep", "edp"};
+
+/* Whose rank a SEND/RECV names. */
+typedef enum { P_NONE, P_STAGE, P_CP_NEXT, P_CP_PREV } peer_kind_t;
+
+typedef struct {
+    GArray *type, *dur, *op, *bytes, *kind, *pkind, *pstage, *tag, *name, *ops, *tsize, *dep_off,
+        *deps;
+} seq_t;
+
+static void
+seq_init(seq_t *s)
+{
+    s->type = g_array_new(FALSE, FALSE, sizeof(guint8));
+    s->dur = g_array_new(FALSE, FALSE, sizeof(weft_time_t));
+    s->op = g_array_new(FALSE, FALSE, sizeof(guint8));
+    s->bytes = g_array_new(FALSE, FALSE, sizeof(guint64));
+    s->kind = g_array_new(FALSE, FALSE, sizeof(guint8));
+    s->pkind = g_array_new(FALSE, FALSE, sizeof(guint8));
+    s->pstage = g_array_new(FALSE, FALSE, sizeof(guint32));
+    s->tag = g_array_new(FALSE, FALSE, sizeof(gint64));
+    s->name = g_array_new(FALSE, FALSE, sizeof(const char *));
+    s->ops = g_array_new(FALSE, FALSE, sizeof(double));
+    s->tsize = g_array_new(FALSE, FALSE, sizeof(guint64));
+    s->dep_off = g_array_new(FALSE, FALSE, sizeof(guint32));
+    s->deps = g_array_new(FALSE, FALSE, sizeof(guint32));
+    guint32 zero = 0;
+    g_array_append_val(s->dep_off, zero);
+}
+
+static void
+seq_clear(seq_t *s)
+{
+    GArray **all[] = {&s->type, &s->dur,  &s->op,  &s->bytes, &s->kind,    &s->pkind, &s->pstage,
+                      &s->tag,  &s->name, &s->ops, &s->tsize, &s->dep_off, &s->deps};
+    for (gsize i = 0; i < G_N_ELEMENTS(all); i++) {
+        if (*all[i] != NULL) {
+            g_array_unref(*all[i]);
+            *all[i] = NULL;
+        }
+    }
+}
+
+/* The generator's state while it expands one stage. */
+typedef struct {
+    const weft_gen_config_t *c;
+    const weft_hw_gpu_t *gpu;
+    weft_workload_t *wl;
+    seq_t s;
+    gint64 prev;   /* the last node of the GPU stream chain (-1: none) */
+    guint stage;   /* pipeline stage p */
+    gint64 cp_tag; /* running tag of ring-attention exchanges */
+    guint64 T;     /* tokens per rank per micro-batch: b S / cp */
+    double e;      /* bytes per activation element (2: BF16) */
+} gen_t;
+
+static gint64
+add(gen_t *G, guint8 type, const char *name, weft_time_t dur, guint8 op, guint64 bytes, guint8 kind,
+    guint8 pkind, guint32 pstage, gint64 tag, double num_ops, guint64 tsize, gboolean chain)
+{
+    seq_t *s = &G->s;
+    gint64 i = s->type->len;
+    g_array_append_val(s->type, type);
+    g_array_append_val(s->dur, dur);
+    g_array_append_val(s->op, op);
+    g_array_append_val(s->bytes, bytes);
+    g_array_append_val(s->kind, kind);
+    g_array_append_val(s->pkind, pkind);
+    g_array_append_val(s->pstage, pstage);
+    g_array_append_val(s->tag, tag);
+    const char *n = g_string_chunk_insert_const(G->wl->strings, name);
+    g_array_append_val(s->name, n);
+    g_array_append_val(s->ops, num_ops);
+    g_array_append_val(s->tsize, tsize);
+    if (G->prev >= 0) {
+        guint32 d = (guint32)G->prev;
+        g_array_append_val(s->deps, d);
+    }
+    guint32 off = s->deps->len;
+    g_array_append_val(s->dep_off, off);
+    if (chain) {
+        G->prev = i;
+    }
+    return i;
+}
+
+/* A compute operator of @flops FLOPs and @bytes HBM bytes. */
+static void
+comp(gen_t *G, const char *name, double flops, double bytes)
+{
+    weft_time_t t = weft_gen_op_time_ps(G->gpu, flops, bytes, G->c->fp8);
+    add(G, WEFT_NODE_COMP, name, t, 0, 0, K_NONE, P_NONE, 0, 0, flops, (guint64)bytes, TRUE);
+}
+
+/* A collective in the group @kind when that group has 2+ ranks. */
+static void
+coll(gen_t *G, const char *name, weft_coll_op_t op, double bytes, kind_t kind, gboolean chain)
+{
+    const weft_gen_config_t *c = G->c;
+    guint size = kind == K_TP     ? c->tp
+                 : kind == K_DPCP ? c->dp * c->cp
+                 : kind == K_EP   ? c->ep
+                                  : c->dp / c->ep;
+    if (size < 2 || bytes <= 0) {
+        return;
+    }
+    add(G, WEFT_NODE_COLL, name, 0, (guint8)op, (guint64)llround(bytes), kind, P_NONE, 0, 0, 0,
+        (guint64)llround(bytes), chain);
+}
+
+/* ---- one layer, forward or backward ------------------------------------------------ */
+
+/* The attention core of one micro-batch, in cp chunks with ring exchanges; @mult scales FLOPs. */
+static void
+attn_core(gen_t *G, const char *name, double mult)
+{
+    const weft_gen_config_t *c = G->c;
+    double h = c->hidden, t = c->tp, d = h / c->heads;
+    double flops = mult * 2.0 * G->T * (double)c->seq * h / t; /* causal: half of 4 T S h */
+    double kv_bytes = 2.0 * G->T * c->kv_heads * d * G->e / MIN(t, (double)c->kv_heads);
+    double io = 4.0 * G->T * h * G->e / t; /* Q, K, V, O */
+    for (guint i = 0; i < c->cp; i++) {
+        if (i > 0) {
+            /* Ring attention: pass the KV block on, take the previous rank's. */
+            add(G, WEFT_NODE_SEND, "cp_send_kv", 0, 0, (guint64)kv_bytes, K_NONE, P_CP_NEXT, 0,
+                G->cp_tag, 0, (guint64)kv_bytes, FALSE);
+            add(G, WEFT_NODE_RECV, "cp_recv_kv", 0, 0, (guint64)kv_bytes, K_NONE, P_CP_PREV, 0,
+                G->cp_tag, 0, (guint64)kv_bytes, TRUE);
+            G->cp_tag++;
+        }
+        comp(G, name, flops / c->cp, io / c->cp);
+    }
+}
+
+/* Forward (@bwd FALSE) or backward of one transformer layer for one micro-batch. */
+static void
+layer(gen_t *G, gboolean bwd, gboolean recompute_pass)
+{
+    const weft_gen_config_t *c = G->c;
+    double T = G->T, h = c->hidden, t = c->tp, d = h / c->heads, e = G->e;
+    double g = (double)c->kv_heads;
+    double act = T * h * e; /* a full activation */
+    double mult = bwd ? 2.0 : 1.0;
+    gboolean sp = c->sp;
+    double elem = WEFT_GEN_ELEM_PASSES * act / (sp ? t : 1);
+    double w_qkv = h * (h + 2 * g * d) / t * e, w_proj = h * h / t * e;
+    double ffn_mats = c->gated ? 3.0 : 2.0;
+    gboolean moe = c->experts > 1;
+    double k = moe ? c->top_k : 1;
+    double w_mlp = h * c->ffn * ffn_mats / t * e * (moe ? (double)c->experts / c->ep : 1);
+    const char *ph = recompute_pass ? "recompute" : bwd ? "bwd" : "fwd";
+    char name[64];
+    /* Attention block. */
+    if (!bwd) {
+        if (sp) {
+            coll(G, "tp_allgather_attn", WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
+        }
+        g_snprintf(name, sizeof(name), "attn_qkv.%s", ph);
+        comp(G, name, 2 * T * h * (h + 2 * g * d) / t, w_qkv);
+        g_snprintf(name, sizeof(name), "attn_core.%s", ph);
+        attn_core(G, name, 1.0);
+        g_snprintf(name, sizeof(name), "attn_proj.%s", ph);
+        comp(G, name, 2 * T * h * h / t, w_proj);
+        coll(G, sp ? "tp_reducescatter_attn" : "tp_allreduce_attn",
+             sp ? WEFT_COLL_REDUCE_SCATTER : WEFT_COLL_ALL_REDUCE, act, K_TP, TRUE);
+        g_snprintf(name, sizeof(name), "attn_elementwise.%s", ph);
+        comp(G, name, 0, elem);
+    }
+    /* MLP block (forward), or both blocks in reverse (backward). */
+    if (!bwd) {
+        if (sp) {
+            coll(G, "tp_allgather_mlp", WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
+        }
+    }
+    if (bwd) {
+        g_snprintf(name, sizeof(name), "mlp_elementwise.%s", ph);
+        comp(G, name, 0, 2 * elem);
+        if (sp) {
+            coll(G, "tp_allgather_mlp_grad", WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
+        }
+    }
+    if (moe) {
+        g_snprintf(name, sizeof(name), "moe_router.%s", ph);
+        comp(G, name, mult * 2 * T * h * c->experts, T * h * e);
+        coll(G, bwd ? "ep_alltoall_combine_grad" : "ep_alltoall_dispatch", WEFT_COLL_ALL_TO_ALL,
+             T * k * h * e, K_EP, TRUE);
+    }
+    g_snprintf(name, sizeof(name), "mlp.%s", ph);
+    comp(G, name, mult * 2 * T * k * h * c->ffn * ffn_mats / t, w_mlp + 2 * T * k * c->ffn * e / t);
+    if (moe) {
+        coll(G, bwd ? "ep_alltoall_dispatch_grad" : "ep_alltoall_combine", WEFT_COLL_ALL_TO_ALL,
+             T * k * h * e, K_EP, TRUE);
+    }
+    if (!bwd) {
+        coll(G, sp ? "tp_reducescatter_mlp" : "tp_allreduce_mlp",
+             sp ? WEFT_COLL_REDUCE_SCATTER : WEFT_COLL_ALL_REDUCE, act, K_TP, TRUE);
+        g_snprintf(name, sizeof(name), "mlp_elementwise.%s", ph);
+        comp(G, name, 0, elem);
+        return;
+    }
+    /* Backward of the MLP input: RS (SP) or AR of the input gradient in the TP group. */
+    coll(G, sp ? "tp_reducescatter_mlp_grad" : "tp_allreduce_mlp_grad",
+         sp ? WEFT_COLL_REDUCE_SCATTER : WEFT_COLL_ALL_REDUCE, act, K_TP, TRUE);
+    /* Attention backward. */
+    g_snprintf(name, sizeof(name), "attn_elementwise.%s", ph);
+    comp(G, name, 0, 2 * elem);
+    if (sp) {
+        coll(G, "tp_allgather_attn_grad", WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
+    }
+    g_snprintf(name, sizeof(name), "attn_proj.%s", ph);
+    comp(G, name, 2 * 2 * T * h * h / t, w_proj);
+    if (c->recompute == WEFT_GEN_RECOMPUTE_SELECTIVE) {
+        attn_core(G, "attn_core.recompute", 1.0);
+    }
+    g_snprintf(name, sizeof(name), "attn_core.%s", ph);
+    attn_core(G, name, 2.0);
+    g_snprintf(name, sizeof(name), "attn_qkv.%s", ph);
+    comp(G, name, 2 * 2 * T * h * (h + 2 * g * d) / t, w_qkv);
+    coll(G, sp ? "tp_reducescatter_attn_grad" : "tp_allreduce_attn_grad",
+         sp ? WEFT_COLL_REDUCE_SCATTER : WEFT_COLL_ALL_REDUCE, act, K_TP, TRUE);
+}
+
+/* Forward or backward of model chunk @chunk (virtual stage @v) for one micro-batch. */
+static void
+chunk_pass(gen_t *G, guint v, gboolean bwd)
+{
+    const weft_gen_config_t *c = G->c;
+    guint V = c->pp * c->vpp, per = c->layers / V;
+    double T = G->T, h = c->hidden, t = c->tp, e = G->e, act = T * h * e;
+    double vt = (double)c->vocab / t;
+    if (!bwd) {
+        if (v == 0) {
+            comp(G, "embedding.fwd", 0, 2 * act);
+            coll(G, c->sp ? "tp_reducescatter_embedding" : "tp_allreduce_embedding",
+                 c->sp ? WEFT_COLL_REDUCE_SCATTER : WEFT_COLL_ALL_REDUCE, act, K_TP, TRUE);
+        }
+        for (guint l = 0; l < per; l++) {
+            layer(G, FALSE, FALSE);
+        }
+        if (v == V - 1) {
+            if (c->sp) {
+                coll(G, "tp_allgather_output", WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
+            }
+            comp(G, "output.fwd", 2 * T * h * vt, h * vt * e + T * vt * 4);
+            for (guint i = 0; i < 3; i++) {
+                coll(G, "tp_allreduce_cross_entropy", WEFT_COLL_ALL_REDUCE, T * 4, K_TP, TRUE);
+            }
+            comp(G, "cross_entropy.fwd", 0, 3 * T * vt * 4);
+        }
+        return;
+    }
+    if (v == V - 1) {
+        comp(G, "cross_entropy.bwd", 0, 2 * T * vt * 4);
+        comp(G, "output.bwd", 2 * 2 * T * h * vt, h * vt * e + T * vt * 4);
+        coll(G, c->sp ? "tp_reducescatter_output_grad" : "tp_allreduce_output_grad",
+             c->sp ? WEFT_COLL_REDUCE_SCATTER : WEFT_COLL_ALL_REDUCE, act, K_TP, TRUE);
+    }
+    for (guint l = 0; l < per; l++) {
+        if (c->recompute == WEFT_GEN_RECOMPUTE_FULL) {
+            layer(G, FALSE, TRUE);
+        }
+        layer(G, TRUE, FALSE);
+    }
+    if (v == 0) {
+        if (c->sp) {
+            coll(G, "tp_allgather_embedding_grad", WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
+        }
+        comp(G, "embedding.bwd", 0, 2 * act + h * vt * 4);
+    }
+}
+
+/* One pipeline stage's step: the schedule, then the data-parallel gradient sync. */
+static void
+expand_stage(gen_t *G)
+{
+    const weft_gen_config_t *c = G->c;
+    guint pp = c->pp, vpp = c->vpp, p = G->stage, V = pp * vpp;
+    guint M = c->global_batch / (c->micro_batch * c->dp);
+    guint total = M * vpp;
+    guint warm;
+    if (vpp == 1) {
+        warm = MIN(pp - p - 1, M);
+    } else {
+        warm = MIN((pp - p - 1) * 2 + (vpp - 1) * pp, total);
+    }
+    double act = (double)G->T * c->hidden * G->e / (c->sp ? c->tp : 1);
+    guint64 pp_bytes = (guint64)llround(act);
+    guint nf = 0, nb = 0;
+    /* Megatron's order: warm-up forwards, then (forward, backward) pairs, then backwards. */
+    for (guint step = 0; step < 2 * total; step++) {
+        gboolean fwd;
+        if (nf < warm) {
+            fwd = TRUE;
+        } else if (nf == total) {
+            fwd = FALSE;
+        } else {
+            fwd = (nf - warm) == nb; /* alternate: F then B */
+        }
+        guint k = fwd ? nf++ : nb++;
+        guint chunk, mb;
+        if (vpp == 1) {
+            chunk = 0;
+            mb = k;
+        } else {
+            guint grp = k / (pp * vpp);
+            chunk = (k / pp) % vpp;
+            mb = grp * pp + k % pp;
+            if (!fwd) {
+                chunk = vpp - 1 - chunk;
+            }
+        }
+        guint v = chunk * pp + p;
+        gint64 tag_base = ((gint64)mb * V + v) * 2;
+        if (fwd) {
+            if (v > 0) {
+                add(G, WEFT_NODE_RECV, "pp_recv_activation", 0, 0, pp_bytes, K_NONE, P_STAGE,
+                    (p + pp - 1) % pp, tag_base, 0, pp_bytes, TRUE);
+            }
+            chunk_pass(G, v, FALSE);
+            if (v < V - 1) {
+                add(G, WEFT_NODE_SEND, "pp_send_activation", 0, 0, pp_bytes, K_NONE, P_STAGE,
+                    (p + 1) % pp, tag_base + 2 * 1, 0, pp_bytes, FALSE);
+            }
+        } else {
+            if (v < V - 1) {
+                add(G, WEFT_NODE_RECV, "pp_recv_gradient", 0, 0, pp_bytes, K_NONE, P_STAGE,
+                    (p + 1) % pp, tag_base + 1, 0, pp_bytes, TRUE);
+            }
+            chunk_pass(G, v, TRUE);
+            if (v > 0) {
+                add(G, WEFT_NODE_SEND, "pp_send_gradient", 0, 0, pp_bytes, K_NONE, P_STAGE,
+                    (p + pp - 1) % pp, tag_base - 2 + 1, 0, pp_bytes, FALSE);
+            }
+        }
+    }
+    /* Data parallelism: FP32 gradients, then the optimizer, then BF16 parameters. */
+    double ld = 0, le = 0;
+    layer_params(c, &ld, &le);
+    double layers_here = (double)c->layers / pp;
+    /* Embedding on the stage of virtual stage 0 (p = 0), output layer on V - 1 (p = pp - 1). */
+    double dense = layers_here * ld / c->tp + (p == 0 ? (double)c->vocab * c->hidden / c->tp : 0) +
+                   (p == pp - 1 ? (double)c->vocab * c->hidden / c->tp : 0);
+    double expert;
+    expert = layers_here * le / ((double)c->tp * MAX(c->ep, 1));
+    double edp = (double)c->dp / c->ep;
+    if (c->dist_opt) {
+        coll(G, "dp_reducescatter_grads", WEFT_COLL_REDUCE_SCATTER, 4 * dense, K_DPCP, TRUE);
+        coll(G, "edp_reducescatter_grads", WEFT_COLL_REDUCE_SCATTER, 4 * expert, K_EDP, TRUE);
+        double local = dense / (c->dp * c->cp) + expert / edp;
+        comp(G, "optimizer", 0, WEFT_GEN_ADAM_BYTES * local);
+        coll(G, "dp_allgather_params", WEFT_COLL_ALL_GATHER, 2 * dense, K_DPCP, TRUE);
+        coll(G, "edp_allgather_params", WEFT_COLL_ALL_GATHER, 2 * expert, K_EDP, TRUE);
+    } else {
+        coll(G, "dp_allreduce_grads", WEFT_COLL_ALL_REDUCE, 4 * dense, K_DPCP, TRUE);
+        coll(G, "edp_allreduce_grads", WEFT_COLL_ALL_REDUCE, 4 * expert, K_EDP, TRUE);
+        comp(G, "optimizer", 0, WEFT_GEN_ADAM_BYTES * (dense + expert));
+    }
+}
+
+/* ---- ranks and communicators --------------------------------------------------------- */
+
+typedef struct {
+    guint tp, cp, dp, pp, ep;
+    gint base[K_N];
+} layout_t;
+
+/* The group id of rank @r in @kind. */
+static guint
+group_of(const layout_t *lo, kind_t kind, guint r)
+{
+    guint t = r % lo->tp, c = (r / lo->tp) % lo->cp, d = (r / (lo->tp * lo->cp)) % lo->dp;
+    guint p = r / (lo->tp * lo->cp * lo->dp);
+    guint e = d % lo->ep, k = d / lo->ep;
+    switch (kind) {
+    case K_TP:
+        return (p * lo->dp + d) * lo->cp + c;
+    case K_DPCP:
+        return p * lo->tp + t;
+    case K_EP:
+        return ((p * lo->tp + t) * lo->cp + c) * (lo->dp / lo->ep) + k;
+    case K_EDP:
+        return ((p * lo->tp + t) * lo->cp + c) * lo->ep + e;
+    default:
+        g_assert_not_reached();
+    }
+}
+
+static void
+build_groups(weft_workload_t *wl, layout_t *lo, kind_t kind, guint size)
+{
+    guint n = lo->tp * lo->cp * lo->dp * lo->pp;
+    lo->base[kind] = -1;
+    if (size < 2) {
+        return;
+    }
+    guint n_groups = n / size;
+    g_autofree guint *fill = g_new0(guint, n_groups);
+    g_autofree guint *members = g_new(guint, n);
+    for (guint r = 0; r < n; r++) {
+        guint g = group_of(lo, kind, r);
+        g_assert(g < n_groups && fill[g] < size);
+        members[g * size + fill[g]++] = r;
+    }
+    lo->base[kind] = (gint)wl->comms->len;
+    for (guint g = 0; g < n_groups; g++) {
+        g_autofree char *name = g_strdup_printf("%s.%u", kind_prefix[kind], g);
+        g_ptr_array_add(wl->comms, weft_workload_i_comm_new(name, members + g * size, size));
+    }
+}
+
+weft_workload_t *
+weft_gen_transformer(const weft_gen_config_t *c, const weft_hw_gpu_t *gpu, GError **error)
+{
+    g_return_val_if_fail(c != NULL && gpu != NULL, NULL);
+    if (!weft_gen_validate(c, 0, error)) {
+        return NULL;
+    }
+    guint n = c->tp * c->pp * c->dp * c->cp;
+    g_autoptr(weft_workload_t) wl = g_new0(weft_workload_t, 1);
+    wl->source = g_strdup("weft gen transformer");
+    wl->strings = g_string_chunk_new(4096);
+    wl->comms = g_ptr_array_new_with_free_func(weft_workload_i_comm_free);
+    wl->n_ranks = n;
+    {
+        g_autofree guint *world = g_new(guint, n);
+        for (guint r = 0; r < n; r++) {
+            world[r] = r;
+        }
+        g_ptr_array_add(wl->comms, weft_workload_i_comm_new("0", world, n));
+    }
+    layout_t lo = {c->tp, c->cp, c->dp, c->pp, c->ep, {-1, -1, -1, -1, -1}};
+    build_groups(wl, &lo, K_TP, c->tp);
+    build_groups(wl, &lo, K_DPCP, c->dp * c->cp);
+    build_groups(wl, &lo, K_EP, c->experts > 1 ? c->ep : 1);
+    build_groups(wl, &lo, K_EDP, c->experts > 1 ? c->dp / c->ep : 1);
+
+    wl->ranks = g_new0(weft_rank_trace_t, n);
+    guint per_stage = c->tp * c->cp * c->dp;
+    for (guint st = 0; st < c->pp; st++) {
+        gen_t G = {.c = c, .gpu = gpu, .wl = wl, .prev = -1, .stage = st};
+        G.T = (guint64)c->micro_batch * c->seq / c->cp;
+        G.e = 2.0; /* BF16 activations (FP8 runs GEMMs in FP8 but keeps BF16 activations) */
+        seq_init(&G.s);
+        expand_stage(&G);
+        seq_t *s = &G.s;
+        guint nn = s->type->len;
+        guint owner = st * per_stage;
+        for (guint r = owner; r < owner + per_stage; r++) {
+            weft_rank_trace_t *t = &wl->ranks[r];
+            t->file = g_strdup_printf("generated rank %u", r);
+            t->comm = g_new(gint32, MAX(nn, 1));
+            t->peer = g_new(gint32, MAX(nn, 1));
+            guint ci = (r / c->tp) % c->cp;
+            for (guint i = 0; i < nn; i++) {
+                guint8 k = g_array_index(s->kind, guint8, i);
+                t->comm[i] = k == K_NONE ? -1 : lo.base[k] + (gint32)group_of(&lo, k, r);
+                switch (g_array_index(s->pkind, guint8, i)) {
+                case P_STAGE:
+                    t->peer[i] =
+                        (gint32)(r - owner + g_array_index(s->pstage, guint32, i) * per_stage);
+                    break;
+                case P_CP_NEXT:
+                    t->peer[i] = (gint32)(r + (((ci + 1) % c->cp) - ci) * c->tp);
+                    break;
+                case P_CP_PREV:
+                    t->peer[i] = (gint32)(r + (((ci + c->cp - 1) % c->cp) - ci) * c->tp);
+                    break;
+                default:
+                    t->peer[i] = -1;
+                    break;
+                }
+            }
+        }
+        weft_rank_trace_t *o = &wl->ranks[owner];
+        o->n_nodes = nn;
+        o->id = g_new(guint64, MAX(nn, 1));
+        for (guint i = 0; i < nn; i++) {
+            o->id[i] = i;
+        }
+        o->name = (const char **)g_array_steal(s->name, NULL);
+        o->type = (guint8 *)g_array_steal(s->type, NULL);
+        o->is_cpu_op = g_new0(guint8, MAX(nn, 1));
+        o->duration_ps = (weft_time_t *)g_array_steal(s->dur, NULL);
+        o->coll_op = (guint8 *)g_array_steal(s->op, NULL);
+        o->comm_bytes = (guint64 *)g_array_steal(s->bytes, NULL);
+        o->tag = (gint64 *)g_array_steal(s->tag, NULL);
+        o->num_ops = (double *)g_array_steal(s->ops, NULL);
+        o->tensor_bytes = (guint64 *)g_array_steal(s->tsize, NULL);
+        o->dep_off = (guint32 *)g_array_steal(s->dep_off, NULL);
+        o->deps = (guint32 *)g_array_steal(s->deps, NULL);
+        if (o->deps == NULL) {
+            o->deps = g_new0(guint32, 1);
+        }
+        for (guint r = owner + 1; r < owner + per_stage; r++) {
+            weft_rank_trace_t *t = &wl->ranks[r];
+            gint32 *comm = t->comm, *peer = t->peer;
+            char *file = t->file;
+            *t = *o;
+            t->comm = comm;
+            t->peer = peer;
+            t->file = file;
+            t->borrows_arrays = TRUE;
+        }
+        seq_clear(s);
+    }
+    return g_steal_pointer(&wl);
+}

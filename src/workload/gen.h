@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The training-step generator: one step of a decoder-only transformer trained
+ * as Megatron-LM trains it, as a per-rank workload (and Chakra ET files).
+ *
+ * Ranks: r = t + TP (c + CP (d + DP p)) (tensor fastest, then context, data,
+ * pipeline outermost: Megatron's "tp-cp-ep-dp-pp" order); expert-parallel
+ * groups are blocks of EP consecutive data-parallel ranks, expert-data groups
+ * the ranks with the same expert index (DP / EP members).
+ *
+ * Per layer and micro-batch (b sequences of S tokens, T = b S / CP tokens per
+ * rank, hidden h, a heads, g KV heads, head dim d = h / a, FFN f, TP t):
+ *   attention: [AG if SP] QKV GEMM 2 T h (h + 2 g d) / t, core 2 T S h / t
+ *   (causal half of 4 T S h, split in CP chunks with a KV exchange SEND/RECV of
+ *   2 T g d e / t bytes between ring neighbours before each chunk after the
+ *   first: ring attention), projection 2 T h^2 / t, then RS (SP) or AR of
+ *   T h e bytes in the TP group; MLP: [AG] FC1 + FC2 2 T h f (3 if gated,
+ *   else 2) / t, then RS or AR; MoE: router, all-to-all dispatch and combine of
+ *   T k h e bytes in the EP group, experts 2 T k h f (3|2) / t; elementwise
+ *   work (norms, residuals, activation, dropout) as ELEM_PASSES passes over the
+ *   T h e activation. Backward: GEMMs and core x 2 (data and weight
+ *   gradients), the TP collectives mirrored (AG <-> RS; AR for non-SP). Full
+ *   recomputation reruns the layer's forward before its backward, selective the
+ *   attention core (Korthikanti et al., 2022). The first virtual stage has the
+ *   embedding, the last the output layer (untied) and the vocab-parallel
+ *   cross-entropy (three all-reduces of T x 4 bytes).
+ *
+ * Pipeline: 1F1B (vpp = 1) or Megatron's interleaved schedule (vpp > 1; warm-up
+ * (pp - p - 1) 2 + (vpp - 1) pp), activations and gradients of T h e bytes by
+ * SEND/RECV. Data: gradients (FP32, 4 B/param) all-reduced over DP x CP (dense)
+ * and over the expert-data group (experts) after the last backward, or with
+ * the distributed optimizer reduce-scattered, then the optimizer, then the
+ * BF16 parameters all-gathered. The optimizer is memory bound: ADAM_BYTES per
+ * local parameter.
+ *
+ * Compute time of an operator (F FLOPs, B bytes): max(F / (peak x eff(F)),
+ * B / HBM bandwidth), eff(F) = E_max F / (F + F_HALF), E_max = the GPU's
+ * measured GEMM rate / peak (hw catalog) or GEMM_EFF_DEFAULT. Constants below,
+ * with sources, are the same for every model and configuration.
+ */
+#ifndef WEFT_WORKLOAD_GEN_H
+#define WEFT_WORKLOAD_GEN_H
+
+#include <glib.h>
+
+#include "hw/hw.h"
+#include "workload/workload.h"
+
+G_BEGIN_DECLS
+
+/* Half-efficiency GEMM size: a GEMM of 2^32 FLOP (e.g. 2048 x 1024 x 1024) runs at half
+ * its asymptotic efficiency. Chosen once from the wave-quantization behaviour NVIDIA
+ * documents (Matrix Multiplication Background User's Guide, "Wave quantization"): GEMMs
+ * too small to fill 132 SMs x a few tiles run far below peak. Not fitted to any row. */
+#define WEFT_GEN_F_HALF 4.294967296e9
+/* Asymptotic GEMM efficiency when the catalog has no measured rate: 0.7 (typical large
+ * BF16 GEMM rate / dense peak on A100/H100, NVIDIA's published cuBLAS figures). */
+#define WEFT_GEN_GEMM_EFF_DEFAULT 0.7
+/* Attained fraction of HBM bandwidth for streaming kernels: 0.8 (STREAM-like kernels
+ * reach 80-90 % of HBM peak on A100/H100; NVIDIA's bandwidthTest/babelstream figures). */
+#define WEFT_GEN_HBM_EFF 0.8
+/* Elementwise passes over the layer's activation per block and micro-batch: layernorm
+ * (read, write), residual add (2 reads, write), dropout or activation (read, write),
+ * bias: 8 reads or writes of T h elements. */
+#define WEFT_GEN_ELEM_PASSES 8.0
+/* Bytes the Adam optimizer step moves per local parameter: reads FP32 master, m, v,
+ * grad (16), writes master, m, v (12) and the BF16 parameter (2): 30. */
+#define WEFT_GEN_ADAM_BYTES 30.0
+
+typedef enum {
+    WEFT_GEN_RECOMPUTE_NONE,
+    WEFT_GEN_RECOMPUTE_SELECTIVE,
+    WEFT_GEN_RECOMPUTE_FULL,
+} weft_gen_recompute_t;
+
+/** A model and its parallel training configuration. */
+typedef struct {
+    /* model */
+    guint layers, hidden, heads, kv_heads, ffn, vocab, seq;
+    guint experts, top_k; /* experts 0 or 1: dense MLP */
+    gboolean gated;       /* SwiGLU MLP (Llama, Mixtral): 3 matrices, else 2 (GPT) */
+    /* parallelism */
+    guint tp, pp, dp, cp, ep, vpp;
+    gboolean sp;       /* sequence parallelism (with tp > 1) */
+    gboolean dist_opt; /* distributed optimizer: RS + AG instead of AR */
+    guint micro_batch, global_batch;
+    weft_gen_recompute_t recompute;
+    gboolean fp8; /* GEMMs at the FP8 peak */
+} weft_gen_config_t;
+
+/** Per-GPU memory (bytes) of the most loaded pipeline stage (stage 0). */
+typedef struct {
+    double weights, grads, optimizer, activations, total;
+} weft_gen_memory_t;
+
+/**
+ * weft_gen_preset:
+ * @name: "gpt3-1.3b", "gpt3-2.7b", "gpt3-6.7b", "gpt3-13b", "gpt3-175b",
+ *   "llama2-7b", "llama2-13b", "llama2-70b", "llama3-8b", "llama3-70b",
+ *   "llama3.1-8b", "llama3.1-70b", "llama3.1-405b", "mixtral-8x7b"
+ *   (case-insensitive).
+ * @cfg: (out): the model fields are set (GPT-3: Brown et al. 2020 Table 2.1,
+ *   seq 2048, vocab 51200 as Megatron pads it; Llama: the model cards; Mixtral:
+ *   Jiang et al. 2024); parallel fields: tp = pp = dp = cp = ep = vpp = 1,
+ *   micro-batch 1, global batch 1, no recompute.
+ * Returns: FALSE with WEFT_WORKLOAD_ERROR_VALUE listing the names if unknown.
+ */
+gboolean weft_gen_preset(const char *name, weft_gen_config_t *cfg, GError **error);
+
+/** weft_gen_preset_names: NULL-terminated list of preset names (static). */
+const char *const *weft_gen_preset_names(void);
+
+/**
+ * weft_gen_validate:
+ * @n_ranks: 0 or the rank count the caller expects (must be tp x pp x dp x cp).
+ * Returns: FALSE with WEFT_WORKLOAD_ERROR_VALUE naming the fields and values of
+ * an impossible configuration (tp not dividing heads or KV heads, ep not
+ * dividing experts or dp, pp x vpp not dividing layers, global batch not a
+ * multiple of micro-batch x dp, interleaving with micro-batches not a multiple
+ * of pp, cp not dividing seq, ...).
+ */
+gboolean weft_gen_validate(const weft_gen_config_t *cfg, guint n_ranks, GError **error);
+
+/** weft_gen_memory: the per-GPU memory estimate (Korthikanti et al. 2022 for activations). */
+void weft_gen_memory(const weft_gen_config_t *cfg, weft_gen_memory_t *mem);
+
+/**
+ * weft_gen_op_time_ps: the roofline time of an operator on @gpu.
+ * @flops: FLOPs; @bytes: HBM bytes moved; @fp8: at the FP8 peak.
+ */
+weft_time_t weft_gen_op_time_ps(const weft_hw_gpu_t *gpu, double flops, double bytes, gboolean fp8);
+
+/**
+ * weft_gen_transformer:
+ * @cfg: a configuration (validated here).
+ * @gpu: the GPU model.
+ * Returns: (transfer full): one step as a workload (tp x pp x dp x cp ranks;
+ *   ranks of a stage share node arrays), or NULL with the validation error.
+ */
+weft_workload_t *weft_gen_transformer(const weft_gen_config_t *cfg, const weft_hw_gpu_t *gpu,
+                                      GError **error);
+
+/**
+ * weft_workload_write_chakra:
+ * @wl: any workload.
+ * @prefix: files "<prefix>.<rank>.et" (schema 0.0.4, num_ops, tensor_size,
+ *   comm attributes, data_deps) and "<prefix>.json" (comm groups by pg_name) are
+ *   written through temporary names then renamed. Durations are written as
+ *   Chakra's integer duration_micros, rounded to the nearest microsecond.
+ * Returns: FALSE with WEFT_WORKLOAD_ERROR_IO on a write failure.
+ */
+gboolean weft_workload_write_chakra(const weft_workload_t *wl, const char *prefix, GError **error);
+
+G_END_DECLS
+
+#endif /* WEFT_WORKLOAD_GEN_H */
