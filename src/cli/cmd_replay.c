@@ -39,7 +39,9 @@ weft_cmd_replay(int argc, char **argv)
         {"comm-groups", 'g', 0, G_OPTION_ARG_FILENAME, &comm_groups,
          "communicator groups as JSON {\"1\": [0,1,...], ...} (workload.comm_groups)", "FILE"},
         {"network", 'n', 0, G_OPTION_ARG_STRING, &network,
-         "network model: analytical (default; links not shared) or flow (max-min fair sharing) (network.model)", "MODEL"},
+         "network model: analytical (default; links not shared) or flow (max-min fair sharing) "
+         "(network.model)",
+         "MODEL"},
         {"chunks", 0, 0, G_OPTION_ARG_STRING, &chunks,
          "pipeline chunks per collective, default 1 (collectives.chunks)", "N"},
         {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out,
