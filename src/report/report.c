@@ -291,7 +291,9 @@ weft_report_finish(weft_report_t *rep, weft_net_t *net, const weft_replay_result
     rep->finished = TRUE;
     rep->n_ranks = res->n_ranks;
     rep->ranks = g_new(weft_rank_result_t, MAX(res->n_ranks, 1));
-    memcpy(rep->ranks, res->ranks, sizeof(weft_rank_result_t) * res->n_ranks);
+    if (res->n_ranks > 0) {
+        memcpy(rep->ranks, res->ranks, sizeof(weft_rank_result_t) * res->n_ranks);
+    }
     rep->step_ps = res->step_ps;
     rep->events_run = res->events;
     rep->n_coll_run = res->collectives;
@@ -479,7 +481,9 @@ top_collectives(const weft_report_t *rep, guint idx[TOP_N])
     }
     g_qsort_with_data(all, (gint)n, sizeof(guint), coll_time_cmp, rep->colls);
     guint k = MIN(n, TOP_N);
-    memcpy(idx, all, k * sizeof(guint));
+    for (guint i = 0; i < k; i++) {
+        idx[i] = all[i];
+    }
     return k;
 }
 
