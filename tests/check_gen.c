@@ -1,0 +1,462 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests of the transformer step generator (workload/gen.h) and the Chakra
+ * writer: for small configurations the collectives (by operation and
+ * communicator size), sends and receives per rank are the ones the parallel
+ * configuration implies, counted by hand in comments; the pipeline order is
+ * 1F1B; generated workloads pass weft_workload_check() and survive a round trip
+ * through Chakra ET files; impossible configurations are errors; the roofline
+ * and the memory estimate follow their formulas.
+ */
+#include "workload/gen.h"
+
+#include <check.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A tiny model: 2 layers, h 64, 4 heads (d 16), 4 KV heads, FFN 256 (2 matrices), vocab 128,
+ * seq 32; one micro-batch of one sequence; no parallelism. */
+static weft_gen_config_t
+tiny(void)
+{
+    weft_gen_config_t c = {.layers = 2,
+                           .hidden = 64,
+                           .heads = 4,
+                           .kv_heads = 4,
+                           .ffn = 256,
+                           .vocab = 128,
+                           .seq = 32,
+                           .tp = 1,
+                           .pp = 1,
+                           .dp = 1,
+                           .cp = 1,
+                           .ep = 1,
+                           .vpp = 1,
+                           .micro_batch = 1,
+                           .global_batch = 1};
+    return c;
+}
+
+typedef struct {
+    guint comp, send, recv, coll[WEFT_COLL_N_OPS];
+} counts_t;
+
+static counts_t
+count(const weft_workload_t *wl, guint r)
+{
+    counts_t c = {0};
+    const weft_rank_trace_t *t = &wl->ranks[r];
+    for (guint i = 0; i < t->n_nodes; i++) {
+        c.comp += t->type[i] == WEFT_NODE_COMP;
+        c.send += t->type[i] == WEFT_NODE_SEND;
+        c.recv += t->type[i] == WEFT_NODE_RECV;
+        if (t->type[i] == WEFT_NODE_COLL) {
+            c.coll[t->coll_op[i]]++;
+        }
+    }
+    return c;
+}
+
+static const weft_hw_gpu_t *
+h100(void)
+{
+    const weft_hw_gpu_t *g = weft_hw_gpu("h100", NULL);
+    ck_assert_ptr_nonnull(g);
+    return g;
+}
+
+/* Generates @c, checks it, and round-trips it through Chakra files (same node counts). */
+static weft_workload_t *
+gen_checked(const weft_gen_config_t *c)
+{
+    g_autoptr(GError) e = NULL;
+    weft_workload_t *wl = weft_gen_transformer(c, h100(), &e);
+    ck_assert_msg(wl != NULL, "%s", e != NULL ? e->message : "");
+    ck_assert_msg(weft_workload_check(wl, 0, &e), "%s", e != NULL ? e->message : "");
+    g_autofree char *dir = g_dir_make_tmp("weft-gen-XXXXXX", NULL);
+    g_autofree char *prefix = g_build_filename(dir, "step", NULL);
+    g_autofree char *json = g_strdup_printf("%s.json", prefix);
+    ck_assert(weft_workload_write_chakra(wl, prefix, &e));
+    g_autoptr(weft_workload_t) back = weft_workload_load_chakra(prefix, json, &e);
+    ck_assert_msg(back != NULL, "%s", e != NULL ? e->message : "");
+    ck_assert_msg(weft_workload_check(back, 0, &e), "%s", e != NULL ? e->message : "");
+    ck_assert_uint_eq(back->n_ranks, wl->n_ranks);
+    for (guint r = 0; r < wl->n_ranks; r++) {
+        ck_assert_uint_eq(back->ranks[r].n_nodes, wl->ranks[r].n_nodes);
+        counts_t a = count(wl, r), b = count(back, r);
+        ck_assert_mem_eq(&a, &b, sizeof(a));
+        g_autofree char *f = g_strdup_printf("%s.%u.et", prefix, r);
+        g_unlink(f);
+    }
+    g_unlink(json);
+    g_rmdir(dir);
+    return wl;
+}
+
+/* ---- collectives and sends per rank, by hand ------------------------------------ */
+
+START_TEST(tensor_parallel_all_reduces)
+{
+    weft_gen_config_t c = tiny();
+    c.tp = 2;
+    g_autoptr(weft_workload_t) wl = gen_checked(&c);
+    ck_assert_uint_eq(wl->n_ranks, 2);
+    for (guint r = 0; r < 2; r++) {
+        counts_t n = count(wl, r);
+        /* Forward: embedding AR, 2 per layer x 2 (attention, MLP), 3 cross-entropy ARs = 8;
+         * backward: output-gradient AR, 2 per layer x 2 = 5; no DP: 13 all-reduces. */
+        ck_assert_uint_eq(n.coll[WEFT_COLL_ALL_REDUCE], 13);
+        ck_assert_uint_eq(n.coll[WEFT_COLL_ALL_GATHER], 0);
+        ck_assert_uint_eq(n.coll[WEFT_COLL_REDUCE_SCATTER], 0);
+        /* Compute: forward embedding + 6 per layer x 2 + output + cross-entropy = 15,
+         * backward the same 15, the optimizer 1 = 31. */
+        ck_assert_uint_eq(n.comp, 31);
+        ck_assert_uint_eq(n.send + n.recv, 0);
+    }
+    /* Every collective runs in TP group {0, 1}. */
+    const weft_rank_trace_t *t = &wl->ranks[1];
+    for (guint i = 0; i < t->n_nodes; i++) {
+        if (t->type[i] == WEFT_NODE_COLL) {
+            const weft_comm_t *cm = g_ptr_array_index(wl->comms, t->comm[i]);
+            ck_assert_uint_eq(cm->n_ranks, 2);
+        }
+    }
+    /* Full recomputation reruns each layer's forward (2 ARs) before its backward: 13 + 4. */
+    c.recompute = WEFT_GEN_RECOMPUTE_FULL;
+    g_autoptr(weft_workload_t) full = gen_checked(&c);
+    ck_assert_uint_eq(count(full, 0).coll[WEFT_COLL_ALL_REDUCE], 17);
+}
+END_TEST
+
+START_TEST(sequence_parallel_gathers_and_scatters)
+{
+    weft_gen_config_t c = tiny();
+    c.tp = 2;
+    c.sp = TRUE;
+    g_autoptr(weft_workload_t) wl = gen_checked(&c);
+    counts_t n = count(wl, 0);
+    /* Forward: embedding RS; per layer AG, RS (attention), AG, RS (MLP); output AG; 3 ARs.
+     * Backward: output RS; per layer AG, RS (MLP), AG, RS (attention); embedding AG.
+     * AG: 2 x 2 + 1 + 2 x 2 + 1 = 10; RS: 1 + 2 x 2 + 1 + 2 x 2 = 10; AR: 3. */
+    ck_assert_uint_eq(n.coll[WEFT_COLL_ALL_GATHER], 10);
+    ck_assert_uint_eq(n.coll[WEFT_COLL_REDUCE_SCATTER], 10);
+    ck_assert_uint_eq(n.coll[WEFT_COLL_ALL_REDUCE], 3);
+}
+END_TEST
+
+START_TEST(pipeline_1f1b_sends_in_order)
+{
+    weft_gen_config_t c = tiny();
+    c.pp = 2;
+    c.global_batch = 4; /* 4 micro-batches */
+    g_autoptr(weft_workload_t) wl = gen_checked(&c);
+    ck_assert_uint_eq(wl->n_ranks, 2);
+    /* Stage 0 sends 4 activations and receives 4 gradients; stage 1 the reverse. */
+    counts_t s0 = count(wl, 0), s1 = count(wl, 1);
+    ck_assert_uint_eq(s0.send, 4);
+    ck_assert_uint_eq(s0.recv, 4);
+    ck_assert_uint_eq(s1.send, 4);
+    ck_assert_uint_eq(s1.recv, 4);
+    /* 1F1B on stage 0: warm-up min(pp - 0 - 1, 4) = 1 forward, then F B pairs:
+     * F0 F1 B0 F2 B1 F3 B2 B3 -> SEND SEND RECV SEND RECV SEND RECV RECV, all with rank 1. */
+    const guint8 want[] = {WEFT_NODE_SEND, WEFT_NODE_SEND, WEFT_NODE_RECV, WEFT_NODE_SEND,
+                           WEFT_NODE_RECV, WEFT_NODE_SEND, WEFT_NODE_RECV, WEFT_NODE_RECV};
+    const weft_rank_trace_t *t = &wl->ranks[0];
+    guint k = 0;
+    for (guint i = 0; i < t->n_nodes; i++) {
+        if (t->type[i] == WEFT_NODE_SEND || t->type[i] == WEFT_NODE_RECV) {
+            ck_assert_uint_lt(k, G_N_ELEMENTS(want));
+            ck_assert_int_eq(t->type[i], want[k]);
+            ck_assert_int_eq(t->peer[i], 1);
+            /* activation of one sequence, 32 tokens x 64 x 2 bytes = 4096 */
+            ck_assert_uint_eq(t->comm_bytes[i], 4096);
+            k++;
+        }
+    }
+    ck_assert_uint_eq(k, 8);
+}
+END_TEST
+
+START_TEST(interleaved_pipeline_sends_per_virtual_stage)
+{
+    weft_gen_config_t c = tiny();
+    c.layers = 4;
+    c.pp = 2;
+    c.vpp = 2;
+    c.global_batch = 4;
+    g_autoptr(weft_workload_t) wl = gen_checked(&c);
+    /* 4 virtual stages 0..3 (v = chunk x 2 + p). Per micro-batch, forward sends leave
+     * v = 0, 1, 2 and backward sends leave v = 3, 2, 1. Stage 0 (v 0, 2): forward 2 sends,
+     * backward 1 (v 2); stage 1 (v 1, 3): forward 1, backward 2. x 4 micro-batches:
+     * 12 sends and 12 receives per rank. */
+    for (guint r = 0; r < 2; r++) {
+        counts_t n = count(wl, r);
+        ck_assert_uint_eq(n.send, 12);
+        ck_assert_uint_eq(n.recv, 12);
+    }
+}
+END_TEST
+
+START_TEST(data_parallel_all_reduce_or_distributed_optimizer)
+{
+    weft_gen_config_t c = tiny();
+    c.dp = 4;
+    c.global_batch = 4;
+    g_autoptr(weft_workload_t) ar = gen_checked(&c);
+    /* Parameters: layer = h (h + 2 g d) + h^2 + 2 h + 2 h f = 64 x 192 + 4096 + 128 + 32768
+     * = 49280; 2 layers + embedding and output 2 x 128 x 64 = 98560 + 16384 = 114944.
+     * One FP32 gradient all-reduce of 4 x 114944 = 459776 bytes over the 4 DP ranks. */
+    counts_t n = count(ar, 2);
+    ck_assert_uint_eq(n.coll[WEFT_COLL_ALL_REDUCE], 1);
+    const weft_rank_trace_t *t = &ar->ranks[2];
+    for (guint i = 0; i < t->n_nodes; i++) {
+        if (t->type[i] == WEFT_NODE_COLL) {
+            ck_assert_uint_eq(t->comm_bytes[i], 459776);
+            const weft_comm_t *cm = g_ptr_array_index(ar->comms, t->comm[i]);
+            ck_assert_uint_eq(cm->n_ranks, 4);
+        }
+    }
+    /* Distributed optimizer: reduce-scatter of the FP32 gradients, all-gather of the BF16
+     * parameters (2 x 114944 = 229888 bytes). */
+    c.dist_opt = TRUE;
+    g_autoptr(weft_workload_t) dopt = gen_checked(&c);
+    n = count(dopt, 0);
+    ck_assert_uint_eq(n.coll[WEFT_COLL_ALL_REDUCE], 0);
+    ck_assert_uint_eq(n.coll[WEFT_COLL_REDUCE_SCATTER], 1);
+    ck_assert_uint_eq(n.coll[WEFT_COLL_ALL_GATHER], 1);
+    t = &dopt->ranks[0];
+    for (guint i = 0; i < t->n_nodes; i++) {
+        if (t->type[i] == WEFT_NODE_COLL && t->coll_op[i] == WEFT_COLL_ALL_GATHER) {
+            ck_assert_uint_eq(t->comm_bytes[i], 229888);
+        }
+    }
+}
+END_TEST
+
+START_TEST(expert_parallel_all_to_alls)
+{
+    weft_gen_config_t c = tiny();
+    c.experts = 4;
+    c.top_k = 2;
+    c.ep = 2;
+    c.dp = 2;
+    c.global_batch = 2;
+    g_autoptr(weft_workload_t) wl = gen_checked(&c);
+    counts_t n = count(wl, 1);
+    /* Dispatch and combine, forward and backward: 4 per layer x 2 layers = 8 all-to-alls in
+     * EP group {0, 1}; the dense gradients all-reduced over DP {0, 1}; the expert-data
+     * groups (dp / ep = 1 rank) have none. */
+    ck_assert_uint_eq(n.coll[WEFT_COLL_ALL_TO_ALL], 8);
+    ck_assert_uint_eq(n.coll[WEFT_COLL_ALL_REDUCE], 1);
+    /* Each all-to-all moves T k h e = 32 x 2 x 64 x 2 = 8192 bytes. */
+    const weft_rank_trace_t *t = &wl->ranks[1];
+    for (guint i = 0; i < t->n_nodes; i++) {
+        if (t->type[i] == WEFT_NODE_COLL && t->coll_op[i] == WEFT_COLL_ALL_TO_ALL) {
+            ck_assert_uint_eq(t->comm_bytes[i], 8192);
+        }
+    }
+}
+END_TEST
+
+START_TEST(context_parallel_ring_exchanges)
+{
+    weft_gen_config_t c = tiny();
+    c.cp = 2;
+    g_autoptr(weft_workload_t) wl = gen_checked(&c);
+    ck_assert_uint_eq(wl->n_ranks, 2);
+    for (guint r = 0; r < 2; r++) {
+        counts_t n = count(wl, r);
+        /* cp - 1 = 1 KV exchange per attention core, forward and backward, 2 layers: 2 x 2
+         * sends and receives with the other rank; the gradients all-reduced over DP x CP. */
+        ck_assert_uint_eq(n.send, 4);
+        ck_assert_uint_eq(n.recv, 4);
+        ck_assert_uint_eq(n.coll[WEFT_COLL_ALL_REDUCE], 1);
+        const weft_rank_trace_t *t = &wl->ranks[r];
+        for (guint i = 0; i < t->n_nodes; i++) {
+            if (t->type[i] == WEFT_NODE_SEND) {
+                ck_assert_int_eq(t->peer[i], 1 - (gint)r);
+                /* K and V of 16 local tokens: 2 x 16 x 4 x 16 x 2 = 4096 bytes */
+                ck_assert_uint_eq(t->comm_bytes[i], 4096);
+            }
+        }
+    }
+}
+END_TEST
+
+START_TEST(presets_generate_and_check)
+{
+    for (const char *const *p = weft_gen_preset_names(); *p != NULL; p++) {
+        weft_gen_config_t c;
+        ck_assert(weft_gen_preset(*p, &c, NULL));
+        ck_assert(weft_gen_validate(&c, 1, NULL));
+    }
+    weft_gen_config_t c;
+    g_autoptr(GError) e = NULL;
+    ck_assert(!weft_gen_preset("gpt5", &c, &e));
+    ck_assert_int_eq(e->code, WEFT_WORKLOAD_ERROR_VALUE);
+    g_clear_error(&e);
+    /* Llama 3.1 405B: 126 layers, 16384 hidden (the model card). */
+    ck_assert(weft_gen_preset("Llama3.1-405B", &c, NULL));
+    ck_assert_uint_eq(c.layers, 126);
+    ck_assert_uint_eq(c.hidden, 16384);
+    /* A preset with 2-way tensor and pipeline parallelism generates and checks. */
+    ck_assert(weft_gen_preset("gpt3-1.3b", &c, NULL));
+    c.tp = 2;
+    c.pp = 2;
+    c.sp = TRUE;
+    c.global_batch = 2;
+    g_autoptr(weft_workload_t) wl = weft_gen_transformer(&c, h100(), &e);
+    ck_assert_ptr_nonnull(wl);
+    ck_assert(weft_workload_check(wl, 4, &e));
+    /* num_ops and tensor_size are filled on GEMMs. */
+    const weft_rank_trace_t *t = &wl->ranks[0];
+    gboolean found = FALSE;
+    for (guint i = 0; i < t->n_nodes && !found; i++) {
+        found = t->type[i] == WEFT_NODE_COMP && t->num_ops[i] > 0 && t->tensor_bytes[i] > 0;
+    }
+    ck_assert(found);
+}
+END_TEST
+
+/* ---- impossible configurations ------------------------------------------------------ */
+
+static void
+expect_invalid(const weft_gen_config_t *c, guint n_ranks)
+{
+    g_autoptr(GError) e = NULL;
+    ck_assert(!weft_gen_validate(c, n_ranks, &e));
+    ck_assert_ptr_nonnull(e);
+    ck_assert(e->domain == WEFT_WORKLOAD_ERROR);
+    ck_assert_int_eq(e->code, WEFT_WORKLOAD_ERROR_VALUE);
+    g_autoptr(GError) e2 = NULL;
+    if (n_ranks == 0) {
+        ck_assert_ptr_null(weft_gen_transformer(c, h100(), &e2));
+        ck_assert_int_eq(e2->code, WEFT_WORKLOAD_ERROR_VALUE);
+    }
+}
+
+START_TEST(impossible_configurations_are_errors)
+{
+    weft_gen_config_t c = tiny();
+    c.tp = 3; /* does not divide 4 heads */
+    expect_invalid(&c, 0);
+    c = tiny();
+    c.tp = 2;
+    expect_invalid(&c, 3); /* 3 ranks != tp 2 x pp 1 x dp 1 x cp 1 */
+    c = tiny();
+    c.experts = 4;
+    c.top_k = 1;
+    c.ep = 3; /* does not divide 4 experts */
+    c.dp = 3;
+    c.global_batch = 3;
+    expect_invalid(&c, 0);
+    c = tiny();
+    c.ep = 2; /* experts 0: no experts to place */
+    expect_invalid(&c, 0);
+    c = tiny();
+    c.dp = 2;
+    c.global_batch = 3; /* not a multiple of micro-batch 1 x dp 2 */
+    expect_invalid(&c, 0);
+    c = tiny();
+    c.pp = 2;
+    c.vpp = 2;
+    c.layers = 4;
+    c.global_batch = 3; /* interleaving: 3 micro-batches not a multiple of pp 2 */
+    expect_invalid(&c, 0);
+    c = tiny();
+    c.pp = 3; /* does not divide 2 layers */
+    expect_invalid(&c, 0);
+    c = tiny();
+    c.sp = TRUE; /* sequence parallelism without tp */
+    expect_invalid(&c, 0);
+    c = tiny();
+    c.cp = 3; /* 2 x 3 does not divide seq 32 */
+    expect_invalid(&c, 0);
+}
+END_TEST
+
+/* ---- formulas ------------------------------------------------------------------------ */
+
+START_TEST(roofline_times)
+{
+    const weft_hw_gpu_t *g = h100();
+    /* A streaming op of 1 GB: 1e9 / (3.35e12 x 0.8) s = 373.134 us. */
+    weft_time_t t = weft_gen_op_time_ps(g, 0, 1e9, FALSE);
+    ck_assert(fabs((double)t - 1e9 / (g->hbm_Bps * WEFT_GEN_HBM_EFF) * 1e12) < 2);
+    ck_assert(fabs((double)t - 373134328.0) < 2e3);
+    /* A GEMM of F_HALF FLOPs runs at half the asymptotic efficiency (794.5 / 989):
+     * 4.294967296e9 / (989e12 x 0.8033 / 2) s = 10.81 us. */
+    double emax = g->measured_matmul_bf16_flops / g->bf16_flops;
+    t = weft_gen_op_time_ps(g, WEFT_GEN_F_HALF, 0, FALSE);
+    ck_assert(fabs((double)t - WEFT_GEN_F_HALF / (g->bf16_flops * emax / 2) * 1e12) < 2);
+    /* FP8 halves the GEMM time (1979 vs 989 TFLOP/s peak, same efficiency). */
+    weft_time_t t8 = weft_gen_op_time_ps(g, WEFT_GEN_F_HALF, 0, TRUE);
+    ck_assert(fabs((double)t8 - (double)t * g->bf16_flops / g->fp8_flops) < 2);
+    /* Roofline: the slower of the two. */
+    ck_assert_int_eq(weft_gen_op_time_ps(g, WEFT_GEN_F_HALF, 1e9, FALSE),
+                     weft_gen_op_time_ps(g, 0, 1e9, FALSE));
+}
+END_TEST
+
+START_TEST(memory_estimate)
+{
+    weft_gen_config_t c = tiny();
+    c.tp = 2;
+    weft_gen_memory_t m;
+    weft_gen_memory(&c, &m);
+    /* Local parameters (2 x 49280 + 2 x 128 x 64) / 2 = 57472: BF16 weights 114944 bytes,
+     * FP32 gradients 229888, master + Adam m, v 689664. */
+    ck_assert(fabs(m.weights - 114944) < 1e-6);
+    ck_assert(fabs(m.grads - 229888) < 1e-6);
+    ck_assert(fabs(m.optimizer - 689664) < 1e-6);
+    /* Activations (Korthikanti et al.), no SP: s b h (10 + 24 / t) + 5 a s^2 b / t
+     * = 32 x 64 x 22 + 5 x 4 x 1024 / 2 = 45056 + 10240 = 55296 per layer, 2 layers, 1
+     * micro-batch in flight: 110592. */
+    ck_assert(fabs(m.activations - 110592) < 1e-6);
+    ck_assert(fabs(m.total - (114944 + 229888 + 689664 + 110592)) < 1e-6);
+    /* The distributed optimizer shards the optimizer states over DP. */
+    c.dp = 4;
+    c.global_batch = 4;
+    c.dist_opt = TRUE;
+    weft_gen_memory(&c, &m);
+    ck_assert(fabs(m.optimizer - 689664.0 / 4) < 1e-6);
+    /* GPT-3 175B on one GPU does not fit 80 GB. */
+    ck_assert(weft_gen_preset("gpt3-175b", &c, NULL));
+    weft_gen_memory(&c, &m);
+    ck_assert(m.total > h100()->hbm_bytes);
+}
+END_TEST
+
+static Suite *
+gen_suite(void)
+{
+    Suite *s = suite_create("gen");
+    TCase *tc = tcase_create("gen");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, tensor_parallel_all_reduces);
+    tcase_add_test(tc, sequence_parallel_gathers_and_scatters);
+    tcase_add_test(tc, pipeline_1f1b_sends_in_order);
+    tcase_add_test(tc, interleaved_pipeline_sends_per_virtual_stage);
+    tcase_add_test(tc, data_parallel_all_reduce_or_distributed_optimizer);
+    tcase_add_test(tc, expert_parallel_all_to_alls);
+    tcase_add_test(tc, context_parallel_ring_exchanges);
+    tcase_add_test(tc, presets_generate_and_check);
+    tcase_add_test(tc, impossible_configurations_are_errors);
+    tcase_add_test(tc, roofline_times);
+    tcase_add_test(tc, memory_estimate);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int
+main(void)
+{
+    SRunner *sr = srunner_create(gen_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
