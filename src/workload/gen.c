@@ -219,7 +219,8 @@ stage_params(const weft_gen_config_t *c, double *dense, double *expert)
     double ld = 0, le = 0;
     layer_params(c, &ld, &le);
     double per_stage = (double)c->layers / c->pp;
-    *dense = (per_stage * ld + (double)c->vocab * c->hidden) / c->tp;
+    /* Stage 0 has the embedding, and the (untied) output layer too when pp = 1. */
+    *dense = (per_stage * ld + (c->pp == 1 ? 2.0 : 1.0) * c->vocab * c->hidden) / c->tp;
     *expert = per_stage * le / ((double)c->tp * c->ep);
 }
 
@@ -238,21 +239,17 @@ weft_gen_memory(const weft_gen_config_t *c, weft_gen_memory_t *mem)
     double edp = (double)c->dp / c->ep;
     mem->optimizer = c->dist_opt ? 12 * (dense / (c->dp * c->cp) + expert / edp) : 12 * p;
     /* Activations per layer and micro-batch (Korthikanti et al. 2022, Table 2, bytes):
-     * s b h (34 + 5 a s / h) without parallelism; /t for the 34 part with SP, for all with
-     * SP; selective recompute drops the 5 a s / h part; full keeps the 2 s b h input. */
-    double s = (double)c->seq / c->cp, b = c->micro_batch, h = c->hidden, a = c->heads;
+     * s b h (10 + 24 / t) without SP, 34 s b h / t with SP, 2 s b h (/ t with SP) with full
+     * recomputation. Their 5 a s^2 b / t term for the stored attention scores is left out: the
+     * fused (flash) attention the compute model assumes does not store them (Dao et al.
+     * 2022), which makes selective recomputation cost no memory beyond that. */
+    double s = (double)c->seq / c->cp, b = c->micro_batch, h = c->hidden;
     double t = c->tp;
     double per_layer;
-    switch (c->recompute) {
-    case WEFT_GEN_RECOMPUTE_FULL:
+    if (c->recompute == WEFT_GEN_RECOMPUTE_FULL) {
         per_layer = 2 * s * b * h / (c->sp ? t : 1);
-        break;
-    case WEFT_GEN_RECOMPUTE_SELECTIVE:
+    } else {
         per_layer = c->sp ? s * b * h * 34 / t : s * b * h * (10 + 24 / t);
-        break;
-    default:
-        per_layer = s * b * h * (c->sp ? 34 / t : 10 + 24 / t) + 5 * a * s * s * b / t;
-        break;
     }
     /* Stage 0 holds pp micro-batches in flight in 1F1B (interleaved: x (1 + (pp-1)/(pp vpp))). */
     double layers_stage = (double)c->layers / c->pp;
