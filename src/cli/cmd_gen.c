@@ -29,7 +29,7 @@ weft_cmd_gen(int argc, char **argv)
     }
     argc--;
     argv++;
-    g_autofree char *model = NULL, *out = NULL, *gpu_name = NULL, *recompute = NULL,
+    g_autofree char *model = NULL, *out = NULL, *spec = NULL, *gpu_name = NULL, *recompute = NULL,
                     *precision = NULL;
     gint layers = 0, hidden = 0, heads = 0, kv_heads = 0, ffn = 0, vocab = 0, seq = 0, experts = -1,
          top_k = 0, gated = -1;
@@ -73,6 +73,10 @@ weft_cmd_gen(int argc, char **argv)
          "N"},
         {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out,
          "write PREFIX.<rank>.et and PREFIX.json (comm groups)", "PREFIX"},
+        {"spec", 's', 0, G_OPTION_ARG_FILENAME, &spec,
+         "write the configuration as a spec FILE that weft replay --trace FILE generates in "
+         "memory (no trace files; large clusters)",
+         "FILE"},
         {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "print nothing but warnings", NULL},
         {NULL}};
     g_autoptr(GOptionContext) ctx =
@@ -86,7 +90,9 @@ weft_cmd_gen(int argc, char **argv)
         ctx, "Example:\n  weft gen transformer --model gpt3-175b --tp 8 --pp 16 --dp 16 --sp \\\n"
              "      --micro-batch 1 --global-batch 1536 --out /tmp/g/gpt3\n"
              "  weft replay --cluster topologies/dgx-h100-superpod.ini --trace /tmp/g/gpt3 \\\n"
-             "      --comm-groups /tmp/g/gpt3.json\n");
+             "      --comm-groups /tmp/g/gpt3.json\n"
+             "  weft gen transformer --model gpt3-175b ... --spec /tmp/gpt3.gen\n"
+             "  weft replay --cluster ... --trace /tmp/gpt3.gen   (generated in memory)\n");
     g_option_context_add_main_entries(ctx, entries, NULL);
     g_autoptr(GError) error = NULL;
     if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
@@ -218,6 +224,14 @@ weft_cmd_gen(int argc, char **argv)
         }
         if (!quiet) {
             printf("written      %s.0.et .. %s.%u.et, %s.json\n", out, out, wl->n_ranks - 1, out);
+        }
+    }
+    if (spec != NULL) {
+        if (!weft_gen_write_spec(&c, gpu->name, spec, &error)) {
+            return weft_cli_error("gen", error);
+        }
+        if (!quiet) {
+            printf("spec         %s (weft replay --trace %s)\n", spec, spec);
         }
     }
     return WEFT_EXIT_OK;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "workload/chakra.h"
+#include "workload/gen.h"
 #include "workload/chakra.pb-c.h"
 
 /* A base-128 varint has at most 10 bytes (ceil(64 / 7)), per the protobuf encoding spec. */
@@ -1024,6 +1025,17 @@ weft_workload_load_chakra(const char *prefix, const char *comm_groups_json, GErr
             return NULL;
         }
         return weft_workload_load_text(prefix, 0, error);
+    }
+    if (!g_file_test(first, G_FILE_TEST_EXISTS) && weft_gen_is_spec(prefix)) {
+        /* A generator spec (weft gen transformer --spec): generated here, see gen.h. */
+        if (comm_groups_json != NULL) {
+            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_COMM,
+                        "%s: a generator spec makes its own groups; the comm-group file %s "
+                        "applies to Chakra traces only",
+                        prefix, comm_groups_json);
+            return NULL;
+        }
+        return weft_gen_load_spec(prefix, error);
     }
     guint n_ranks = 0;
     if (!count_ranks(prefix, &n_ranks, error)) {

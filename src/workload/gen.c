@@ -9,7 +9,10 @@
  */
 #include "workload/gen.h"
 
+#include <errno.h>
+#include <glib/gstdio.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "workload/chakra.h"
@@ -789,4 +792,186 @@ weft_gen_transformer(const weft_gen_config_t *c, const weft_hw_gpu_t *gpu, GErro
         seq_clear(s);
     }
     return g_steal_pointer(&wl);
+}
+
+/* ---- generator specs: a step to generate at load time ------------------------------ */
+
+gboolean
+weft_gen_is_spec(const char *path)
+{
+    g_return_val_if_fail(path != NULL, FALSE);
+    if (!g_file_test(path, G_FILE_TEST_IS_REGULAR)) {
+        return FALSE;
+    }
+    FILE *fp = fopen(path, "r");
+    if (fp == NULL) {
+        return FALSE;
+    }
+    char buf[256];
+    gboolean found = FALSE;
+    /* The first line that is not blank or a comment opens the [transformer] group. */
+    while (fgets(buf, sizeof(buf), fp) != NULL) {
+        g_strstrip(buf);
+        if (buf[0] == '\0' || buf[0] == '#' || buf[0] == ';') {
+            continue;
+        }
+        found = strcmp(buf, "[transformer]") == 0;
+        break;
+    }
+    fclose(fp);
+    return found;
+}
+
+/* The integer keys of a spec and where they go. */
+typedef struct {
+    const char *key;
+    gsize offset;
+} spec_key_t;
+
+static const spec_key_t spec_keys[] = {
+    {"layers", G_STRUCT_OFFSET(weft_gen_config_t, layers)},
+    {"hidden", G_STRUCT_OFFSET(weft_gen_config_t, hidden)},
+    {"heads", G_STRUCT_OFFSET(weft_gen_config_t, heads)},
+    {"kv_heads", G_STRUCT_OFFSET(weft_gen_config_t, kv_heads)},
+    {"ffn", G_STRUCT_OFFSET(weft_gen_config_t, ffn)},
+    {"vocab", G_STRUCT_OFFSET(weft_gen_config_t, vocab)},
+    {"seq", G_STRUCT_OFFSET(weft_gen_config_t, seq)},
+    {"experts", G_STRUCT_OFFSET(weft_gen_config_t, experts)},
+    {"top_k", G_STRUCT_OFFSET(weft_gen_config_t, top_k)},
+    {"tp", G_STRUCT_OFFSET(weft_gen_config_t, tp)},
+    {"pp", G_STRUCT_OFFSET(weft_gen_config_t, pp)},
+    {"dp", G_STRUCT_OFFSET(weft_gen_config_t, dp)},
+    {"cp", G_STRUCT_OFFSET(weft_gen_config_t, cp)},
+    {"ep", G_STRUCT_OFFSET(weft_gen_config_t, ep)},
+    {"vpp", G_STRUCT_OFFSET(weft_gen_config_t, vpp)},
+    {"micro_batch", G_STRUCT_OFFSET(weft_gen_config_t, micro_batch)},
+    {"global_batch", G_STRUCT_OFFSET(weft_gen_config_t, global_batch)},
+};
+
+static const char *const recompute_names[] = {"none", "selective", "full"};
+
+gboolean
+weft_gen_write_spec(const weft_gen_config_t *c, const char *gpu, const char *path, GError **error)
+{
+    g_return_val_if_fail(c != NULL && gpu != NULL && path != NULL, FALSE);
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    for (gsize i = 0; i < G_N_ELEMENTS(spec_keys); i++) {
+        g_key_file_set_uint64(kf, "transformer", spec_keys[i].key,
+                              G_STRUCT_MEMBER(guint, c, spec_keys[i].offset));
+    }
+    g_key_file_set_boolean(kf, "transformer", "gated", c->gated);
+    g_key_file_set_boolean(kf, "transformer", "sp", c->sp);
+    g_key_file_set_boolean(kf, "transformer", "dist_opt", c->dist_opt);
+    g_key_file_set_string(kf, "transformer", "recompute", recompute_names[c->recompute]);
+    g_key_file_set_string(kf, "transformer", "precision", c->fp8 ? "fp8" : "bf16");
+    g_key_file_set_string(kf, "transformer", "gpu", gpu);
+    gsize len = 0;
+    g_autofree char *body = g_key_file_to_data(kf, &len, NULL);
+    g_autofree char *text = g_strdup_printf("# weft gen transformer: one training step, "
+                                            "generated when weft replay --trace loads it\n%s",
+                                            body);
+    g_autofree char *tmp = g_strdup_printf("%s.tmp", path);
+    g_autoptr(GError) e = NULL;
+    if (!g_file_set_contents(tmp, text, -1, &e) || g_rename(tmp, path) != 0) {
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_IO, "%s: %s", path,
+                    e != NULL ? e->message : g_strerror(errno));
+        return FALSE;
+    }
+    return TRUE;
+}
+
+weft_workload_t *
+weft_gen_load_spec(const char *path, GError **error)
+{
+    g_return_val_if_fail(path != NULL, NULL);
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    g_autoptr(GError) e = NULL;
+    if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &e)) {
+        g_set_error(error, WEFT_WORKLOAD_ERROR,
+                    e->domain == G_FILE_ERROR ? WEFT_WORKLOAD_ERROR_IO : WEFT_WORKLOAD_ERROR_VALUE,
+                    "%s: %s", path, e->message);
+        return NULL;
+    }
+    weft_gen_config_t c = {.tp = 1, .pp = 1, .dp = 1, .cp = 1, .ep = 1, .vpp = 1, .micro_batch = 1};
+    g_autofree char *model = g_key_file_get_string(kf, "transformer", "model", NULL);
+    if (model != NULL && !weft_gen_preset(model, &c, error)) {
+        g_prefix_error(error, "%s: [transformer] model: ", path);
+        return NULL;
+    }
+    g_auto(GStrv) keys = g_key_file_get_keys(kf, "transformer", NULL, NULL);
+    for (guint k = 0; keys != NULL && keys[k] != NULL; k++) {
+        const char *key = keys[k];
+        g_autofree char *v = g_key_file_get_value(kf, "transformer", key, NULL);
+        gboolean done = strcmp(key, "model") == 0 || strcmp(key, "gpu") == 0;
+        for (gsize i = 0; i < G_N_ELEMENTS(spec_keys) && !done; i++) {
+            if (strcmp(key, spec_keys[i].key) == 0) {
+                guint64 x = 0;
+                if (!g_ascii_string_to_unsigned(g_strstrip(v), 10, 0, G_MAXUINT32, &x, NULL)) {
+                    g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                                "%s: [transformer] %s = '%s' is not an integer", path, key, v);
+                    return NULL;
+                }
+                G_STRUCT_MEMBER(guint, &c, spec_keys[i].offset) = (guint)x;
+                done = TRUE;
+            }
+        }
+        if (done) {
+            continue;
+        }
+        gboolean *flag = strcmp(key, "gated") == 0      ? &c.gated
+                         : strcmp(key, "sp") == 0       ? &c.sp
+                         : strcmp(key, "dist_opt") == 0 ? &c.dist_opt
+                                                        : NULL;
+        if (flag != NULL) {
+            g_autoptr(GError) be = NULL;
+            *flag = g_key_file_get_boolean(kf, "transformer", key, &be);
+            if (be != NULL) {
+                g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                            "%s: [transformer] %s = '%s' is not true or false", path, key, v);
+                return NULL;
+            }
+        } else if (strcmp(key, "recompute") == 0) {
+            guint i = 0;
+            while (i < G_N_ELEMENTS(recompute_names) && strcmp(v, recompute_names[i]) != 0) {
+                i++;
+            }
+            if (i == G_N_ELEMENTS(recompute_names)) {
+                g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                            "%s: [transformer] recompute = '%s': expected none, selective or "
+                            "full",
+                            path, v);
+                return NULL;
+            }
+            c.recompute = (weft_gen_recompute_t)i;
+        } else if (strcmp(key, "precision") == 0) {
+            if (strcmp(v, "bf16") != 0 && strcmp(v, "fp8") != 0) {
+                g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                            "%s: [transformer] precision = '%s': expected bf16 or fp8", path, v);
+                return NULL;
+            }
+            c.fp8 = strcmp(v, "fp8") == 0;
+        } else {
+            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                        "%s: [transformer] unknown key '%s' (value '%s')", path, key, v);
+            return NULL;
+        }
+    }
+    if (c.global_batch == 0) {
+        c.global_batch = c.micro_batch * c.dp;
+    }
+    g_autofree char *gpu_name = g_key_file_get_string(kf, "transformer", "gpu", NULL);
+    const weft_hw_gpu_t *gpu = weft_hw_gpu(gpu_name != NULL ? gpu_name : "h100", &e);
+    if (gpu == NULL) {
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                    "%s: [transformer] gpu: %s", path, e->message);
+        return NULL;
+    }
+    weft_workload_t *wl = weft_gen_transformer(&c, gpu, error);
+    if (wl == NULL) {
+        g_prefix_error(error, "%s: ", path);
+        return NULL;
+    }
+    g_free(wl->source);
+    wl->source = g_strdup(path);
+    return wl;
 }

@@ -141,6 +141,34 @@ weft_workload_t *weft_gen_transformer(const weft_gen_config_t *cfg, const weft_h
                                       GError **error);
 
 /**
+ * weft_gen_write_spec:
+ * @gpu: the GPU name to record.
+ * @path: a generator spec: a key file with one group [transformer] whose keys
+ *   are the config's fields (layers, hidden, heads, kv_heads, ffn, vocab, seq,
+ *   experts, top_k, gated, tp, pp, dp, cp, ep, vpp, sp, dist_opt, micro_batch,
+ *   global_batch, recompute = none|selective|full, precision = bf16|fp8, gpu;
+ *   model = a preset whose fields the other keys override). Written through a
+ *   temporary name.
+ * Returns: FALSE with WEFT_WORKLOAD_ERROR_IO.
+ */
+gboolean weft_gen_write_spec(const weft_gen_config_t *cfg, const char *gpu, const char *path,
+                             GError **error);
+
+/** weft_gen_is_spec: TRUE if @path is a regular file whose first group is [transformer]. */
+gboolean weft_gen_is_spec(const char *path);
+
+/**
+ * weft_gen_load_spec: generates the step a spec file describes, in memory.
+ * weft_workload_load_chakra() calls it when its prefix is a spec file, so
+ * `weft replay --trace STEP.gen` runs the generator's configuration without
+ * writing traces (ranks of a stage share node arrays: GPT-3 175B on 2,048 GPUs
+ * fits in little memory).
+ * Returns: (transfer full): the workload, or NULL with WEFT_WORKLOAD_ERROR_IO
+ *   or _VALUE naming the file, key and value.
+ */
+weft_workload_t *weft_gen_load_spec(const char *path, GError **error);
+
+/**
  * weft_workload_write_chakra:
  * @wl: any workload.
  * @prefix: files "<prefix>.<rank>.et" (schema 0.0.4, num_ops, tensor_size,
