@@ -233,6 +233,27 @@ START_TEST(data_parallel_all_reduce_or_distributed_optimizer)
             ck_assert_uint_eq(t->comm_bytes[i], 229888);
         }
     }
+    /* Without overlap the gradients are reduced after the last backward, on the compute
+     * chain: the reduce-scatter is third from last (RS, optimizer, AG). */
+    ck_assert_int_eq(t->coll_op[t->n_nodes - 3], WEFT_COLL_REDUCE_SCATTER);
+    ck_assert_int_eq(t->type[t->n_nodes - 1], WEFT_NODE_COLL);
+    /* With overlap (Megatron's flags) the same two collectives: the parameter all-gather
+     * first (node 0, no predecessor), the first forward node waiting for it, and the
+     * reduce-scatter just before the optimizer, which waits for it. */
+    c.overlap_dp = TRUE;
+    g_autoptr(weft_workload_t) ov = gen_checked(&c);
+    n = count(ov, 0);
+    ck_assert_uint_eq(n.coll[WEFT_COLL_REDUCE_SCATTER], 1);
+    ck_assert_uint_eq(n.coll[WEFT_COLL_ALL_GATHER], 1);
+    t = &ov->ranks[0];
+    ck_assert_int_eq(t->coll_op[0], WEFT_COLL_ALL_GATHER);
+    ck_assert_uint_eq(t->dep_off[1] - t->dep_off[0], 0);
+    ck_assert_uint_eq(t->dep_off[2] - t->dep_off[1], 1); /* embedding.fwd after the gather */
+    ck_assert_uint_eq(t->deps[t->dep_off[1]], 0);
+    guint last = t->n_nodes - 1; /* the optimizer: after the chain and the reduce-scatter */
+    ck_assert_int_eq(t->type[last], WEFT_NODE_COMP);
+    ck_assert_int_eq(t->coll_op[last - 1], WEFT_COLL_REDUCE_SCATTER);
+    ck_assert_uint_eq(t->dep_off[last + 1] - t->dep_off[last], 2);
 }
 END_TEST
 

@@ -34,7 +34,7 @@ weft_cmd_gen(int argc, char **argv)
     gint layers = 0, hidden = 0, heads = 0, kv_heads = 0, ffn = 0, vocab = 0, seq = 0, experts = -1,
          top_k = 0, gated = -1;
     gint tp = 1, pp = 1, dp = 1, cp = 1, ep = 1, vpp = 1, mb = 1, gb = 0, ranks = 0;
-    gboolean sp = FALSE, dist_opt = FALSE, quiet = FALSE;
+    gboolean sp = FALSE, dist_opt = FALSE, quiet = FALSE, no_overlap = FALSE;
     GOptionEntry entries[] = {
         {"model", 'm', 0, G_OPTION_ARG_STRING, &model,
          "model preset: gpt3-1.3b..gpt3-175b, llama2-7b/13b/70b, llama3-8b/70b, "
@@ -62,6 +62,10 @@ weft_cmd_gen(int argc, char **argv)
         {"sp", 0, 0, G_OPTION_ARG_NONE, &sp, "sequence parallelism", NULL},
         {"dist-opt", 0, 0, G_OPTION_ARG_NONE, &dist_opt,
          "distributed optimizer (reduce-scatter + all-gather)", NULL},
+        {"no-overlap", 0, 0, G_OPTION_ARG_NONE, &no_overlap,
+         "data-parallel collectives after the last backward, not overlapped with it (Megatron's "
+         "--overlap-grad-reduce and --overlap-param-gather off)",
+         NULL},
         {"micro-batch", 0, 0, G_OPTION_ARG_INT, &mb, "micro-batch size (sequences)", "N"},
         {"global-batch", 0, 0, G_OPTION_ARG_INT, &gb,
          "global batch (sequences; default micro-batch x dp)", "N"},
@@ -153,6 +157,7 @@ weft_cmd_gen(int argc, char **argv)
     }
     c.sp = sp;
     c.dist_opt = dist_opt;
+    c.overlap_dp = !no_overlap;
     if (gb < 0) {
         return weft_cli_usage_error("gen", "--global-batch is negative");
     }

@@ -80,6 +80,7 @@ weft_gen_preset(const char *name, weft_gen_config_t *cfg, GError **error)
         cfg->gated = p->gated;
         cfg->tp = cfg->pp = cfg->dp = cfg->cp = cfg->ep = cfg->vpp = 1;
         cfg->micro_batch = cfg->global_batch = 1;
+        cfg->overlap_dp = TRUE;
         return TRUE;
     }
     g_autofree char *list = g_strjoinv(", ", (char **)weft_gen_preset_names());
@@ -340,6 +341,7 @@ typedef struct {
     gint64 cp_tag; /* running tag of ring-attention exchanges */
     guint64 T;     /* tokens per rank per micro-batch: b S / cp */
     double e;      /* bytes per activation element (2: BF16) */
+    GArray *extra; /* guint32: further predecessors of the next node added */
 } gen_t;
 
 static gint64
@@ -364,6 +366,15 @@ add(gen_t *G, guint8 type, const char *name, weft_time_t dur, guint8 op, guint64
         guint32 d = (guint32)G->prev;
         g_array_append_val(s->deps, d);
     }
+    for (guint k = 0; G->extra != NULL && k < G->extra->len; k++) {
+        guint32 d = g_array_index(G->extra, guint32, k);
+        if ((gint64)d != G->prev) {
+            g_array_append_val(s->deps, d);
+        }
+    }
+    if (G->extra != NULL) {
+        g_array_set_size(G->extra, 0);
+    }
     guint32 off = s->deps->len;
     g_array_append_val(s->dep_off, off);
     if (chain) {
@@ -380,8 +391,8 @@ comp(gen_t *G, const char *name, double flops, double bytes)
     add(G, WEFT_NODE_COMP, name, t, 0, 0, K_NONE, P_NONE, 0, 0, flops, (guint64)bytes, TRUE);
 }
 
-/* A collective in the group @kind when that group has 2+ ranks. */
-static void
+/* A collective in the group @kind when that group has 2+ ranks; returns its index or -1. */
+static gint64
 coll(gen_t *G, const char *name, weft_coll_op_t op, double bytes, kind_t kind, gboolean chain)
 {
     const weft_gen_config_t *c = G->c;
@@ -390,10 +401,20 @@ coll(gen_t *G, const char *name, weft_coll_op_t op, double bytes, kind_t kind, g
                  : kind == K_EP   ? c->ep
                                   : c->dp / c->ep;
     if (size < 2 || bytes <= 0) {
-        return;
+        return -1;
     }
-    add(G, WEFT_NODE_COLL, name, 0, (guint8)op, (guint64)llround(bytes), kind, P_NONE, 0, 0, 0,
-        (guint64)llround(bytes), chain);
+    return add(G, WEFT_NODE_COLL, name, 0, (guint8)op, (guint64)llround(bytes), kind, P_NONE, 0, 0,
+               0, (guint64)llround(bytes), chain);
+}
+
+/* Makes @node (if >= 0) a further predecessor of the next node added. */
+static void
+extra_dep(gen_t *G, gint64 node)
+{
+    if (node >= 0) {
+        guint32 d = (guint32)node;
+        g_array_append_val(G->extra, d);
+    }
 }
 
 /* ---- one layer, forward or backward ------------------------------------------------ */
@@ -557,7 +578,21 @@ chunk_pass(gen_t *G, guint v, gboolean bwd)
     }
 }
 
-/* One pipeline stage's step: the schedule, then the data-parallel gradient sync. */
+/* The FP32 gradient reduction of @dense and @expert local parameters: reduce-scatter with
+ * the distributed optimizer, else all-reduce; the node indexes go to @out[0..1]. */
+static void
+grad_sync(gen_t *G, double dense, double expert, gboolean chain, gint64 *out)
+{
+    gboolean rs = G->c->dist_opt;
+    weft_coll_op_t op = rs ? WEFT_COLL_REDUCE_SCATTER : WEFT_COLL_ALL_REDUCE;
+    out[0] =
+        coll(G, rs ? "dp_reducescatter_grads" : "dp_allreduce_grads", op, 4 * dense, K_DPCP, chain);
+    out[1] = coll(G, rs ? "edp_reducescatter_grads" : "edp_allreduce_grads", op, 4 * expert, K_EDP,
+                  chain);
+}
+
+/* One pipeline stage's step: the parameter all-gathers, the schedule with the gradient
+ * reductions, the optimizer. */
 static void
 expand_stage(gen_t *G)
 {
@@ -573,6 +608,40 @@ expand_stage(gen_t *G)
     }
     double act = (double)G->T * c->hidden * G->e / (c->sp ? c->tp : 1);
     guint64 pp_bytes = (guint64)llround(act);
+    /* Local parameters of model chunk ch: its layers, the embedding on virtual stage 0, the
+     * (untied) output layer on the last. */
+    double ld = 0, le = 0;
+    layer_params(c, &ld, &le);
+    double per_chunk = (double)c->layers / V, vh = (double)c->vocab * c->hidden / c->tp;
+    double edp = (double)c->dp / c->ep;
+    g_autofree double *dense = g_new(double, vpp);
+    g_autofree double *expert = g_new(double, vpp);
+    g_autofree gint64 *ag = g_new(gint64, 2 * vpp);
+    g_autofree gint64 *grad = g_new(gint64, 2 * vpp);
+    g_autofree guint *bwd_done = g_new0(guint, vpp);
+    g_autofree guint8 *started = g_new0(guint8, vpp);
+    double local = 0, dense_all = 0, expert_all = 0;
+    for (guint ch = 0; ch < vpp; ch++) {
+        guint v = ch * pp + p;
+        dense[ch] = per_chunk * ld / c->tp + (v == 0 ? vh : 0) + (v == V - 1 ? vh : 0);
+        expert[ch] = per_chunk * le / ((double)c->tp * c->ep);
+        dense_all += dense[ch];
+        expert_all += expert[ch];
+        local +=
+            c->dist_opt ? dense[ch] / (c->dp * c->cp) + expert[ch] / edp : dense[ch] + expert[ch];
+        ag[2 * ch] = ag[2 * ch + 1] = grad[2 * ch] = grad[2 * ch + 1] = -1;
+    }
+    /* Distributed optimizer with overlap: the BF16 parameters the previous step updated are
+     * all-gathered at the start, each chunk's before its first forward (Megatron's
+     * --overlap-param-gather); without overlap they are gathered after the optimizer. */
+    if (c->dist_opt && c->overlap_dp) {
+        for (guint ch = 0; ch < vpp; ch++) {
+            ag[2 * ch] =
+                coll(G, "dp_allgather_params", WEFT_COLL_ALL_GATHER, 2 * dense[ch], K_DPCP, FALSE);
+            ag[2 * ch + 1] =
+                coll(G, "edp_allgather_params", WEFT_COLL_ALL_GATHER, 2 * expert[ch], K_EDP, FALSE);
+        }
+    }
     guint nf = 0, nb = 0;
     /* Megatron's order: warm-up forwards, then (forward, backward) pairs, then backwards. */
     for (guint step = 0; step < 2 * total; step++) {
@@ -600,6 +669,11 @@ expand_stage(gen_t *G)
         guint v = chunk * pp + p;
         gint64 tag_base = ((gint64)mb * V + v) * 2;
         if (fwd) {
+            if (!started[chunk]) {
+                started[chunk] = 1;
+                extra_dep(G, ag[2 * chunk]);
+                extra_dep(G, ag[2 * chunk + 1]);
+            }
             if (v > 0) {
                 add(G, WEFT_NODE_RECV, "pp_recv_activation", 0, 0, pp_bytes, K_NONE, P_STAGE,
                     (p + pp - 1) % pp, tag_base, 0, pp_bytes, TRUE);
@@ -607,7 +681,7 @@ expand_stage(gen_t *G)
             chunk_pass(G, v, FALSE);
             if (v < V - 1) {
                 add(G, WEFT_NODE_SEND, "pp_send_activation", 0, 0, pp_bytes, K_NONE, P_STAGE,
-                    (p + 1) % pp, tag_base + 2 * 1, 0, pp_bytes, FALSE);
+                    (p + 1) % pp, tag_base + 2, 0, pp_bytes, FALSE);
             }
         } else {
             if (v < V - 1) {
@@ -619,29 +693,23 @@ expand_stage(gen_t *G)
                 add(G, WEFT_NODE_SEND, "pp_send_gradient", 0, 0, pp_bytes, K_NONE, P_STAGE,
                     (p + pp - 1) % pp, tag_base - 2 + 1, 0, pp_bytes, FALSE);
             }
+            /* With overlap, a chunk's gradients are reduced once its last backward is done
+             * (Megatron's --overlap-grad-reduce), off the compute stream. */
+            if (++bwd_done[chunk] == M && c->overlap_dp) {
+                grad_sync(G, dense[chunk], expert[chunk], FALSE, &grad[2 * chunk]);
+            }
         }
     }
-    /* Data parallelism: FP32 gradients, then the optimizer, then BF16 parameters. */
-    double ld = 0, le = 0;
-    layer_params(c, &ld, &le);
-    double layers_here = (double)c->layers / pp;
-    /* Embedding on the stage of virtual stage 0 (p = 0), output layer on V - 1 (p = pp - 1). */
-    double dense = layers_here * ld / c->tp + (p == 0 ? (double)c->vocab * c->hidden / c->tp : 0) +
-                   (p == pp - 1 ? (double)c->vocab * c->hidden / c->tp : 0);
-    double expert;
-    expert = layers_here * le / ((double)c->tp * MAX(c->ep, 1));
-    double edp = (double)c->dp / c->ep;
-    if (c->dist_opt) {
-        coll(G, "dp_reducescatter_grads", WEFT_COLL_REDUCE_SCATTER, 4 * dense, K_DPCP, TRUE);
-        coll(G, "edp_reducescatter_grads", WEFT_COLL_REDUCE_SCATTER, 4 * expert, K_EDP, TRUE);
-        double local = dense / (c->dp * c->cp) + expert / edp;
-        comp(G, "optimizer", 0, WEFT_GEN_ADAM_BYTES * local);
-        coll(G, "dp_allgather_params", WEFT_COLL_ALL_GATHER, 2 * dense, K_DPCP, TRUE);
-        coll(G, "edp_allgather_params", WEFT_COLL_ALL_GATHER, 2 * expert, K_EDP, TRUE);
-    } else {
-        coll(G, "dp_allreduce_grads", WEFT_COLL_ALL_REDUCE, 4 * dense, K_DPCP, TRUE);
-        coll(G, "edp_allreduce_grads", WEFT_COLL_ALL_REDUCE, 4 * expert, K_EDP, TRUE);
-        comp(G, "optimizer", 0, WEFT_GEN_ADAM_BYTES * (dense + expert));
+    if (!c->overlap_dp) {
+        grad_sync(G, dense_all, expert_all, TRUE, &grad[0]);
+    }
+    for (guint k = 0; k < 2 * vpp; k++) {
+        extra_dep(G, grad[k]);
+    }
+    comp(G, "optimizer", 0, WEFT_GEN_ADAM_BYTES * local);
+    if (c->dist_opt && !c->overlap_dp) {
+        coll(G, "dp_allgather_params", WEFT_COLL_ALL_GATHER, 2 * dense_all, K_DPCP, TRUE);
+        coll(G, "edp_allgather_params", WEFT_COLL_ALL_GATHER, 2 * expert_all, K_EDP, TRUE);
     }
 }
 
@@ -726,6 +794,7 @@ weft_gen_transformer(const weft_gen_config_t *c, const weft_hw_gpu_t *gpu, GErro
     guint per_stage = c->tp * c->cp * c->dp;
     for (guint st = 0; st < c->pp; st++) {
         gen_t G = {.c = c, .gpu = gpu, .wl = wl, .prev = -1, .stage = st};
+        G.extra = g_array_new(FALSE, FALSE, sizeof(guint32));
         G.T = (guint64)c->micro_batch * c->seq / c->cp;
         G.e = 2.0; /* BF16 activations (FP8 runs GEMMs in FP8 but keeps BF16 activations) */
         seq_init(&G.s);
@@ -790,6 +859,7 @@ weft_gen_transformer(const weft_gen_config_t *c, const weft_hw_gpu_t *gpu, GErro
             t->borrows_arrays = TRUE;
         }
         seq_clear(s);
+        g_array_unref(G.extra);
     }
     return g_steal_pointer(&wl);
 }
@@ -862,6 +932,7 @@ weft_gen_write_spec(const weft_gen_config_t *c, const char *gpu, const char *pat
     g_key_file_set_boolean(kf, "transformer", "gated", c->gated);
     g_key_file_set_boolean(kf, "transformer", "sp", c->sp);
     g_key_file_set_boolean(kf, "transformer", "dist_opt", c->dist_opt);
+    g_key_file_set_boolean(kf, "transformer", "overlap_dp", c->overlap_dp);
     g_key_file_set_string(kf, "transformer", "recompute", recompute_names[c->recompute]);
     g_key_file_set_string(kf, "transformer", "precision", c->fp8 ? "fp8" : "bf16");
     g_key_file_set_string(kf, "transformer", "gpu", gpu);
@@ -918,10 +989,11 @@ weft_gen_load_spec(const char *path, GError **error)
         if (done) {
             continue;
         }
-        gboolean *flag = strcmp(key, "gated") == 0      ? &c.gated
-                         : strcmp(key, "sp") == 0       ? &c.sp
-                         : strcmp(key, "dist_opt") == 0 ? &c.dist_opt
-                                                        : NULL;
+        gboolean *flag = strcmp(key, "gated") == 0        ? &c.gated
+                         : strcmp(key, "sp") == 0         ? &c.sp
+                         : strcmp(key, "dist_opt") == 0   ? &c.dist_opt
+                         : strcmp(key, "overlap_dp") == 0 ? &c.overlap_dp
+                                                          : NULL;
         if (flag != NULL) {
             g_autoptr(GError) be = NULL;
             *flag = g_key_file_get_boolean(kf, "transformer", key, &be);

@@ -28,10 +28,12 @@
  * Pipeline: 1F1B (vpp = 1) or Megatron's interleaved schedule (vpp > 1; warm-up
  * (pp - p - 1) 2 + (vpp - 1) pp), activations and gradients of T h e bytes by
  * SEND/RECV. Data: gradients (FP32, 4 B/param) all-reduced over DP x CP (dense)
- * and over the expert-data group (experts) after the last backward, or with
- * the distributed optimizer reduce-scattered, then the optimizer, then the
- * BF16 parameters all-gathered. The optimizer is memory bound: ADAM_BYTES per
- * local parameter.
+ * and over the expert-data group (experts), or with the distributed optimizer
+ * reduce-scattered, then the optimizer; the BF16 parameters all-gathered. With
+ * overlap_dp (Megatron's overlap flags) each chunk's gradient reduction starts
+ * after its last backward and its parameter all-gather before its first
+ * forward, off the compute stream; without, all after the last backward. The optimizer is memory
+ * bound: ADAM_BYTES per local parameter.
  *
  * Compute time of an operator (F FLOPs, B bytes): max(F / (peak x eff(F)),
  * B / HBM bandwidth), eff(F) = E_max F / (F + F_HALF), E_max = the GPU's
@@ -81,8 +83,12 @@ typedef struct {
     gboolean gated;       /* SwiGLU MLP (Llama, Mixtral): 3 matrices, else 2 (GPT) */
     /* parallelism */
     guint tp, pp, dp, cp, ep, vpp;
-    gboolean sp;       /* sequence parallelism (with tp > 1) */
-    gboolean dist_opt; /* distributed optimizer: RS + AG instead of AR */
+    gboolean sp;         /* sequence parallelism (with tp > 1) */
+    gboolean dist_opt;   /* distributed optimizer: RS + AG instead of AR */
+    gboolean overlap_dp; /* Megatron's --overlap-grad-reduce / --overlap-param-gather (the
+                            presets' default): each model chunk's gradients reduced after its
+                            last backward, its parameters gathered before its first forward,
+                            off the compute stream; else all after the last backward */
     guint micro_batch, global_batch;
     weft_gen_recompute_t recompute;
     gboolean fp8; /* GEMMs at the FP8 peak */
