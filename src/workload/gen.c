@@ -391,7 +391,10 @@ comp(gen_t *G, const char *name, double flops, double bytes)
     add(G, WEFT_NODE_COMP, name, t, 0, 0, K_NONE, P_NONE, 0, 0, flops, (guint64)bytes, TRUE);
 }
 
-/* A collective in the group @kind when that group has 2+ ranks; returns its index or -1. */
+/* A collective in the group @kind when that group has 2+ ranks; returns its index or -1.
+ * @bytes is the whole vector: the all-reduce's, the reduce-scatter's input, the
+ * all-gather's output (written as each rank's share, comm_size's meaning in
+ * doc/formats.md), the bytes one rank sends in an all-to-all. */
 static gint64
 coll(gen_t *G, const char *name, weft_coll_op_t op, double bytes, kind_t kind, gboolean chain)
 {
@@ -402,6 +405,9 @@ coll(gen_t *G, const char *name, weft_coll_op_t op, double bytes, kind_t kind, g
                                   : c->dp / c->ep;
     if (size < 2 || bytes <= 0) {
         return -1;
+    }
+    if (op == WEFT_COLL_ALL_GATHER) {
+        bytes /= size; /* callers give the gathered output; comm_size is each rank's share */
     }
     return add(G, WEFT_NODE_COLL, name, 0, (guint8)op, (guint64)llround(bytes), kind, P_NONE, 0, 0,
                0, (guint64)llround(bytes), chain);
