@@ -431,11 +431,14 @@ weft_coll_system_fill_tables(weft_coll_system_t *sys)
             if ((a == WEFT_NCCL_NVLS || a == WEFT_NCCL_NVLS_TREE) && !sys->nvls) {
                 on = FALSE;
             }
+            /* NCCL runs NVLS across nodes only together with CollNet (SHARP); weft's NVLS
+             * plan reduces inside one NVLink domain, so across nodes it is never chosen
+             * (NVLS tree and CollNet remain). */
+            if (a == WEFT_NCCL_NVLS && nodes > 1) {
+                on = FALSE;
+            }
             if (!sys->collnet) {
                 if (a == WEFT_NCCL_COLLNET_DIRECT || a == WEFT_NCCL_COLLNET_CHAIN) {
-                    on = FALSE;
-                }
-                if (a == WEFT_NCCL_NVLS && nodes > 1) {
                     on = FALSE;
                 }
             } else if (a == WEFT_NCCL_COLLNET_DIRECT && !sys->nvlink) {
