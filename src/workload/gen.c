@@ -685,9 +685,12 @@ expand_stage(gen_t *G)
                     (p + pp - 1) % pp, tag_base, 0, pp_bytes, TRUE);
             }
             chunk_pass(G, v, FALSE);
+            /* Megatron's p2p calls (send_forward, send_forward_recv_backward, ...) wait for
+             * their requests: the stage's stream continues once the send is done. Sends
+             * are eager in weft, so this cannot deadlock. */
             if (v < V - 1) {
                 add(G, WEFT_NODE_SEND, "pp_send_activation", 0, 0, pp_bytes, K_NONE, P_STAGE,
-                    (p + 1) % pp, tag_base + 2, 0, pp_bytes, FALSE);
+                    (p + 1) % pp, tag_base + 2, 0, pp_bytes, TRUE);
             }
         } else {
             if (v < V - 1) {
@@ -697,7 +700,7 @@ expand_stage(gen_t *G)
             chunk_pass(G, v, TRUE);
             if (v > 0) {
                 add(G, WEFT_NODE_SEND, "pp_send_gradient", 0, 0, pp_bytes, K_NONE, P_STAGE,
-                    (p + pp - 1) % pp, tag_base - 2 + 1, 0, pp_bytes, FALSE);
+                    (p + pp - 1) % pp, tag_base - 2 + 1, 0, pp_bytes, TRUE);
             }
             /* With overlap, a chunk's gradients are reduced once its last backward is done
              * (Megatron's --overlap-grad-reduce), off the compute stream. */

@@ -27,7 +27,8 @@
  *
  * Pipeline: 1F1B (vpp = 1) or Megatron's interleaved schedule (vpp > 1; warm-up
  * (pp - p - 1) 2 + (vpp - 1) pp), activations and gradients of T h e bytes by
- * SEND/RECV. Data: gradients (FP32, 4 B/param) all-reduced over DP x CP (dense)
+ * SEND/RECV, the sender's stream waiting for its send as Megatron's p2p calls
+ * wait for their requests. Data: gradients (FP32, 4 B/param) all-reduced over DP x CP (dense)
  * and over the expert-data group (experts), or with the distributed optimizer
  * reduce-scattered, then the optimizer; the BF16 parameters all-gathered. With
  * overlap_dp (Megatron's overlap flags) each chunk's gradient reduction starts
