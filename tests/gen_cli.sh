@@ -1,0 +1,107 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Command-line tests of `weft gen transformer`: a small configuration written as
+# Chakra ET files and a comm-group JSON replays on one DGX H100; the same
+# configuration as a spec file replays through --trace within 1 % of it (the
+# files round durations to microseconds); impossible configurations exit 1
+# naming the value; a model that does not fit HBM is warned about; usage
+# errors exit 2. With WEFT_VALIDATE=1 and ../shared present, every row of the
+# two end-to-end validation files is generated and replayed, the table printed,
+# and a row beyond 15 % fails (minutes of run time: not part of the default run).
+set -u
+: "${WEFT:?set by make check}" "${WEFT_SRCDIR:?}"
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+ok() { printf 'ok   %s\n' "$1"; }
+bad() { printf 'FAIL %s\n' "$1"; fails=$((fails + 1)); }
+dgx="$WEFT_SRCDIR/topologies/dgx-h100.ini"
+
+# expect CODE NAME PATTERN -- CMD...: CMD exits with CODE and its stderr matches PATTERN
+expect() {
+    code=$1 name=$2 pattern=$3
+    shift 4
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" -ne "$code" ]; then
+        bad "$name: exit $rc, expected $code"; sed 's/^/     /' "$tmp/err"; return
+    fi
+    if [ -n "$pattern" ] && ! grep -Eq -e "$pattern" "$tmp/err"; then
+        bad "$name: stderr does not match /$pattern/"; sed 's/^/     /' "$tmp/err"; return
+    fi
+    ok "$name"
+}
+
+step() { awk '/^step time/ {print $3}' "$1"; }
+
+cfg="--model gpt3-1.3b --tp 2 --pp 2 --dp 2 --sp --dist-opt --global-batch 8"
+expect 0 "gen writes traces" "" -- "$WEFT" gen transformer $cfg --out "$tmp/t/step" \
+    --spec "$tmp/step.gen"
+n=$(ls "$tmp/t" | grep -c '\.et$')
+[ "$n" -eq 8 ] && ok "8 trace files" || bad "8 trace files: $n"
+[ -s "$tmp/t/step.json" ] && ok "comm-group file" || bad "comm-group file missing"
+expect 0 "replay of the files" "" -- "$WEFT" replay -q --cluster "$dgx" \
+    --trace "$tmp/t/step" --comm-groups "$tmp/t/step.json"
+a=$(step "$tmp/out")
+expect 0 "replay of the spec" "" -- "$WEFT" replay -q --cluster "$dgx" --trace "$tmp/step.gen"
+b=$(step "$tmp/out")
+if [ -n "$a" ] && [ -n "$b" ] && awk -v a="$a" -v b="$b" \
+    'BEGIN {d = (a - b) / b; if (d < 0) d = -d; exit !(b > 0 && d < 0.01)}'; then
+    ok "files ($a us) and spec ($b us) agree within 1 %"
+else
+    bad "files ($a us) and spec ($b us) differ"
+fi
+
+expect 1 "tp not dividing heads" "tp 3 does not divide heads 32" -- \
+    "$WEFT" gen transformer --model gpt3-2.7b --tp 3
+expect 1 "ranks mismatch" "ranks 6 != tp 2" -- \
+    "$WEFT" gen transformer --model gpt3-2.7b --tp 2 --dp 2 --ranks 6
+expect 1 "ep not dividing experts" "ep 3 does not divide experts 8" -- \
+    "$WEFT" gen transformer --model mixtral-8x7b --ep 3 --dp 3
+expect 1 "unknown preset" "is not a preset" -- "$WEFT" gen transformer --model gpt5
+expect 0 "memory warning" "do not fit" -- "$WEFT" gen transformer --model gpt3-175b
+expect 2 "no generator" "transformer" -- "$WEFT" gen
+expect 2 "bad recompute" "recompute" -- "$WEFT" gen transformer --model gpt3-1.3b \
+    --recompute some
+printf '[transformer]\nmodel = gpt3-1.3b\ntp = 3\n' >"$tmp/bad.gen"
+expect 1 "bad spec through replay" "tp 3" -- "$WEFT" replay -q --cluster "$dgx" \
+    --trace "$tmp/bad.gen"
+
+# ---- validation against the measured end-to-end step times (WEFT_VALIDATE=1) ----
+shared=${WEFT_SHARED:-}
+if [ "${WEFT_VALIDATE:-0}" = 1 ] && [ -f "$shared/validation/e2e_gpt3_175b_dgx_h100.csv" ]; then
+    T="$WEFT_SRCDIR/topologies"
+    printf '%-34s %8s %10s %10s %8s\n' row gpus measured_s predicted_s error
+    check_row() { # NAME GPUS MEASURED SPEC CLUSTER NODES
+        "$WEFT" replay -q --cluster "$5" --set cluster.nodes="$6" --trace "$4" \
+            >"$tmp/out" 2>"$tmp/err" || { bad "$1: replay failed"; cat "$tmp/err"; return; }
+        p=$(awk '/^step time/ {print $3 / 1e6}' "$tmp/out")
+        e=$(awk -v p="$p" -v m="$3" 'BEGIN {printf "%.1f", (p - m) / m * 100}')
+        printf '%-34s %8s %10s %10s %7s%%\n' "$1" "$2" "$3" "$p" "$e"
+        awk -v e="$e" 'BEGIN {exit !(e <= 15 && e >= -15)}' || bad "$1: error $e % beyond 15 %"
+    }
+    # Loops read from files, not pipes, so a failure counted inside reaches $fails.
+    grep -v '^#' "$shared/validation/e2e_gpt3_175b_dgx_h100.csv" | tail -n +2 >"$tmp/h100"
+    grep -v '^#' "$shared/validation/e2e_megatron_selene_a100.csv" | tail -n +2 >"$tmp/a100"
+    while IFS=, read -r gpus gbs tp pp vp mbs seq st rest; do
+        "$WEFT" gen transformer -q --model gpt3-175b --tp "$tp" --pp "$pp" --vpp "$vp" \
+            --dp $((gpus / (tp * pp))) --sp --dist-opt --micro-batch "$mbs" \
+            --global-batch "$gbs" --seq "$seq" --spec "$tmp/v.gen" </dev/null 2>/dev/null
+        check_row "gpt3-175b h100 $gpus" "$gpus" "$st" "$tmp/v.gen" \
+            "$T/dgx-h100-superpod.ini" $((gpus / 8)) </dev/null
+    done <"$tmp/h100"
+    while IFS=, read -r model layers hidden heads gpus tp pp il gbs mbs seq rc it; do
+        sp=""
+        [ "$rc" = selective ] && sp="--sp"
+        "$WEFT" gen transformer -q --layers "$layers" --hidden "$hidden" --heads "$heads" \
+            --tp "$tp" --pp "$pp" --vpp "$il" --dp 1 $sp --recompute "$rc" \
+            --micro-batch "$mbs" --global-batch "$gbs" --seq "$seq" --gpu a100 \
+            --spec "$tmp/v.gen" </dev/null 2>/dev/null
+        check_row "selene $model $rc" "$gpus" "$it" "$tmp/v.gen" \
+            "$T/selene-a100-superpod.ini" $(((gpus + 7) / 8)) </dev/null
+    done <"$tmp/a100"
+else
+    echo "skipped: end-to-end validation (set WEFT_VALIDATE=1; needs ../shared/validation)"
+fi
+
+[ "$fails" -eq 0 ]
