@@ -16,6 +16,7 @@
 
 #include "hw/hw.h"
 #include "topo/topo.h"
+#include "testutil.h"
 
 /* ---- helpers ----------------------------------------------------------------- */
 
@@ -32,25 +33,14 @@ tmp_setup(void)
 static void
 tmp_teardown(void)
 {
-    GDir *d = g_dir_open(tmpdir, 0, NULL);
-    if (d != NULL) {
-        const char *n;
-        while ((n = g_dir_read_name(d)) != NULL) {
-            g_autofree char *p = g_build_filename(tmpdir, n, NULL);
-            g_unlink(p);
-        }
-        g_dir_close(d);
-    }
-    g_rmdir(tmpdir);
+    test_tmpdir_remove(tmpdir);
     g_clear_pointer(&tmpdir, g_free);
 }
 
 static char *
 write_file(const char *name, const char *text)
 {
-    char *path = g_build_filename(tmpdir, name, NULL);
-    ck_assert(g_file_set_contents(path, text, -1, NULL));
-    return path;
+    return test_write_file(tmpdir, name, text);
 }
 
 static weft_topo_t *

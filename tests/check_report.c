@@ -23,22 +23,6 @@
 static char *tmpdir;
 
 static void
-rm_rf(const char *path)
-{
-    if (g_file_test(path, G_FILE_TEST_IS_DIR) && !g_file_test(path, G_FILE_TEST_IS_SYMLINK)) {
-        g_autoptr(GDir) d = g_dir_open(path, 0, NULL);
-        const char *entry;
-        while (d != NULL && (entry = g_dir_read_name(d)) != NULL) {
-            g_autofree char *p = g_build_filename(path, entry, NULL);
-            rm_rf(p);
-        }
-        (void)g_rmdir(path);
-        return;
-    }
-    (void)g_remove(path);
-}
-
-static void
 setup(void)
 {
     tmpdir = g_dir_make_tmp("weft-report-XXXXXX", NULL);
@@ -48,7 +32,7 @@ setup(void)
 static void
 teardown(void)
 {
-    rm_rf(tmpdir);
+    test_tmpdir_remove(tmpdir);
     g_free(tmpdir);
 }
 

@@ -17,23 +17,6 @@
 
 static char *tmpdir;
 
-/* Removes @path and, if it is a directory, everything under it. */
-static void
-rm_rf(const char *path)
-{
-    if (g_file_test(path, G_FILE_TEST_IS_DIR) && !g_file_test(path, G_FILE_TEST_IS_SYMLINK)) {
-        g_autoptr(GDir) d = g_dir_open(path, 0, NULL);
-        const char *entry;
-        while (d != NULL && (entry = g_dir_read_name(d)) != NULL) {
-            g_autofree char *p = g_build_filename(path, entry, NULL);
-            rm_rf(p);
-        }
-        (void)g_rmdir(path);
-        return;
-    }
-    (void)g_remove(path);
-}
-
 static void
 setup(void)
 {
@@ -44,7 +27,7 @@ setup(void)
 static void
 teardown(void)
 {
-    rm_rf(tmpdir);
+    test_tmpdir_remove(tmpdir);
     g_free(tmpdir);
 }
 
@@ -52,11 +35,7 @@ teardown(void)
 static char *
 write_file(const char *name, const char *text)
 {
-    char *path = g_build_filename(tmpdir, name, NULL);
-    g_autofree char *dir = g_path_get_dirname(path);
-    ck_assert_int_eq(g_mkdir_with_parents(dir, 0755), 0);
-    ck_assert(g_file_set_contents(path, text, -1, NULL));
-    return path;
+    return test_write_file(tmpdir, name, text);
 }
 
 /*

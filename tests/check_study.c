@@ -20,22 +20,6 @@
 
 static char *tmpdir;
 
-static void
-rm_rf(const char *path)
-{
-    if (g_file_test(path, G_FILE_TEST_IS_DIR) && !g_file_test(path, G_FILE_TEST_IS_SYMLINK)) {
-        g_autoptr(GDir) d = g_dir_open(path, 0, NULL);
-        const char *entry;
-        while (d != NULL && (entry = g_dir_read_name(d)) != NULL) {
-            g_autofree char *p = g_build_filename(path, entry, NULL);
-            rm_rf(p);
-        }
-        (void)g_rmdir(path);
-        return;
-    }
-    (void)g_remove(path);
-}
-
 /* Writes the 4-rank trace tmpdir/tiny.<r>.et (see the file comment). */
 static void
 write_tiny_trace(void)
@@ -63,7 +47,7 @@ setup(void)
 static void
 teardown(void)
 {
-    rm_rf(tmpdir);
+    test_tmpdir_remove(tmpdir);
     g_free(tmpdir);
 }
 
@@ -76,9 +60,7 @@ path_of(const char *name)
 static char *
 write_file(const char *name, const char *text)
 {
-    char *path = path_of(name);
-    ck_assert(g_file_set_contents(path, text, -1, NULL));
-    return path;
+    return test_write_file(tmpdir, name, text);
 }
 
 static char *

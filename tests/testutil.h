@@ -399,20 +399,44 @@ test_et_path(const char *dir, const char *name, guint rank)
     return g_strdup_printf("%s/%s.%u.et", dir, name, rank);
 }
 
-/** test_tmpdir_remove: removes @dir and the plain files in it (a test's scratch dir). */
+/** test_rm_rf: removes @path and, if it is a directory, everything under it (symlinks not
+ * followed). */
+static inline void
+test_rm_rf(const char *path)
+{
+    if (g_file_test(path, G_FILE_TEST_IS_DIR) && !g_file_test(path, G_FILE_TEST_IS_SYMLINK)) {
+        g_autoptr(GDir) d = g_dir_open(path, 0, NULL);
+        const char *entry;
+        while (d != NULL && (entry = g_dir_read_name(d)) != NULL) {
+            g_autofree char *p = g_build_filename(path, entry, NULL);
+            test_rm_rf(p);
+        }
+        (void)g_rmdir(path);
+        return;
+    }
+    (void)g_remove(path);
+}
+
+/** test_tmpdir_remove: removes a test's scratch directory @dir and everything in it. */
 static inline void
 test_tmpdir_remove(const char *dir)
 {
-    g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
-    if (d == NULL) {
-        return;
+    test_rm_rf(dir);
+}
+
+/**
+ * test_write_file: writes @text to @dir/@name (creating parent directories) and
+ * returns the path (free with g_free()); aborts the test on failure.
+ */
+static inline char *
+test_write_file(const char *dir, const char *name, const char *text)
+{
+    char *path = g_build_filename(dir, name, NULL);
+    g_autofree char *parent = g_path_get_dirname(path);
+    if (g_mkdir_with_parents(parent, 0755) != 0 || !g_file_set_contents(path, text, -1, NULL)) {
+        g_error("test_write_file: cannot write %s", path);
     }
-    const char *entry;
-    while ((entry = g_dir_read_name(d)) != NULL) {
-        g_autofree char *p = g_build_filename(dir, entry, NULL);
-        (void)g_remove(p);
-    }
-    (void)g_rmdir(dir);
+    return path;
 }
 
 #endif /* WEFT_TESTS_TESTUTIL_H */
