@@ -201,6 +201,16 @@ START_TEST(small_hybrid_counts_derived_by_hand)
     const weft_comm_t *ep = g_ptr_array_index(wl->comms, 8);
     ck_assert_uint_eq(ep->ranks[0], 5);
     ck_assert_uint_eq(ep->ranks[1], 7);
+    /* The mlp input-gradient ALLGATHER of 300 bytes (the gathered output, as the formats
+     * write it) is 300 / 2 = 150 bytes per rank in the TP group. */
+    guint n_ag = 0;
+    for (guint i = 0; i < t->n_nodes; i++) {
+        if (t->type[i] == WEFT_NODE_COLL && t->coll_op[i] == WEFT_COLL_ALL_GATHER) {
+            ck_assert_uint_eq(t->comm_bytes[i], 150);
+            n_ag++;
+        }
+    }
+    ck_assert_uint_eq(n_ag, 2); /* one per micro-batch */
     /* Stage 0 ends each forward micro-batch with a SEND to rank + 4 (node 4 of rank 1). */
     ck_assert_int_eq(wl->ranks[1].type[4], WEFT_NODE_SEND);
     ck_assert_int_eq(wl->ranks[1].peer[4], 5);

@@ -485,8 +485,15 @@ add_comm(expand_t *X, seq_t *s, guint l, guint p, gint64 prev)
     if (L->group[p] == G_NONE || L->bytes[p] == 0 || X->lo->group_size[L->group[p]] < 2) {
         return -1;
     }
-    return seq_add(s, WEFT_NODE_COLL, X->names[l * 7 + 4 + p], 0, L->op[p], L->bytes[p],
-                   L->group[p], 0, 0, prev, -1);
+    /* Both formats give an all-gather's size as the gathered output (AICB's sequence-parallel
+     * all-gathers are the whole activation); comm_size is each rank's share (formats.md). */
+    guint64 bytes = L->bytes[p];
+    if (L->op[p] == WEFT_COLL_ALL_GATHER) {
+        guint n = X->lo->group_size[L->group[p]];
+        bytes = (bytes + n - 1) / n;
+    }
+    return seq_add(s, WEFT_NODE_COLL, X->names[l * 7 + 4 + p], 0, L->op[p], bytes, L->group[p], 0,
+                   0, prev, -1);
 }
 
 static void
