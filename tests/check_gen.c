@@ -104,8 +104,9 @@ START_TEST(tensor_parallel_all_reduces)
     c.tp = 2;
     g_autoptr(weft_workload_t) wl = gen_checked(&c);
     ck_assert_uint_eq(wl->n_ranks, 2);
+    counts_t n;
     for (guint r = 0; r < 2; r++) {
-        counts_t n = count(wl, r);
+        n = count(wl, r);
         /* Forward: embedding AR, 2 per layer x 2 (attention, MLP), 3 cross-entropy ARs = 8;
          * backward: output-gradient AR, 2 per layer x 2 = 5; no DP: 13 all-reduces. */
         ck_assert_uint_eq(n.coll[WEFT_COLL_ALL_REDUCE], 13);
@@ -124,6 +125,25 @@ START_TEST(tensor_parallel_all_reduces)
             ck_assert_uint_eq(cm->n_ranks, 2);
         }
     }
+    /* Unfused attention: each attention core is two operators (GEMMs, then softmax and
+     * dropout through HBM): 31 + 2 layers x 2 passes = 35 compute nodes, the same
+     * collectives. The softmax's bytes: 13 per score, T S a / t = 32 x 32 x 4 / 2 = 2048
+     * scores: 26624 bytes forward. */
+    c.unfused_attention = TRUE;
+    g_autoptr(weft_workload_t) unf = gen_checked(&c);
+    n = count(unf, 0);
+    ck_assert_uint_eq(n.comp, 35);
+    ck_assert_uint_eq(n.coll[WEFT_COLL_ALL_REDUCE], 13);
+    const weft_rank_trace_t *u = &unf->ranks[0];
+    guint found = 0;
+    for (guint i = 0; i < u->n_nodes; i++) {
+        if (strcmp(u->name[i], "attn_core.fwd.softmax_dropout") == 0) {
+            ck_assert_uint_eq(u->tensor_bytes[i], 26624);
+            found++;
+        }
+    }
+    ck_assert_uint_eq(found, 2);
+    c.unfused_attention = FALSE;
     /* Full recomputation reruns each layer's forward (2 ARs) before its backward: 13 + 4. */
     c.recompute = WEFT_GEN_RECOMPUTE_FULL;
     g_autoptr(weft_workload_t) full = gen_checked(&c);
@@ -407,6 +427,10 @@ START_TEST(impossible_configurations_are_errors)
     expect_invalid(&c, 0);
     c = tiny();
     c.cp = 3; /* 2 x 3 does not divide seq 32 */
+    expect_invalid(&c, 0);
+    c = tiny();
+    c.cp = 2;
+    c.unfused_attention = TRUE; /* ring attention needs the fused core */
     expect_invalid(&c, 0);
 }
 END_TEST

@@ -8,6 +8,8 @@
 # errors exit 2. With WEFT_VALIDATE=1 and ../shared present, every row of the
 # two end-to-end validation files is generated and replayed, the table printed,
 # and a row beyond 15 % fails (minutes of run time: not part of the default run).
+# The Selene rows (Korthikanti et al. 2022) ran Megatron-LM before flash
+# attention: --attention unfused; the H100 rows (NeMo 24.11) use flash attention.
 set -u
 : "${WEFT:?set by make check}" "${WEFT_SRCDIR:?}"
 tmp=$(mktemp -d) || exit 99
@@ -96,6 +98,7 @@ if [ "${WEFT_VALIDATE:-0}" = 1 ] && [ -f "$shared/validation/e2e_gpt3_175b_dgx_h
         "$WEFT" gen transformer -q --layers "$layers" --hidden "$hidden" --heads "$heads" \
             --tp "$tp" --pp "$pp" --vpp "$il" --dp 1 $sp --recompute "$rc" \
             --micro-batch "$mbs" --global-batch "$gbs" --seq "$seq" --gpu a100 \
+            --attention unfused \
             --spec "$tmp/v.gen" </dev/null 2>/dev/null
         check_row "selene $model $rc" "$gpus" "$it" "$tmp/v.gen" \
             "$T/selene-a100-superpod.ini" $(((gpus + 7) / 8)) </dev/null

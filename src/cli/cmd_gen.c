@@ -30,7 +30,7 @@ weft_cmd_gen(int argc, char **argv)
     argc--;
     argv++;
     g_autofree char *model = NULL, *out = NULL, *spec = NULL, *gpu_name = NULL, *recompute = NULL,
-                    *precision = NULL;
+                    *attention = NULL, *precision = NULL;
     gint layers = 0, hidden = 0, heads = 0, kv_heads = 0, ffn = 0, vocab = 0, seq = 0, experts = -1,
          top_k = 0, gated = -1;
     gint tp = 1, pp = 1, dp = 1, cp = 1, ep = 1, vpp = 1, mb = 1, gb = 0, ranks = 0;
@@ -70,6 +70,10 @@ weft_cmd_gen(int argc, char **argv)
         {"global-batch", 0, 0, G_OPTION_ARG_INT, &gb,
          "global batch (sequences; default micro-batch x dp)", "N"},
         {"recompute", 0, 0, G_OPTION_ARG_STRING, &recompute, "none, selective or full", "MODE"},
+        {"attention", 0, 0, G_OPTION_ARG_STRING, &attention,
+         "fused (flash attention, default) or unfused (Megatron-LM before 2023: score matrix "
+         "through HBM)",
+         "KIND"},
         {"precision", 0, 0, G_OPTION_ARG_STRING, &precision, "bf16 (default) or fp8", "P"},
         {"gpu", 0, 0, G_OPTION_ARG_STRING, &gpu_name, "GPU model (hw catalog; default h100)",
          "NAME"},
@@ -178,6 +182,12 @@ weft_cmd_gen(int argc, char **argv)
         return weft_cli_usage_error("gen", msg);
     }
     c.fp8 = precision != NULL && strcmp(precision, "fp8") == 0;
+    if (attention != NULL && strcmp(attention, "fused") != 0 && strcmp(attention, "unfused") != 0) {
+        g_autofree char *msg =
+            g_strdup_printf("--attention '%s': expected fused or unfused", attention);
+        return weft_cli_usage_error("gen", msg);
+    }
+    c.unfused_attention = attention != NULL && strcmp(attention, "unfused") == 0;
     const weft_hw_gpu_t *gpu = weft_hw_gpu(gpu_name != NULL ? gpu_name : "h100", &error);
     if (gpu == NULL) {
         return weft_cli_error("gen", error);

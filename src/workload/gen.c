@@ -150,6 +150,9 @@ weft_gen_validate(const weft_gen_config_t *c, guint n_ranks, GError **error)
         FAIL("pp %u x vpp %u = %u does not divide layers %u", c->pp, c->vpp, c->pp * c->vpp,
              c->layers);
     }
+    if (c->unfused_attention && c->cp > 1) {
+        FAIL("context parallelism (cp %u) needs fused attention (ring attention)", c->cp);
+    }
     if (c->vpp > 1 && c->pp == 1) {
         FAIL("vpp %u (interleaved schedule) needs pp > 1", c->vpp);
     }
@@ -254,6 +257,9 @@ weft_gen_memory(const weft_gen_config_t *c, weft_gen_memory_t *mem)
         per_layer = 2 * s * b * h / (c->sp ? t : 1);
     } else {
         per_layer = c->sp ? s * b * h * 34 / t : s * b * h * (10 + 24 / t);
+        if (c->unfused_attention && c->recompute == WEFT_GEN_RECOMPUTE_NONE) {
+            per_layer += 5.0 * c->heads * s * s * b / t; /* stored scores, softmax, dropout */
+        }
     }
     /* Stage 0 holds pp micro-batches in flight in 1F1B (interleaved: x (1 + (pp-1)/(pp vpp))). */
     double layers_stage = (double)c->layers / c->pp;
@@ -434,6 +440,21 @@ attn_core(gen_t *G, const char *name, double mult)
     double flops = mult * 2.0 * G->T * (double)c->seq * h / t; /* causal: half of 4 T S h */
     double kv_bytes = 2.0 * G->T * c->kv_heads * d * G->e / MIN(t, (double)c->kv_heads);
     double io = 4.0 * G->T * h * G->e / t; /* Q, K, V, O */
+    if (c->unfused_attention) {
+        /* Megatron before flash attention: batched GEMMs QK^T and AV over the whole S x S
+         * score matrix (4 T S h / t, no causal skipping), then the scores of a / t heads
+         * (T S a / t elements) go through HBM: QK^T writes them, the fused scale-mask-softmax
+         * reads and writes them, dropout reads them and writes them and its 1-byte mask, AV
+         * reads them: UNFUSED_BYTES per element forward; @mult (2) scales both backward. */
+        double scores = G->T * (double)c->seq * c->heads / t;
+        char gemm_name[64];
+        g_snprintf(gemm_name, sizeof(gemm_name), "%s.gemm", name);
+        comp(G, gemm_name, 2.0 * flops, io);
+        char sm_name[64];
+        g_snprintf(sm_name, sizeof(sm_name), "%s.softmax_dropout", name);
+        comp(G, sm_name, 0, mult * WEFT_GEN_UNFUSED_BYTES * scores);
+        return;
+    }
     for (guint i = 0; i < c->cp; i++) {
         if (i > 0) {
             /* Ring attention: pass the KV block on, take the previous rank's. */
@@ -942,6 +963,8 @@ weft_gen_write_spec(const weft_gen_config_t *c, const char *gpu, const char *pat
     g_key_file_set_boolean(kf, "transformer", "sp", c->sp);
     g_key_file_set_boolean(kf, "transformer", "dist_opt", c->dist_opt);
     g_key_file_set_boolean(kf, "transformer", "overlap_dp", c->overlap_dp);
+    g_key_file_set_string(kf, "transformer", "attention",
+                          c->unfused_attention ? "unfused" : "fused");
     g_key_file_set_string(kf, "transformer", "recompute", recompute_names[c->recompute]);
     g_key_file_set_string(kf, "transformer", "precision", c->fp8 ? "fp8" : "bf16");
     g_key_file_set_string(kf, "transformer", "gpu", gpu);
@@ -1024,6 +1047,14 @@ weft_gen_load_spec(const char *path, GError **error)
                 return NULL;
             }
             c.recompute = (weft_gen_recompute_t)i;
+        } else if (strcmp(key, "attention") == 0) {
+            if (strcmp(v, "fused") != 0 && strcmp(v, "unfused") != 0) {
+                g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                            "%s: [transformer] attention = '%s': expected fused or unfused", path,
+                            v);
+                return NULL;
+            }
+            c.unfused_attention = strcmp(v, "unfused") == 0;
         } else if (strcmp(key, "precision") == 0) {
             if (strcmp(v, "bf16") != 0 && strcmp(v, "fp8") != 0) {
                 g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,

@@ -66,6 +66,11 @@ G_BEGIN_DECLS
  * (read, write), residual add (2 reads, write), dropout or activation (read, write),
  * bias: 8 reads or writes of T h elements. */
 #define WEFT_GEN_ELEM_PASSES 8.0
+/* Bytes per attention-score element an unfused attention core moves through HBM in the
+ * forward pass: QK^T writes (2), scale-mask-softmax reads and writes (4), dropout reads (2)
+ * and writes the result (2) and its mask (1), AV reads (2): 13 (the kernels of Megatron-LM
+ * 2022, Korthikanti et al. Section 4.1's attention block; backward x 2). */
+#define WEFT_GEN_UNFUSED_BYTES 13.0
 /* Bytes the Adam optimizer step moves per local parameter: reads FP32 master, m, v,
  * grad (16), writes master, m, v (12) and the BF16 parameter (2): 30. */
 #define WEFT_GEN_ADAM_BYTES 30.0
@@ -92,7 +97,10 @@ typedef struct {
                             off the compute stream; else all after the last backward */
     guint micro_batch, global_batch;
     weft_gen_recompute_t recompute;
-    gboolean fp8; /* GEMMs at the FP8 peak */
+    gboolean fp8;               /* GEMMs at the FP8 peak */
+    gboolean unfused_attention; /* attention core as Megatron ran it before flash attention
+                                   (2022): batched GEMMs over the whole score matrix and the
+                                   scores through HBM; else fused (flash) attention */
 } weft_gen_config_t;
 
 /** Per-GPU memory (bytes) of the most loaded pipeline stage (stage 0). */
