@@ -18,6 +18,7 @@
 #include "core/sim.h"
 #include "net/net.h"
 #include "topo/topo.h"
+#include "testutil.h"
 
 #define US 1000000.0 /* ps per us */
 
@@ -595,7 +596,7 @@ validate(const char *cluster, const char *csv, weft_coll_cpu_t cpu, double *mape
 
 START_TEST(dgx_h100_matches_nccl_tests)
 {
-    if (g_getenv("WEFT_SHARED") == NULL) {
+    if (!test_have_shared()) {
         return; /* no measurements: nothing to compare */
     }
     double small, big, plateau;
@@ -614,7 +615,7 @@ END_TEST
 
 START_TEST(p5_two_nodes_match_nccl_tests)
 {
-    if (g_getenv("WEFT_SHARED") == NULL) {
+    if (!test_have_shared()) {
         return;
     }
     double small, big, plateau;

@@ -26,6 +26,9 @@ expect() {
     ok "$name"
 }
 
+# weft prints paths it resolves in canonical form; so must the expectations
+# (make distcheck hands tests a srcdir such as .../_build/sub/../..)
+WEFT_SRCDIR=$(cd "$WEFT_SRCDIR" && pwd -P)
 dgx="$WEFT_SRCDIR/topologies/dgx-h100.ini"
 ring8="$WEFT_SRCDIR/topologies/ring-8.ini"
 

@@ -399,6 +399,23 @@ test_et_path(const char *dir, const char *name, guint rank)
     return g_strdup_printf("%s/%s.%u.et", dir, name, rank);
 }
 
+/**
+ * test_have_shared: TRUE when $WEFT_SHARED names an existing directory (the real
+ * inputs and measurements beside the checkout). `make check` always sets the
+ * variable, to ../shared, which users who clone weft alone do not have: tests
+ * that need it print a line and skip those cases.
+ */
+static inline gboolean
+test_have_shared(void)
+{
+    const char *dir = g_getenv("WEFT_SHARED");
+    if (dir == NULL || !g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+        g_print("skipped: %s is not a directory\n", dir != NULL ? dir : "$WEFT_SHARED");
+        return FALSE;
+    }
+    return TRUE;
+}
+
 /** test_rm_rf: removes @path and, if it is a directory, everything under it (symlinks not
  * followed). */
 static inline void
