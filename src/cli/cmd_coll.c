@@ -88,6 +88,16 @@ pick_gpus(weft_topo_t *topo, const char *list, gint nodes, gint per_node, GError
                 return NULL;
             }
             gint vert = weft_topo_gpu_vertex(topo, (guint)g);
+            for (guint j = 0; j < v->len; j++) {
+                if (g_array_index(v, gint, j) == vert) {
+                    g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_VALUE,
+                                "--gpus %s: GPU %s is listed twice (a communicator holds each GPU "
+                                "once)",
+                                list, parts[i]);
+                    g_array_free(v, TRUE);
+                    return NULL;
+                }
+            }
             g_array_append_val(v, vert);
         }
     } else if (nodes > 0 || per_node > 0) {
@@ -352,7 +362,10 @@ weft_cmd_coll(int argc, char **argv)
     }
     weft_coll_algo_t algo = WEFT_COLL_ALGO_AUTO;
     if (algo_text != NULL && !weft_coll_tuning_algo_from_name(algo_text, &algo)) {
-        g_autofree char *msg = g_strdup_printf("--algo %s: unknown algorithm", algo_text);
+        g_autofree char *msg = g_strdup_printf(
+            "--algo %s: unknown algorithm (ring, direct, tree, halving_doubling, hierarchical, "
+            "nvls, nvls_tree, collnet, auto)",
+            algo_text);
         return weft_cli_usage_error("coll", msg);
     }
     weft_coll_proto_t proto = WEFT_COLL_PROTO_AUTO;
@@ -364,6 +377,11 @@ weft_cmd_coll(int argc, char **argv)
     if (cpu_text != NULL && !weft_coll_tuning_cpu_from_name(cpu_text, &b.tuning.cpu)) {
         g_autofree char *msg =
             g_strdup_printf("--cpu %s: unknown vendor (intel, amd, other)", cpu_text);
+        return weft_cli_usage_error("coll", msg);
+    }
+    if (channels > 64) {
+        /* the same limit as the scenario key collectives.channels: NCCL's MAXCHANNELS */
+        g_autofree char *msg = g_strdup_printf("--channels %d: at most 64 channels", channels);
         return weft_cli_usage_error("coll", msg);
     }
     if (channels < 0 || chunks < 0 || nodes < 0 || per_node < 0) {
@@ -463,11 +481,14 @@ weft_cmd_coll(int argc, char **argv)
             }
             double alg = algbw_gbs(size, r.time_ps);
             double model_us = r.costs.model_ps >= 0 ? r.costs.model_ps / 1e6 : -1.0;
+            /* NCCL's model has no figure for some operations (all-to-all): print '-' */
+            g_autofree char *model_text =
+                model_us >= 0 ? g_strdup_printf("%.2f", model_us) : g_strdup("-");
             printf("%14" G_GUINT64_FORMAT " %12" G_GUINT64_FORMAT " %6s %12.2f %10.2f %10.2f "
-                   "%-10s %-7s %4u %6u %12.2f\n",
+                   "%-10s %-7s %4u %6u %12s\n",
                    size, size / TYPE_BYTES, "float", r.time_ps / 1e6, alg, alg * factor,
                    weft_coll_algo_name(r.cfg.algo), weft_coll_tuning_proto_name(r.cfg.proto),
-                   r.cfg.channels, r.cfg.chunks, model_us);
+                   r.cfg.channels, r.cfg.chunks, model_text);
             g_string_append_printf(csv_text,
                                    "%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
                                    ",float,%.3f,%.3f,%.3f,%s,%s,%u,%u,%.3f\n",

@@ -46,9 +46,9 @@ weft_cmd_sweep(int argc, char **argv)
              "it. Progress goes to stderr when it is a terminal.");
     g_option_context_set_description(
         ctx, "Examples:\n"
-             "  weft sweep studies/fabric-chunks.ini\n"
-             "  weft sweep -j 2 --resume studies/fabric-chunks.ini\n"
-             "  weft sweep --shard 3/8 -o part3.csv studies/fabric-chunks.ini\n"
+             "  weft sweep studies/fabric-allreduce.ini\n"
+             "  weft sweep -j 2 --resume studies/fabric-allreduce.ini\n"
+             "  weft sweep --shard 3/8 -o part3.csv studies/fabric-allreduce.ini\n"
              "  weft sweep --merge -o all.csv part*.csv\n\n"
              "Exit status: 0 when every point has a row (failed points included: see the\n"
              "status and error columns), 1 on a bad study, journal or shard file, 2 on a\n"

@@ -303,9 +303,11 @@ set_checked(weft_job_config_t *cfg, const char *origin, const char *group, const
                     key, v, perr->message);
         return FALSE;
     }
-    char *stored = k->type == K_PATH && base_dir != NULL && !g_path_is_absolute(v)
-                       ? g_build_filename(base_dir, v, NULL)
-                       : g_steal_pointer(&v);
+    /* Paths are kept absolute (relative to the config file, or to the working directory
+     * on the command line) so that a saved train.ini runs again from anywhere. */
+    g_autofree char *base_abs = base_dir != NULL ? g_canonicalize_filename(base_dir, NULL) : NULL;
+    char *stored = k->type == K_PATH && v[0] != '\0' ? g_canonicalize_filename(v, base_abs)
+                                                     : g_steal_pointer(&v);
     g_hash_table_replace(cfg->values, g_strdup_printf("%s.%s", group, key), stored);
     return TRUE;
 }
