@@ -60,7 +60,7 @@ expect 1 "ranks mismatch" "ranks 6 != tp 2" -- \
     "$WEFT" gen transformer --model gpt3-2.7b --tp 2 --dp 2 --ranks 6
 expect 1 "ep not dividing experts" "ep 3 does not divide experts 8" -- \
     "$WEFT" gen transformer --model mixtral-8x7b --ep 3 --dp 3
-expect 1 "unknown preset" "is not a preset" -- "$WEFT" gen transformer --model gpt5
+expect 2 "unknown preset" "is not a preset" -- "$WEFT" gen transformer --model gpt5
 expect 0 "memory warning" "do not fit" -- "$WEFT" gen transformer --model gpt3-175b
 expect 2 "no generator" "transformer" -- "$WEFT" gen
 expect 2 "bad recompute" "recompute" -- "$WEFT" gen transformer --model gpt3-1.3b \

@@ -113,7 +113,8 @@ weft_cmd_gen(int argc, char **argv)
     weft_gen_config_t c = {0};
     if (model != NULL) {
         if (!weft_gen_preset(model, &c, &error)) {
-            return weft_cli_error("gen", error);
+            /* a bad option value is a usage error, like --recompute's (exit 2) */
+            return weft_cli_usage_error("gen", error->message);
         }
     } else {
         if (layers <= 0 || hidden <= 0 || heads <= 0) {
@@ -190,7 +191,7 @@ weft_cmd_gen(int argc, char **argv)
     c.unfused_attention = attention != NULL && strcmp(attention, "unfused") == 0;
     const weft_hw_gpu_t *gpu = weft_hw_gpu(gpu_name != NULL ? gpu_name : "h100", &error);
     if (gpu == NULL) {
-        return weft_cli_error("gen", error);
+        return weft_cli_usage_error("gen", error->message);
     }
     if (c.fp8 && gpu->fp8_flops <= 0) {
         g_set_error(&error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
