@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "workload/chakra.h"
+#include "workload/seq.h"
 
 /* ---- presets ------------------------------------------------------------------ */
 
@@ -298,42 +299,34 @@ static const char *const kind_prefix[K_N] = {"", "tp", "dp", "ep", "edp"};
 /* Whose rank a SEND/RECV names. */
 typedef enum { P_NONE, P_STAGE, P_CP_NEXT, P_CP_PREV } peer_kind_t;
 
+/* A stage's node sequence while it is built: the shared columns (seq.h), each SEND/RECV's
+ * peer (kind and stage), and each node's FLOPs and tensor bytes. */
 typedef struct {
-    GArray *type, *dur, *op, *bytes, *kind, *pkind, *pstage, *tag, *name, *ops, *tsize, *dep_off,
-        *deps;
+    weft_workload_i_seq_t b;
+    GArray *pkind;  /* guint8: peer_kind_t */
+    GArray *pstage; /* guint32: the peer's stage (P_STAGE) */
+    GArray *ops;    /* double: num_ops */
+    GArray *tsize;  /* guint64: tensor_bytes */
 } seq_t;
 
 static void
 seq_init(seq_t *s)
 {
-    s->type = g_array_new(FALSE, FALSE, sizeof(guint8));
-    s->dur = g_array_new(FALSE, FALSE, sizeof(weft_time_t));
-    s->op = g_array_new(FALSE, FALSE, sizeof(guint8));
-    s->bytes = g_array_new(FALSE, FALSE, sizeof(guint64));
-    s->kind = g_array_new(FALSE, FALSE, sizeof(guint8));
+    weft_workload_i_seq_init(&s->b);
     s->pkind = g_array_new(FALSE, FALSE, sizeof(guint8));
     s->pstage = g_array_new(FALSE, FALSE, sizeof(guint32));
-    s->tag = g_array_new(FALSE, FALSE, sizeof(gint64));
-    s->name = g_array_new(FALSE, FALSE, sizeof(const char *));
     s->ops = g_array_new(FALSE, FALSE, sizeof(double));
     s->tsize = g_array_new(FALSE, FALSE, sizeof(guint64));
-    s->dep_off = g_array_new(FALSE, FALSE, sizeof(guint32));
-    s->deps = g_array_new(FALSE, FALSE, sizeof(guint32));
-    guint32 zero = 0;
-    g_array_append_val(s->dep_off, zero);
 }
 
 static void
 seq_clear(seq_t *s)
 {
-    GArray **all[] = {&s->type, &s->dur,  &s->op,  &s->bytes, &s->kind,    &s->pkind, &s->pstage,
-                      &s->tag,  &s->name, &s->ops, &s->tsize, &s->dep_off, &s->deps};
-    for (gsize i = 0; i < G_N_ELEMENTS(all); i++) {
-        if (*all[i] != NULL) {
-            g_array_unref(*all[i]);
-            *all[i] = NULL;
-        }
-    }
+    weft_workload_i_seq_clear(&s->b);
+    g_clear_pointer(&s->pkind, g_array_unref);
+    g_clear_pointer(&s->pstage, g_array_unref);
+    g_clear_pointer(&s->ops, g_array_unref);
+    g_clear_pointer(&s->tsize, g_array_unref);
 }
 
 /* The generator's state while it expands one stage. */
@@ -355,34 +348,25 @@ add(gen_t *G, guint8 type, const char *name, weft_time_t dur, guint8 op, guint64
     guint8 pkind, guint32 pstage, gint64 tag, double num_ops, guint64 tsize, gboolean chain)
 {
     seq_t *s = &G->s;
-    gint64 i = s->type->len;
-    g_array_append_val(s->type, type);
-    g_array_append_val(s->dur, dur);
-    g_array_append_val(s->op, op);
-    g_array_append_val(s->bytes, bytes);
-    g_array_append_val(s->kind, kind);
+    const char *n = g_string_chunk_insert_const(G->wl->strings, name);
+    gint64 i = weft_workload_i_seq_push(&s->b, type, n, dur, op, bytes, kind, tag);
     g_array_append_val(s->pkind, pkind);
     g_array_append_val(s->pstage, pstage);
-    g_array_append_val(s->tag, tag);
-    const char *n = g_string_chunk_insert_const(G->wl->strings, name);
-    g_array_append_val(s->name, n);
     g_array_append_val(s->ops, num_ops);
     g_array_append_val(s->tsize, tsize);
     if (G->prev >= 0) {
-        guint32 d = (guint32)G->prev;
-        g_array_append_val(s->deps, d);
+        weft_workload_i_seq_dep(&s->b, (guint32)G->prev);
     }
     for (guint k = 0; G->extra != NULL && k < G->extra->len; k++) {
         guint32 d = g_array_index(G->extra, guint32, k);
         if ((gint64)d != G->prev) {
-            g_array_append_val(s->deps, d);
+            weft_workload_i_seq_dep(&s->b, d);
         }
     }
     if (G->extra != NULL) {
         g_array_set_size(G->extra, 0);
     }
-    guint32 off = s->deps->len;
-    g_array_append_val(s->dep_off, off);
+    weft_workload_i_seq_end(&s->b);
     if (chain) {
         G->prev = i;
     }
@@ -830,7 +814,7 @@ weft_gen_transformer(const weft_gen_config_t *c, const weft_hw_gpu_t *gpu, GErro
         seq_init(&G.s);
         expand_stage(&G);
         seq_t *s = &G.s;
-        guint nn = s->type->len;
+        guint nn = s->b.type->len;
         guint owner = st * per_stage;
         for (guint r = owner; r < owner + per_stage; r++) {
             weft_rank_trace_t *t = &wl->ranks[r];
@@ -839,7 +823,7 @@ weft_gen_transformer(const weft_gen_config_t *c, const weft_hw_gpu_t *gpu, GErro
             t->peer = g_new(gint32, MAX(nn, 1));
             guint ci = (r / c->tp) % c->cp;
             for (guint i = 0; i < nn; i++) {
-                guint8 k = g_array_index(s->kind, guint8, i);
+                guint8 k = g_array_index(s->b.kind, guint8, i);
                 t->comm[i] = k == K_NONE ? -1 : lo.base[k] + (gint32)group_of(&lo, k, r);
                 switch (g_array_index(s->pkind, guint8, i)) {
                 case P_STAGE:
@@ -859,35 +843,10 @@ weft_gen_transformer(const weft_gen_config_t *c, const weft_hw_gpu_t *gpu, GErro
             }
         }
         weft_rank_trace_t *o = &wl->ranks[owner];
-        o->n_nodes = nn;
-        o->id = g_new(guint64, MAX(nn, 1));
-        for (guint i = 0; i < nn; i++) {
-            o->id[i] = i;
-        }
-        o->name = (const char **)g_array_steal(s->name, NULL);
-        o->type = (guint8 *)g_array_steal(s->type, NULL);
-        o->is_cpu_op = g_new0(guint8, MAX(nn, 1));
-        o->duration_ps = (weft_time_t *)g_array_steal(s->dur, NULL);
-        o->coll_op = (guint8 *)g_array_steal(s->op, NULL);
-        o->comm_bytes = (guint64 *)g_array_steal(s->bytes, NULL);
-        o->tag = (gint64 *)g_array_steal(s->tag, NULL);
+        weft_workload_i_seq_to_trace(&s->b, o);
         o->num_ops = (double *)g_array_steal(s->ops, NULL);
         o->tensor_bytes = (guint64 *)g_array_steal(s->tsize, NULL);
-        o->dep_off = (guint32 *)g_array_steal(s->dep_off, NULL);
-        o->deps = (guint32 *)g_array_steal(s->deps, NULL);
-        if (o->deps == NULL) {
-            o->deps = g_new0(guint32, 1);
-        }
-        for (guint r = owner + 1; r < owner + per_stage; r++) {
-            weft_rank_trace_t *t = &wl->ranks[r];
-            gint32 *comm = t->comm, *peer = t->peer;
-            char *file = t->file;
-            *t = *o;
-            t->comm = comm;
-            t->peer = peer;
-            t->file = file;
-            t->borrows_arrays = TRUE;
-        }
+        weft_workload_i_seq_lend(o, per_stage);
         seq_clear(s);
         g_array_unref(G.extra);
     }

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "workload/chakra.h"
+#include "workload/seq.h"
 
 /* Ranks assumed when neither all_gpus nor a hint gives them: one 8-GPU server. */
 #define DEFAULT_RANKS 8
@@ -401,39 +402,24 @@ build_groups(weft_workload_t *wl, layout_t *lo, group_kind_t kind)
 
 /* ---- expansion of one stage ----------------------------------------------------- */
 
-/* A stage's node sequence while it is built. */
+/* A stage's node sequence while it is built: the shared columns (seq.h) and each node's peer. */
 typedef struct {
-    GArray *type, *dur, *op, *bytes, *kind, *dir, *tag, *name, *dep_off, *deps;
+    weft_workload_i_seq_t b;
+    GArray *dir; /* gint8: SEND/RECV peer stage, -1 previous, +1 next, 0 none */
 } seq_t;
 
 static void
 seq_init(seq_t *s)
 {
-    s->type = g_array_new(FALSE, FALSE, sizeof(guint8));
-    s->dur = g_array_new(FALSE, FALSE, sizeof(weft_time_t));
-    s->op = g_array_new(FALSE, FALSE, sizeof(guint8));
-    s->bytes = g_array_new(FALSE, FALSE, sizeof(guint64));
-    s->kind = g_array_new(FALSE, FALSE, sizeof(guint8));
+    weft_workload_i_seq_init(&s->b);
     s->dir = g_array_new(FALSE, FALSE, sizeof(gint8));
-    s->tag = g_array_new(FALSE, FALSE, sizeof(gint64));
-    s->name = g_array_new(FALSE, FALSE, sizeof(const char *));
-    s->dep_off = g_array_new(FALSE, FALSE, sizeof(guint32));
-    s->deps = g_array_new(FALSE, FALSE, sizeof(guint32));
-    guint32 zero = 0;
-    g_array_append_val(s->dep_off, zero);
 }
 
 static void
 seq_clear(seq_t *s)
 {
-    GArray **all[] = {&s->type, &s->dur, &s->op,   &s->bytes,   &s->kind,
-                      &s->dir,  &s->tag, &s->name, &s->dep_off, &s->deps};
-    for (gsize i = 0; i < G_N_ELEMENTS(all); i++) {
-        if (*all[i] != NULL) {
-            g_array_unref(*all[i]);
-            *all[i] = NULL;
-        }
-    }
+    weft_workload_i_seq_clear(&s->b);
+    g_clear_pointer(&s->dir, g_array_unref);
 }
 
 /* Appends a node depending on @d0 and @d1 (-1: none); returns its index. */
@@ -441,24 +427,15 @@ static gint64
 seq_add(seq_t *s, guint8 type, const char *name, weft_time_t dur, guint8 op, guint64 bytes,
         guint8 kind, gint8 dir, gint64 tag, gint64 d0, gint64 d1)
 {
-    gint64 i = s->type->len;
-    g_array_append_val(s->type, type);
-    g_array_append_val(s->dur, dur);
-    g_array_append_val(s->op, op);
-    g_array_append_val(s->bytes, bytes);
-    g_array_append_val(s->kind, kind);
+    gint64 i = weft_workload_i_seq_push(&s->b, type, name, dur, op, bytes, kind, tag);
     g_array_append_val(s->dir, dir);
-    g_array_append_val(s->tag, tag);
-    g_array_append_val(s->name, name);
     gint64 d[2] = {MIN(d0, d1), MAX(d0, d1)};
     for (guint k = 0; k < 2; k++) {
         if (d[k] >= 0 && (k == 0 || d[k] != d[0])) {
-            guint32 v = (guint32)d[k];
-            g_array_append_val(s->deps, v);
+            weft_workload_i_seq_dep(&s->b, (guint32)d[k]);
         }
     }
-    guint32 off = s->deps->len;
-    g_array_append_val(s->dep_off, off);
+    weft_workload_i_seq_end(&s->b);
     return i;
 }
 
@@ -560,30 +537,14 @@ expand_stage(expand_t *X, guint stage, seq_t *s)
     }
 }
 
-/* Moves @s into the arrays of @t (the owner of a stage's arrays). */
+/* Moves @s into the arrays of @t (the owner of a stage's arrays); text workloads give no
+ * FLOPs or tensor sizes. */
 static void
 seq_to_trace(seq_t *s, weft_rank_trace_t *t)
 {
-    guint n = s->type->len;
-    t->n_nodes = n;
-    t->id = g_new(guint64, MAX(n, 1));
-    for (guint i = 0; i < n; i++) {
-        t->id[i] = i;
-    }
-    t->name = (const char **)g_array_steal(s->name, NULL);
-    t->type = (guint8 *)g_array_steal(s->type, NULL);
-    t->is_cpu_op = g_new0(guint8, MAX(n, 1));
-    t->duration_ps = (weft_time_t *)g_array_steal(s->dur, NULL);
-    t->coll_op = (guint8 *)g_array_steal(s->op, NULL);
-    t->comm_bytes = (guint64 *)g_array_steal(s->bytes, NULL);
-    t->tag = (gint64 *)g_array_steal(s->tag, NULL);
-    t->num_ops = g_new0(double, MAX(n, 1));
-    t->tensor_bytes = g_new0(guint64, MAX(n, 1));
-    t->dep_off = (guint32 *)g_array_steal(s->dep_off, NULL);
-    t->deps = (guint32 *)g_array_steal(s->deps, NULL);
-    if (t->deps == NULL) {
-        t->deps = g_new0(guint32, 1);
-    }
+    weft_workload_i_seq_to_trace(&s->b, t);
+    t->num_ops = g_new0(double, MAX(t->n_nodes, 1));
+    t->tensor_bytes = g_new0(guint64, MAX(t->n_nodes, 1));
 }
 
 /* Fills the per-rank arrays (communicator, peer) of rank @r from its stage's kinds and directions.
@@ -591,12 +552,12 @@ seq_to_trace(seq_t *s, weft_rank_trace_t *t)
 static void
 fill_rank(const layout_t *lo, const seq_t *s, guint r, weft_rank_trace_t *t)
 {
-    guint n = s->kind->len;
+    guint n = s->b.kind->len;
     guint stride = lo->tp * lo->dp;
     t->comm = g_new(gint32, MAX(n, 1));
     t->peer = g_new(gint32, MAX(n, 1));
     for (guint i = 0; i < n; i++) {
-        guint8 k = g_array_index(s->kind, guint8, i);
+        guint8 k = g_array_index(s->b.kind, guint8, i);
         gint8 dir = g_array_index(s->dir, gint8, i);
         t->comm[i] = k == G_NONE ? -1 : lo->comm_base[k] + (gint32)group_of(lo, k, r);
         t->peer[i] = dir == 0 ? -1 : (gint32)r + dir * (gint32)stride;
@@ -802,16 +763,7 @@ weft_workload_load_text(const char *path, guint n_ranks_hint, GError **error)
             t->file = g_strdup(path);
         }
         seq_to_trace(&s, &wl->ranks[owner]);
-        for (guint r = owner + 1; r < owner + per_stage; r++) {
-            weft_rank_trace_t *t = &wl->ranks[r], *o = &wl->ranks[owner];
-            gint32 *comm = t->comm, *peer = t->peer;
-            char *file = t->file;
-            *t = *o;
-            t->comm = comm;
-            t->peer = peer;
-            t->file = file;
-            t->borrows_arrays = TRUE;
-        }
+        weft_workload_i_seq_lend(&wl->ranks[owner], per_stage);
         seq_clear(&s);
     }
     return g_steal_pointer(&wl);
