@@ -818,6 +818,20 @@ START_TEST(comm_group_json_defines_groups)
 }
 END_TEST
 
+START_TEST(comm_group_json_beside_the_traces_is_used)
+{
+    /* weft gen writes <prefix>.json next to the traces; without --comm-groups it is read */
+    four_ranks_with_groups("no groups here", FALSE);
+    g_autofree char *json = g_build_filename(tmp, "t.json", NULL);
+    ck_assert(g_file_set_contents(json, "{\"1\": [1, 0], \"2\": [3, 2]}", -1, NULL));
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    const weft_comm_t *g1 = g_ptr_array_index(wl->comms, 1);
+    ck_assert_str_eq(g1->name, "1");
+    ck_assert_uint_eq(g1->ranks[0], 1); /* the file's order, so it was read */
+    expect_check_ok(wl, 4);
+}
+END_TEST
+
 START_TEST(bad_comm_group_json_is_comm_error)
 {
     four_ranks_with_groups("no groups here", FALSE);
@@ -962,6 +976,7 @@ workload_suite(void)
     tcase_add_test(comm, bad_comm_group_json_is_comm_error);
     tcase_add_test(comm, group_with_absent_rank_is_comm_error_on_many_ranks);
     tcase_add_test(comm, unused_comm_groups_are_checked_when_read);
+    tcase_add_test(comm, comm_group_json_beside_the_traces_is_used);
     tcase_add_test(comm, single_rank_workload_reduces_groups_to_present_ranks);
     tcase_add_test(comm, host_side_collective_needs_no_comm_type);
     suite_add_tcase(s, comm);

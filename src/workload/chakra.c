@@ -1079,6 +1079,12 @@ weft_workload_load_chakra(const char *prefix, const char *comm_groups_json, GErr
             }
         }
     }
+    /* Without a comm-group file, "<prefix>.json" beside the traces is used when it exists:
+     * that is where weft gen writes the communicators of the traces it makes. */
+    g_autofree char *beside = g_strdup_printf("%s.json", prefix);
+    if (comm_groups_json == NULL && g_file_test(beside, G_FILE_TEST_IS_REGULAR)) {
+        comm_groups_json = beside;
+    }
     if (ok && comm_groups_json != NULL) {
         ok = load_group_json(&L, comm_groups_json, error);
     }

@@ -122,6 +122,8 @@ typedef struct {
  *   contiguous. Gzip-wrapped files are accepted.
  * @comm_groups_json: (nullable): an ASTRA-sim comm-group JSON file
  *   ({"1": [0,1,2,3], ...}); its groups override METADATA process groups.
+ *   When NULL and "<prefix>.json" exists beside the traces (weft gen writes
+ *   it), that file is used.
  * @error: WEFT_WORKLOAD_ERROR_* naming file, byte offset, node id and name.
  * Returns: (transfer full): the workload, or NULL.
  */
