@@ -532,7 +532,12 @@ static const char tiny_scenario[] = "[cluster]\n"
                                     "link_bandwidth = 10GB/s\n"
                                     "link_latency = 1us\n"
                                     "[workload]\n"
-                                    "trace = tiny\n";
+                                    "trace = tiny\n"
+                                    /* the plain ring of the hand derivations (the
+                                     * default, NCCL's tuning, is tested in
+                                     * check_scenario and cli.sh) */
+                                    "[collectives]\n"
+                                    "tuning = off\n";
 
 START_TEST(test_scenario_out_files)
 {

@@ -60,7 +60,10 @@ write_tiny_trace(void)
 
 /*
  * The tiny scenario: 4 GPUs on a ring, 10 GB/s (1e10 B/s) per direction and
- * 1 us per link, described inline; compute durations halved.
+ * 1 us per link, described inline; compute durations halved. It asks for the
+ * plain ring model (collectives.tuning = off) so that its step times have the
+ * closed forms derived below; the default, NCCL's tuning, is tested apart
+ * (test_run_default_tuning).
  */
 static const char tiny_scenario[] = "[cluster]\n"
                                     "kind = ring\n"
@@ -70,7 +73,9 @@ static const char tiny_scenario[] = "[cluster]\n"
                                     "[workload]\n"
                                     "trace = tiny\n"
                                     "[compute]\n"
-                                    "duration_scale = 0.5\n";
+                                    "duration_scale = 0.5\n"
+                                    "[collectives]\n"
+                                    "tuning = off\n";
 
 /* ---- defaults, loading, overrides --------------------------------------------------- */
 
@@ -81,6 +86,7 @@ START_TEST(test_defaults)
     ck_assert_str_eq(weft_scenario_get(sc, "workload", "placement"), "in-order");
     ck_assert_str_eq(weft_scenario_get(sc, "workload", "placement_seed"), "1");
     ck_assert_str_eq(weft_scenario_get(sc, "collectives", "chunks"), "1");
+    ck_assert_str_eq(weft_scenario_get(sc, "collectives", "tuning"), "nccl"); /* issue 5 */
     ck_assert_str_eq(weft_scenario_get(sc, "network", "model"), "analytical");
     ck_assert_str_eq(weft_scenario_get(sc, "network", "ecmp_seed"), "0");
     ck_assert_str_eq(weft_scenario_get(sc, "compute", "duration_scale"), "1");
@@ -466,6 +472,55 @@ START_TEST(test_run_override_chunks)
 }
 END_TEST
 
+START_TEST(test_run_default_tuning)
+{
+    /*
+     * Without collectives.tuning the replay runs NCCL's tuning model: the same
+     * run as tuning = nccl, byte for byte, and not the plain ring of
+     * test_run_inline_ring (681 us: 6 ring steps of 101 us, no protocol costs;
+     * NCCL's model adds per-step protocol latency, so the ring of 4 cannot be
+     * as fast). collectives.chunks is not given, so NCCL chooses the chunks.
+     */
+    g_autoptr(GError) err = NULL;
+    g_autoptr(weft_scenario_run_t) off = run_tiny(NULL, &err);
+    ck_assert_msg(off != NULL, "%s", err ? err->message : "");
+    ck_assert(!off->nccl_tuning);
+    g_autoptr(weft_scenario_run_t) nccl = run_tiny("collectives.tuning=nccl", &err);
+    ck_assert_msg(nccl != NULL, "%s", err ? err->message : "");
+    ck_assert(nccl->nccl_tuning);
+    ck_assert(!nccl->chunks_given);
+    ck_assert_int_ne(nccl->replay->step_ps, off->replay->step_ps);
+
+    /* the tiny scenario without its [collectives] group: the default */
+    g_autofree char *prefix = write_tiny_trace();
+    g_autofree char *path = write_file("default.ini", "[cluster]\nkind = ring\ngpus = 4\n"
+                                                      "link_bandwidth = 10GB/s\n"
+                                                      "link_latency = 1us\n"
+                                                      "[workload]\ntrace = tiny\n"
+                                                      "[compute]\nduration_scale = 0.5\n");
+    g_autoptr(weft_scenario_t) sc = weft_scenario_new();
+    ck_assert(weft_scenario_load(sc, path, &err));
+    g_autoptr(weft_scenario_run_t) dflt = weft_scenario_run(sc, &err);
+    ck_assert_msg(dflt != NULL, "%s", err ? err->message : "");
+    ck_assert(dflt->nccl_tuning);
+    ck_assert_int_eq(dflt->replay->step_ps, nccl->replay->step_ps);
+    for (guint r = 0; r < 4; r++) {
+        ck_assert_int_eq(dflt->replay->ranks[r].finish_ps, nccl->replay->ranks[r].finish_ps);
+        ck_assert_int_eq(dflt->replay->ranks[r].exposed_comm_ps,
+                         nccl->replay->ranks[r].exposed_comm_ps);
+    }
+    /* the summary says who chose the chunks; a given chunks value forces them */
+    g_autofree char *text = weft_scenario_run_summary(dflt);
+    ck_assert_ptr_nonnull(strstr(text, "chunks per collective as NCCL's tuning chooses"));
+    ck_assert(weft_scenario_set(sc, "collectives.chunks=1", &err));
+    g_autoptr(weft_scenario_run_t) one = weft_scenario_run(sc, &err);
+    ck_assert_msg(one != NULL, "%s", err ? err->message : "");
+    ck_assert(one->chunks_given);
+    g_autofree char *text1 = weft_scenario_run_summary(one);
+    ck_assert_ptr_nonnull(strstr(text1, "1 chunk(s) per collective (forced over NCCL's tuning)"));
+}
+END_TEST
+
 START_TEST(test_run_cluster_file_with_override)
 {
     g_autofree char *prefix = write_tiny_trace();
@@ -476,7 +531,8 @@ START_TEST(test_run_cluster_file_with_override)
     g_autofree char *path = write_file("s.ini", "[cluster]\nfile = c/ring.ini\n"
                                                 "link_bandwidth = 10GB/s\n"
                                                 "[workload]\ntrace = tiny\n"
-                                                "[compute]\nduration_scale = 0.5\n");
+                                                "[compute]\nduration_scale = 0.5\n"
+                                                "[collectives]\ntuning = off\n");
     g_autoptr(weft_scenario_t) sc = weft_scenario_new();
     g_autoptr(GError) err = NULL;
     ck_assert(weft_scenario_load(sc, path, &err));
@@ -603,6 +659,7 @@ scenario_suite(void)
     tcase_add_checked_fixture(tr, setup, teardown);
     tcase_add_test(tr, test_run_inline_ring);
     tcase_add_test(tr, test_run_override_chunks);
+    tcase_add_test(tr, test_run_default_tuning);
     tcase_add_test(tr, test_run_cluster_file_with_override);
     tcase_add_test(tr, test_run_bad_cluster_keys);
     tcase_add_test(tr, test_output_dir);

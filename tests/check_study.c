@@ -71,10 +71,15 @@ read_file(const char *path)
     return text;
 }
 
-/* The study's base: the tiny trace (relative to the study file) on a 4-GPU ring. */
+/*
+ * The study's base: the tiny trace (relative to the study file) on a 4-GPU ring,
+ * plain rings (collectives.tuning = off, not the default NCCL tuning) so that the
+ * step times have the closed forms derived below.
+ */
 #define BASE                                                                                       \
     "[cluster]\nkind = ring\ngpus = 4\nlink_bandwidth = 50GB/s\nlink_latency = 500ns\n"            \
-    "[workload]\ntrace = tiny\n"
+    "[workload]\ntrace = tiny\n"                                                                   \
+    "[collectives]\ntuning = off\n"
 
 /*
  * 100 points: 10 latencies x 5 chunk counts x 2 GPU counts; gpus = 2 fails at
@@ -415,7 +420,8 @@ START_TEST(test_paths_relative_to_study)
     g_autofree char *sc = write_file("sub/base.ini", "[cluster]\nkind = ring\ngpus = 4\n"
                                                      "link_bandwidth = 50GB/s\n"
                                                      "link_latency = 500ns\n"
-                                                     "[workload]\ntrace = ../tiny\n");
+                                                     "[workload]\ntrace = ../tiny\n"
+                                                     "[collectives]\ntuning = off\n");
     g_autoptr(weft_study_t) st =
         load_ok("rel.ini", "[study]\nscenario = sub/base.ini\n"
                            "axis.t = workload.trace: tiny, nothere\nmetrics = step_time_us\n");

@@ -54,9 +54,10 @@ for r in 0 1 2 3 4 5 6 7; do
     cmp -s "$tmp/dp-step.$r.et" "$WEFT_SRCDIR/traces/dp-step-8/dp-step.$r.et" ||
         bad "traces/dp-step-8/dp-step.$r.et differs from mktrace's output"
 done
-expect 0 "replay bundled dp-step on DGX H100" "" -- "$WEFT" replay --cluster "$dgx" --trace "$WEFT_SRCDIR/traces/dp-step-8/dp-step"
+# The plain-ring model (collectives.tuning = off) has a closed form.
+expect 0 "replay bundled dp-step on DGX H100, plain rings" "" -- "$WEFT" replay --cluster "$dgx" --trace "$WEFT_SRCDIR/traces/dp-step-8/dp-step" --set collectives.tuning=off
 cp "$tmp/out" "$tmp/run1"
-# Hand derivation: ring all-reduce of 128 MiB over 8 GPUs through the NVSwitch planes:
+# Hand derivation (tuning off): ring all-reduce of 128 MiB over 8 GPUs through the NVSwitch planes:
 # 14 steps of 0.6 us (two 300 ns NVLink hops, the default nvlink_latency) + 16777216 B /
 # 450e9 B/s (37.282702 us) = 14 x 37.882702 = 530.357831 us each. forward 1500 +
 # backward_layer2 1000 = 2500 us; grad2 runs 2500..3030.36 (hidden behind
@@ -70,8 +71,36 @@ awk -v s="$step" 'BEGIN { e = 2500 + 1000 + 14 * (0.6 + 16777216 / 450e9 * 1e6) 
 awk '$1 == 0 { exit !($3 == "3700.000000" && $4 + 0 > 530.35 && $4 + 0 < 530.36) }' "$tmp/run1" &&
     ok "rank 0: 3700 us compute, 530.36 us exposed communication" || bad "rank 0 breakdown"
 
+# The default (collectives.tuning = nccl) runs each collective as weft coll predicts it: the
+# same engine, the same selection for the same cluster, op, size and communicator (all 8 GPUs).
+expect 0 "replay bundled dp-step on DGX H100, NCCL's tuning (default)" "" -- "$WEFT" replay --cluster "$dgx" --trace "$WEFT_SRCDIR/traces/dp-step-8/dp-step" --out "$tmp/dflt"
+cp "$tmp/out" "$tmp/dflt.out"
+expect 0 "weft coll, 128 MiB all-reduce on the DGX H100" "" -- "$WEFT" coll --cluster "$dgx" -b 128M -e 128M --csv "$tmp/coll.csv"
+# time_us is column 4 of weft coll's CSV (3 decimals: within 0.0005 us, < 1e-6 of ~500 us)
+coll_us=$(awk -F, 'NR == 2 { print $4 }' "$tmp/coll.csv")
+# collectives.csv: op is column 4, bytes 5, members 6, time_us 15; both all-reduces must match
+awk -F, -v c="$coll_us" 'NR == 1 { next } { n++; d = ($15 - c) / c; if (d < 0) d = -d;
+        if (!($4 == "all_reduce" && $5 == 134217728 && $6 == 8 && d < 1e-6)) bad_row = 1 }
+    END { exit !(n == 2 && !bad_row) }' "$tmp/dflt/collectives.csv" &&
+    ok "each replayed 128 MiB all-reduce takes weft coll's $coll_us us" ||
+    bad "replayed all-reduces differ from weft coll's $coll_us us: $(cut -d, -f4,5,6,15 "$tmp/dflt/collectives.csv" | tr '\n' ' ')"
+# Derivation: forward 1500 + backward_layer2 1000 = 2500 us; grad2 runs 2500..2500 + T, hidden
+# behind backward_layer1 (2500..3500) when T < 1000 us; grad1 3500..3500 + T, exposed; optimizer
+# 200 us: step = 3700 + T, rank 0's exposed communication = T.
+step=$(awk '/^step time/ {print $3}' "$tmp/dflt.out")
+awk -v s="$step" -v t="$coll_us" 'BEGIN { e = 3700 + t; d = (s - e) / e; if (d < 0) d = -d;
+    exit !(t < 1000 && d < 1e-6) }' &&
+    ok "default dp-step step time $step us = 3700 us + $coll_us us" ||
+    bad "default dp-step step time $step us, expected 3700 us + $coll_us us"
+awk -v t="$coll_us" '$1 == 0 { d = ($4 - t) / t; if (d < 0) d = -d;
+        exit !($3 == "3700.000000" && d < 1e-6) }' "$tmp/dflt.out" &&
+    ok "rank 0: 3700 us compute, $coll_us us exposed communication" || bad "rank 0 breakdown (default)"
+
 # ---- determinism: the same inputs give byte-identical output ----
-"$WEFT" replay --cluster "$dgx" --trace "$WEFT_SRCDIR/traces/dp-step-8/dp-step" >"$tmp/run2" 2>&1
+"$WEFT" replay --cluster "$dgx" --trace "$WEFT_SRCDIR/traces/dp-step-8/dp-step" --set collectives.tuning=off >"$tmp/run2" 2>&1
+"$WEFT" replay --cluster "$dgx" --trace "$WEFT_SRCDIR/traces/dp-step-8/dp-step" >"$tmp/dflt2.out" 2>&1
+cmp -s "$tmp/dflt.out" "$tmp/dflt2.out" && ok "two default (tuned) runs are byte-identical" ||
+    bad "two default runs differ"
 cmp -s "$tmp/run1" "$tmp/run2" && ok "two runs are byte-identical" || bad "two runs differ"
 
 # ---- bad input: exit 1, message naming the file, rank or node ----

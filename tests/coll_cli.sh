@@ -91,10 +91,16 @@ fi
 # Replay through the tuning model (scenario keys in [collectives]).
 scen="$WEFT_SRCDIR/scenarios/dp-step-dgx-h100.ini"
 step_of() { awk '/^step time/ {print $3}' "$1"; }
-expect 0 "replay, tuning off" "" -- "$WEFT" replay "$scen"
+expect 0 "replay, tuning off" "" -- "$WEFT" replay "$scen" --set collectives.tuning=off
 off=$(step_of "$tmp/out")
 expect 0 "replay, tuning nccl" "" -- "$WEFT" replay "$scen" --set collectives.tuning=nccl
 auto=$(step_of "$tmp/out")
+# nccl is the default of collectives.tuning: the same run without the key
+expect 0 "replay, tuning by default" "" -- "$WEFT" replay --cluster "$WEFT_SRCDIR/topologies/dgx-h100.ini" \
+    --trace "$WEFT_SRCDIR/traces/dp-step-8/dp-step"
+dflt=$(step_of "$tmp/out")
+[ -n "$dflt" ] && [ "$dflt" = "$auto" ] && ok "default tuning is nccl: $dflt us" ||
+    bad "default step $dflt us, tuning nccl $auto us"
 expect 0 "replay, forced ring simple" "" -- "$WEFT" replay "$scen" --set collectives.tuning=nccl \
     --set collectives.all_reduce_algorithm=ring --set collectives.all_reduce_protocol=simple
 ring=$(step_of "$tmp/out")
@@ -106,7 +112,7 @@ expect 1 "replay, NVLS tree forced on one node" "nvls_tree" -- "$WEFT" replay "$
 expect 1 "replay, unknown protocol" "ll64" -- "$WEFT" replay "$scen" \
     --set collectives.all_reduce_protocol=ll64
 expect 0 "show-config lists the collective keys" "" -- "$WEFT" replay "$scen" --show-config
-grep -q "^all_reduce_protocol = auto" "$tmp/out" && grep -q "^tuning = off" "$tmp/out" &&
+grep -q "^all_reduce_protocol = auto" "$tmp/out" && grep -q "^tuning = nccl" "$tmp/out" &&
     ok "collective keys in the effective configuration" || bad "collective keys missing"
 
 [ "$fails" -eq 0 ] || exit 1

@@ -19,10 +19,14 @@ bad() { printf 'FAIL %s\n' "$1"; fails=$((fails + 1)); }
 # run NAME EXPECTED_US CLUSTER PREFIX: replays and compares the step time with
 # EXPECTED_US (an awk expression; "-" only requires success) to 1e-4 us
 # (every transfer is rounded to 1 ps, a step has at most a few dozen).
+# The derivations are of the plain ring model, so run asks for it
+# (collectives.tuning = off; the default is NCCL's tuning, tests/cli.sh);
+# a later --set among the options wins.
 run() {
     name=$1 expected=$2 cluster=$3 prefix=$4
     shift 4 # the rest: more options for weft replay
-    if ! "$WEFT" replay --cluster "$cluster" --trace "$prefix" "$@" >"$tmp/out" 2>"$tmp/err"; then
+    if ! "$WEFT" replay --cluster "$cluster" --trace "$prefix" --set collectives.tuning=off "$@" \
+        >"$tmp/out" 2>"$tmp/err"; then
         bad "$name: weft replay failed"; sed 's/^/     /' "$tmp/err"; return
     fi
     step=$(awk '/^step time/ {print $3}' "$tmp/out")
@@ -172,6 +176,17 @@ run "flow: tutorial demo1 all-reduce on Ring_8" - "$demo1/inputs/Ring_8.yml" "$d
 run "flow: MLP_ModelParallel (32 ranks) on DGX_H100-32" - "$demo2/inputs/DGX_H100-32.yml" "$demo2/workload/MLP_ModelParallel" --network flow
 run "flow: MLP_ModelParallel (32 ranks) on 4 DGX H100 nodes, rail-optimized" - "$dgx" "$demo2/workload/MLP_ModelParallel" --set cluster.nodes=4 --set cluster.fabric=rail-optimized --network flow
 run "flow: chakra-pytorch rank 0 (3,664 nodes) on one DGX H100" - "$dgx" "$data/chakra-pytorch/chakra" --network flow
+
+# The default, NCCL's tuning (collectives.tuning = nccl): the real inputs run through
+# selection and planning too, under both models, and give the same output twice.
+for model in analytical flow; do
+    run "tuned ($model): MLP_ModelParallel (32 ranks) on 4 DGX H100 nodes" - "$dgx" "$demo2/workload/MLP_ModelParallel" --set cluster.nodes=4 --set cluster.fabric=rail-optimized --network $model --set collectives.tuning=nccl
+    cp "$tmp/out" "$tmp/tuned1"
+    run "tuned ($model): all_reduce 8 ranks on 2 DGX H100 nodes, round-robin" - "$dgx" "$micro/all_reduce/8npus_1MB/all_reduce" $two --set workload.placement=round-robin --network $model --set collectives.tuning=nccl
+    run "tuned ($model): MLP_ModelParallel again" - "$dgx" "$demo2/workload/MLP_ModelParallel" --set cluster.nodes=4 --set cluster.fabric=rail-optimized --network $model --set collectives.tuning=nccl
+    cmp -s "$tmp/tuned1" "$tmp/out" && ok "tuned ($model): byte-identical twice" ||
+        bad "tuned ($model): two runs differ"
+done
 
 echo "real_inputs.sh: $fails failure(s)"
 [ "$fails" -eq 0 ]

@@ -44,9 +44,11 @@ cp "$tmp/out" "$tmp/opts.out"
 results "$tmp/scen.out" >"$tmp/a"; results "$tmp/opts.out" >"$tmp/b"
 cmp -s "$tmp/a" "$tmp/b" && ok "scenario and options give identical results" ||
     bad "scenario and options differ"
-# the hand derivation of tests/cli.sh: 2500 + 1000 + 14 (0.6 us + 16777216 B / 450e9 B/s) + 200
+# the hand derivation of tests/cli.sh for plain rings (collectives.tuning = off):
+# 2500 + 1000 + 14 (0.6 us + 16777216 B / 450e9 B/s) + 200
 # = 3700 + 14 x 37.882702 = 4230.357831 us (0.6 us: two NVLink hops of the default 300 ns)
-step=$(step_of "$tmp/scen.out")
+expect 0 "replay the bundled scenario, plain rings" "" -- "$WEFT" replay "$scen" --set collectives.tuning=off
+step=$(step_of "$tmp/out")
 awk -v s="$step" 'BEGIN { e = 3700 + 14 * (0.6 + 16777216 / 450e9 * 1e6); d = s - e;
     if (d < 0) d = -d; exit !(d < 1e-4) }' && ok "scenario step $step us = 4230.357831 us" ||
     bad "scenario step $step us, expected 4230.357831 us"
@@ -55,12 +57,13 @@ grep -q '^placement    in-order$' "$tmp/scen.out" && ok "report names the placem
 
 # ---- overrides: --set and shorthands beat the file ----
 # duration_scale 2 doubles the 3700 us of compute: 7400 + 14 * 37.882702 = 7930.357831 us
-expect 0 "--set compute.duration_scale=2" "" -- "$WEFT" replay "$scen" --set compute.duration_scale=2
+# (plain rings: collectives.tuning = off)
+expect 0 "--set compute.duration_scale=2" "" -- "$WEFT" replay "$scen" --set compute.duration_scale=2 --set collectives.tuning=off
 step=$(step_of "$tmp/out")
 awk -v s="$step" 'BEGIN { e = 7400 + 14 * (0.6 + 16777216 / 450e9 * 1e6); d = s - e;
     if (d < 0) d = -d; exit !(d < 1e-4) }' && ok "doubled compute: step $step us = 7930.357831 us" ||
     bad "doubled compute: step $step us, expected 7930.357831 us"
-expect 0 "--chunks 4 overrides the file's chunks = 1" "" -- "$WEFT" replay "$scen" --chunks 4
+expect 0 "--chunks 4 sets collectives.chunks" "" -- "$WEFT" replay "$scen" --chunks 4
 grep -q '4 chunk(s) per collective' "$tmp/out" && ok "--chunks reached the run" || bad "--chunks ignored"
 expect 0 "--set after --chunks wins" "" -- "$WEFT" replay "$scen" --chunks 4 --set collectives.chunks=2
 grep -q '2 chunk(s) per collective' "$tmp/out" && ok "--set applied after the shorthand" ||

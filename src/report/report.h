@@ -86,7 +86,7 @@ typedef struct {
     const char *network_model;     /* "analytical" or "flow" */
     const char *network_update;    /* "incremental" or "full" */
     const char *collective_tuning; /* "off" or "nccl" */
-    guint chunks;                  /* collectives.chunks */
+    guint chunks;                  /* collectives.chunks; 0: NCCL's tuning chose each */
     guint64 sim_seed;              /* the simulation's seed */
     guint64 placement_seed;        /* workload.placement_seed */
     guint64 ecmp_seed;             /* network.ecmp_seed */

@@ -173,12 +173,14 @@ static const key_desc keys[N_KEYS] = {
     [K_PLACEMENT_FILE] = {"workload", "placement_file", T_PATH, NULL,
                           "placement = file: one GPU (number or vertex name) per rank, per line"},
     [K_CHUNKS] = {"collectives", "chunks", T_INTEGER, "1",
-                  "pipeline chunks per collective (1 to 1048576)", .imin = 1, .imax = MAX_CHUNKS},
+                  "pipeline chunks per collective (1 to 1048576); under tuning = nccl only "
+                  "when given, forcing NCCL's choice",
+                  .imin = 1, .imax = MAX_CHUNKS},
     [K_TUNING] =
-        {"collectives", "tuning", T_CHOICE, "off",
+        {"collectives", "tuning", T_CHOICE, "nccl",
          "nccl: every collective runs as NCCL's tuning model chooses (algorithm, protocol, "
          "channels, chunks; doc/collectives.md); off: one ring (direct for all-to-all) "
-         "with collectives.chunks and no protocol costs",
+         "with collectives.chunks and no protocol costs (the closed-form model)",
          tuning_choices},
     [K_CHANNELS] =
         {"collectives", "channels", T_INTEGER, "0",
@@ -980,8 +982,15 @@ weft_scenario_run_summary(const weft_scenario_run_t *run)
                            run->workload->n_ranks == 1 ? "" : "s",
                            weft_workload_node_count(run->workload));
     g_string_append_printf(s, "placement    %s\n", run->placement);
-    g_string_append_printf(s, "network      %s, %u chunk(s) per collective\n", run->network_model,
-                           run->chunks);
+    if (run->nccl_tuning && !run->chunks_given) {
+        g_string_append_printf(s,
+                               "network      %s, chunks per collective as NCCL's tuning chooses\n",
+                               run->network_model);
+    } else {
+        g_string_append_printf(s, "network      %s, %u chunk(s) per collective%s\n",
+                               run->network_model, run->chunks,
+                               run->nccl_tuning ? " (forced over NCCL's tuning)" : "");
+    }
     g_string_append_printf(s,
                            "collectives  %" G_GUINT64_FORMAT
                            ", point-to-point transfers %" G_GUINT64_FORMAT
@@ -1132,6 +1141,8 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
     }
     run->network_model = g_strdup(weft_net_model_name(net_opts.model));
     run->chunks = (guint)get_int(sc, K_CHUNKS);
+    run->nccl_tuning = strcmp(current(sc, K_TUNING), "nccl") == 0;
+    run->chunks_given = sc->value[K_CHUNKS] != NULL;
     run->duration_scale = g_ascii_strtod(current(sc, K_DURATION_SCALE), NULL);
     run->placement = placement_text(sc);
     const char *file = current(sc, K_CLUSTER_FILE);
@@ -1161,7 +1172,7 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
         weft_report_progress_attach(progress, sim);
     }
     weft_coll_tuning_t tuning = {0};
-    if (strcmp(current(sc, K_TUNING), "nccl") == 0) {
+    if (run->nccl_tuning) {
         scenario_tuning(sc, &tuning);
         opts.coll_tuning = &tuning;
     }
@@ -1182,7 +1193,8 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
             .network_model = run->network_model,
             .network_update = weft_net_update_name(update),
             .collective_tuning = current(sc, K_TUNING),
-            .chunks = run->chunks,
+            /* 0: NCCL's tuning chose the chunks of each collective (collectives.csv) */
+            .chunks = run->nccl_tuning && !run->chunks_given ? 0 : run->chunks,
             .sim_seed = weft_sim_seed(sim),
             .placement_seed = (guint64)get_int(sc, K_PLACEMENT_SEED),
             .ecmp_seed = (guint64)get_int(sc, K_ECMP_SEED),

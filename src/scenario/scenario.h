@@ -99,8 +99,13 @@ typedef struct {
     weft_replay_result_t *replay; /* the results */
     char *network_model;          /* name of the network model used */
     /* Added for the report (weft_scenario_run_summary()): */
-    char *placement;       /* "in-order", "random (seed 7)", "file PATH", ... */
-    guint chunks;          /* pipeline chunks per collective */
+    char *placement; /* "in-order", "random (seed 7)", "file PATH", ... */
+    guint chunks;    /* pipeline chunks per collective (collectives.chunks) */
+    /* Added for issue 5: collectives.tuning = nccl (the default), and whether
+     * collectives.chunks was given (under tuning it then forces the chunk count;
+     * otherwise NCCL's tuning chooses it per collective and chunks is unused). */
+    gboolean nccl_tuning;
+    gboolean chunks_given;
     double duration_scale; /* compute.duration_scale */
     char *cluster_label;   /* cluster.file (as typed on the command line, else absolute) or "NAME
                               (inline)" */
