@@ -142,6 +142,8 @@ enum {
     K_UPDATE,
     K_ECMP_SEED,
     K_DURATION_SCALE,
+    K_FAULTS_FILE,
+    K_FAULTS_EVENTS,
     K_OUTPUT_DIR,
     K_TIMELINE,
     K_TIMELINE_RANKS,
@@ -214,6 +216,12 @@ static const key_desc keys[N_KEYS] = {
     [K_DURATION_SCALE] = {"compute", "duration_scale", T_NUMBER, "1",
                           "multiplies every trace duration (0.5 = compute twice as fast); > 0",
                           .nmin = 0.0, .nmax = G_MAXDOUBLE, .nmin_open = TRUE},
+    [K_FAULTS_FILE] = {"faults", "file", T_PATH, NULL,
+                       "fault schedule of the step: one fault per line, `TIME KIND TARGET ...` "
+                       "(doc/failures.md); unset: none"},
+    [K_FAULTS_EVENTS] = {"faults", "events", T_STRING, NULL,
+                         "faults inline, as lines of a fault file separated by ';', e.g. "
+                         "`1ms link_down leaf0 spine0; 2ms link_up leaf0 spine0`; unset: none"},
     [K_OUTPUT_DIR] = {"output", "dir", T_PATH, NULL,
                       "directory for scenario.ini, ranks.csv and summary.txt (created if "
                       "missing), and with weft replay summary.json, collectives.csv, links.csv "
@@ -603,13 +611,6 @@ set_internal(weft_scenario_t *sc, const char *group, const char *key, const char
         return TRUE;
     }
     if (k < 0) {
-        if (strcmp(group, "faults") == 0) {
-            g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
-                        "unknown key faults.%s: [faults] has no keys yet (faults come in a later "
-                        "version of weft)",
-                        key);
-            return FALSE;
-        }
         g_autofree char *valid = valid_keys_text(group);
         g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
                     "unknown key %s.%s; valid keys of [%s]: %s", group, key, group, valid);
@@ -775,9 +776,6 @@ weft_scenario_to_ini(const weft_scenario_t *sc)
                 kv_pair *kv = g_ptr_array_index(merged, i);
                 g_string_append_printf(s, "%s = %s\n", kv->key, kv->value);
             }
-        }
-        if (strcmp(group, "faults") == 0) {
-            g_string_append(s, "# (no keys yet)\n");
         }
     }
     return g_string_free(s, FALSE);
