@@ -28,6 +28,7 @@ weft_cmd_replay(int argc, char **argv)
     g_autofree char *timeline_window = NULL;
     g_autofree char *link_series = NULL;
     g_auto(GStrv) sets = NULL;
+    g_auto(GStrv) gens = NULL;
     gboolean show_config = FALSE;
     gboolean quiet = FALSE;
     gboolean json = FALSE;
@@ -64,6 +65,10 @@ weft_cmd_replay(int argc, char **argv)
          "print only the step time line, and no progress", NULL},
         {"json", 0, 0, G_OPTION_ARG_NONE, &json,
          "print the summary as JSON (summary.json's content) instead of text", NULL},
+        {"gen", 0, 0, G_OPTION_ARG_STRING_ARRAY, &gens,
+         "generate the step in memory instead of reading a trace: [transformer] keys, e.g. "
+         "model=gpt3-175b,tp=8,pp=8 (repeatable; dp unset: the cluster's GPUs / (tp pp cp))",
+         "KEY=VALUE,..."},
         {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets,
          "override any scenario key (repeatable; applied in order, last)", "GROUP.KEY=VALUE"},
         {"show-config", 0, 0, G_OPTION_ARG_NONE, &show_config,
@@ -89,7 +94,10 @@ weft_cmd_replay(int argc, char **argv)
              "traces/dp-step-8/dp-step\n"
              "  weft replay scenarios/dp-step-dgx-h100.ini --set collectives.chunks=4\n"
              "  weft replay scenarios/dp-step-dgx-h100.ini --show-config\n"
-             "  weft replay scenarios/dp-step-dgx-h100.ini --out results --timeline t.json\n\n"
+             "  weft replay scenarios/dp-step-dgx-h100.ini --out results --timeline t.json\n"
+             "  weft replay --cluster topologies/dgx-h100.ini --gen model=gpt3-1.3b,tp=8\n"
+             "  weft replay --cluster topologies/dgx-h100.ini --set workload.collective=all_reduce "
+             "--set workload.collective_bytes=64MiB\n\n"
              "Exit status: 0 on success, 1 on bad input (a scenario or --set naming an unknown\n"
              "key or a bad value included) or a failed run, 2 on a usage error.");
     g_option_context_add_main_entries(ctx, entries, NULL);
@@ -136,6 +144,23 @@ weft_cmd_replay(int argc, char **argv)
             return weft_cli_usage_error("replay", msg);
         }
     }
+    /* --gen KEY=VALUE,...: [transformer] keys, set before --set; a bad value is bad input. */
+    for (guint i = 0; gens != NULL && gens[i] != NULL; i++) {
+        g_auto(GStrv) parts = g_strsplit(gens[i], ",", -1);
+        for (guint j = 0; parts[j] != NULL; j++) {
+            char *eq = strchr(parts[j], '=');
+            if (eq == NULL) {
+                g_autofree char *msg = g_strdup_printf(
+                    "--gen %s: expected KEY=VALUE,..., e.g. model=gpt3-175b,tp=8", gens[i]);
+                return weft_cli_usage_error("replay", msg);
+            }
+            *eq = '\0';
+            if (!weft_scenario_set_value(sc, "transformer", g_strstrip(parts[j]), eq + 1, &error)) {
+                g_prefix_error(&error, "--gen %s: ", gens[i]);
+                return weft_cli_error("replay", error);
+            }
+        }
+    }
     /* --set is configuration, like a line of the scenario file: an unknown key or
      * a bad value is bad input (exit 1); only an assignment without '=' is a usage error. */
     for (guint i = 0; sets != NULL && sets[i] != NULL; i++) {
@@ -155,11 +180,12 @@ weft_cmd_replay(int argc, char **argv)
         fputs(ini, stdout);
         return WEFT_EXIT_OK;
     }
-    if (scenario_file == NULL && (weft_scenario_get(sc, "workload", "trace") == NULL ||
-                                  (weft_scenario_get(sc, "cluster", "file") == NULL &&
-                                   weft_scenario_get(sc, "cluster", "kind") == NULL))) {
-        return weft_cli_usage_error(
-            "replay", "both --cluster FILE and --trace PREFIX are required (or a scenario file)");
+    if (scenario_file == NULL &&
+        (!weft_scenario_has_workload(sc) || (weft_scenario_get(sc, "cluster", "file") == NULL &&
+                                             weft_scenario_get(sc, "cluster", "kind") == NULL))) {
+        return weft_cli_usage_error("replay",
+                                    "both --cluster FILE and --trace PREFIX (or --gen, or --set "
+                                    "workload.collective=...) are required (or a scenario file)");
     }
 
     /* progress only where someone watches: a terminal, and not with --quiet or --json */

@@ -22,9 +22,11 @@
 #include "core/keyfile.h"
 #include "core/sim.h"
 #include "core/units.h"
+#include "hw/hw.h"
 #include "net/net.h"
 #include "report/report.h"
 #include "topo/placement.h"
+#include "workload/gen.h"
 
 G_DEFINE_QUARK(weft - scenario - error - quark, weft_scenario_error)
 
@@ -92,6 +94,40 @@ check_link_series(const char *text, GError **error)
     return TRUE;
 }
 
+/* [transformer] model: a generator preset (workload/gen.h); the error lists them. */
+static gboolean
+check_gen_model(const char *text, GError **error)
+{
+    weft_gen_config_t c;
+    return weft_gen_preset(text, &c, error);
+}
+
+/* [transformer] gpu: a GPU of the hw catalog; the error lists them. */
+static gboolean
+check_gpu(const char *text, GError **error)
+{
+    return weft_hw_gpu(text, error) != NULL;
+}
+
+/* workload.collective: an operation weft's collectives support (coll/coll.h). */
+static gboolean
+check_coll_op(const char *text, GError **error)
+{
+    weft_coll_op_t op;
+    if (weft_coll_op_from_name(text, &op)) {
+        return TRUE;
+    }
+    GString *valid = g_string_new(NULL);
+    for (guint i = 0; i < WEFT_COLL_N_OPS; i++) {
+        g_string_append_printf(valid, "%s%s", i > 0 ? ", " : "",
+                               weft_coll_op_name((weft_coll_op_t)i));
+    }
+    g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE,
+                "unknown collective; expected one of %s", valid->str);
+    g_string_free(valid, TRUE);
+    return FALSE;
+}
+
 static const char *const placement_choices[] = {"in-order", "round-robin", "random", "file", NULL};
 static const char *const update_choices[] = {"incremental", "full", NULL};
 /* Forced collective choices (coll/tuning.h), like NCCL_ALGO and NCCL_PROTO. */
@@ -101,6 +137,20 @@ static const char *const algo_choices[] = {"auto",         "ring",    "tree",   
 static const char *const proto_choices[] = {"auto", "ll", "ll128", "simple", NULL};
 static const char *const cpu_choices[] = {"intel", "amd", "other", NULL};
 static const char *const tuning_choices[] = {"off", "nccl", NULL};
+/* What GKeyFile reads as a boolean (g_key_file_get_boolean). */
+static const char *const bool_choices[] = {"true", "false", "1", "0", NULL};
+static const char *const recompute_choices[] = {"none", "selective", "full", NULL};
+static const char *const attention_choices[] = {"fused", "unfused", NULL};
+static const char *const precision_choices[] = {"bf16", "fp8", NULL};
+/* [transformer] keys: unset unless given (then the preset's or the generator's default). */
+#define TF_INT(name, lo, what)                                                                     \
+    {                                                                                              \
+        "transformer", name, T_INTEGER, NULL, what, .imin = lo, .imax = G_MAXUINT32                \
+    }
+#define TF_CHOICE(name, what, list)                                                                \
+    {                                                                                              \
+        "transformer", name, T_CHOICE, NULL, what, list                                            \
+    }
 #define ALGO_KEY(op, what)                                                                         \
     {                                                                                              \
         "collectives", op "_algorithm", T_CHOICE, "auto",                                          \
@@ -122,6 +172,36 @@ enum {
     K_PLACEMENT,
     K_PLACEMENT_SEED,
     K_PLACEMENT_FILE,
+    K_COLLECTIVE,
+    K_COLL_BYTES,
+    K_COLL_ITERATIONS,
+    K_COLL_RANKS,
+    K_TF_MODEL,
+    K_TF_LAYERS,
+    K_TF_HIDDEN,
+    K_TF_HEADS,
+    K_TF_KV_HEADS,
+    K_TF_FFN,
+    K_TF_VOCAB,
+    K_TF_SEQ,
+    K_TF_EXPERTS,
+    K_TF_TOP_K,
+    K_TF_GATED,
+    K_TF_ATTENTION,
+    K_TF_TP,
+    K_TF_PP,
+    K_TF_DP,
+    K_TF_CP,
+    K_TF_EP,
+    K_TF_VPP,
+    K_TF_SP,
+    K_TF_DIST_OPT,
+    K_TF_OVERLAP_DP,
+    K_TF_MICRO_BATCH,
+    K_TF_GLOBAL_BATCH,
+    K_TF_RECOMPUTE,
+    K_TF_PRECISION,
+    K_TF_GPU,
     K_CHUNKS,
     K_TUNING,
     K_CHANNELS,
@@ -158,13 +238,20 @@ enum {
  * 8 GPUs is already 117 million transfers per collective.
  */
 #define MAX_CHUNKS (1 << 20)
+/*
+ * The upper bound of workload.collective_iterations guards against typos: each
+ * rank keeps a communicator and a peer entry per iteration, so 10,000
+ * iterations on 16,384 ranks are already 1.3 GB.
+ */
+#define MAX_COLL_ITERATIONS 10000
 
 static const key_desc keys[N_KEYS] = {
     [K_CLUSTER_FILE] = {"cluster", "file", T_PATH, NULL,
                         "cluster file: weft INI, ASTRA-sim network YAML or GraphML; or describe "
                         "the cluster inline with the keys of an INI cluster file"},
     [K_TRACE] = {"workload", "trace", T_PATH, NULL,
-                 "Chakra trace prefix: files PREFIX.0.et, PREFIX.1.et, ... (required)"},
+                 "Chakra trace prefix (PREFIX.0.et, ...), text workload or generator spec; or "
+                 "describe the workload with [transformer] or workload.collective"},
     [K_COMM_GROUPS] = {"workload", "comm_groups", T_PATH, NULL,
                        "communicator groups as JSON {\"1\": [0,1,...], ...} (optional)"},
     [K_PLACEMENT] = {"workload", "placement", T_CHOICE, "in-order",
@@ -174,6 +261,61 @@ static const key_desc keys[N_KEYS] = {
                           "seed of placement = random", .imin = 0, .imax = G_MAXINT64},
     [K_PLACEMENT_FILE] = {"workload", "placement_file", T_PATH, NULL,
                           "placement = file: one GPU (number or vertex name) per rank, per line"},
+    [K_COLLECTIVE] = {"workload", "collective", T_CHOICE, NULL,
+                      "instead of a trace, one collective: all_reduce, all_gather, "
+                      "reduce_scatter, all_to_all, broadcast, reduce, ... (coll/coll.h)",
+                      .check = check_coll_op},
+    [K_COLL_BYTES] = {"workload", "collective_bytes", T_BYTES, NULL,
+                      "its size with a unit, e.g. 64MiB: comm_size, as doc/collectives.md "
+                      "defines it per operation; > 0 (a barrier takes none)",
+                      .nmin = 0.0, .nmin_open = TRUE},
+    [K_COLL_ITERATIONS] = {"workload", "collective_iterations", T_INTEGER, "1",
+                           "times each rank runs the collective, each after the previous one",
+                           .imin = 1, .imax = MAX_COLL_ITERATIONS},
+    [K_COLL_RANKS] = {"workload", "collective_ranks", T_INTEGER, NULL,
+                      "ranks taking part (ranks 0..N-1, placed as workload.placement says); "
+                      "unset: every GPU of the cluster",
+                      .imin = 1, .imax = G_MAXUINT32},
+    [K_TF_MODEL] = {"transformer", "model", T_CHOICE, NULL,
+                    "instead of a trace, generate a training step: a weft gen preset "
+                    "(gpt3-175b, llama3.1-405b, ...) whose fields the keys below override",
+                    .check = check_gen_model},
+    [K_TF_LAYERS] = TF_INT("layers", 1, "transformer layers"),
+    [K_TF_HIDDEN] = TF_INT("hidden", 1, "hidden size"),
+    [K_TF_HEADS] = TF_INT("heads", 1, "attention heads"),
+    [K_TF_KV_HEADS] = TF_INT("kv_heads", 1, "key-value heads (grouped-query attention)"),
+    [K_TF_FFN] = TF_INT("ffn", 1, "MLP hidden size"),
+    [K_TF_VOCAB] = TF_INT("vocab", 1, "vocabulary size"),
+    [K_TF_SEQ] = TF_INT("seq", 1, "sequence length (tokens)"),
+    [K_TF_EXPERTS] = TF_INT("experts", 0, "MoE experts (0 or 1: dense MLP)"),
+    [K_TF_TOP_K] = TF_INT("top_k", 0, "experts per token"),
+    [K_TF_GATED] =
+        TF_CHOICE("gated", "SwiGLU MLP, 3 matrices (Llama, Mixtral): true or false", bool_choices),
+    [K_TF_ATTENTION] = TF_CHOICE(
+        "attention", "fused (flash attention) or unfused (Megatron-LM 2022)", attention_choices),
+    [K_TF_TP] = TF_INT("tp", 1, "tensor-parallel size (default 1)"),
+    [K_TF_PP] = TF_INT("pp", 1, "pipeline-parallel size (default 1)"),
+    [K_TF_DP] = TF_INT("dp", 1, "data-parallel size; unset: the cluster's GPUs / (tp x pp x cp)"),
+    [K_TF_CP] = TF_INT("cp", 1, "context-parallel size (default 1)"),
+    [K_TF_EP] = TF_INT("ep", 1, "expert-parallel size, inside dp (default 1)"),
+    [K_TF_VPP] = TF_INT("vpp", 1, "virtual pipeline stages per rank (default 1: 1F1B)"),
+    [K_TF_SP] = TF_CHOICE("sp", "sequence parallelism (with tp > 1): true or false", bool_choices),
+    [K_TF_DIST_OPT] = TF_CHOICE("dist_opt",
+                                "distributed optimizer (reduce-scatter + all-gather): true or "
+                                "false",
+                                bool_choices),
+    [K_TF_OVERLAP_DP] = TF_CHOICE("overlap_dp",
+                                  "overlap gradient reduction and parameter gathering with "
+                                  "compute (presets: true)",
+                                  bool_choices),
+    [K_TF_MICRO_BATCH] = TF_INT("micro_batch", 1, "sequences per micro-batch (default 1)"),
+    [K_TF_GLOBAL_BATCH] = TF_INT("global_batch", 1, "sequences per step; unset: micro_batch x dp"),
+    [K_TF_RECOMPUTE] = TF_CHOICE("recompute", "activation recomputation: none, selective, full",
+                                 recompute_choices),
+    [K_TF_PRECISION] =
+        TF_CHOICE("precision", "GEMM precision: bf16 (default) or fp8", precision_choices),
+    [K_TF_GPU] = {"transformer", "gpu", T_CHOICE, NULL,
+                  "GPU model of the compute times (hw catalog); unset: h100", .check = check_gpu},
     [K_CHUNKS] = {"collectives", "chunks", T_INTEGER, "1",
                   "pipeline chunks per collective (1 to 1048576); under tuning = nccl only "
                   "when given, forcing NCCL's choice",
@@ -241,7 +383,7 @@ static const key_desc keys[N_KEYS] = {
 };
 
 /* The groups, in the order they are written: that of keys[], with [faults] before [output]. */
-static const char *const groups[] = {"cluster", "workload", "collectives", "network",
+static const char *const groups[] = {"cluster", "workload", "transformer", "collectives", "network",
                                      "compute", "faults",   "output",      NULL};
 
 /* ---- the scenario ----------------------------------------------------------------------- */
@@ -547,6 +689,11 @@ check_value(guint k, const char *text, const char *base_dir, char **out, GError 
                         d->group, d->key, text, err->message);
             return FALSE;
         }
+        if (d->nmin_open && v <= d->nmin) {
+            g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE,
+                        "%s.%s = \"%s\": must be > %g", d->group, d->key, text, d->nmin);
+            return FALSE;
+        }
         *out = g_strdup(text);
         return TRUE;
     }
@@ -781,14 +928,91 @@ weft_scenario_to_ini(const weft_scenario_t *sc)
     return g_string_free(s, FALSE);
 }
 
+/* The first [transformer] key that is set, or -1: any of them asks for a generated step. */
+static gint
+first_transformer_key(const weft_scenario_t *sc)
+{
+    for (guint k = 0; k < N_KEYS; k++) {
+        if (strcmp(keys[k].group, "transformer") == 0 && sc->value[k] != NULL) {
+            return (gint)k;
+        }
+    }
+    return -1;
+}
+
+gboolean
+weft_scenario_has_workload(const weft_scenario_t *sc)
+{
+    g_return_val_if_fail(sc != NULL, FALSE);
+    return current(sc, K_TRACE) != NULL || current(sc, K_COLLECTIVE) != NULL ||
+           first_transformer_key(sc) >= 0;
+}
+
+/* The workload's cross-key checks: exactly one of trace, [transformer], collective. */
+static gboolean
+check_workload_keys(const weft_scenario_t *sc, const char *where, GError **error)
+{
+    const char *trace = current(sc, K_TRACE);
+    const char *coll = current(sc, K_COLLECTIVE);
+    gint tf = first_transformer_key(sc);
+    if (trace == NULL && coll == NULL && tf < 0) {
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
+                    "%s: no workload: set workload.trace (the Chakra trace prefix), the "
+                    "[transformer] keys (model = ...) or workload.collective",
+                    where);
+        return FALSE;
+    }
+    if (tf >= 0 && (trace != NULL || coll != NULL)) {
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
+                    "%s: transformer.%s = \"%s\" and workload.%s = \"%s\" both describe the "
+                    "workload: keep one",
+                    where, keys[tf].key, sc->value[tf], trace != NULL ? "trace" : "collective",
+                    trace != NULL ? trace : coll);
+        return FALSE;
+    }
+    if (trace != NULL && coll != NULL) {
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
+                    "%s: workload.trace = \"%s\" and workload.collective = \"%s\" both describe "
+                    "the workload: keep one",
+                    where, trace, coll);
+        return FALSE;
+    }
+    if (trace == NULL && current(sc, K_COMM_GROUPS) != NULL) {
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
+                    "%s: workload.comm_groups = \"%s\" is for a trace (workload.trace); a "
+                    "generated workload makes its own groups",
+                    where, current(sc, K_COMM_GROUPS));
+        return FALSE;
+    }
+    /* (a saved configuration writes every default: collective_iterations = 1 is no request) */
+    static const guint coll_keys[] = {K_COLL_BYTES, K_COLL_ITERATIONS, K_COLL_RANKS};
+    for (guint i = 0; coll == NULL && i < G_N_ELEMENTS(coll_keys); i++) {
+        guint k = coll_keys[i];
+        if (sc->value[k] != NULL && g_strcmp0(sc->value[k], keys[k].dflt) != 0) {
+            g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
+                        "%s: workload.%s = \"%s\" without workload.collective", where, keys[k].key,
+                        sc->value[k]);
+            return FALSE;
+        }
+    }
+    weft_coll_op_t op = WEFT_COLL_ALL_REDUCE;
+    if (coll != NULL && weft_coll_op_from_name(coll, &op) && op != WEFT_COLL_BARRIER &&
+        current(sc, K_COLL_BYTES) == NULL) {
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
+                    "%s: workload.collective = \"%s\" needs workload.collective_bytes (its "
+                    "size, e.g. 64MiB)",
+                    where, coll);
+        return FALSE;
+    }
+    return TRUE;
+}
+
 gboolean
 weft_scenario_check(const weft_scenario_t *sc, GError **error)
 {
     g_return_val_if_fail(sc != NULL, FALSE);
     const char *where = sc->source != NULL ? sc->source : "scenario";
-    if (current(sc, K_TRACE) == NULL) {
-        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
-                    "%s: workload.trace is not set (the Chakra trace prefix)", where);
+    if (!check_workload_keys(sc, where, error)) {
         return FALSE;
     }
     if (current(sc, K_CLUSTER_FILE) == NULL && sc->cluster_own->len == 0) {
@@ -1051,6 +1275,70 @@ scenario_tuning(const weft_scenario_t *sc, weft_coll_tuning_t *t)
     weft_coll_tuning_cpu_from_name(current(sc, K_CPU), &t->cpu);
 }
 
+/*
+ * The workload of a checked scenario on a cluster of @n_gpus GPUs: the trace,
+ * the [transformer] step generated in memory (an unset dp fills the cluster) or
+ * the one-collective workload. *@label gets its name for the report.
+ */
+static weft_workload_t *
+load_workload(const weft_scenario_t *sc, guint n_gpus, char **label, GError **error)
+{
+    const char *where = sc->source != NULL ? sc->source : "scenario";
+    g_autoptr(GError) werr = NULL;
+    if (current(sc, K_TRACE) != NULL) {
+        *label = g_strdup(sc->given[K_TRACE]);
+        return weft_workload_load_chakra(current(sc, K_TRACE), current(sc, K_COMM_GROUPS), error);
+    }
+    if (current(sc, K_COLLECTIVE) != NULL) {
+        weft_coll_op_t op = WEFT_COLL_ALL_REDUCE;
+        weft_coll_op_from_name(current(sc, K_COLLECTIVE), &op); /* checked when set */
+        double bytes = 0.0;
+        if (current(sc, K_COLL_BYTES) != NULL) {
+            weft_scenario_i_parse_quantity("bytes", current(sc, K_COLL_BYTES), &bytes, NULL);
+        }
+        guint iterations = (guint)get_int(sc, K_COLL_ITERATIONS);
+        guint n_ranks =
+            current(sc, K_COLL_RANKS) != NULL ? (guint)get_int(sc, K_COLL_RANKS) : n_gpus;
+        weft_workload_t *wl =
+            weft_workload_collective(op, (guint64)bytes, iterations, n_ranks, &werr);
+        if (wl == NULL) {
+            g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE,
+                        "%s: workload.collective: %s", where, werr->message);
+            return NULL;
+        }
+        *label = g_strdup_printf("%s of %s x %u on %u ranks", weft_coll_op_name(op),
+                                 op == WEFT_COLL_BARRIER ? "0 B" : current(sc, K_COLL_BYTES),
+                                 iterations, n_ranks);
+        return wl;
+    }
+    /* [transformer]: the keys as a generator spec, read by the spec's own parser. */
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    GString *text = g_string_new("transformer");
+    for (guint k = 0; k < N_KEYS; k++) {
+        if (strcmp(keys[k].group, "transformer") == 0 && sc->value[k] != NULL) {
+            g_key_file_set_value(kf, "transformer", keys[k].key, sc->value[k]);
+            g_string_append_printf(text, " %s=%s", keys[k].key, sc->value[k]);
+        }
+    }
+    weft_workload_t *wl = weft_gen_load_keyfile(kf, where, n_gpus, &werr);
+    if (wl == NULL) {
+        g_string_free(text, TRUE);
+        g_set_error_literal(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE, werr->message);
+        return NULL;
+    }
+    if (sc->value[K_TF_DP] == NULL) {
+        guint64 per_replica = 1;
+        static const guint sizes[] = {K_TF_TP, K_TF_PP, K_TF_CP};
+        for (guint i = 0; i < G_N_ELEMENTS(sizes); i++) {
+            per_replica *= sc->value[sizes[i]] != NULL ? (guint64)get_int(sc, sizes[i]) : 1;
+        }
+        g_string_append_printf(text, " dp=%" G_GUINT64_FORMAT " (from the cluster)",
+                               wl->n_ranks / per_replica);
+    }
+    *label = g_string_free(text, FALSE);
+    return wl;
+}
+
 weft_scenario_run_t *
 weft_scenario_run(const weft_scenario_t *sc, GError **error)
 {
@@ -1104,8 +1392,7 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
     }
     weft_topo_set_ecmp_seed(run->topo, (guint64)get_int(sc, K_ECMP_SEED));
 
-    run->workload =
-        weft_workload_load_chakra(current(sc, K_TRACE), current(sc, K_COMM_GROUPS), error);
+    run->workload = load_workload(sc, weft_topo_n_gpus(run->topo), &run->trace_label, error);
     if (run->workload == NULL ||
         !weft_workload_check(run->workload, weft_topo_n_gpus(run->topo), error)) {
         return NULL;
@@ -1146,7 +1433,6 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
     const char *file = current(sc, K_CLUSTER_FILE);
     run->cluster_label = file != NULL ? g_strdup(sc->given[K_CLUSTER_FILE])
                                       : g_strdup_printf("%s (inline)", weft_topo_name(run->topo));
-    run->trace_label = g_strdup(sc->given[K_TRACE]);
 
     /* The simulation's own random stream is seeded with 1: nothing in an
      * analytical replay draws from it, and placement and ECMP have their own

@@ -3,7 +3,8 @@
  * Scenarios: one complete description of a run.
  *
  * A scenario is an INI file (GLib GKeyFile) with the groups [cluster],
- * [workload], [collectives], [network], [compute], [faults] and [output]; any
+ * [workload], [transformer], [collectives], [network], [compute], [faults] and
+ * [output]; any
  * key can be overridden from the command line with --set group.key=value. An
  * unknown group or key is an error that lists the valid ones; a value is
  * checked (unit, range, choice) when it is set, so a bad override fails before
@@ -81,7 +82,10 @@ char *weft_scenario_to_ini(const weft_scenario_t *sc);
 
 /**
  * weft_scenario_check:
- * Checks what cannot be checked key by key: workload.trace is set; there is a
+ * Checks what cannot be checked key by key: exactly one workload is described
+ * (workload.trace, the [transformer] keys of a step generated in memory, or
+ * workload.collective with its collective_bytes; comm_groups and the
+ * collective_* keys only with their own kind of workload); there is a
  * cluster (cluster.file or inline keys); an ASTRA-sim YAML or GraphML
  * cluster.file comes with no other [cluster] key; placement = file has a
  * placement_file. The cluster builder keys themselves are checked when the
@@ -90,6 +94,12 @@ char *weft_scenario_to_ini(const weft_scenario_t *sc);
  * Returns: TRUE if the scenario can be run.
  */
 gboolean weft_scenario_check(const weft_scenario_t *sc, GError **error);
+
+/**
+ * weft_scenario_has_workload: TRUE if workload.trace, workload.collective or
+ * any [transformer] key is set (whether they agree is weft_scenario_check()'s).
+ */
+gboolean weft_scenario_has_workload(const weft_scenario_t *sc);
 
 /** Everything one replay of a scenario produced. */
 typedef struct {
@@ -109,7 +119,8 @@ typedef struct {
     double duration_scale; /* compute.duration_scale */
     char *cluster_label;   /* cluster.file (as typed on the command line, else absolute) or "NAME
                               (inline)" */
-    char *trace_label;     /* workload.trace, likewise */
+    char *trace_label;     /* workload.trace, likewise; or what was generated ("transformer
+                              model=... tp=...", "all_reduce of 64MiB x 1 on 8 ranks") */
     /* Added for issue 6 (src/report): the report, when weft_scenario_run_full() was asked
      * for one or [output] timeline / link_series is set; NULL otherwise. */
     weft_report_t *report;

@@ -954,6 +954,14 @@ weft_gen_load_spec(const char *path, GError **error)
                     "%s: %s", path, e->message);
         return NULL;
     }
+    return weft_gen_load_keyfile(kf, path, 0, error);
+}
+
+weft_workload_t *
+weft_gen_load_keyfile(GKeyFile *kf, const char *path, guint n_gpus, GError **error)
+{
+    g_return_val_if_fail(kf != NULL && path != NULL, NULL);
+    g_autoptr(GError) e = NULL;
     weft_gen_config_t c = {.tp = 1, .pp = 1, .dp = 1, .cp = 1, .ep = 1, .vpp = 1, .micro_batch = 1};
     g_autofree char *model = g_key_file_get_string(kf, "transformer", "model", NULL);
     if (model != NULL && !weft_gen_preset(model, &c, error)) {
@@ -1027,7 +1035,20 @@ weft_gen_load_spec(const char *path, GError **error)
             return NULL;
         }
     }
-    if (c.global_batch == 0) {
+    /* dp unset: every GPU of the cluster (when the caller knows it) takes part. */
+    if (n_gpus > 0 && !g_key_file_has_key(kf, "transformer", "dp", NULL)) {
+        guint per_replica = c.tp * c.pp * c.cp;
+        if (per_replica == 0 || n_gpus % per_replica != 0) {
+            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                        "%s: [transformer] dp is unset and the cluster's %u GPUs are not a "
+                        "multiple of tp x pp x cp = %u x %u x %u = %u: set dp",
+                        path, n_gpus, c.tp, c.pp, c.cp, per_replica);
+            return NULL;
+        }
+        c.dp = n_gpus / per_replica;
+    }
+    /* global_batch unset: one micro-batch per data-parallel rank (weft gen's default). */
+    if (c.global_batch == 0 || !g_key_file_has_key(kf, "transformer", "global_batch", NULL)) {
         c.global_batch = c.micro_batch * c.dp;
     }
     g_autofree char *gpu_name = g_key_file_get_string(kf, "transformer", "gpu", NULL);

@@ -184,6 +184,24 @@ gboolean weft_gen_is_spec(const char *path);
 weft_workload_t *weft_gen_load_spec(const char *path, GError **error);
 
 /**
+ * weft_gen_load_keyfile: the one parser of [transformer] keys, behind
+ * weft_gen_load_spec() and the [transformer] group of scenario files.
+ * @kf: a key file whose [transformer] group holds spec keys (as
+ *   weft_gen_write_spec() documents; model first, the other keys override it).
+ * @origin: names the spec in messages (a file name, or "SCENARIO").
+ * @n_gpus: 0, or the cluster's GPU count: then an unset dp is derived as
+ *   n_gpus / (tp x pp x cp), so the step uses every GPU.
+ * An unset global_batch is micro_batch x dp (weft gen's default); an unset gpu
+ * is "h100".
+ * Returns: (transfer full): the generated step (source = @origin), or NULL
+ *   with WEFT_WORKLOAD_ERROR_VALUE naming @origin, the key and its value (an
+ *   unknown key, a bad value, n_gpus not a multiple of tp x pp x cp, or an
+ *   impossible configuration as weft_gen_validate() reports it).
+ */
+weft_workload_t *weft_gen_load_keyfile(GKeyFile *kf, const char *origin, guint n_gpus,
+                                       GError **error);
+
+/**
  * weft_workload_write_chakra:
  * @wl: any workload.
  * @prefix: files "<prefix>.<rank>.et" (schema 0.0.4, num_ops, tensor_size,

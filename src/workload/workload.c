@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "workload/chakra.h"
+#include "workload/seq.h"
 
 /* clang-format off */
 G_DEFINE_QUARK(weft-workload-error-quark, weft_workload_error)
@@ -364,4 +365,77 @@ weft_workload_check(const weft_workload_t *wl, guint n_gpus, GError **error)
         }
     }
     return check_p2p(wl, error);
+}
+
+/* ---- synthetic workloads ------------------------------------------------------------ */
+
+weft_workload_t *
+weft_workload_collective(weft_coll_op_t op, guint64 bytes, guint iterations, guint n_ranks,
+                         GError **error)
+{
+    g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+    if ((guint)op >= WEFT_COLL_N_OPS) {
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                    "collective: unknown operation %u", (guint)op);
+        return NULL;
+    }
+    const char *op_name = weft_coll_op_name(op);
+    if (op == WEFT_COLL_BARRIER ? bytes != 0 : bytes == 0) {
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                    "collective %s: size %" G_GUINT64_FORMAT " B: %s", op_name, bytes,
+                    op == WEFT_COLL_BARRIER ? "a barrier carries no data (size 0)"
+                                            : "the size must be at least 1 B");
+        return NULL;
+    }
+    if (iterations == 0 || n_ranks == 0) {
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                    "collective %s: %u iteration(s) on %u rank(s): both must be at least 1",
+                    op_name, iterations, n_ranks);
+        return NULL;
+    }
+    g_autoptr(weft_workload_t) wl = g_new0(weft_workload_t, 1);
+    wl->source = g_strdup_printf("%s of %" G_GUINT64_FORMAT " B x %u on %u ranks", op_name, bytes,
+                                 iterations, n_ranks);
+    wl->strings = g_string_chunk_new(256);
+    wl->comms = g_ptr_array_new_with_free_func(weft_workload_i_comm_free);
+    wl->n_ranks = n_ranks;
+    {
+        g_autofree guint *world = g_new(guint, n_ranks);
+        for (guint r = 0; r < n_ranks; r++) {
+            world[r] = r;
+        }
+        g_ptr_array_add(wl->comms, weft_workload_i_comm_new("0", world, n_ranks));
+    }
+    /* One rank's sequence: iteration i waits for iteration i - 1; every rank borrows it. */
+    weft_workload_i_seq_t s;
+    weft_workload_i_seq_init(&s);
+    for (guint i = 0; i < iterations; i++) {
+        g_autofree char *name = g_strdup_printf("%s.%u", op_name, i);
+        weft_workload_i_seq_push(&s, WEFT_NODE_COLL, g_string_chunk_insert_const(wl->strings, name),
+                                 0, (guint8)op, bytes, 0, 0);
+        if (i > 0) {
+            weft_workload_i_seq_dep(&s, i - 1);
+        }
+        weft_workload_i_seq_end(&s);
+    }
+    wl->ranks = g_new0(weft_rank_trace_t, n_ranks);
+    for (guint r = 0; r < n_ranks; r++) {
+        weft_rank_trace_t *t = &wl->ranks[r];
+        t->file = g_strdup_printf("collective rank %u", r);
+        t->comm = g_new0(gint32, iterations); /* communicator 0: the world */
+        t->peer = g_new(gint32, iterations);
+        for (guint i = 0; i < iterations; i++) {
+            t->peer[i] = -1;
+        }
+    }
+    weft_rank_trace_t *o = &wl->ranks[0];
+    weft_workload_i_seq_to_trace(&s, o);
+    o->num_ops = g_new0(double, iterations);
+    o->tensor_bytes = g_new(guint64, iterations);
+    for (guint i = 0; i < iterations; i++) {
+        o->tensor_bytes[i] = bytes;
+    }
+    weft_workload_i_seq_lend(wl->ranks, n_ranks);
+    weft_workload_i_seq_clear(&s);
+    return g_steal_pointer(&wl);
 }

@@ -183,6 +183,23 @@ weft_workload_t *weft_workload_load(const char *path_or_prefix, const char *comm
                                     GError **error);
 
 /**
+ * weft_workload_collective: a synthetic workload of one collective, no trace.
+ * @op: the operation (weft_coll_op_from_name() parses its name).
+ * @bytes: its comm_size S in bytes, in the convention of doc/collectives.md
+ *   (all-gather: each rank's share; all-to-all: what one rank sends in all);
+ *   at least 1, except a barrier, which carries none (0).
+ * @iterations: how many times each rank runs it back to back (>= 1): node
+ *   i + 1 waits for node i, so the step time is the sum of the iterations.
+ * @n_ranks: ranks (>= 1), all in the world communicator 0.
+ * Each rank has @iterations COLL nodes named "OP.I" and no compute; the ranks
+ * share one node array (borrows_arrays), so memory is O(iterations + ranks).
+ * Returns: (transfer full): the workload, or NULL with WEFT_WORKLOAD_ERROR_VALUE
+ *   naming the operation and the bad size or count.
+ */
+weft_workload_t *weft_workload_collective(weft_coll_op_t op, guint64 bytes, guint iterations,
+                                          guint n_ranks, GError **error);
+
+/**
  * weft_workload_check:
  * @wl: a workload.
  * @n_gpus: GPUs in the cluster; the workload must have at most that many
