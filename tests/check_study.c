@@ -7,7 +7,10 @@
  * (a torn journal line included), and as 3 shards merged; a journal of
  * another study refused; every bad axis (unknown key, bad value, unknown
  * cluster key, bad range) failing at load, before any point runs; merge
- * refusing missing, duplicate and foreign shards. The workload is a 4-rank
+ * refusing missing, duplicate and foreign shards; training-run studies (a
+ * `weft train` base) by hand without failures, against weft_job_monte_carlo()
+ * with them, the same with 1 and 2 threads, and their bad axes and metrics.
+ * The workload is a 4-rank
  * trace written by the test on an inline ring: forward 100 us, a 4,000,000 B
  * all-reduce, optimizer 50 us.
  */
@@ -15,6 +18,7 @@
 #include <stdlib.h>
 
 #include "config.h"
+#include "job/job.h"
 #include "study/study.h"
 #include "testutil.h"
 
@@ -438,6 +442,161 @@ START_TEST(test_paths_relative_to_study)
 }
 END_TEST
 
+/* ---- training-run studies ------------------------------------------------------------------ */
+
+/* A `weft train` base: 1,024 GPUs, 20,000 steps of 10 s, checkpoint write 5.67 TB / 2 TB/s. */
+static const char train_base[] = "[train]\ngpus = 1024\nstep_time = 10s\nsteps = 20000\n"
+                                 "checkpoint_interval = 50\ncheckpoint_size = 5.67TB\n"
+                                 "storage_write_bandwidth = 2TB/s\nsamples = 1000\nseed = 7\n"
+                                 "[failures]\ndistribution = exponential\n";
+
+START_TEST(test_train_by_hand)
+{
+    /*
+     * No failures (every MTBF off): 1,000 steps of 10 s, a checkpoint of 1 TB at 1 TB/s =
+     * 1 s after every K steps. Equation (1) of job.h: wall = N T + floor(N / K) delta.
+     */
+    g_autofree char *base = write_file("nofail.ini", train_base);
+    g_autoptr(weft_study_t) st =
+        load_ok("train-hand.ini",
+                "[study]\nscenario = nofail.ini\n"
+                "axis.k = train.checkpoint_interval: 100, 300, 1000\n"
+                "metrics = goodput_pct_mean, e2e_days_mean, interruptions_mean, "
+                "checkpoint_interval_s, checkpoint_write_s, checkpoint_interval_steps\n"
+                "[train]\nsteps = 1000\ncheckpoint_size = 1TB\nstorage_write_bandwidth = 1TB/s\n"
+                "samples = 10\n"
+                "[failures]\nmtbf_gpu = off\nmtbf_host = off\nmtbf_nic = off\n"
+                "mtbf_switch = off\nmtbf_cable = off\nmtbf_software = off\n"
+                "mtbf_maintenance = off\nmtbf_unknown = off\nmtbf_planned = off\n");
+    ck_assert_uint_eq(weft_study_n_points(st), 3);
+    weft_study_options_t opts = {.jobs = 2};
+    weft_study_stats_t stats;
+    run_ok(st, &opts, &stats);
+    ck_assert(stats.done);
+    ck_assert_uint_eq(stats.failed, 0);
+    g_autofree char *csv_path = path_of("train-hand.csv");
+    g_autofree char *csv = read_file(csv_path);
+    g_auto(GStrv) lines = g_strsplit(csv, "\n", -1);
+    ck_assert_str_eq(lines[0], "point,k:train.checkpoint_interval,goodput_pct_mean,e2e_days_mean,"
+                               "interruptions_mean,checkpoint_interval_s,checkpoint_write_s,"
+                               "checkpoint_interval_steps,status,error");
+    /* K = 100: 10,000 + 10 x 1 = 10,010 s = 0.115856 d; goodput 10,000 / 10,010 = 99.900100 %;
+     * interval 100 x 10 s = 1,000 s of compute */
+    ck_assert_str_eq(lines[1], "0,100,99.900100,0.115856,0.000000,1000.000000,1.000000,100,ok,");
+    /* K = 300: 3 checkpoints (none after the last 100 steps): 10,003 s = 0.115775 d;
+     * 10,000 / 10,003 = 99.970009 % */
+    ck_assert_str_eq(lines[2], "1,300,99.970009,0.115775,0.000000,3000.000000,1.000000,300,ok,");
+    /* K = 1,000: one checkpoint, after the last step: 10,001 s = 0.115752 d; 99.990001 % */
+    ck_assert_str_eq(lines[3], "2,1000,99.990001,0.115752,0.000000,10000.000000,1.000000,1000,ok,");
+    ck_assert_str_eq(lines[4], "");
+}
+END_TEST
+
+/* The direct computation of one point: the base file, samples 40, then K and distribution. */
+static void
+direct_train(const char *base, const char *k, const char *dist, guint threads, weft_job_mc_t *mc,
+             weft_job_params_t *p)
+{
+    g_autoptr(weft_job_config_t) cfg = weft_job_config_new();
+    g_autoptr(GError) error = NULL;
+    ck_assert(weft_job_config_load(cfg, base, &error));
+    ck_assert(weft_job_config_set_value(cfg, "train", "samples", "40", &error));
+    ck_assert(weft_job_config_set_value(cfg, "train", "checkpoint_interval", k, &error));
+    ck_assert(weft_job_config_set_value(cfg, "failures", "distribution", dist, &error));
+    ck_assert(weft_job_config_resolve(cfg, p, NULL, &error));
+    p->threads = threads;
+    if (p->checkpoint_auto) {
+        g_autoptr(weft_job_search_t) search = weft_job_search(p, TRUE, &error);
+        ck_assert_ptr_nonnull(search);
+        ck_assert(weft_job_monte_carlo(p, search->best_steps, mc, NULL, &error));
+    } else {
+        ck_assert(weft_job_monte_carlo(p, p->checkpoint_steps, mc, NULL, &error));
+    }
+}
+
+static const char train_study[] =
+    "[study]\nscenario = base-train.ini\n"
+    "axis.k = train.checkpoint_interval: 20, 80, auto\n"
+    "axis.dist = failures.distribution: exponential, weibull\n"
+    "metrics = goodput_pct_mean, e2e_days_mean, e2e_days_p90, interruptions_mean, "
+    "checkpoint_interval_steps\n"
+    "[train]\nsamples = 40\n";
+
+START_TEST(test_train_matches_monte_carlo)
+{
+    g_autofree char *base = write_file("base-train.ini", train_base);
+    g_autoptr(weft_study_t) st = load_ok("train-mc.ini", train_study);
+    ck_assert_uint_eq(weft_study_n_points(st), 6);
+    g_autofree char *out1 = path_of("train-j1.csv");
+    g_autofree char *out2 = path_of("train-j2.csv");
+    weft_study_stats_t stats;
+    run_ok(st, &(weft_study_options_t){.jobs = 1, .output = out1}, &stats);
+    ck_assert_uint_eq(stats.failed, 0);
+    run_ok(st, &(weft_study_options_t){.jobs = 2, .output = out2}, &stats);
+    g_autofree char *csv1 = read_file(out1);
+    g_autofree char *csv2 = read_file(out2);
+    ck_assert_str_eq(csv1, csv2); /* -j 1 and -j 2: the same bytes */
+    g_auto(GStrv) lines = g_strsplit(csv1, "\n", -1);
+    /* grid order, the last axis fastest: (20, exp), (20, weibull), (80, exp), ... (auto, weibull)
+     */
+    const char *ks[] = {"20", "80", "auto"};
+    const char *dists[] = {"exponential", "weibull"};
+    for (guint i = 0; i < 6; i++) {
+        weft_job_mc_t mc;
+        weft_job_params_t p;
+        /* the direct call with 2 threads: the samples do not depend on the thread count */
+        direct_train(base, ks[i / 2], dists[i % 2], 2, &mc, &p);
+        g_autofree char *want =
+            g_strdup_printf("%u,%s,%s,%.6f,%.6f,%.6f,%.6f,%" G_GUINT64_FORMAT ",ok,", i, ks[i / 2],
+                            dists[i % 2], 100.0 * mc.goodput.mean, mc.wall_s.mean / 86400.0,
+                            mc.wall_s.p90 / 86400.0, mc.interruptions.mean, mc.checkpoint_steps);
+        ck_assert_str_eq(lines[i + 1], want);
+        if (i < 4) {
+            ck_assert_uint_eq(mc.checkpoint_steps, i < 2 ? 20 : 80);
+        }
+    }
+    /* failures happen: 1,024 GPUs over >= 200,000 s at Llama 3's rates (an interruption
+     * every ~49.5 h at this size: 16,384 / 1,024 x 3.09 h) give a goodput below 100 % */
+    ck_assert(strstr(lines[1], ",100.000000,") == NULL);
+}
+END_TEST
+
+START_TEST(test_train_bad_axes)
+{
+    g_autofree char *base = write_file("base-train.ini", train_base);
+    static const struct {
+        const char *line;
+        gint code;
+    } cases[] = {
+        /* an unknown train key */
+        {"axis.k = train.checkpoint_intervl: 10, 20\n", WEFT_STUDY_ERROR_AXIS},
+        /* a value that does not parse */
+        {"axis.k = train.checkpoint_interval: 10, often\n", WEFT_STUDY_ERROR_AXIS},
+        /* a value only weft_job_config_resolve() refuses: more than 2^31 - 1 samples */
+        {"axis.n = train.samples: 10, 4000000000\n", WEFT_STUDY_ERROR_AXIS},
+        /* a replay metric in a training-run study */
+        {"axis.k = train.checkpoint_interval: 10\nmetrics = step_time_us\n", WEFT_STUDY_ERROR_KEY},
+    };
+    for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autofree char *text =
+            g_strdup_printf("[study]\nscenario = base-train.ini\n%s", cases[i].line);
+        g_autofree char *path = write_file("bad-train.ini", text);
+        g_autoptr(GError) error = NULL;
+        g_autoptr(weft_study_t) st = weft_study_load(path, &error);
+        ck_assert_msg(st == NULL, "case %u loaded", i);
+        ck_assert_msg(g_error_matches(error, WEFT_STUDY_ERROR, cases[i].code), "case %u: %s", i,
+                      error->message);
+    }
+    /* a scenario group in a training-run study */
+    g_autofree char *path =
+        write_file("bad-group.ini", "[study]\nscenario = base-train.ini\n[cluster]\nnodes = 2\n");
+    g_autoptr(GError) error = NULL;
+    g_autoptr(weft_study_t) st = weft_study_load(path, &error);
+    ck_assert_ptr_null(st);
+    ck_assert(g_error_matches(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_BASE));
+}
+END_TEST
+
 START_TEST(test_parse_shard)
 {
     guint k = 0, n = 0;
@@ -468,6 +627,9 @@ study_suite(void)
     tcase_add_test(tc, test_shards_merge);
     tcase_add_test(tc, test_bad_axes_fail_before_running);
     tcase_add_test(tc, test_paths_relative_to_study);
+    tcase_add_test(tc, test_train_by_hand);
+    tcase_add_test(tc, test_train_matches_monte_carlo);
+    tcase_add_test(tc, test_train_bad_axes);
     tcase_add_test(tc, test_parse_shard);
     suite_add_tcase(s, tc);
     return s;

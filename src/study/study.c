@@ -21,7 +21,9 @@
 #include "coll/coll.h"
 #include "core/keyfile.h"
 #include "core/units.h"
+#include "fault/rates.h"
 #include "hw/hw.h"
+#include "job/job.h"
 #include "net/net.h"
 #include "replay/replay.h"
 #include "scenario/scenario.h"
@@ -75,10 +77,167 @@ enum { M_STEP = 0, M_RANKS = 1 + N_RANK_METRICS };
 static const char *const default_metrics = "step_time_us, compute_us_max, exposed_comm_us_max, "
                                            "idle_us_max, events";
 
+/*
+ * Metrics of a training-run study (job/job.h): statistics over the Monte
+ * Carlo samples of weft_job_monte_carlo() at the point's checkpoint interval
+ * (the best one of weft_job_search() with checkpoint_interval = auto), and
+ * the resolved parameters. Units in the names: pct (goodput x 100), days, h,
+ * s; counts bare.
+ */
+static const char *const train_metric_names[] = {
+    "goodput_pct_mean",
+    "goodput_pct_ci95_lo",
+    "goodput_pct_ci95_hi",
+    "goodput_pct_median",
+    "goodput_pct_min",
+    "e2e_days_mean",
+    "e2e_days_ci95_lo",
+    "e2e_days_ci95_hi",
+    "e2e_days_median",
+    "e2e_days_p90",
+    "interruptions_mean",
+    "interruptions_p90",
+    "lost_work_h_mean",
+    "checkpoint_h_mean",
+    "restart_h_mean",
+    "slowdown_h_mean",
+    "steps_done_mean",
+    "checkpoint_interval_steps",
+    "checkpoint_interval_s",
+    "step_time_s",
+    "checkpoint_write_s",
+    "restart_s",
+    "system_mtbf_h",
+    "young_interval_steps",
+    "daly_interval_steps",
+    "samples",
+    NULL,
+};
+
+static const char *const default_train_metrics =
+    "goodput_pct_mean, goodput_pct_ci95_lo, goodput_pct_ci95_hi, e2e_days_mean, "
+    "e2e_days_median, e2e_days_p90, interruptions_mean, checkpoint_interval_s";
+
 const char *const *
 weft_study_metric_names(void)
 {
     return metric_names;
+}
+
+const char *const *
+weft_study_train_metric_names(void)
+{
+    return train_metric_names;
+}
+
+/* What a training-run point produced: the resolved parameters and the Monte Carlo. */
+typedef struct {
+    weft_job_params_t p;
+    weft_job_mc_t mc;
+} train_run_t;
+
+/* Appends train metric @m of @tr to @s (no separator). */
+static void
+append_train_metric(GString *s, guint m, const train_run_t *tr)
+{
+    const weft_job_mc_t *mc = &tr->mc;
+    const weft_job_params_t *p = &tr->p;
+    const double day = 86400.0, hour = 3600.0;
+    double M = weft_job_system_mtbf_s(p);
+    double v = 0.0;
+    guint64 count = 0;
+    gboolean is_count = FALSE;
+    switch (m) {
+    case 0:
+        v = 100.0 * mc->goodput.mean;
+        break;
+    case 1:
+        v = 100.0 * mc->goodput.ci95_lo;
+        break;
+    case 2:
+        v = 100.0 * mc->goodput.ci95_hi;
+        break;
+    case 3:
+        v = 100.0 * mc->goodput.median;
+        break;
+    case 4:
+        v = 100.0 * mc->goodput.min;
+        break;
+    case 5:
+        v = mc->wall_s.mean / day;
+        break;
+    case 6:
+        v = mc->wall_s.ci95_lo / day;
+        break;
+    case 7:
+        v = mc->wall_s.ci95_hi / day;
+        break;
+    case 8:
+        v = mc->wall_s.median / day;
+        break;
+    case 9:
+        v = mc->wall_s.p90 / day;
+        break;
+    case 10:
+        v = mc->interruptions.mean;
+        break;
+    case 11:
+        v = mc->interruptions.p90;
+        break;
+    case 12:
+        v = mc->lost_s.mean / hour;
+        break;
+    case 13:
+        v = mc->checkpoint_s.mean / hour;
+        break;
+    case 14:
+        v = mc->restart_s.mean / hour;
+        break;
+    case 15:
+        v = mc->slowdown_s.mean / hour;
+        break;
+    case 16:
+        v = mc->steps_done.mean;
+        break;
+    case 17:
+        is_count = TRUE;
+        count = mc->checkpoint_steps;
+        break;
+    case 18:
+        v = (double)mc->checkpoint_steps * p->step_time_s;
+        break;
+    case 19:
+        v = p->step_time_s;
+        break;
+    case 20:
+        v = p->checkpoint_write_s;
+        break;
+    case 21:
+        v = p->restart_s;
+        break;
+    case 22:
+        v = M / hour;
+        break;
+    case 23:
+    case 24: {
+        is_count = TRUE;
+        double tau = m == 23 ? weft_job_young_s(p->checkpoint_write_s, M)
+                             : weft_job_daly_s(p->checkpoint_write_s, M);
+        count = isfinite(M) ? weft_job_interval_steps(p, tau) : 0;
+        break;
+    }
+    default:
+        is_count = TRUE;
+        count = mc->samples;
+        break;
+    }
+    if (is_count) {
+        g_string_append_printf(s, "%" G_GUINT64_FORMAT, count);
+    } else if (isfinite(v)) {
+        g_string_append_printf(s, "%.6f", v);
+    } else {
+        g_string_append(s, "inf");
+    }
 }
 
 static weft_time_t
@@ -207,7 +366,70 @@ struct weft_study {
     char *results;   /* default CSV path */
     char *hash;      /* SHA-256 of the effective definition, hex */
     char *header;    /* the CSV header line, with its newline */
+    gboolean train;  /* a training-run study: the base is a `weft train` configuration */
 };
+
+/* One point's configuration: a scenario, or a `weft train` configuration in a train study. */
+typedef struct {
+    weft_scenario_t *sc;
+    weft_job_config_t *job;
+} config_t;
+
+static void
+config_free(config_t *c)
+{
+    if (c == NULL) {
+        return;
+    }
+    weft_scenario_free(c->sc);
+    weft_job_config_free(c->job);
+    g_free(c);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(config_t, config_free)
+
+static config_t *
+config_new(gboolean train)
+{
+    config_t *c = g_new0(config_t, 1);
+    if (train) {
+        c->job = weft_job_config_new();
+    } else {
+        c->sc = weft_scenario_new();
+    }
+    return c;
+}
+
+static gboolean
+config_set(config_t *c, const char *group, const char *key, const char *value, GError **error)
+{
+    return c->job != NULL ? weft_job_config_set_value(c->job, group, key, value, error)
+                          : weft_scenario_set_value(c->sc, group, key, value, error);
+}
+
+static const char *
+config_get(const config_t *c, const char *group, const char *key)
+{
+    return c->job != NULL ? weft_job_config_get(c->job, group, key)
+                          : weft_scenario_get(c->sc, group, key);
+}
+
+static char *
+config_to_ini(const config_t *c)
+{
+    return c->job != NULL ? weft_job_config_to_ini(c->job) : weft_scenario_to_ini(c->sc);
+}
+
+/* The base file @path is a `weft train` configuration: it has a [train] or [failures] group. */
+static gboolean
+is_train_file(const char *path)
+{
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    if (!weft_keyfile_load_file(kf, path, NULL)) {
+        return FALSE; /* loading the base reports it */
+    }
+    return g_key_file_has_group(kf, "train") || g_key_file_has_group(kf, "failures");
+}
 
 void
 weft_study_free(weft_study_t *st)
@@ -261,15 +483,15 @@ weft_study_results_path(const weft_study_t *st)
  * with WEFT_SCENARIO_ERROR_IO, which only paths do).
  */
 static gboolean
-is_path_key(const char *group, const char *key)
+is_path_key(gboolean train, const char *group, const char *key)
 {
     static const char probe[] = "weft-study-path-probe";
-    g_autoptr(weft_scenario_t) sc = weft_scenario_new();
+    g_autoptr(config_t) c = config_new(train);
     g_autoptr(GError) err = NULL;
-    if (!weft_scenario_set_value(sc, group, key, probe, &err)) {
+    if (!config_set(c, group, key, probe, &err)) {
         return g_error_matches(err, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_IO);
     }
-    const char *v = weft_scenario_get(sc, group, key);
+    const char *v = config_get(c, group, key);
     return v != NULL && g_path_is_absolute(v) && strcmp(v, probe) != 0;
 }
 
@@ -277,23 +499,25 @@ is_path_key(const char *group, const char *key)
 static char *
 resolve_value(const weft_study_t *st, const char *group, const char *key, const char *value)
 {
-    if (value[0] != '\0' && !g_path_is_absolute(value) && is_path_key(group, key)) {
+    if (value[0] != '\0' && !g_path_is_absolute(value) && is_path_key(st->train, group, key)) {
         return g_canonicalize_filename(value, st->dir);
     }
     return g_strdup(value);
 }
 
-/* The base scenario: the `scenario` file, then the study's own scenario groups. */
-static weft_scenario_t *
+/* The base: the `scenario` file (a train configuration in a train study), then the study's
+ * own groups. */
+static config_t *
 build_base(const weft_study_t *st, GError **error)
 {
-    g_autoptr(weft_scenario_t) sc = weft_scenario_new();
-    if (st->scenario != NULL && !weft_scenario_load(sc, st->scenario, error)) {
+    g_autoptr(config_t) sc = config_new(st->train);
+    if (st->scenario != NULL && !(st->train ? weft_job_config_load(sc->job, st->scenario, error)
+                                            : weft_scenario_load(sc->sc, st->scenario, error))) {
         return NULL;
     }
     for (guint i = 0; i < st->base->len; i++) {
         setting_t *s = g_ptr_array_index(st->base, i);
-        if (!weft_scenario_set_value(sc, s->group, s->key, s->value, error)) {
+        if (!config_set(sc, s->group, s->key, s->value, error)) {
             g_prefix_error(error, "%s: [%s] %s: ", st->path, s->group, s->key);
             return NULL;
         }
@@ -318,10 +542,10 @@ point_indexes(const weft_study_t *st, guint i, guint *idx)
 
 /* Sets axis @ax to its value @v on @sc; the error names the study, the axis, key and value. */
 static gboolean
-set_axis(const weft_study_t *st, weft_scenario_t *sc, const axis_t *ax, guint v, GError **error)
+set_axis(const weft_study_t *st, config_t *sc, const axis_t *ax, guint v, GError **error)
 {
     g_autoptr(GError) err = NULL;
-    if (!weft_scenario_set_value(sc, ax->group, ax->key, g_ptr_array_index(ax->set, v), &err)) {
+    if (!config_set(sc, ax->group, ax->key, g_ptr_array_index(ax->set, v), &err)) {
         g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_AXIS,
                     "%s: axis.%s (%s.%s) value \"%s\": %s", st->path, ax->name, ax->group, ax->key,
                     (const char *)g_ptr_array_index(ax->shown, v), err->message);
@@ -516,6 +740,21 @@ check_cluster(const weft_scenario_t *sc, const char *origin, GError **error)
     return topo != NULL;
 }
 
+/*
+ * The cross-key check of a configuration: weft_scenario_check(), or for a train
+ * configuration weft_job_config_resolve() (which loads its cluster, and replays
+ * its train.scenario when it has one).
+ */
+static gboolean
+check_config(const config_t *c, GError **error)
+{
+    if (c->job != NULL) {
+        weft_job_params_t p;
+        return weft_job_config_resolve(c->job, &p, NULL, error);
+    }
+    return weft_scenario_check(c->sc, error);
+}
+
 /* Checks every value of every axis on a scratch scenario: base + first value of every axis. */
 static gboolean
 check_axes(const weft_study_t *st, GError **error)
@@ -523,7 +762,7 @@ check_axes(const weft_study_t *st, GError **error)
     for (guint a = 0; a < st->axes->len; a++) {
         axis_t *ax = g_ptr_array_index(st->axes, a);
         for (guint v = 0; v < ax->set->len; v++) {
-            g_autoptr(weft_scenario_t) sc = build_base(st, error);
+            g_autoptr(config_t) sc = build_base(st, error);
             if (sc == NULL) {
                 return FALSE;
             }
@@ -536,9 +775,9 @@ check_axes(const weft_study_t *st, GError **error)
                 return FALSE;
             }
             g_autoptr(GError) err = NULL;
-            gboolean ok = weft_scenario_check(sc, &err);
-            if (ok && strcmp(ax->group, "cluster") == 0) {
-                ok = check_cluster(sc, st->path, &err);
+            gboolean ok = check_config(sc, &err);
+            if (ok && sc->sc != NULL && strcmp(ax->group, "cluster") == 0) {
+                ok = check_cluster(sc->sc, st->path, &err);
             }
             if (!ok) {
                 g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_AXIS,
@@ -554,18 +793,19 @@ check_axes(const weft_study_t *st, GError **error)
 static gboolean
 parse_metrics(weft_study_t *st, const char *text, GError **error)
 {
+    const char *const *names = st->train ? train_metric_names : metric_names;
     g_auto(GStrv) items = g_strsplit(text, ",", -1);
     for (guint i = 0; items[i] != NULL; i++) {
         g_strstrip(items[i]);
         guint m = 0;
-        while (metric_names[m] != NULL && strcmp(metric_names[m], items[i]) != 0) {
+        while (names[m] != NULL && strcmp(names[m], items[i]) != 0) {
             m++;
         }
-        if (metric_names[m] == NULL) {
-            g_autofree char *valid = g_strjoinv(", ", (char **)metric_names);
+        if (names[m] == NULL) {
+            g_autofree char *valid = g_strjoinv(", ", (char **)names);
             g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_KEY,
-                        "%s: metrics: unknown metric \"%s\"; valid metrics: %s", st->path, items[i],
-                        valid);
+                        "%s: metrics: unknown %smetric \"%s\"; valid metrics: %s", st->path,
+                        st->train ? "training-run " : "", items[i], valid);
             return FALSE;
         }
         g_array_append_val(st->metrics, m);
@@ -598,8 +838,9 @@ append_field(GString *s, const char *text)
 }
 
 static void
-make_header_and_hash(weft_study_t *st, const weft_scenario_t *base)
+make_header_and_hash(weft_study_t *st, const config_t *base)
 {
+    const char *const *names = st->train ? train_metric_names : metric_names;
     GString *h = g_string_new("point");
     for (guint a = 0; a < st->axes->len; a++) {
         axis_t *ax = g_ptr_array_index(st->axes, a);
@@ -608,15 +849,15 @@ make_header_and_hash(weft_study_t *st, const weft_scenario_t *base)
         append_field(h, col);
     }
     for (guint m = 0; m < st->metrics->len; m++) {
-        g_string_append_printf(h, ",%s", metric_names[g_array_index(st->metrics, guint, m)]);
+        g_string_append_printf(h, ",%s", names[g_array_index(st->metrics, guint, m)]);
     }
     g_string_append(h, ",status,error\n");
     st->header = g_string_free(h, FALSE);
 
     g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
-    g_autofree char *ini = weft_scenario_to_ini(base);
-    g_autofree char *mode =
-        g_strdup_printf("weft study v1\nmode %s\n", st->zip ? "zip" : "cartesian");
+    g_autofree char *ini = config_to_ini(base);
+    g_autofree char *mode = g_strdup_printf("weft study v1%s\nmode %s\n", st->train ? " train" : "",
+                                            st->zip ? "zip" : "cartesian");
     g_checksum_update(sum, (const guchar *)mode, -1);
     g_checksum_update(sum, (const guchar *)ini, -1);
     for (guint a = 0; a < st->axes->len; a++) {
@@ -664,7 +905,7 @@ weft_study_load(const char *path, GError **error)
                     path);
         return NULL;
     }
-    g_autofree char *metrics = g_strdup(default_metrics);
+    g_autofree char *metrics = NULL;
     g_autofree char *results = NULL;
     g_auto(GStrv) keys = g_key_file_get_keys(kf, "study", NULL, NULL);
     for (guint i = 0; keys[i] != NULL; i++) {
@@ -692,8 +933,18 @@ weft_study_load(const char *path, GError **error)
             return NULL;
         }
     }
-    /* the study's own scenario groups: base overrides, paths relative to the study */
+    /* a training-run study: the base file is a `weft train` configuration, or the study
+     * has no base file and its own groups are [train] or [failures] */
     g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
+    if (st->scenario != NULL) {
+        st->train = is_train_file(st->scenario);
+    } else {
+        st->train = g_key_file_has_group(kf, "train") || g_key_file_has_group(kf, "failures");
+    }
+    if (metrics == NULL) {
+        metrics = g_strdup(st->train ? default_train_metrics : default_metrics);
+    }
+    /* the study's own scenario groups: base overrides, paths relative to the study */
     for (guint g = 0; groups[g] != NULL; g++) {
         if (strcmp(groups[g], "study") == 0) {
             continue;
@@ -707,7 +958,15 @@ weft_study_load(const char *path, GError **error)
             s->value = resolve_value(st, groups[g], names[i], v);
             g_ptr_array_add(st->base, s);
         }
-        if (names == NULL || names[0] == NULL) {
+        if ((names == NULL || names[0] == NULL) && st->train) {
+            if (strcmp(groups[g], "train") != 0 && strcmp(groups[g], "failures") != 0) {
+                g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_BASE,
+                            "%s: unknown group [%s]: a training-run study takes [train] and "
+                            "[failures]",
+                            path, groups[g]);
+                return NULL;
+            }
+        } else if (names == NULL || names[0] == NULL) {
             /* an empty group must still name a scenario group */
             g_autoptr(weft_scenario_t) probe = weft_scenario_new();
             g_autofree char *line = g_strdup_printf("%s.weft-study-probe=1", groups[g]);
@@ -722,16 +981,16 @@ weft_study_load(const char *path, GError **error)
         }
     }
     g_autoptr(GError) berr = NULL;
-    g_autoptr(weft_scenario_t) base = build_base(st, &berr);
+    g_autoptr(config_t) base = build_base(st, &berr);
     if (base == NULL) {
         g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_BASE, "%s: base scenario: %s", path,
                     berr->message);
         return NULL;
     }
-    if (weft_scenario_get(base, "output", "dir") != NULL) {
+    if (!st->train && weft_scenario_get(base->sc, "output", "dir") != NULL) {
         g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_KEY,
                     "%s: output.dir = \"%s\": a study writes one CSV; unset output.dir", path,
-                    weft_scenario_get(base, "output", "dir"));
+                    weft_scenario_get(base->sc, "output", "dir"));
         return NULL;
     }
     for (guint i = 0; keys[i] != NULL; i++) {
@@ -778,7 +1037,7 @@ weft_study_load(const char *path, GError **error)
         return NULL;
     }
     /* the base with every axis at its first value must be runnable as far as a check can tell */
-    g_autoptr(weft_scenario_t) first = build_base(st, error);
+    g_autoptr(config_t) first = build_base(st, error);
     if (first == NULL) {
         return NULL;
     }
@@ -788,7 +1047,7 @@ weft_study_load(const char *path, GError **error)
         }
     }
     g_autoptr(GError) cerr = NULL;
-    if (!weft_scenario_check(first, &cerr)) {
+    if (!check_config(first, &cerr)) {
         g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_BASE, "%s: base scenario: %s", path,
                     cerr->message);
         return NULL;
@@ -810,6 +1069,37 @@ weft_study_load(const char *path, GError **error)
 
 /* ---- one point ------------------------------------------------------------------------------ */
 
+/*
+ * Runs a training-run point as `weft train` does: resolve, then the Monte Carlo at
+ * the configured interval, or at the best one of weft_job_search() when it is auto. The
+ * point's Monte Carlo runs in the point's thread (p.threads = 1): a study's parallelism is
+ * its points, and the samples do not depend on the thread count (job.h).
+ */
+static gboolean
+run_train(const weft_job_config_t *cfg, train_run_t *tr, GError **error)
+{
+    if (!weft_job_config_resolve(cfg, &tr->p, NULL, error)) {
+        return FALSE;
+    }
+    tr->p.threads = 1;
+    guint64 K = tr->p.checkpoint_steps;
+    if (tr->p.checkpoint_auto) {
+        g_autoptr(weft_job_search_t) search = weft_job_search(&tr->p, TRUE, error);
+        if (search == NULL) {
+            return FALSE;
+        }
+        for (guint i = 0; i < search->points->len; i++) {
+            const weft_job_mc_t *q = &g_array_index(search->points, weft_job_mc_t, i);
+            if (q->checkpoint_steps == search->best_steps) {
+                tr->mc = *q; /* the same seeds: what evaluating K again gives */
+                return TRUE;
+            }
+        }
+        K = search->best_steps;
+    }
+    return weft_job_monte_carlo(&tr->p, K, &tr->mc, NULL, error);
+}
+
 /* Runs point @i and returns its CSV row (with its newline); *@failed tells whether it failed. */
 static char *
 run_point(const weft_study_t *st, guint i, gboolean *failed)
@@ -825,23 +1115,30 @@ run_point(const weft_study_t *st, guint i, gboolean *failed)
     }
     g_autoptr(GError) err = NULL;
     g_autoptr(weft_scenario_run_t) run = NULL;
-    g_autoptr(weft_scenario_t) sc = build_base(st, &err);
+    train_run_t tr;
+    gboolean ran = FALSE;
+    g_autoptr(config_t) sc = build_base(st, &err);
     for (guint a = 0; sc != NULL && a < st->axes->len; a++) {
         if (!set_axis(st, sc, g_ptr_array_index(st->axes, a), idx[a], &err)) {
-            g_clear_pointer(&sc, weft_scenario_free);
+            g_clear_pointer(&sc, config_free);
         }
     }
-    if (sc != NULL) {
-        run = weft_scenario_run(sc, &err);
+    if (sc != NULL && sc->job != NULL) {
+        ran = run_train(sc->job, &tr, &err);
+    } else if (sc != NULL) {
+        run = weft_scenario_run(sc->sc, &err);
+        ran = run != NULL;
     }
     for (guint m = 0; m < st->metrics->len; m++) {
         g_string_append_c(row, ',');
-        if (run != NULL) {
+        if (ran && st->train) {
+            append_train_metric(row, g_array_index(st->metrics, guint, m), &tr);
+        } else if (ran) {
             append_metric(row, g_array_index(st->metrics, guint, m), run);
         }
     }
-    *failed = run == NULL;
-    if (run != NULL) {
+    *failed = !ran;
+    if (ran) {
         g_string_append(row, ",ok,");
     } else {
         g_string_append(row, ",error,");
@@ -1119,6 +1416,8 @@ weft_study_run(weft_study_t *st, const weft_study_options_t *opts, weft_study_st
     (void)weft_coll_error_quark();
     (void)weft_units_error_quark();
     (void)weft_hw_error_quark();
+    (void)weft_job_error_quark();
+    (void)weft_fault_error_quark();
 
     runner_t r = {.st = st, .stop_after = opts->stop_after, .journal = -1};
     g_mutex_init(&r.lock);

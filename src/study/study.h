@@ -55,6 +55,18 @@
  * picosecond), counts as integers. A row depends only on its point, so the CSV
  * is byte-identical for any -j and any resume history.
  *
+ * Training-run studies: when the `scenario` file is a `weft train`
+ * configuration (it has a [train] or [failures] group; job/job.h,
+ * doc/failures.md), or when there is no `scenario` and the study's own groups
+ * are [train] or [failures], the base is that configuration
+ * (weft_job_config_load(), then the study's groups) and the axes are over its
+ * keys (train.checkpoint_interval, failures.mtbf_gpu, ...). The checks are the
+ * same, with weft_job_config_resolve() as the cross-key check; a point resolves
+ * its configuration and runs weft_job_monte_carlo() at its checkpoint interval
+ * (with `auto`, weft_job_search() and its best interval), as `weft train` does,
+ * in one thread per point (train.threads is ignored: the samples do not depend
+ * on it). Its metrics are weft_study_train_metric_names().
+ *
  * Parallel runs: points run on a GThreadPool of `jobs` threads, each with its
  * own scenario, cluster, workload and simulation (weft keeps no global mutable
  * state; igraph, which on Debian 12 is built without thread-local storage,
@@ -143,6 +155,19 @@ char *weft_study_point_text(const weft_study_t *st, guint i);
  * links (directed), nodes, collectives, p2p_transfers, events.
  */
 const char *const *weft_study_metric_names(void);
+
+/**
+ * weft_study_train_metric_names:
+ * Returns: (transfer none): the NULL-terminated list of metrics a training-run
+ * study (see above) may record: goodput_pct_{mean,ci95_lo,ci95_hi,median,min};
+ * e2e_days_{mean,ci95_lo,ci95_hi,median,p90}; interruptions_{mean,p90};
+ * {lost_work,checkpoint,restart,slowdown}_h_mean; steps_done_mean; the
+ * parameters checkpoint_interval_steps (the interval run: the best one when
+ * checkpoint_interval = auto), checkpoint_interval_s, step_time_s,
+ * checkpoint_write_s, restart_s, system_mtbf_h, young_interval_steps,
+ * daly_interval_steps, samples.
+ */
+const char *const *weft_study_train_metric_names(void);
 
 /** Options of weft_study_run(); zero-initialize, then set what differs. */
 typedef struct {
