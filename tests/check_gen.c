@@ -492,6 +492,44 @@ START_TEST(memory_estimate)
 }
 END_TEST
 
+/* weft_gen_load_keyfile: an unset dp fills the GPUs it is given; unset, 0 GPUs, dp is 1. */
+START_TEST(keyfile_derives_dp_from_the_gpus)
+{
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    g_key_file_set_string(kf, "transformer", "model", "gpt3-1.3b");
+    g_key_file_set_string(kf, "transformer", "tp", "2");
+    g_key_file_set_string(kf, "transformer", "pp", "2");
+    g_autoptr(GError) err = NULL;
+    /* 16 GPUs / (tp 2 x pp 2 x cp 1) = dp 4: 16 ranks */
+    g_autoptr(weft_workload_t) a = weft_gen_load_keyfile(kf, "k", 16, &err);
+    ck_assert_msg(a != NULL, "%s", err ? err->message : "");
+    ck_assert_uint_eq(a->n_ranks, 16);
+    ck_assert_str_eq(a->source, "k");
+    /* no GPU count: dp 1, 4 ranks */
+    g_autoptr(weft_workload_t) b = weft_gen_load_keyfile(kf, "k", 0, &err);
+    ck_assert_msg(b != NULL, "%s", err ? err->message : "");
+    ck_assert_uint_eq(b->n_ranks, 4);
+    /* 6 GPUs are not a multiple of 4 */
+    ck_assert_ptr_null(weft_gen_load_keyfile(kf, "k", 6, &err));
+    ck_assert(g_error_matches(err, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE));
+    g_clear_error(&err);
+    /* dp given wins over the GPU count: 2 replicas, 8 ranks */
+    g_key_file_set_string(kf, "transformer", "dp", "2");
+    g_autoptr(weft_workload_t) c = weft_gen_load_keyfile(kf, "k", 16, &err);
+    ck_assert_msg(c != NULL, "%s", err ? err->message : "");
+    ck_assert_uint_eq(c->n_ranks, 8);
+    /* the spec parser's errors: an unknown key, a bad integer */
+    g_key_file_set_string(kf, "transformer", "tensor", "2");
+    ck_assert_ptr_null(weft_gen_load_keyfile(kf, "k", 16, &err));
+    ck_assert(g_error_matches(err, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE));
+    g_clear_error(&err);
+    g_key_file_remove_key(kf, "transformer", "tensor", NULL);
+    g_key_file_set_string(kf, "transformer", "tp", "two");
+    ck_assert_ptr_null(weft_gen_load_keyfile(kf, "k", 16, &err));
+    ck_assert(g_error_matches(err, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE));
+}
+END_TEST
+
 static Suite *
 gen_suite(void)
 {
@@ -509,6 +547,7 @@ gen_suite(void)
     tcase_add_test(tc, impossible_configurations_are_errors);
     tcase_add_test(tc, roofline_times);
     tcase_add_test(tc, memory_estimate);
+    tcase_add_test(tc, keyfile_derives_dp_from_the_gpus);
     suite_add_tcase(s, tc);
     return s;
 }

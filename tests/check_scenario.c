@@ -5,8 +5,10 @@
  * configuration and its round trip, the cluster file merged with the
  * scenario's own [cluster] keys, a whole run on an inline ring with its step
  * time derived by hand, and the [output] files (and an unwritable output
- * directory failing before anything runs). Scratch files live in a temporary
- * directory per test.
+ * directory failing before anything runs); workloads without a trace: the
+ * [transformer] group against the equivalent generator spec, the one-collective
+ * workload against the closed-form ring, and their cross-key errors. Scratch
+ * files live in a temporary directory per test.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 #include "config.h"
 #include "scenario/scenario.h"
 #include "testutil.h"
+#include "workload/gen.h"
 
 static char *tmpdir;
 
@@ -637,6 +640,256 @@ START_TEST(test_output_dir_unwritable_fails_first)
 }
 END_TEST
 
+/* ---- workloads without a trace ------------------------------------------------------- */
+
+/*
+ * The 8-GPU switch cluster of the [transformer] tests, inline, with plain rings
+ * (tuning = off): a saved configuration writes collectives.chunks = 1, which
+ * under tuning = nccl would force one chunk when it runs again.
+ */
+static const char switch8_cluster[] = "[cluster]\n"
+                                      "kind = switch\n"
+                                      "gpus = 8\n"
+                                      "link_bandwidth = 400GiB/s\n"
+                                      "link_latency = 936.25ns\n"
+                                      "[collectives]\n"
+                                      "tuning = off\n";
+
+/* Loads @text (written to tmpdir/@name) into a new scenario, then applies @sets. */
+static weft_scenario_t *
+scenario_of(const char *name, const char *text, const char *const *sets)
+{
+    g_autofree char *path = write_file(name, text);
+    weft_scenario_t *sc = weft_scenario_new();
+    g_autoptr(GError) err = NULL;
+    ck_assert_msg(weft_scenario_load(sc, path, &err), "%s", err ? err->message : "");
+    for (guint i = 0; sets != NULL && sets[i] != NULL; i++) {
+        ck_assert_msg(weft_scenario_set(sc, sets[i], &err), "%s", err ? err->message : "");
+    }
+    return sc;
+}
+
+START_TEST(test_transformer_equals_spec)
+{
+    /* The spec weft gen --spec would write for gpt3-1.3b, tp 2, pp 2, dp 2, global batch
+     * 2 (= micro-batch 1 x dp 2, the scenario's default), on the H100 (the default gpu). */
+    weft_gen_config_t c;
+    ck_assert(weft_gen_preset("gpt3-1.3b", &c, NULL));
+    c.tp = 2;
+    c.pp = 2;
+    c.dp = 2;
+    c.global_batch = 2;
+    g_autofree char *spec = g_build_filename(tmpdir, "step.gen", NULL);
+    g_autoptr(GError) err = NULL;
+    ck_assert_msg(weft_gen_write_spec(&c, "h100", spec, &err), "%s", err ? err->message : "");
+    g_autofree char *by_spec_text =
+        g_strdup_printf("%s[workload]\ntrace = step.gen\n", switch8_cluster);
+    g_autoptr(weft_scenario_t) by_spec = scenario_of("spec.ini", by_spec_text, NULL);
+    g_autoptr(weft_scenario_run_t) a = weft_scenario_run(by_spec, &err);
+    ck_assert_msg(a != NULL, "%s", err ? err->message : "");
+
+    /* The same step from [transformer] keys; dp unset: 8 GPUs / (tp 2 x pp 2 x cp 1) = 2. */
+    g_autofree char *by_keys_text = g_strdup_printf("%s[transformer]\nmodel = gpt3-1.3b\n"
+                                                    "tp = 2\npp = 2\n",
+                                                    switch8_cluster);
+    g_autoptr(weft_scenario_t) by_keys = scenario_of("keys.ini", by_keys_text, NULL);
+    g_autoptr(weft_scenario_run_t) b = weft_scenario_run(by_keys, &err);
+    ck_assert_msg(b != NULL, "%s", err ? err->message : "");
+    ck_assert_uint_eq(b->workload->n_ranks, 8); /* tp 2 x pp 2 x dp 2 */
+    ck_assert_uint_eq(weft_workload_node_count(b->workload), weft_workload_node_count(a->workload));
+    ck_assert_int_gt(a->replay->step_ps, 0);
+    ck_assert_int_eq(b->replay->step_ps, a->replay->step_ps); /* one generator, one parser */
+    ck_assert_ptr_nonnull(strstr(b->trace_label, "dp=2 (from the cluster)"));
+
+    /* The saved configuration runs again to the same step. */
+    g_autofree char *ini = weft_scenario_to_ini(by_keys);
+    g_autoptr(weft_scenario_t) again = scenario_of("again.ini", ini, NULL);
+    ck_assert_str_eq(weft_scenario_get(again, "transformer", "tp"), "2");
+    ck_assert_ptr_null(weft_scenario_get(again, "transformer", "dp")); /* still derived */
+    g_autoptr(weft_scenario_run_t) r = weft_scenario_run(again, &err);
+    ck_assert_msg(r != NULL, "%s", err ? err->message : "");
+    ck_assert_int_eq(r->replay->step_ps, a->replay->step_ps);
+
+    /* dp given: 1 replica of 4 ranks (fits the 8 GPUs), a different step. */
+    const char *const dp1[] = {"transformer.dp=1", NULL};
+    g_autoptr(weft_scenario_t) small = scenario_of("dp1.ini", by_keys_text, dp1);
+    g_autoptr(weft_scenario_run_t) s = weft_scenario_run(small, &err);
+    ck_assert_msg(s != NULL, "%s", err ? err->message : "");
+    ck_assert_uint_eq(s->workload->n_ranks, 4);
+}
+END_TEST
+
+START_TEST(test_transformer_bad_values)
+{
+    g_autoptr(weft_scenario_t) sc = weft_scenario_new();
+    /* each value is checked when set: VALUE, naming the key and the value */
+    const char *const bad[] = {"transformer.tp=0",          "transformer.tp=x",
+                               "transformer.model=gpt9",    "transformer.gpu=z80",
+                               "transformer.sp=maybe",      "transformer.recompute=some",
+                               "transformer.precision=fp4", "transformer.attention=sparse",
+                               "transformer.experts=-1",    NULL};
+    for (guint i = 0; bad[i] != NULL; i++) {
+        g_autoptr(GError) err = NULL;
+        ck_assert_msg(!weft_scenario_set(sc, bad[i], &err), "%s accepted", bad[i]);
+        ck_assert_msg(g_error_matches(err, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE), "%s",
+                      err->message);
+        g_autofree char *key = g_strndup(bad[i], strchr(bad[i], '=') - bad[i]);
+        ck_assert_msg(strstr(err->message, key) != NULL, "%s", err->message);
+    }
+    g_autoptr(GError) err = NULL;
+    ck_assert(!weft_scenario_set(sc, "transformer.layer=2", &err));
+    ck_assert(g_error_matches(err, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY));
+    g_clear_error(&err);
+    /* good spellings */
+    ck_assert(weft_scenario_set(sc, "transformer.sp=true", NULL));
+    ck_assert(weft_scenario_set(sc, "transformer.model=LLaMA3.1-405B", NULL));
+    ck_assert(weft_scenario_set(sc, "transformer.gpu=a100", NULL));
+
+    /* Values that pass alone but not together fail the run: VALUE. tp 3 does not
+     * divide the 8 GPUs (dp unset), nor gpt3-1.3b's 16 heads with dp given. */
+    const char *const tp3[] = {"transformer.model=gpt3-1.3b", "transformer.tp=3", NULL};
+    g_autoptr(weft_scenario_t) a = scenario_of("tp3.ini", switch8_cluster, tp3);
+    ck_assert_ptr_null(weft_scenario_run(a, &err));
+    ck_assert_msg(g_error_matches(err, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE), "%s",
+                  err->message);
+    g_clear_error(&err);
+    ck_assert(weft_scenario_set(a, "transformer.dp=2", NULL));
+    ck_assert_ptr_null(weft_scenario_run(a, &err));
+    ck_assert_msg(g_error_matches(err, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE), "%s",
+                  err->message);
+}
+END_TEST
+
+/* Runs @sets on top of a scenario without a workload; NULL with *err when it fails. */
+static weft_scenario_run_t *
+run_with(const char *cluster, const char *const *sets, GError **err)
+{
+    g_autoptr(weft_scenario_t) sc = scenario_of("w.ini", cluster, sets);
+    return weft_scenario_run(sc, err);
+}
+
+START_TEST(test_workload_exclusive)
+{
+    /* Two descriptions of the workload, or a collective_* key alone: KEY, before any run. */
+    const char *const cases[][3] = {
+        {"workload.trace=t", "transformer.tp=2", NULL},
+        {"workload.collective=all_reduce", "transformer.model=gpt3-1.3b", NULL},
+        {"workload.collective=all_reduce", "workload.trace=t", NULL},
+        {"workload.collective_bytes=1MB", NULL, NULL},
+        {"workload.collective_iterations=3", NULL, NULL},
+        {"workload.collective=all_gather", NULL, NULL}, /* no size */
+        {"transformer.tp=2", "workload.comm_groups=g.json", NULL},
+    };
+    for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autoptr(weft_scenario_t) sc = scenario_of("x.ini", switch8_cluster, cases[i]);
+        g_autoptr(GError) err = NULL;
+        ck_assert_msg(!weft_scenario_check(sc, &err), "case %u passed", i);
+        ck_assert_msg(g_error_matches(err, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY), "%s",
+                      err->message);
+    }
+    /* The conflict names both keys. */
+    g_autoptr(weft_scenario_t) sc = scenario_of("x.ini", switch8_cluster, cases[0]);
+    g_autoptr(GError) err = NULL;
+    ck_assert(!weft_scenario_check(sc, &err));
+    ck_assert_ptr_nonnull(strstr(err->message, "transformer.tp"));
+    ck_assert_ptr_nonnull(strstr(err->message, "workload.trace"));
+}
+END_TEST
+
+/* 8 GPUs on a ring, 10 GB/s (1e10 B/s) per direction, 1 us per link; plain rings. */
+static const char ring8_cluster[] = "[cluster]\n"
+                                    "kind = ring\n"
+                                    "gpus = 8\n"
+                                    "link_bandwidth = 10GB/s\n"
+                                    "link_latency = 1us\n"
+                                    "[collectives]\n"
+                                    "tuning = off\n";
+
+START_TEST(test_collective_ring)
+{
+    g_autoptr(GError) err = NULL;
+    const char *const ar[] = {"workload.collective=all_reduce", "workload.collective_bytes=8MB",
+                              NULL};
+    g_autoptr(weft_scenario_run_t) run = run_with(ring8_cluster, ar, &err);
+    ck_assert_msg(run != NULL, "%s", err ? err->message : "");
+    ck_assert_uint_eq(run->workload->n_ranks, 8); /* collective_ranks unset: every GPU */
+    ck_assert_uint_eq(run->replay->collectives, 1);
+    /*
+     * Ring all-reduce of S = 8 MB = 8,000,000 B over n = 8: 2 (n - 1) = 14 steps,
+     * each moving S / n = 1,000,000 B to the ring neighbour over one link:
+     * 1 us + 1e6 B / 1e10 B/s = 101 us per step; 14 x 101 = 1414 us, all exposed.
+     */
+    ck_assert_int_eq(run->replay->step_ps, 1414 * WEFT_PS_PER_US);
+    for (guint r = 0; r < 8; r++) {
+        ck_assert_int_eq(run->replay->ranks[r].compute_ps, 0);
+        ck_assert_int_eq(run->replay->ranks[r].exposed_comm_ps, 1414 * WEFT_PS_PER_US);
+    }
+
+    /* Three iterations back to back, each after the previous: 3 x 1414 = 4242 us. */
+    const char *const ar3[] = {"workload.collective=all_reduce", "workload.collective_bytes=8MB",
+                               "workload.collective_iterations=3", NULL};
+    g_autoptr(weft_scenario_run_t) run3 = run_with(ring8_cluster, ar3, &err);
+    ck_assert_msg(run3 != NULL, "%s", err ? err->message : "");
+    ck_assert_uint_eq(run3->replay->collectives, 3);
+    ck_assert_int_eq(run3->replay->step_ps, 3 * run->replay->step_ps);
+    ck_assert_int_eq(run3->replay->step_ps, 4242 * WEFT_PS_PER_US);
+
+    /*
+     * All-gather, S = each rank's share (doc/collectives.md) = 1 MB: n - 1 = 7 ring
+     * steps of one whole share, 1 us + 1e6 B / 1e10 B/s = 101 us each: 707 us.
+     */
+    const char *const ag[] = {"workload.collective=all-gather", "workload.collective_bytes=1MB",
+                              NULL};
+    g_autoptr(weft_scenario_run_t) rag = run_with(ring8_cluster, ag, &err);
+    ck_assert_msg(rag != NULL, "%s", err ? err->message : "");
+    ck_assert_int_eq(rag->replay->step_ps, 707 * WEFT_PS_PER_US);
+
+    /* collective_ranks: ranks 0..N-1 only. */
+    const char *const four[] = {"workload.collective=all_reduce", "workload.collective_bytes=8MB",
+                                "workload.collective_ranks=4", NULL};
+    g_autoptr(weft_scenario_run_t) r4 = run_with(ring8_cluster, four, &err);
+    ck_assert_msg(r4 != NULL, "%s", err ? err->message : "");
+    ck_assert_uint_eq(r4->workload->n_ranks, 4);
+    ck_assert_ptr_nonnull(strstr(r4->trace_label, "all_reduce of 8MB x 1 on 4 ranks"));
+}
+END_TEST
+
+START_TEST(test_collective_bad_values)
+{
+    g_autoptr(weft_scenario_t) sc = weft_scenario_new();
+    /* checked when set: VALUE naming the key and value */
+    const char *const bad[] = {"workload.collective=allgatherv", "workload.collective_bytes=0B",
+                               "workload.collective_bytes=12",   "workload.collective_iterations=0",
+                               "workload.collective_ranks=0",    NULL};
+    for (guint i = 0; bad[i] != NULL; i++) {
+        g_autoptr(GError) err = NULL;
+        ck_assert_msg(!weft_scenario_set(sc, bad[i], &err), "%s accepted", bad[i]);
+        ck_assert_msg(g_error_matches(err, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE), "%s",
+                      err->message);
+    }
+    /* an unknown operation lists the valid ones */
+    g_autoptr(GError) err = NULL;
+    ck_assert(!weft_scenario_set(sc, "workload.collective=allgatherv", &err));
+    ck_assert_ptr_nonnull(strstr(err->message, "all_gather"));
+    ck_assert_ptr_nonnull(strstr(err->message, "reduce_scatter"));
+    g_clear_error(&err);
+
+    /* A barrier carries no data: a size with it fails the run (VALUE). */
+    const char *const barrier[] = {"workload.collective=barrier", "workload.collective_bytes=1MB",
+                                   NULL};
+    ck_assert_ptr_null(run_with(ring8_cluster, barrier, &err));
+    ck_assert_msg(g_error_matches(err, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE), "%s",
+                  err->message);
+    g_clear_error(&err);
+    /* More ranks than GPUs: the workload check's RANKS. */
+    const char *const many[] = {"workload.collective=all_reduce", "workload.collective_bytes=1MB",
+                                "workload.collective_ranks=16", NULL};
+    ck_assert_ptr_null(run_with(ring8_cluster, many, &err));
+    ck_assert_msg(g_error_matches(err, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_RANKS), "%s",
+                  err->message);
+}
+END_TEST
+
 static Suite *
 scenario_suite(void)
 {
@@ -665,6 +918,15 @@ scenario_suite(void)
     tcase_add_test(tr, test_output_dir);
     tcase_add_test(tr, test_output_dir_unwritable_fails_first);
     suite_add_tcase(s, tr);
+    TCase *tw = tcase_create("workloads");
+    tcase_add_checked_fixture(tw, setup, teardown);
+    tcase_set_timeout(tw, 60);
+    tcase_add_test(tw, test_transformer_equals_spec);
+    tcase_add_test(tw, test_transformer_bad_values);
+    tcase_add_test(tw, test_workload_exclusive);
+    tcase_add_test(tw, test_collective_ring);
+    tcase_add_test(tw, test_collective_bad_values);
+    suite_add_tcase(s, tw);
     return s;
 }
 

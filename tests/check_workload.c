@@ -916,6 +916,69 @@ START_TEST(free_of_null_is_noop)
 }
 END_TEST
 
+/* ---- the synthetic one-collective workload ------------------------------------------ */
+
+START_TEST(collective_workload_is_a_chain_on_every_rank)
+{
+    g_autoptr(GError) err = NULL;
+    /* 3 all-gathers of 1 MiB (each rank's share) on 4 ranks */
+    g_autoptr(weft_workload_t) wl =
+        weft_workload_collective(WEFT_COLL_ALL_GATHER, 1048576, 3, 4, &err);
+    ck_assert_msg(wl != NULL, "%s", err ? err->message : "");
+    ck_assert_uint_eq(wl->n_ranks, 4);
+    ck_assert_uint_eq(wl->comms->len, 1); /* the world only */
+    const weft_comm_t *world = g_ptr_array_index(wl->comms, 0);
+    ck_assert_uint_eq(world->n_ranks, 4);
+    ck_assert_uint_eq(weft_workload_node_count(wl), 12); /* 4 ranks x 3 */
+    for (guint r = 0; r < 4; r++) {
+        const weft_rank_trace_t *t = &wl->ranks[r];
+        ck_assert_uint_eq(t->n_nodes, 3);
+        for (guint i = 0; i < 3; i++) {
+            ck_assert_uint_eq(t->type[i], WEFT_NODE_COLL);
+            ck_assert_uint_eq(t->coll_op[i], WEFT_COLL_ALL_GATHER);
+            ck_assert_uint_eq(t->comm_bytes[i], 1048576);
+            ck_assert_int_eq(t->comm[i], 0);
+            ck_assert_int_eq(t->peer[i], -1);
+            ck_assert_int_eq(t->duration_ps[i], 0);
+            /* node 0 has no predecessor; node i waits for node i - 1 only */
+            ck_assert_uint_eq(t->dep_off[i + 1] - t->dep_off[i], i == 0 ? 0 : 1);
+            if (i > 0) {
+                ck_assert_uint_eq(t->deps[t->dep_off[i]], i - 1);
+            }
+        }
+        ck_assert_str_eq(t->name[2], "all_gather.2");
+    }
+    ck_assert(weft_workload_check(wl, 4, NULL));
+    /* a barrier carries no data */
+    g_autoptr(weft_workload_t) b = weft_workload_collective(WEFT_COLL_BARRIER, 0, 1, 2, &err);
+    ck_assert_msg(b != NULL, "%s", err ? err->message : "");
+    ck_assert(weft_workload_check(b, 2, NULL));
+}
+END_TEST
+
+START_TEST(collective_workload_bad_values_are_value_errors)
+{
+    const struct {
+        weft_coll_op_t op;
+        guint64 bytes;
+        guint iterations, n_ranks;
+    } bad[] = {
+        {WEFT_COLL_ALL_REDUCE, 0, 1, 8},             /* size 0 */
+        {WEFT_COLL_BARRIER, 64, 1, 8},               /* a barrier with data */
+        {WEFT_COLL_ALL_REDUCE, 64, 0, 8},            /* no iteration */
+        {WEFT_COLL_ALL_REDUCE, 64, 1, 0},            /* no rank */
+        {(weft_coll_op_t)WEFT_COLL_N_OPS, 64, 1, 8}, /* no such operation */
+    };
+    for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+        g_autoptr(GError) err = NULL;
+        weft_workload_t *wl = weft_workload_collective(bad[i].op, bad[i].bytes, bad[i].iterations,
+                                                       bad[i].n_ranks, &err);
+        ck_assert_msg(wl == NULL, "case %u accepted", i);
+        ck_assert(g_error_matches(err, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE));
+    }
+}
+END_TEST
+
 static Suite *
 workload_suite(void)
 {
@@ -980,6 +1043,11 @@ workload_suite(void)
     tcase_add_test(comm, single_rank_workload_reduces_groups_to_present_ranks);
     tcase_add_test(comm, host_side_collective_needs_no_comm_type);
     suite_add_tcase(s, comm);
+
+    TCase *synth = tcase_create("synthetic");
+    tcase_add_test(synth, collective_workload_is_a_chain_on_every_rank);
+    tcase_add_test(synth, collective_workload_bad_values_are_value_errors);
+    suite_add_tcase(s, synth);
     return s;
 }
 

@@ -4,7 +4,9 @@
 # same step as the options it stands for; --set and the shorthand options
 # override the file; --show-config prints an effective configuration that runs
 # again to identical results; --out writes its three files; unknown keys and
-# bad values fail with exit 1, malformed command lines with exit 2.
+# bad values fail with exit 1, malformed command lines with exit 2; workloads
+# without a trace ([transformer] by --gen or --set, workload.collective) give the
+# spec's step and the closed-form ring.
 set -u
 : "${WEFT:?set by make check}" "${MKTRACE:?}" "${WEFT_SRCDIR:?}"
 tmp=$(mktemp -d) || exit 99
@@ -132,6 +134,58 @@ expect 2 "--set without '='" "collectives\.chunks" -- "$WEFT" replay "$scen" --s
 expect 2 "--set without a group" "chunks=4" -- "$WEFT" replay "$scen" --set chunks=4
 expect 2 "two scenario files" "unexpected argument" -- "$WEFT" replay "$scen" "$scen"
 expect 2 "no scenario, no --trace" "required" -- "$WEFT" replay --cluster "$dgx"
+
+# ---- workloads without a trace: [transformer] (--gen) and workload.collective ----
+ring8="$WEFT_SRCDIR/topologies/ring-8.ini"
+sw8="$WEFT_SRCDIR/topologies/switch-8.ini"
+# ring all-reduce of S = 64 MiB on ring-8 (50 GiB/s, 500 ns links), plain rings:
+# 2 (n - 1) = 14 steps of S / n = 8 MiB: 14 (0.5 + 8 MiB / 50 GiB/s) = 14 x 156.75 = 2194.5 us
+expect 0 "one all-reduce by --set" "" -- "$WEFT" replay -q --cluster "$ring8" \
+    --set workload.collective=all_reduce --set workload.collective_bytes=64MiB \
+    --set collectives.tuning=off
+[ "$(step_of "$tmp/out")" = "2194.500000" ] && ok "all-reduce step 2194.5 us" ||
+    bad "all-reduce step $(step_of "$tmp/out") us, expected 2194.5 us"
+expect 0 "three all-reduces" "" -- "$WEFT" replay -q --cluster "$ring8" \
+    --set workload.collective=all_reduce --set workload.collective_bytes=64MiB \
+    --set workload.collective_iterations=3 --set collectives.tuning=off
+[ "$(step_of "$tmp/out")" = "6583.500000" ] && ok "three all-reduces 3 x 2194.5 us" ||
+    bad "three all-reduces $(step_of "$tmp/out") us, expected 6583.5 us"
+expect 1 "unknown collective lists the valid ones" "allgatherv.*all_gather" -- "$WEFT" replay \
+    --cluster "$ring8" --set workload.collective=allgatherv --set workload.collective_bytes=1MiB
+expect 1 "collective of 0 bytes" "collective_bytes.*0B" -- "$WEFT" replay \
+    --cluster "$ring8" --set workload.collective=all_reduce --set workload.collective_bytes=0B
+
+# --gen and --set transformer.* = the spec weft gen writes (dp 2 from 8 GPUs / (tp 2 x pp 2))
+expect 0 "weft gen --spec" "" -- "$WEFT" gen transformer --model gpt3-1.3b --tp 2 --pp 2 --dp 2 \
+    --spec "$tmp/step.gen"
+expect 0 "replay of the spec" "" -- "$WEFT" replay -q --cluster "$sw8" --trace "$tmp/step.gen"
+spec_step=$(step_of "$tmp/out")
+expect 0 "replay --gen" "" -- "$WEFT" replay -q --cluster "$sw8" --gen model=gpt3-1.3b,tp=2,pp=2
+[ "$(step_of "$tmp/out")" = "$spec_step" ] && ok "--gen step = spec step ($spec_step us)" ||
+    bad "--gen step $(step_of "$tmp/out") us, spec step $spec_step us"
+expect 0 "replay --set transformer.*" "" -- "$WEFT" replay -q --cluster "$sw8" \
+    --set transformer.model=gpt3-1.3b --set transformer.tp=2 --set transformer.pp=2
+[ "$(step_of "$tmp/out")" = "$spec_step" ] && ok "--set transformer step = spec step" ||
+    bad "--set transformer step $(step_of "$tmp/out") us, spec step $spec_step us"
+# the saved configuration runs again (plain rings: a saved collectives.chunks = 1 forces one
+# chunk under NCCL's tuning)
+expect 0 "--show-config with --gen" "" -- "$WEFT" replay --cluster "$sw8" \
+    --gen model=gpt3-1.3b,tp=2,pp=2 --set collectives.tuning=off --show-config
+cp "$tmp/out" "$tmp/gen.ini"
+grep -q '^\[transformer\]$' "$tmp/gen.ini" && grep -q '^tp = 2$' "$tmp/gen.ini" &&
+    ok "--show-config prints [transformer]" || bad "no [transformer] in --show-config"
+expect 0 "replay the saved [transformer] scenario" "" -- "$WEFT" replay -q "$tmp/gen.ini"
+cp "$tmp/out" "$tmp/gen_again.out"
+expect 0 "replay --gen, plain rings" "" -- "$WEFT" replay -q --cluster "$sw8" \
+    --gen model=gpt3-1.3b,tp=2,pp=2 --set collectives.tuning=off
+cmp -s "$tmp/out" "$tmp/gen_again.out" && ok "saved [transformer] scenario reruns identically" ||
+    bad "saved [transformer] scenario differs"
+expect 1 "trace and [transformer] together" "transformer\.tp.*workload\.trace" -- "$WEFT" replay \
+    --cluster "$sw8" --trace "$tmp/step.gen" --gen tp=2
+expect 1 "--gen of a bad value" "transformer\.tp.*\"x\"" -- "$WEFT" replay --cluster "$sw8" --gen tp=x
+expect 1 "--gen of an impossible split" "dp is unset.*8 GPUs" -- "$WEFT" replay --cluster "$sw8" \
+    --gen model=gpt3-1.3b,tp=3
+expect 2 "--gen without '='" "model=" -- "$WEFT" replay --cluster "$sw8" --gen gpt3-1.3b
 
 echo "scenario_cli.sh: $fails failure(s)"
 [ "$fails" -eq 0 ]
