@@ -70,8 +70,9 @@ G_BEGIN_DECLS
 GQuark weft_fault_error_quark(void);
 
 typedef enum {
-    WEFT_FAULT_ERROR_VALUE, /* a value that does not parse or is out of range */
-    WEFT_FAULT_ERROR_KEY,   /* an unknown name (class, distribution) */
+    WEFT_FAULT_ERROR_VALUE,  /* a value that does not parse or is out of range */
+    WEFT_FAULT_ERROR_KEY,    /* an unknown name (class, distribution, fault kind, vertex, link) */
+    WEFT_FAULT_ERROR_FAILED, /* a GPU or node failed during a step (fault/step.h) */
 } weft_fault_error_t;
 
 /** Component classes. Each has an MTBF per component and a count in the cluster. */

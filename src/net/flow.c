@@ -88,7 +88,7 @@ on_send_end(void *ctx, void *data)
     g_assert(x->phase == PHASE_SENDING);
     x->event = 0;
     x->remaining = 0.0;
-    weft_net_i_credit_bytes(net, x->route, (double)x->bytes / x->efficiency);
+    weft_net_i_credit_bytes(net, x->route, ((double)x->bytes - x->credited) / x->efficiency);
     weft_lmm_variable_free(net->lmm, x->var);
     mark_route(net, x->route);
     request_solve(net);
@@ -218,22 +218,11 @@ on_solve(void *ctx, void *data)
     update_links(net, now);
 }
 
+/* Gives sending transfer @idx an LMM variable over its route. */
 static void
-flow_start(weft_net_t *net, guint32 idx)
+new_variable(weft_net_t *net, guint32 idx)
 {
     xfer_t *x = xfer_at(net, idx);
-    weft_time_t now = weft_sim_now(net->sim);
-    if (x->route == NULL || x->bytes == 0) {
-        /* No bandwidth phase: a local copy is free, zero bytes take the latency. */
-        x->phase = PHASE_LATENCY;
-        if (x->sent != NULL) {
-            x->event = weft_sim_after(net->sim, 0, on_zero_sent, net, GUINT_TO_POINTER(idx));
-            return;
-        }
-        weft_time_t d = x->route == NULL ? 0 : x->route->latency_ps;
-        x->event = weft_sim_after(net->sim, d, on_arrive, net, GUINT_TO_POINTER(idx));
-        return;
-    }
     const weft_route_t *route = x->route;
     guint n = route->path_off[route->n_paths];
     g_array_set_size(net->scratch_cnst, n);
@@ -252,6 +241,25 @@ flow_start(weft_net_t *net, guint32 idx)
         g_array_set_size(net->var_xfer, x->var + 1);
     }
     g_array_index(net->var_xfer, guint32, x->var) = idx;
+}
+
+static void
+flow_start(weft_net_t *net, guint32 idx)
+{
+    xfer_t *x = xfer_at(net, idx);
+    weft_time_t now = weft_sim_now(net->sim);
+    if (x->route == NULL || x->bytes == 0) {
+        /* No bandwidth phase: a local copy is free, zero bytes take the latency. */
+        x->phase = PHASE_LATENCY;
+        if (x->sent != NULL) {
+            x->event = weft_sim_after(net->sim, 0, on_zero_sent, net, GUINT_TO_POINTER(idx));
+            return;
+        }
+        weft_time_t d = x->route == NULL ? 0 : x->route->latency_ps;
+        x->event = weft_sim_after(net->sim, d, on_arrive, net, GUINT_TO_POINTER(idx));
+        return;
+    }
+    new_variable(net, idx);
     x->phase = PHASE_SENDING;
     x->rate_set = FALSE;
     x->rate_changed = FALSE;
@@ -274,7 +282,8 @@ flow_cancel(weft_net_t *net, guint32 idx)
     }
     if (x->phase == PHASE_SENDING) {
         double left = remaining_at(x, weft_sim_now(net->sim));
-        weft_net_i_credit_bytes(net, x->route, ((double)x->bytes - left) / x->efficiency);
+        weft_net_i_credit_bytes(net, x->route,
+                                ((double)x->bytes - left - x->credited) / x->efficiency);
         weft_lmm_variable_free(net->lmm, x->var);
         mark_route(net, x->route);
         request_solve(net);
@@ -335,4 +344,73 @@ weft_net_i_flow_busy(const weft_net_t *net, gint edge)
         busy += weft_sim_now(net->sim) - l->since;
     }
     return busy;
+}
+
+/* Records the first stranded transfer and stops the run. */
+static void
+strand(weft_net_t *net, const xfer_t *x, gint edge, double left, const GError *why)
+{
+    if (net->stranded != NULL) {
+        return;
+    }
+    weft_topo_t *t = net->topo;
+    g_set_error(&net->stranded, WEFT_NET_ERROR, WEFT_NET_ERROR_STRANDED,
+                "transfer of %" G_GUINT64_FORMAT " bytes from %s to %s stranded at %.6f us with "
+                "%.0f bytes left: link %s -> %s went down and no path is left (%s)",
+                x->bytes, weft_topo_vertex_name(t, x->src), weft_topo_vertex_name(t, x->dst),
+                weft_time_to_us(weft_sim_now(net->sim)), left,
+                weft_topo_vertex_name(t, weft_topo_edge_from(t, edge)),
+                weft_topo_vertex_name(t, weft_topo_edge_to(t, edge)), why->message);
+    weft_sim_stop(net->sim);
+}
+
+static gboolean
+route_uses(const weft_route_t *r, gint edge)
+{
+    for (guint32 k = 0; k < r->path_off[r->n_paths]; k++) {
+        if (r->edges[k] == edge) {
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+void
+weft_net_i_flow_reroute(weft_net_t *net, gint edge)
+{
+    weft_time_t now = weft_sim_now(net->sim);
+    for (guint32 i = 0; i < net->xfers->len; i++) {
+        xfer_t *x = xfer_at(net, i);
+        if (!x->in_use || x->phase != PHASE_SENDING || !route_uses(x->route, edge)) {
+            continue;
+        }
+        double left = x->rate_set ? remaining_at(x, now) : (double)x->bytes;
+        const weft_route_t *route = NULL;
+        g_autoptr(GError) err = NULL;
+        if (!weft_net_i_lookup_route(net, x->src, x->dst, x->flow_id, &route, &err)) {
+            strand(net, x, edge, left, err);
+            continue; /* it stalls at rate 0 on the link that is down */
+        }
+        /* The bytes sent so far count on the old route; the rest goes the new way. */
+        double sent = (double)x->bytes - left - x->credited;
+        weft_net_i_credit_bytes(net, x->route, sent / x->efficiency);
+        x->credited += sent;
+        if (x->event != 0) {
+            weft_sim_cancel(net->sim, x->event);
+            x->event = 0;
+        }
+        weft_lmm_variable_free(net->lmm, x->var);
+        mark_route(net, x->route);
+        x->route = route;
+        new_variable(net, i);
+        /* From here its rate is integrated from @now over the remaining bytes (apply_rate()). */
+        x = xfer_at(net, i);
+        x->rate_set = TRUE;
+        x->rate_changed = TRUE;
+        x->rate_Bps = 0.0;
+        x->remaining = left;
+        x->updated = now;
+        x->send_end = WEFT_TIME_MAX;
+        request_solve(net);
+    }
 }

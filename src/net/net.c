@@ -304,6 +304,7 @@ weft_net_free(weft_net_t *net)
         }
         g_free(net->ts);
     }
+    g_clear_error(&net->stranded);
     g_free(net->links);
     g_array_unref(net->xfers);
     g_array_unref(net->free_idx);
@@ -316,9 +317,9 @@ weft_net_free(weft_net_t *net)
  * number of transfers started before them, so each transfer hashes as its own
  * flow and a run is repeatable.
  */
-static gboolean
-lookup_route(weft_net_t *net, gint src, gint dst, guint64 flow_id, const weft_route_t **route,
-             GError **error)
+gboolean
+weft_net_i_lookup_route(weft_net_t *net, gint src, gint dst, guint64 flow_id,
+                        const weft_route_t **route, GError **error)
 {
     *route = NULL;
     if (src == dst) {
@@ -360,7 +361,7 @@ weft_net_transfer_start_full(weft_net_t *net, gint src, gint dst, guint64 bytes,
     g_return_val_if_fail(done != NULL, FALSE);
     g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
     const weft_route_t *route;
-    if (!lookup_route(net, src, dst, net->stats.transfers_started, &route, error)) {
+    if (!weft_net_i_lookup_route(net, src, dst, net->stats.transfers_started, &route, error)) {
         return FALSE;
     }
     guint32 idx = xfer_alloc(net);
@@ -371,6 +372,10 @@ weft_net_transfer_start_full(weft_net_t *net, gint src, gint dst, guint64 bytes,
     x->tag = tag;
     x->bytes = bytes;
     x->route = route;
+    x->flow_id = net->stats.transfers_started;
+    x->src = src;
+    x->dst = dst;
+    x->credited = 0.0;
     x->cap_Bps = rate_cap_Bps > 0.0 ? rate_cap_Bps : INFINITY;
     x->efficiency = efficiency > 0.0 && efficiency <= 1.0 ? efficiency : 1.0;
     net->stats.transfers_started++;
@@ -404,7 +409,7 @@ weft_net_transfer_time(weft_net_t *net, gint src, gint dst, guint64 bytes, GErro
     g_return_val_if_fail(error == NULL || *error == NULL, -1);
     /* flow 0: the estimate is for a lone transfer, not one of the run's numbered transfers */
     const weft_route_t *route;
-    if (!lookup_route(net, src, dst, 0, &route, error)) {
+    if (!weft_net_i_lookup_route(net, src, dst, 0, &route, error)) {
         return -1;
     }
     /* Every model agrees on a lone transfer over an idle network (see the essay for
@@ -458,6 +463,41 @@ weft_net_set_link_capacity(weft_net_t *net, gint edge, double capacity_Bps)
     if (net->opts.model == WEFT_NET_FLOW) {
         weft_net_i_flow_set_capacity(net, edge, capacity_Bps);
     }
+}
+
+gboolean
+weft_net_set_link_fraction(weft_net_t *net, gint edge, double fraction, GError **error)
+{
+    g_return_val_if_fail(net != NULL, FALSE);
+    g_return_val_if_fail(edge >= 0 && (guint)edge < net->n_edges, FALSE);
+    g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+    if (!(fraction >= 0.0 && fraction <= 1.0)) {
+        g_set_error(error, WEFT_NET_ERROR, WEFT_NET_ERROR_LINK,
+                    "link %s -> %s: fraction %g of its bandwidth is outside [0, 1]",
+                    weft_topo_vertex_name(net->topo, weft_topo_edge_from(net->topo, edge)),
+                    weft_topo_vertex_name(net->topo, weft_topo_edge_to(net->topo, edge)), fraction);
+        return FALSE;
+    }
+    gboolean was_up = weft_topo_edge_fraction(net->topo, edge) > 0.0;
+    g_autoptr(GError) terr = NULL;
+    if (!weft_topo_set_link_fraction(net->topo, edge, fraction, &terr)) {
+        /* only an igraph failure while rebuilding the views can land here */
+        g_error("weft_net_set_link_fraction: %s", terr->message);
+    }
+    if (net->opts.model == WEFT_NET_FLOW) {
+        weft_net_i_flow_set_capacity(net, edge, weft_topo_edge_bw(net->topo, edge) * fraction);
+        if (was_up && fraction <= 0.0) {
+            weft_net_i_flow_reroute(net, edge);
+        }
+    }
+    return TRUE;
+}
+
+const GError *
+weft_net_stranded(const weft_net_t *net)
+{
+    g_return_val_if_fail(net != NULL, NULL);
+    return net->stranded;
 }
 
 weft_net_link_stats_t

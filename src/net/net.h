@@ -94,6 +94,8 @@ typedef enum {
     WEFT_NET_ERROR_MODEL,    /* unknown model name */
     WEFT_NET_ERROR_NO_ROUTE, /* a transfer between unconnected vertices */
     WEFT_NET_ERROR_UPDATE,   /* unknown update mode name */
+    WEFT_NET_ERROR_STRANDED, /* a link went down under a transfer that has no other path */
+    WEFT_NET_ERROR_LINK,     /* a link state outside its range */
 } weft_net_error_t;
 
 typedef enum {
@@ -293,6 +295,41 @@ weft_net_model_t weft_net_model(const weft_net_t *net);
  * Time complexity: O(1) now plus its part of the next solve.
  */
 void weft_net_set_link_capacity(weft_net_t *net, gint edge, double capacity_Bps);
+
+/**
+ * weft_net_set_link_fraction:
+ * @net: the network.
+ * @edge: a directed edge id of the cluster.
+ * @fraction: the share of its bandwidth in service, in [0, 1]: 1 nominal,
+ *   (0, 1) degraded, 0 down (a fault: weft_topo_set_link_fraction()).
+ * @error: WEFT_NET_ERROR_LINK for a fraction outside [0, 1].
+ *
+ * Changes the link's state in the cluster (routes computed from now on avoid a
+ * link that is down and see a degraded one's bandwidth) and, under flow, its
+ * capacity (edge bandwidth x @fraction, re-solved at this instant). Under
+ * flow, a link going down also moves every transfer in its bandwidth phase
+ * over it to a new route, computed with its own ECMP flow id over the links
+ * that are up (a surviving equal-cost path when one is left, else the
+ * shortest path left), with its remaining bytes; bytes already sent are
+ * counted on the old route's links. A transfer left with no path stalls; the
+ * first such one is kept as the stranded error (weft_net_stranded()) and the
+ * simulation is stopped (weft_sim_stop()), so the run ends there instead of
+ * hanging. Transfers in their latency phase (every byte sent) arrive as
+ * planned. Under analytical, transfers already running end as scheduled and
+ * only new ones see the change.
+ * Time complexity: O(V + E) to rebuild the routing views when the link goes
+ * down or up, plus O(transfers in flight x hops) to find those to move.
+ * Returns: TRUE unless @fraction is out of range.
+ */
+gboolean weft_net_set_link_fraction(weft_net_t *net, gint edge, double fraction, GError **error);
+
+/**
+ * weft_net_stranded:
+ * Returns: (transfer none) (nullable): the WEFT_NET_ERROR_STRANDED of the first
+ * transfer a link left with no path (naming the transfer's ends, its size and
+ * bytes left, the instant and the link), or NULL.
+ */
+const GError *weft_net_stranded(const weft_net_t *net);
 
 /** Statistics of one directed edge (see the essay). */
 typedef struct {

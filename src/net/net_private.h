@@ -31,7 +31,10 @@ typedef struct {
     const weft_route_t *route; /* NULL for a local copy */
     double cap_Bps;            /* rate cap, INFINITY for none */
     double efficiency;         /* payload bytes per wire byte, (0, 1] */
+    guint64 flow_id;           /* the ECMP flow id its route was chosen with */
+    gint src, dst;             /* vertex ids */
     /* flow */
+    double credited; /* payload bytes already credited to earlier routes (rerouting) */
     phase_t phase;
     guint var;             /* LMM variable while sending */
     gboolean rate_set;     /* a solve has given it a rate */
@@ -91,6 +94,7 @@ struct weft_net {
     GArray *scratch_cnst; /* of guint: for weft_lmm_variable_new() */
     GArray *scratch_coef; /* of double */
     GError *check_error;
+    GError *stranded; /* the first transfer left with no path by a link going down */
     gboolean freeing; /* weft_net_free() in progress: no more solves */
 };
 
@@ -111,6 +115,12 @@ void weft_net_i_flow_clear(weft_net_t *net);
 void weft_net_i_flow_set_capacity(weft_net_t *net, gint edge, double capacity_Bps);
 /* Brings a link's busy time up to now (for statistics queries). */
 weft_time_t weft_net_i_flow_busy(const weft_net_t *net, gint edge);
+/* Moves the transfers sending over @edge (now down) to new routes; a transfer with none left
+ * stays stalled and, if it is the first, sets net->stranded and stops the simulation. */
+void weft_net_i_flow_reroute(weft_net_t *net, gint edge);
+/* net.c: the route for src -> dst (NULL when equal) with @flow_id, or a WEFT_NET_ERROR_NO_ROUTE. */
+gboolean weft_net_i_lookup_route(weft_net_t *net, gint src, gint dst, guint64 flow_id,
+                                 const weft_route_t **route, GError **error);
 
 G_END_DECLS
 

@@ -88,6 +88,8 @@ struct replay {
     GArray *finish_stack;             /* (rank, node) pairs to finish at the current time */
     GError *error;                    /* first runtime error; stops the simulation */
     guint64 collectives;
+    weft_fault_run_t *faults; /* the armed in-step faults, or NULL */
+    guint ranks_left;         /* ranks with nodes not yet done */
 };
 
 typedef struct {
@@ -496,7 +498,14 @@ stream_kick(stream_t *st)
         if (R->compute_scale != 1.0) {
             d = (weft_time_t)llround((double)d * R->compute_scale);
         }
-        weft_sim_after(R->sim, d, on_stream_node_done, R, st);
+        if (R->faults != NULL && st->kind == STREAM_COMPUTE) {
+            /* a straggler computes slower inside its windows */
+            weft_time_t now = weft_sim_now(R->sim);
+            weft_time_t end = weft_fault_run_compute_end(R->faults, rs->vertex, now, d);
+            weft_sim_at(R->sim, end, on_stream_node_done, R, st);
+        } else {
+            weft_sim_after(R->sim, d, on_stream_node_done, R, st);
+        }
     }
 }
 
@@ -568,6 +577,9 @@ drain_finished(replay_t *R)
         rs->state[rn.node] = NODE_DONE;
         rs->nodes_done++;
         rs->res.finish_ps = weft_sim_now(R->sim);
+        if (rs->nodes_done == rs->trace->n_nodes && --R->ranks_left == 0 && R->faults != NULL) {
+            weft_fault_run_disarm(R->faults); /* the step is over: later faults do not happen */
+        }
         if (rs->start_ps != NULL) {
             R->observer->node(R->observer->data, rn.rank, rn.node, node_stream(rs->trace, rn.node),
                               rs->start_ps[rn.node], rs->res.finish_ps);
@@ -681,6 +693,39 @@ replay_clear(replay_t *R)
     g_clear_pointer(&R->p2p, g_array_unref);
     g_clear_pointer(&R->finish_stack, g_array_unref);
     g_clear_error(&R->error);
+    g_clear_pointer(&R->faults, weft_fault_run_free);
+}
+
+/* ---- fault reports ------------------------------------------------------------------ */
+
+/* The failure or stranded transfer that stopped the run, with how far the ranks got; NULL if
+ * none. */
+static GError *
+fault_report(replay_t *R)
+{
+    const GError *why = R->faults != NULL ? weft_fault_run_failure(R->faults) : NULL;
+    gint code = WEFT_REPLAY_ERROR_FAILED;
+    if (why == NULL) {
+        why = weft_net_stranded(R->net);
+        code = WEFT_REPLAY_ERROR_STRANDED;
+    }
+    if (why == NULL) {
+        return NULL;
+    }
+    guint unfinished = 0;
+    guint64 done = 0, total = 0;
+    for (guint r = 0; r < R->wl->n_ranks; r++) {
+        const rank_state_t *rs = &R->ranks[r];
+        unfinished += rs->nodes_done < rs->trace->n_nodes;
+        done += rs->nodes_done;
+        total += rs->trace->n_nodes;
+    }
+    return g_error_new(
+        WEFT_REPLAY_ERROR, code,
+        "%s; the step stopped at %.6f us with %u of %u ranks unfinished (%" G_GUINT64_FORMAT
+        " of %" G_GUINT64_FORMAT " nodes done)",
+        why->message, weft_time_to_us(weft_sim_now(R->sim)), unfinished, R->wl->n_ranks, done,
+        total);
 }
 
 /* ---- the deadlock report ------------------------------------------------------------ */
@@ -818,6 +863,13 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
         rank_init(&R, &R.ranks[r], r);
     }
 
+    for (guint r = 0; r < wl->n_ranks; r++) {
+        R.ranks_left += R.ranks[r].trace->n_nodes > 0;
+    }
+    if (opts != NULL && opts->faults != NULL && R.ranks_left > 0) {
+        R.faults = weft_fault_run_arm(opts->faults, sim, net);
+    }
+
     guint64 events_before = weft_sim_events(sim);
     /* Release every node without predecessors, rank by rank in node order. */
     for (guint r = 0; r < wl->n_ranks && R.error == NULL; r++) {
@@ -831,6 +883,9 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
     }
     if (R.error == NULL) {
         weft_sim_run(sim);
+    }
+    if (R.error == NULL) {
+        R.error = fault_report(&R);
     }
     if (R.error != NULL) {
         g_propagate_error(error, g_steal_pointer(&R.error));
@@ -861,6 +916,13 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
     res->events = weft_sim_events(sim) - events_before;
     res->collectives = R.collectives;
     res->p2p_transfers = R.p2p->len;
+    res->faults_applied = g_ptr_array_new_with_free_func(g_free);
+    if (R.faults != NULL) {
+        const GPtrArray *applied = weft_fault_run_applied(R.faults);
+        for (guint i = 0; i < applied->len; i++) {
+            g_ptr_array_add(res->faults_applied, g_strdup(g_ptr_array_index(applied, i)));
+        }
+    }
     replay_clear(&R);
     return res;
 }
@@ -872,5 +934,8 @@ weft_replay_result_free(weft_replay_result_t *res)
         return;
     }
     g_free(res->ranks);
+    if (res->faults_applied != NULL) {
+        g_ptr_array_unref(res->faults_applied);
+    }
     g_free(res);
 }

@@ -37,6 +37,7 @@
 
 #include "coll/tuning.h"
 #include "net/net.h"
+#include "fault/step.h"
 #include "workload/workload.h"
 
 G_BEGIN_DECLS
@@ -49,6 +50,8 @@ typedef enum {
     WEFT_REPLAY_ERROR_NETWORK,  /* a transfer could not be routed */
     WEFT_REPLAY_ERROR_MISMATCH, /* members of one collective disagree on operation or size */
     WEFT_REPLAY_ERROR_OVERFLOW, /* simulated time beyond the ~106 days int64 picoseconds hold */
+    WEFT_REPLAY_ERROR_STRANDED, /* a link fault left a transfer with no path (fault/step.h) */
+    WEFT_REPLAY_ERROR_FAILED,   /* a GPU or node failed during the step (fault/step.h) */
 } weft_replay_error_t;
 
 /** Per-rank results, in picoseconds. */
@@ -70,6 +73,9 @@ typedef struct {
     guint64 events;            /* events the simulation ran */
     guint64 collectives;       /* collective instances run */
     guint64 p2p_transfers;     /* send/recv pairs run */
+    /* Added for issue 8: the in-step faults applied before the step ended, as
+     * weft_fault_run_applied() words them (char *, owned); empty without faults. */
+    GPtrArray *faults_applied;
 } weft_replay_result_t;
 
 /** Where a node ran, for observers. */
@@ -122,6 +128,12 @@ typedef struct {
      * operation, size). NULL: the plain single-ring / direct plans of weft_coll_plan_new()
      * with coll_chunks and no protocol costs. */
     const weft_coll_tuning_t *coll_tuning;
+    /* (nullable) faults inside the step (fault/step.h), armed on @sim at time 0:
+     * link, NIC and switch faults change the network; stragglers stretch the
+     * compute-stream nodes of their GPU (not CPU-stream ones: the host is not
+     * slowed); a GPU or node failure stops the step. Faults due after the last
+     * rank has finished are not applied. */
+    const weft_fault_plan_t *faults;
 } weft_replay_options_t;
 
 /**
@@ -130,7 +142,10 @@ typedef struct {
  * @net: the network over the cluster (its topology gives GPUs).
  * @wl: a workload that passed weft_workload_check() for this cluster.
  * @opts: (nullable): options.
- * @error: WEFT_REPLAY_ERROR_DEADLOCK with the report, or _NETWORK.
+ * @error: WEFT_REPLAY_ERROR_DEADLOCK with the report, or _NETWORK; with faults,
+ *   _FAILED (what failed, where and when, and how far each rank got) or
+ *   _STRANDED (the transfer a link fault left with no path, and the ranks
+ *   left waiting).
  *
  * Runs one step of @wl to completion.
  * Returns: (transfer full): the results (free with weft_replay_result_free()),

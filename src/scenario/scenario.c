@@ -22,6 +22,7 @@
 #include "core/keyfile.h"
 #include "core/sim.h"
 #include "core/units.h"
+#include "fault/step.h"
 #include "hw/hw.h"
 #include "net/net.h"
 #include "report/report.h"
@@ -1218,7 +1219,12 @@ weft_scenario_run_summary(const weft_scenario_run_t *run)
                            ", point-to-point transfers %" G_GUINT64_FORMAT
                            ", events %" G_GUINT64_FORMAT "\n",
                            res->collectives, res->p2p_transfers, res->events);
-    g_string_append_printf(s, "step time    %.6f us\n\n", weft_time_to_us(res->step_ps));
+    g_string_append_printf(s, "step time    %.6f us\n", weft_time_to_us(res->step_ps));
+    for (guint i = 0; res->faults_applied != NULL && i < res->faults_applied->len; i++) {
+        g_string_append_printf(s, "fault        %s\n",
+                               (const char *)g_ptr_array_index(res->faults_applied, i));
+    }
+    g_string_append_c(s, '\n');
     /* With a report, large runs get the per-rank distribution instead of one line per rank. */
     if (run->report != NULL && res->n_ranks > SUMMARY_MAX_RANK_ROWS) {
         g_string_append_printf(s, "(%u ranks: one row per rank in ranks.csv with --out DIR)\n",
@@ -1459,6 +1465,18 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
     if (run->nccl_tuning) {
         scenario_tuning(sc, &tuning);
         opts.coll_tuning = &tuning;
+    }
+    g_autoptr(weft_fault_plan_t) faults = NULL;
+    if (current(sc, K_FAULTS_FILE) != NULL || current(sc, K_FAULTS_EVENTS) != NULL) {
+        faults = weft_fault_plan_new(run->topo);
+        if ((current(sc, K_FAULTS_FILE) != NULL &&
+             !weft_fault_plan_add_file(faults, current(sc, K_FAULTS_FILE), error)) ||
+            (current(sc, K_FAULTS_EVENTS) != NULL &&
+             !weft_fault_plan_add_text(faults, current(sc, K_FAULTS_EVENTS), "faults.events",
+                                       TRUE, error))) {
+            return NULL;
+        }
+        opts.faults = faults;
     }
     run->replay = weft_replay_run(sim, net, run->workload, &opts, error);
     weft_sim_set_progress(sim, 0, NULL, NULL);

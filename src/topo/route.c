@@ -95,6 +95,9 @@ struct weft_routing {
     gint32 *own_nic;        /* per vertex: its own-rail NIC, -1 none, OWN_NIC_UNKNOWN */
     GArray *touched;        /* gint32: entries of local_dist to reset */
     GArray *queue;          /* gint32: BFS queue */
+    double *frac;           /* per edge: fraction of its bandwidth in service (NULL: all 1) */
+    guint n_down;           /* edges with frac 0 */
+    guint64 version;        /* incremented by every link state change */
 };
 
 /* One segment of a route: shortest paths from @from to @to in view @vi (or VIEW_HOST). */
@@ -183,6 +186,10 @@ v_kind(const weft_topo_t *topo, gint v)
 static gboolean
 edge_in_view(const weft_topo_t *topo, guint view, guint e)
 {
+    const double *frac = topo->routing->frac;
+    if (frac != NULL && frac[e] <= 0.0) {
+        return FALSE; /* a link that is down leaves every view */
+    }
     weft_link_kind_t k = g_array_index(topo->e_kind, weft_link_kind_t, e);
     switch (view) {
     case VIEW_NVLINK:
@@ -226,8 +233,8 @@ view_build(weft_topo_t *topo, guint vi, GError **error)
             view->adj[fill[from[e]]++] = (gint32)e;
         }
     }
-    if (vi == VIEW_FULL) {
-        return TRUE;
+    if (vi == VIEW_FULL && topo->routing->n_down == 0) {
+        return TRUE; /* the cluster's own graph serves (view_graph()) */
     }
     igraph_vector_int_t ev;
     if (!weft_topo_i_igraph_check(igraph_vector_int_init(&ev, 2 * (igraph_integer_t)kept), topo,
@@ -345,6 +352,7 @@ weft_topo_i_routing_free(weft_topo_t *topo)
     g_free(r->own_nic);
     g_array_free(r->touched, TRUE);
     g_array_free(r->queue, TRUE);
+    g_free(r->frac);
     g_free(r);
     topo->routing = NULL;
 }
@@ -354,7 +362,8 @@ weft_topo_i_routing_free(weft_topo_t *topo)
 static const igraph_t *
 view_graph(const weft_topo_t *topo, guint vi)
 {
-    return vi == VIEW_FULL ? &topo->graph : &topo->routing->views[vi].graph;
+    const view_t *view = &topo->routing->views[vi];
+    return view->has_graph ? &view->graph : &topo->graph;
 }
 
 /* The adjacency a view walks: VIEW_HOST walks the fabric's. */
@@ -685,7 +694,7 @@ route_finish(const weft_topo_t *topo, weft_route_t *r)
         double b = INFINITY;
         weft_time_t lat = 0;
         for (guint32 i = r->path_off[p]; i < r->path_off[p + 1]; i++) {
-            b = MIN(b, weft_topo_edge_bw(topo, r->edges[i]));
+            b = MIN(b, weft_topo_edge_bw_now(topo, r->edges[i]));
             lat += weft_topo_edge_latency(topo, r->edges[i]);
         }
         bottleneck[p] = b;
@@ -1021,4 +1030,100 @@ weft_topo_count_paths(weft_topo_t *topo, gint src, gint dst, guint64 *n_paths, G
     }
     *n_paths = total;
     return TRUE;
+}
+
+/* ---- link state (faults) ------------------------------------------------------------- */
+
+/* Forgets every distance, own-rail NIC and cached route (routes handed out stay alive in
+ * all_routes) and, when @views, rebuilds the views without the links that are down. */
+static gboolean
+routing_reset(weft_topo_t *topo, gboolean views, GError **error)
+{
+    weft_routing_t *r = topo->routing;
+    g_hash_table_remove_all(r->routes);
+    g_hash_table_remove_all(r->dist_cache); /* frees the entries and their embedded LRU links */
+    g_queue_init(&r->lru);
+    guint n = topo->v_name->len;
+    for (guint v = 0; v < n; v++) {
+        r->own_nic[v] = OWN_NIC_UNKNOWN;
+    }
+    if (!views) {
+        return TRUE;
+    }
+    weft_topo_i_igraph_lock();
+    gboolean ok = TRUE;
+    for (guint vi = 0; vi < N_VIEWS && ok; vi++) {
+        view_t *view = &r->views[vi];
+        if (view->has_graph) {
+            igraph_destroy(&view->graph);
+        }
+        g_free(view->off);
+        g_free(view->adj);
+        memset(view, 0, sizeof *view);
+        ok = view_build(topo, vi, error);
+    }
+    weft_topo_i_igraph_unlock();
+    return ok;
+}
+
+gboolean
+weft_topo_set_link_fraction(weft_topo_t *topo, gint e, double fraction, GError **error)
+{
+    g_return_val_if_fail(topo != NULL && topo->finalized, FALSE);
+    g_return_val_if_fail(e >= 0 && (guint)e < topo->e_from->len, FALSE);
+    g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+    if (!(fraction >= 0.0 && fraction <= 1.0)) {
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                    "cluster %s: link %s -> %s: fraction %g of its bandwidth is outside [0, 1]",
+                    topo->name, weft_topo_vertex_name(topo, weft_topo_edge_from(topo, e)),
+                    weft_topo_vertex_name(topo, weft_topo_edge_to(topo, e)), fraction);
+        return FALSE;
+    }
+    weft_routing_t *r = topo->routing;
+    double old = r->frac != NULL ? r->frac[e] : 1.0;
+    if (old == fraction) {
+        return TRUE;
+    }
+    if (r->frac == NULL) {
+        r->frac = g_new(double, MAX(topo->e_from->len, 1));
+        for (guint i = 0; i < topo->e_from->len; i++) {
+            r->frac[i] = 1.0;
+        }
+    }
+    gboolean was_down = old <= 0.0;
+    gboolean is_down = fraction <= 0.0;
+    r->frac[e] = fraction;
+    if (is_down && !was_down) {
+        r->n_down++;
+    } else if (was_down && !is_down) {
+        r->n_down--;
+    }
+    r->version++;
+    /* A link going down or up changes the paths; a degraded one only the routes' rates. */
+    return routing_reset(topo, is_down != was_down, error);
+}
+
+double
+weft_topo_edge_fraction(const weft_topo_t *topo, gint e)
+{
+    g_return_val_if_fail(topo != NULL && topo->finalized, 1.0);
+    g_return_val_if_fail(e >= 0 && (guint)e < topo->e_from->len, 1.0);
+    return topo->routing->frac != NULL ? topo->routing->frac[e] : 1.0;
+}
+
+double
+weft_topo_edge_bw_now(const weft_topo_t *topo, gint e)
+{
+    double bw = weft_topo_edge_bw(topo, e);
+    if (topo->finalized && topo->routing != NULL && topo->routing->frac != NULL) {
+        bw *= topo->routing->frac[e];
+    }
+    return bw;
+}
+
+guint64
+weft_topo_link_version(const weft_topo_t *topo)
+{
+    g_return_val_if_fail(topo != NULL && topo->finalized, 0);
+    return topo->routing->version;
 }

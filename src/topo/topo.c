@@ -445,6 +445,23 @@ weft_topo_edge_to(const weft_topo_t *topo, gint e)
     return g_array_index(topo->e_to, gint, e);
 }
 
+guint
+weft_topo_edges_between(const weft_topo_t *topo, gint u, gint v, GArray *out)
+{
+    g_return_val_if_fail(topo != NULL && out != NULL, 0);
+    g_array_set_size(out, 0);
+    /* A scan of every edge: faults name a handful of links, once each. */
+    for (guint e = 0; e < topo->e_from->len; e++) {
+        gint a = g_array_index(topo->e_from, gint, e);
+        gint b = g_array_index(topo->e_to, gint, e);
+        if ((a == u && b == v) || (a == v && b == u)) {
+            gint ei = (gint)e;
+            g_array_append_val(out, ei);
+        }
+    }
+    return out->len;
+}
+
 double
 weft_topo_edge_bw(const weft_topo_t *topo, gint e)
 {

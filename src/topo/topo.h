@@ -119,12 +119,12 @@ G_BEGIN_DECLS
 GQuark weft_topo_error_quark(void);
 
 typedef enum {
-    WEFT_TOPO_ERROR_PARSE,     /* the file is not valid INI/YAML, or a value does not parse */
-    WEFT_TOPO_ERROR_KEY,       /* unknown or missing group, key or kind */
-    WEFT_TOPO_ERROR_VALUE,     /* a value out of range (zero bandwidth, negative count, ...) */
-    WEFT_TOPO_ERROR_GRAPH,     /* the graph is invalid: self-loop, duplicate name, disconnected GPU */
-    WEFT_TOPO_ERROR_NO_ROUTE,  /* no path between two vertices */
-    WEFT_TOPO_ERROR_IO,        /* the file cannot be read */
+    WEFT_TOPO_ERROR_PARSE, /* the file is not valid INI/YAML, or a value does not parse */
+    WEFT_TOPO_ERROR_KEY,   /* unknown or missing group, key or kind */
+    WEFT_TOPO_ERROR_VALUE, /* a value out of range (zero bandwidth, negative count, ...) */
+    WEFT_TOPO_ERROR_GRAPH, /* the graph is invalid: self-loop, duplicate name, disconnected GPU */
+    WEFT_TOPO_ERROR_NO_ROUTE, /* no path between two vertices */
+    WEFT_TOPO_ERROR_IO,       /* the file cannot be read */
 } weft_topo_error_t;
 
 typedef enum {
@@ -143,15 +143,16 @@ typedef enum {
     WEFT_LINK_GENERIC,
 } weft_link_kind_t;
 
-/** A route: @n_paths paths; path p is edges[path_off[p] .. path_off[p+1]) and carries share[p] of the bytes. */
+/** A route: @n_paths paths; path p is edges[path_off[p] .. path_off[p+1]) and carries share[p] of
+ * the bytes. */
 typedef struct {
     guint n_paths;
-    const guint32 *path_off;   /* n_paths + 1 offsets into edges */
-    const gint32 *edges;       /* igraph edge ids, in order from source to destination */
-    const double *share;       /* fraction of the bytes per path; sums to 1 */
-    weft_time_t latency_ps;    /* max over paths of the sum of link latencies */
-    double rate_Bps;           /* analytical rate: min over paths of bottleneck / share */
-    guint hops;                /* edges on the longest path */
+    const guint32 *path_off; /* n_paths + 1 offsets into edges */
+    const gint32 *edges;     /* igraph edge ids, in order from source to destination */
+    const double *share;     /* fraction of the bytes per path; sums to 1 */
+    weft_time_t latency_ps;  /* max over paths of the sum of link latencies */
+    double rate_Bps;         /* analytical rate: min over paths of bottleneck / share */
+    guint hops;              /* edges on the longest path */
 } weft_route_t;
 
 typedef struct weft_topo weft_topo_t;
@@ -306,9 +307,53 @@ guint weft_topo_n_domains(const weft_topo_t *topo);
 /** weft_topo_n_hosts: 1 + the largest host index of any vertex (0 if none has one). */
 guint weft_topo_n_hosts(const weft_topo_t *topo);
 
+/* ---- link state (faults) ---------------------------------------------------------- */
+
+/**
+ * weft_topo_set_link_fraction:
+ * @topo: a finalized cluster.
+ * @e: a directed edge id.
+ * @fraction: the share of the edge's bandwidth in service, in [0, 1]: 1 =
+ *   nominal (the default), 0 < f < 1 = degraded (a link retrained to fewer
+ *   lanes or a lower rate), 0 = down.
+ * @error: WEFT_TOPO_ERROR_VALUE naming the link and the value outside [0, 1].
+ *
+ * A link that is down leaves every routing view: routes computed from now on
+ * avoid it (equal-cost paths that survive, else longer ones, else
+ * WEFT_TOPO_ERROR_NO_ROUTE); the own-rail NIC of a GPU whose NIC lost its
+ * links becomes the nearest NIC that still has them (NCCL falls back to
+ * another NIC likewise). A degraded link stays in the routes; routes computed
+ * from now on see its bandwidth times @fraction (weft_topo_edge_bw_now()). A
+ * change forgets the cached routes and distances (routes already handed out
+ * stay valid, with the rates they were computed with); going down or up also
+ * rebuilds the views: O(V + E). NVLink domains keep their numbering.
+ * Returns: TRUE on success (also when nothing changes).
+ */
+gboolean weft_topo_set_link_fraction(weft_topo_t *topo, gint e, double fraction, GError **error);
+
+/** weft_topo_edge_fraction: the fraction set by weft_topo_set_link_fraction(), 1 by default. */
+double weft_topo_edge_fraction(const weft_topo_t *topo, gint e);
+
+/** weft_topo_edge_bw_now: weft_topo_edge_bw() x weft_topo_edge_fraction(), bytes/s. */
+double weft_topo_edge_bw_now(const weft_topo_t *topo, gint e);
+
+/** weft_topo_link_version: how many link state changes @topo has seen (0 at finalize). */
+guint64 weft_topo_link_version(const weft_topo_t *topo);
+
+/**
+ * weft_topo_edges_between:
+ * @topo: a cluster.
+ * @u, @v: vertex ids.
+ * @out: (out caller-allocates): a GArray of gint, emptied, then filled with
+ *   the directed edges u -> v and v -> u (parallel links included).
+ * Returns: how many (0 when @u and @v are not adjacent).
+ */
+guint weft_topo_edges_between(const weft_topo_t *topo, gint u, gint v, GArray *out);
+
 /* ---- ECMP --------------------------------------------------------------------------- */
 
-/** weft_topo_set_ecmp_seed: the seed mixed into every ECMP hash (default 0). Clears the route cache. */
+/** weft_topo_set_ecmp_seed: the seed mixed into every ECMP hash (default 0). Clears the route
+ * cache. */
 void weft_topo_set_ecmp_seed(weft_topo_t *topo, guint64 seed);
 
 /**
