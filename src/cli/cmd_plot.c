@@ -4,6 +4,9 @@
  * (g_spawn) on one of the scripts in plots/ with the input file and the
  * figure's name as arguments. The figure is written to a temporary name in its
  * directory and renamed, so a failed run leaves no half-written figure.
+ * `weft plot sweep` first reads a `weft sweep` results CSV here (RFC 4180
+ * fields, the axis columns NAME:GROUP.KEY) and writes gnuplot one data block
+ * per line of the figure, then runs plots/sweep.gp on it.
  */
 #include "config.h"
 
@@ -14,6 +17,7 @@
 #include <glib/gstdio.h>
 
 #include "cli/cli.h"
+#include "core/units.h"
 
 /* One kind of figure: its script and the file it reads from a --out directory. */
 typedef struct {
@@ -34,6 +38,8 @@ static const plot_kind_t kinds[] = {
      "link utilization over time, one row per link (the busiest)"},
     {"top-links", "top_links.gp", "links.csv", "weft replay ... --out DIR",
      "bar chart of the links that carried the most bytes"},
+    {"sweep", "sweep.gp", NULL, "weft sweep STUDY.ini",
+     "a study's metric (--y) over one axis (--x), one line per value of another (--lines)"},
 };
 
 /* The directory holding the gnuplot scripts: $WEFT_PLOTS_DIR, the installed
@@ -69,12 +75,464 @@ kinds_text(void)
     return g_string_free(s, FALSE);
 }
 
+/* ---- weft plot sweep ------------------------------------------------------------------------ */
+
+/* Splits one CSV line into its fields (RFC 4180 quotes; weft sweep writes one row per line). */
+static GPtrArray *
+csv_fields(const char *line)
+{
+    GPtrArray *f = g_ptr_array_new_with_free_func(g_free);
+    GString *cur = g_string_new(NULL);
+    gboolean quoted = FALSE;
+    for (const char *p = line;; p++) {
+        if (quoted) {
+            if (*p == '\0') {
+                break;
+            }
+            if (*p == '"' && p[1] == '"') {
+                g_string_append_c(cur, '"');
+                p++;
+            } else if (*p == '"') {
+                quoted = FALSE;
+            } else {
+                g_string_append_c(cur, *p);
+            }
+        } else if (*p == '"') {
+            quoted = TRUE;
+        } else if (*p == ',' || *p == '\0' || *p == '\r') {
+            g_ptr_array_add(f, g_string_free(cur, FALSE));
+            cur = g_string_new(NULL);
+            if (*p != ',') {
+                break;
+            }
+        } else {
+            g_string_append_c(cur, *p);
+        }
+    }
+    if (quoted) {
+        g_ptr_array_add(f, g_string_free(cur, FALSE));
+    } else {
+        g_string_free(cur, TRUE);
+    }
+    return f;
+}
+
+/* The column of @want among the axis columns [@first, @last): the full NAME:GROUP.KEY or NAME. */
+static gint
+find_axis(GPtrArray *header, guint first, guint last, const char *want)
+{
+    for (guint c = first; c < last; c++) {
+        const char *col = g_ptr_array_index(header, c);
+        const char *colon = strchr(col, ':');
+        if (strcmp(col, want) == 0 || (colon != NULL && strlen(want) == (gsize)(colon - col) &&
+                                       strncmp(col, want, colon - col) == 0)) {
+            return (gint)c;
+        }
+    }
+    return -1;
+}
+
+static char *
+columns_text(GPtrArray *header, guint first, guint last)
+{
+    GString *s = g_string_new(NULL);
+    for (guint c = first; c < last; c++) {
+        g_string_append_printf(s, "%s%s", c > first ? ", " : "",
+                               (const char *)g_ptr_array_index(header, c));
+    }
+    return g_string_free(s, FALSE);
+}
+
+/*
+ * x values as numbers: bare numbers, sizes (bytes), rates (B/s), times (us) or ratios a:b, the
+ * first form every value takes; @unit names it ("" for bare numbers and ratios). FALSE: some
+ * value is none of them (the axis is drawn as categories).
+ */
+static gboolean
+x_numbers(GPtrArray *values, double *num, const char **unit)
+{
+    for (guint form = 0; form < 5; form++) {
+        gboolean all = TRUE;
+        for (guint i = 0; all && i < values->len; i++) {
+            const char *v = g_ptr_array_index(values, i);
+            guint64 bytes = 0;
+            weft_time_t ps = 0;
+            unsigned a = 0, b = 0;
+            char tail = 0;
+            switch (form) {
+            case 0:
+                all = weft_units_parse_count(v, &num[i], NULL);
+                break;
+            case 1:
+                all = weft_units_parse_bytes(v, &bytes, NULL);
+                num[i] = (double)bytes;
+                break;
+            case 2:
+                all = weft_units_parse_rate(v, &num[i], NULL);
+                break;
+            case 3:
+                all = weft_units_parse_time(v, &ps, NULL);
+                num[i] = weft_time_to_us(ps);
+                break;
+            default:
+                all = sscanf(v, "%u:%u%c", &a, &b, &tail) == 2 && b > 0;
+                num[i] = all ? (double)a / b : 0.0;
+                break;
+            }
+        }
+        if (all) {
+            static const char *const units[] = {"", "bytes", "B/s", "µs", ""};
+            *unit = units[form];
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+/* A metric's name as an axis label: "step_time_us" -> "step time (µs)". */
+static char *
+metric_label(const char *name)
+{
+    static const struct {
+        const char *token, *unit;
+    } units[] = {{"us", "µs"},     {"ms", "ms"}, {"s", "s"},         {"h", "h"},
+                 {"days", "days"}, {"pct", "%"}, {"bytes", "bytes"}, {"Bps", "B/s"}};
+    g_auto(GStrv) words = g_strsplit(name, "_", -1);
+    GString *s = g_string_new(NULL);
+    const char *unit = NULL;
+    for (guint i = 0; words[i] != NULL; i++) {
+        const char *u = NULL;
+        for (guint k = 0; k < G_N_ELEMENTS(units); k++) {
+            if (strcmp(words[i], units[k].token) == 0) {
+                u = units[k].unit;
+            }
+        }
+        if (u != NULL && unit == NULL && i > 0) {
+            unit = u;
+            continue;
+        }
+        g_string_append_printf(s, "%s%s", s->len > 0 ? " " : "", words[i]);
+    }
+    if (unit != NULL) {
+        g_string_append_printf(s, " (%s)", unit);
+    }
+    return g_string_free(s, FALSE);
+}
+
+/* Text safe inside a gnuplot double-quoted string in a data file or an argument. */
+static char *
+gp_text(const char *text)
+{
+    GString *s = g_string_new(NULL);
+    for (const char *p = text; *p != '\0'; p++) {
+        g_string_append_c(s, *p == '"' ? '\'' : (*p == '\t' || *p == '\n') ? ' ' : *p);
+    }
+    return g_string_free(s, FALSE);
+}
+
+typedef struct {
+    double x;
+    guint order; /* position of the row in the CSV: ties keep grid order */
+    double y;
+    const char *label;
+} sweep_pt_t;
+
+static gint
+pt_cmp(gconstpointer a, gconstpointer b)
+{
+    const sweep_pt_t *p = a, *q = b;
+    if (p->x != q->x) {
+        return p->x < q->x ? -1 : 1;
+    }
+    return p->order < q->order ? -1 : p->order > q->order;
+}
+
+/* Options of weft plot sweep. */
+typedef struct {
+    const char *x, *lines, *y;
+    char **where; /* NAME=VALUE, NULL-terminated, or NULL */
+    gboolean logx, logy;
+} sweep_opts_t;
+
+/*
+ * Reads the results CSV @input and writes the data file @data (one block per line of the
+ * figure, "title" then x, y, "x label" rows sorted by x) and the script's arguments to @args.
+ * Returns: WEFT_EXIT_OK, or the exit status after printing the error.
+ */
+static int
+prepare_sweep(const char *input, const sweep_opts_t *o, const char *data, GPtrArray *args)
+{
+    g_autoptr(GError) error = NULL;
+    g_autofree char *text = NULL;
+    if (!g_file_get_contents(input, &text, NULL, &error)) {
+        return weft_cli_error("plot", error);
+    }
+    g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+    guint l = 0;
+    while (lines[l] != NULL && lines[l][0] == '#') {
+        l++; /* a shard's comment line */
+    }
+    g_autoptr(GPtrArray) header = lines[l] != NULL ? csv_fields(lines[l]) : NULL;
+    if (header == NULL || header->len < 3 || strcmp(g_ptr_array_index(header, 0), "point") != 0 ||
+        strcmp(g_ptr_array_index(header, header->len - 2), "status") != 0) {
+        g_set_error(&error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                    "%s: not a results CSV of weft sweep (expected a header point,...,status,"
+                    "error)",
+                    input);
+        return weft_cli_error("plot", error);
+    }
+    /* axis columns hold a ':' (NAME:GROUP.KEY); the metrics follow them */
+    guint first_metric = 1;
+    while (first_metric < header->len - 2 &&
+           strchr(g_ptr_array_index(header, first_metric), ':') != NULL) {
+        first_metric++;
+    }
+    guint n_cols = header->len, status_col = n_cols - 2;
+    g_autofree char *axes_valid = columns_text(header, 1, first_metric);
+    g_autofree char *metrics_valid = columns_text(header, first_metric, status_col);
+    if (first_metric == 1) {
+        g_autofree char *msg = g_strdup_printf("%s: the study has no axis to draw", input);
+        return weft_cli_usage_error("plot", msg);
+    }
+    gint xc = find_axis(header, 1, first_metric, o->x);
+    if (xc < 0) {
+        g_autofree char *msg =
+            g_strdup_printf("--x %s: no such axis in %s; axes: %s", o->x, input, axes_valid);
+        return weft_cli_usage_error("plot", msg);
+    }
+    gint lc = -1;
+    if (o->lines != NULL) {
+        lc = find_axis(header, 1, first_metric, o->lines);
+        if (lc < 0) {
+            g_autofree char *msg = g_strdup_printf("--lines %s: no such axis in %s; axes: %s",
+                                                   o->lines, input, axes_valid);
+            return weft_cli_usage_error("plot", msg);
+        }
+        if (lc == xc) {
+            return weft_cli_usage_error("plot", "--x and --lines name the same axis");
+        }
+    }
+    gint yc = -1;
+    for (guint c = first_metric; c < status_col; c++) {
+        if (strcmp(g_ptr_array_index(header, c), o->y) == 0) {
+            yc = (gint)c;
+        }
+    }
+    if (yc < 0) {
+        g_autofree char *msg =
+            g_strdup_printf("--y %s: no such metric in %s; metrics: %s", o->y, input,
+                            metrics_valid[0] != '\0' ? metrics_valid : "(none)");
+        return weft_cli_usage_error("plot", msg);
+    }
+    /* --where NAME=VALUE fixes another axis */
+    g_autoptr(GArray) where_col = g_array_new(FALSE, FALSE, sizeof(gint));
+    g_autoptr(GPtrArray) where_val = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; o->where != NULL && o->where[i] != NULL; i++) {
+        const char *eq = strchr(o->where[i], '=');
+        g_autofree char *name = eq != NULL ? g_strndup(o->where[i], eq - o->where[i]) : NULL;
+        gint c = name != NULL ? find_axis(header, 1, first_metric, name) : -1;
+        if (c < 0 || c == xc || c == lc) {
+            g_autofree char *msg = g_strdup_printf(
+                "--where %s: expected AXIS=VALUE with an axis other than --x and --lines; "
+                "axes: %s",
+                o->where[i], axes_valid);
+            return weft_cli_usage_error("plot", msg);
+        }
+        g_array_append_val(where_col, c);
+        g_ptr_array_add(where_val, g_strdup(eq + 1));
+    }
+
+    /* the rows: ok ones kept, the others counted */
+    g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
+    guint skipped = 0, filtered = 0;
+    for (guint r = l + 1; lines[r] != NULL; r++) {
+        if (lines[r][0] == '\0') {
+            continue;
+        }
+        GPtrArray *f = csv_fields(lines[r]);
+        if (f->len != n_cols) {
+            g_ptr_array_unref(f);
+            g_set_error(&error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                        "%s: line %u has a different number of fields than the header", input,
+                        r + 1);
+            return weft_cli_error("plot", error);
+        }
+        gboolean keep = TRUE;
+        for (guint w = 0; w < where_col->len; w++) {
+            keep = keep && strcmp(g_ptr_array_index(f, g_array_index(where_col, gint, w)),
+                                  g_ptr_array_index(where_val, w)) == 0;
+        }
+        if (!keep) {
+            filtered++;
+            g_ptr_array_unref(f);
+        } else if (strcmp(g_ptr_array_index(f, status_col), "ok") != 0) {
+            skipped++;
+            g_ptr_array_unref(f);
+        } else {
+            g_ptr_array_add(rows, f);
+        }
+    }
+    for (guint w = 0; w < where_col->len && rows->len == 0 && skipped == 0; w++) {
+        g_set_error(&error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: no row has %s = %s", input,
+                    (const char *)g_ptr_array_index(header, g_array_index(where_col, gint, w)),
+                    (const char *)g_ptr_array_index(where_val, w));
+        return weft_cli_error("plot", error);
+    }
+    if (skipped > 0) {
+        fprintf(stderr, "weft plot: skipped %u point%s whose status is not ok\n", skipped,
+                skipped == 1 ? "" : "s");
+    }
+    if (rows->len == 0) {
+        g_set_error(&error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: no point with status ok to draw",
+                    input);
+        return weft_cli_error("plot", error);
+    }
+    /* any other axis must take one value among the rows drawn */
+    for (guint c = 1; c < first_metric; c++) {
+        if ((gint)c == xc || (gint)c == lc) {
+            continue;
+        }
+        const char *v0 = g_ptr_array_index((GPtrArray *)g_ptr_array_index(rows, 0), c);
+        for (guint r = 1; r < rows->len; r++) {
+            const char *v = g_ptr_array_index((GPtrArray *)g_ptr_array_index(rows, r), c);
+            if (strcmp(v, v0) != 0) {
+                g_autofree char *msg = g_strdup_printf(
+                    "axis %s takes several values (%s, %s, ...): draw it with --lines or "
+                    "choose one with --where NAME=VALUE",
+                    (const char *)g_ptr_array_index(header, c), v0, v);
+                return weft_cli_usage_error("plot", msg);
+            }
+        }
+    }
+
+    /* x: the distinct values in grid order, as numbers or as categories 0, 1, ... */
+    g_autoptr(GPtrArray) xs = g_ptr_array_new();
+    g_autoptr(GPtrArray) ls = g_ptr_array_new();
+    for (guint r = 0; r < rows->len; r++) {
+        GPtrArray *f = g_ptr_array_index(rows, r);
+        const char *xv = g_ptr_array_index(f, xc);
+        if (!g_ptr_array_find_with_equal_func(xs, xv, g_str_equal, NULL)) {
+            g_ptr_array_add(xs, (gpointer)xv);
+        }
+        const char *lv = lc >= 0 ? g_ptr_array_index(f, lc) : "";
+        if (!g_ptr_array_find_with_equal_func(ls, lv, g_str_equal, NULL)) {
+            g_ptr_array_add(ls, (gpointer)lv);
+        }
+    }
+    g_autofree double *xnum = g_new0(double, xs->len);
+    const char *xunit = "";
+    gboolean numeric = x_numbers(xs, xnum, &xunit);
+    if (!numeric) {
+        for (guint i = 0; i < xs->len; i++) {
+            xnum[i] = i;
+        }
+    }
+    if (o->logx) {
+        for (guint i = 0; i < xs->len; i++) {
+            if (!numeric || xnum[i] <= 0) {
+                g_autofree char *msg =
+                    g_strdup_printf("--logx needs positive numbers on the x axis; %s has \"%s\"",
+                                    (const char *)g_ptr_array_index(header, xc),
+                                    (const char *)g_ptr_array_index(xs, i));
+                return weft_cli_usage_error("plot", msg);
+            }
+        }
+    }
+    GString *out = g_string_new(NULL);
+    guint dropped_logy = 0;
+    for (guint li = 0; li < ls->len; li++) {
+        const char *lv = g_ptr_array_index(ls, li);
+        g_autofree char *title = gp_text(lc >= 0 ? lv : o->y);
+        g_string_append_printf(out, "%s\"%s\"\n", li > 0 ? "\n\n" : "", title);
+        g_autoptr(GArray) pts = g_array_new(FALSE, FALSE, sizeof(sweep_pt_t));
+        for (guint r = 0; r < rows->len; r++) {
+            GPtrArray *f = g_ptr_array_index(rows, r);
+            if (lc >= 0 && strcmp(g_ptr_array_index(f, lc), lv) != 0) {
+                continue;
+            }
+            const char *yv = g_ptr_array_index(f, yc);
+            char *end = NULL;
+            double y = g_ascii_strtod(yv, &end);
+            if (yv[0] == '\0' || *end != '\0') {
+                g_set_error(&error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                            "%s: point %s: %s = \"%s\" is not a number", input,
+                            (const char *)g_ptr_array_index(f, 0), o->y, yv);
+                g_string_free(out, TRUE);
+                return weft_cli_error("plot", error);
+            }
+            if (o->logy && !(y > 0)) {
+                dropped_logy++;
+                continue;
+            }
+            guint xi = 0;
+            g_ptr_array_find_with_equal_func(xs, g_ptr_array_index(f, xc), g_str_equal, &xi);
+            sweep_pt_t pt = {xnum[xi], r, y, g_ptr_array_index(xs, xi)};
+            g_array_append_val(pts, pt);
+        }
+        g_array_sort(pts, pt_cmp);
+        for (guint i = 0; i < pts->len; i++) {
+            const sweep_pt_t *pt = &g_array_index(pts, sweep_pt_t, i);
+            g_autofree char *label = gp_text(pt->label);
+            char xb[G_ASCII_DTOSTR_BUF_SIZE], yb[G_ASCII_DTOSTR_BUF_SIZE];
+            g_string_append_printf(out, "%s\t%s\t\"%s\"\n", g_ascii_dtostr(xb, sizeof xb, pt->x),
+                                   g_ascii_dtostr(yb, sizeof yb, pt->y), label);
+        }
+    }
+    if (dropped_logy > 0) {
+        fprintf(stderr, "weft plot: --logy: left out %u point%s with %s <= 0\n", dropped_logy,
+                dropped_logy == 1 ? "" : "s", o->y);
+    }
+    gboolean ok = g_file_set_contents(data, out->str, (gssize)out->len, &error);
+    g_string_free(out, TRUE);
+    if (!ok) {
+        return weft_cli_error("plot", error);
+    }
+    /* ARG3.. of sweep.gp: lines, x label, y label, key title, flags, title */
+    const char *xcol = g_ptr_array_index(header, xc);
+    const char *xcolon = strchr(xcol, ':');
+    g_autofree char *xname = g_strndup(xcol, xcolon - xcol);
+    g_autofree char *xlabel_raw = xunit[0] != '\0'
+                                      ? g_strdup_printf("%s: %s (%s)", xname, xcolon + 1, xunit)
+                                      : g_strdup_printf("%s: %s", xname, xcolon + 1);
+    g_autofree char *xlabel = gp_text(xlabel_raw);
+    g_autofree char *ylabel_raw = metric_label(o->y);
+    g_autofree char *keytitle = NULL;
+    if (lc >= 0) {
+        const char *lcol = g_ptr_array_index(header, lc);
+        keytitle = gp_text(lcol);
+    } else {
+        keytitle = g_strdup("");
+    }
+    GString *flags = g_string_new("");
+    if (o->logx) {
+        g_string_append(flags, " logx");
+    }
+    if (o->logy) {
+        g_string_append(flags, " logy");
+    }
+    /* label every x value when they are categories or few enough to read */
+    if (!numeric || xs->len <= 12) {
+        g_string_append(flags, " xticlabels");
+    }
+    g_autofree char *base = g_path_get_basename(input);
+    g_ptr_array_add(args, g_strdup_printf("%u", ls->len));
+    g_ptr_array_add(args, g_steal_pointer(&xlabel));
+    g_ptr_array_add(args, gp_text(ylabel_raw));
+    g_ptr_array_add(args, g_steal_pointer(&keytitle));
+    g_ptr_array_add(args, g_string_free(flags, FALSE));
+    g_ptr_array_add(args, gp_text(base));
+    return WEFT_EXIT_OK;
+}
+
 int
 weft_cmd_plot(int argc, char **argv)
 {
     g_autofree char *output = NULL;
     g_autofree char *measured = NULL;
     gint n_links = 0;
+    g_autofree char *sx = NULL, *slines = NULL, *sy = NULL;
+    g_auto(GStrv) where = NULL;
+    gboolean logx = FALSE, logy = FALSE;
     GOptionEntry entries[] = {
         {"output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
          "the figure: FILE.pdf (vector, the default KIND.pdf), FILE.png or FILE.svg", "FILE"},
@@ -83,6 +541,15 @@ weft_cmd_plot(int argc, char **argv)
          "beside the prediction",
          "FILE"},
         {"links", 0, 0, G_OPTION_ARG_INT, &n_links, "top-links: how many links (default 16)", "N"},
+        {"x", 'x', 0, G_OPTION_ARG_STRING, &sx,
+         "sweep: the axis along x (its NAME or its column NAME:GROUP.KEY)", "AXIS"},
+        {"lines", 'l', 0, G_OPTION_ARG_STRING, &slines,
+         "sweep: one line per value of this axis (default: one line)", "AXIS"},
+        {"y", 'y', 0, G_OPTION_ARG_STRING, &sy, "sweep: the metric column along y", "METRIC"},
+        {"where", 'w', 0, G_OPTION_ARG_STRING_ARRAY, &where,
+         "sweep: keep the rows where another axis has this value (repeatable)", "AXIS=VALUE"},
+        {"logx", 0, 0, G_OPTION_ARG_NONE, &logx, "sweep: logarithmic x axis", NULL},
+        {"logy", 0, 0, G_OPTION_ARG_NONE, &logy, "sweep: logarithmic y axis", NULL},
         {NULL},
     };
     g_autoptr(GOptionContext) ctx =
@@ -107,7 +574,10 @@ weft_cmd_plot(int argc, char **argv)
              "  weft plot breakdown results -o breakdown.pdf\n"
              "  weft coll --cluster topologies/dgx-h100.ini --csv ar.csv\n"
              "  weft plot busbw ar.csv --measured ../shared/validation/"
-             "nccl_allreduce_dgx_h100_8gpu.csv -o busbw.pdf\n\n"
+             "nccl_allreduce_dgx_h100_8gpu.csv -o busbw.pdf\n"
+             "  weft sweep -o goodput.csv studies/checkpoint-goodput.ini\n"
+             "  weft plot sweep goodput.csv --x interval --lines write_bw \\\n"
+             "      --y goodput_pct_mean --logx -o goodput.png\n\n"
              "Needs gnuplot (Debian/Ubuntu: apt-get install gnuplot-nox).\n"
              "Exit status: 0 on success, 1 on a missing input, a missing gnuplot or a\n"
              "failed gnuplot run, 2 on a usage error.");
@@ -138,6 +608,16 @@ weft_cmd_plot(int argc, char **argv)
     }
     if (n_links < 0) {
         return weft_cli_usage_error("plot", "--links must be > 0");
+    }
+    gboolean is_sweep = strcmp(k->kind, "sweep") == 0;
+    if (!is_sweep &&
+        (sx != NULL || slines != NULL || sy != NULL || where != NULL || logx || logy)) {
+        return weft_cli_usage_error("plot", "--x, --lines, --y, --where, --logx and --logy go "
+                                            "with sweep only");
+    }
+    if (is_sweep && (sx == NULL || sy == NULL)) {
+        return weft_cli_usage_error("plot", "sweep needs --x AXIS and --y METRIC (and usually "
+                                            "--lines AXIS)");
     }
     if (output == NULL) {
         output = g_strdup_printf("%s.pdf", k->kind);
@@ -187,6 +667,23 @@ weft_cmd_plot(int argc, char **argv)
     }
     g_autofree char *script = g_build_filename(plots, k->script, NULL);
 
+    /* sweep: the CSV becomes gnuplot's data blocks in a temporary file, removed at the end */
+    g_autoptr(GPtrArray) sweep_args = g_ptr_array_new_with_free_func(g_free);
+    g_autofree char *data = NULL;
+    if (is_sweep) {
+        int dfd = g_file_open_tmp("weft-plot-sweep-XXXXXX.dat", &data, &error);
+        if (dfd < 0) {
+            return weft_cli_error("plot", error);
+        }
+        close(dfd);
+        sweep_opts_t so = {sx, slines, sy, where, logx, logy};
+        int rc = prepare_sweep(input, &so, data, sweep_args);
+        if (rc != WEFT_EXIT_OK) {
+            g_unlink(data);
+            return rc;
+        }
+    }
+
     /* gnuplot writes a temporary name with the same extension (it picks nothing from it,
      * but the script does), renamed once gnuplot succeeded */
     g_autofree char *dir = g_path_get_dirname(output);
@@ -198,6 +695,9 @@ weft_cmd_plot(int argc, char **argv)
         int e = errno;
         g_set_error(&error, G_FILE_ERROR, g_file_error_from_errno(e), "-o %s: cannot write: %s",
                     output, g_strerror(e));
+        if (data != NULL) {
+            g_unlink(data);
+        }
         return weft_cli_error("plot", error);
     }
     close(fd);
@@ -205,16 +705,23 @@ weft_cmd_plot(int argc, char **argv)
     g_autofree char *tmp = g_strconcat(tmp_stem, ext, NULL);
 
     g_autofree char *n_text = g_strdup_printf("%d", n_links > 0 ? n_links : 16);
-    const char *args[8] = {gnuplot, "-c", script, input, tmp, NULL, NULL, NULL};
+    const char *args[16] = {gnuplot, "-c", script, is_sweep ? data : input, tmp, NULL};
     if (measured != NULL) {
         args[5] = measured;
     } else if (strcmp(k->kind, "top-links") == 0) {
         args[5] = n_text;
     }
+    for (guint i = 0; i < sweep_args->len; i++) {
+        args[5 + i] = g_ptr_array_index(sweep_args, i);
+    }
     g_autofree char *err_text = NULL;
     gint status = 0;
-    if (!g_spawn_sync(NULL, (char **)args, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL,
-                      &err_text, &status, &error)) {
+    gboolean spawned = g_spawn_sync(NULL, (char **)args, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+                                    NULL, NULL, &err_text, &status, &error);
+    if (data != NULL) {
+        g_unlink(data);
+    }
+    if (!spawned) {
         g_unlink(tmp);
         return weft_cli_error("plot", error);
     }
