@@ -125,6 +125,14 @@
  *    received and the local data and writes the sum: two reads and one write of
  *    b bytes each through HBM); 0 when hbm_Bps is 0;
  *  - channel_Bps: a cap on every transfer's rate (0: none);
+ *  - per-message cost of the network (msg_ps, msg_bytes): a member's
+ *    transfers across domains (WEFT_COLL_XFER_INTER, from a member) start one
+ *    after another, each holding the member's network path for msg_ps x
+ *    bytes / msg_bytes (msg_ps per transfer when msg_bytes is 0) from its
+ *    start; a transfer that finds the path busy starts when it is free. The
+ *    wire still moves the bytes at the network's rate, so a member's network
+ *    throughput is at most msg_bytes / msg_ps: the message rate of the NIC and
+ *    of the host thread that completes each message (NCCL's proxy). 0: none;
  *  - channels under the analytical model: a transfer runs at most at its
  *    route's rate x efficiency / m, m = the number of channels of the plan with
  *    transfers on the same (source, destination) pair (xfer->sharing): the
@@ -294,6 +302,8 @@ typedef struct {
     double efficiency;         /* payload bytes per wire byte, (0, 1] */
     double channel_Bps;        /* cap on a transfer's payload rate; 0 = none */
     double hbm_Bps;            /* GPU memory bandwidth for local reductions; 0 = free */
+    weft_time_t msg_ps;        /* per-message cost of a member's network path; 0 = none */
+    guint64 msg_bytes;         /* bytes per network message (0: one message per transfer) */
 } weft_coll_exec_t;
 
 /**

@@ -9,7 +9,10 @@
  * transfer's post-delay has passed, the collective's completion callback runs.
  * It knows nothing about the network model beyond one rule: under the
  * analytical model a transfer's efficiency is divided by the channels sharing
- * its pair (coll.h), since that model does not share links.
+ * its pair (coll.h), since that model does not share links. With a per-message
+ * cost (exec.msg_ps), a member's transfers across domains start one after
+ * another, each holding the member's network path for msg_ps per msg_bytes it
+ * carries (coll.h, weft_coll_exec_t).
  */
 #include "coll/coll.h"
 
@@ -22,7 +25,9 @@ struct weft_coll_run {
     weft_coll_exec_t exec;
     gint *vertex;              /* cluster vertex of every endpoint (members, then virtual) */
     guint32 *waiting;          /* per transfer: predecessors not yet met */
-    weft_event_handle_t *post; /* per transfer: its pending post-delay event, 0 if none */
+    weft_event_handle_t *post; /* per transfer: its pending post-delay or deferred start, 0 if
+                                  none (a transfer has at most one of them at a time) */
+    weft_time_t *nic_free;     /* per member: when its network path takes the next message */
     guint32 n_done;            /* transfers whose data successors were released */
     gboolean analytical;
     weft_coll_done_fn done;
@@ -47,8 +52,46 @@ has_link_succ(const weft_coll_plan_t *plan, guint32 t)
     return FALSE;
 }
 
+static void start_xfer_now(weft_coll_run_t *run, guint32 t);
+
+static void
+on_deferred_start(void *ctx, void *data)
+{
+    weft_coll_run_t *run = ctx;
+    guint32 t = GPOINTER_TO_UINT(data);
+    run->post[t] = 0;
+    start_xfer_now(run, t);
+}
+
+/*
+ * The per-message cost of the network (exec.msg_ps, see weft_coll_exec_t): a member's
+ * messages across domains are handled one after another, each for msg_ps per msg_bytes
+ * of data it carries (msg_ps per transfer when msg_bytes is 0). A transfer that finds the
+ * member's path busy starts when it frees up.
+ */
 static void
 start_xfer(weft_coll_run_t *run, guint32 t)
+{
+    const weft_coll_xfer_t *x = &run->plan->xfers[t];
+    if (run->exec.msg_ps <= 0 || !(x->flags & WEFT_COLL_XFER_INTER) ||
+        x->src >= run->plan->n_members) {
+        start_xfer_now(run, t);
+        return;
+    }
+    weft_sim_t *sim = weft_net_sim(run->net);
+    weft_time_t now = weft_sim_now(sim);
+    weft_time_t at = MAX(now, run->nic_free[x->src]);
+    double msgs = run->exec.msg_bytes > 0 ? (double)x->bytes / run->exec.msg_bytes : 1.0;
+    run->nic_free[x->src] = at + (weft_time_t)llround(run->exec.msg_ps * msgs);
+    if (at > now) {
+        run->post[t] = weft_sim_after(sim, at - now, on_deferred_start, run, GUINT_TO_POINTER(t));
+        return;
+    }
+    start_xfer_now(run, t);
+}
+
+static void
+start_xfer_now(weft_coll_run_t *run, guint32 t)
 {
     const weft_coll_xfer_t *x = &run->plan->xfers[t];
     double eff = run->exec.efficiency > 0.0 ? run->exec.efficiency : 1.0;
@@ -127,6 +170,10 @@ post_delay(const weft_coll_run_t *run, const weft_coll_xfer_t *x)
 {
     weft_time_t d =
         (x->flags & WEFT_COLL_XFER_INTER) ? run->exec.step_inter_ps : run->exec.step_intra_ps;
+    if (run->exec.msg_ps > 0 && (x->flags & WEFT_COLL_XFER_INTER)) {
+        /* The message's completion, written up to the host, before anyone may use the data. */
+        d += run->exec.msg_ps;
+    }
     if ((x->flags & WEFT_COLL_XFER_REDUCE) && x->dst < run->plan->n_members &&
         run->exec.hbm_Bps > 0.0) {
         d += weft_time_for_bytes(3 * x->bytes, run->exec.hbm_Bps);
@@ -214,6 +261,7 @@ weft_coll_run_full(weft_net_t *net, const weft_coll_plan_t *plan, const gint *me
     run->vertex = g_steal_pointer(&vertex);
     run->waiting = g_memdup2(plan->n_preds, sizeof(guint32) * MAX(plan->n_xfers, 1));
     run->post = g_new0(weft_event_handle_t, MAX(plan->n_xfers, 1));
+    run->nic_free = g_new0(weft_time_t, MAX(plan->n_members, 1));
     run->analytical = weft_net_model(net) == WEFT_NET_ANALYTICAL;
     run->done = done;
     run->ctx = ctx;
@@ -249,6 +297,7 @@ weft_coll_run_free(weft_coll_run_t *run)
     g_free(run->vertex);
     g_free(run->waiting);
     g_free(run->post);
+    g_free(run->nic_free);
     g_free(run);
 }
 

@@ -470,6 +470,7 @@ weft_coll_system_init(weft_coll_system_t *sys, weft_topo_t *topo, const weft_col
     sys->n_nodes = MAX(layout->n_domains, 1u);
     sys->ppn = MAX(layout->max_per_domain, 1u);
     sys->cpu = tuning != NULL ? tuning->cpu : WEFT_COLL_CPU_INTEL;
+    sys->net_msg_ps = tuning != NULL ? MAX(tuning->net_msg_ps, 0) : 0;
     sys->collnet = layout->collnet && sys->n_nodes > 1;
 
     /* NVLink lanes and rate of member 0; else its fastest link (a PCI-like system). */
@@ -688,6 +689,21 @@ nccl_chunk_bytes(const weft_coll_system_t *sys, int a, int p, guint64 nbytes, gu
 }
 
 /*
+ * Bytes of one network message of the Simple protocol: NCCL's proxy posts one send per
+ * step of a connection's buffer (src/transport/net.cc), and a step holds at most
+ * buffSize / NCCL_STEPS = 4 MiB / 8 = 512 KiB (NCCL_BUFFSIZE default, src/init.cc;
+ * NCCL_STEPS, src/include/device.h), less when the chunk is smaller: NVLS tree and NVLS
+ * move one NVLS chunk per step (nccl_chunk_bytes()), the ring 512 KiB (its 2 MiB chunk is
+ * ALLREDUCE_CHUNKSTEPS = 4 steps).
+ */
+static guint64
+net_message_bytes(const weft_coll_system_t *sys, int a, guint64 nbytes, guint channels)
+{
+    const guint64 step = 512u << 10;
+    return MIN(step, nccl_chunk_bytes(sys, a, 2, nbytes, channels));
+}
+
+/*
  * A plan may hold at most this many transfers when weft chooses the chunk count itself: a
  * ring plan has about 2 n^2 transfers per channel and chunk, so NCCL's chunk count is cut
  * (never below 1) to keep plans of large communicators tractable; the pipeline then runs
@@ -864,13 +880,15 @@ weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system_t *sys, 
     if (ba == WEFT_NCCL_RING && sys->n_nodes > 1 && f != F_BROADCAST && f != F_REDUCE) {
         intra_us = MAX(intra_us, net_overhead_us(sys->cpu) * (bp == 2 ? 3.0 : 1.0));
     }
-    /* NVLS's hwLat is the latency of the whole NVSwitch part (tuning.cc adds it once), which
-     * a plan crosses in 2 steps (up to the switch, down from it; NVLS tree: 4, for its
-     * reduce-scatter and all-gather): each step gets its share. */
-    if (ba == WEFT_NCCL_NVLS) {
+    /* NVLS's hwLat is the latency of one pass through the NVSwitch (tuning.cc), which a plan
+     * crosses in 2 steps (up to the switch, down from it): each step gets half. NVLS tree
+     * passes through the switch twice, for its reduce-scatter and for its all-gather (4
+     * steps), and each step costs what it costs in NVLS: 23 / 2 us, 46 us in all. NCCL's
+     * formula adds hwLat once for NVLS tree (23 us); AWS's tuner for EFA clusters charges
+     * the NVLink part twice, 2 x (23 + network) (aws-ofi-nccl src/tuner/nccl_ofi_model.c,
+     * NCCL_ALGO_NVLS_TREE), which is what the simulated steps give. */
+    if (ba == WEFT_NCCL_NVLS || ba == WEFT_NCCL_NVLS_TREE) {
         intra_us /= 2.0;
-    } else if (ba == WEFT_NCCL_NVLS_TREE) {
-        intra_us /= 4.0;
     }
     c.base_ps = (weft_time_t)llround(base_lat[ba][bp] * 1e6);
     c.hop_intra_ps = (weft_time_t)llround(intra_us * 1e6);
@@ -890,6 +908,10 @@ weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system_t *sys, 
         phys = phys * sys->n_ranks / nsteps; /* bus -> algorithm bandwidth */
     }
     c.efficiency = phys > 0.0 ? CLAMP(c.algbw_Bps / (phys * 1e9), 1e-3, 1.0) : 1.0;
+    if (sys->n_nodes > 1 && bp == 2 && sys->net_msg_ps > 0) {
+        c.msg_ps = sys->net_msg_ps;
+        c.msg_bytes = net_message_bytes(sys, ba, nbytes, config->channels);
+    }
     if (costs != NULL) {
         *costs = c;
     }
@@ -906,6 +928,8 @@ weft_coll_tuning_fill_exec(const weft_coll_system_t *sys, const weft_coll_costs_
     exec->step_inter_ps = MAX(costs->hop_inter_ps - sys->inter_route_ps, 0);
     exec->efficiency = costs->efficiency > 0.0 ? costs->efficiency : 1.0;
     exec->channel_Bps = 0.0;
+    exec->msg_ps = costs->msg_ps;
+    exec->msg_bytes = costs->msg_bytes;
 }
 
 weft_time_t

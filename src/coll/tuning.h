@@ -61,6 +61,10 @@ typedef struct {
     guint channels;                           /* 0 = as NCCL would (NCCL_MIN/MAX_NCHANNELS) */
     guint chunks;                             /* 0 = as the protocol's step size implies */
     weft_coll_cpu_t cpu;                      /* host CPUs of the cluster */
+    weft_time_t net_msg_ps; /* per-message cost of the cluster's NIC and its host stack, ps:
+                               the catalog NIC's msg_cost_ps (hw.h); 0 = none. The cluster
+                               graph does not carry the NIC model, so the caller gives it, as
+                               the CPU vendor (see weft_coll_tuning_fill_exec()) */
 } weft_coll_tuning_t;
 
 /** The algorithms of NCCL's tuning tables, in NCCL 2.20's order (NCCL_ALGO_*). */
@@ -97,6 +101,7 @@ typedef struct {
     gboolean nvls;     /* NVLink SHARP: gen3+ NVSwitch and arch >= 90 */
     gboolean collnet;  /* in-network reduction between the nodes (SHARP) */
     weft_coll_cpu_t cpu;
+    weft_time_t net_msg_ps; /* per-message cost of a GPU's network path (tuning->net_msg_ps) */
     /* the cluster as it is, for the executor's costs */
     double intra_phys_GBps; /* member 0's NVLink (or fastest link) bandwidth, per direction */
     double net_phys_GBps;   /* analytical rate member 0 -> another node; 0 on one node */
@@ -171,6 +176,8 @@ typedef struct {
     weft_time_t model_ps;     /* NCCL's predicted time for the call */
     double efficiency;        /* NCCL's bandwidth / what the cluster's links would allow */
     guint64 nccl_bytes;       /* nBytes as NCCL counts it (all-gather: n x S) */
+    weft_time_t msg_ps;       /* per-message cost charged to network messages; 0 = none */
+    guint64 msg_bytes;        /* NCCL's bytes per network message for the choice */
 } weft_coll_costs_t;
 
 /**
@@ -215,7 +222,14 @@ gboolean weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system
  *    It stands for everything NCCL's bandwidth figure includes (protocol line
  *    format, SM and memory limits, the search's channel speeds); under the flow
  *    model the wire bytes it implies compete with other traffic;
- *  - channel_Bps = 0 (no cap: the efficiency already scales the rate).
+ *  - channel_Bps = 0 (no cap: the efficiency already scales the rate);
+ *  - msg_ps, msg_bytes = the NIC's per-message cost (sys->net_msg_ps) and the
+ *    bytes NCCL puts in one network message for the choice (Simple: one step
+ *    of the connection's buffer, 512 KiB for ring and tree, the NVLS chunk
+ *    for NVLS tree and CollNet), on several nodes with the Simple protocol
+ *    only; else 0. AWS's tuner charges its completion overhead to Simple
+ *    only (aws-ofi-nccl src/tuner/nccl_ofi_model.c): LL and LL128 receivers
+ *    poll flags in the data instead of waiting for a completion.
  */
 void weft_coll_tuning_fill_exec(const weft_coll_system_t *sys, const weft_coll_costs_t *costs,
                                 weft_coll_exec_t *exec);

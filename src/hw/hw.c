@@ -184,6 +184,11 @@ static const weft_hw_nic_t nics[] = {
         .source = "derived: one EFA network interface of an AWS p5.48xlarge, 3,200 Gb/s per "
                   "instance over 32 EFA devices (AWS EC2 P5 page; EC2 user guide 'EFA "
                   "configuration for P5') = 100 Gb/s each, 4 per GPU; p4d is 4 x 100 Gb/s",
+        .msg_cost_ps = 3000000,
+        .msg_source = "aws-ofi-nccl include/nccl_ofi_tuner.h OFI_NCCL_TUNER_NET_COMP_OVERHEAD = "
+                      "3 us: 'With EFA, we expect a ~2usec cost in the device and ~1usec cost to "
+                      "write that completion up to the host stack' (AWS's tuner adds it to every "
+                      "network step of the Simple protocol, src/tuner/nccl_ofi_model.c)",
     },
     {
         .name = "roce-200",

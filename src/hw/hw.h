@@ -58,6 +58,10 @@ typedef struct {
     const char *fabric; /* "infiniband", "ethernet", "efa" */
     double rate_Bps;    /* per port, per direction */
     const char *source;
+    /* Cost of one network message in the NIC and the host stack that completes it, ps;
+     * 0 where no figure is published (see each entry's msg_source). */
+    gint64 msg_cost_ps;
+    const char *msg_source; /* NULL when msg_cost_ps is 0 */
 } weft_hw_nic_t;
 
 /** A PCIe generation (x16 link). */
