@@ -38,7 +38,7 @@ if (ARGC >= 8) { set title ARG8 noenhanced }
 set xlabel noenhanced
 set ylabel noenhanced
 set key outside right top noenhanced
-if (ARGC >= 6 && strlen(ARG6) > 0) { set key title ARG6 }
+if (ARGC >= 6 && strlen(ARG6) > 0) { set key title ARG6 noenhanced }
 set grid xtics ytics
 set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
 if (strstrt(flags, "logx") > 0) { set logscale x }
