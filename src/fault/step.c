@@ -555,6 +555,13 @@ weft_fault_run_free(weft_fault_run_t *run)
         return;
     }
     weft_fault_run_disarm(run);
+    /* The cluster outlives the run: give it back its links as they were. */
+    weft_topo_t *topo = run->plan->topo;
+    for (guint e = 0; e < weft_topo_n_edges(topo); e++) {
+        if (weft_topo_edge_fraction(topo, (gint)e) != 1.0) {
+            weft_topo_set_link_fraction(topo, (gint)e, 1.0, NULL);
+        }
+    }
     g_free(run->actions);
     g_free(run->edge_down);
     g_free(run->vertex_down);

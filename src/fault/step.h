@@ -142,7 +142,11 @@ typedef struct weft_fault_run weft_fault_run_t;
 weft_fault_run_t *weft_fault_run_arm(const weft_fault_plan_t *plan, weft_sim_t *sim,
                                      weft_net_t *net);
 
-/** weft_fault_run_free: cancels the pending fault events. NULL is a no-op. */
+/**
+ * weft_fault_run_free: cancels the pending fault events and gives the cluster
+ * back every link at full bandwidth (the state before the run; routes computed
+ * afterwards use every link again). NULL is a no-op.
+ */
 void weft_fault_run_free(weft_fault_run_t *run);
 
 /** weft_fault_run_disarm: cancels the faults not yet applied (the step is over). */
