@@ -13,8 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/time.h"
 #include "fault/rates.h"
+#include "fault/step.h"
 #include "job/job.h"
+#include "scenario/scenario.h"
 
 /* ---- a tiny world: 10 steps of 2.5 s, a checkpoint every 3 steps costing 0.75 s, restarts of
  * 10 s. All these are exact in binary floating point, so sums compare exactly. */
@@ -803,6 +806,110 @@ START_TEST(test_reports_are_written)
 }
 END_TEST
 
+/* The step of @scenario replayed with fault line @line (NULL: none), in seconds. */
+static double
+replay_with(const char *scenario, const char *line)
+{
+    g_autoptr(weft_scenario_t) sc = weft_scenario_new();
+    g_autoptr(GError) err = NULL;
+    ck_assert(weft_scenario_load(sc, scenario, &err));
+    if (line != NULL) {
+        ck_assert(weft_scenario_set_value(sc, "faults", "events", line, &err));
+    }
+    weft_scenario_unset(sc, "output", "dir");
+    g_autoptr(weft_scenario_run_t) run = weft_scenario_run(sc, &err);
+    ck_assert_msg(run != NULL, "%s", err ? err->message : "");
+    return weft_time_to_s(run->replay->step_ps);
+}
+
+/* The first cable (in weft_fault_counts_from_topo() order) whose fault line contains @what. */
+static guint64
+cable_with(const weft_topo_t *topo, const char *what, char **line)
+{
+    weft_fault_counts_t n;
+    weft_fault_counts_from_topo(topo, &n);
+    for (guint64 k = 0; k < n.n[WEFT_FAULT_CABLE]; k++) {
+        weft_fault_event_t ev = {0.0, WEFT_FAULT_CABLE, k};
+        char *l = weft_fault_degrade_line(topo, &ev, NULL);
+        ck_assert_ptr_nonnull(l);
+        if (strstr(l, what) != NULL) {
+            *line = l;
+            return k;
+        }
+        g_free(l);
+    }
+    ck_abort_msg("no cable with %s", what);
+    return 0;
+}
+
+START_TEST(test_degrading_cable_fault_replays_the_step)
+{
+    /* 4 DGX H100 on one leaf-spine (2 leaves of 2 nodes, 1 spine; each leaf-spine link a
+     * bundle of 16 cables); an all-to-all of 1 GiB over GPU 0 of each node, under flow */
+    g_autofree char *dir = g_dir_make_tmp("check_job_XXXXXX", NULL);
+    g_autofree char *cluster = g_build_filename(dir, "c.ini", NULL);
+    g_autofree char *scenario = g_build_filename(dir, "a2a.ini", NULL);
+    g_autofree char *outdir = g_build_filename(dir, "out", NULL);
+    ck_assert(g_file_set_contents(cluster,
+                                  "[cluster]\nkind = dgx-h100\nnodes = 4\nfabric = leaf-spine\n"
+                                  "nic = ndr\nswitch_radix = 32\nnodes_per_leaf = 2\n",
+                                  -1, NULL));
+    ck_assert(g_file_set_contents(scenario,
+                                  "[cluster]\nfile = c.ini\n"
+                                  "[workload]\ncollective = alltoall\ncollective_bytes = 1GiB\n"
+                                  "collective_ranks = 4\nplacement = round-robin\n"
+                                  "[network]\nmodel = flow\n[output]\ndir = out\n",
+                                  -1, NULL));
+    g_autoptr(weft_job_config_t) cfg = weft_job_config_new();
+    g_autoptr(GError) err = NULL;
+    g_autofree char *set_scenario = g_strdup_printf("train.scenario=%s", scenario);
+    ck_assert(weft_job_config_set(cfg, set_scenario, &err));
+    ck_assert(weft_job_config_set(cfg, "train.steps=10", &err));
+    ck_assert(weft_job_config_set(cfg, "failures.degrade_mtbf_cable=1d", &err));
+    weft_job_params_t p;
+    ck_assert_msg(weft_job_config_resolve(cfg, &p, NULL, &err), "%s", err ? err->message : "");
+    ck_assert_ptr_nonnull(p.step_time_fn);
+    double nominal = p.step_time_s;
+    ck_assert_double_eq(nominal, replay_with(scenario, NULL));
+
+    g_autoptr(weft_topo_t) topo = weft_topo_load(cluster, &err);
+    ck_assert_ptr_nonnull(topo);
+    /* the cable of node0/nic0 (one lane: the link goes down, GPU 0 of node 0 reaches
+     * the fabric through another NIC of its node) */
+    g_autofree char *nic_line = NULL;
+    guint64 nic_cable = cable_with(topo, "node0/nic0", &nic_line);
+    ck_assert_str_eq(nic_line, "0us link_down node0/nic0 leaf0");
+    weft_fault_event_t ev = {0.0, WEFT_FAULT_CABLE, nic_cable};
+    double s = 0.0;
+    ck_assert(p.step_time_fn(&ev, nominal, &s, p.step_time_data, &err));
+    /* exactly the step replayed under that line, and slower than without it */
+    ck_assert_double_eq(s, replay_with(scenario, nic_line));
+    ck_assert(s > nominal);
+    /* asked again: the cached answer */
+    double again = 0.0;
+    ck_assert(p.step_time_fn(&ev, nominal, &again, p.step_time_data, &err));
+    ck_assert_double_eq(again, s);
+    /* one cable of the leaf0 -- spine0 bundle of 16: the link keeps 15/16 */
+    g_autofree char *bundle_line = NULL;
+    guint64 bundle_cable = cable_with(topo, "leaf0 spine0", &bundle_line);
+    ck_assert_str_eq(bundle_line, "0us link_degrade leaf0 spine0 0.9375");
+    ev.component = bundle_cable;
+    ck_assert(p.step_time_fn(&ev, nominal, &s, p.step_time_data, &err));
+    ck_assert_double_eq(s, MAX(nominal, replay_with(scenario, bundle_line)));
+    /* the step-time replays wrote nothing (output.dir is dropped for them) */
+    ck_assert(!g_file_test(outdir, G_FILE_TEST_EXISTS));
+
+    /* a degrading GPU fault has no in-step model: refused when resolving */
+    ck_assert(weft_job_config_set(cfg, "failures.degrade_mtbf_gpu=1d", &err));
+    g_clear_error(&err);
+    ck_assert(!weft_job_config_resolve(cfg, &p, NULL, &err));
+    ck_assert(g_error_matches(err, WEFT_JOB_ERROR, WEFT_JOB_ERROR_KEY));
+    g_remove(cluster);
+    g_remove(scenario);
+    g_rmdir(dir);
+}
+END_TEST
+
 static Suite *
 job_suite(void)
 {
@@ -840,6 +947,7 @@ job_suite(void)
     tcase_add_test(cfg, test_incomplete_configurations_are_errors);
     tcase_add_test(cfg, test_config_file_resolves);
     tcase_add_test(cfg, test_reports_are_written);
+    tcase_add_test(cfg, test_degrading_cable_fault_replays_the_step);
     suite_add_tcase(s, cfg);
     return s;
 }

@@ -101,11 +101,17 @@ start_xfer_now(weft_coll_run_t *run, guint32 t)
     }
     double cap = run->exec.channel_Bps > 0.0 ? run->exec.channel_Bps : INFINITY;
     GError *error = NULL;
-    /* Every pair was checked routable in weft_coll_run_full(), so this cannot fail. */
+    /* Every pair was checked routable in weft_coll_run_full(), so this fails only when a
+     * fault has taken links down since (net.h: weft_net_stranded()). */
     gboolean ok = weft_net_transfer_start_full(
         run->net, run->vertex[x->src], run->vertex[x->dst], x->bytes, cap, eff,
         has_link_succ(run->plan, t) ? on_xfer_sent : NULL, on_xfer_done, run, t, &error);
     if (!ok) {
+        if (weft_net_stranded(run->net) != NULL) {
+            /* a link fault left no path: the network stopped the run with its report */
+            g_error_free(error);
+            return;
+        }
         g_error("collective %s transfer #%u: %s", weft_coll_op_name(run->plan->op), t,
                 error->message);
     }

@@ -638,3 +638,74 @@ weft_fault_run_compute_end(const weft_fault_run_t *run, gint gpu_vertex, weft_ti
         t = next;
     }
 }
+
+/* ---- degrading faults of a whole run as in-step faults ------------------------------ */
+
+/* The @n-th vertex of kind @kind in vertex order, or -1. */
+static gint
+nth_vertex(const weft_topo_t *topo, weft_vertex_kind_t kind, guint64 n)
+{
+    for (guint v = 0; v < weft_topo_n_vertices(topo); v++) {
+        if (weft_topo_vertex_kind(topo, (gint)v) == kind && n-- == 0) {
+            return (gint)v;
+        }
+    }
+    return -1;
+}
+
+char *
+weft_fault_degrade_line(const weft_topo_t *topo, const weft_fault_event_t *ev, GError **error)
+{
+    g_return_val_if_fail(topo != NULL && ev != NULL, NULL);
+    g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+    const char *cls = weft_fault_class_name(ev->component_class);
+    gint v = -1;
+    switch (ev->component_class) {
+    case WEFT_FAULT_NIC:
+        v = nth_vertex(topo, WEFT_VERTEX_NIC, ev->component);
+        break;
+    case WEFT_FAULT_SWITCH:
+        v = nth_vertex(topo, WEFT_VERTEX_SWITCH, ev->component);
+        break;
+    case WEFT_FAULT_CABLE: {
+        /* Cables in the order weft_fault_counts_from_topo() counts them: each full-duplex
+         * scale-out link (edges 2k and 2k + 1, topo.h) as many times as it has lanes. */
+        guint64 left = ev->component;
+        for (guint e = 0; e + 1 < weft_topo_n_edges(topo); e += 2) {
+            weft_link_kind_t k = weft_topo_edge_kind(topo, (gint)e);
+            if (k != WEFT_LINK_INFINIBAND && k != WEFT_LINK_ETHERNET) {
+                continue;
+            }
+            guint lanes = weft_topo_edge_lanes(topo, (gint)e);
+            if (left >= lanes) {
+                left -= lanes;
+                continue;
+            }
+            const char *a = weft_topo_vertex_name(topo, weft_topo_edge_from(topo, (gint)e));
+            const char *b = weft_topo_vertex_name(topo, weft_topo_edge_to(topo, (gint)e));
+            if (lanes == 1) {
+                return g_strdup_printf("0us link_down %s %s", a, b);
+            }
+            /* one cable of a bundle of @lanes: the link keeps (lanes - 1) / lanes */
+            return g_strdup_printf("0us link_degrade %s %s %.17g", a, b,
+                                   (double)(lanes - 1) / lanes);
+        }
+        break;
+    }
+    default:
+        g_set_error(error, WEFT_FAULT_ERROR, WEFT_FAULT_ERROR_KEY,
+                    "a degrading %s fault has no in-step model: only cable, NIC and switch "
+                    "faults degrade (failures.degrade_mtbf_%s)",
+                    cls, cls);
+        return NULL;
+    }
+    if (v < 0) {
+        g_set_error(error, WEFT_FAULT_ERROR, WEFT_FAULT_ERROR_KEY,
+                    "%s number %" G_GUINT64_FORMAT " is beyond the cluster's %ss", cls,
+                    ev->component, cls);
+        return NULL;
+    }
+    return g_strdup_printf("0us %s_down %s",
+                           ev->component_class == WEFT_FAULT_NIC ? "nic" : "switch",
+                           weft_topo_vertex_name(topo, v));
+}

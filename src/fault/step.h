@@ -180,6 +180,22 @@ const GError *weft_fault_run_failure(const weft_fault_run_t *run);
  */
 const GPtrArray *weft_fault_run_applied(const weft_fault_run_t *run);
 
+/**
+ * weft_fault_degrade_line:
+ * @topo: the cluster the run's failures were drawn over
+ *   (weft_fault_counts_from_topo() numbered its components).
+ * @ev: a degrading fault of a whole run (fault/rates.h).
+ * @error: WEFT_FAULT_ERROR_KEY for a class with no in-step model (only cable,
+ *   NIC and switch faults degrade) or a component number beyond the cluster.
+ *
+ * The fault line that puts the step under @ev from its start: a NIC or switch
+ * down (nic_down, switch_down); a cable down (link_down of its link, or, for a
+ * link of L > 1 lanes, link_degrade to (L - 1) / L: one cable of the bundle).
+ * Returns: (transfer full): the line, for weft_fault_plan_add_text().
+ */
+char *weft_fault_degrade_line(const weft_topo_t *topo, const weft_fault_event_t *ev,
+                              GError **error);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(weft_fault_plan_t, weft_fault_plan_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(weft_fault_run_t, weft_fault_run_free)
 

@@ -265,7 +265,16 @@ char *weft_job_config_to_ini(const weft_job_config_t *cfg);
  * @error: WEFT_JOB_ERROR_KEY when no run length (steps, tokens + tokens_per_step, or span)
  *   or no step time (step_time or scenario) is given, or both of a pair are; _VALUE for a
  *   value out of range; _RUN when the scenario replay fails; _IO for a cluster that cannot
- *   be read.
+ *   be read; _KEY for a degrading fault class with no in-step model (degrade_mtbf_ of a
+ *   class other than cable, nic and switch) when the step time comes from a scenario.
+ *
+ * With train.scenario and degrading faults (failures.degrade_mtbf_cable, _nic or
+ * _switch set), @p gets a step-time provider that replays the scenario with the
+ * fault in force from the step's start (fault/step.h: weft_fault_degrade_line();
+ * under `network.model = flow` the traffic moves to the surviving paths), once
+ * per failed component, cached. Its state belongs to @cfg: keep @cfg alive while
+ * @p is used. Without a scenario (train.step_time), degrading faults are counted
+ * but cost nothing (weft_job_sample_t.degradations_ignored).
  */
 gboolean weft_job_config_resolve(const weft_job_config_t *cfg, weft_job_params_t *p, GString *notes,
                                  GError **error);

@@ -16,6 +16,7 @@
 
 #include "core/keyfile.h"
 #include "core/units.h"
+#include "fault/step.h"
 #include "scenario/scenario.h"
 #include "topo/topo.h"
 
@@ -69,9 +70,81 @@ static const key_t_ train_keys[] = {
     {"failures", "degrade_repair_time", K_STEPTIME, "4h", "how long a degrading fault lasts"},
 };
 
+/*
+ * The replay-based step-time provider (job.h: weft_job_step_time_fn): the step
+ * of train.scenario replayed with the degrading fault in force from its start
+ * (weft_fault_degrade_line()), once per (class, component), cached.
+ */
+typedef struct {
+    char *scenario;           /* the scenario file */
+    weft_scenario_run_t *run; /* its unfaulted replay */
+    const weft_topo_t *topo;  /* its cluster (run's), for the components' names (read only) */
+    GMutex lock;              /* guards cache */
+    GHashTable *cache;        /* "class:component" -> double * (step seconds) */
+} step_provider_t;
+
+static void
+step_provider_free(step_provider_t *sp)
+{
+    if (sp == NULL) {
+        return;
+    }
+    g_free(sp->scenario);
+    weft_scenario_run_free(sp->run);
+    g_mutex_clear(&sp->lock);
+    g_hash_table_unref(sp->cache);
+    g_free(sp);
+}
+
+static gboolean
+replay_step_time(const weft_fault_event_t *fault, double nominal_step_s, double *step_s,
+                 gpointer user_data, GError **error)
+{
+    step_provider_t *sp = user_data;
+    g_autofree char *key =
+        g_strdup_printf("%d:%" G_GUINT64_FORMAT, (int)fault->component_class, fault->component);
+    g_mutex_lock(&sp->lock);
+    const double *hit = g_hash_table_lookup(sp->cache, key);
+    if (hit != NULL) {
+        *step_s = *hit;
+        g_mutex_unlock(&sp->lock);
+        return TRUE;
+    }
+    g_mutex_unlock(&sp->lock);
+    g_autoptr(GError) ferr = NULL;
+    g_autofree char *line = weft_fault_degrade_line(sp->topo, fault, &ferr);
+    g_autoptr(weft_scenario_t) sc = weft_scenario_new();
+    g_autoptr(weft_scenario_run_t) run = NULL;
+    if (line == NULL || !weft_scenario_load(sc, sp->scenario, &ferr) ||
+        !weft_scenario_set_value(sc, "faults", "events", line, &ferr)) {
+        g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_RUN, "train.scenario = '%s': %s",
+                    sp->scenario, ferr->message);
+        return FALSE;
+    }
+    /* the step-time replays write nothing */
+    weft_scenario_unset(sc, "output", "dir");
+    weft_scenario_unset(sc, "output", "timeline");
+    weft_scenario_unset(sc, "output", "link_series");
+    run = weft_scenario_run(sc, &ferr);
+    if (run == NULL) {
+        g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_RUN,
+                    "train.scenario = '%s' under the degrading fault '%s': %s", sp->scenario, line,
+                    ferr->message);
+        return FALSE;
+    }
+    /* a fault never speeds a step up (job.h); routes may shift by a picosecond or so */
+    double s = MAX(weft_time_to_s(run->replay->step_ps), nominal_step_s);
+    g_mutex_lock(&sp->lock);
+    g_hash_table_insert(sp->cache, g_steal_pointer(&key), g_memdup2(&s, sizeof s));
+    g_mutex_unlock(&sp->lock);
+    *step_s = s;
+    return TRUE;
+}
+
 struct weft_job_config {
-    GHashTable *values; /* "group.key" -> the text set (paths resolved) */
-    char *origin;       /* the last file loaded, for messages */
+    GHashTable *values;        /* "group.key" -> the text set (paths resolved) */
+    char *origin;              /* the last file loaded, for messages */
+    step_provider_t *provider; /* made by weft_job_config_resolve() when needed */
 };
 
 weft_job_config_t *
@@ -90,6 +163,7 @@ weft_job_config_free(weft_job_config_t *cfg)
     }
     g_hash_table_unref(cfg->values);
     g_free(cfg->origin);
+    step_provider_free(cfg->provider);
     g_free(cfg);
 }
 
@@ -533,8 +607,14 @@ weft_job_config_resolve(const weft_job_config_t *cfg, weft_job_params_t *p, GStr
     if (scenario != NULL) {
         g_autoptr(weft_scenario_t) sc = weft_scenario_new();
         g_autoptr(GError) serr = NULL;
-        if (!weft_scenario_load(sc, scenario, &serr) ||
-            (run = weft_scenario_run(sc, &serr)) == NULL) {
+        gboolean loaded = weft_scenario_load(sc, scenario, &serr);
+        if (loaded) {
+            /* weft train writes its own outputs (--out); the step's replay writes nothing */
+            weft_scenario_unset(sc, "output", "dir");
+            weft_scenario_unset(sc, "output", "timeline");
+            weft_scenario_unset(sc, "output", "link_series");
+        }
+        if (!loaded || (run = weft_scenario_run(sc, &serr)) == NULL) {
             g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_RUN, "%strain.scenario = '%s': %s",
                         origin, scenario, serr->message);
             return FALSE;
@@ -548,6 +628,39 @@ weft_job_config_resolve(const weft_job_config_t *cfg, weft_job_params_t *p, GStr
         if (notes != NULL) {
             g_string_append_printf(notes, "step time %.6f s from replaying %s\n", p->step_time_s,
                                    scenario);
+        }
+        /* Degrading faults: their step time from the same scenario replayed under them. */
+        gboolean degrading = FALSE;
+        for (guint c = 0; c < WEFT_FAULT_N_CLASSES; c++) {
+            if (isfinite(p->rates.degrade_mtbf_s[c])) {
+                degrading = TRUE;
+                if (c != WEFT_FAULT_NIC && c != WEFT_FAULT_SWITCH && c != WEFT_FAULT_CABLE) {
+                    const char *cls = weft_fault_class_name((weft_fault_class_t)c);
+                    g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_KEY,
+                                "%sfailures.degrade_mtbf_%s: a degrading %s fault has no in-step "
+                                "model to replay the step under (only cable, NIC and switch "
+                                "faults degrade)",
+                                origin, cls, cls);
+                    return FALSE;
+                }
+            }
+        }
+        if (degrading) {
+            /* resolve may run more than once on one configuration: one provider */
+            weft_job_config_t *mut = (weft_job_config_t *)cfg;
+            step_provider_free(mut->provider);
+            step_provider_t *sp = g_new0(step_provider_t, 1);
+            sp->scenario = g_strdup(scenario);
+            sp->run = g_steal_pointer(&run);
+            sp->topo = sp->run->topo;
+            g_mutex_init(&sp->lock);
+            sp->cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+            mut->provider = sp;
+            p->step_time_fn = replay_step_time;
+            p->step_time_data = sp;
+            if (notes != NULL) {
+                g_string_append(notes, "degrading faults: the step replayed under each one\n");
+            }
         }
     }
 
@@ -615,8 +728,9 @@ weft_job_config_resolve(const weft_job_config_t *cfg, weft_job_params_t *p, GStr
                                    "GPU)\n",
                                    gpus);
         }
-    } else if (run != NULL) {
-        weft_fault_counts_from_topo(run->topo, &p->counts);
+    } else if (scenario != NULL) {
+        /* the replay's cluster (kept by the step-time provider when there is one) */
+        weft_fault_counts_from_topo(run != NULL ? run->topo : cfg->provider->topo, &p->counts);
         if (notes != NULL) {
             g_string_append_printf(notes, "components counted in the scenario's cluster\n");
         }

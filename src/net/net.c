@@ -362,6 +362,16 @@ weft_net_transfer_start_full(weft_net_t *net, gint src, gint dst, guint64 bytes,
     g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
     const weft_route_t *route;
     if (!weft_net_i_lookup_route(net, src, dst, net->stats.transfers_started, &route, error)) {
+        if (net->stranded == NULL && weft_topo_link_version(net->topo) > 0) {
+            /* links went down (a fault): the transfer is stranded before it starts */
+            g_set_error(&net->stranded, WEFT_NET_ERROR, WEFT_NET_ERROR_STRANDED,
+                        "transfer of %" G_GUINT64_FORMAT " bytes from %s to %s stranded at %.6f "
+                        "us: links are down and no path is left",
+                        bytes, weft_topo_vertex_name(net->topo, src),
+                        weft_topo_vertex_name(net->topo, dst),
+                        weft_time_to_us(weft_sim_now(net->sim)));
+            weft_sim_stop(net->sim);
+        }
         return FALSE;
     }
     guint32 idx = xfer_alloc(net);

@@ -190,7 +190,10 @@ void weft_net_free(weft_net_t *net);
  * @bytes: size of the transfer.
  * @done: called when the last byte arrives.
  * @ctx, @tag: passed to @done.
- * @error: WEFT_NET_ERROR_NO_ROUTE if @dst cannot be reached from @src.
+ * @error: WEFT_NET_ERROR_NO_ROUTE if @dst cannot be reached from @src. When
+ *   that is because links went down (weft_net_set_link_fraction()), the
+ *   transfer is also recorded as stranded (weft_net_stranded(), if it is the
+ *   first) and the simulation stopped.
  *
  * Starts a transfer now. Returns: TRUE if it started.
  * Time complexity (analytical): O(log n) for the one event it schedules;

@@ -790,6 +790,16 @@ set_internal(weft_scenario_t *sc, const char *group, const char *key, const char
     return TRUE;
 }
 
+void
+weft_scenario_unset(weft_scenario_t *sc, const char *group, const char *key)
+{
+    g_return_if_fail(sc != NULL && group != NULL && key != NULL);
+    gint k = find_key(group, key);
+    g_return_if_fail(k >= 0);
+    g_clear_pointer(&sc->value[k], g_free);
+    g_clear_pointer(&sc->given[k], g_free);
+}
+
 gboolean
 weft_scenario_set_value(weft_scenario_t *sc, const char *group, const char *key, const char *value,
                         GError **error)
@@ -1472,8 +1482,8 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
         if ((current(sc, K_FAULTS_FILE) != NULL &&
              !weft_fault_plan_add_file(faults, current(sc, K_FAULTS_FILE), error)) ||
             (current(sc, K_FAULTS_EVENTS) != NULL &&
-             !weft_fault_plan_add_text(faults, current(sc, K_FAULTS_EVENTS), "faults.events",
-                                       TRUE, error))) {
+             !weft_fault_plan_add_text(faults, current(sc, K_FAULTS_EVENTS), "faults.events", TRUE,
+                                       error))) {
             return NULL;
         }
         opts.faults = faults;

@@ -70,6 +70,14 @@ gboolean weft_scenario_set(weft_scenario_t *sc, const char *assignment, GError *
 gboolean weft_scenario_set_value(weft_scenario_t *sc, const char *group, const char *key,
                                  const char *value, GError **error);
 
+/**
+ * weft_scenario_unset: gives key @group.@key (a key of the table, not a
+ * cluster builder key) back its default, as if it had never been set. For
+ * replays that must not write what the scenario asks for (output.dir,
+ * output.timeline), such as the step-time replays of weft train.
+ */
+void weft_scenario_unset(weft_scenario_t *sc, const char *group, const char *key);
+
 /** weft_scenario_get: (transfer none): the current text of group.key, or NULL if unset. */
 const char *weft_scenario_get(const weft_scenario_t *sc, const char *group, const char *key);
 
