@@ -187,5 +187,16 @@ expect 1 "--gen of an impossible split" "dp is unset.*8 GPUs" -- "$WEFT" replay 
     --gen model=gpt3-1.3b,tp=3
 expect 2 "--gen without '='" "model=" -- "$WEFT" replay --cluster "$sw8" --gen gpt3-1.3b
 
+# Under NCCL's tuning (the default) too: the saved configuration leaves chunks
+# unset (`chunks =`), so NCCL chooses them again instead of being forced to 1.
+expect 0 "dp step under NCCL tuning" "" -- "$WEFT" replay -q "$scen"
+nccl_step=$(step_of "$tmp/out")
+"$WEFT" replay "$scen" --show-config >"$tmp/nccl.ini" 2>/dev/null
+grep -q '^chunks =$' "$tmp/nccl.ini" && ok "saved configuration leaves chunks unset" ||
+    bad "saved configuration sets chunks"
+expect 0 "saved NCCL-tuned configuration" "" -- "$WEFT" replay -q "$tmp/nccl.ini"
+[ "$(step_of "$tmp/out")" = "$nccl_step" ] && ok "saved NCCL-tuned configuration reruns identically" ||
+    bad "saved NCCL-tuned configuration: $(step_of "$tmp/out") us, expected $nccl_step us"
+
 echo "scenario_cli.sh: $fails failure(s)"
 [ "$fails" -eq 0 ]

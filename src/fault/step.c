@@ -215,7 +215,9 @@ parse_line(const where_t *w, const char *line, GError **error)
     const char *kind_word = g_ptr_array_index(tok, 1);
     g_autoptr(GError) uerr = NULL;
     weft_time_t at = 0;
-    if (!weft_units_parse_time(time_word, &at, &uerr)) {
+    if (time_word[0] == '-') {
+        at = -1; /* the units parser refuses negative times; say what is wrong with this one */
+    } else if (!weft_units_parse_time(time_word, &at, &uerr)) {
         FAIL(error, WEFT_FAULT_ERROR_VALUE, w, "time \"%s\": %s", time_word, uerr->message);
         return NULL;
     }

@@ -317,9 +317,9 @@ static const key_desc keys[N_KEYS] = {
         TF_CHOICE("precision", "GEMM precision: bf16 (default) or fp8", precision_choices),
     [K_TF_GPU] = {"transformer", "gpu", T_CHOICE, NULL,
                   "GPU model of the compute times (hw catalog); unset: h100", .check = check_gpu},
-    [K_CHUNKS] = {"collectives", "chunks", T_INTEGER, "1",
-                  "pipeline chunks per collective (1 to 1048576); under tuning = nccl only "
-                  "when given, forcing NCCL's choice",
+    [K_CHUNKS] = {"collectives", "chunks", T_INTEGER, NULL,
+                  "pipeline chunks per collective (1 to 1048576); unset: NCCL's choice under "
+                  "tuning = nccl, 1 under tuning = off; given, it forces NCCL's choice",
                   .imin = 1, .imax = MAX_CHUNKS},
     [K_TUNING] =
         {"collectives", "tuning", T_CHOICE, "nccl",
@@ -1441,7 +1441,7 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
         return NULL;
     }
     run->network_model = g_strdup(weft_net_model_name(net_opts.model));
-    run->chunks = (guint)get_int(sc, K_CHUNKS);
+    run->chunks = sc->value[K_CHUNKS] != NULL ? (guint)get_int(sc, K_CHUNKS) : 1;
     run->nccl_tuning = strcmp(current(sc, K_TUNING), "nccl") == 0;
     run->chunks_given = sc->value[K_CHUNKS] != NULL;
     run->duration_scale = g_ascii_strtod(current(sc, K_DURATION_SCALE), NULL);

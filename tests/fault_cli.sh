@@ -1,0 +1,103 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Command-line tests of faults inside a step (doc/failures.md, "Faults inside a
+# step"): faults.events and faults.file in `weft replay`; a link or spine down
+# with a surviving path keeps an uncontended all-to-all's step time and lists
+# the faults in the summary; both spines down stops with the stranded-transfer
+# report (exit 1), not a hang; a straggler delays the bundled data-parallel
+# step by exactly the compute it loses; a GPU failure stops the step; bad fault
+# files fail with exit 1 naming the file, line and value.
+set -u
+: "${WEFT:?set by make check}" "${WEFT_SRCDIR:?}"
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+ok() { printf 'ok   %s\n' "$1"; }
+bad() { printf 'FAIL %s\n' "$1"; fails=$((fails + 1)); }
+
+# expect CODE NAME PATTERN -- CMD...: CMD exits with CODE and its stderr matches PATTERN
+expect() {
+    code=$1 name=$2 pattern=$3
+    shift 4
+    "$@" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" -ne "$code" ]; then
+        bad "$name: exit $rc, expected $code"; sed 's/^/     /' "$tmp/err"; return
+    fi
+    if [ -n "$pattern" ] && ! grep -Eq "$pattern" "$tmp/err"; then
+        bad "$name: stderr does not match /$pattern/"; sed 's/^/     /' "$tmp/err"; return
+    fi
+    ok "$name"
+}
+step_of() { awk '/^step time/ {print $3}' "$1"; }
+
+# 4 DGX H100 nodes, one per 16-port leaf (8 NICs down, 8 cables up), two spines
+cat >"$tmp/ls.ini" <<'INI'
+[cluster]
+kind = dgx-h100
+nodes = 4
+fabric = leaf-spine
+nic = ndr
+switch_radix = 16
+nodes_per_leaf = 1
+INI
+# an all-to-all of 1 GiB over GPU 0 of each node, under flow
+a2a() {
+    "$WEFT" replay --cluster "$tmp/ls.ini" --set workload.collective=alltoall \
+        --set workload.collective_bytes=1GiB --set workload.collective_ranks=4 \
+        --set workload.placement=round-robin --set network.model=flow "$@"
+}
+
+expect 0 "all-to-all without faults" "" -- a2a
+base=$(step_of "$tmp/out")
+# One flow per GPU, 50 GB/s each, over 8 x 50 GB/s of uplinks per leaf: losing
+# spine0 (at the start or in the middle) leaves spine1 enough for all of them,
+# so the step time does not change; the summary lists what was applied.
+expect 0 "spine0 down at the start" "" -- a2a --set "faults.events=0us switch_down spine0"
+[ "$(step_of "$tmp/out")" = "$base" ] && ok "spine0 down: same step ($base us)" ||
+    bad "spine0 down: step $(step_of "$tmp/out"), expected $base"
+grep -q '^fault .*switch_down spine0' "$tmp/out" && ok "summary lists the fault" ||
+    bad "summary does not list the fault"
+expect 0 "leaf0 -- spine0 down mid-transfer" "" -- a2a \
+    --set "faults.events=5ms link_down leaf0 spine0; 6ms link_up leaf0 spine0"
+[ "$(step_of "$tmp/out")" = "$base" ] && ok "rerouted mid-transfer: same step" ||
+    bad "rerouted mid-transfer: step $(step_of "$tmp/out"), expected $base"
+[ "$(grep -c '^fault ' "$tmp/out")" -eq 2 ] && ok "both faults applied" || bad "faults not listed"
+expect 1 "both spines down: stranded report" "stranded at 5000\.000000 us.*no path is left" -- \
+    a2a --set "faults.events=5ms switch_down spine0; 5ms switch_down spine1"
+expect 1 "both spines down before the transfers start" "stranded" -- \
+    a2a --set "faults.events=0us switch_down spine0; 0us switch_down spine1"
+
+# The bundled data-parallel step on one DGX H100: GPU 0 at half speed for its first
+# 1000 us of forward (1500 us of work) finishes it 500 us late; every rank's first
+# all-reduce waits for rank 0, so the whole step is 500 us longer.
+scen="$WEFT_SRCDIR/scenarios/dp-step-dgx-h100.ini"
+expect 0 "dp step" "" -- "$WEFT" replay "$scen"
+dp=$(step_of "$tmp/out")
+expect 0 "dp step with a straggler" "" -- "$WEFT" replay "$scen" \
+    --set "faults.events=0us straggler node0/gpu0 0.5 for 1000us"
+slow=$(step_of "$tmp/out")
+awk -v a="$dp" -v b="$slow" 'BEGIN { exit !(b - a > 499.999999 && b - a < 500.000001) }' &&
+    ok "straggler delays the step by 500 us ($dp -> $slow)" ||
+    bad "straggler: $dp -> $slow, expected +500 us"
+expect 1 "GPU failure stops the step" "GPU node0/gpu3 \(node 0\) failed at 2000\.000000 us" -- \
+    "$WEFT" replay "$scen" --set "faults.events=2ms gpu_fail node0/gpu3"
+
+# fault files
+printf '# schedule\n1ms straggler gpu:1 0.5 for 1ms\n' >"$tmp/good.faults"
+expect 0 "faults.file" "" -- "$WEFT" replay "$scen" --set "faults.file=$tmp/good.faults"
+printf '1ms straggler gpu:1 0.5\n2ms link_down node0/gpu0 node0/gpu7\n' >"$tmp/nolink.faults"
+expect 1 "unknown link" "nolink\.faults:2: unknown link node0/gpu0 -- node0/gpu7" -- \
+    "$WEFT" replay "$scen" --set "faults.file=$tmp/nolink.faults"
+printf -- '-1ms straggler gpu:1 0.5\n' >"$tmp/past.faults"
+expect 1 "time in the past" "past\.faults:1: time \"-1ms\" is in the past" -- \
+    "$WEFT" replay "$scen" --set "faults.file=$tmp/past.faults"
+expect 1 "fraction outside (0, 1]" "faults\.events:1: .*\"1\.5\" is not a number in \(0, 1\]" -- \
+    "$WEFT" replay "$scen" --set "faults.events=1ms straggler gpu:1 1.5"
+expect 1 "unknown vertex" "unknown vertex \"spine7\"" -- \
+    "$WEFT" replay "$scen" --set "faults.events=1ms switch_down spine7"
+expect 1 "missing fault file" "fault file $tmp/none\.faults" -- \
+    "$WEFT" replay "$scen" --set "faults.file=$tmp/none.faults"
+
+echo "fault_cli.sh: $fails failure(s)"
+[ "$fails" -eq 0 ]
