@@ -910,6 +910,51 @@ START_TEST(test_degrading_cable_fault_replays_the_step)
 }
 END_TEST
 
+START_TEST(test_timeline_tiles_the_run)
+{
+    /* the 16,384-GPU cluster for 54 days: hundreds of failures */
+    weft_job_params_t p;
+    llama3_params(&p);
+    p.steps = G_MAXUINT64;
+    p.span_s = 54 * 86400.0;
+    p.step_time_s = 9.02;
+    p.checkpoint_write_s = 2.835;
+    g_autoptr(GArray) spans = g_array_new(FALSE, FALSE, sizeof(weft_job_span_t));
+    weft_job_sample_t with, without;
+    ck_assert(weft_job_simulate_timeline(&p, 30, 3, spans, &with, NULL));
+    ck_assert(weft_job_simulate(&p, 30, 3, &without, NULL));
+    /* the timeline does not change the run */
+    ck_assert_double_eq(with.wall_s, without.wall_s);
+    ck_assert_uint_eq(with.interruptions, without.interruptions);
+    /* train, lost and restart spans tile [0, wall) in order; lost and restart add up to the
+     * sample's totals; one lost span per failure that hit a step (a failure during a
+     * restart has none), at most one restart span per interruption */
+    double t = 0.0, lost = 0.0, restart = 0.0;
+    guint n_lost = 0, n_restart = 0;
+    for (guint i = 0; i < spans->len; i++) {
+        const weft_job_span_t *sp = &g_array_index(spans, weft_job_span_t, i);
+        ck_assert(sp->kind != WEFT_JOB_SPAN_DEGRADED); /* none by default */
+        ck_assert_msg(fabs(sp->start_s - t) <= 1e-6, "span %u starts at %.9f, not %.9f", i,
+                      sp->start_s, t);
+        ck_assert(sp->end_s > sp->start_s);
+        t = sp->end_s;
+        if (sp->kind == WEFT_JOB_SPAN_LOST) {
+            lost += sp->end_s - sp->start_s;
+            n_lost++;
+        } else if (sp->kind == WEFT_JOB_SPAN_RESTART) {
+            restart += sp->end_s - sp->start_s;
+            n_restart++;
+        }
+    }
+    ck_assert_double_eq_tol(t, with.wall_s, 1e-6);
+    ck_assert_double_eq_tol(lost, with.lost_s, 1e-6);
+    ck_assert_double_eq_tol(restart, with.restart_s, 1e-6);
+    ck_assert_uint_le(n_lost, with.interruptions);
+    ck_assert_uint_eq(n_restart, with.interruptions);
+    ck_assert_uint_gt(with.interruptions, 300); /* ~419 expected over 54 days */
+}
+END_TEST
+
 static Suite *
 job_suite(void)
 {
@@ -931,6 +976,7 @@ job_suite(void)
     tcase_add_test(run, test_span_stops_the_run);
     tcase_add_test(run, test_degrading_fault_asks_the_provider);
     tcase_add_test(run, test_wall_time_splits_exactly);
+    tcase_add_test(run, test_timeline_tiles_the_run);
     suite_add_tcase(s, run);
     TCase *mc = tcase_create("monte_carlo");
     tcase_set_timeout(mc, 300);

@@ -73,10 +73,11 @@ awk -v b="$best" -v d="$daly" 'BEGIN { r = (b - d) / d; if (r < 0) r = -r; exit 
     bad "best interval $best steps, Daly $daly (expected 28, within 20%)"
 grep -q '^Young sqrt(2 delta M)  28 steps (251.269 s)' "$tmp/out" && ok "Young's interval printed" ||
     bad "Young's interval missing or wrong"
-for f in summary.json train.ini goodput_vs_interval.csv; do
+for f in summary.json train.ini goodput_vs_interval.csv run_timeline.csv; do
     [ -s "$tmp/res/$f" ] && ok "--out wrote $f" || bad "--out did not write $f"
 done
-ls "$tmp/res" | grep -v -e '^summary.json$' -e '^train.ini$' -e '^goodput_vs_interval.csv$' >"$tmp/extra"
+ls "$tmp/res" | grep -v -e '^summary.json$' -e '^train.ini$' -e '^goodput_vs_interval.csv$' \
+    -e '^run_timeline.csv$' >"$tmp/extra"
 [ -s "$tmp/extra" ] && bad "temporary files left in --out: $(cat "$tmp/extra")" || ok "no temporary files left"
 grep -q '"lost_work_s"' "$tmp/res/summary.json" && grep -q '"checkpoint_overhead_s"' "$tmp/res/summary.json" &&
     grep -q '"interruptions_per_category"' "$tmp/res/summary.json" &&
@@ -84,7 +85,24 @@ grep -q '"lost_work_s"' "$tmp/res/summary.json" && grep -q '"checkpoint_overhead
 rows=$(wc -l <"$tmp/res/goodput_vs_interval.csv")
 [ "$rows" -gt 30 ] && ok "goodput CSV: $((rows - 1)) intervals" || bad "goodput CSV has $rows lines"
 
-# ---- the gnuplot script renders the CSV ----
+# the run's timeline: spans that tile the run from 0, failures among them
+head -1 "$tmp/res/run_timeline.csv" | grep -q '^start_s,end_s,start_days,end_days,kind,category,class,component,step_s$' &&
+    ok "run_timeline.csv header" || bad "run_timeline.csv header: $(head -1 "$tmp/res/run_timeline.csv")"
+awk -F, 'NR == 2 && $1 != "0.000000" { exit 1 } NR > 2 && $1 != prev { exit 1 } { prev = $2 }' \
+    "$tmp/res/run_timeline.csv" && ok "run_timeline.csv spans tile the run" ||
+    bad "run_timeline.csv spans do not tile the run"
+grep -q ',lost,' "$tmp/res/run_timeline.csv" && grep -q ',restart,' "$tmp/res/run_timeline.csv" &&
+    ok "run_timeline.csv has failures" || bad "run_timeline.csv has no failures"
+
+# ---- the gnuplot scripts render the CSVs ----
+if command -v gnuplot >/dev/null 2>&1; then
+    gnuplot -c "$WEFT_SRCDIR/plots/run_timeline.gp" "$tmp/res/run_timeline.csv" "$tmp/t.svg" \
+        2>"$tmp/gp.err"
+    [ -s "$tmp/t.svg" ] && grep -q '<svg' "$tmp/t.svg" && ok "plots/run_timeline.gp renders" ||
+        { bad "gnuplot did not render the timeline"; cat "$tmp/gp.err"; }
+else
+    ok "plots/run_timeline.gp # SKIP gnuplot not installed"
+fi
 if command -v gnuplot >/dev/null 2>&1; then
     gnuplot -c "$WEFT_SRCDIR/plots/goodput_vs_interval.gp" "$tmp/res/goodput_vs_interval.csv" \
         "$tmp/g.svg" 249.38 2>"$tmp/gp.err"

@@ -153,7 +153,9 @@ write_outputs(const char *dir, const weft_job_config_t *cfg, const weft_job_para
             return FALSE;
         }
     }
-    return TRUE;
+    /* one run (sample 0) at the interval reported, span by span */
+    g_autofree char *timeline = g_build_filename(dir, "run_timeline.csv", NULL);
+    return weft_job_write_timeline_csv(timeline, p, mc->checkpoint_steps, error);
 }
 
 int

@@ -24,6 +24,14 @@ weft_job_params_init(weft_job_params_t *p)
     p->seed = 1;
 }
 
+const char *
+weft_job_span_kind_name(weft_job_span_kind_t kind)
+{
+    static const char *const names[] = {"train", "lost", "restart", "degraded"};
+    g_return_val_if_fail(kind <= WEFT_JOB_SPAN_DEGRADED, "?");
+    return names[kind];
+}
+
 /* ---- one run ------------------------------------------------------------------------------ */
 
 /* Where a run's failures come from: a sampler, or a fixed list (the test hook). */
@@ -58,12 +66,39 @@ typedef struct {
     weft_job_sample_t *out;
     source_t *fails, *degs;
     weft_fault_event_t fail, deg;
-    GArray *active; /* window_t */
-    double t;       /* wall-clock now */
-    guint64 c;      /* steps committed by a checkpoint (or done, at the end) */
-    double span;    /* wall-clock end, INFINITY without a span */
-    guint64 K;      /* checkpoint interval, steps */
+    GArray *active;   /* window_t */
+    double t;         /* wall-clock now */
+    guint64 c;        /* steps committed by a checkpoint (or done, at the end) */
+    double span;      /* wall-clock end, INFINITY without a span */
+    guint64 K;        /* checkpoint interval, steps */
+    GArray *tl;       /* (nullable) weft_job_span_t: the run's timeline */
+    double kept_from; /* start of the progress not yet recorded in tl */
 } run_t;
+
+/* Appends a span to the timeline, if one is kept and the span is not empty. */
+static void
+record(run_t *r, weft_job_span_kind_t kind, double start_s, double end_s,
+       const weft_fault_event_t *fault, double step_s)
+{
+    if (r->tl == NULL || !(end_s > start_s)) {
+        return;
+    }
+    weft_job_span_t sp = {kind, start_s, end_s, {0.0, WEFT_FAULT_UNKNOWN, 0}, step_s};
+    if (fault != NULL) {
+        sp.fault = *fault;
+    }
+    g_array_append_val(r->tl, sp);
+}
+
+/* A failure at r->fail.time_s loses the work since @seg_start (the last checkpoint). */
+static void
+lose(run_t *r, double seg_start)
+{
+    r->out->lost_s += r->fail.time_s - seg_start;
+    record(r, WEFT_JOB_SPAN_TRAIN, r->kept_from, seg_start, NULL, r->p->step_time_s);
+    record(r, WEFT_JOB_SPAN_LOST, seg_start, r->fail.time_s, &r->fail, r->p->step_time_s);
+    r->t = r->fail.time_s;
+}
 
 /* Admits every degrading fault that started by @now (asking the provider what it costs). */
 static gboolean
@@ -78,6 +113,7 @@ admit_degradations(run_t *r, double now, GError **error)
         }
         window_t w = {r->deg.time_s + r->p->rates.degrade_repair_s, MAX(step_s, 0.0)};
         g_array_append_val(r->active, w);
+        record(r, WEFT_JOB_SPAN_DEGRADED, r->deg.time_s, MIN(w.end_s, r->span), &r->deg, w.step_s);
         r->out->degradations++;
         source_next(r->degs, &r->deg);
     }
@@ -111,14 +147,17 @@ fail_and_restart(run_t *r)
         /* r->fail happens at r->t */
         out->interruptions++;
         out->per_category[weft_fault_class_category(r->fail.component_class)]++;
+        weft_fault_event_t cause = r->fail;
         source_next(r->fails, &r->fail);
         double end = r->t + R;
         if (r->fail.time_s < end && r->fail.time_s < r->span) {
             /* failed again while restarting: the restart starts over */
             out->restart_s += r->fail.time_s - r->t;
+            record(r, WEFT_JOB_SPAN_RESTART, r->t, r->fail.time_s, &cause, 0.0);
             r->t = r->fail.time_s;
             continue;
         }
+        double from = r->t;
         if (end >= r->span) {
             out->restart_s += r->span - r->t;
             r->t = r->span;
@@ -126,6 +165,8 @@ fail_and_restart(run_t *r)
             out->restart_s += R;
             r->t = end;
         }
+        record(r, WEFT_JOB_SPAN_RESTART, from, r->t, &cause, 0.0);
+        r->kept_from = r->t;
         return;
     }
 }
@@ -149,8 +190,7 @@ segment_step_by_step(run_t *r, guint64 s, double ckpt, GError **error)
         double deadline = MIN(r->fail.time_s, r->span);
         if (u + st > deadline) {
             if (r->fail.time_s < r->span) {
-                r->out->lost_s += r->fail.time_s - start;
-                r->t = r->fail.time_s;
+                lose(r, start);
                 fail_and_restart(r);
             } else {
                 /* the span ends inside this step: steps done so far are progress */
@@ -167,8 +207,7 @@ segment_step_by_step(run_t *r, guint64 s, double ckpt, GError **error)
     double deadline = MIN(r->fail.time_s, r->span);
     if (u + ckpt > deadline) {
         if (r->fail.time_s < r->span) {
-            r->out->lost_s += r->fail.time_s - start;
-            r->t = r->fail.time_s;
+            lose(r, start);
             fail_and_restart(r);
         } else {
             r->out->useful_s += (double)s * T;
@@ -189,7 +228,7 @@ segment_step_by_step(run_t *r, guint64 s, double ckpt, GError **error)
 }
 
 static gboolean
-run_sample(const weft_job_params_t *p, guint64 K, source_t *fails, source_t *degs,
+run_sample(const weft_job_params_t *p, guint64 K, source_t *fails, source_t *degs, GArray *tl,
            weft_job_sample_t *out, GError **error)
 {
     memset(out, 0, sizeof *out);
@@ -198,7 +237,8 @@ run_sample(const weft_job_params_t *p, guint64 K, source_t *fails, source_t *deg
     const gboolean provider = p->step_time_fn != NULL;
     const double L = (double)K * T + delta; /* one full segment: K steps and a checkpoint */
     g_autoptr(GArray) active = g_array_new(FALSE, FALSE, sizeof(window_t));
-    run_t r = {.p = p, .out = out, .fails = fails, .degs = degs, .active = active, .K = K};
+    run_t r = {
+        .p = p, .out = out, .fails = fails, .degs = degs, .active = active, .K = K, .tl = tl};
     r.span = p->span_s > 0.0 ? p->span_s : INFINITY;
     source_next(fails, &r.fail);
     source_next(degs, &r.deg);
@@ -258,8 +298,7 @@ run_sample(const weft_job_params_t *p, guint64 K, source_t *fails, source_t *deg
             continue;
         }
         if (r.fail.time_s < r.span) {
-            out->lost_s += r.fail.time_s - r.t;
-            r.t = r.fail.time_s;
+            lose(&r, r.t);
             fail_and_restart(&r);
             continue;
         }
@@ -276,6 +315,7 @@ run_sample(const weft_job_params_t *p, guint64 K, source_t *fails, source_t *deg
         out->steps_done = (double)r.c;
     }
     out->wall_s = r.t;
+    record(&r, WEFT_JOB_SPAN_TRAIN, r.kept_from, r.t, NULL, p->step_time_s);
     /* degrading faults not admitted (all of them, without a provider) that started in the run */
     while (r.deg.time_s < out->wall_s) {
         out->degradations++;
@@ -285,11 +325,12 @@ run_sample(const weft_job_params_t *p, guint64 K, source_t *fails, source_t *deg
     return TRUE;
 }
 
-gboolean
-weft_job_simulate(const weft_job_params_t *p, guint64 checkpoint_steps, guint sample,
-                  weft_job_sample_t *out, GError **error)
+/* One run drawn from the streams of Monte Carlo sample @sample; its timeline into @tl if
+ * not NULL. */
+static gboolean
+simulate_sample(const weft_job_params_t *p, guint64 checkpoint_steps, guint sample, GArray *tl,
+                weft_job_sample_t *out, GError **error)
 {
-    g_return_val_if_fail(checkpoint_steps >= 1 && p->step_time_s > 0.0, FALSE);
     g_autoptr(weft_fault_sampler_t) fs =
         weft_fault_sampler_new(&p->rates, &p->counts, FALSE, p->seed, 2 * sample);
     g_autoptr(weft_fault_sampler_t) ds = NULL;
@@ -299,7 +340,25 @@ weft_job_simulate(const weft_job_params_t *p, guint64 checkpoint_steps, guint sa
         ds = weft_fault_sampler_new(&p->rates, &p->counts, TRUE, p->seed, 2 * sample + 1);
         degs.sampler = ds;
     }
-    return run_sample(p, checkpoint_steps, &fails, &degs, out, error);
+    return run_sample(p, checkpoint_steps, &fails, &degs, tl, out, error);
+}
+
+gboolean
+weft_job_simulate(const weft_job_params_t *p, guint64 checkpoint_steps, guint sample,
+                  weft_job_sample_t *out, GError **error)
+{
+    g_return_val_if_fail(checkpoint_steps >= 1 && p->step_time_s > 0.0, FALSE);
+    return simulate_sample(p, checkpoint_steps, sample, NULL, out, error);
+}
+
+gboolean
+weft_job_simulate_timeline(const weft_job_params_t *p, guint64 checkpoint_steps, guint sample,
+                           GArray *spans, weft_job_sample_t *out, GError **error)
+{
+    g_return_val_if_fail(checkpoint_steps >= 1 && p->step_time_s > 0.0, FALSE);
+    g_return_val_if_fail(spans != NULL, FALSE);
+    g_array_set_size(spans, 0);
+    return simulate_sample(p, checkpoint_steps, sample, spans, out, error);
 }
 
 gboolean
@@ -311,7 +370,7 @@ weft_job_simulate_events(const weft_job_params_t *p, guint64 checkpoint_steps,
     g_return_val_if_fail(checkpoint_steps >= 1 && p->step_time_s > 0.0, FALSE);
     source_t fails = {.events = events, .n = n_events};
     source_t degs = {.events = degradations, .n = n_degradations};
-    return run_sample(p, checkpoint_steps, &fails, &degs, out, error);
+    return run_sample(p, checkpoint_steps, &fails, &degs, NULL, out, error);
 }
 
 /* ---- Monte Carlo ---------------------------------------------------------------------------- */

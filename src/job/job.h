@@ -134,6 +134,37 @@ typedef struct {
 gboolean weft_job_simulate(const weft_job_params_t *p, guint64 checkpoint_steps, guint sample,
                            weft_job_sample_t *out, GError **error);
 
+/** What a stretch of a run's timeline was (weft_job_simulate_timeline()). */
+typedef enum {
+    WEFT_JOB_SPAN_TRAIN,    /* steps and checkpoints whose work was kept */
+    WEFT_JOB_SPAN_LOST,     /* steps since the last checkpoint, lost at the failure @fault */
+    WEFT_JOB_SPAN_RESTART,  /* detection, rescheduling and reload after @fault (cut short by
+                               another failure: a new RESTART span follows) */
+    WEFT_JOB_SPAN_DEGRADED, /* degrading fault @fault in force (overlaps the other kinds) */
+} weft_job_span_kind_t;
+
+/** One stretch of a run, in wall-clock seconds from its start. */
+typedef struct {
+    weft_job_span_kind_t kind;
+    double start_s, end_s;
+    weft_fault_event_t fault; /* LOST, RESTART, DEGRADED: the fault; TRAIN: unused */
+    double step_s;            /* TRAIN, LOST: the nominal step time; DEGRADED: under the fault */
+} weft_job_span_t;
+
+/** weft_job_span_kind_name: "train", "lost", "restart", "degraded". */
+const char *weft_job_span_kind_name(weft_job_span_kind_t kind);
+
+/**
+ * weft_job_simulate_timeline:
+ * As weft_job_simulate() (the same sample gives the same @out), also filling @spans (a
+ * GArray of weft_job_span_t, emptied first) with the run's timeline: TRAIN, LOST and
+ * RESTART spans tile [0, wall_s) in time order; DEGRADED spans overlap them. O(failures)
+ * spans: stretches without failures are one TRAIN span however many steps they hold.
+ */
+gboolean weft_job_simulate_timeline(const weft_job_params_t *p, guint64 checkpoint_steps,
+                                    guint sample, GArray *spans, weft_job_sample_t *out,
+                                    GError **error);
+
 /**
  * weft_job_simulate_events: (test hook)
  * As weft_job_simulate() with the interruptions @events[0 .. @n_events) (in time order)
@@ -290,6 +321,17 @@ gboolean weft_job_config_resolve(const weft_job_config_t *cfg, weft_job_params_t
 gboolean weft_job_write_summary_json(const char *path, const weft_job_params_t *p,
                                      const weft_job_mc_t *mc, const weft_job_search_t *search,
                                      GError **error);
+
+/**
+ * weft_job_write_timeline_csv:
+ * Writes @path atomically: the timeline of Monte Carlo sample 0 at @checkpoint_steps
+ * (weft_job_simulate_timeline()), one span per row: start_s, end_s, start_days, end_days,
+ * kind (train, lost, restart, degraded), category and class of the fault (empty for
+ * train), component (its ordinal in the class), step_s. The input of plots/run_timeline.gp.
+ * @error: WEFT_JOB_ERROR_IO, or WEFT_JOB_ERROR_RUN from a step-time provider.
+ */
+gboolean weft_job_write_timeline_csv(const char *path, const weft_job_params_t *p,
+                                     guint64 checkpoint_steps, GError **error);
 
 /**
  * weft_job_write_sweep_csv:

@@ -911,3 +911,32 @@ weft_job_write_sweep_csv(const char *path, const weft_job_params_t *p,
     g_autofree char *text = g_string_free(s, FALSE);
     return write_atomically(path, text, error);
 }
+
+gboolean
+weft_job_write_timeline_csv(const char *path, const weft_job_params_t *p, guint64 checkpoint_steps,
+                            GError **error)
+{
+    g_autoptr(GArray) spans = g_array_new(FALSE, FALSE, sizeof(weft_job_span_t));
+    weft_job_sample_t sample;
+    if (!weft_job_simulate_timeline(p, checkpoint_steps, 0, spans, &sample, error)) {
+        return FALSE;
+    }
+    GString *s = g_string_new("start_s,end_s,start_days,end_days,kind,category,class,component,"
+                              "step_s\n");
+    for (guint i = 0; i < spans->len; i++) {
+        const weft_job_span_t *sp = &g_array_index(spans, weft_job_span_t, i);
+        gboolean has_fault = sp->kind != WEFT_JOB_SPAN_TRAIN;
+        g_autofree char *component =
+            has_fault ? g_strdup_printf("%" G_GUINT64_FORMAT, sp->fault.component) : g_strdup("");
+        g_string_append_printf(
+            s, "%.6f,%.6f,%.9f,%.9f,%s,%s,%s,%s,%.9g\n", sp->start_s, sp->end_s,
+            sp->start_s / 86400.0, sp->end_s / 86400.0, weft_job_span_kind_name(sp->kind),
+            has_fault
+                ? weft_fault_category_name(weft_fault_class_category(sp->fault.component_class))
+                : "",
+            has_fault ? weft_fault_class_name(sp->fault.component_class) : "", component,
+            sp->step_s);
+    }
+    g_autofree char *text = g_string_free(s, FALSE);
+    return write_atomically(path, text, error);
+}

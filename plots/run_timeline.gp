@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: MIT
+# The timeline of one training run, from the CSV `weft train --out DIR` writes
+# (DIR/run_timeline.csv: Monte Carlo sample 0 at the reported checkpoint interval): one
+# lane per kind of span (kept training, work lost at a failure, restart, degraded), days
+# on the x axis, so failures show as the points where training stops and restarts.
+#
+#   gnuplot -c plots/run_timeline.gp DIR/run_timeline.csv [OUT.svg]
+#
+# ARG1: the CSV; ARG2: the SVG to write (default run_timeline.svg).
+if (ARGC < 1) {
+    print "usage: gnuplot -c run_timeline.gp FILE.csv [OUT.svg]"
+    exit status 2
+}
+csv = ARG1
+out = (ARGC >= 2) ? ARG2 : "run_timeline.svg"
+set terminal svg size 1000,360 dynamic font "sans,12"
+set output out
+set datafile separator ","
+set xlabel "wall-clock time (days)"
+set ytics ("train" 4, "lost" 3, "restart" 2, "degraded" 1)
+set yrange [0.4:4.6]
+set grid xtics
+set key off
+set title "one run: kept training, work lost at failures, restarts, degrading faults"
+# columns: 3 start_days, 4 end_days, 5 kind. Each span is a segment in its kind's lane;
+# spans of minutes vanish at the scale of weeks, so each lost, restart and degraded span
+# also gets a tick at its start.
+lane(k) = (k eq "train") ? 4 : (k eq "lost") ? 3 : (k eq "restart") ? 2 : 1
+color(k) = (k eq "train") ? 0x2e7d32 : (k eq "lost") ? 0xc62828 : (k eq "restart") ? 0xef6c00 : 0x1565c0
+tick(k) = (k eq "train") ? NaN : 1
+plot csv using 3:(lane(strcol(5))):($4 - $3):(0):(color(strcol(5))) skip 1 \
+         with vectors nohead lw 12 lc rgb variable, \
+     csv using 3:(lane(strcol(5)) - 0.3 * tick(strcol(5))):(0):(0.6):(color(strcol(5))) skip 1 \
+         with vectors nohead lw 1 lc rgb variable
