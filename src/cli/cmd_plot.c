@@ -652,21 +652,6 @@ weft_cmd_plot(int argc, char **argv)
                     measured);
         return weft_cli_error("plot", error);
     }
-    g_autofree char *gnuplot = g_find_program_in_path("gnuplot");
-    if (gnuplot == NULL) {
-        g_set_error(&error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT,
-                    "gnuplot is not installed (Debian/Ubuntu: apt-get install gnuplot-nox)");
-        return weft_cli_error("plot", error);
-    }
-    g_autofree char *plots = find_plots_dir(k->script);
-    if (plots == NULL) {
-        g_set_error(&error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
-                    "cannot find the script %s: set WEFT_PLOTS_DIR to weft's plots/ directory",
-                    k->script);
-        return weft_cli_error("plot", error);
-    }
-    g_autofree char *script = g_build_filename(plots, k->script, NULL);
-
     /* sweep: the CSV becomes gnuplot's data blocks in a temporary file, removed at the end */
     g_autoptr(GPtrArray) sweep_args = g_ptr_array_new_with_free_func(g_free);
     g_autofree char *data = NULL;
@@ -683,6 +668,27 @@ weft_cmd_plot(int argc, char **argv)
             return rc;
         }
     }
+    g_autofree char *gnuplot = g_find_program_in_path("gnuplot");
+    if (gnuplot == NULL) {
+        g_set_error(&error, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT,
+                    "gnuplot is not installed (Debian/Ubuntu: apt-get install gnuplot-nox)");
+        if (data != NULL) {
+            g_unlink(data);
+        }
+        return weft_cli_error("plot", error);
+    }
+    g_autofree char *plots = find_plots_dir(k->script);
+    if (plots == NULL) {
+        g_set_error(&error, G_FILE_ERROR, G_FILE_ERROR_NOENT,
+                    "cannot find the script %s: set WEFT_PLOTS_DIR to weft's plots/ directory",
+                    k->script);
+        if (data != NULL) {
+            g_unlink(data);
+        }
+        return weft_cli_error("plot", error);
+    }
+    g_autofree char *script = g_build_filename(plots, k->script, NULL);
+
 
     /* gnuplot writes a temporary name with the same extension (it picks nothing from it,
      * but the script does), renamed once gnuplot succeeded */
