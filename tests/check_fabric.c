@@ -582,6 +582,16 @@ START_TEST(bundled_topologies_load_with_derived_counts)
         ck_assert_msg(weft_topo_n_edges(t) == cases[i].edges, "%s: edges %u", cases[i].file,
                       weft_topo_n_edges(t));
     }
+    /* the p5 cluster's NICs are AWS EFA: 3 us per message (hw catalog); InfiniBand's none */
+    g_autofree char *p5 = g_build_filename(src, "topologies", "p5-h100-2node.ini", NULL);
+    g_autoptr(weft_topo_t) t5 = weft_topo_load(p5, NULL);
+    ck_assert_ptr_nonnull(t5);
+    ck_assert_int_eq(weft_topo_nic_msg_cost(t5), 3 * WEFT_PS_PER_US);
+    ck_assert_int_eq(weft_topo_vertex_msg_cost(t5, weft_topo_find_vertex(t5, "node1/nic7")),
+                     3 * WEFT_PS_PER_US);
+    g_autofree char *pod = g_build_filename(src, "topologies", "dgx-h100-superpod.ini", NULL);
+    g_autoptr(weft_topo_t) tp = weft_topo_load(pod, NULL);
+    ck_assert_int_eq(weft_topo_nic_msg_cost(tp), 0);
 }
 END_TEST
 

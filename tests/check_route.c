@@ -631,6 +631,8 @@ files_in(const char *d)
 START_TEST(graphml_round_trip_is_equal)
 {
     g_autoptr(weft_topo_t) t = leaf_spine(TRUE);
+    /* a NIC's per-message cost (EFA's 3 us) is kept too */
+    weft_topo_set_vertex_msg_cost(t, weft_topo_find_vertex(t, "node1/nic0"), 3000000);
     g_autofree char *d = tmp_dir();
     /* no .graphml suffix: the loader must recognise the XML by content */
     g_autofree char *p = g_build_filename(d, "cluster.txt", NULL);
@@ -642,6 +644,9 @@ START_TEST(graphml_round_trip_is_equal)
     g_autoptr(GString) why = g_string_new(NULL);
     ck_assert_msg(weft_topo_equal(t, u, why), "%s", why->str);
     ck_assert_str_eq(weft_topo_name(u), "leaf-spine");
+    ck_assert_int_eq(weft_topo_vertex_msg_cost(u, weft_topo_find_vertex(u, "node1/nic0")), 3000000);
+    ck_assert_int_eq(weft_topo_vertex_msg_cost(u, weft_topo_find_vertex(u, "node0/nic0")), 0);
+    ck_assert_int_eq(weft_topo_nic_msg_cost(u), 3000000);
     /* 4 GPUs + 2 NVSwitch + 4 NIC + 2 leaf + 4 spine + frontend + 2 CPU = 19 vertices;
      * 8 + 4 + 8 + 2 x 2 + 1 = 25 links = 50 edges */
     ck_assert_uint_eq(weft_topo_n_vertices(u), 19);

@@ -470,7 +470,9 @@ weft_coll_system_init(weft_coll_system_t *sys, weft_topo_t *topo, const weft_col
     sys->n_nodes = MAX(layout->n_domains, 1u);
     sys->ppn = MAX(layout->max_per_domain, 1u);
     sys->cpu = tuning != NULL ? tuning->cpu : WEFT_COLL_CPU_INTEL;
-    sys->net_msg_ps = tuning != NULL ? MAX(tuning->net_msg_ps, 0) : 0;
+    /* the tuning's figure when given, else the cluster's NICs' (topo.h) */
+    sys->net_msg_ps = tuning != NULL && tuning->net_msg_ps > 0 ? tuning->net_msg_ps
+                                                               : weft_topo_nic_msg_cost(topo);
     sys->collnet = layout->collnet && sys->n_nodes > 1;
 
     /* NVLink lanes and rate of member 0; else its fastest link (a PCI-like system). */

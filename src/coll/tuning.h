@@ -61,10 +61,9 @@ typedef struct {
     guint channels;                           /* 0 = as NCCL would (NCCL_MIN/MAX_NCHANNELS) */
     guint chunks;                             /* 0 = as the protocol's step size implies */
     weft_coll_cpu_t cpu;                      /* host CPUs of the cluster */
-    weft_time_t net_msg_ps; /* per-message cost of the cluster's NIC and its host stack, ps:
-                               the catalog NIC's msg_cost_ps (hw.h); 0 = none. The cluster
-                               graph does not carry the NIC model, so the caller gives it, as
-                               the CPU vendor (see weft_coll_tuning_fill_exec()) */
+    weft_time_t net_msg_ps; /* per-message cost of the cluster's NIC and its host stack, ps;
+                               0 = the cluster's own (topo.h: weft_topo_nic_msg_cost(), which
+                               the builders set from the catalog NIC's msg_cost_ps, hw.h) */
 } weft_coll_tuning_t;
 
 /** The algorithms of NCCL's tuning tables, in NCCL 2.20's order (NCCL_ALGO_*). */

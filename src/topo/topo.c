@@ -68,6 +68,7 @@ weft_topo_new(const char *name)
     topo->v_rail = g_array_new(FALSE, FALSE, sizeof(gint));
     topo->v_tier = g_array_new(FALSE, FALSE, sizeof(guint));
     topo->v_features = g_array_new(FALSE, FALSE, sizeof(guint));
+    topo->v_msg_cost = g_array_new(FALSE, FALSE, sizeof(weft_time_t));
     topo->gpu_vertex = g_array_new(FALSE, FALSE, sizeof(gint));
     topo->by_name = g_hash_table_new(g_str_hash, g_str_equal);
     topo->e_from = g_array_new(FALSE, FALSE, sizeof(gint));
@@ -99,6 +100,7 @@ weft_topo_free(weft_topo_t *topo)
     g_array_free(topo->v_rail, TRUE);
     g_array_free(topo->v_tier, TRUE);
     g_array_free(topo->v_features, TRUE);
+    g_array_free(topo->v_msg_cost, TRUE);
     g_array_free(topo->gpu_vertex, TRUE);
     g_array_free(topo->e_from, TRUE);
     g_array_free(topo->e_to, TRUE);
@@ -139,6 +141,8 @@ weft_topo_add_vertex(weft_topo_t *topo, weft_vertex_kind_t kind, const char *nam
     guint no_tier = 0;
     g_array_append_val(topo->v_tier, no_tier);
     g_array_append_val(topo->v_features, no_tier);
+    weft_time_t no_cost = 0;
+    g_array_append_val(topo->v_msg_cost, no_cost);
     if (host >= 0) {
         topo->n_hosts = MAX(topo->n_hosts, (guint)host + 1);
     }
@@ -400,6 +404,33 @@ weft_topo_vertex_features(const weft_topo_t *topo, gint v)
 {
     CHECK_V(topo, v, 0);
     return g_array_index(topo->v_features, guint, v);
+}
+
+void
+weft_topo_set_vertex_msg_cost(weft_topo_t *topo, gint v, weft_time_t cost_ps)
+{
+    g_return_if_fail(topo != NULL && v >= 0 && (guint)v < topo->v_name->len);
+    g_return_if_fail(cost_ps >= 0);
+    g_return_if_fail(cost_ps == 0 || weft_topo_vertex_kind(topo, v) == WEFT_VERTEX_NIC);
+    g_array_index(topo->v_msg_cost, weft_time_t, v) = cost_ps;
+}
+
+weft_time_t
+weft_topo_vertex_msg_cost(const weft_topo_t *topo, gint v)
+{
+    CHECK_V(topo, v, 0);
+    return g_array_index(topo->v_msg_cost, weft_time_t, v);
+}
+
+weft_time_t
+weft_topo_nic_msg_cost(const weft_topo_t *topo)
+{
+    g_return_val_if_fail(topo != NULL, 0);
+    weft_time_t worst = 0;
+    for (guint v = 0; v < topo->v_msg_cost->len; v++) {
+        worst = MAX(worst, g_array_index(topo->v_msg_cost, weft_time_t, v));
+    }
+    return worst;
 }
 
 gint

@@ -293,6 +293,24 @@ void weft_topo_set_vertex_features(weft_topo_t *topo, gint v, guint features);
 guint weft_topo_vertex_features(const weft_topo_t *topo, gint v);
 
 /**
+ * weft_topo_set_vertex_msg_cost:
+ * @topo: a cluster (finalized or not: the cost does not change routes).
+ * @v: a NIC vertex (any vertex for 0).
+ * @cost_ps: the NIC's cost per network message, ps, >= 0 (0: none, the default): the
+ *   time its host stack spends on each message, which caps its message rate (hw.h:
+ *   weft_hw_nic_t.msg_cost_ps; AWS EFA 3 us). Builders set it from the catalog;
+ *   GraphML keeps it as the vertex attribute "msg_cost_ps" (picoseconds).
+ * Collectives read it (coll/tuning.h: weft_coll_system_init()).
+ */
+void weft_topo_set_vertex_msg_cost(weft_topo_t *topo, gint v, weft_time_t cost_ps);
+
+/** weft_topo_vertex_msg_cost: the cost set by weft_topo_set_vertex_msg_cost(), 0 by default. */
+weft_time_t weft_topo_vertex_msg_cost(const weft_topo_t *topo, gint v);
+
+/** weft_topo_nic_msg_cost: the largest per-message cost of any NIC of @topo, ps (0: none). */
+weft_time_t weft_topo_nic_msg_cost(const weft_topo_t *topo);
+
+/**
  * weft_topo_vertex_domain:
  * The NVLink domain of vertex @v: finalize numbers the connected components of
  * the NVLink edges (GPUs and NVSwitches joined by WEFT_LINK_NVLINK links) 0, 1, ...

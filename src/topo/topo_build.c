@@ -1166,6 +1166,14 @@ build_node_kind(const node_desc *d, const weft_topo_i_ini_t *c, weft_topo_t *top
         break;
     }
     }
+    if (ok && nic->msg_cost_ps > 0) {
+        /* every NIC of this fabric is the catalog's @nic: its per-message cost */
+        for (guint v = 0; v < weft_topo_n_vertices(topo); v++) {
+            if (weft_topo_vertex_kind(topo, (gint)v) == WEFT_VERTEX_NIC) {
+                weft_topo_set_vertex_msg_cost(topo, (gint)v, nic->msg_cost_ps);
+            }
+        }
+    }
     if (ok && g_strcmp0(nic->fabric, "infiniband") == 0 && nic->rate_Bps >= SHARP_MIN_RATE_BPS) {
         /* The fabric's switches (leaf, spine, core) reduce in-network: SHARP. */
         for (guint v = first_fabric_vertex; v < weft_topo_n_vertices(topo); v++) {

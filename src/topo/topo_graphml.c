@@ -7,7 +7,8 @@
  * GraphML layout: a directed graph; vertex attributes kind (string: gpu,
  * nvswitch, nic, switch, host), name (string), host, rail, tier (numbers; -1,
  * -1, 0 when absent), features (string: "nvls", "sharp", comma-separated, ""
- * or absent for none; see weft_topo_set_vertex_features()); edge attributes kind (string: nvlink,
+ * or absent for none; see weft_topo_set_vertex_features()), msg_cost_ps (number: a NIC's
+ * per-message cost, 0 when absent); edge attributes kind (string: nvlink,
  * pcie, infiniband, ethernet, generic), bandwidth_Bps, latency_ps, lanes (numbers; latency 0 and
  * lanes 1 when absent). Each directed edge is written, so link i is the edge
  * pair (2i, 2i+1) in document order, and reading rebuilds that order exactly;
@@ -149,12 +150,14 @@ attributed_graph(const weft_topo_t *topo, igraph_t *g, GError **error)
     igraph_vector_t host;
     igraph_vector_t rail;
     igraph_vector_t tier;
+    igraph_vector_t msg_cost;
     igraph_strvector_init(&kind, n);
     igraph_strvector_init(&name, n);
     igraph_strvector_init(&features, n);
     igraph_vector_init(&host, n);
     igraph_vector_init(&rail, n);
     igraph_vector_init(&tier, n);
+    igraph_vector_init(&msg_cost, n);
     for (guint v = 0; ok && v < n; v++) {
         ok = igraph_strvector_set(
                  &kind, v, weft_topo_vertex_kind_name(weft_topo_vertex_kind(topo, (gint)v))) ==
@@ -167,6 +170,7 @@ attributed_graph(const weft_topo_t *topo, igraph_t *g, GError **error)
         VECTOR(host)[v] = weft_topo_vertex_host(topo, (gint)v);
         VECTOR(rail)[v] = weft_topo_vertex_rail(topo, (gint)v);
         VECTOR(tier)[v] = weft_topo_vertex_tier(topo, (gint)v);
+        VECTOR(msg_cost)[v] = (double)weft_topo_vertex_msg_cost(topo, (gint)v);
     }
     ok = ok &&
          weft_topo_i_igraph_check(igraph_cattribute_VAS_setv(g, "kind", &kind), topo, "kind",
@@ -177,7 +181,9 @@ attributed_graph(const weft_topo_t *topo, igraph_t *g, GError **error)
                                   "features", error) &&
          set_num(g, TRUE, "host", &host, topo, error) &&
          set_num(g, TRUE, "rail", &rail, topo, error) &&
-         set_num(g, TRUE, "tier", &tier, topo, error);
+         set_num(g, TRUE, "tier", &tier, topo, error) &&
+         set_num(g, TRUE, "msg_cost_ps", &msg_cost, topo, error);
+    igraph_vector_destroy(&msg_cost);
     igraph_strvector_destroy(&kind);
     igraph_strvector_destroy(&name);
     igraph_strvector_destroy(&features);
@@ -423,6 +429,7 @@ read_vertices(weft_topo_t *topo, const igraph_t *g, const char *path, GError **e
     gboolean has_rail;
     gboolean has_tier;
     gboolean has_features;
+    gboolean has_msg_cost;
     if (!check_attr(g, path, IGRAPH_ATTRIBUTE_VERTEX, "kind", IGRAPH_ATTRIBUTE_STRING, TRUE,
                     &has_kind, error) ||
         !check_attr(g, path, IGRAPH_ATTRIBUTE_VERTEX, "name", IGRAPH_ATTRIBUTE_STRING, TRUE,
@@ -434,7 +441,9 @@ read_vertices(weft_topo_t *topo, const igraph_t *g, const char *path, GError **e
         !check_attr(g, path, IGRAPH_ATTRIBUTE_VERTEX, "tier", IGRAPH_ATTRIBUTE_NUMERIC, FALSE,
                     &has_tier, error) ||
         !check_attr(g, path, IGRAPH_ATTRIBUTE_VERTEX, "features", IGRAPH_ATTRIBUTE_STRING, FALSE,
-                    &has_features, error)) {
+                    &has_features, error) ||
+        !check_attr(g, path, IGRAPH_ATTRIBUTE_VERTEX, "msg_cost_ps", IGRAPH_ATTRIBUTE_NUMERIC,
+                    FALSE, &has_msg_cost, error)) {
         return FALSE;
     }
     guint n = (guint)igraph_vcount(g);
@@ -491,6 +500,18 @@ read_vertices(weft_topo_t *topo, const igraph_t *g, const char *path, GError **e
                            error)) {
             return FALSE;
         }
+        gint64 msg_cost;
+        if (!int_value(num_attr(g, TRUE, has_msg_cost, "msg_cost_ps", v), 0, 0, path, what,
+                       "msg_cost_ps", &msg_cost, error)) {
+            return FALSE;
+        }
+        if (msg_cost < 0 || (msg_cost > 0 && kind != WEFT_VERTEX_NIC)) {
+            g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                        "%s: %s: msg_cost_ps = %" G_GINT64_FORMAT " (a cost >= 0, on NICs only)",
+                        path, what, msg_cost);
+            return FALSE;
+        }
+        weft_topo_set_vertex_msg_cost(topo, id, (weft_time_t)msg_cost);
     }
     return TRUE;
 }
@@ -774,7 +795,8 @@ weft_topo_equal(const weft_topo_t *a, const weft_topo_t *b, GString *why)
             weft_topo_vertex_host(a, i) != weft_topo_vertex_host(b, i) ||
             weft_topo_vertex_rail(a, i) != weft_topo_vertex_rail(b, i) ||
             weft_topo_vertex_tier(a, i) != weft_topo_vertex_tier(b, i) ||
-            weft_topo_vertex_features(a, i) != weft_topo_vertex_features(b, i)) {
+            weft_topo_vertex_features(a, i) != weft_topo_vertex_features(b, i) ||
+            weft_topo_vertex_msg_cost(a, i) != weft_topo_vertex_msg_cost(b, i)) {
             if (why != NULL) {
                 g_string_append_printf(why,
                                        "vertex %u: %s %s host %d rail %d tier %u features %u "
