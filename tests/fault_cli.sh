@@ -58,6 +58,9 @@ expect 0 "spine0 down at the start" "" -- a2a --set "faults.events=0us switch_do
     bad "spine0 down: step $(step_of "$tmp/out"), expected $base"
 grep -q '^fault .*switch_down spine0' "$tmp/out" && ok "summary lists the fault" ||
     bad "summary does not list the fault"
+expect 0 "spine0 down, --out" "" -- a2a --set "faults.events=0us switch_down spine0" --out "$tmp/o"
+grep -A2 '"faults_applied"' "$tmp/o/summary.json" | grep -q 'switch_down spine0' &&
+    ok "summary.json lists the fault" || bad "summary.json does not list the fault"
 expect 0 "leaf0 -- spine0 down mid-transfer" "" -- a2a \
     --set "faults.events=5ms link_down leaf0 spine0; 6ms link_up leaf0 spine0"
 [ "$(step_of "$tmp/out")" = "$base" ] && ok "rerouted mid-transfer: same step" ||

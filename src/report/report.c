@@ -226,6 +226,9 @@ weft_report_free(weft_report_t *rep)
         g_array_unref(rep->events);
     }
     g_free(rep->ranks);
+    if (rep->faults != NULL) {
+        g_ptr_array_unref(rep->faults);
+    }
     g_free(rep->links);
     g_free(rep->link_order);
     g_free(rep->series_edges);
@@ -295,6 +298,10 @@ weft_report_finish(weft_report_t *rep, weft_net_t *net, const weft_replay_result
         memcpy(rep->ranks, res->ranks, sizeof(weft_rank_result_t) * res->n_ranks);
     }
     rep->step_ps = res->step_ps;
+    rep->faults = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; res->faults_applied != NULL && i < res->faults_applied->len; i++) {
+        g_ptr_array_add(rep->faults, g_strdup(g_ptr_array_index(res->faults_applied, i)));
+    }
     rep->events_run = res->events;
     rep->n_coll_run = res->collectives;
     rep->n_p2p = res->p2p_transfers;
@@ -744,6 +751,13 @@ weft_report_summary_json(const weft_report_t *rep)
     json_builder_end_object(b);
 
     add_double(b, "step_time_us", weft_time_to_us(rep->step_ps));
+    /* the in-step faults applied, as the summary lists them (doc/failures.md) */
+    json_builder_set_member_name(b, "faults_applied");
+    json_builder_begin_array(b);
+    for (guint i = 0; rep->faults != NULL && i < rep->faults->len; i++) {
+        json_builder_add_string_value(b, g_ptr_array_index(rep->faults, i));
+    }
+    json_builder_end_array(b);
     json_builder_set_member_name(b, "per_rank");
     json_builder_begin_object(b);
     for (figure_t f = 0; f < N_FIGURES; f++) {

@@ -32,6 +32,7 @@ struct weft_report {
     gboolean finished;
     weft_rank_result_t *ranks;
     weft_time_t step_ps;
+    GPtrArray *faults; /* char *, owned: the in-step faults applied (replay.h) */
     guint64 events_run, n_coll_run, n_p2p;
     guint n_links, links_used;
     weft_net_link_stats_t *links; /* per edge */
