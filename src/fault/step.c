@@ -616,7 +616,7 @@ weft_fault_run_compute_end(const weft_fault_run_t *run, gint gpu_vertex, weft_ti
             g_array_append_val(bp, wd->end);
         }
     }
-    qsort(bp->data, bp->len, sizeof(weft_time_t), cmp_time);
+    g_array_sort(bp, cmp_time);
     double left = (double)work_ps; /* ps of work at full speed */
     weft_time_t t = start;
     for (guint k = 0;; k++) {
