@@ -283,7 +283,7 @@ weft_gen_op_time_ps(const weft_hw_gpu_t *gpu, double flops, double bytes, gboole
                       : WEFT_GEN_GEMM_EFF_DEFAULT;
     double t_flops = 0;
     if (flops > 0) {
-        double eff = emax * flops / (flops + WEFT_GEN_F_HALF);
+        double eff = WEFT_GEN_SUSTAINED_CLOCK * emax * flops / (flops + WEFT_GEN_F_HALF);
         t_flops = flops / (peak * eff);
     }
     double t_bytes = bytes > 0 ? bytes / (gpu->hbm_Bps * WEFT_GEN_HBM_EFF) : 0;
@@ -538,6 +538,12 @@ layer(gen_t *G, gboolean bwd, gboolean recompute_pass)
     comp(G, name, 2 * 2 * T * h * (h + 2 * g * d) / t, w_qkv);
     coll(G, sp ? "tp_reducescatter_attn_grad" : "tp_allreduce_attn_grad",
          sp ? WEFT_COLL_REDUCE_SCATTER : WEFT_COLL_ALL_REDUCE, act, K_TP, TRUE);
+    /* The layer's weight gradients accumulated into the FP32 main_grad (GRAD_ACCUM_BYTES per
+     * local parameter: the dense ones, and the local experts' ones). */
+    double ld = 0, le = 0;
+    layer_params(c, &ld, &le);
+    comp(G, "wgrad_accumulate.bwd", 0,
+         WEFT_GEN_GRAD_ACCUM_BYTES * (ld / t + le / (t * (moe ? c->ep : 1))));
 }
 
 /* Forward or backward of model chunk @chunk (virtual stage @v) for one micro-batch. */

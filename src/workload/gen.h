@@ -71,6 +71,19 @@ G_BEGIN_DECLS
  * and writes the result (2) and its mask (1), AV reads (2): 13 (the kernels of Megatron-LM
  * 2022, Korthikanti et al. Section 4.1's attention block; backward x 2). */
 #define WEFT_GEN_UNFUSED_BYTES 13.0
+/* Sustained tensor-core clock in a training run / the clock of a GEMM microbenchmark: 0.926.
+ * A GEMM microbenchmark (the catalog's measured rate) runs in short bursts at the boost clock;
+ * hours of dense GEMMs hold the GPU at its power limit, where the clock settles lower. NVIDIA
+ * rates the A100 for HPL at the 1305 MHz it sustains at its power limit against its 1410 MHz
+ * boost clock (G. Lockwood, "Peak FLOPS", glennklockwood.com/garden/peak-FLOPS): 1305 / 1410.
+ * No H100 figure of the same kind was found; the A100 ratio is used for every GPU. Not fitted
+ * to any row. */
+#define WEFT_GEN_SUSTAINED_CLOCK (1305.0 / 1410.0)
+/* Bytes per local parameter and micro-batch of the weight-gradient accumulation: Megatron-LM
+ * accumulates each weight gradient into the FP32 main_grad buffer (gradient_accumulation_fusion:
+ * the wgrad GEMM with beta = 1, or an add kernel), reading and writing 4 bytes per parameter
+ * per micro-batch: 8. Charged as a memory-bound step after each layer's backward. */
+#define WEFT_GEN_GRAD_ACCUM_BYTES 8.0
 /* Bytes the Adam optimizer step moves per local parameter: reads FP32 master, m, v,
  * grad (16), writes master, m, v (12) and the BF16 parameter (2): 30. */
 #define WEFT_GEN_ADAM_BYTES 30.0
