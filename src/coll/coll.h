@@ -300,6 +300,7 @@ typedef struct {
     weft_time_t step_intra_ps; /* per delivered transfer inside an NVLink domain */
     weft_time_t step_inter_ps; /* per delivered transfer across domains */
     double efficiency;         /* payload bytes per wire byte, (0, 1] */
+    double efficiency_intra;   /* the same for transfers inside an NVLink domain; 0 = efficiency */
     double channel_Bps;        /* cap on a transfer's payload rate; 0 = none */
     double hbm_Bps;            /* GPU memory bandwidth for local reductions; 0 = free */
     weft_time_t msg_ps;        /* per-message cost of a member's network path; 0 = none */

@@ -95,6 +95,9 @@ start_xfer_now(weft_coll_run_t *run, guint32 t)
 {
     const weft_coll_xfer_t *x = &run->plan->xfers[t];
     double eff = run->exec.efficiency > 0.0 ? run->exec.efficiency : 1.0;
+    if (!(x->flags & WEFT_COLL_XFER_INTER) && run->exec.efficiency_intra > 0.0) {
+        eff = run->exec.efficiency_intra; /* e.g. CollNet's NVLink part (tuning.h) */
+    }
     if (run->analytical && x->sharing > 1) {
         /* The channels on this pair share its route; the analytical model cannot see that. */
         eff /= x->sharing;

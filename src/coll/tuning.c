@@ -910,6 +910,10 @@ weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system_t *sys, 
         phys = phys * sys->n_ranks / nsteps; /* bus -> algorithm bandwidth */
     }
     c.efficiency = phys > 0.0 ? CLAMP(c.algbw_Bps / (phys * 1e9), 1e-3, 1.0) : 1.0;
+    if ((ba == WEFT_NCCL_COLLNET_DIRECT || ba == WEFT_NCCL_COLLNET_CHAIN) && sys->n_nodes > 1) {
+        /* NCCL's CollNet figure is the network's; the NVLink part runs at link speed */
+        c.efficiency_intra = weft_coll_proto_efficiency(config->proto);
+    }
     if (sys->n_nodes > 1 && bp == 2 && sys->net_msg_ps > 0) {
         c.msg_ps = sys->net_msg_ps;
         c.msg_bytes = net_message_bytes(sys, ba, nbytes, config->channels);
@@ -929,6 +933,7 @@ weft_coll_tuning_fill_exec(const weft_coll_system_t *sys, const weft_coll_costs_
     exec->step_intra_ps = MAX(costs->hop_intra_ps - sys->intra_route_ps, 0);
     exec->step_inter_ps = MAX(costs->hop_inter_ps - sys->inter_route_ps, 0);
     exec->efficiency = costs->efficiency > 0.0 ? costs->efficiency : 1.0;
+    exec->efficiency_intra = costs->efficiency_intra;
     exec->channel_Bps = 0.0;
     exec->msg_ps = costs->msg_ps;
     exec->msg_bytes = costs->msg_bytes;

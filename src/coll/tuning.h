@@ -174,6 +174,7 @@ typedef struct {
     double channel_Bps;       /* the rate one channel's transfer may take: busbw / channels */
     weft_time_t model_ps;     /* NCCL's predicted time for the call */
     double efficiency;        /* NCCL's bandwidth / what the cluster's links would allow */
+    double efficiency_intra;  /* CollNet across nodes: its NVLink part's, 0 = efficiency */
     guint64 nccl_bytes;       /* nBytes as NCCL counts it (all-gather: n x S) */
     weft_time_t msg_ps;       /* per-message cost charged to network messages; 0 = none */
     guint64 msg_bytes;        /* NCCL's bytes per network message for the choice */
@@ -221,6 +222,13 @@ gboolean weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system
  *    It stands for everything NCCL's bandwidth figure includes (protocol line
  *    format, SM and memory limits, the search's channel speeds); under the flow
  *    model the wire bytes it implies compete with other traffic;
+ *  - efficiency_intra = for CollNet across nodes, the protocol's efficiency
+ *    alone for the transfers inside a node (costs->efficiency_intra): NCCL's
+ *    CollNet bandwidth is the network's (SHARP's), so its figure says how fast
+ *    the network part runs; the reduce-scatter and all-gather inside the node
+ *    move at NVLink speed, pipelined with it. Charging them the network's
+ *    efficiency as well ran CollNet at 2.4x NCCL's own time on 4 DGX H100 (1
+ *    GiB all-reduce). 0 (the efficiency for every transfer) for the others;
  *  - channel_Bps = 0 (no cap: the efficiency already scales the rate);
  *  - msg_ps, msg_bytes = the NIC's per-message cost (sys->net_msg_ps) and the
  *    bytes NCCL puts in one network message for the choice (Simple: one step
