@@ -1258,6 +1258,48 @@ START_TEST(every_algorithm_is_exercised_by_the_data_check)
 }
 END_TEST
 
+START_TEST(collnet_aggregates_at_sharp_leaves_first)
+{
+    /* 64 DGX H100 nodes in two scalable units of 32: rail 0's GPUs of SU 0 meet at one
+     * rail-0 leaf, those of SU 1 at another, and the two leaves at a spine (the root).
+     * A SHARP tree reduces at the leaves first: one all-reduce of S over GPU 0 of every
+     * node (64 domains of 1 member, so no reduce-scatter inside nodes) is, per chunk,
+     * 64 member -> leaf, 2 leaf -> root, 2 root -> leaf and 64 leaf -> member
+     * transfers (132), where a one-level tree would send 64 pieces into the root. */
+    g_autoptr(weft_topo_t) t = dgx_h100(64);
+    gint mv[64];
+    for (guint i = 0; i < 64; i++) {
+        mv[i] = weft_topo_gpu_vertex(t, 8 * i);
+    }
+    g_autoptr(weft_coll_layout_t) L = weft_coll_layout_new(t, mv, 64);
+    ck_assert(L->collnet);
+    gint root = L->collnet_switch[0];
+    ck_assert_uint_eq(weft_topo_vertex_tier(t, root), 2); /* a spine */
+    for (guint i = 0; i < 64; i++) {
+        gint leaf = L->collnet_leaf[i];
+        ck_assert_uint_eq(weft_topo_vertex_tier(t, leaf), 1);
+        ck_assert_int_eq(leaf, L->collnet_leaf[i < 32 ? 0 : 32]); /* one leaf per SU */
+    }
+    ck_assert_int_ne(L->collnet_leaf[0], L->collnet_leaf[32]);
+    weft_coll_config_t cfg = {WEFT_COLL_ALGO_COLLNET, WEFT_COLL_PROTO_SIMPLE, 1, 1};
+    GError *error = NULL;
+    g_autoptr(weft_coll_plan_t) p =
+        weft_coll_plan_build(WEFT_COLL_ALL_REDUCE, &cfg, L, MIB, &error);
+    ck_assert_msg(p != NULL, "%s", error ? error->message : "");
+    ck_assert_uint_eq(p->n_xfers, 132);
+    ck_assert_uint_eq(p->n_virtual, 3); /* the root and the two leaves */
+    guint into_root = 0;
+    for (guint i = 0; i < p->n_xfers; i++) {
+        guint dst = p->xfers[i].dst;
+        if (dst >= p->n_members && p->virtual_vertex[dst - p->n_members] == root) {
+            into_root++;
+        }
+    }
+    ck_assert_uint_eq(into_root, 2);
+    check_plan(p, 1, 1, "collnet two-level");
+}
+END_TEST
+
 static Suite *
 coll_suite(void)
 {
@@ -1301,6 +1343,7 @@ coll_suite(void)
     tcase_add_test(algos, base_latency_and_reductions_are_charged);
     tcase_add_test(algos, channels_do_not_create_bandwidth);
     tcase_add_test(algos, layouts_know_domains_rails_nvls_and_sharp);
+    tcase_add_test(algos, collnet_aggregates_at_sharp_leaves_first);
     tcase_add_test(algos, graphml_keeps_vertex_features);
     tcase_add_test(algos, every_plan_delivers_the_operations_data);
     tcase_add_test(algos, every_algorithm_is_exercised_by_the_data_check);

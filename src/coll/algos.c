@@ -904,7 +904,11 @@ build_collnet(const ctx_t *x)
     g_autofree guint32 *order = g_new(guint32, n);
     g_autofree guint64 *poff = g_new(guint64, g);
     g_autofree guint64 *plen = g_new(guint64, g);
-    g_autofree guint32 *ups = g_new(guint32, D);
+    g_autofree guint32 *ups = g_new(guint32, D);       /* transfers into the root */
+    g_autofree guint32 *member_up = g_new(guint32, D); /* each domain's member's up transfer */
+    g_autofree guint *leaf_of = g_new(guint, D);       /* its leaf (index), G_MAXUINT: none */
+    g_autofree guint *leaf_v = g_new(guint, D);        /* the leaves' endpoints */
+    g_autofree guint32 *leaf_down = g_new(guint32, D); /* root -> leaf transfers */
     for (guint ch = 0; ch < x->plan->channels; ch++) {
         guint64 co, cl;
         channel_part(x, ch, x->plan->size_bytes, &co, &cl);
@@ -924,16 +928,61 @@ build_collnet(const ctx_t *x)
             for (guint j = 0; j < g; j++) {
                 guint64 l = coll_split(plen[j], C, c), o = poff[j] + coll_split_off(plen[j], C, c);
                 guint sw = weft_coll_i_virtual(x->b, L->collnet_switch[L->local[order[j]]], TRUE);
+                /* Up: each member to its SHARP leaf (or to the root), each leaf to the root. */
+                guint n_ups = 0, n_leaves = 0;
                 for (guint d = 0; d < D; d++) {
                     guint32 m = order[d * g + j];
-                    ups[d] = weft_coll_i_add_xfer(x->b, ch, m, sw, l, o, WEFT_COLL_XFER_REDUCE);
-                    weft_coll_i_deps_on_ranges(x->b, rs_out, m, o, l, ups[d]);
+                    gint leaf = L->collnet_leaf != NULL ? L->collnet_leaf[m] : -1;
+                    guint to = sw;
+                    if (leaf >= 0) {
+                        to = weft_coll_i_virtual(x->b, leaf, TRUE);
+                        guint k = 0;
+                        while (k < n_leaves && leaf_v[k] != to) {
+                            k++;
+                        }
+                        if (k == n_leaves) {
+                            leaf_v[n_leaves++] = to;
+                        }
+                        leaf_of[d] = k;
+                    } else {
+                        leaf_of[d] = G_MAXUINT;
+                    }
+                    member_up[d] =
+                        weft_coll_i_add_xfer(x->b, ch, m, to, l, o, WEFT_COLL_XFER_REDUCE);
+                    weft_coll_i_deps_on_ranges(x->b, rs_out, m, o, l, member_up[d]);
+                    if (leaf < 0) {
+                        ups[n_ups++] = member_up[d];
+                    }
+                }
+                for (guint k = 0; k < n_leaves; k++) {
+                    guint32 t =
+                        weft_coll_i_add_xfer(x->b, ch, leaf_v[k], sw, l, o, WEFT_COLL_XFER_REDUCE);
+                    for (guint d = 0; d < D; d++) {
+                        if (leaf_of[d] == k) {
+                            weft_coll_i_add_dep(x->b, member_up[d], t);
+                        }
+                    }
+                    ups[n_ups++] = t;
+                }
+                /* Down: the root's result to each leaf once (then to its members), or
+                 * straight to the members without a leaf. */
+                for (guint k = 0; k < n_leaves; k++) {
+                    leaf_down[k] = weft_coll_i_add_xfer(x->b, ch, sw, leaf_v[k], l, o, 0);
+                    for (guint e = 0; e < n_ups; e++) {
+                        weft_coll_i_add_dep(x->b, ups[e], leaf_down[k]);
+                    }
                 }
                 for (guint d = 0; d < D; d++) {
                     guint32 m = order[d * g + j];
-                    guint32 t = weft_coll_i_add_xfer(x->b, ch, sw, m, l, o, 0);
-                    for (guint e = 0; e < D; e++) {
-                        weft_coll_i_add_dep(x->b, ups[e], t);
+                    guint32 t;
+                    if (leaf_of[d] != G_MAXUINT) {
+                        t = weft_coll_i_add_xfer(x->b, ch, leaf_v[leaf_of[d]], m, l, o, 0);
+                        weft_coll_i_add_dep(x->b, leaf_down[leaf_of[d]], t);
+                    } else {
+                        t = weft_coll_i_add_xfer(x->b, ch, sw, m, l, o, 0);
+                        for (guint e = 0; e < n_ups; e++) {
+                            weft_coll_i_add_dep(x->b, ups[e], t);
+                        }
                     }
                     weft_coll_i_ranges_add(sw_out, m, o, l, t);
                 }

@@ -95,7 +95,12 @@
  *    member at position j sends its piece to the SHARP switch of rail j
  *    (layout->collnet_switch[j]), which reduces the pieces of every domain and
  *    sends the result back to each of them; ring all-gather inside each
- *    domain. Needs layout->collnet and the same member count in every domain.
+ *    domain. Where members of position j share a SHARP leaf on the way
+ *    (layout->collnet_leaf), the piece goes up a two-level SHARP tree as on a
+ *    real fabric: members to their leaf, which reduces and sends one piece to
+ *    the root; the root's result comes down to each leaf once and the leaf
+ *    multicasts it to its members. Needs layout->collnet and the same member
+ *    count in every domain.
  * Barrier is an all-reduce of 0 bytes with the chosen algorithm (ring, tree,
  * halving_doubling). A collective over one member moves nothing and costs
  * nothing. Rooted operations (broadcast, reduce, gather, scatter) are rooted
@@ -260,6 +265,11 @@ typedef struct {
     /* CollNet: per position j < max_per_domain, the SHARP switch that reduces the
      * data of the members at position j (-1 where none); NULL without collnet. */
     gint *collnet_switch;
+    /* CollNet: per member, the SHARP switch nearest to it on its route to its
+     * collnet_switch (a leaf) when that is another switch shared by at least two
+     * members of its position: the SHARP tree aggregates there first; -1 where
+     * the member reaches the root directly. NULL without collnet. */
+    gint *collnet_leaf;
     double hbm_Bps; /* HBM bandwidth of the members' GPUs, for reductions; 0 = unknown */
 } weft_coll_layout_t;
 

@@ -203,6 +203,34 @@ find_collnet(weft_coll_layout_t *L, weft_topo_t *topo)
     }
     L->collnet = TRUE;
     L->collnet_switch = sw;
+    /* The SHARP leaves: the first SHARP switch on each member's route to its root. */
+    L->collnet_leaf = g_new(gint, L->n_members);
+    for (guint m = 0; m < L->n_members; m++) {
+        gint root = sw[L->local[m]];
+        const weft_route_t *r = weft_topo_route(topo, L->vertex[m], root, NULL);
+        L->collnet_leaf[m] = -1;
+        for (guint32 k = 0; r != NULL && r->n_paths > 0 && k < r->path_off[1]; k++) {
+            gint v = weft_topo_edge_to(topo, r->edges[k]);
+            if (weft_topo_vertex_kind(topo, v) == WEFT_VERTEX_SWITCH &&
+                (weft_topo_vertex_features(topo, v) & WEFT_TOPO_FEATURE_SHARP)) {
+                L->collnet_leaf[m] = v == root ? -1 : v;
+                break;
+            }
+        }
+    }
+    /* A leaf that aggregates one member only forwards: the member goes to the root. */
+    g_autoptr(GHashTable) count = g_hash_table_new(g_int64_hash, g_int64_equal);
+    g_autofree gint64 *keys = g_new(gint64, MAX(L->n_members, 1));
+    for (guint m = 0; m < L->n_members; m++) {
+        keys[m] = ((gint64)L->local[m] << 32) | (guint32)L->collnet_leaf[m];
+        gpointer n = g_hash_table_lookup(count, &keys[m]);
+        g_hash_table_insert(count, &keys[m], GUINT_TO_POINTER(GPOINTER_TO_UINT(n) + 1));
+    }
+    for (guint m = 0; m < L->n_members; m++) {
+        if (L->collnet_leaf[m] >= 0 && GPOINTER_TO_UINT(g_hash_table_lookup(count, &keys[m])) < 2) {
+            L->collnet_leaf[m] = -1;
+        }
+    }
 }
 
 weft_coll_layout_t *
@@ -246,6 +274,7 @@ weft_coll_layout_free(weft_coll_layout_t *layout)
     g_free(layout->nvls_switch);
     g_free(layout->nvls_weight);
     g_free(layout->collnet_switch);
+    g_free(layout->collnet_leaf);
     g_free(layout);
 }
 
