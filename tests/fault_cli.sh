@@ -89,6 +89,8 @@ expect 1 "GPU failure stops the step" "GPU node0/gpu3 \(node 0\) failed at 2000\
 # fault files
 printf '# schedule\n1ms straggler gpu:1 0.5 for 1ms\n' >"$tmp/good.faults"
 expect 0 "faults.file" "" -- "$WEFT" replay "$scen" --set "faults.file=$tmp/good.faults"
+expect 0 "--faults FILE" "" -- "$WEFT" replay "$scen" --faults "$tmp/good.faults"
+grep -q "^fault .*good.faults:2: 1ms straggler gpu:1 0.5 for 1ms" "$tmp/out" && ok "--faults reached the run" || bad "--faults did not reach the run"
 printf '1ms straggler gpu:1 0.5\n2ms link_down node0/gpu0 node0/gpu7\n' >"$tmp/nolink.faults"
 expect 1 "unknown link" "nolink\.faults:2: unknown link node0/gpu0 -- node0/gpu7" -- \
     "$WEFT" replay "$scen" --set "faults.file=$tmp/nolink.faults"

@@ -22,6 +22,7 @@ weft_cmd_replay(int argc, char **argv)
     g_autofree char *comm_groups = NULL;
     g_autofree char *network = NULL;
     g_autofree char *chunks = NULL;
+    g_autofree char *faults = NULL;
     g_autofree char *out = NULL;
     g_autofree char *timeline = NULL;
     g_autofree char *timeline_ranks = NULL;
@@ -44,7 +45,11 @@ weft_cmd_replay(int argc, char **argv)
          "(network.model)",
          "MODEL"},
         {"chunks", 0, 0, G_OPTION_ARG_STRING, &chunks,
-         "pipeline chunks per collective, default 1 (collectives.chunks)", "N"},
+         "pipeline chunks per collective, forcing NCCL's choice (collectives.chunks)", "N"},
+        {"faults", 'f', 0, G_OPTION_ARG_FILENAME, &faults,
+         "faults inside the step, one per line: TIME KIND TARGET [VALUE] [for DURATION], e.g. "
+         "2ms link_down leaf0 spine0 (faults.file; doc/failures.md)",
+         "FILE"},
         {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out,
          "write scenario.ini, ranks.csv, summary.txt, summary.json, collectives.csv and "
          "links.csv to DIR (output.dir; doc/outputs.md)",
@@ -83,8 +88,11 @@ weft_cmd_replay(int argc, char **argv)
              "time (compute + exposed communication + idle = finish).\n\n"
              "The run is described by an optional scenario file (doc/scenario.md); the\n"
              "options below set its keys: first the scenario file, then --cluster, --trace,\n"
-             "--comm-groups, --chunks, --network, --out and the timeline options, then every\n"
-             "--set in order.\n\n"
+             "--comm-groups, --chunks, --faults, --network, --out and the timeline options,\n"
+             "then every --set in order.\n\n"
+             "Faults inside the step ([faults], --faults) take links, NICs and switches\n"
+             "down, degrade links, slow GPUs or fail them (doc/failures.md); the summary\n"
+             "lists those applied.\n\n"
              "After the per-rank table the summary gives the per-rank distribution\n"
              "(total, min, median, max), the five most expensive collectives, the five\n"
              "busiest links and the collective choices (doc/outputs.md). Runs longer than\n"
@@ -95,6 +103,8 @@ weft_cmd_replay(int argc, char **argv)
              "  weft replay scenarios/dp-step-dgx-h100.ini --set collectives.chunks=4\n"
              "  weft replay scenarios/dp-step-dgx-h100.ini --show-config\n"
              "  weft replay scenarios/dp-step-dgx-h100.ini --out results --timeline t.json\n"
+             "  weft replay scenarios/dp-step-dgx-h100.ini --set \"faults.events=0us straggler "
+             "node0/gpu3 0.5 for 1ms\"\n"
              "  weft replay --cluster topologies/dgx-h100.ini --gen model=gpt3-1.3b,tp=8\n"
              "  weft replay --cluster topologies/dgx-h100.ini --set workload.collective=all_reduce "
              "--set workload.collective_bytes=64MiB\n\n"
@@ -123,6 +133,7 @@ weft_cmd_replay(int argc, char **argv)
         {"--trace", "workload", "trace", trace},
         {"--comm-groups", "workload", "comm_groups", comm_groups},
         {"--chunks", "collectives", "chunks", chunks},
+        {"--faults", "faults", "file", faults},
         {"--network", "network", "model", network},
         {"--out", "output", "dir", out},
         {"--timeline", "output", "timeline", timeline},
