@@ -5,26 +5,7 @@
 # bad input failing with exit 1 and a message that names the culprit.
 set -u
 : "${WEFT:?set by make check}" "${MKTRACE:?}" "${WEFT_SRCDIR:?}"
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-ok() { printf 'ok   %s\n' "$1"; }
-bad() { printf 'FAIL %s\n' "$1"; fails=$((fails + 1)); }
-
-# expect CODE NAME PATTERN -- CMD...: CMD exits with CODE and its stderr matches PATTERN
-expect() {
-    code=$1 name=$2 pattern=$3
-    shift 4
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-    if [ "$rc" -ne "$code" ]; then
-        bad "$name: exit $rc, expected $code"; sed 's/^/     /' "$tmp/err"; return
-    fi
-    if [ -n "$pattern" ] && ! grep -Eq "$pattern" "$tmp/err"; then
-        bad "$name: stderr does not match /$pattern/"; sed 's/^/     /' "$tmp/err"; return
-    fi
-    ok "$name"
-}
+. "$WEFT_SRCDIR/tests/testlib.sh"
 
 # weft prints paths it resolves in canonical form; so must the expectations
 # (make distcheck hands tests a srcdir such as .../_build/sub/../..)
@@ -129,5 +110,4 @@ printf '[cluster]\nkind = ring\ngpus = 8\nlink_bandwidth = 50GB/s\nlink_latency 
 expect 1 "a key set twice in the cluster file" "twice\.ini: line 6: key 'link_latency' of \[cluster\] is set twice" -- "$WEFT" replay --cluster "$tmp/twice.ini" --trace "$WEFT_SRCDIR/traces/dp-step-8/dp-step"
 expect 1 "missing cluster file" "nosuch\.ini" -- "$WEFT" replay --cluster "$tmp/nosuch.ini" --trace "$WEFT_SRCDIR/traces/dp-step-8/dp-step"
 
-echo "cli.sh: $fails failure(s)"
-[ "$fails" -eq 0 ]
+finish cli.sh

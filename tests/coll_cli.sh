@@ -7,26 +7,7 @@
 # WEFT_SHARED holds them), printing the whole table into the test log.
 set -u
 : "${WEFT:?set by make check}" "${WEFT_SRCDIR:?}"
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-ok() { printf 'ok   %s\n' "$1"; }
-bad() { printf 'FAIL %s\n' "$1"; fails=$((fails + 1)); }
-
-# expect CODE NAME PATTERN -- CMD...: CMD exits with CODE and its stderr matches PATTERN
-expect() {
-    code=$1 name=$2 pattern=$3
-    shift 4
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-    if [ "$rc" -ne "$code" ]; then
-        bad "$name: exit $rc, expected $code"; sed 's/^/     /' "$tmp/err"; return
-    fi
-    if [ -n "$pattern" ] && ! grep -Eq -e "$pattern" "$tmp/err"; then
-        bad "$name: stderr does not match /$pattern/"; sed 's/^/     /' "$tmp/err"; return
-    fi
-    ok "$name"
-}
+. "$WEFT_SRCDIR/tests/testlib.sh"
 
 dgx="$WEFT_SRCDIR/topologies/dgx-h100.ini"
 p5="$WEFT_SRCDIR/topologies/p5-h100-2node.ini"
@@ -128,4 +109,4 @@ expect 0 "show-config lists the collective keys" "" -- "$WEFT" replay "$scen" --
 grep -q "^all_reduce_protocol = auto" "$tmp/out" && grep -q "^tuning = nccl" "$tmp/out" &&
     ok "collective keys in the effective configuration" || bad "collective keys missing"
 
-[ "$fails" -eq 0 ] || exit 1
+finish coll_cli.sh

@@ -9,26 +9,7 @@
 # files fail with exit 1 naming the file, line and value.
 set -u
 : "${WEFT:?set by make check}" "${WEFT_SRCDIR:?}"
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-ok() { printf 'ok   %s\n' "$1"; }
-bad() { printf 'FAIL %s\n' "$1"; fails=$((fails + 1)); }
-
-# expect CODE NAME PATTERN -- CMD...: CMD exits with CODE and its stderr matches PATTERN
-expect() {
-    code=$1 name=$2 pattern=$3
-    shift 4
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-    if [ "$rc" -ne "$code" ]; then
-        bad "$name: exit $rc, expected $code"; sed 's/^/     /' "$tmp/err"; return
-    fi
-    if [ -n "$pattern" ] && ! grep -Eq "$pattern" "$tmp/err"; then
-        bad "$name: stderr does not match /$pattern/"; sed 's/^/     /' "$tmp/err"; return
-    fi
-    ok "$name"
-}
+. "$WEFT_SRCDIR/tests/testlib.sh"
 step_of() { awk '/^step time/ {print $3}' "$1"; }
 
 # 4 DGX H100 nodes, one per 16-port leaf (8 NICs down, 8 cables up), two spines
@@ -104,5 +85,4 @@ expect 1 "unknown vertex" "unknown vertex \"spine7\"" -- \
 expect 1 "missing fault file" "fault file $tmp/none\.faults" -- \
     "$WEFT" replay "$scen" --set "faults.file=$tmp/none.faults"
 
-echo "fault_cli.sh: $fails failure(s)"
-[ "$fails" -eq 0 ]
+finish fault_cli.sh

@@ -10,11 +10,7 @@ if [ ! -d "$data" ]; then
     echo "real_inputs.sh: $data not found: skipped"
     exit 77
 fi
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-ok() { printf 'ok   %s\n' "$1"; }
-bad() { printf 'FAIL %s\n' "$1"; fails=$((fails + 1)); }
+. "$WEFT_SRCDIR/tests/testlib.sh"
 
 # run NAME EXPECTED_US CLUSTER PREFIX: replays and compares the step time with
 # EXPECTED_US (an awk expression; "-" only requires success) to 1e-4 us
@@ -188,5 +184,4 @@ for model in analytical flow; do
         bad "tuned ($model): two runs differ"
 done
 
-echo "real_inputs.sh: $fails failure(s)"
-[ "$fails" -eq 0 ]
+finish real_inputs.sh

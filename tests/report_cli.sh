@@ -8,26 +8,7 @@
 # (skipped, exit 77 at the end, where gnuplot is not installed).
 set -u
 : "${WEFT:?set by make check}" "${WEFT_SRCDIR:?}"
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-ok() { printf 'ok   %s\n' "$1"; }
-bad() { printf 'FAIL %s\n' "$1"; fails=$((fails + 1)); }
-
-# expect CODE NAME PATTERN -- CMD...: CMD exits with CODE and its stderr matches PATTERN
-expect() {
-    code=$1 name=$2 pattern=$3
-    shift 4
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-    if [ "$rc" -ne "$code" ]; then
-        bad "$name: exit $rc, expected $code"; sed 's/^/     /' "$tmp/err"; return
-    fi
-    if [ -n "$pattern" ] && ! grep -Eq -- "$pattern" "$tmp/err"; then
-        bad "$name: stderr does not match /$pattern/"; sed 's/^/     /' "$tmp/err"; return
-    fi
-    ok "$name"
-}
+. "$WEFT_SRCDIR/tests/testlib.sh"
 
 scen="$WEFT_SRCDIR/scenarios/dp-step-dgx-h100.ini"
 # The expectations below (ring/simple on 1 channel, link bytes, timeline windows) are

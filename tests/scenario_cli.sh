@@ -9,26 +9,7 @@
 # spec's step and the closed-form ring.
 set -u
 : "${WEFT:?set by make check}" "${MKTRACE:?}" "${WEFT_SRCDIR:?}"
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-ok() { printf 'ok   %s\n' "$1"; }
-bad() { printf 'FAIL %s\n' "$1"; fails=$((fails + 1)); }
-
-# expect CODE NAME PATTERN -- CMD...: CMD exits with CODE and its stderr matches PATTERN
-expect() {
-    code=$1 name=$2 pattern=$3
-    shift 4
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-    if [ "$rc" -ne "$code" ]; then
-        bad "$name: exit $rc, expected $code"; sed 's/^/     /' "$tmp/err"; return
-    fi
-    if [ -n "$pattern" ] && ! grep -Eq "$pattern" "$tmp/err"; then
-        bad "$name: stderr does not match /$pattern/"; sed 's/^/     /' "$tmp/err"; return
-    fi
-    ok "$name"
-}
+. "$WEFT_SRCDIR/tests/testlib.sh"
 
 # results without the two lines that name the input files (paths differ by how they were given)
 results() { grep -v -e '^cluster ' -e '^workload ' "$1"; }
@@ -198,5 +179,4 @@ expect 0 "saved NCCL-tuned configuration" "" -- "$WEFT" replay -q "$tmp/nccl.ini
 [ "$(step_of "$tmp/out")" = "$nccl_step" ] && ok "saved NCCL-tuned configuration reruns identically" ||
     bad "saved NCCL-tuned configuration: $(step_of "$tmp/out") us, expected $nccl_step us"
 
-echo "scenario_cli.sh: $fails failure(s)"
-[ "$fails" -eq 0 ]
+finish scenario_cli.sh

@@ -10,27 +10,9 @@
 # `weft plot sweep` draws PNG, SVG and PDF and refuses bad columns (exit 2).
 set -u
 : "${WEFT:?set by make check}" "${WEFT_SRCDIR:?}"
-tmp=$(mktemp -d) || exit 99
-pid=
+. "$WEFT_SRCDIR/tests/testlib.sh"
+pid= # a study run in the background, killed at exit if still running
 trap 'if [ -n "$pid" ]; then kill -9 "$pid" 2>/dev/null; fi; rm -rf "$tmp"' EXIT
-fails=0
-ok() { printf 'ok   %s\n' "$1"; }
-bad() { printf 'FAIL %s\n' "$1"; fails=$((fails + 1)); }
-
-# expect CODE NAME PATTERN -- CMD...: CMD exits with CODE and its stderr matches PATTERN
-expect() {
-    code=$1 name=$2 pattern=$3
-    shift 4
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-    if [ "$rc" -ne "$code" ]; then
-        bad "$name: exit $rc, expected $code"; sed 's/^/     /' "$tmp/err"; return
-    fi
-    if [ -n "$pattern" ] && ! grep -Eq -e "$pattern" "$tmp/err"; then
-        bad "$name: stderr does not match /$pattern/"; sed 's/^/     /' "$tmp/err"; return
-    fi
-    ok "$name"
-}
 same() { # same NAME A B
     if cmp -s "$2" "$3"; then ok "$1"; else bad "$1"; diff "$2" "$3" | head -5; fi
 }
@@ -272,4 +254,4 @@ else
     echo "skip weft plot sweep drawing: gnuplot is not installed"
 fi
 
-[ "$fails" -eq 0 ] || { echo "$fails failed"; exit 1; }
+finish sweep_cli.sh

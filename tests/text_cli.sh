@@ -13,11 +13,7 @@ shared=${WEFT_SHARED:-}
 if [ -z "$shared" ] || [ ! -d "$shared/data/astra-sim-text-workloads" ]; then
     echo "skipped: $shared/data/astra-sim-text-workloads is absent"; exit 77
 fi
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-ok() { printf 'ok   %s\n' "$1"; }
-bad() { printf 'FAIL %s\n' "$1"; fails=$((fails + 1)); }
+. "$WEFT_SRCDIR/tests/testlib.sh"
 dgx="$WEFT_SRCDIR/topologies/dgx-h100.ini"
 
 # replay NAME FILE ARGS...: exit 0 and a positive "step time" line
@@ -70,4 +66,4 @@ fi
 replay "16 ranks on two nodes" "$tmp/w16.txt" --set cluster.nodes=2 \
     --cluster "$WEFT_SRCDIR/topologies/dgx-h100-superpod.ini"
 
-[ "$fails" -eq 0 ]
+finish text_cli.sh

@@ -7,26 +7,7 @@
 # `weft topo check` passing on every bundled topology and failing on a broken one.
 set -u
 : "${WEFT:?set by make check}" "${WEFT_SRCDIR:?}"
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-ok() { printf 'ok   %s\n' "$1"; }
-bad() { printf 'FAIL %s\n' "$1"; fails=$((fails + 1)); }
-
-# expect CODE NAME PATTERN -- CMD...: CMD exits with CODE and its stderr matches PATTERN
-expect() {
-    code=$1 name=$2 pattern=$3
-    shift 4
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-    if [ "$rc" -ne "$code" ]; then
-        bad "$name: exit $rc, expected $code"; sed 's/^/     /' "$tmp/err"; return
-    fi
-    if [ -n "$pattern" ] && ! grep -Eq "$pattern" "$tmp/err"; then
-        bad "$name: stderr does not match /$pattern/"; sed 's/^/     /' "$tmp/err"; return
-    fi
-    ok "$name"
-}
+. "$WEFT_SRCDIR/tests/testlib.sh"
 
 # field FILE KEY: the text after the 13-column key of a `weft topo show` line
 field() { awk -v k="$2" 'substr($0, 1, 13) ~ "^" k " *$" { print substr($0, 14) }' "$1"; }
@@ -192,5 +173,4 @@ awk '/<edge /&&!done{print "    <node id=\"stray\">\n      <data key=\"v_kind\">
 expect 1 "check finds an unreachable switch" "stray\.graphml.*problems" -- "$WEFT" topo check "$tmp/stray.graphml"
 grep -q "stray0" "$tmp/err" && ok "the finding names switch stray0" || bad "the finding names stray0"
 
-echo "topo_cli.sh: $fails failure(s)"
-[ "$fails" -eq 0 ]
+finish topo_cli.sh

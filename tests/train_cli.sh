@@ -7,26 +7,7 @@
 # example, --show-config round trip, and bad values as errors naming the key and the value.
 set -u
 : "${WEFT:?set by make check}" "${WEFT_SRCDIR:?}"
-tmp=$(mktemp -d) || exit 99
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-ok() { printf 'ok   %s\n' "$1"; }
-bad() { printf 'FAIL %s\n' "$1"; fails=$((fails + 1)); }
-
-# expect CODE NAME PATTERN -- CMD...: CMD exits with CODE and its stderr matches PATTERN
-expect() {
-    code=$1 name=$2 pattern=$3
-    shift 4
-    "$@" >"$tmp/out" 2>"$tmp/err"
-    rc=$?
-    if [ "$rc" -ne "$code" ]; then
-        bad "$name: exit $rc, expected $code"; sed 's/^/     /' "$tmp/err"; return
-    fi
-    if [ -n "$pattern" ] && ! grep -Eq -- "$pattern" "$tmp/err"; then
-        bad "$name: stderr does not match /$pattern/"; sed 's/^/     /' "$tmp/err"; return
-    fi
-    ok "$name"
-}
+. "$WEFT_SRCDIR/tests/testlib.sh"
 # field N of the report line starting with NAME (after the name's words)
 mean_of() { awk -v n="$2" 'index($0, n) == 1 { s = substr($0, 25); split(s, a, " "); print a[1]; exit }' "$1"; }
 steps_of() { awk -v n="$2" 'index($0, n) == 1 { s = substr($0, 24); split(s, a, " "); print a[1]; exit }' "$1"; }
@@ -160,5 +141,4 @@ expect 1 "missing train file" "nonexistent" -- "$WEFT" train /nonexistent/train.
 expect 2 "--days and --span" "--days and --span" -- "$WEFT" train $base --days 2 --span 3d
 expect 2 "--set without =" "GROUP.KEY=VALUE" -- "$WEFT" train $base --set train.steps
 }
-printf 'train_cli: %d failed\n' "$fails"
-[ "$fails" -eq 0 ]
+finish train_cli.sh
