@@ -91,7 +91,8 @@ START_TEST(test_defaults)
     /* unset: NCCL's choice under tuning = nccl, 1 under tuning = off (a saved configuration
      * writes `chunks =`, which reads back unset, so it reruns identically) */
     ck_assert_ptr_null(weft_scenario_get(sc, "collectives", "chunks"));
-    ck_assert_str_eq(weft_scenario_get(sc, "collectives", "tuning"), "nccl"); /* issue 5 */
+    /* auto: NCCL's tuning on clusters with NVLink or NICs, the plain model on abstract ones */
+    ck_assert_str_eq(weft_scenario_get(sc, "collectives", "tuning"), "auto"); /* issue 5 */
     ck_assert_str_eq(weft_scenario_get(sc, "network", "model"), "analytical");
     ck_assert_str_eq(weft_scenario_get(sc, "network", "ecmp_seed"), "0");
     ck_assert_str_eq(weft_scenario_get(sc, "compute", "duration_scale"), "1");
@@ -219,7 +220,8 @@ START_TEST(test_bad_values)
     assert_set_fails("collectives.chunks=1048577", WEFT_SCENARIO_ERROR_VALUE); /* 2^20 + 1 */
     assert_set_fails("collectives.chunks=1.5", WEFT_SCENARIO_ERROR_VALUE);
     assert_set_fails("collectives.chunks=four", WEFT_SCENARIO_ERROR_VALUE);
-    assert_set_fails("collectives.channels=", WEFT_SCENARIO_ERROR_VALUE); /* a key with a default needs a value */
+    assert_set_fails("collectives.channels=",
+                     WEFT_SCENARIO_ERROR_VALUE); /* a key with a default needs a value */
     assert_set_fails("network.ecmp_seed=-1", WEFT_SCENARIO_ERROR_VALUE);
     assert_set_fails("workload.placement_seed=1e3", WEFT_SCENARIO_ERROR_VALUE);
     /* number: > 0 and finite */
@@ -480,8 +482,7 @@ END_TEST
 START_TEST(test_run_default_tuning)
 {
     /*
-     * Without collectives.tuning the replay runs NCCL's tuning model: the same
-     * run as tuning = nccl, byte for byte, and not the plain ring of
+     * tuning = nccl runs NCCL's tuning model, not the plain ring of
      * test_run_inline_ring (681 us: 6 ring steps of 101 us, no protocol costs;
      * NCCL's model adds per-step protocol latency, so the ring of 4 cannot be
      * as fast). collectives.chunks is not given, so NCCL chooses the chunks.
@@ -496,7 +497,9 @@ START_TEST(test_run_default_tuning)
     ck_assert(!nccl->chunks_given);
     ck_assert_int_ne(nccl->replay->step_ps, off->replay->step_ps);
 
-    /* the tiny scenario without its [collectives] group: the default */
+    /* the tiny scenario without its [collectives] group: the default, auto; a ring of
+     * bare GPUs (no NVLink, no NIC) is abstract, so auto runs the plain model: the run
+     * of tuning = off exactly, and the summary says why */
     g_autofree char *prefix = write_tiny_trace();
     g_autofree char *path = write_file("default.ini", "[cluster]\nkind = ring\ngpus = 4\n"
                                                       "link_bandwidth = 10GB/s\n"
@@ -507,15 +510,22 @@ START_TEST(test_run_default_tuning)
     ck_assert(weft_scenario_load(sc, path, &err));
     g_autoptr(weft_scenario_run_t) dflt = weft_scenario_run(sc, &err);
     ck_assert_msg(dflt != NULL, "%s", err ? err->message : "");
-    ck_assert(dflt->nccl_tuning);
-    ck_assert_int_eq(dflt->replay->step_ps, nccl->replay->step_ps);
+    ck_assert(!dflt->nccl_tuning);
+    ck_assert(dflt->abstract);
+    ck_assert_int_eq(dflt->replay->step_ps, off->replay->step_ps);
     for (guint r = 0; r < 4; r++) {
-        ck_assert_int_eq(dflt->replay->ranks[r].finish_ps, nccl->replay->ranks[r].finish_ps);
-        ck_assert_int_eq(dflt->replay->ranks[r].exposed_comm_ps,
-                         nccl->replay->ranks[r].exposed_comm_ps);
+        ck_assert_int_eq(dflt->replay->ranks[r].finish_ps, off->replay->ranks[r].finish_ps);
     }
+    g_autofree char *abstract_text = weft_scenario_run_summary(dflt);
+    ck_assert_ptr_nonnull(strstr(abstract_text, "plain rings (an abstract cluster"));
+    /* asked for, NCCL's tuning runs on the abstract cluster too (clusters with NVLink or
+     * NICs get it by default: cli.sh replays the DGX H100 step under auto and nccl) */
+    ck_assert(weft_scenario_set(sc, "collectives.tuning=nccl", &err));
+    g_autoptr(weft_scenario_run_t) forced = weft_scenario_run(sc, &err);
+    ck_assert_msg(forced != NULL, "%s", err ? err->message : "");
+    ck_assert_int_eq(forced->replay->step_ps, nccl->replay->step_ps);
     /* the summary says who chose the chunks; a given chunks value forces them */
-    g_autofree char *text = weft_scenario_run_summary(dflt);
+    g_autofree char *text = weft_scenario_run_summary(forced);
     ck_assert_ptr_nonnull(strstr(text, "chunks per collective as NCCL's tuning chooses"));
     ck_assert(weft_scenario_set(sc, "collectives.chunks=1", &err));
     g_autoptr(weft_scenario_run_t) one = weft_scenario_run(sc, &err);

@@ -108,6 +108,9 @@ hand_layout(weft_topo_t *t, hand_layout_t *h)
     for (guint d = 0; d < h->l.n_domains; d++) {
         h->l.max_per_domain = MAX(h->l.max_per_domain, per[d]);
     }
+    /* NVLS as the cluster's own layout finds it (every member reaches an NVLS chip) */
+    g_autoptr(weft_coll_layout_t) real = weft_coll_layout_new(t, h->vertex, n);
+    h->l.nvls = real->nvls;
 }
 
 /* ---- NCCL's tables ------------------------------------------------------------------ */

@@ -52,7 +52,7 @@ awk -v s="$step" 'BEGIN { e = 2500 + 1000 + 14 * (0.6 + 16777216 / 450e9 * 1e6) 
 awk '$1 == 0 { exit !($3 == "3700.000000" && $4 + 0 > 530.35 && $4 + 0 < 530.36) }' "$tmp/run1" &&
     ok "rank 0: 3700 us compute, 530.36 us exposed communication" || bad "rank 0 breakdown"
 
-# The default (collectives.tuning = nccl) runs each collective as weft coll predicts it: the
+# The default (collectives.tuning = auto: nccl on a DGX H100) runs each collective as weft coll predicts it: the
 # same engine, the same selection for the same cluster, op, size and communicator (all 8 GPUs).
 expect 0 "replay bundled dp-step on DGX H100, NCCL's tuning (default)" "" -- "$WEFT" replay --cluster "$dgx" --trace "$WEFT_SRCDIR/traces/dp-step-8/dp-step" --out "$tmp/dflt"
 cp "$tmp/out" "$tmp/dflt.out"

@@ -64,6 +64,13 @@ slow=$(step_of "$tmp/out")
 awk -v a="$dp" -v b="$slow" 'BEGIN { exit !(b - a > 499.999999 && b - a < 500.000001) }' &&
     ok "straggler delays the step by 500 us ($dp -> $slow)" ||
     bad "straggler: $dp -> $slow, expected +500 us"
+# An NVSwitch down: NVLS (which needs every GPU on every NVLS chip) is out, NCCL's
+# tuning falls back to rings over the three switches left, and the step slows down.
+expect 0 "dp step with an NVSwitch down" "" -- "$WEFT" replay "$scen" \
+    --set "faults.events=0us switch_down node0/nvswitch0"
+nvsw=$(step_of "$tmp/out")
+awk -v a="$dp" -v b="$nvsw" 'BEGIN { exit !(b > a) }' &&
+    ok "NVSwitch down: slower step ($dp -> $nvsw us)" || bad "NVSwitch down: $dp -> $nvsw us"
 expect 1 "GPU failure stops the step" "GPU node0/gpu3 \(node 0\) failed at 2000\.000000 us" -- \
     "$WEFT" replay "$scen" --set "faults.events=2ms gpu_fail node0/gpu3"
 

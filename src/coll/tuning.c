@@ -507,7 +507,12 @@ weft_coll_system_init(weft_coll_system_t *sys, weft_topo_t *topo, const weft_col
         sys->nvlink = FALSE;
         sys->intra_GBps = best_Bps / 1e9;
     }
-    sys->nvls = (layout->nvls || nvswitch) && sys->arch >= 90 && sys->nvlink;
+    /* The layout's NVLS (every member's domain reaches NVLS-capable NVSwitches over links
+     * that are up), not the member's own switches: after a fault takes an NVSwitch down,
+     * NCCL must not choose NVLS that the plan cannot build. A flat layout has no
+     * vertices: its member's NVSwitches are all there is to go by. */
+    gboolean nvls_hw = layout->vertex != NULL && layout->vertex[0] >= 0 ? layout->nvls : nvswitch;
+    sys->nvls = nvls_hw && sys->arch >= 90 && sys->nvlink;
 
     gboolean have_intra = FALSE, have_inter = FALSE;
     for (guint i = 1; i < layout->n_members && !(have_intra && have_inter); i++) {

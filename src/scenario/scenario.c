@@ -137,7 +137,7 @@ static const char *const algo_choices[] = {"auto",         "ring",    "tree",   
                                            "hierarchical", NULL};
 static const char *const proto_choices[] = {"auto", "ll", "ll128", "simple", NULL};
 static const char *const cpu_choices[] = {"intel", "amd", "other", NULL};
-static const char *const tuning_choices[] = {"off", "nccl", NULL};
+static const char *const tuning_choices[] = {"auto", "off", "nccl", NULL};
 /* What GKeyFile reads as a boolean (g_key_file_get_boolean). */
 static const char *const bool_choices[] = {"true", "false", "1", "0", NULL};
 static const char *const recompute_choices[] = {"none", "selective", "full", NULL};
@@ -322,10 +322,12 @@ static const key_desc keys[N_KEYS] = {
                   "tuning = nccl, 1 under tuning = off; given, it forces NCCL's choice",
                   .imin = 1, .imax = MAX_CHUNKS},
     [K_TUNING] =
-        {"collectives", "tuning", T_CHOICE, "nccl",
+        {"collectives", "tuning", T_CHOICE, "auto",
          "nccl: every collective runs as NCCL's tuning model chooses (algorithm, protocol, "
          "channels, chunks; doc/collectives.md); off: one ring (direct for all-to-all) "
-         "with collectives.chunks and no protocol costs (the closed-form model)",
+         "with collectives.chunks and no protocol costs (the closed-form model); auto: nccl "
+         "on clusters with NVLink or NICs, off on abstract ones (ASTRA-sim networks, rings, "
+         "tori of bare GPUs), where NCCL's tables do not apply",
          tuning_choices},
     [K_CHANNELS] =
         {"collectives", "channels", T_INTEGER, "0",
@@ -1222,7 +1224,10 @@ weft_scenario_run_summary(const weft_scenario_run_t *run)
     } else {
         g_string_append_printf(s, "network      %s, %u chunk(s) per collective%s\n",
                                run->network_model, run->chunks,
-                               run->nccl_tuning ? " (forced over NCCL's tuning)" : "");
+                               run->nccl_tuning ? " (forced over NCCL's tuning)"
+                               : run->abstract  ? ", plain rings (an abstract cluster: no NVLink, "
+                                                  "no NICs; collectives.tuning)"
+                                                : "");
     }
     g_string_append_printf(s,
                            "collectives  %" G_GUINT64_FORMAT
@@ -1442,8 +1447,11 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
     }
     run->network_model = g_strdup(weft_net_model_name(net_opts.model));
     run->chunks = sc->value[K_CHUNKS] != NULL ? (guint)get_int(sc, K_CHUNKS) : 1;
-    run->nccl_tuning = strcmp(current(sc, K_TUNING), "nccl") == 0;
+    run->nccl_tuning =
+        strcmp(current(sc, K_TUNING), "nccl") == 0 ||
+        (strcmp(current(sc, K_TUNING), "auto") == 0 && !weft_topo_is_abstract(run->topo));
     run->chunks_given = sc->value[K_CHUNKS] != NULL;
+    run->abstract = !run->nccl_tuning && strcmp(current(sc, K_TUNING), "auto") == 0;
     run->duration_scale = g_ascii_strtod(current(sc, K_DURATION_SCALE), NULL);
     run->placement = placement_text(sc);
     const char *file = current(sc, K_CLUSTER_FILE);
@@ -1504,7 +1512,8 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
             .placement = run->placement,
             .network_model = run->network_model,
             .network_update = weft_net_update_name(update),
-            .collective_tuning = current(sc, K_TUNING),
+            /* what ran: auto resolves to nccl or (an abstract cluster) off */
+            .collective_tuning = run->nccl_tuning ? "nccl" : "off",
             /* 0: NCCL's tuning chose the chunks of each collective (collectives.csv) */
             .chunks = run->nccl_tuning && !run->chunks_given ? 0 : run->chunks,
             .sim_seed = weft_sim_seed(sim),

@@ -124,6 +124,9 @@ typedef struct {
      * otherwise NCCL's tuning chooses it per collective and chunks is unused). */
     gboolean nccl_tuning;
     gboolean chunks_given;
+    /* collectives.tuning = auto chose the plain model: the cluster is abstract (topo.h:
+     * weft_topo_is_abstract()) */
+    gboolean abstract;
     double duration_scale; /* compute.duration_scale */
     char *cluster_label;   /* cluster.file (as typed on the command line, else absolute) or "NAME
                               (inline)" */

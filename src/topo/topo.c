@@ -422,6 +422,23 @@ weft_topo_vertex_msg_cost(const weft_topo_t *topo, gint v)
     return g_array_index(topo->v_msg_cost, weft_time_t, v);
 }
 
+gboolean
+weft_topo_is_abstract(const weft_topo_t *topo)
+{
+    g_return_val_if_fail(topo != NULL, FALSE);
+    for (guint v = 0; v < topo->v_kind->len; v++) {
+        if (g_array_index(topo->v_kind, weft_vertex_kind_t, v) == WEFT_VERTEX_NIC) {
+            return FALSE;
+        }
+    }
+    for (guint e = 0; e < topo->e_kind->len; e++) {
+        if (g_array_index(topo->e_kind, weft_link_kind_t, e) == WEFT_LINK_NVLINK) {
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
 weft_time_t
 weft_topo_nic_msg_cost(const weft_topo_t *topo)
 {

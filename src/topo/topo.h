@@ -307,6 +307,14 @@ void weft_topo_set_vertex_msg_cost(weft_topo_t *topo, gint v, weft_time_t cost_p
 /** weft_topo_vertex_msg_cost: the cost set by weft_topo_set_vertex_msg_cost(), 0 by default. */
 weft_time_t weft_topo_vertex_msg_cost(const weft_topo_t *topo, gint v);
 
+/**
+ * weft_topo_is_abstract:
+ * TRUE for a cluster with no NVLink link and no NIC: bare GPUs joined by
+ * generic, PCIe or network links (an ASTRA-sim network, a ring, torus or
+ * switch of GPUs), whose hardware NCCL's tuning tables do not describe.
+ */
+gboolean weft_topo_is_abstract(const weft_topo_t *topo);
+
 /** weft_topo_nic_msg_cost: the largest per-message cost of any NIC of @topo, ps (0: none). */
 weft_time_t weft_topo_nic_msg_cost(const weft_topo_t *topo);
 
