@@ -56,6 +56,14 @@ awk '$1 == 0 { exit !($3 == "3700.000000" && $4 + 0 > 530.35 && $4 + 0 < 530.36)
 # same engine, the same selection for the same cluster, op, size and communicator (all 8 GPUs).
 expect 0 "replay bundled dp-step on DGX H100, NCCL's tuning (default)" "" -- "$WEFT" replay --cluster "$dgx" --trace "$WEFT_SRCDIR/traces/dp-step-8/dp-step" --out "$tmp/dflt"
 cp "$tmp/out" "$tmp/dflt.out"
+# Links count the bytes on the wire alike under both models (the analytical model slows
+# channels that share a pair with a rate cap, not by inflating their bytes): the two
+# all-reduces' traffic, 7,247,757,312 B in all, within a byte of rounding.
+expect 0 "the same step under flow" "" -- "$WEFT" replay --cluster "$dgx" --trace "$WEFT_SRCDIR/traces/dp-step-8/dp-step" --network flow --out "$tmp/flowout"
+ab=$(sed -n 's/.*"link_bytes_total" *: *\([0-9]*\).*/\1/p' "$tmp/dflt/summary.json")
+fb=$(sed -n 's/.*"link_bytes_total" *: *\([0-9]*\).*/\1/p' "$tmp/flowout/summary.json")
+awk -v a="$ab" -v b="$fb" 'BEGIN { d = a - b; exit !(a > 7.2e9 && a < 7.3e9 && d <= 2 && d >= -2) }' &&
+    ok "link bytes: analytical $ab B = flow $fb B" || bad "link bytes: analytical $ab B, flow $fb B"
 expect 0 "weft coll, 128 MiB all-reduce on the DGX H100" "" -- "$WEFT" coll --cluster "$dgx" -b 128M -e 128M --csv "$tmp/coll.csv"
 # time_us is column 4 of weft coll's CSV (3 decimals: within 0.0005 us, < 1e-6 of ~500 us)
 coll_us=$(awk -F, 'NR == 2 { print $4 }' "$tmp/coll.csv")

@@ -98,11 +98,18 @@ start_xfer_now(weft_coll_run_t *run, guint32 t)
     if (!(x->flags & WEFT_COLL_XFER_INTER) && run->exec.efficiency_intra > 0.0) {
         eff = run->exec.efficiency_intra; /* e.g. CollNet's NVLink part (tuning.h) */
     }
-    if (run->analytical && x->sharing > 1) {
-        /* The channels on this pair share its route; the analytical model cannot see that. */
-        eff /= x->sharing;
-    }
     double cap = run->exec.channel_Bps > 0.0 ? run->exec.channel_Bps : INFINITY;
+    if (run->analytical && x->sharing > 1) {
+        /* The channels on this pair share its route; the analytical model cannot see that:
+         * cap the payload rate at the route's share (a cap, not a lower efficiency, so the
+         * links' byte counts stay the bytes on the wire). */
+        weft_topo_t *topo = weft_net_topo(run->net);
+        const weft_route_t *r =
+            weft_topo_route(topo, run->vertex[x->src], run->vertex[x->dst], NULL);
+        if (r != NULL && r->n_paths > 0) {
+            cap = MIN(cap, r->rate_Bps * eff / x->sharing);
+        }
+    }
     GError *error = NULL;
     /* Every pair was checked routable in weft_coll_run_full(), so this fails only when a
      * fault has taken links down since (net.h: weft_net_stranded()). */
