@@ -223,6 +223,10 @@ START_TEST(test_bad_values)
     assert_set_fails("collectives.channels=",
                      WEFT_SCENARIO_ERROR_VALUE); /* a key with a default needs a value */
     assert_set_fails("network.ecmp_seed=-1", WEFT_SCENARIO_ERROR_VALUE);
+    /* fault lines: their syntax when set (targets need the cluster: at run time) */
+    assert_set_fails("faults.events=1ms straggler gpu:0 1.5", WEFT_SCENARIO_ERROR_VALUE);
+    assert_set_fails("faults.events=-1ms straggler gpu:0 0.5", WEFT_SCENARIO_ERROR_VALUE);
+    assert_set_fails("faults.events=1ms explode spine0", WEFT_SCENARIO_ERROR_VALUE);
     assert_set_fails("workload.placement_seed=1e3", WEFT_SCENARIO_ERROR_VALUE);
     /* number: > 0 and finite */
     assert_set_fails("compute.duration_scale=0", WEFT_SCENARIO_ERROR_VALUE);

@@ -74,6 +74,23 @@ awk -v a="$dp" -v b="$nvsw" 'BEGIN { exit !(b > a) }' &&
 expect 1 "GPU failure stops the step" "GPU node0/gpu3 \(node 0\) failed at 2000\.000000 us" -- \
     "$WEFT" replay "$scen" --set "faults.events=2ms gpu_fail node0/gpu3"
 
+# a fault after the step's end: not applied, and the summary says so
+expect 0 "a fault after the step" "" -- "$WEFT" replay "$scen" \
+    --set "faults.events=10s straggler node0/gpu0 0.5"
+grep -q '^fault .*not applied (the step ended first): faults.events:1: 10s straggler' "$tmp/out" &&
+    ok "the summary names the fault not applied" || bad "no note of the fault not applied"
+# a study over fault lines checks their syntax before any point runs
+cat >"$tmp/study.ini" <<INI
+[study]
+scenario = $scen
+axis.fault = faults.events: 0us straggler gpu:0 0.5, 0us straggler gpu:0 1.5
+metrics = step_time_us
+results = $tmp/study.csv
+INI
+expect 1 "a study axis with a bad fault line" "axis\.fault \(faults\.events\).*1\.5" -- \
+    "$WEFT" sweep "$tmp/study.ini"
+[ ! -e "$tmp/study.csv" ] && ok "no point ran" || bad "points ran before the bad axis value was seen"
+
 # fault files
 printf '# schedule\n1ms straggler gpu:1 0.5 for 1ms\n' >"$tmp/good.faults"
 expect 0 "faults.file" "" -- "$WEFT" replay "$scen" --set "faults.file=$tmp/good.faults"

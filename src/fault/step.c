@@ -258,7 +258,9 @@ parse_line(const where_t *w, const char *line, GError **error)
     ft->f.text = g_strdup_printf("%s:%u: %s", w->origin, w->line, line);
     gboolean ok = TRUE;
     const char *t0 = g_ptr_array_index(tok, 2);
-    if (kind == WEFT_STEP_NODE_FAIL) {
+    if (w->topo == NULL) {
+        /* syntax only (weft_fault_check_text()): targets are checked against the cluster */
+    } else if (kind == WEFT_STEP_NODE_FAIL) {
         guint64 host = 0;
         if (g_ascii_string_to_unsigned(t0, 10, 0, G_MAXINT, &host, NULL)) {
             ft->f.u = (gint)host;
@@ -282,7 +284,7 @@ parse_line(const where_t *w, const char *line, GError **error)
         ft->f.u = find_vertex(w, t0, error);
         ok = ft->f.u >= 0 && vertex_kind_ok(w, ft->f.kind, ft->f.u, t0, error);
     }
-    if (ok && n_targets == 2) {
+    if (ok && n_targets == 2 && w->topo != NULL) {
         const char *t1 = g_ptr_array_index(tok, 3);
         ft->f.v = find_vertex(w, t1, error);
         ok = ft->f.v >= 0;
@@ -294,8 +296,9 @@ parse_line(const where_t *w, const char *line, GError **error)
                 ok = FALSE;
             }
         }
-    } else if (ok && (kind == WEFT_STEP_NIC_DOWN || kind == WEFT_STEP_NIC_UP ||
-                      kind == WEFT_STEP_SWITCH_DOWN || kind == WEFT_STEP_SWITCH_UP)) {
+    } else if (ok && w->topo != NULL &&
+               (kind == WEFT_STEP_NIC_DOWN || kind == WEFT_STEP_NIC_UP ||
+                kind == WEFT_STEP_SWITCH_DOWN || kind == WEFT_STEP_SWITCH_UP)) {
         ft->edges = incident_edges(w->topo, ft->f.u);
     }
     if (ok && n_values == 1) {
@@ -334,15 +337,13 @@ parse_line(const where_t *w, const char *line, GError **error)
     return ft;
 }
 
-gboolean
-weft_fault_plan_add_text(weft_fault_plan_t *plan, const char *text, const char *origin,
-                         gboolean semicolons, GError **error)
+/* Parses every line of @text against @topo (NULL: syntax only) into @added. */
+static gboolean
+parse_text(const weft_topo_t *topo, const char *text, const char *origin, gboolean semicolons,
+           GPtrArray *added, GError **error)
 {
-    g_return_val_if_fail(plan != NULL && text != NULL && origin != NULL, FALSE);
-    g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
     g_auto(GStrv) lines = g_strsplit_set(text, semicolons ? "\n;" : "\n", -1);
-    g_autoptr(GPtrArray) added = g_ptr_array_new_with_free_func(fault_free);
-    where_t w = {plan->topo, origin, 0};
+    where_t w = {topo, origin, 0};
     for (guint i = 0; lines[i] != NULL; i++) {
         w.line = i + 1;
         char *hash = strchr(lines[i], '#');
@@ -358,6 +359,27 @@ weft_fault_plan_add_text(weft_fault_plan_t *plan, const char *text, const char *
             return FALSE;
         }
         g_ptr_array_add(added, ft);
+    }
+    return TRUE;
+}
+
+gboolean
+weft_fault_check_text(const char *text, const char *origin, gboolean semicolons, GError **error)
+{
+    g_return_val_if_fail(text != NULL && origin != NULL, FALSE);
+    g_autoptr(GPtrArray) added = g_ptr_array_new_with_free_func(fault_free);
+    return parse_text(NULL, text, origin, semicolons, added, error);
+}
+
+gboolean
+weft_fault_plan_add_text(weft_fault_plan_t *plan, const char *text, const char *origin,
+                         gboolean semicolons, GError **error)
+{
+    g_return_val_if_fail(plan != NULL && text != NULL && origin != NULL, FALSE);
+    g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+    g_autoptr(GPtrArray) added = g_ptr_array_new_with_free_func(fault_free);
+    if (!parse_text(plan->topo, text, origin, semicolons, added, error)) {
+        return FALSE;
     }
     for (guint i = 0; i < added->len; i++) {
         g_ptr_array_add(plan->faults, g_ptr_array_index(added, i));
@@ -543,9 +565,15 @@ weft_fault_run_disarm(weft_fault_run_t *run)
         return;
     }
     for (guint i = 0; i < run->n_actions; i++) {
-        if (run->actions[i].handle != 0) {
-            weft_sim_cancel(run->sim, run->actions[i].handle);
-            run->actions[i].handle = 0;
+        action_t *a = &run->actions[i];
+        if (a->handle != 0) {
+            weft_sim_cancel(run->sim, a->handle);
+            a->handle = 0;
+            if (!a->undo) {
+                g_ptr_array_add(run->applied, g_strdup_printf("not applied (the step ended "
+                                                              "first): %s",
+                                                              a->ft->f.text));
+            }
         }
     }
 }

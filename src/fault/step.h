@@ -107,6 +107,16 @@ gboolean weft_fault_plan_add_text(weft_fault_plan_t *plan, const char *text, con
                                   gboolean semicolons, GError **error);
 
 /**
+ * weft_fault_check_text:
+ * Checks @text as weft_fault_plan_add_text() would, without a cluster: times,
+ * kinds, word counts, fractions and durations, not the targets (a scenario
+ * checks faults.events when it is set, before the cluster is built).
+ * @error: WEFT_FAULT_ERROR_VALUE or _KEY as weft_fault_plan_add_text().
+ */
+gboolean weft_fault_check_text(const char *text, const char *origin, gboolean semicolons,
+                               GError **error);
+
+/**
  * weft_fault_plan_add_file:
  * As weft_fault_plan_add_text() on the contents of @path (newlines only).
  * @error: also WEFT_FAULT_ERROR_VALUE naming @path when it cannot be read.
@@ -149,7 +159,11 @@ weft_fault_run_t *weft_fault_run_arm(const weft_fault_plan_t *plan, weft_sim_t *
  */
 void weft_fault_run_free(weft_fault_run_t *run);
 
-/** weft_fault_run_disarm: cancels the faults not yet applied (the step is over). */
+/**
+ * weft_fault_run_disarm: cancels the faults not yet applied (the step is over);
+ * each one cancelled (not its undoing) is listed by weft_fault_run_applied() as
+ * "not applied (the step ended first): TEXT".
+ */
 void weft_fault_run_disarm(weft_fault_run_t *run);
 
 /**
@@ -175,8 +189,9 @@ const GError *weft_fault_run_failure(const weft_fault_run_t *run);
 
 /**
  * weft_fault_run_applied:
- * Returns: (transfer none): the faults applied so far, as "TIME_us KIND
- * TARGET..." strings in the order applied (undoings included).
+ * Returns: (transfer none): the faults applied so far, as "TIME us  SOURCE:LINE:
+ * the line" strings in the order applied (undoings as "TIME us  end of ..."),
+ * then those weft_fault_run_disarm() cancelled.
  */
 const GPtrArray *weft_fault_run_applied(const weft_fault_run_t *run);
 

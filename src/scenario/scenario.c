@@ -80,6 +80,13 @@ check_timeline_window(const char *text, GError **error)
     return weft_report_parse_window(text, &a, &b, error);
 }
 
+/* [faults] events: the lines' syntax now; their targets when the cluster is built. */
+static gboolean
+check_fault_events(const char *text, GError **error)
+{
+    return weft_fault_check_text(text, "faults.events", TRUE, error);
+}
+
 static gboolean
 check_link_series(const char *text, GError **error)
 {
@@ -364,9 +371,10 @@ static const key_desc keys[N_KEYS] = {
     [K_FAULTS_FILE] = {"faults", "file", T_PATH, NULL,
                        "fault schedule of the step: one fault per line, `TIME KIND TARGET ...` "
                        "(doc/failures.md); unset: none"},
-    [K_FAULTS_EVENTS] = {"faults", "events", T_STRING, NULL,
+    [K_FAULTS_EVENTS] = {"faults", "events", T_CHOICE, NULL,
                          "faults inline, as lines of a fault file separated by ';', e.g. "
-                         "`1ms link_down leaf0 spine0; 2ms link_up leaf0 spine0`; unset: none"},
+                         "`1ms link_down leaf0 spine0; 2ms link_up leaf0 spine0`; unset: none",
+                         .check = check_fault_events},
     [K_OUTPUT_DIR] = {"output", "dir", T_PATH, NULL,
                       "directory for scenario.ini, ranks.csv and summary.txt (created if "
                       "missing), and with weft replay summary.json, collectives.csv, links.csv "
