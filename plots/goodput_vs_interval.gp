@@ -3,9 +3,11 @@
 # --checkpoint-interval auto or --sweep-interval (DIR/goodput_vs_interval.csv): the mean
 # goodput of the Monte Carlo samples at each interval with its 95% confidence interval.
 #
-#   gnuplot -c plots/goodput_vs_interval.gp DIR/goodput_vs_interval.csv [OUT.svg] [DALY_S]
+#   gnuplot -c plots/goodput_vs_interval.gp DIR/goodput_vs_interval.csv [OUT.svg|.pdf|.png] [DALY_S]
+#   weft plot goodput DIR -o goodput.pdf
 #
-# ARG1: the CSV; ARG2: the SVG to write (default goodput_vs_interval.svg); ARG3 (optional):
+# ARG1: the CSV; ARG2: the figure, its extension picking the terminal (.pdf, .png, else
+# SVG; default goodput_vs_interval.svg); ARG3 (optional):
 # Daly's interval in seconds (summary.json: parameters.daly_interval_s), drawn as a line.
 if (ARGC < 1) {
     print "usage: gnuplot -c goodput_vs_interval.gp FILE.csv [OUT.svg] [DALY_S]"
@@ -13,7 +15,16 @@ if (ARGC < 1) {
 }
 csv = ARG1
 out = (ARGC >= 2) ? ARG2 : "goodput_vs_interval.svg"
-set terminal svg size 800,500 dynamic font "sans,12"
+ext = out[strlen(out) - 3:]
+if (ext eq ".pdf") {
+    set terminal pdfcairo size 6in,3.75in font "sans,10"
+} else {
+    if (ext eq ".png") {
+        set terminal pngcairo size 1200,750 font "sans,12"
+    } else {
+        set terminal svg size 800,500 dynamic font "sans,12"
+    }
+}
 set output out
 set datafile separator ","
 set key bottom center

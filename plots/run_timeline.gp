@@ -4,16 +4,27 @@
 # lane per kind of span (kept training, work lost at a failure, restart, degraded), days
 # on the x axis, so failures show as the points where training stops and restarts.
 #
-#   gnuplot -c plots/run_timeline.gp DIR/run_timeline.csv [OUT.svg]
+#   gnuplot -c plots/run_timeline.gp DIR/run_timeline.csv [OUT.svg|.pdf|.png]
+#   weft plot run-timeline DIR -o timeline.pdf
 #
-# ARG1: the CSV; ARG2: the SVG to write (default run_timeline.svg).
+# ARG1: the CSV; ARG2: the figure, its extension picking the terminal (.pdf, .png, else
+# SVG; default run_timeline.svg).
 if (ARGC < 1) {
     print "usage: gnuplot -c run_timeline.gp FILE.csv [OUT.svg]"
     exit status 2
 }
 csv = ARG1
 out = (ARGC >= 2) ? ARG2 : "run_timeline.svg"
-set terminal svg size 1000,360 dynamic font "sans,12"
+ext = out[strlen(out) - 3:]
+if (ext eq ".pdf") {
+    set terminal pdfcairo size 6in,2.2in font "sans,10"
+} else {
+    if (ext eq ".png") {
+        set terminal pngcairo size 1500,540 font "sans,12"
+    } else {
+        set terminal svg size 1000,360 dynamic font "sans,12"
+    }
+}
 set output out
 set datafile separator ","
 set xlabel "wall-clock time (days)"

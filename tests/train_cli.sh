@@ -77,6 +77,12 @@ grep -q ',lost,' "$tmp/res/run_timeline.csv" && grep -q ',restart,' "$tmp/res/ru
 
 # ---- the gnuplot scripts render the CSVs ----
 if command -v gnuplot >/dev/null 2>&1; then
+    expect 0 "weft plot goodput" "" -- "$WEFT" plot goodput "$tmp/res" -o "$tmp/g.png"
+    head -c 8 "$tmp/g.png" | od -An -c | grep -q 'P   N   G' && ok "goodput figure is a PNG" ||
+        bad "goodput figure is not a PNG"
+    expect 0 "weft plot run-timeline" "" -- "$WEFT" plot run-timeline "$tmp/res" -o "$tmp/t.pdf"
+    head -c 4 "$tmp/t.pdf" | grep -q '%PDF' && ok "timeline figure is a PDF" ||
+        bad "timeline figure is not a PDF"
     gnuplot -c "$WEFT_SRCDIR/plots/run_timeline.gp" "$tmp/res/run_timeline.csv" "$tmp/t.svg" \
         2>"$tmp/gp.err"
     [ -s "$tmp/t.svg" ] && grep -q '<svg' "$tmp/t.svg" && ok "plots/run_timeline.gp renders" ||

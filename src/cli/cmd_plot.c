@@ -26,20 +26,28 @@ typedef struct {
     const char *dir_file; /* the CSV inside DIR when INPUT is a directory; NULL: INPUT is a file */
     const char *hint;     /* how to make the input */
     const char *summary;
+    const char *file_of; /* when INPUT is a file: whose CSV it is */
 } plot_kind_t;
 
 static const plot_kind_t kinds[] = {
     {"breakdown", "breakdown.gp", "ranks.csv", "weft replay ... --out DIR",
-     "step-time breakdown per rank: stacked compute, exposed communication, idle"},
+     "step-time breakdown per rank: stacked compute, exposed communication, idle", NULL},
     {"busbw", "busbw.gp", NULL, "weft coll ... --csv FILE",
-     "collective bus bandwidth against size (log scales), with --measured beside it"},
+     "collective bus bandwidth against size (log scales), with --measured beside it",
+     "weft coll --csv"},
+    {"goodput", "goodput_vs_interval.gp", "goodput_vs_interval.csv",
+     "weft train ... --checkpoint-interval auto --out DIR",
+     "goodput against checkpoint interval, with its 95% confidence interval", NULL},
+    {"run-timeline", "run_timeline.gp", "run_timeline.csv", "weft train ... --out DIR",
+     "one training run: kept training, work lost at failures, restarts, degraded spans", NULL},
     {"links-heatmap", "links_heatmap.gp", "links_timeseries.csv",
      "weft replay ... --network flow --link-series 10us --out DIR",
-     "link utilization over time, one row per link (the busiest)"},
+     "link utilization over time, one row per link (the busiest)", NULL},
     {"top-links", "top_links.gp", "links.csv", "weft replay ... --out DIR",
-     "bar chart of the links that carried the most bytes"},
+     "bar chart of the links that carried the most bytes", NULL},
     {"sweep", "sweep.gp", NULL, "weft sweep STUDY.ini",
-     "a study's metric (--y) over one axis (--x), one line per value of another (--lines)"},
+     "a study's metric (--y) over one axis (--x), one line per value of another (--lines)",
+     "weft sweep (its results)"},
 };
 
 /* The directory holding the gnuplot scripts: $WEFT_PLOTS_DIR, the installed
@@ -559,7 +567,7 @@ weft_cmd_plot(int argc, char **argv)
         g_string_append_printf(
             kinds_help, "  %-14s %s\n  %-14s   INPUT: %s%s%s (%s)\n", kinds[i].kind,
             kinds[i].summary, "", kinds[i].dir_file != NULL ? "DIR, or DIR/" : "the CSV of ",
-            kinds[i].dir_file != NULL ? kinds[i].dir_file : "weft coll --csv", "", kinds[i].hint);
+            kinds[i].dir_file != NULL ? kinds[i].dir_file : kinds[i].file_of, "", kinds[i].hint);
     }
     g_string_append(kinds_help,
                     "\nThe scripts are in plots/ (gnuplot -c plots/KIND.gp INPUT OUT runs them\n"
@@ -688,7 +696,6 @@ weft_cmd_plot(int argc, char **argv)
         return weft_cli_error("plot", error);
     }
     g_autofree char *script = g_build_filename(plots, k->script, NULL);
-
 
     /* gnuplot writes a temporary name with the same extension (it picks nothing from it,
      * but the script does), renamed once gnuplot succeeded */
