@@ -150,6 +150,12 @@ weft_cmd_gen(int argc, char **argv)
             g_autofree char *msg = g_strdup_printf("--%s %d is negative", over[i].name, over[i].v);
             return weft_cli_usage_error("gen", msg);
         }
+        /* the parallel sizes and the micro-batch default to 1: a 0 was typed */
+        if (over[i].v == 0 && i >= 8) {
+            g_autofree char *msg =
+                g_strdup_printf("--%s 0: a size must be at least 1", over[i].name);
+            return weft_cli_usage_error("gen", msg);
+        }
         if (over[i].v > 0) {
             *over[i].dst = (guint)over[i].v;
         }
