@@ -1422,8 +1422,15 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
     weft_topo_set_ecmp_seed(run->topo, (guint64)get_int(sc, K_ECMP_SEED));
 
     run->workload = load_workload(sc, weft_topo_n_gpus(run->topo), &run->trace_label, error);
-    if (run->workload == NULL ||
-        !weft_workload_check(run->workload, weft_topo_n_gpus(run->topo), error)) {
+    if (run->workload == NULL) {
+        return NULL;
+    }
+    if (!weft_workload_check(run->workload, weft_topo_n_gpus(run->topo), error)) {
+        /* a trace's message names its files; a generated workload's says which keys */
+        if (current(sc, K_TRACE) == NULL) {
+            g_prefix_error(error, "workload %s%s: ", run->trace_label,
+                           current(sc, K_COLLECTIVE) != NULL ? " (workload.collective_ranks)" : "");
+        }
         return NULL;
     }
 
