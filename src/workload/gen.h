@@ -19,7 +19,9 @@
  *   T k h e bytes in the EP group, experts 2 T k h f (3|2) / t; elementwise
  *   work (norms, residuals, activation, dropout) as ELEM_PASSES passes over the
  *   T h e activation. Backward: GEMMs and core x 2 (data and weight
- *   gradients), the TP collectives mirrored (AG <-> RS; AR for non-SP). Full
+ *   gradients), the TP collectives mirrored (AG <-> RS; AR for non-SP), then the
+ *   weight gradients accumulated into FP32 main_grad (GRAD_ACCUM_BYTES per local
+ *   parameter). Full
  *   recomputation reruns the layer's forward before its backward, selective the
  *   attention core (Korthikanti et al., 2022). The first virtual stage has the
  *   embedding, the last the output layer (untied) and the vocab-parallel
@@ -36,7 +38,7 @@
  * forward, off the compute stream; without, all after the last backward. The optimizer is memory
  * bound: ADAM_BYTES per local parameter.
  *
- * Compute time of an operator (F FLOPs, B bytes): max(F / (peak x eff(F)),
+ * Compute time of an operator (F FLOPs, B bytes): max(F / (peak x SUSTAINED_CLOCK x eff(F)),
  * B / HBM bandwidth), eff(F) = E_max F / (F + F_HALF), E_max = the GPU's
  * measured GEMM rate / peak (hw catalog) or GEMM_EFF_DEFAULT. Constants below,
  * with sources, are the same for every model and configuration.
