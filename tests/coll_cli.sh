@@ -109,4 +109,41 @@ expect 0 "show-config lists the collective keys" "" -- "$WEFT" replay "$scen" --
 grep -q "^all_reduce_protocol = auto" "$tmp/out" && grep -q "^tuning = nccl" "$tmp/out" &&
     ok "collective keys in the effective configuration" || bad "collective keys missing"
 
+# ---- one GPU per node (every data-parallel group under TP = 8), issue 13 ----
+p5="$WEFT_SRCDIR/topologies/p5-h100-2node.ini"
+ls21="$WEFT_SRCDIR/topologies/leaf-spine-2to1.ini"
+time_of() { awk '!/^#/ && $1 ~ /^[0-9]+$/ {print $4; exit}' "$1"; }
+algo_of() { awk '!/^#/ && $1 ~ /^[0-9]+$/ {print $7 "/" $8; exit}' "$1"; }
+# GPUs 0 and 8: each sends S over its 50 GB/s EFA: >= 536870912 / 50e9 = 10737.4 us (it was
+# 10,737,449 us: the ring's latency wrapped to 2^32 hops)
+expect 0 "ring over one GPU per node" "" -- "$WEFT" coll --cluster "$p5" --op all_reduce -g 0,8 \
+    -b 512M -e 512M -n flow --algo ring --proto simple
+t=$(time_of "$tmp/out")
+awk -v t="$t" 'BEGIN { exit !(t >= 10737.4 && t <= 1.1 * 10737.4) }' &&
+    ok "ring on GPUs 0,8: $t us, within 10 % of the wire's 10737.4 us" ||
+    bad "ring on GPUs 0,8: $t us, expected 10737.4 .. 11811 us"
+# four nodes of the 2:1 leaf-spine, one GPU each, 256 MiB under flow: a ring is 6 steps of
+# S/4 over 50 GB/s NICs, >= 2 x 3/4 x 268435456 / 50e9 = 8053 us; auto took tree/LL128 at
+# 26,069 us because the ring's time had wrapped
+expect 0 "auto over one GPU per node" "" -- "$WEFT" coll --cluster "$ls21" --op all_reduce \
+    -g 0,8,16,24 -b 256M -e 256M -n flow
+t=$(time_of "$tmp/out")
+[ "$(algo_of "$tmp/out")" = "ring/simple" ] && ok "auto picks ring/simple on 4 x 1 GPU" ||
+    bad "auto picks $(algo_of "$tmp/out") on 4 x 1 GPU, expected ring/simple"
+awk -v t="$t" 'BEGIN { exit !(t >= 8053 && t <= 1.1 * 8053) }' &&
+    ok "auto on 4 x 1 GPU: $t us, within 10 % of 8053 us" ||
+    bad "auto on 4 x 1 GPU: $t us, expected 8053 .. 8858 us"
+
+# ---- uneven layouts run what they support (8 + 7 GPUs), issue 13 ----
+expect 0 "all-reduce on 8 + 7 GPUs" "" -- "$WEFT" coll --cluster "$p5" \
+    -g 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14 -b 256M -e 256M
+[ "$(algo_of "$tmp/out")" = "ring/simple" ] && ok "8 + 7 GPUs: NVLS tree cannot run, ring/simple" ||
+    bad "8 + 7 GPUs chose $(algo_of "$tmp/out")"
+expect 1 "nvls_tree forced on 8 + 7 GPUs" "different numbers of members" -- "$WEFT" coll \
+    --cluster "$p5" -g 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14 -b 256M -e 256M --algo nvls_tree
+scen15="$tmp/uneven.ini"
+printf '[cluster]\nfile = %s\n[workload]\ncollective = all_reduce\ncollective_bytes = 256MiB\ncollective_ranks = 15\n' \
+    "$p5" >"$scen15"
+expect 0 "replay of an all-reduce on 8 + 7 GPUs" "" -- "$WEFT" replay -q "$scen15"
+
 finish coll_cli.sh

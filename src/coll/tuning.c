@@ -315,12 +315,16 @@ weft_coll_system_fill_tables(weft_coll_system_t *sys)
     int hw = nodes == 1 ? intra_hw : HW_NET;
 
     for (int f = 0; f < N_FUNCS; f++) {
-        guint nsteps = f == F_ALL_REDUCE                            ? 2 * (n - 1)
-                       : f == F_REDUCE_SCATTER || f == F_ALL_GATHER ? n - 1
-                                                                    : n;
-        guint inter_steps = f == F_ALL_REDUCE ? (nodes > 1 ? 2 * nodes : 0)
-                            : f == F_REDUCE_SCATTER || f == F_ALL_GATHER ? nodes - 1
-                                                                         : nodes;
+        /* Signed, as NCCL's ints: with one GPU per node an all-reduce ring has 2(n-1) steps
+         * of which 2n are counted as network steps, so the intra-node term is -2 hops
+         * (NCCL 2.20.3 src/graph/tuning.cc, ncclTopoTuneModel(): nsteps - nInterSteps).
+         * Unsigned, the difference wrapped to 2^32 hops (about 4.3e9 us). */
+        gint64 nsteps = f == F_ALL_REDUCE                            ? 2 * ((gint64)n - 1)
+                        : f == F_REDUCE_SCATTER || f == F_ALL_GATHER ? (gint64)n - 1
+                                                                     : (gint64)n;
+        gint64 inter_steps = f == F_ALL_REDUCE ? (nodes > 1 ? 2 * (gint64)nodes : 0)
+                             : f == F_REDUCE_SCATTER || f == F_ALL_GATHER ? (gint64)nodes - 1
+                                                                          : (gint64)nodes;
         for (int a = 0; a < WEFT_NCCL_N_ALGOS; a++) {
             if ((f == F_BROADCAST || f == F_REDUCE) && a != WEFT_NCCL_RING) {
                 continue;
@@ -400,7 +404,8 @@ weft_coll_system_fill_tables(weft_coll_system_t *sys)
                             over = net_overhead_us(sys->cpu) * (p == 2 ? 3.0 : 1.0);
                         }
                         intra_lat = MAX(intra_lat, over);
-                        lat += (nsteps - inter_steps) * intra_lat + inter_steps * inter_lat;
+                        lat += (double)(nsteps - inter_steps) * intra_lat +
+                               (double)inter_steps * inter_lat;
                     }
                 } else if (a == WEFT_NCCL_TREE) {
                     lat += 2.0 * ((n / nodes - 1) * intra_lat + log2i(nodes) * inter_lat);
@@ -425,7 +430,7 @@ weft_coll_system_fill_tables(weft_coll_system_t *sys)
     for (int f = 0; f < N_FUNCS; f++) {
         for (int a = 0; a < WEFT_NCCL_N_ALGOS; a++) {
             gboolean on = TRUE;
-            if (a == WEFT_NCCL_NVLS_TREE && nodes == 1) {
+            if (a == WEFT_NCCL_NVLS_TREE && (nodes == 1 || sys->uneven)) {
                 on = FALSE;
             }
             if ((a == WEFT_NCCL_NVLS || a == WEFT_NCCL_NVLS_TREE) && !sys->nvls) {
@@ -474,6 +479,7 @@ weft_coll_system_init(weft_coll_system_t *sys, weft_topo_t *topo, const weft_col
     sys->net_msg_ps = tuning != NULL && tuning->net_msg_ps > 0 ? tuning->net_msg_ps
                                                                : weft_topo_nic_msg_cost(topo);
     sys->collnet = layout->collnet && sys->n_nodes > 1;
+    sys->uneven = !layout->uniform;
 
     /* NVLink lanes and rate of member 0; else its fastest link (a PCI-like system). */
     gint v0 = layout->vertex[0];
@@ -664,13 +670,17 @@ nccl_channels(const weft_coll_system_t *sys, int a, int p, guint64 nbytes)
  * NCCL 2.20 (src/include/device.h, src/init.cc): LL's 8 lines of 16 bytes per thread x 512
  * threads x NCCL_STEPS = 8 steps, half of each line data: 32 KiB per step; LL128's 120
  * 8-byte words per thread x 640 threads per step, 120 of every 128 bytes data: 576,000 B;
- * Simple's 4 MiB buffer over 8 steps, 512 KiB, times ALLREDUCE_CHUNKSTEPS = 4 for the
- * ring (src/include/collectives.h): 2 MiB. NVLS (src/enqueue.cc): NCCL_NVLS_CHUNKSIZE =
+ * Simple's 4 MiB buffer over 8 steps, 512 KiB, times the ring's chunk steps
+ * (src/include/collectives.h): ALLREDUCE_, ALLGATHER_ and REDUCESCATTER_CHUNKSTEPS =
+ * NCCL_STEPS / 2 = 4, 2 MiB; BROADCAST_ and REDUCE_CHUNKSTEPS = 1, 512 KiB (a broadcast
+ * cut into 2 MiB chunks ran 2-4x slower than NCCL's formula on one node: its chain fills
+ * with a chunk per hop). NVLS (src/enqueue.cc): NCCL_NVLS_CHUNKSIZE =
  * 128 KiB, halved to 64 KiB below 64 x, 32 KiB below 8 x and 16 KiB below 2 x (channels x
  * heads x chunk) bytes.
  */
 static guint64
-nccl_chunk_bytes(const weft_coll_system_t *sys, int a, int p, guint64 nbytes, guint channels)
+nccl_chunk_bytes(const weft_coll_system_t *sys, int f, int a, int p, guint64 nbytes,
+                 guint channels)
 {
     if (p == 0) {
         return 32768;
@@ -692,7 +702,10 @@ nccl_chunk_bytes(const weft_coll_system_t *sys, int a, int p, guint64 nbytes, gu
         }
         return c;
     }
-    return a == WEFT_NCCL_RING ? 2u << 20 : 512u << 10;
+    if (a == WEFT_NCCL_RING && f != F_BROADCAST && f != F_REDUCE) {
+        return 2u << 20;
+    }
+    return 512u << 10;
 }
 
 /*
@@ -704,10 +717,10 @@ nccl_chunk_bytes(const weft_coll_system_t *sys, int a, int p, guint64 nbytes, gu
  * ALLREDUCE_CHUNKSTEPS = 4 steps).
  */
 static guint64
-net_message_bytes(const weft_coll_system_t *sys, int a, guint64 nbytes, guint channels)
+net_message_bytes(const weft_coll_system_t *sys, int f, int a, guint64 nbytes, guint channels)
 {
     const guint64 step = 512u << 10;
-    return MIN(step, nccl_chunk_bytes(sys, a, 2, nbytes, channels));
+    return MIN(step, nccl_chunk_bytes(sys, f, a, 2, nbytes, channels));
 }
 
 /*
@@ -724,7 +737,7 @@ static guint
 nccl_chunks(const weft_coll_system_t *sys, int f, int a, int p, guint64 nbytes, guint channels)
 {
     guint n = MAX(sys->n_ranks, 1u);
-    guint64 chunk = nccl_chunk_bytes(sys, a, p, nbytes, channels);
+    guint64 chunk = nccl_chunk_bytes(sys, f, a, p, nbytes, channels);
     guint64 unit = (guint64)MAX(channels, 1u) * chunk;
     double per; /* transfers per channel and chunk, roughly */
     if (a == WEFT_NCCL_RING) {
@@ -812,7 +825,10 @@ weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system_t *sys, 
     }
     if (want_a == WEFT_COLL_ALGO_DIRECT) {
         g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED,
-                    "%s has no direct algorithm in NCCL (ring, tree, nvls, nvls_tree, collnet)",
+                    "%s has no direct algorithm: direct runs all-to-all, gather and scatter; "
+                    "under NCCL's tuning choose auto, or force ring, tree, nvls, nvls_tree or "
+                    "collnet (NCCL_ALGO) or weft's halving_doubling or hierarchical, as the "
+                    "operation has them (doc/collectives.md, Algorithms)",
                     weft_coll_op_name(op));
         return FALSE;
     }
@@ -867,6 +883,8 @@ weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system_t *sys, 
                     weft_coll_tuning_proto_name(want_p), sys->n_ranks, sys->n_nodes,
                     !sys->nvls          ? " (no NVLS-capable NVSwitch)"
                     : sys->n_nodes == 1 ? " (one node)"
+                    : sys->uneven       ? " (its nodes hold different numbers of members; ring "
+                                          "and tree run on any layout)"
                                         : "");
         return FALSE;
     }
@@ -921,7 +939,7 @@ weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system_t *sys, 
     }
     if (sys->n_nodes > 1 && bp == 2 && sys->net_msg_ps > 0) {
         c.msg_ps = sys->net_msg_ps;
-        c.msg_bytes = net_message_bytes(sys, ba, nbytes, config->channels);
+        c.msg_bytes = net_message_bytes(sys, f, ba, nbytes, config->channels);
     }
     if (costs != NULL) {
         *costs = c;

@@ -99,6 +99,8 @@ typedef struct {
     double net_GBps;   /* per GPU to the network; 0 on one node */
     gboolean nvls;     /* NVLink SHARP: gen3+ NVSwitch and arch >= 90 */
     gboolean collnet;  /* in-network reduction between the nodes (SHARP) */
+    gboolean uneven;   /* nodes hold different numbers of members (8 + 7): NVLS tree and
+                          hierarchical, whose plans pair the members of every node, cannot run */
     weft_coll_cpu_t cpu;
     weft_time_t net_msg_ps; /* per-message cost of a GPU's network path (tuning->net_msg_ps) */
     /* the cluster as it is, for the executor's costs */
