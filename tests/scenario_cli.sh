@@ -179,4 +179,46 @@ expect 0 "saved NCCL-tuned configuration" "" -- "$WEFT" replay -q "$tmp/nccl.ini
 [ "$(step_of "$tmp/out")" = "$nccl_step" ] && ok "saved NCCL-tuned configuration reruns identically" ||
     bad "saved NCCL-tuned configuration: $(step_of "$tmp/out") us, expected $nccl_step us"
 
+# ---- forced algorithms under the plain model (abstract clusters, collectives.tuning = off) ----
+# An ASTRA-sim Switch of 8 NPUs, 50 GB/s (ASTRA-sim's GB/s: 2^30 B/s) and 10 ns per link: a
+# route is 2 links, 20 ns. All-reduce of S = 100 MiB:
+#   ring: 14 steps of S/8: 14 (0.02 + 13107200 / 53687091200 s) = 14 x 244.160625 = 3418.24875 us
+#   halving-doubling (n = 2^3): 6 steps, 2 (7/8) S bytes: 6 x 0.02 + 3417.96875 = 3418.08875 us
+printf 'topology: [ Switch ]\nnpus_count: [ 8 ]\nbandwidth: [ 50.0 ]\nlatency: [ 10.0 ]\n' \
+    >"$tmp/sw8.yml"
+ar100() { "$WEFT" replay --cluster "$tmp/sw8.yml" --set workload.collective=all_reduce \
+    --set workload.collective_bytes=100MiB "$@"; }
+expect 0 "plain ring on an ASTRA-sim switch" "" -- ar100 -q
+[ "$(step_of "$tmp/out")" = "3418.248750" ] && ok "plain ring 3418.24875 us" ||
+    bad "plain ring $(step_of "$tmp/out") us, expected 3418.24875 us"
+expect 0 "plain halving-doubling, forced" "" -- ar100 --set collectives.all_reduce_algorithm=halving_doubling
+[ "$(step_of "$tmp/out")" = "3418.088750" ] && ok "plain halving-doubling 3418.08875 us" ||
+    bad "plain halving-doubling $(step_of "$tmp/out") us, expected 3418.08875 us (was ignored: ring)"
+grep -q '^algorithms   all_reduce halving_doubling (forced' "$tmp/out" &&
+    ok "the summary names the forced algorithm" || bad "no algorithms line"
+expect 0 "plain tree, forced" "" -- ar100 -q --set collectives.tuning=off \
+    --set collectives.all_reduce_algorithm=tree
+[ "$(step_of "$tmp/out")" != "3418.248750" ] && ok "plain tree is not the ring" ||
+    bad "plain tree ran the ring"
+expect 1 "nvls under the plain model is refused" "all_reduce_algorithm = nvls.*tuning = nccl" -- \
+    ar100 --set collectives.all_reduce_algorithm=nvls
+expect 1 "a protocol under the plain model is refused" "all_reduce_protocol = ll.*no protocols" -- \
+    ar100 --set collectives.all_reduce_protocol=ll
+expect 1 "direct all-reduce (plain) names what all-reduce has" "no direct algorithm.*halving_doubling" \
+    -- ar100 --set collectives.all_reduce_algorithm=direct
+expect 1 "direct all-reduce (NCCL) says what to do" "no direct algorithm: direct runs all-to-all.*choose auto" \
+    -- ar100 --set collectives.tuning=nccl --set collectives.all_reduce_algorithm=direct
+# NCCL's tuning forced on the switch: each NPU is a node; the ring's latency term was
+# 2^32 hops (3,417,991 us); now a ring at NCCL's bandwidth, within 25 % of the plain one
+expect 0 "NCCL ring on an ASTRA-sim switch" "" -- ar100 -q --set collectives.tuning=nccl \
+    --set collectives.all_reduce_algorithm=ring
+awk -v s="$(step_of "$tmp/out")" 'BEGIN { exit !(s > 3418.0 && s < 1.25 * 3418.25) }' &&
+    ok "NCCL ring $(step_of "$tmp/out") us, within 25 % of 3418.25 us" ||
+    bad "NCCL ring $(step_of "$tmp/out") us, expected within 25 % of 3418.25 us"
+expect 0 "NCCL halving-doubling on an ASTRA-sim switch" "" -- ar100 -q --set collectives.tuning=nccl \
+    --set collectives.all_reduce_algorithm=halving_doubling
+awk -v s="$(step_of "$tmp/out")" 'BEGIN { exit !(s > 3418.0 && s < 1.25 * 3418.25) }' &&
+    ok "NCCL halving-doubling $(step_of "$tmp/out") us, within 25 % of 3418.09 us" ||
+    bad "NCCL halving-doubling $(step_of "$tmp/out") us, expected within 25 % of 3418.09 us"
+
 finish scenario_cli.sh

@@ -80,6 +80,7 @@ struct replay {
     GHashTable *colls;   /* key -> coll_inst_t* (owned) */
     GHashTable *plans;   /* plan_key_t -> weft_coll_plan_t* (owned) */
     gboolean tuned;      /* opts->coll_tuning was given */
+    weft_coll_algo_t plain_algo[WEFT_COLL_N_OPS]; /* opts->plain_algo (untuned only) */
     weft_coll_tuning_t tuning;
     weft_coll_layout_t **comm_layout; /* per communicator, built on first use (tuned) */
     weft_coll_system_t **comm_sys;    /* per communicator, likewise */
@@ -298,7 +299,7 @@ get_plan(replay_t *R, guint c, weft_coll_op_t op, guint n, guint64 bytes, const 
     weft_coll_plan_t *plan = g_hash_table_lookup(R->plans, &key);
     if (plan == NULL) {
         plan = R->tuned ? tuned_plan(R, c, op, bytes, vertices, error)
-                        : weft_coll_plan_new(op, WEFT_COLL_ALGO_AUTO, n, bytes, R->chunks, error);
+                        : weft_coll_plan_new(op, R->plain_algo[op], n, bytes, R->chunks, error);
         if (plan == NULL) {
             return NULL;
         }
@@ -833,6 +834,9 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
     R.rank_gpu = opts != NULL ? opts->rank_gpu : NULL;
     R.compute_scale = opts != NULL && opts->compute_scale > 0 ? opts->compute_scale : 1.0;
     R.observer = opts != NULL ? opts->observer : NULL;
+    if (opts != NULL) {
+        memcpy(R.plain_algo, opts->plain_algo, sizeof R.plain_algo);
+    }
     if (opts != NULL && opts->coll_tuning != NULL) {
         R.tuned = TRUE;
         R.tuning = *opts->coll_tuning; /* its chunks, not coll_chunks, apply */

@@ -128,6 +128,12 @@ typedef struct {
      * operation, size). NULL: the plain single-ring / direct plans of weft_coll_plan_new()
      * with coll_chunks and no protocol costs. */
     const weft_coll_tuning_t *coll_tuning;
+    /* The plain model's algorithm per operation (used only when coll_tuning is NULL):
+     * WEFT_COLL_ALGO_AUTO (0, the zero-initialized default) = ring, direct for all-to-all,
+     * gather and scatter; ring, direct, tree and halving_doubling run on the flat plans of
+     * weft_coll_plan_new(); an algorithm the operation lacks fails the collective with
+     * WEFT_COLL_ERROR_UNSUPPORTED. */
+    weft_coll_algo_t plain_algo[WEFT_COLL_N_OPS];
     /* (nullable) faults inside the step (fault/step.h), armed on @sim at time 0:
      * link, NIC and switch faults change the network; stragglers stretch the
      * compute-stream nodes of their GPU (not CPU-stream ones: the host is not

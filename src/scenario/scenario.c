@@ -1233,9 +1233,16 @@ weft_scenario_run_summary(const weft_scenario_run_t *run)
         g_string_append_printf(s, "network      %s, %u chunk(s) per collective%s\n",
                                run->network_model, run->chunks,
                                run->nccl_tuning ? " (forced over NCCL's tuning)"
-                               : run->abstract  ? ", plain rings (an abstract cluster: no NVLink, "
-                                                  "no NICs; collectives.tuning)"
-                                                : "");
+                               : run->abstract && run->plain_forced != NULL
+                                   ? ", plain model (an abstract cluster: no NVLink, no NICs; "
+                                     "collectives.tuning)"
+                               : run->abstract ? ", plain rings (an abstract cluster: no NVLink, "
+                                                 "no NICs; collectives.tuning)"
+                                               : "");
+        if (run->plain_forced != NULL) {
+            g_string_append_printf(s, "algorithms   %s (forced; the plain model's default: ring)\n",
+                                   run->plain_forced);
+        }
     }
     g_string_append_printf(s,
                            "collectives  %" G_GUINT64_FORMAT
@@ -1302,6 +1309,69 @@ scenario_tuning(const weft_scenario_t *sc, weft_coll_tuning_t *t)
     /* collectives.chunks forces the chunk count only when given; NCCL's otherwise. */
     t->chunks = sc->value[K_CHUNKS] != NULL ? (guint)get_int(sc, K_CHUNKS) : 0;
     weft_coll_tuning_cpu_from_name(current(sc, K_CPU), &t->cpu);
+}
+
+/*
+ * The plain model's forced algorithms (collectives.tuning = off, or auto on an abstract
+ * cluster): ring, tree, halving_doubling and direct have flat plans and run as asked; the
+ * algorithms that need the communicator's layout on the cluster (nvls, nvls_tree, collnet,
+ * hierarchical) and forced protocols (the plain model has none) are refused with the key,
+ * never ignored. Fills @algo per operation and *@text ("all_reduce halving_doubling"),
+ * NULL when nothing is forced.
+ */
+static gboolean
+plain_forced(const weft_scenario_t *sc, const weft_coll_tuning_t *t, weft_coll_algo_t *algo,
+             char **text, GError **error)
+{
+    static const struct {
+        int algo_key, proto_key;
+        weft_coll_op_t op;
+    } per_op[] = {
+        {K_AR_ALGO, K_AR_PROTO, WEFT_COLL_ALL_REDUCE},
+        {K_AG_ALGO, K_AG_PROTO, WEFT_COLL_ALL_GATHER},
+        {K_RS_ALGO, K_RS_PROTO, WEFT_COLL_REDUCE_SCATTER},
+        {K_A2A_ALGO, K_A2A_PROTO, WEFT_COLL_ALL_TO_ALL},
+        {K_BCAST_ALGO, K_BCAST_PROTO, WEFT_COLL_BROADCAST},
+        {K_REDUCE_ALGO, K_REDUCE_PROTO, WEFT_COLL_REDUCE},
+    };
+    const char *why_plain = strcmp(current(sc, K_TUNING), "off") == 0
+                                ? "collectives.tuning = off"
+                                : "collectives.tuning = auto on an abstract cluster";
+    GString *desc = g_string_new(NULL);
+    for (guint i = 0; i < G_N_ELEMENTS(per_op); i++) {
+        weft_coll_op_t op = per_op[i].op;
+        if (t->proto[op] != WEFT_COLL_PROTO_AUTO) {
+            g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE,
+                        "collectives.%s = %s: the plain model (%s) has no protocols; set "
+                        "collectives.tuning = nccl to run NCCL's protocols",
+                        keys[per_op[i].proto_key].key, current(sc, per_op[i].proto_key), why_plain);
+            g_string_free(desc, TRUE);
+            return FALSE;
+        }
+        weft_coll_algo_t a = t->algo[op];
+        if (a == WEFT_COLL_ALGO_AUTO) {
+            continue;
+        }
+        if (a != WEFT_COLL_ALGO_RING && a != WEFT_COLL_ALGO_TREE && a != WEFT_COLL_ALGO_DIRECT &&
+            a != WEFT_COLL_ALGO_HALVING_DOUBLING) {
+            g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE,
+                        "collectives.%s = %s: the plain model (%s) runs ring, tree, "
+                        "halving_doubling and direct; %s needs NCCL's tuning over the cluster's "
+                        "NVSwitches and switches (collectives.tuning = nccl)",
+                        keys[per_op[i].algo_key].key, current(sc, per_op[i].algo_key), why_plain,
+                        weft_coll_algo_name(a));
+            g_string_free(desc, TRUE);
+            return FALSE;
+        }
+        g_string_append_printf(desc, "%s%s %s", desc->len > 0 ? ", " : "", weft_coll_op_name(op),
+                               weft_coll_algo_name(a));
+    }
+    /* the same forced choice for the operations that share each key (scenario_tuning()) */
+    for (guint op = 0; op < WEFT_COLL_N_OPS; op++) {
+        algo[op] = t->algo[op];
+    }
+    *text = desc->len > 0 ? g_string_free(desc, FALSE) : (g_string_free(desc, TRUE), NULL);
+    return TRUE;
 }
 
 /*
@@ -1495,9 +1565,11 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
         weft_report_progress_attach(progress, sim);
     }
     weft_coll_tuning_t tuning = {0};
+    scenario_tuning(sc, &tuning);
     if (run->nccl_tuning) {
-        scenario_tuning(sc, &tuning);
         opts.coll_tuning = &tuning;
+    } else if (!plain_forced(sc, &tuning, opts.plain_algo, &run->plain_forced, error)) {
+        return NULL;
     }
     g_autoptr(weft_fault_plan_t) faults = NULL;
     if (current(sc, K_FAULTS_FILE) != NULL || current(sc, K_FAULTS_EVENTS) != NULL) {
@@ -1578,6 +1650,7 @@ weft_scenario_run_free(weft_scenario_run_t *run)
     weft_topo_free(run->topo);
     g_free(run->network_model);
     g_free(run->placement);
+    g_free(run->plain_forced);
     g_free(run->cluster_label);
     g_free(run->trace_label);
     g_free(run);

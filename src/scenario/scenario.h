@@ -127,6 +127,9 @@ typedef struct {
     /* collectives.tuning = auto chose the plain model: the cluster is abstract (topo.h:
      * weft_topo_is_abstract()) */
     gboolean abstract;
+    /* the plain model's forced algorithms ("all_reduce halving_doubling, ..."), NULL when
+     * every collective runs its default (ring; direct for all-to-all, gather, scatter) */
+    char *plain_forced;
     double duration_scale; /* compute.duration_scale */
     char *cluster_label;   /* cluster.file (as typed on the command line, else absolute) or "NAME
                               (inline)" */
