@@ -9,7 +9,10 @@
  *
  * Scenarios: dp-step (a data-parallel training step whose second gradient
  * all-reduce overlaps backward compute), and broken inputs: missing-dep, cycle,
- * unmatched-send, coll-deadlock, truncated, corrupt-varint, empty.
+ * unmatched-send, coll-deadlock, truncated, corrupt-varint, empty; and inputs
+ * that load with a warning: dangling-ctrl-dep (a 10 us forward, a 1 MiB
+ * all-reduce with a ctrl_dep on it, and a node with a ctrl_dep on node 0,
+ * which no file has).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +26,7 @@ static int
 usage(void)
 {
     fprintf(stderr, "usage: mktrace dp-step|missing-dep|cycle|unmatched-send|coll-deadlock|"
-                    "truncated|corrupt-varint|empty RANKS PREFIX\n");
+                    "truncated|corrupt-varint|empty|dangling-ctrl-dep RANKS PREFIX\n");
     return 2;
 }
 
@@ -73,6 +76,12 @@ main(int argc, char **argv)
                 test_et_coll(et, 2, "all_reduce_grad", 0, MiB, NULL);
                 test_et_dep(et, 1);
             }
+        } else if (g_str_equal(scenario, "dangling-ctrl-dep")) {
+            test_et_node_dur(et, 1, "forward", TEST_COMP, 10);
+            test_et_coll(et, 2, "all_reduce_grad", 0, MiB, NULL);
+            test_et_ctrl_dep(et, 1);
+            test_et_node(et, 3, "optimizer", TEST_COMP);
+            test_et_ctrl_dep(et, 0); /* no node 0 */
         } else if (g_str_equal(scenario, "truncated")) {
             test_et_dp_step(et);
             test_et_write(et, path, FALSE);

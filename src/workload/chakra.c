@@ -47,6 +47,34 @@ rank_file_clear(rank_file_t *f)
     }
 }
 
+/*
+ * One kind of trace problem the loader works around instead of failing: how
+ * many cases, in how many files, and the first case in words (file, rank,
+ * node and value), for one line of weft_workload_t.warnings.
+ */
+typedef struct {
+    guint64 count;
+    guint files;
+    gint last_rank; /* the last rank counted in @files, or -1 */
+    char *first;
+} tally_t;
+
+/* Counts one case in rank @r; @first (transfer full) describes it, kept if it is the first. */
+static void
+tally_add(tally_t *t, guint r, guint64 cases, char *first)
+{
+    t->count += cases;
+    if (t->last_rank != (gint)r) {
+        t->files++;
+        t->last_rank = (gint)r;
+    }
+    if (t->first == NULL) {
+        t->first = first;
+    } else {
+        g_free(first);
+    }
+}
+
 /* Everything the loader carries while it builds a workload. */
 typedef struct {
     weft_workload_t *wl;
@@ -54,6 +82,8 @@ typedef struct {
     GHashTable *groups;     /* pg_name -> GArray of guint ranks (empty: all ranks) */
     GHashTable *group_from; /* pg_name -> file that defined it (borrowed) */
     GHashTable *comm_index; /* pg_name -> GINT_TO_POINTER(index + 1) into wl->comms */
+    tally_t ctrl_dangling;  /* ctrl_deps on a missing node or on the node itself */
+    tally_t ctrl_cycle;     /* files whose other ctrl_deps close a cycle: all dropped */
 } loader_t;
 
 /* ---- files ----------------------------------------------------------------- */
@@ -926,15 +956,16 @@ free_edges(GArray **edges, guint n)
     g_free(edges);
 }
 
-/* Resolves data_deps and (when sound) ctrl_deps of rank @r into CSR. */
-static gboolean
-resolve_deps(loader_t *L, guint r, GError **error)
+/*
+ * Maps the node ids of rank @r to node indexes; an id used twice is a DEP error.
+ * Returns: (transfer full): guint64 id (borrowed from the trace) -> GUINT_TO_POINTER(index).
+ */
+static GHashTable *
+index_ids(loader_t *L, guint r, GError **error)
 {
     weft_rank_trace_t *t = &L->wl->ranks[r];
-    GPtrArray *nodes = L->files[r].nodes;
-    guint n = t->n_nodes;
     g_autoptr(GHashTable) index = g_hash_table_new(g_int64_hash, g_int64_equal);
-    for (guint i = 0; i < n; i++) {
+    for (guint i = 0; i < t->n_nodes; i++) {
         guint64 *key = &t->id[i];
         gpointer prev = NULL;
         if (g_hash_table_lookup_extended(index, key, NULL, &prev)) {
@@ -943,18 +974,34 @@ resolve_deps(loader_t *L, guint r, GError **error)
                         "%s: rank %u: node id %" G_GUINT64_FORMAT " is used twice: by '%s' "
                         "(message %u) and '%s' (message %u)",
                         t->file, r, t->id[i], t->name[j], j + 2, t->name[i], i + 2);
-            return FALSE;
+            return NULL;
         }
         g_hash_table_insert(index, key, GUINT_TO_POINTER(i));
     }
+    return g_steal_pointer(&index);
+}
+
+/*
+ * Resolves data_deps and the sound ctrl_deps of rank @r into CSR. A ctrl_dep on
+ * a missing node or on the node itself is dropped alone (L->ctrl_dangling); if
+ * the rest close a cycle the data_deps alone do not have, all the rest are
+ * dropped too (L->ctrl_cycle), as before: see workload.h.
+ */
+static gboolean
+resolve_deps(loader_t *L, guint r, GHashTable *index, GError **error)
+{
+    weft_rank_trace_t *t = &L->wl->ranks[r];
+    GPtrArray *nodes = L->files[r].nodes;
+    guint n = t->n_nodes;
     GArray **data = g_new(GArray *, MAX(n, 1));
     GArray **both = g_new(GArray *, MAX(n, 1));
     for (guint i = 0; i < n; i++) {
         data[i] = g_array_new(FALSE, FALSE, sizeof(guint32));
         both[i] = g_array_new(FALSE, FALSE, sizeof(guint32));
     }
-    gboolean ctrl_sound = TRUE, ok = TRUE;
-    guint n_ctrl = 0;
+    gboolean ok = TRUE;
+    guint n_kept = 0, n_dangling = 0;
+    char *first_dangling = NULL;
     for (guint i = 0; i < n && ok; i++) {
         const ChakraProtoMsg__Node *m = g_ptr_array_index(nodes, i);
         for (gsize k = 0; k < m->n_data_deps; k++) {
@@ -971,16 +1018,25 @@ resolve_deps(loader_t *L, guint r, GError **error)
             g_array_append_val(data[i], j);
             g_array_append_val(both[i], j);
         }
-        for (gsize k = 0; k < m->n_ctrl_deps; k++) {
+        for (gsize k = 0; k < m->n_ctrl_deps && ok; k++) {
             gpointer v = NULL;
-            n_ctrl++;
-            if (!g_hash_table_lookup_extended(index, &m->ctrl_deps[k], NULL, &v) ||
-                GPOINTER_TO_UINT(v) == i) {
-                ctrl_sound = FALSE;
+            gboolean found = g_hash_table_lookup_extended(index, &m->ctrl_deps[k], NULL, &v);
+            if (!found || GPOINTER_TO_UINT(v) == i) {
+                if (n_dangling++ == 0) {
+                    first_dangling =
+                        found ? g_strdup_printf("%s: rank %u: node %" G_GUINT64_FORMAT
+                                                " (%s): a ctrl_dep on the node itself",
+                                                t->file, r, m->id, t->name[i])
+                              : g_strdup_printf("%s: rank %u: node %" G_GUINT64_FORMAT
+                                                " (%s): a ctrl_dep on node %" G_GUINT64_FORMAT
+                                                ", which is not in the file",
+                                                t->file, r, m->id, t->name[i], m->ctrl_deps[k]);
+                }
                 continue;
             }
             guint32 j = GPOINTER_TO_UINT(v);
             g_array_append_val(both[i], j);
+            n_kept++;
         }
     }
     if (ok) {
@@ -988,23 +1044,68 @@ resolve_deps(loader_t *L, guint r, GError **error)
         g_autofree guint32 *off_both = g_new(guint32, n + 1);
         build_csr(n, data, t->dep_off, &deps_data);
         build_csr(n, both, off_both, &deps_both);
-        if (ctrl_sound && n_ctrl > 0 && !weft_workload_i_toposort(n, off_both, deps_both, NULL) &&
-            weft_workload_i_toposort(n, t->dep_off, deps_data, NULL)) {
-            ctrl_sound = FALSE; /* the ctrl_deps alone close a cycle */
-        }
-        if (ctrl_sound) {
+        guint on_cycle = 0;
+        gboolean cycle = n_kept > 0 &&
+                         !weft_workload_i_toposort(n, off_both, deps_both, &on_cycle) &&
+                         weft_workload_i_toposort(n, t->dep_off, deps_data, NULL);
+        if (!cycle) {
             memcpy(t->dep_off, off_both, (n + 1) * sizeof(guint32));
             t->deps = deps_both;
             g_free(deps_data);
         } else {
+            /* the ctrl_deps close a cycle that the data_deps alone do not have */
             t->deps = deps_data;
             g_free(deps_both);
-            t->n_ctrl_deps_ignored = n_ctrl;
+            tally_add(&L->ctrl_cycle, r, n_kept,
+                      g_strdup_printf("%s: rank %u: its %u other ctrl_deps close a cycle that its "
+                                      "data_deps do not have (node %" G_GUINT64_FORMAT
+                                      " (%s) lies on it)",
+                                      t->file, r, n_kept, t->id[on_cycle], t->name[on_cycle]));
+        }
+        t->n_ctrl_deps_ignored = n_dangling + (cycle ? n_kept : 0);
+        if (n_dangling > 0) {
+            tally_add(&L->ctrl_dangling, r, n_dangling, g_steal_pointer(&first_dangling));
         }
     }
+    g_free(first_dangling);
     free_edges(data, n);
     free_edges(both, n);
     return ok;
+}
+
+/* The warning lines of the tallies, in a fixed order (workload.h). */
+static void
+add_warnings(loader_t *L)
+{
+    weft_workload_t *wl = L->wl;
+    GPtrArray *w = g_ptr_array_new_with_free_func(g_free);
+    const tally_t *d = &L->ctrl_dangling, *c = &L->ctrl_cycle;
+    if (d->count == 1) {
+        g_ptr_array_add(w, g_strdup_printf("1 ctrl_dep on a node that is not in the file or on "
+                                           "the node itself is ignored: %s",
+                                           d->first));
+    } else if (d->count > 1) {
+        g_ptr_array_add(w, g_strdup_printf("%" G_GUINT64_FORMAT " ctrl_deps on a node that is "
+                                           "not in the file or on the node itself are ignored "
+                                           "(in %u of %u files); the first: %s",
+                                           d->count, d->files, wl->n_ranks, d->first));
+    }
+    if (c->files == 1) {
+        g_ptr_array_add(w, g_strdup_printf("%s: all of them are ignored, and its data_deps "
+                                           "alone order it",
+                                           c->first));
+    } else if (c->files > 1) {
+        g_ptr_array_add(w, g_strdup_printf("in %u of %u files the ctrl_deps left close a cycle "
+                                           "that the data_deps do not have: all %" G_GUINT64_FORMAT
+                                           " of them are ignored, and the data_deps alone order "
+                                           "those files; the first: %s",
+                                           c->files, wl->n_ranks, c->count, c->first));
+    }
+    if (w->len > 0) {
+        wl->warnings = w;
+    } else {
+        g_ptr_array_unref(w);
+    }
 }
 
 /* ---- the loader ------------------------------------------------------------- */
@@ -1088,12 +1189,17 @@ weft_workload_load_chakra(const char *prefix, const char *comm_groups_json, GErr
     if (ok && comm_groups_json != NULL) {
         ok = load_group_json(&L, comm_groups_json, error);
     }
+    L.ctrl_dangling.last_rank = L.ctrl_cycle.last_rank = -1;
     for (guint r = 0; r < n_ranks && ok; r++) {
         rank_trace_alloc(&wl->ranks[r], L.files[r].nodes->len);
         for (guint i = 0; i < wl->ranks[r].n_nodes && ok; i++) {
             ok = fill_node(&L, r, i, error);
         }
-        ok = ok && resolve_deps(&L, r, error);
+        g_autoptr(GHashTable) index = ok ? index_ids(&L, r, error) : NULL;
+        ok = index != NULL && resolve_deps(&L, r, index, error);
+    }
+    if (ok) {
+        add_warnings(&L);
     }
 
     for (guint r = 0; r < n_ranks; r++) {
@@ -1103,5 +1209,7 @@ weft_workload_load_chakra(const char *prefix, const char *comm_groups_json, GErr
     g_hash_table_unref(L.groups);
     g_hash_table_unref(L.group_from);
     g_hash_table_unref(L.comm_index);
+    g_free(L.ctrl_dangling.first);
+    g_free(L.ctrl_cycle.first);
     return ok ? g_steal_pointer(&wl) : NULL;
 }

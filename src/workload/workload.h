@@ -10,13 +10,16 @@
  * and ctrl_deps alike, both hard dependencies as in ASTRA-sim) are stored as
  * predecessor node indexes in CSR form.
  *
- * ctrl_deps are honoured only when they are sound: if one file's ctrl_deps
- * name a node that is not in the file, name the node itself, or close a cycle
- * that its data_deps alone do not have, that file's ctrl_deps are ignored as a
- * whole (n_ctrl_deps_ignored counts them) and its data_deps alone order it.
- * The PyTorch converter's output (chakra.0.et, schema 1.0.1) is such a file:
- * its ctrl_deps record host call nesting and point at dropped parents (the
- * thread root), at the node itself, and from a CPU operator to its own kernel.
+ * ctrl_deps are honoured where they are sound. A ctrl_dep that names a node
+ * not in the file, or the node itself, is dropped alone: the file's other
+ * ctrl_deps stay. If what is left of a file's ctrl_deps closes a cycle that
+ * its data_deps alone do not have, all of them are dropped and its data_deps
+ * alone order it. n_ctrl_deps_ignored counts what was dropped, and
+ * weft_workload_t.warnings says so in one line per kind (the first case, with
+ * file, rank, node and the missing id, and the total). The PyTorch converter's
+ * output (chakra.0.et, schema 1.0.1) has all three: its ctrl_deps record host
+ * call nesting and point at dropped parents (the thread root), at the node
+ * itself, and from a CPU operator to its own kernel, which closes cycles.
  * A data_dep on a missing node is always an error.
  *
  * COMM_COLL nodes marked is_cpu_op are the host side of a collective
@@ -102,7 +105,7 @@ typedef struct {
     guint64 *tensor_bytes;    /* tensor_size (0 when absent) */
     guint32 *dep_off;         /* predecessors of node i: deps[dep_off[i] .. dep_off[i+1]) */
     guint32 *deps;            /* node indexes */
-    guint n_ctrl_deps_ignored; /* ctrl_deps dropped because they were unsound (see below) */
+    guint n_ctrl_deps_ignored; /* ctrl_deps dropped because they were unsound (see above) */
     gboolean borrows_arrays;  /* TRUE: every array except comm and peer (and file) belongs to
                                  another rank of the workload (text workloads share one copy per
                                  pipeline stage); read-only, freed with their owner */
@@ -114,6 +117,11 @@ typedef struct {
     GPtrArray *comms;             /* of weft_comm_t*; comms[0] is the world */
     GStringChunk *strings;        /* owns node names */
     char *source;                 /* prefix or file it was read from */
+    /* (nullable) what the reader worked around in the trace, one line each (char *,
+     * owned, no newline), in a fixed order. Each names the first case (file,
+     * rank, node id and name, the value) and how many there were. NULL or empty: none.
+     * weft replay prints them as the summary's "warning" lines. */
+    GPtrArray *warnings;
 } weft_workload_t;
 
 /**
