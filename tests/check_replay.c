@@ -321,6 +321,38 @@ START_TEST(dangling_ctrl_dep_keeps_the_other_orderings)
 }
 END_TEST
 
+/* Issue 13: an all-reduce flagged is_cpu_op that no GPU collective depends on (a
+ * converter that mis-sets the flag) used to run as a zero-time host node. */
+START_TEST(cpu_flagged_collective_alone_runs_as_a_gpu_collective)
+{
+    for (int flag = 1; flag >= 0; flag--) {
+        const char *name = flag ? "cpuflag" : "gpuflag";
+        for (guint r = 0; r < 8; r++) {
+            g_autoptr(test_et_t) et = test_et_new("0.0.4");
+            test_et_node_dur(et, 1, "forward", TEST_COMP, 100);
+            test_et_coll(et, 2, "all_reduce_grad", 0, 64 * MiB, NULL);
+            test_et_attr_bool(et, "is_cpu_op", flag);
+            test_et_dep(et, 1);
+            write_rank(et, name, r);
+        }
+        g_autoptr(weft_topo_t) topo = astra_ring(8);
+        GError *err = NULL;
+        g_autoptr(weft_replay_result_t) res = replay(topo, name, NULL, &err);
+        ck_assert_msg(res != NULL, "%s", err ? err->message : "");
+        /* Ring all-reduce of S = 64 MiB over n = 8: 2(n-1) = 14 steps of a + (S/n)/B =
+         * 0.5 us + 8388608 B / 53687091200 B/s (= 156.25 us) = 156.75 us: 2194.5 us, after
+         * the 100 us forward: 2294.5 us, flagged or not (flagged, it was 100 us:
+         * "collectives 0"). */
+        ck_assert_int_eq(res->step_ps, 2294500000);
+        ck_assert_uint_eq(res->collectives, 1);
+        for (guint r = 0; r < 8; r++) {
+            ck_assert_int_eq(res->ranks[r].exposed_comm_ps, 2194500000);
+        }
+        assert_accounting(res);
+    }
+}
+END_TEST
+
 START_TEST(cpu_ops_overlap_gpu_compute)
 {
     /* a 300 us CPU op and a 200 us GPU kernel, both ready at 0, then a 50 us kernel
@@ -474,6 +506,7 @@ replay_suite(void)
     tcase_add_test(tc, collective_a_member_never_reaches_is_a_deadlock);
     tcase_add_test(tc, members_disagreeing_on_size_is_an_error);
     tcase_add_test(tc, dangling_ctrl_dep_keeps_the_other_orderings);
+    tcase_add_test(tc, cpu_flagged_collective_alone_runs_as_a_gpu_collective);
     tcase_add_test(tc, cpu_ops_overlap_gpu_compute);
     tcase_add_test(tc, same_inputs_give_identical_results);
     tcase_add_test(tc, placement_moves_ranks_and_compute_scale_speeds_compute);

@@ -1005,14 +1005,136 @@ END_TEST
 
 START_TEST(host_side_collective_needs_no_comm_type)
 {
+    /* PyTorch's host record beside its NCCL kernel, which has a data_dep on it */
     g_autoptr(test_et_t) et = test_et_new("0.0.4");
     test_et_node_dur(et, 0, "c10d::allreduce_", TEST_COLL, 85);
     test_et_attr_bool(et, "is_cpu_op", TRUE);
     test_et_attr_string(et, "pg_name", "no_such_group"); /* ignored on the host side */
+    test_et_coll(et, 1, "ncclKernel_AllReduce", 0, 4096, NULL);
+    test_et_dep(et, 0);
     put(et, 0);
     g_autoptr(weft_workload_t) wl = load_ok(NULL);
     ck_assert_int_eq(wl->ranks[0].comm[0], -1);
+    ck_assert_uint_eq(wl->ranks[0].is_cpu_op[0], 1);
     ck_assert_int_eq(wl->ranks[0].duration_ps[0], 85000000); /* 85 us */
+    ck_assert_int_eq(wl->ranks[0].comm[1], 0);
+    ck_assert(wl->warnings == NULL); /* nothing to say */
+    expect_check_ok(wl, 1);
+}
+END_TEST
+
+/* The converter's two halves of one host call: (1) depends on (0), the kernel on (0) only. */
+START_TEST(host_record_halves_stay_on_the_cpu)
+{
+    g_autoptr(test_et_t) et = test_et_new("0.0.4");
+    test_et_node_dur(et, 10, "c10d::allreduce_(0)", TEST_COLL, 151);
+    test_et_attr_bool(et, "is_cpu_op", TRUE);
+    test_et_node_dur(et, 11, "c10d::allreduce_(1)", TEST_COLL, 174);
+    test_et_attr_bool(et, "is_cpu_op", TRUE);
+    test_et_dep(et, 10);
+    test_et_coll(et, 12, "ncclKernel_AllReduce", 0, 8196000, NULL);
+    test_et_attr_bool(et, "is_cpu_op", FALSE);
+    test_et_dep(et, 10);
+    put(et, 0);
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    const weft_rank_trace_t *t = &wl->ranks[0];
+    ck_assert_uint_eq(t->is_cpu_op[0], 1);
+    ck_assert_uint_eq(t->is_cpu_op[1], 1);
+    ck_assert_int_eq(t->comm[0], -1);
+    ck_assert_int_eq(t->comm[1], -1);
+    ck_assert_int_eq(t->comm[2], 0);
+    ck_assert(wl->warnings == NULL);
+    expect_check_ok(wl, 1);
+}
+END_TEST
+
+/* Issue 13: an is_cpu_op collective that no GPU collective depends on used to vanish. */
+START_TEST(cpu_flagged_collective_alone_is_a_gpu_collective)
+{
+    for (guint r = 0; r < 4; r++) {
+        g_autoptr(test_et_t) et = test_et_new("0.0.4");
+        test_et_node(et, 100, "process_group:init", TEST_METADATA);
+        test_et_inputs(et, "[{'pg_name': '7', 'ranks': [0, 1, 2, 3]}]");
+        test_et_node_dur(et, 1, "forward", TEST_COMP, 100);
+        test_et_coll(et, 2, "all_reduce_grad", WEFT_COLL_ALL_REDUCE, 1048576, "7");
+        test_et_attr_bool(et, "is_cpu_op", TRUE);
+        test_et_dep(et, 1);
+        test_et_coll(et, 3, "gpu_all_gather", WEFT_COLL_ALL_GATHER, 64, "7");
+        test_et_dep(et, 1);
+        /* it depends on a GPU collective (not the reverse) and on all_reduce_grad */
+        test_et_coll(et, 4, "all_gather_after", WEFT_COLL_ALL_GATHER, 64, "7");
+        test_et_attr_bool(et, "is_cpu_op", TRUE);
+        test_et_dep(et, 2);
+        test_et_dep(et, 3);
+        put(et, r);
+    }
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    /* comms: 0 = world, 1 = "7" from its pg_name, as a GPU collective's */
+    ck_assert_uint_eq(wl->comms->len, 2);
+    for (guint r = 0; r < 4; r++) {
+        /* node indexes: 0 METADATA, 1 forward, 2 all_reduce_grad, 3 gpu_all_gather, 4 after */
+        const weft_rank_trace_t *t = &wl->ranks[r];
+        for (guint i = 2; i <= 4; i++) {
+            ck_assert_uint_eq(t->type[i], WEFT_NODE_COLL);
+            ck_assert_uint_eq(t->is_cpu_op[i], 0);
+            ck_assert_int_eq(t->comm[i], 1);
+        }
+    }
+    /* 4 ranks x 2 = 8, said once, with rank 0's all_reduce_grad first */
+    ck_assert_uint_eq(wl->warnings->len, 1);
+    g_autofree char *line = g_strdup_printf("8 COMM_COLL nodes marked is_cpu_op are replayed as "
+                                            "GPU collectives (in 4 of 4 files), since no GPU "
+                                            "collective of their file depends on them (they are "
+                                            "not the host side of one); the first: %s/t.0.et: "
+                                            "rank 0: node 2 (all_reduce_grad)",
+                                            tmp);
+    ck_assert_str_eq(g_ptr_array_index(wl->warnings, 0), line);
+    expect_check_ok(wl, 4);
+}
+END_TEST
+
+/* Read as a GPU collective, its pg_name must name a group, like any collective's. */
+START_TEST(cpu_flagged_collective_alone_needs_a_known_group)
+{
+    g_autoptr(test_et_t) et = test_et_new("0.0.4");
+    test_et_coll(et, 1, "all_reduce_grad", WEFT_COLL_ALL_REDUCE, 1048576, "no_such_group");
+    test_et_attr_bool(et, "is_cpu_op", TRUE);
+    put(et, 0);
+    expect_load_error(WEFT_WORKLOAD_ERROR_COMM);
+}
+END_TEST
+
+/* A comm_size but no comm_type, and no GPU collective to be the host side of: refused. */
+START_TEST(cpu_flagged_collective_alone_without_comm_type_is_value_error)
+{
+    g_autoptr(test_et_t) et = test_et_new("0.0.4");
+    test_et_node(et, 1, "all_reduce_grad", TEST_COLL);
+    test_et_attr_bool(et, "is_cpu_op", TRUE);
+    test_et_attr_int(et, "comm_size", 1048576);
+    put(et, 0);
+    expect_load_error(WEFT_WORKLOAD_ERROR_VALUE);
+}
+END_TEST
+
+/* A host record whose kernel is not in the trace: host time only, and said so. */
+START_TEST(host_record_without_kernel_runs_on_the_host_with_a_warning)
+{
+    g_autoptr(test_et_t) et = test_et_new("0.0.4");
+    test_et_node_dur(et, 0, "c10d::allreduce_", TEST_COLL, 85);
+    test_et_attr_bool(et, "is_cpu_op", TRUE);
+    put(et, 0);
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    ck_assert_int_eq(wl->ranks[0].comm[0], -1);
+    ck_assert_uint_eq(wl->ranks[0].is_cpu_op[0], 1);
+    ck_assert_int_eq(wl->ranks[0].duration_ps[0], 85000000); /* 85 us */
+    ck_assert_uint_eq(wl->warnings->len, 1);
+    g_autofree char *line = g_strdup_printf("1 COMM_COLL node marked is_cpu_op has no comm_type "
+                                            "or comm_size and no GPU collective of its file "
+                                            "depends on it: it runs on the host only, for its "
+                                            "duration, and moves no data: %s/t.0.et: rank 0: "
+                                            "node 0 (c10d::allreduce_)",
+                                            tmp);
+    ck_assert_str_eq(g_ptr_array_index(wl->warnings, 0), line);
     expect_check_ok(wl, 1);
 }
 END_TEST
@@ -1153,6 +1275,11 @@ workload_suite(void)
     tcase_add_test(comm, comm_group_json_beside_the_traces_is_used);
     tcase_add_test(comm, single_rank_workload_reduces_groups_to_present_ranks);
     tcase_add_test(comm, host_side_collective_needs_no_comm_type);
+    tcase_add_test(comm, host_record_halves_stay_on_the_cpu);
+    tcase_add_test(comm, cpu_flagged_collective_alone_is_a_gpu_collective);
+    tcase_add_test(comm, cpu_flagged_collective_alone_needs_a_known_group);
+    tcase_add_test(comm, cpu_flagged_collective_alone_without_comm_type_is_value_error);
+    tcase_add_test(comm, host_record_without_kernel_runs_on_the_host_with_a_warning);
     suite_add_tcase(s, comm);
 
     TCase *synth = tcase_create("synthetic");

@@ -12,7 +12,8 @@
  * unmatched-send, coll-deadlock, truncated, corrupt-varint, empty; and inputs
  * that load with a warning: dangling-ctrl-dep (a 10 us forward, a 1 MiB
  * all-reduce with a ctrl_dep on it, and a node with a ctrl_dep on node 0,
- * which no file has).
+ * which no file has), cpu-flagged-coll (a 100 us forward, then a 64 MiB
+ * all-reduce marked is_cpu_op, as a converter that mis-sets the flag writes it).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,8 +26,9 @@
 static int
 usage(void)
 {
-    fprintf(stderr, "usage: mktrace dp-step|missing-dep|cycle|unmatched-send|coll-deadlock|"
-                    "truncated|corrupt-varint|empty|dangling-ctrl-dep RANKS PREFIX\n");
+    fprintf(stderr,
+            "usage: mktrace dp-step|missing-dep|cycle|unmatched-send|coll-deadlock|"
+            "truncated|corrupt-varint|empty|dangling-ctrl-dep|cpu-flagged-coll RANKS PREFIX\n");
     return 2;
 }
 
@@ -82,6 +84,11 @@ main(int argc, char **argv)
             test_et_ctrl_dep(et, 1);
             test_et_node(et, 3, "optimizer", TEST_COMP);
             test_et_ctrl_dep(et, 0); /* no node 0 */
+        } else if (g_str_equal(scenario, "cpu-flagged-coll")) {
+            test_et_node_dur(et, 1, "forward", TEST_COMP, 100);
+            test_et_coll(et, 2, "all_reduce_grad", 0, 64 * MiB, NULL);
+            test_et_attr_bool(et, "is_cpu_op", TRUE);
+            test_et_dep(et, 1);
         } else if (g_str_equal(scenario, "truncated")) {
             test_et_dp_step(et);
             test_et_write(et, path, FALSE);

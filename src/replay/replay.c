@@ -527,7 +527,8 @@ make_ready(replay_t *R, rank_state_t *rs, guint node)
     case WEFT_NODE_COLL: {
         /* A collective recorded on the host (is_cpu_op, e.g. PyTorch's c10d::allreduce_
          * call) is the CPU side of a GPU collective traced separately: it runs on the
-         * CPU stream for its duration, as ASTRA-sim runs it. */
+         * CPU stream for its duration, as ASTRA-sim runs it. The reader has cleared the
+         * flag of those that no GPU collective depends on (workload.h). */
         stream_t *st = &rs->streams[t->is_cpu_op[node] ? STREAM_CPU : STREAM_COMM];
         g_queue_push_tail(&st->queue, GUINT_TO_POINTER(node + 1));
         stream_kick(st);
