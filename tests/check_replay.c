@@ -353,6 +353,34 @@ START_TEST(cpu_flagged_collective_alone_runs_as_a_gpu_collective)
 }
 END_TEST
 
+/* Issue 13: a 1 MiB SEND matched with a 2 MiB RECV (same peer and tag) ran silently as a
+ * 1 MiB message. Either side may come first: the receive posted before the send (rank 0
+ * computes 100 us first) or after it (rank 1 does). */
+START_TEST(send_and_receive_of_different_sizes_is_a_mismatch)
+{
+    for (guint late = 0; late < 2; late++) {
+        const char *name = late == 0 ? "sizes_recv_first" : "sizes_send_first";
+        g_autoptr(test_et_t) a = test_et_new("0.0.4");
+        test_et_node_dur(a, 1, "compute", TEST_COMP, late == 0 ? 100 : 0);
+        test_et_send(a, 2, "send_activations", 1, 7, MiB);
+        test_et_dep(a, 1);
+        write_rank(a, name, 0);
+        g_autoptr(test_et_t) b = test_et_new("0.0.4");
+        test_et_node_dur(b, 1, "compute", TEST_COMP, late == 1 ? 100 : 0);
+        test_et_recv(b, 2, "recv_activations", 0, 7, 2 * MiB);
+        test_et_dep(b, 1);
+        write_rank(b, name, 1);
+        g_autoptr(weft_topo_t) topo = ring(2);
+        GError *err = NULL;
+        g_autoptr(weft_replay_result_t) res = replay(topo, name, NULL, &err);
+        ck_assert_ptr_null(res);
+        ck_assert_msg(g_error_matches(err, WEFT_REPLAY_ERROR, WEFT_REPLAY_ERROR_MISMATCH), "%s",
+                      err != NULL ? err->message : "no error");
+        g_clear_error(&err);
+    }
+}
+END_TEST
+
 START_TEST(cpu_ops_overlap_gpu_compute)
 {
     /* a 300 us CPU op and a 200 us GPU kernel, both ready at 0, then a 50 us kernel
@@ -507,6 +535,7 @@ replay_suite(void)
     tcase_add_test(tc, members_disagreeing_on_size_is_an_error);
     tcase_add_test(tc, dangling_ctrl_dep_keeps_the_other_orderings);
     tcase_add_test(tc, cpu_flagged_collective_alone_runs_as_a_gpu_collective);
+    tcase_add_test(tc, send_and_receive_of_different_sizes_is_a_mismatch);
     tcase_add_test(tc, cpu_ops_overlap_gpu_compute);
     tcase_add_test(tc, same_inputs_give_identical_results);
     tcase_add_test(tc, placement_moves_ranks_and_compute_scale_speeds_compute);

@@ -14,6 +14,8 @@
  * all-reduce with a ctrl_dep on it, and a node with a ctrl_dep on node 0,
  * which no file has), cpu-flagged-coll (a 100 us forward, then a 64 MiB
  * all-reduce marked is_cpu_op, as a converter that mis-sets the flag writes it).
+ * p2p-size-mismatch (broken: rank 0 sends 1 MiB to rank 1, which receives 2 MiB
+ * with the same tag) fails the replay.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +30,8 @@ usage(void)
 {
     fprintf(stderr,
             "usage: mktrace dp-step|missing-dep|cycle|unmatched-send|coll-deadlock|"
-            "truncated|corrupt-varint|empty|dangling-ctrl-dep|cpu-flagged-coll RANKS PREFIX\n");
+            "truncated|corrupt-varint|empty|dangling-ctrl-dep|cpu-flagged-coll|p2p-size-mismatch "
+            "RANKS PREFIX\n");
     return 2;
 }
 
@@ -89,6 +92,15 @@ main(int argc, char **argv)
             test_et_coll(et, 2, "all_reduce_grad", 0, 64 * MiB, NULL);
             test_et_attr_bool(et, "is_cpu_op", TRUE);
             test_et_dep(et, 1);
+        } else if (g_str_equal(scenario, "p2p-size-mismatch")) {
+            test_et_node_dur(et, 1, "compute", TEST_COMP, 10);
+            if (r == 0 && ranks > 1) {
+                test_et_send(et, 2, "send_activations", 1, 7, MiB);
+                test_et_dep(et, 1);
+            } else if (r == 1) {
+                test_et_recv(et, 2, "recv_activations", 0, 7, 2 * MiB);
+                test_et_dep(et, 1);
+            }
         } else if (g_str_equal(scenario, "truncated")) {
             test_et_dp_step(et);
             test_et_write(et, path, FALSE);

@@ -442,6 +442,26 @@ p2p_issue(replay_t *R, rank_state_t *rs, guint node)
             g_queue_pop_head(q);
         }
     }
+    if (p != NULL) {
+        /* matched with the waiting other side: NCCL requires ncclSend's and ncclRecv's
+         * counts to agree, and a receive of another size is a trace error, not a message
+         * of either size */
+        guint send_node = is_send ? node : (guint)p->send_node;
+        guint recv_node = is_send ? (guint)p->recv_node : node;
+        const weft_rank_trace_t *ts = R->ranks[src].trace, *tr = R->ranks[dst].trace;
+        if (ts->comm_bytes[send_node] != tr->comm_bytes[recv_node]) {
+            fail(R, g_error_new(
+                        WEFT_REPLAY_ERROR, WEFT_REPLAY_ERROR_MISMATCH,
+                        "point-to-point message from rank %u to rank %u, tag %" G_GINT64_FORMAT
+                        ": %s: rank %u node %" G_GUINT64_FORMAT " (%s) sends %" G_GUINT64_FORMAT
+                        " bytes but %s: rank %u node %" G_GUINT64_FORMAT
+                        " (%s) receives %" G_GUINT64_FORMAT " bytes",
+                        src, dst, t->tag[node], ts->file, src, ts->id[send_node],
+                        node_name(ts, send_node), ts->comm_bytes[send_node], tr->file, dst,
+                        tr->id[recv_node], node_name(tr, recv_node), tr->comm_bytes[recv_node]));
+            return;
+        }
+    }
     if (p == NULL) {
         p2p_t fresh = {src, dst, -1, -1, FALSE};
         g_array_append_val(R->p2p, fresh);
