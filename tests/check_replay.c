@@ -35,9 +35,9 @@ teardown(void)
     g_free(tmpdir);
 }
 
-/* n GPUs on a bidirectional ring: 50 GB/s (5e10 B/s) per direction, 500 ns per link. */
+/* n GPUs on a bidirectional ring: @Bps per direction, 500 ns per link. */
 static weft_topo_t *
-ring(guint n)
+ring_Bps(guint n, double Bps)
 {
     weft_topo_t *t = weft_topo_new("ring");
     GError *err = NULL;
@@ -49,12 +49,27 @@ ring(guint n)
         if (n == 2 && i == 1) {
             break;
         }
-        ck_assert_int_ge(weft_topo_add_link(t, (gint)i, (gint)((i + 1) % n), WEFT_LINK_NVLINK, 50e9,
+        ck_assert_int_ge(weft_topo_add_link(t, (gint)i, (gint)((i + 1) % n), WEFT_LINK_NVLINK, Bps,
                                             500 * WEFT_PS_PER_NS, 1, &err),
                          0);
     }
     ck_assert(weft_topo_finalize(t, &err));
     return t;
+}
+
+/* n GPUs on a bidirectional ring: 50 GB/s (5e10 B/s) per direction, 500 ns per link. */
+static weft_topo_t *
+ring(guint n)
+{
+    return ring_Bps(n, 50e9);
+}
+
+/* ASTRA-sim's Ring_<n>npus.yml as weft reads it (topo_yaml.c): 50 GB/s where ASTRA-sim's GB
+ * is 2^30 B, so B = 53687091200 B/s, and 500 ns per link. */
+static weft_topo_t *
+astra_ring(guint n)
+{
+    return ring_Bps(n, 50.0 * (1 << 30));
 }
 
 /* Loads tmpdir/<name>.*.et, checks it and replays it on @topo with @opts. */
@@ -279,6 +294,93 @@ START_TEST(members_disagreeing_on_size_is_an_error)
 }
 END_TEST
 
+/* Issue 13: a ctrl_dep on a node that is not in the file used to drop every ctrl_dep
+ * of its file, the real orderings with it. */
+START_TEST(dangling_ctrl_dep_keeps_the_other_orderings)
+{
+    for (guint r = 0; r < 2; r++) {
+        g_autoptr(test_et_t) et = test_et_new("0.0.4");
+        test_et_node_dur(et, 1, "forward", TEST_COMP, 10);
+        test_et_coll(et, 2, "all_reduce_grad", 0, MiB, NULL);
+        test_et_ctrl_dep(et, 1); /* after forward */
+        test_et_node(et, 3, "optimizer", TEST_COMP);
+        test_et_ctrl_dep(et, 0); /* no node 0: dropped alone */
+        write_rank(et, "dangling", r);
+    }
+    g_autoptr(weft_topo_t) topo = astra_ring(4);
+    GError *err = NULL;
+    g_autoptr(weft_replay_result_t) res = replay(topo, "dangling", NULL, &err);
+    ck_assert_msg(res != NULL, "%s", err ? err->message : "");
+    /* Ring all-reduce of S = 1 MiB over n = 2: 2(n-1) = 2 steps of a + (S/n)/B =
+     * 0.5 us + 524288 B / 53687091200 B/s (= 9.765625 us) = 10.265625 us, so 20.53125 us,
+     * after the 10 us forward: 30.53125 us (20.53125 us when the ctrl_dep on forward
+     * was dropped with the dangling one and the all-reduce started at 0). */
+    ck_assert_int_eq(res->step_ps, 30531250);
+    ck_assert_uint_eq(res->collectives, 1);
+    assert_accounting(res);
+}
+END_TEST
+
+/* Issue 13: an all-reduce flagged is_cpu_op that no GPU collective depends on (a
+ * converter that mis-sets the flag) used to run as a zero-time host node. */
+START_TEST(cpu_flagged_collective_alone_runs_as_a_gpu_collective)
+{
+    for (int flag = 1; flag >= 0; flag--) {
+        const char *name = flag ? "cpuflag" : "gpuflag";
+        for (guint r = 0; r < 8; r++) {
+            g_autoptr(test_et_t) et = test_et_new("0.0.4");
+            test_et_node_dur(et, 1, "forward", TEST_COMP, 100);
+            test_et_coll(et, 2, "all_reduce_grad", 0, 64 * MiB, NULL);
+            test_et_attr_bool(et, "is_cpu_op", flag);
+            test_et_dep(et, 1);
+            write_rank(et, name, r);
+        }
+        g_autoptr(weft_topo_t) topo = astra_ring(8);
+        GError *err = NULL;
+        g_autoptr(weft_replay_result_t) res = replay(topo, name, NULL, &err);
+        ck_assert_msg(res != NULL, "%s", err ? err->message : "");
+        /* Ring all-reduce of S = 64 MiB over n = 8: 2(n-1) = 14 steps of a + (S/n)/B =
+         * 0.5 us + 8388608 B / 53687091200 B/s (= 156.25 us) = 156.75 us: 2194.5 us, after
+         * the 100 us forward: 2294.5 us, flagged or not (flagged, it was 100 us:
+         * "collectives 0"). */
+        ck_assert_int_eq(res->step_ps, 2294500000);
+        ck_assert_uint_eq(res->collectives, 1);
+        for (guint r = 0; r < 8; r++) {
+            ck_assert_int_eq(res->ranks[r].exposed_comm_ps, 2194500000);
+        }
+        assert_accounting(res);
+    }
+}
+END_TEST
+
+/* Issue 13: a 1 MiB SEND matched with a 2 MiB RECV (same peer and tag) ran silently as a
+ * 1 MiB message. Either side may come first: the receive posted before the send (rank 0
+ * computes 100 us first) or after it (rank 1 does). */
+START_TEST(send_and_receive_of_different_sizes_is_a_mismatch)
+{
+    for (guint late = 0; late < 2; late++) {
+        const char *name = late == 0 ? "sizes_recv_first" : "sizes_send_first";
+        g_autoptr(test_et_t) a = test_et_new("0.0.4");
+        test_et_node_dur(a, 1, "compute", TEST_COMP, late == 0 ? 100 : 0);
+        test_et_send(a, 2, "send_activations", 1, 7, MiB);
+        test_et_dep(a, 1);
+        write_rank(a, name, 0);
+        g_autoptr(test_et_t) b = test_et_new("0.0.4");
+        test_et_node_dur(b, 1, "compute", TEST_COMP, late == 1 ? 100 : 0);
+        test_et_recv(b, 2, "recv_activations", 0, 7, 2 * MiB);
+        test_et_dep(b, 1);
+        write_rank(b, name, 1);
+        g_autoptr(weft_topo_t) topo = ring(2);
+        GError *err = NULL;
+        g_autoptr(weft_replay_result_t) res = replay(topo, name, NULL, &err);
+        ck_assert_ptr_null(res);
+        ck_assert_msg(g_error_matches(err, WEFT_REPLAY_ERROR, WEFT_REPLAY_ERROR_MISMATCH), "%s",
+                      err != NULL ? err->message : "no error");
+        g_clear_error(&err);
+    }
+}
+END_TEST
+
 START_TEST(cpu_ops_overlap_gpu_compute)
 {
     /* a 300 us CPU op and a 200 us GPU kernel, both ready at 0, then a 50 us kernel
@@ -431,6 +533,9 @@ replay_suite(void)
     tcase_add_test(tc, sub_communicators_run_side_by_side);
     tcase_add_test(tc, collective_a_member_never_reaches_is_a_deadlock);
     tcase_add_test(tc, members_disagreeing_on_size_is_an_error);
+    tcase_add_test(tc, dangling_ctrl_dep_keeps_the_other_orderings);
+    tcase_add_test(tc, cpu_flagged_collective_alone_runs_as_a_gpu_collective);
+    tcase_add_test(tc, send_and_receive_of_different_sizes_is_a_mismatch);
     tcase_add_test(tc, cpu_ops_overlap_gpu_compute);
     tcase_add_test(tc, same_inputs_give_identical_results);
     tcase_add_test(tc, placement_moves_ranks_and_compute_scale_speeds_compute);

@@ -187,9 +187,26 @@ START_TEST(pytorch_trace_loads_with_its_node_counts)
     ck_assert_int_eq(t->duration_ps[k], 5572000000LL);
     /* Its data_deps include node 3254 (c10d::allreduce_(0)). */
     ck_assert(has_dep(wl, 0, (guint)k, (guint)node_index(wl, 0, 3254)));
-    /* Every node carries exactly one ctrl_dep and some point at node 3 (not in
-     * the file) or at the node itself: the file's 3,664 ctrl_deps are ignored. */
+    /* Every node carries exactly one ctrl_dep (3,664). 1,660 point at a node not
+     * in the file (1,277 at the dropped thread roots 3, 2, ...) or at the node
+     * itself (383): each is dropped alone. The other 3,664 - 1,660 = 2,004 close
+     * cycles with the data_deps (a CPU operator after its own kernel), so they
+     * are dropped as a whole: all 3,664 are ignored, as before, and the step
+     * replays as it did. One warning line for each kind. */
     ck_assert_uint_eq(t->n_ctrl_deps_ignored, 3664);
+    ck_assert_ptr_nonnull(wl->warnings);
+    ck_assert_uint_eq(wl->warnings->len, 2);
+    const char *w0 = g_ptr_array_index(wl->warnings, 0);
+    const char *w1 = g_ptr_array_index(wl->warnings, 1);
+    ck_assert_msg(g_str_has_prefix(w0, "1660 ctrl_deps on a node that is not in the file or on "
+                                       "the node itself are ignored (in 1 of 1 files)"),
+                  "%s", w0);
+    ck_assert_msg(strstr(w0, "chakra.0.et: rank 0: node 216 (aten::flatten_dense_tensors(0)): "
+                             "a ctrl_dep on node 3, which is not in the file") != NULL,
+                  "%s", w0);
+    ck_assert_msg(strstr(w1, "chakra.0.et: rank 0: its 2004 other ctrl_deps close a cycle") != NULL,
+                  "%s", w1);
+    ck_assert_msg(strstr(w1, "all of them are ignored") != NULL, "%s", w1);
     /* As a one-rank workload it passes the check on one GPU. */
     expect_check_ok(wl, 1);
 }
@@ -614,10 +631,79 @@ START_TEST(unsound_ctrl_deps_are_ignored)
     put(et, 0);
     g_autoptr(weft_workload_t) wl = load_ok(NULL);
     const weft_rank_trace_t *t = &wl->ranks[0];
-    ck_assert_uint_eq(t->n_ctrl_deps_ignored, 2); /* both ctrl_deps of the file */
+    ck_assert_uint_eq(t->n_ctrl_deps_ignored, 2); /* the dangling one and the self one */
     ck_assert_uint_eq(t->dep_off[2], 1);          /* only b <- a (data) is left */
     ck_assert(has_dep(wl, 0, 1, 0));
+    /* one line: the total (2) and the first, a's ctrl_dep on the missing node 3 */
+    ck_assert_uint_eq(wl->warnings->len, 1);
+    g_autofree char *first = g_strdup_printf("2 ctrl_deps on a node that is not in the file or on "
+                                             "the node itself are ignored (in 1 of 1 files); the "
+                                             "first: %s/t.0.et: rank 0: node 1 (a): a ctrl_dep on "
+                                             "node 3, which is not in the file",
+                                             tmp);
+    ck_assert_str_eq(g_ptr_array_index(wl->warnings, 0), first);
     expect_check_ok(wl, 1);
+}
+END_TEST
+
+/* Issue 13: one dangling ctrl_dep used to drop every ctrl_dep of its file. */
+START_TEST(dangling_ctrl_dep_drops_only_itself)
+{
+    g_autoptr(test_et_t) et = test_et_new("0.0.4");
+    test_et_node_dur(et, 1, "forward", TEST_COMP, 10);
+    test_et_coll(et, 2, "all_reduce_grad", 0, 1048576, NULL);
+    test_et_ctrl_dep(et, 1); /* a real ordering */
+    test_et_node(et, 3, "optimizer", TEST_COMP);
+    test_et_ctrl_dep(et, 0); /* no node 0 in the file */
+    put(et, 0);
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    const weft_rank_trace_t *t = &wl->ranks[0];
+    ck_assert_uint_eq(t->n_ctrl_deps_ignored, 1); /* the ctrl_dep on 0 only */
+    ck_assert(has_dep(wl, 0, 1, 0));              /* all_reduce_grad <- forward is kept */
+    ck_assert_uint_eq(t->dep_off[3], 1);          /* and it is the only dependency */
+    ck_assert_uint_eq(wl->warnings->len, 1);
+    g_autofree char *line = g_strdup_printf("1 ctrl_dep on a node that is not in the file or on "
+                                            "the node itself is ignored: %s/t.0.et: rank 0: node "
+                                            "3 (optimizer): a ctrl_dep on node 0, which is not in "
+                                            "the file",
+                                            tmp);
+    ck_assert_str_eq(g_ptr_array_index(wl->warnings, 0), line);
+    expect_check_ok(wl, 1);
+}
+END_TEST
+
+/* Many dangling ctrl_deps over several files: one line, the first case and the total. */
+START_TEST(dangling_ctrl_deps_are_counted_in_one_line)
+{
+    for (guint r = 0; r < 3; r++) {
+        g_autoptr(test_et_t) et = test_et_new("0.0.4");
+        test_et_node(et, 1, "a", TEST_COMP);
+        test_et_node(et, 2, "b", TEST_COMP);
+        test_et_ctrl_dep(et, 1);
+        if (r > 0) {
+            /* ranks 1 and 2: three bad ctrl_deps each (two missing, one self) */
+            test_et_ctrl_dep(et, 40 + r);
+            test_et_ctrl_dep(et, 2);
+            test_et_node(et, 3, "c", TEST_COMP);
+            test_et_ctrl_dep(et, 50 + r);
+        }
+        put(et, r);
+    }
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    ck_assert_uint_eq(wl->ranks[0].n_ctrl_deps_ignored, 0);
+    ck_assert_uint_eq(wl->ranks[1].n_ctrl_deps_ignored, 3);
+    ck_assert_uint_eq(wl->ranks[2].n_ctrl_deps_ignored, 3);
+    for (guint r = 0; r < 3; r++) {
+        ck_assert(has_dep(wl, r, 1, 0)); /* b <- a kept everywhere */
+    }
+    /* 2 files x 3 = 6; the first is rank 1's b -> 41 */
+    ck_assert_uint_eq(wl->warnings->len, 1);
+    g_autofree char *line = g_strdup_printf("6 ctrl_deps on a node that is not in the file or on "
+                                            "the node itself are ignored (in 2 of 3 files); the "
+                                            "first: %s/t.1.et: rank 1: node 2 (b): a ctrl_dep on "
+                                            "node 41, which is not in the file",
+                                            tmp);
+    ck_assert_str_eq(g_ptr_array_index(wl->warnings, 0), line);
 }
 END_TEST
 
@@ -626,12 +712,34 @@ START_TEST(ctrl_deps_closing_a_cycle_are_ignored)
     g_autoptr(test_et_t) et = test_et_new("0.0.4");
     test_et_node(et, 1, "cpu_op", TEST_COMP);
     test_et_ctrl_dep(et, 2); /* the CPU op "after" its own kernel */
+    test_et_ctrl_dep(et, 9); /* and one on a missing node, dropped alone */
     test_et_node(et, 2, "kernel", TEST_COMP);
     test_et_dep(et, 1);
+    test_et_node(et, 3, "next", TEST_COMP);
+    test_et_ctrl_dep(et, 2); /* sound, but dropped with the rest of the file's */
     put(et, 0);
     g_autoptr(weft_workload_t) wl = load_ok(NULL);
-    ck_assert_uint_eq(wl->ranks[0].n_ctrl_deps_ignored, 1);
+    /* 1 dangling + the 2 others, which close the cycle cpu_op -> kernel -> cpu_op */
+    ck_assert_uint_eq(wl->ranks[0].n_ctrl_deps_ignored, 3);
+    ck_assert_uint_eq(wl->ranks[0].dep_off[3], 1); /* kernel <- cpu_op (data) alone */
+    ck_assert_uint_eq(wl->warnings->len, 2);
+    /* both nodes lie on the cycle; the search (weft_workload_i_toposort) names the kernel */
+    g_autofree char *cycle = g_strdup_printf("%s/t.0.et: rank 0: its 2 other ctrl_deps close a "
+                                             "cycle that its data_deps do not have (node 2 "
+                                             "(kernel) lies on it): all of them are ignored, and "
+                                             "its data_deps alone order it",
+                                             tmp);
+    ck_assert_str_eq(g_ptr_array_index(wl->warnings, 1), cycle);
     expect_check_ok(wl, 1);
+}
+END_TEST
+
+START_TEST(sound_trace_has_no_warnings)
+{
+    g_autoptr(test_et_t) et = good_rank();
+    put(et, 0);
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    ck_assert(wl->warnings == NULL || wl->warnings->len == 0);
 }
 END_TEST
 
@@ -897,14 +1005,136 @@ END_TEST
 
 START_TEST(host_side_collective_needs_no_comm_type)
 {
+    /* PyTorch's host record beside its NCCL kernel, which has a data_dep on it */
     g_autoptr(test_et_t) et = test_et_new("0.0.4");
     test_et_node_dur(et, 0, "c10d::allreduce_", TEST_COLL, 85);
     test_et_attr_bool(et, "is_cpu_op", TRUE);
     test_et_attr_string(et, "pg_name", "no_such_group"); /* ignored on the host side */
+    test_et_coll(et, 1, "ncclKernel_AllReduce", 0, 4096, NULL);
+    test_et_dep(et, 0);
     put(et, 0);
     g_autoptr(weft_workload_t) wl = load_ok(NULL);
     ck_assert_int_eq(wl->ranks[0].comm[0], -1);
+    ck_assert_uint_eq(wl->ranks[0].is_cpu_op[0], 1);
     ck_assert_int_eq(wl->ranks[0].duration_ps[0], 85000000); /* 85 us */
+    ck_assert_int_eq(wl->ranks[0].comm[1], 0);
+    ck_assert(wl->warnings == NULL); /* nothing to say */
+    expect_check_ok(wl, 1);
+}
+END_TEST
+
+/* The converter's two halves of one host call: (1) depends on (0), the kernel on (0) only. */
+START_TEST(host_record_halves_stay_on_the_cpu)
+{
+    g_autoptr(test_et_t) et = test_et_new("0.0.4");
+    test_et_node_dur(et, 10, "c10d::allreduce_(0)", TEST_COLL, 151);
+    test_et_attr_bool(et, "is_cpu_op", TRUE);
+    test_et_node_dur(et, 11, "c10d::allreduce_(1)", TEST_COLL, 174);
+    test_et_attr_bool(et, "is_cpu_op", TRUE);
+    test_et_dep(et, 10);
+    test_et_coll(et, 12, "ncclKernel_AllReduce", 0, 8196000, NULL);
+    test_et_attr_bool(et, "is_cpu_op", FALSE);
+    test_et_dep(et, 10);
+    put(et, 0);
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    const weft_rank_trace_t *t = &wl->ranks[0];
+    ck_assert_uint_eq(t->is_cpu_op[0], 1);
+    ck_assert_uint_eq(t->is_cpu_op[1], 1);
+    ck_assert_int_eq(t->comm[0], -1);
+    ck_assert_int_eq(t->comm[1], -1);
+    ck_assert_int_eq(t->comm[2], 0);
+    ck_assert(wl->warnings == NULL);
+    expect_check_ok(wl, 1);
+}
+END_TEST
+
+/* Issue 13: an is_cpu_op collective that no GPU collective depends on used to vanish. */
+START_TEST(cpu_flagged_collective_alone_is_a_gpu_collective)
+{
+    for (guint r = 0; r < 4; r++) {
+        g_autoptr(test_et_t) et = test_et_new("0.0.4");
+        test_et_node(et, 100, "process_group:init", TEST_METADATA);
+        test_et_inputs(et, "[{'pg_name': '7', 'ranks': [0, 1, 2, 3]}]");
+        test_et_node_dur(et, 1, "forward", TEST_COMP, 100);
+        test_et_coll(et, 2, "all_reduce_grad", WEFT_COLL_ALL_REDUCE, 1048576, "7");
+        test_et_attr_bool(et, "is_cpu_op", TRUE);
+        test_et_dep(et, 1);
+        test_et_coll(et, 3, "gpu_all_gather", WEFT_COLL_ALL_GATHER, 64, "7");
+        test_et_dep(et, 1);
+        /* it depends on a GPU collective (not the reverse) and on all_reduce_grad */
+        test_et_coll(et, 4, "all_gather_after", WEFT_COLL_ALL_GATHER, 64, "7");
+        test_et_attr_bool(et, "is_cpu_op", TRUE);
+        test_et_dep(et, 2);
+        test_et_dep(et, 3);
+        put(et, r);
+    }
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    /* comms: 0 = world, 1 = "7" from its pg_name, as a GPU collective's */
+    ck_assert_uint_eq(wl->comms->len, 2);
+    for (guint r = 0; r < 4; r++) {
+        /* node indexes: 0 METADATA, 1 forward, 2 all_reduce_grad, 3 gpu_all_gather, 4 after */
+        const weft_rank_trace_t *t = &wl->ranks[r];
+        for (guint i = 2; i <= 4; i++) {
+            ck_assert_uint_eq(t->type[i], WEFT_NODE_COLL);
+            ck_assert_uint_eq(t->is_cpu_op[i], 0);
+            ck_assert_int_eq(t->comm[i], 1);
+        }
+    }
+    /* 4 ranks x 2 = 8, said once, with rank 0's all_reduce_grad first */
+    ck_assert_uint_eq(wl->warnings->len, 1);
+    g_autofree char *line = g_strdup_printf("8 COMM_COLL nodes marked is_cpu_op are replayed as "
+                                            "GPU collectives (in 4 of 4 files), since no GPU "
+                                            "collective of their file depends on them (they are "
+                                            "not the host side of one); the first: %s/t.0.et: "
+                                            "rank 0: node 2 (all_reduce_grad)",
+                                            tmp);
+    ck_assert_str_eq(g_ptr_array_index(wl->warnings, 0), line);
+    expect_check_ok(wl, 4);
+}
+END_TEST
+
+/* Read as a GPU collective, its pg_name must name a group, like any collective's. */
+START_TEST(cpu_flagged_collective_alone_needs_a_known_group)
+{
+    g_autoptr(test_et_t) et = test_et_new("0.0.4");
+    test_et_coll(et, 1, "all_reduce_grad", WEFT_COLL_ALL_REDUCE, 1048576, "no_such_group");
+    test_et_attr_bool(et, "is_cpu_op", TRUE);
+    put(et, 0);
+    expect_load_error(WEFT_WORKLOAD_ERROR_COMM);
+}
+END_TEST
+
+/* A comm_size but no comm_type, and no GPU collective to be the host side of: refused. */
+START_TEST(cpu_flagged_collective_alone_without_comm_type_is_value_error)
+{
+    g_autoptr(test_et_t) et = test_et_new("0.0.4");
+    test_et_node(et, 1, "all_reduce_grad", TEST_COLL);
+    test_et_attr_bool(et, "is_cpu_op", TRUE);
+    test_et_attr_int(et, "comm_size", 1048576);
+    put(et, 0);
+    expect_load_error(WEFT_WORKLOAD_ERROR_VALUE);
+}
+END_TEST
+
+/* A host record whose kernel is not in the trace: host time only, and said so. */
+START_TEST(host_record_without_kernel_runs_on_the_host_with_a_warning)
+{
+    g_autoptr(test_et_t) et = test_et_new("0.0.4");
+    test_et_node_dur(et, 0, "c10d::allreduce_", TEST_COLL, 85);
+    test_et_attr_bool(et, "is_cpu_op", TRUE);
+    put(et, 0);
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    ck_assert_int_eq(wl->ranks[0].comm[0], -1);
+    ck_assert_uint_eq(wl->ranks[0].is_cpu_op[0], 1);
+    ck_assert_int_eq(wl->ranks[0].duration_ps[0], 85000000); /* 85 us */
+    ck_assert_uint_eq(wl->warnings->len, 1);
+    g_autofree char *line = g_strdup_printf("1 COMM_COLL node marked is_cpu_op has no comm_type "
+                                            "or comm_size and no GPU collective of its file "
+                                            "depends on it: it runs on the host only, for its "
+                                            "duration, and moves no data: %s/t.0.et: rank 0: "
+                                            "node 0 (c10d::allreduce_)",
+                                            tmp);
+    ck_assert_str_eq(g_ptr_array_index(wl->warnings, 0), line);
     expect_check_ok(wl, 1);
 }
 END_TEST
@@ -1019,7 +1249,10 @@ workload_suite(void)
     tcase_add_test(nodes, duplicate_node_id_is_dep_error);
     tcase_add_test(nodes, forward_and_duplicate_deps_resolve);
     tcase_add_test(nodes, unsound_ctrl_deps_are_ignored);
+    tcase_add_test(nodes, dangling_ctrl_dep_drops_only_itself);
+    tcase_add_test(nodes, dangling_ctrl_deps_are_counted_in_one_line);
     tcase_add_test(nodes, ctrl_deps_closing_a_cycle_are_ignored);
+    tcase_add_test(nodes, sound_trace_has_no_warnings);
     tcase_add_test(nodes, data_dep_cycle_is_cycle_error);
     tcase_add_test(nodes, free_of_null_is_noop);
     suite_add_tcase(s, nodes);
@@ -1042,6 +1275,11 @@ workload_suite(void)
     tcase_add_test(comm, comm_group_json_beside_the_traces_is_used);
     tcase_add_test(comm, single_rank_workload_reduces_groups_to_present_ranks);
     tcase_add_test(comm, host_side_collective_needs_no_comm_type);
+    tcase_add_test(comm, host_record_halves_stay_on_the_cpu);
+    tcase_add_test(comm, cpu_flagged_collective_alone_is_a_gpu_collective);
+    tcase_add_test(comm, cpu_flagged_collective_alone_needs_a_known_group);
+    tcase_add_test(comm, cpu_flagged_collective_alone_without_comm_type_is_value_error);
+    tcase_add_test(comm, host_record_without_kernel_runs_on_the_host_with_a_warning);
     suite_add_tcase(s, comm);
 
     TCase *synth = tcase_create("synthetic");

@@ -93,7 +93,7 @@ cmp -s "$tmp/dflt.out" "$tmp/dflt2.out" && ok "two default (tuned) runs are byte
 cmp -s "$tmp/run1" "$tmp/run2" && ok "two runs are byte-identical" || bad "two runs differ"
 
 # ---- bad input: exit 1, message naming the file, rank or node ----
-for s in empty truncated corrupt-varint missing-dep cycle unmatched-send coll-deadlock; do
+for s in empty truncated corrupt-varint missing-dep cycle unmatched-send coll-deadlock p2p-size-mismatch; do
     "$MKTRACE" $s 4 "$tmp/$s" || bad "mktrace $s"
 done
 expect 1 "empty file" "empty\.0\.et" -- "$WEFT" replay --cluster "$ring8" --trace "$tmp/empty"
@@ -105,6 +105,7 @@ expect 1 "a directory given as the prefix gets a hint" "prefix is probably '$WEF
 expect 1 "dependency on a missing node" "missing-dep\.0\.et.*99" -- "$WEFT" replay --cluster "$ring8" --trace "$tmp/missing-dep"
 expect 1 "dependency cycle" "cycle\.0\.et" -- "$WEFT" replay --cluster "$ring8" --trace "$tmp/cycle"
 expect 1 "unmatched send" "unmatched-send\.0\.et.*send_activations" -- "$WEFT" replay --cluster "$ring8" --trace "$tmp/unmatched-send"
+expect 1 "send and receive of different sizes name both nodes and sizes" "p2p-size-mismatch\.0\.et: rank 0 node 2 \(send_activations\) sends 1048576 bytes but .*p2p-size-mismatch\.1\.et: rank 1 node 2 \(recv_activations\) receives 2097152 bytes" -- "$WEFT" replay --cluster "$ring8" --trace "$tmp/p2p-size-mismatch"
 expect 1 "collective a member never reaches" "deadlock.*" -- "$WEFT" replay --cluster "$ring8" --trace "$tmp/coll-deadlock"
 grep -q "rank(s) 3 that never reached it" "$tmp/err" && ok "deadlock report names the missing rank 3" ||
     { bad "deadlock report names rank 3"; cat "$tmp/err"; }

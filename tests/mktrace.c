@@ -9,7 +9,13 @@
  *
  * Scenarios: dp-step (a data-parallel training step whose second gradient
  * all-reduce overlaps backward compute), and broken inputs: missing-dep, cycle,
- * unmatched-send, coll-deadlock, truncated, corrupt-varint, empty.
+ * unmatched-send, coll-deadlock, truncated, corrupt-varint, empty; and inputs
+ * that load with a warning: dangling-ctrl-dep (a 10 us forward, a 1 MiB
+ * all-reduce with a ctrl_dep on it, and a node with a ctrl_dep on node 0,
+ * which no file has), cpu-flagged-coll (a 100 us forward, then a 64 MiB
+ * all-reduce marked is_cpu_op, as a converter that mis-sets the flag writes it).
+ * p2p-size-mismatch (broken: rank 0 sends 1 MiB to rank 1, which receives 2 MiB
+ * with the same tag) fails the replay.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +28,10 @@
 static int
 usage(void)
 {
-    fprintf(stderr, "usage: mktrace dp-step|missing-dep|cycle|unmatched-send|coll-deadlock|"
-                    "truncated|corrupt-varint|empty RANKS PREFIX\n");
+    fprintf(stderr,
+            "usage: mktrace dp-step|missing-dep|cycle|unmatched-send|coll-deadlock|"
+            "truncated|corrupt-varint|empty|dangling-ctrl-dep|cpu-flagged-coll|p2p-size-mismatch "
+            "RANKS PREFIX\n");
     return 2;
 }
 
@@ -71,6 +79,26 @@ main(int argc, char **argv)
             test_et_node_dur(et, 1, "compute", TEST_COMP, 10);
             if (r + 1 < ranks) {
                 test_et_coll(et, 2, "all_reduce_grad", 0, MiB, NULL);
+                test_et_dep(et, 1);
+            }
+        } else if (g_str_equal(scenario, "dangling-ctrl-dep")) {
+            test_et_node_dur(et, 1, "forward", TEST_COMP, 10);
+            test_et_coll(et, 2, "all_reduce_grad", 0, MiB, NULL);
+            test_et_ctrl_dep(et, 1);
+            test_et_node(et, 3, "optimizer", TEST_COMP);
+            test_et_ctrl_dep(et, 0); /* no node 0 */
+        } else if (g_str_equal(scenario, "cpu-flagged-coll")) {
+            test_et_node_dur(et, 1, "forward", TEST_COMP, 100);
+            test_et_coll(et, 2, "all_reduce_grad", 0, 64 * MiB, NULL);
+            test_et_attr_bool(et, "is_cpu_op", TRUE);
+            test_et_dep(et, 1);
+        } else if (g_str_equal(scenario, "p2p-size-mismatch")) {
+            test_et_node_dur(et, 1, "compute", TEST_COMP, 10);
+            if (r == 0 && ranks > 1) {
+                test_et_send(et, 2, "send_activations", 1, 7, MiB);
+                test_et_dep(et, 1);
+            } else if (r == 1) {
+                test_et_recv(et, 2, "recv_activations", 0, 7, 2 * MiB);
                 test_et_dep(et, 1);
             }
         } else if (g_str_equal(scenario, "truncated")) {

@@ -4,7 +4,7 @@
 # checks the step times that can be derived by hand. Skips (exit 77) where
 # ../shared is absent, as it is for users who clone weft alone.
 set -u
-: "${WEFT:?set by make check}" "${WEFT_SRCDIR:?}"
+: "${WEFT:?set by make check}" "${WEFT_SRCDIR:?}" "${MKTRACE:?}"
 data="${WEFT_SHARED:-}/data"
 if [ ! -d "$data" ]; then
     echo "real_inputs.sh: $data not found: skipped"
@@ -117,6 +117,32 @@ run "chakra-pytorch rank 0 (3,664 nodes) on one DGX H100" - "$dgx" "$data/chakra
 grep -q "3664 nodes" "$tmp/out" || bad "chakra.0.et has 3,664 nodes"
 awk '$1 == 0 { exit !($4 == "0.000000") }' "$tmp/out" &&
     ok "chakra-pytorch: one-rank collectives cost nothing" || bad "chakra-pytorch: exposed communication is not 0"
+grep -q '^collectives  7,' "$tmp/out" &&
+    grep -q '^warning      1660 ctrl_deps on a node that is not in the file or on the node itself are ignored' "$tmp/out" &&
+    grep -q '^warning      .*chakra\.0\.et: rank 0: its 2004 other ctrl_deps close a cycle' "$tmp/out" &&
+    [ "$(grep -c '^warning ' "$tmp/out")" -eq 2 ] &&
+    ok "chakra-pytorch: two warning lines: 1660 dangling or self ctrl_deps, 2004 closing cycles; its 14 c10d:: host records stay on the CPU" ||
+    { bad "chakra-pytorch: warning lines"; grep '^warning' "$tmp/out"; }
+
+# Issue 13: one dangling ctrl_dep no longer drops the file's other ctrl_deps.
+# 2 ranks on Ring_4npus: forward 10 us, then (ctrl_dep) a 1 MiB all-reduce, 2 (a + S/2B)
+# = 20.53125 us: 30.53125 us (20.53125 us when the ordering was dropped); one warning line.
+"$MKTRACE" dangling-ctrl-dep 2 "$tmp/dangling" || bad "mktrace dangling-ctrl-dep"
+run "dangling ctrl_dep on 2 ranks of Ring_4npus keeps the other ctrl_deps" "10+2*(0.5+$SB/2)" "$nets/Ring_4npus.yml" "$tmp/dangling"
+[ "$(grep -c '^warning ' "$tmp/out")" -eq 1 ] &&
+    grep -q "^warning      2 ctrl_deps on a node that is not in the file or on the node itself are ignored (in 2 of 2 files); the first: .*dangling\.0\.et: rank 0: node 3 (optimizer): a ctrl_dep on node 0, which is not in the file$" "$tmp/out" &&
+    ok "dangling ctrl_dep: one warning line naming the first and the count" ||
+    { bad "dangling ctrl_dep: warning line"; grep '^warning' "$tmp/out"; }
+
+# Issue 13: an all-reduce marked is_cpu_op that no GPU collective depends on is replayed
+# as a GPU collective (it used to vanish: 100 us, "collectives 0"). 8 ranks on Ring_8npus:
+# forward 100 us, then 64 MiB: 14 (a + 64 S/8B) = 14 x 156.75 = 2194.5 us: 2294.5 us.
+"$MKTRACE" cpu-flagged-coll 8 "$tmp/cpuflag" || bad "mktrace cpu-flagged-coll"
+run "is_cpu_op all-reduce on 8 ranks of Ring_8npus runs as a GPU collective" "100+14*(0.5+64*$SB/8)" "$nets/Ring_8npus.yml" "$tmp/cpuflag"
+grep -q "^collectives  1," "$tmp/out" && [ "$(grep -c '^warning ' "$tmp/out")" -eq 1 ] &&
+    grep -q "^warning      8 COMM_COLL nodes marked is_cpu_op are replayed as GPU collectives (in 8 of 8 files), .*; the first: .*cpuflag\.0\.et: rank 0: node 2 (all_reduce_grad)$" "$tmp/out" &&
+    ok "is_cpu_op all-reduce: one collective, said once in one warning line" ||
+    { bad "is_cpu_op all-reduce: collective count or warning line"; grep -E '^(collectives|warning)' "$tmp/out"; }
 
 # ---- the same inputs under the flow model (max-min sharing, doc/network.md) ----
 # Where no two transfers share a link direction, flow gives the analytical

@@ -443,6 +443,26 @@ p2p_issue(replay_t *R, rank_state_t *rs, guint node)
             g_queue_pop_head(q);
         }
     }
+    if (p != NULL) {
+        /* matched with the waiting other side: NCCL requires ncclSend's and ncclRecv's
+         * counts to agree, and a receive of another size is a trace error, not a message
+         * of either size */
+        guint send_node = is_send ? node : (guint)p->send_node;
+        guint recv_node = is_send ? (guint)p->recv_node : node;
+        const weft_rank_trace_t *ts = R->ranks[src].trace, *tr = R->ranks[dst].trace;
+        if (ts->comm_bytes[send_node] != tr->comm_bytes[recv_node]) {
+            fail(R, g_error_new(
+                        WEFT_REPLAY_ERROR, WEFT_REPLAY_ERROR_MISMATCH,
+                        "point-to-point message from rank %u to rank %u, tag %" G_GINT64_FORMAT
+                        ": %s: rank %u node %" G_GUINT64_FORMAT " (%s) sends %" G_GUINT64_FORMAT
+                        " bytes but %s: rank %u node %" G_GUINT64_FORMAT
+                        " (%s) receives %" G_GUINT64_FORMAT " bytes",
+                        src, dst, t->tag[node], ts->file, src, ts->id[send_node],
+                        node_name(ts, send_node), ts->comm_bytes[send_node], tr->file, dst,
+                        tr->id[recv_node], node_name(tr, recv_node), tr->comm_bytes[recv_node]));
+            return;
+        }
+    }
     if (p == NULL) {
         p2p_t fresh = {src, dst, -1, -1, FALSE};
         g_array_append_val(R->p2p, fresh);
@@ -528,7 +548,8 @@ make_ready(replay_t *R, rank_state_t *rs, guint node)
     case WEFT_NODE_COLL: {
         /* A collective recorded on the host (is_cpu_op, e.g. PyTorch's c10d::allreduce_
          * call) is the CPU side of a GPU collective traced separately: it runs on the
-         * CPU stream for its duration, as ASTRA-sim runs it. */
+         * CPU stream for its duration, as ASTRA-sim runs it. The reader has cleared the
+         * flag of those that no GPU collective depends on (workload.h). */
         stream_t *st = &rs->streams[t->is_cpu_op[node] ? STREAM_CPU : STREAM_COMM];
         g_queue_push_tail(&st->queue, GUINT_TO_POINTER(node + 1));
         stream_kick(st);

@@ -18,7 +18,9 @@
  *   calls). Sends are eager, as ASTRA-sim models them: the transfer starts when
  *   the send is issued and the send finishes when its last byte arrives. A
  *   receive finishes once it is issued and its message has arrived. Sends and
- *   receives match by (src, dst, tag) in issue order.
+ *   receives match by (src, dst, tag) in issue order; a matched pair must agree
+ *   on comm_size (NCCL requires equal counts), else the run fails with
+ *   WEFT_REPLAY_ERROR_MISMATCH naming both nodes and both sizes.
  *
  * Accounting per rank, over [0, finish]: compute = time the compute stream is
  * busy; exposed communication = time communication is in progress and compute
@@ -48,7 +50,8 @@ GQuark weft_replay_error_quark(void);
 typedef enum {
     WEFT_REPLAY_ERROR_DEADLOCK, /* nodes left when nothing can happen any more */
     WEFT_REPLAY_ERROR_NETWORK,  /* a transfer could not be routed */
-    WEFT_REPLAY_ERROR_MISMATCH, /* members of one collective disagree on operation or size */
+    WEFT_REPLAY_ERROR_MISMATCH, /* members of one collective disagree on operation or size, or
+                                   a SEND and the RECV it matches disagree on size */
     WEFT_REPLAY_ERROR_OVERFLOW, /* simulated time beyond the ~106 days int64 picoseconds hold */
     WEFT_REPLAY_ERROR_STRANDED, /* a link fault left a transfer with no path (fault/step.h) */
     WEFT_REPLAY_ERROR_FAILED,   /* a GPU or node failed during the step (fault/step.h) */
@@ -148,7 +151,9 @@ typedef struct {
  * @net: the network over the cluster (its topology gives GPUs).
  * @wl: a workload that passed weft_workload_check() for this cluster.
  * @opts: (nullable): options.
- * @error: WEFT_REPLAY_ERROR_DEADLOCK with the report, or _NETWORK; with faults,
+ * @error: WEFT_REPLAY_ERROR_DEADLOCK with the report, _MISMATCH (a collective's
+ *   members or a matched SEND/RECV pair disagree: both nodes named with file,
+ *   rank, id, name and the values), or _NETWORK; with faults,
  *   _FAILED (what failed, where and when, and how far each rank got) or
  *   _STRANDED (the transfer a link fault left with no path, and the ranks
  *   left waiting).

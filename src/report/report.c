@@ -758,6 +758,13 @@ weft_report_summary_json(const weft_report_t *rep)
         json_builder_add_string_value(b, g_ptr_array_index(rep->faults, i));
     }
     json_builder_end_array(b);
+    /* what the trace reader worked around, as the summary's warning lines (workload.h) */
+    json_builder_set_member_name(b, "warnings");
+    json_builder_begin_array(b);
+    for (guint i = 0; rep->wl->warnings != NULL && i < rep->wl->warnings->len; i++) {
+        json_builder_add_string_value(b, g_ptr_array_index(rep->wl->warnings, i));
+    }
+    json_builder_end_array(b);
     json_builder_set_member_name(b, "per_rank");
     json_builder_begin_object(b);
     for (figure_t f = 0; f < N_FIGURES; f++) {

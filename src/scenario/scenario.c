@@ -1254,6 +1254,12 @@ weft_scenario_run_summary(const weft_scenario_run_t *run)
         g_string_append_printf(s, "fault        %s\n",
                                (const char *)g_ptr_array_index(res->faults_applied, i));
     }
+    /* what the reader worked around in the trace (workload.h): said once, here */
+    const GPtrArray *warnings = run->workload->warnings;
+    for (guint i = 0; warnings != NULL && i < warnings->len; i++) {
+        g_string_append_printf(s, "warning      %s\n",
+                               (const char *)g_ptr_array_index(warnings, i));
+    }
     g_string_append_c(s, '\n');
     /* With a report, large runs get the per-rank distribution instead of one line per rank. */
     if (run->report != NULL && res->n_ranks > SUMMARY_MAX_RANK_ROWS) {

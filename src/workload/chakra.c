@@ -47,6 +47,34 @@ rank_file_clear(rank_file_t *f)
     }
 }
 
+/*
+ * One kind of trace problem the loader works around instead of failing: how
+ * many cases, in how many files, and the first case in words (file, rank,
+ * node and value), for one line of weft_workload_t.warnings.
+ */
+typedef struct {
+    guint64 count;
+    guint files;
+    gint last_rank; /* the last rank counted in @files, or -1 */
+    char *first;
+} tally_t;
+
+/* Counts one case in rank @r; @first (transfer full) describes it, kept if it is the first. */
+static void
+tally_add(tally_t *t, guint r, guint64 cases, char *first)
+{
+    t->count += cases;
+    if (t->last_rank != (gint)r) {
+        t->files++;
+        t->last_rank = (gint)r;
+    }
+    if (t->first == NULL) {
+        t->first = first;
+    } else {
+        g_free(first);
+    }
+}
+
 /* Everything the loader carries while it builds a workload. */
 typedef struct {
     weft_workload_t *wl;
@@ -54,7 +82,25 @@ typedef struct {
     GHashTable *groups;     /* pg_name -> GArray of guint ranks (empty: all ranks) */
     GHashTable *group_from; /* pg_name -> file that defined it (borrowed) */
     GHashTable *comm_index; /* pg_name -> GINT_TO_POINTER(index + 1) into wl->comms */
+    tally_t ctrl_dangling;  /* ctrl_deps on a missing node or on the node itself */
+    tally_t ctrl_cycle;     /* files whose other ctrl_deps close a cycle: all dropped */
+    GArray *cpu_colls;      /* cpu_coll_t: the is_cpu_op COMM_COLL nodes of the rank being read */
+    tally_t cpu_as_gpu;     /* is_cpu_op COMM_COLL nodes read as GPU collectives */
+    tally_t cpu_host_only;  /* is_cpu_op COMM_COLL nodes with nothing to replay but host time */
 } loader_t;
+
+/* An is_cpu_op COMM_COLL node, kept until its file's dependencies tell what it is. */
+typedef struct {
+    guint node;
+    gboolean have_type; /* it has a comm_type */
+    char *pg_name;      /* its pg_name ("" when absent) */
+} cpu_coll_t;
+
+static void
+cpu_coll_clear(gpointer p)
+{
+    g_free(((cpu_coll_t *)p)->pg_name);
+}
 
 /* ---- files ----------------------------------------------------------------- */
 
@@ -855,7 +901,11 @@ fill_node(loader_t *L, guint r, guint i, GError **error)
     case CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE:
         t->coll_op[i] = (guint8)comm_type;
         if (t->is_cpu_op[i]) {
-            break; /* the host side of a collective: no communicator */
+            /* the host side of a GPU collective, or one whose flag is mis-set: the file's
+             * dependencies tell (resolve_cpu_colls()) */
+            cpu_coll_t c = {i, have_type, g_strdup(pg_name)};
+            g_array_append_val(L->cpu_colls, c);
+            break;
         }
         if (!have_type) {
             g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
@@ -926,15 +976,16 @@ free_edges(GArray **edges, guint n)
     g_free(edges);
 }
 
-/* Resolves data_deps and (when sound) ctrl_deps of rank @r into CSR. */
-static gboolean
-resolve_deps(loader_t *L, guint r, GError **error)
+/*
+ * Maps the node ids of rank @r to node indexes; an id used twice is a DEP error.
+ * Returns: (transfer full): guint64 id (borrowed from the trace) -> GUINT_TO_POINTER(index).
+ */
+static GHashTable *
+index_ids(loader_t *L, guint r, GError **error)
 {
     weft_rank_trace_t *t = &L->wl->ranks[r];
-    GPtrArray *nodes = L->files[r].nodes;
-    guint n = t->n_nodes;
     g_autoptr(GHashTable) index = g_hash_table_new(g_int64_hash, g_int64_equal);
-    for (guint i = 0; i < n; i++) {
+    for (guint i = 0; i < t->n_nodes; i++) {
         guint64 *key = &t->id[i];
         gpointer prev = NULL;
         if (g_hash_table_lookup_extended(index, key, NULL, &prev)) {
@@ -943,18 +994,34 @@ resolve_deps(loader_t *L, guint r, GError **error)
                         "%s: rank %u: node id %" G_GUINT64_FORMAT " is used twice: by '%s' "
                         "(message %u) and '%s' (message %u)",
                         t->file, r, t->id[i], t->name[j], j + 2, t->name[i], i + 2);
-            return FALSE;
+            return NULL;
         }
         g_hash_table_insert(index, key, GUINT_TO_POINTER(i));
     }
+    return g_steal_pointer(&index);
+}
+
+/*
+ * Resolves data_deps and the sound ctrl_deps of rank @r into CSR. A ctrl_dep on
+ * a missing node or on the node itself is dropped alone (L->ctrl_dangling); if
+ * the rest close a cycle the data_deps alone do not have, all the rest are
+ * dropped too (L->ctrl_cycle), as before: see workload.h.
+ */
+static gboolean
+resolve_deps(loader_t *L, guint r, GHashTable *index, GError **error)
+{
+    weft_rank_trace_t *t = &L->wl->ranks[r];
+    GPtrArray *nodes = L->files[r].nodes;
+    guint n = t->n_nodes;
     GArray **data = g_new(GArray *, MAX(n, 1));
     GArray **both = g_new(GArray *, MAX(n, 1));
     for (guint i = 0; i < n; i++) {
         data[i] = g_array_new(FALSE, FALSE, sizeof(guint32));
         both[i] = g_array_new(FALSE, FALSE, sizeof(guint32));
     }
-    gboolean ctrl_sound = TRUE, ok = TRUE;
-    guint n_ctrl = 0;
+    gboolean ok = TRUE;
+    guint n_kept = 0, n_dangling = 0;
+    char *first_dangling = NULL;
     for (guint i = 0; i < n && ok; i++) {
         const ChakraProtoMsg__Node *m = g_ptr_array_index(nodes, i);
         for (gsize k = 0; k < m->n_data_deps; k++) {
@@ -971,16 +1038,25 @@ resolve_deps(loader_t *L, guint r, GError **error)
             g_array_append_val(data[i], j);
             g_array_append_val(both[i], j);
         }
-        for (gsize k = 0; k < m->n_ctrl_deps; k++) {
+        for (gsize k = 0; k < m->n_ctrl_deps && ok; k++) {
             gpointer v = NULL;
-            n_ctrl++;
-            if (!g_hash_table_lookup_extended(index, &m->ctrl_deps[k], NULL, &v) ||
-                GPOINTER_TO_UINT(v) == i) {
-                ctrl_sound = FALSE;
+            gboolean found = g_hash_table_lookup_extended(index, &m->ctrl_deps[k], NULL, &v);
+            if (!found || GPOINTER_TO_UINT(v) == i) {
+                if (n_dangling++ == 0) {
+                    first_dangling =
+                        found ? g_strdup_printf("%s: rank %u: node %" G_GUINT64_FORMAT
+                                                " (%s): a ctrl_dep on the node itself",
+                                                t->file, r, m->id, t->name[i])
+                              : g_strdup_printf("%s: rank %u: node %" G_GUINT64_FORMAT
+                                                " (%s): a ctrl_dep on node %" G_GUINT64_FORMAT
+                                                ", which is not in the file",
+                                                t->file, r, m->id, t->name[i], m->ctrl_deps[k]);
+                }
                 continue;
             }
             guint32 j = GPOINTER_TO_UINT(v);
             g_array_append_val(both[i], j);
+            n_kept++;
         }
     }
     if (ok) {
@@ -988,23 +1064,192 @@ resolve_deps(loader_t *L, guint r, GError **error)
         g_autofree guint32 *off_both = g_new(guint32, n + 1);
         build_csr(n, data, t->dep_off, &deps_data);
         build_csr(n, both, off_both, &deps_both);
-        if (ctrl_sound && n_ctrl > 0 && !weft_workload_i_toposort(n, off_both, deps_both, NULL) &&
-            weft_workload_i_toposort(n, t->dep_off, deps_data, NULL)) {
-            ctrl_sound = FALSE; /* the ctrl_deps alone close a cycle */
-        }
-        if (ctrl_sound) {
+        guint on_cycle = 0;
+        gboolean cycle = n_kept > 0 &&
+                         !weft_workload_i_toposort(n, off_both, deps_both, &on_cycle) &&
+                         weft_workload_i_toposort(n, t->dep_off, deps_data, NULL);
+        if (!cycle) {
             memcpy(t->dep_off, off_both, (n + 1) * sizeof(guint32));
             t->deps = deps_both;
             g_free(deps_data);
         } else {
+            /* the ctrl_deps close a cycle that the data_deps alone do not have */
             t->deps = deps_data;
             g_free(deps_both);
-            t->n_ctrl_deps_ignored = n_ctrl;
+            tally_add(&L->ctrl_cycle, r, n_kept,
+                      g_strdup_printf("%s: rank %u: its %u other ctrl_deps close a cycle that its "
+                                      "data_deps do not have (node %" G_GUINT64_FORMAT
+                                      " (%s) lies on it)",
+                                      t->file, r, n_kept, t->id[on_cycle], t->name[on_cycle]));
+        }
+        t->n_ctrl_deps_ignored = n_dangling + (cycle ? n_kept : 0);
+        if (n_dangling > 0) {
+            tally_add(&L->ctrl_dangling, r, n_dangling, g_steal_pointer(&first_dangling));
         }
     }
+    g_free(first_dangling);
     free_edges(data, n);
     free_edges(both, n);
     return ok;
+}
+
+/* Union-find over node indexes: the representative of @i, with path halving. */
+static guint32
+uf_find(guint32 *parent, guint32 i)
+{
+    while (parent[i] != i) {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    return i;
+}
+
+/*
+ * Decides what each is_cpu_op COMM_COLL node of rank @r is (workload.h). It is
+ * the host record of a GPU collective when a GPU COMM_COLL of the file depends
+ * on it (data_deps or ctrl_deps, ids that resolve), directly or through other
+ * is_cpu_op COMM_COLL nodes linked to it by a dependency (PyTorch's
+ * c10d::allreduce_(1) depends on c10d::allreduce_(0), which the NCCL kernel
+ * depends on); it then stays on the CPU, without communicator. Otherwise its
+ * flag is taken as mis-set: with a comm_type it becomes a GPU collective in the
+ * communicator of its pg_name (L->cpu_as_gpu); without comm_type and comm_size it
+ * stays on the CPU (L->cpu_host_only); a comm_size without comm_type is a VALUE
+ * error. Time complexity: O(nodes + dependencies of COMM_COLL nodes).
+ */
+static gboolean
+resolve_cpu_colls(loader_t *L, guint r, GHashTable *index, GError **error)
+{
+    GArray *cc = L->cpu_colls;
+    if (cc->len == 0) {
+        return TRUE;
+    }
+    weft_rank_trace_t *t = &L->wl->ranks[r];
+    GPtrArray *nodes = L->files[r].nodes;
+    guint n = t->n_nodes;
+    g_autofree guint32 *parent = g_new(guint32, n);
+    g_autofree guint8 *linked = g_new0(guint8, n);
+    for (guint i = 0; i < n; i++) {
+        parent[i] = i;
+    }
+    for (guint i = 0; i < n; i++) {
+        if (t->type[i] != WEFT_NODE_COLL) {
+            continue;
+        }
+        const ChakraProtoMsg__Node *m = g_ptr_array_index(nodes, i);
+        for (gsize k = 0; k < m->n_data_deps + m->n_ctrl_deps; k++) {
+            guint64 id = k < m->n_data_deps ? m->data_deps[k] : m->ctrl_deps[k - m->n_data_deps];
+            gpointer v = NULL;
+            if (!g_hash_table_lookup_extended(index, &id, NULL, &v)) {
+                continue;
+            }
+            guint32 j = GPOINTER_TO_UINT(v);
+            if (j == i || t->type[j] != WEFT_NODE_COLL || !t->is_cpu_op[j]) {
+                continue;
+            }
+            if (t->is_cpu_op[i]) {
+                parent[uf_find(parent, i)] = uf_find(parent, j);
+            } else {
+                linked[j] = 1; /* a GPU collective depends on it */
+            }
+        }
+    }
+    for (guint k = 0; k < cc->len; k++) {
+        guint i = g_array_index(cc, cpu_coll_t, k).node;
+        linked[uf_find(parent, i)] |= linked[i];
+    }
+    for (guint k = 0; k < cc->len; k++) {
+        const cpu_coll_t *c = &g_array_index(cc, cpu_coll_t, k);
+        guint i = c->node;
+        if (linked[uf_find(parent, i)]) {
+            continue; /* the host side of a GPU collective: no communicator */
+        }
+        where_t w = {t->file, r, g_ptr_array_index(nodes, i)};
+        char *first = g_strdup_printf(WHERE_FMT, WHERE_ARGS(&w));
+        if (c->have_type) {
+            if (!comm_for(L, &w, c->pg_name, &t->comm[i], error)) {
+                g_free(first);
+                return FALSE;
+            }
+            t->is_cpu_op[i] = 0;
+            tally_add(&L->cpu_as_gpu, r, 1, first);
+        } else if (t->comm_bytes[i] == 0) {
+            tally_add(&L->cpu_host_only, r, 1, first);
+        } else {
+            g_free(first);
+            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                        WHERE_FMT
+                        ": COMM_COLL node marked is_cpu_op with comm_size %" G_GUINT64_FORMAT
+                        " but no comm_type: no GPU collective of the file depends on it, so "
+                        "it is not the host side of one, and without a comm_type it cannot "
+                        "be replayed as one",
+                        WHERE_ARGS(&w), t->comm_bytes[i]);
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+/* The warning lines of the tallies, in a fixed order (workload.h). */
+static void
+add_warnings(loader_t *L)
+{
+    weft_workload_t *wl = L->wl;
+    GPtrArray *w = g_ptr_array_new_with_free_func(g_free);
+    const tally_t *d = &L->ctrl_dangling, *c = &L->ctrl_cycle;
+    if (d->count == 1) {
+        g_ptr_array_add(w, g_strdup_printf("1 ctrl_dep on a node that is not in the file or on "
+                                           "the node itself is ignored: %s",
+                                           d->first));
+    } else if (d->count > 1) {
+        g_ptr_array_add(w, g_strdup_printf("%" G_GUINT64_FORMAT " ctrl_deps on a node that is "
+                                           "not in the file or on the node itself are ignored "
+                                           "(in %u of %u files); the first: %s",
+                                           d->count, d->files, wl->n_ranks, d->first));
+    }
+    if (c->files == 1) {
+        g_ptr_array_add(w, g_strdup_printf("%s: all of them are ignored, and its data_deps "
+                                           "alone order it",
+                                           c->first));
+    } else if (c->files > 1) {
+        g_ptr_array_add(w, g_strdup_printf("in %u of %u files the ctrl_deps left close a cycle "
+                                           "that the data_deps do not have: all %" G_GUINT64_FORMAT
+                                           " of them are ignored, and the data_deps alone order "
+                                           "those files; the first: %s",
+                                           c->files, wl->n_ranks, c->count, c->first));
+    }
+    const tally_t *g = &L->cpu_as_gpu, *h = &L->cpu_host_only;
+    if (g->count == 1) {
+        g_ptr_array_add(w, g_strdup_printf("1 COMM_COLL node marked is_cpu_op is replayed as a "
+                                           "GPU collective, since no GPU collective of its file "
+                                           "depends on it (it is not the host side of one): %s",
+                                           g->first));
+    } else if (g->count > 1) {
+        g_ptr_array_add(w, g_strdup_printf("%" G_GUINT64_FORMAT " COMM_COLL nodes marked "
+                                           "is_cpu_op are replayed as GPU collectives (in %u of "
+                                           "%u files), since no GPU collective of their file "
+                                           "depends on them (they are not the host side of one); "
+                                           "the first: %s",
+                                           g->count, g->files, wl->n_ranks, g->first));
+    }
+    if (h->count == 1) {
+        g_ptr_array_add(w, g_strdup_printf("1 COMM_COLL node marked is_cpu_op has no comm_type or "
+                                           "comm_size and no GPU collective of its file depends "
+                                           "on it: it runs on the host only, for its duration, "
+                                           "and moves no data: %s",
+                                           h->first));
+    } else if (h->count > 1) {
+        g_ptr_array_add(w, g_strdup_printf("%" G_GUINT64_FORMAT " COMM_COLL nodes marked "
+                                           "is_cpu_op have no comm_type or comm_size and no GPU "
+                                           "collective of their file depends on them (in %u of "
+                                           "%u files): they run on the host only, for their "
+                                           "duration, and move no data; the first: %s",
+                                           h->count, h->files, wl->n_ranks, h->first));
+    }
+    if (w->len > 0) {
+        wl->warnings = w;
+    } else {
+        g_ptr_array_unref(w);
+    }
 }
 
 /* ---- the loader ------------------------------------------------------------- */
@@ -1088,12 +1333,22 @@ weft_workload_load_chakra(const char *prefix, const char *comm_groups_json, GErr
     if (ok && comm_groups_json != NULL) {
         ok = load_group_json(&L, comm_groups_json, error);
     }
+    L.ctrl_dangling.last_rank = L.ctrl_cycle.last_rank = -1;
+    L.cpu_as_gpu.last_rank = L.cpu_host_only.last_rank = -1;
+    L.cpu_colls = g_array_new(FALSE, FALSE, sizeof(cpu_coll_t));
+    g_array_set_clear_func(L.cpu_colls, cpu_coll_clear);
     for (guint r = 0; r < n_ranks && ok; r++) {
+        g_array_set_size(L.cpu_colls, 0);
         rank_trace_alloc(&wl->ranks[r], L.files[r].nodes->len);
         for (guint i = 0; i < wl->ranks[r].n_nodes && ok; i++) {
             ok = fill_node(&L, r, i, error);
         }
-        ok = ok && resolve_deps(&L, r, error);
+        g_autoptr(GHashTable) index = ok ? index_ids(&L, r, error) : NULL;
+        ok = index != NULL && resolve_cpu_colls(&L, r, index, error) &&
+             resolve_deps(&L, r, index, error);
+    }
+    if (ok) {
+        add_warnings(&L);
     }
 
     for (guint r = 0; r < n_ranks; r++) {
@@ -1103,5 +1358,10 @@ weft_workload_load_chakra(const char *prefix, const char *comm_groups_json, GErr
     g_hash_table_unref(L.groups);
     g_hash_table_unref(L.group_from);
     g_hash_table_unref(L.comm_index);
+    g_free(L.ctrl_dangling.first);
+    g_free(L.ctrl_cycle.first);
+    g_free(L.cpu_as_gpu.first);
+    g_free(L.cpu_host_only.first);
+    g_array_unref(L.cpu_colls);
     return ok ? g_steal_pointer(&wl) : NULL;
 }

@@ -145,6 +145,9 @@ weft_workload_free(weft_workload_t *wl)
         g_string_chunk_free(wl->strings);
     }
     g_free(wl->source);
+    if (wl->warnings != NULL) {
+        g_ptr_array_unref(wl->warnings);
+    }
     g_free(wl);
 }
 

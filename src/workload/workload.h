@@ -10,19 +10,35 @@
  * and ctrl_deps alike, both hard dependencies as in ASTRA-sim) are stored as
  * predecessor node indexes in CSR form.
  *
- * ctrl_deps are honoured only when they are sound: if one file's ctrl_deps
- * name a node that is not in the file, name the node itself, or close a cycle
- * that its data_deps alone do not have, that file's ctrl_deps are ignored as a
- * whole (n_ctrl_deps_ignored counts them) and its data_deps alone order it.
- * The PyTorch converter's output (chakra.0.et, schema 1.0.1) is such a file:
- * its ctrl_deps record host call nesting and point at dropped parents (the
- * thread root), at the node itself, and from a CPU operator to its own kernel.
+ * ctrl_deps are honoured where they are sound. A ctrl_dep that names a node
+ * not in the file, or the node itself, is dropped alone: the file's other
+ * ctrl_deps stay. If what is left of a file's ctrl_deps closes a cycle that
+ * its data_deps alone do not have, all of them are dropped and its data_deps
+ * alone order it. n_ctrl_deps_ignored counts what was dropped, and
+ * weft_workload_t.warnings says so in one line per kind (the first case, with
+ * file, rank, node and the missing id, and the total). The PyTorch converter's
+ * output (chakra.0.et, schema 1.0.1) has all three: its ctrl_deps record host
+ * call nesting and point at dropped parents (the thread root), at the node
+ * itself, and from a CPU operator to its own kernel, which closes cycles.
  * A data_dep on a missing node is always an error.
  *
- * COMM_COLL nodes marked is_cpu_op are the host side of a collective
- * (c10d::allreduce_ and the like): they carry no communicator (comm = -1,
- * coll_op = their comm_type if any, else 0) and run on the CPU for their
- * duration, as ASTRA-sim runs them. Every other COMM_COLL node must have a
+ * COMM_COLL nodes marked is_cpu_op are usually the host side of a collective
+ * (PyTorch's c10d::allreduce_ beside the ncclKernel_AllReduce node, which has
+ * a data_dep on it). Such a host record is recognised by its link to a GPU
+ * collective: a GPU COMM_COLL of the same file depends on it (data_deps or
+ * ctrl_deps), directly or through other is_cpu_op COMM_COLL nodes it shares a
+ * dependency with (the converter's "(0)" and "(1)" halves of one call). A host
+ * record carries no communicator (comm = -1, coll_op = its comm_type if any,
+ * else 0) and runs on the CPU for its duration, as ASTRA-sim runs it. An
+ * is_cpu_op COMM_COLL that no GPU collective depends on is the collective
+ * itself with the flag mis-set (some converters do this): when it has a
+ * comm_type it is read as a GPU collective (is_cpu_op cleared, pg_name
+ * resolved to a communicator like any other's); without a comm_type and
+ * without a comm_size there is nothing to replay but its host time, so it stays
+ * on the CPU; a comm_size without a comm_type is a VALUE error. Both cases that
+ * load say so in one line of warnings. (A mis-flagged collective that a GPU
+ * collective depends on cannot be told from a host record and is read as one.)
+ * Every other COMM_COLL node must have a
  * comm_type. METADATA nodes are kept as nodes (no work, zero duration unless
  * the trace says otherwise).
  *
@@ -91,7 +107,8 @@ typedef struct {
     guint64 *id;              /* the trace's node id */
     const char **name;        /* operator name ("" when absent); strings owned by the workload */
     guint8 *type;             /* weft_node_type_t */
-    guint8 *is_cpu_op;        /* 1: runs on the host CPU, not a GPU stream */
+    guint8 *is_cpu_op;        /* 1: runs on the host CPU, not a GPU stream (for COLL: a host
+                                 record; a mis-flagged collective is read with 0, see above) */
     weft_time_t *duration_ps; /* duration_micros in picoseconds */
     guint8 *coll_op;          /* weft_coll_op_t, for COLL */
     guint64 *comm_bytes;      /* comm_size, for COLL, SEND, RECV */
@@ -102,7 +119,7 @@ typedef struct {
     guint64 *tensor_bytes;    /* tensor_size (0 when absent) */
     guint32 *dep_off;         /* predecessors of node i: deps[dep_off[i] .. dep_off[i+1]) */
     guint32 *deps;            /* node indexes */
-    guint n_ctrl_deps_ignored; /* ctrl_deps dropped because they were unsound (see below) */
+    guint n_ctrl_deps_ignored; /* ctrl_deps dropped because they were unsound (see above) */
     gboolean borrows_arrays;  /* TRUE: every array except comm and peer (and file) belongs to
                                  another rank of the workload (text workloads share one copy per
                                  pipeline stage); read-only, freed with their owner */
@@ -114,6 +131,12 @@ typedef struct {
     GPtrArray *comms;             /* of weft_comm_t*; comms[0] is the world */
     GStringChunk *strings;        /* owns node names */
     char *source;                 /* prefix or file it was read from */
+    /* (nullable) what the reader worked around in the trace, one line each (char *,
+     * owned, no newline), in a fixed order: ignored ctrl_deps, is_cpu_op collectives
+     * read as GPU collectives or left on the host. Each names the first case (file,
+     * rank, node id and name, the value) and how many there were. NULL or empty: none.
+     * weft replay prints them as the summary's "warning" lines. */
+    GPtrArray *warnings;
 } weft_workload_t;
 
 /**
@@ -124,8 +147,12 @@ typedef struct {
  *   ({"1": [0,1,2,3], ...}); its groups override METADATA process groups.
  *   When NULL and "<prefix>.json" exists beside the traces (weft gen writes
  *   it), that file is used.
- * @error: WEFT_WORKLOAD_ERROR_* naming file, byte offset, node id and name.
- * Returns: (transfer full): the workload, or NULL.
+ * @error: WEFT_WORKLOAD_ERROR_* naming file, byte offset, node id and name
+ *   (an is_cpu_op COMM_COLL read as a GPU collective takes the errors of one:
+ *   _COMM for an unknown pg_name; _VALUE for a comm_size without comm_type).
+ * Returns: (transfer full): the workload, or NULL. What the reader worked
+ *   around (dropped ctrl_deps, is_cpu_op collectives: see above) is in its
+ *   warnings.
  */
 weft_workload_t *weft_workload_load_chakra(const char *prefix, const char *comm_groups_json,
                                            GError **error);
