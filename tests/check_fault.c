@@ -440,6 +440,24 @@ START_TEST(gpu_failure_stops_the_step)
 }
 END_TEST
 
+/*
+ * gpu1's two links down at 1 ms, during the 2500 us of compute before the first
+ * all-reduce (check_replay): gpu1 is cut off, so the all-reduce cannot start at 2500 us.
+ * That is the stranded report (what a link fault did), not a plain routing error.
+ */
+START_TEST(a_collective_with_no_path_left_is_stranded)
+{
+    g_autoptr(weft_topo_t) t = ring4();
+    GError *err = NULL;
+    g_autoptr(weft_replay_result_t) res =
+        dp_step(t, "1ms link_down gpu0 gpu1; 1ms link_down gpu1 gpu2", &err);
+    ck_assert_ptr_null(res);
+    ck_assert_int_eq(err->domain, WEFT_REPLAY_ERROR);
+    ck_assert_int_eq(err->code, WEFT_REPLAY_ERROR_STRANDED);
+    g_clear_error(&err);
+}
+END_TEST
+
 /* ---- bad fault lines ---------------------------------------------------------------- */
 
 static void
@@ -524,6 +542,7 @@ fault_suite(void)
     tcase_add_checked_fixture(tr, setup, teardown);
     tcase_add_test(tr, straggler_at_half_speed_delays_a_ring_all_reduce_step);
     tcase_add_test(tr, gpu_failure_stops_the_step);
+    tcase_add_test(tr, a_collective_with_no_path_left_is_stranded);
     suite_add_tcase(s, tr);
     return s;
 }

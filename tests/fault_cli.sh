@@ -71,6 +71,12 @@ expect 0 "dp step with an NVSwitch down" "" -- "$WEFT" replay "$scen" \
 nvsw=$(step_of "$tmp/out")
 awk -v a="$dp" -v b="$nvsw" 'BEGIN { exit !(b > a) }' &&
     ok "NVSwitch down: slower step ($dp -> $nvsw us)" || bad "NVSwitch down: $dp -> $nvsw us"
+# All four NVSwitches down from 0: no path is left between the GPUs, so the first
+# all-reduce (after 2500 us of compute) is stranded before it starts.
+expect 1 "every NVSwitch down: the all-reduce is stranded" \
+    "collective #1 .* stranded at 2500\.000000 us before it started: links are down" -- \
+    "$WEFT" replay "$scen" --set "faults.events=0us switch_down node0/nvswitch0; \
+0us switch_down node0/nvswitch1; 0us switch_down node0/nvswitch2; 0us switch_down node0/nvswitch3"
 expect 1 "GPU failure stops the step" "GPU node0/gpu3 \(node 0\) failed at 2000\.000000 us" -- \
     "$WEFT" replay "$scen" --set "faults.events=2ms gpu_fail node0/gpu3"
 

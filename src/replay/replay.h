@@ -144,8 +144,9 @@ typedef struct {
  * @opts: (nullable): options.
  * @error: WEFT_REPLAY_ERROR_DEADLOCK with the report, or _NETWORK; with faults,
  *   _FAILED (what failed, where and when, and how far each rank got) or
- *   _STRANDED (the transfer a link fault left with no path, and the ranks
- *   left waiting).
+ *   _STRANDED (the transfer a link fault left with no path, or the collective
+ *   that could not start because links a fault took down left two of its
+ *   members without a path, and the ranks left waiting).
  *
  * Runs one step of @wl to completion.
  * Returns: (transfer full): the results (free with weft_replay_result_free()),
