@@ -97,6 +97,27 @@ expect 1 "a study axis with a bad fault line" "axis\.fault \(faults\.events\).*1
     "$WEFT" sweep "$tmp/study.ini"
 [ ! -e "$tmp/study.csv" ] && ok "no point ran" || bad "points ran before the bad axis value was seen"
 
+# A fault at 0 applies before the first transfer asks for its rate, under both
+# models. ASTRA-sim's Ring_8npus.yml (50 GB/s with GB = 2^30 B, 500 ns): a ring
+# all-reduce of 1 MiB is 14 steps of 131072 B chunks, 2441406 ps each at full
+# rate, 4882813 ps at half. With gpu0 -> gpu1 at half bandwidth from 0 that link
+# sends all 14 chunks back to back and the last arrives 500 ns later:
+# 14 x 4.882813 + 0.5 = 68.859382 us (check_fault derives why nothing else binds).
+ring8="${WEFT_SHARED:-}/data/astra-sim-examples/examples/network/analytical/Ring_8npus.yml"
+if [ -f "$ring8" ]; then
+    for model in analytical flow; do
+        expect 0 "Ring_8npus, gpu0 -> gpu1 at half from 0, $model" "" -- "$WEFT" replay \
+            --cluster "$ring8" --set workload.collective=all_reduce \
+            --set workload.collective_bytes=1MiB --set network.model=$model \
+            --set "faults.events=0us link_degrade gpu0 gpu1 0.5"
+        [ "$(step_of "$tmp/out")" = 68.859382 ] &&
+            ok "$model: the degrade at 0 applies first (68.859382 us)" ||
+            bad "$model: step $(step_of "$tmp/out") us, expected 68.859382"
+    done
+else
+    ok "no WEFT_SHARED: Ring_8npus fault check skipped"
+fi
+
 # fault files
 printf '# schedule\n1ms straggler gpu:1 0.5 for 1ms\n' >"$tmp/good.faults"
 expect 0 "faults.file" "" -- "$WEFT" replay "$scen" --set "faults.file=$tmp/good.faults"

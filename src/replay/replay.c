@@ -849,6 +849,24 @@ deadlock_report(replay_t *R)
 
 /* ---- entry point ------------------------------------------------------------------- */
 
+/* Releases every node without predecessors, rank by rank in node order (called directly
+ * or as an event at time 0: @ctx is the replay, @data unused). */
+static void
+release_first_nodes(void *ctx, void *data)
+{
+    (void)data;
+    replay_t *R = ctx;
+    for (guint r = 0; r < R->wl->n_ranks && R->error == NULL; r++) {
+        rank_state_t *rs = &R->ranks[r];
+        for (guint i = 0; i < rs->trace->n_nodes; i++) {
+            if (rs->preds_left[i] == 0 && rs->state[i] == NODE_WAITING) {
+                make_ready(R, rs, i);
+                drain_finished(R);
+            }
+        }
+    }
+}
+
 weft_replay_result_t *
 weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
                 const weft_replay_options_t *opts, GError **error)
@@ -902,15 +920,15 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
     }
 
     guint64 events_before = weft_sim_events(sim);
-    /* Release every node without predecessors, rank by rank in node order. */
-    for (guint r = 0; r < wl->n_ranks && R.error == NULL; r++) {
-        rank_state_t *rs = &R.ranks[r];
-        for (guint i = 0; i < rs->trace->n_nodes; i++) {
-            if (rs->preds_left[i] == 0 && rs->state[i] == NODE_WAITING) {
-                make_ready(&R, rs, i);
-                drain_finished(&R);
-            }
-        }
+    if (R.faults != NULL) {
+        /* Faults of an instant apply before anything else at it (fault/step.h), time 0
+         * included. Their events were queued first, so a release queued now runs after
+         * those due at 0: the first transfers see the cluster as the faults left it
+         * (under analytical, a transfer's rate is fixed when it starts). Without faults
+         * the release runs here, and the run has no extra event. */
+        weft_sim_at(sim, weft_sim_now(sim), release_first_nodes, &R, NULL);
+    } else {
+        release_first_nodes(&R, NULL);
     }
     if (R.error == NULL) {
         weft_sim_run(sim);

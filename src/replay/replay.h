@@ -132,7 +132,10 @@ typedef struct {
      * link, NIC and switch faults change the network; stragglers stretch the
      * compute-stream nodes of their GPU (not CPU-stream ones: the host is not
      * slowed); a GPU or node failure stops the step. Faults due after the last
-     * rank has finished are not applied. */
+     * rank has finished are not applied. Faults of an instant apply before
+     * anything else at it, 0 included: with faults, the nodes without
+     * predecessors are released from an event at 0 queued after the faults'
+     * (one more event in weft_replay_result_t.events). */
     const weft_fault_plan_t *faults;
 } weft_replay_options_t;
 
