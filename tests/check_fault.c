@@ -440,6 +440,144 @@ START_TEST(gpu_failure_stops_the_step)
 }
 END_TEST
 
+/*
+ * gpu1's two links down at 1 ms, during the 2500 us of compute before the first
+ * all-reduce (check_replay): gpu1 is cut off, so the all-reduce cannot start at 2500 us.
+ * That is the stranded report (what a link fault did), not a plain routing error.
+ */
+START_TEST(a_collective_with_no_path_left_is_stranded)
+{
+    g_autoptr(weft_topo_t) t = ring4();
+    GError *err = NULL;
+    g_autoptr(weft_replay_result_t) res =
+        dp_step(t, "1ms link_down gpu0 gpu1; 1ms link_down gpu1 gpu2", &err);
+    ck_assert_ptr_null(res);
+    ck_assert_int_eq(err->domain, WEFT_REPLAY_ERROR);
+    ck_assert_int_eq(err->code, WEFT_REPLAY_ERROR_STRANDED);
+    g_clear_error(&err);
+}
+END_TEST
+
+/* ---- faults apply first at their instant, in both models -------------------------- */
+
+/*
+ * ASTRA-sim's Ring_8npus.yml as weft reads it (topo_yaml.c): 8 GPUs, link i between
+ * gpu i and gpu i+1 (mod 8), both directions, 50 GB/s in ASTRA-sim's GB = 2^30 B,
+ * so R = 50 x 2^30 = 53687091200 B/s, and a latency of a = 500 ns.
+ */
+#define RING8_BW (50.0 * 1073741824.0)
+
+static weft_topo_t *
+ring8(void)
+{
+    weft_topo_t *t = weft_topo_new("ring8");
+    GError *err = NULL;
+    for (guint i = 0; i < 8; i++) {
+        g_autofree char *name = g_strdup_printf("gpu%u", i);
+        ck_assert_int_eq(weft_topo_add_vertex(t, WEFT_VERTEX_GPU, name, (gint)i, -1, &err),
+                         (gint)i);
+    }
+    for (guint i = 0; i < 8; i++) {
+        ck_assert_int_ge(weft_topo_add_link(t, (gint)i, (gint)((i + 1) % 8), WEFT_LINK_GENERIC,
+                                            RING8_BW, 500 * WEFT_PS_PER_NS, 1, &err),
+                         0);
+    }
+    ck_assert_msg(weft_topo_finalize(t, &err), "%s", err ? err->message : "");
+    return t;
+}
+
+/* The step time of one ring all-reduce of 1 MiB on the 8 ranks of ring8() under @model
+ * with the faults @events (nullable). */
+static weft_time_t
+ring8_all_reduce(weft_net_model_t model, const char *events)
+{
+    g_autoptr(weft_topo_t) t = ring8();
+    GError *err = NULL;
+    g_autoptr(weft_workload_t) wl =
+        weft_workload_collective(WEFT_COLL_ALL_REDUCE, 1048576, 1, 8, &err);
+    ck_assert_msg(wl != NULL, "%s", err ? err->message : "");
+    g_autoptr(weft_sim_t) sim = weft_sim_new(1);
+    g_autoptr(weft_net_t) net = weft_net_new(sim, t, model);
+    g_autoptr(weft_fault_plan_t) plan = weft_fault_plan_new(t);
+    weft_replay_options_t opts = {0};
+    if (events != NULL) {
+        ck_assert_msg(weft_fault_plan_add_text(plan, events, "test", TRUE, &err), "%s",
+                      err ? err->message : "");
+        opts.faults = plan;
+    }
+    g_autoptr(weft_replay_result_t) res = weft_replay_run(sim, net, wl, &opts, &err);
+    ck_assert_msg(res != NULL, "%s", err ? err->message : "");
+    return res->step_ps;
+}
+
+/*
+ * The ring all-reduce of S = 1 MiB on 8 ranks is 2 (8 - 1) = 14 steps; in each, every
+ * gpu i sends one chunk of S / 8 = 131072 B to gpu i+1. A chunk takes
+ * 131072 B / R = 2441406.25 ps -> 2441406 ps at full rate, and
+ * 131072 B / (R / 2) = 4882812.5 ps -> 4882813 ps (rounded to the nearest ps) on a link
+ * at half bandwidth. A member sends step k when its link has sent step k-1 and step k-1
+ * has arrived from its predecessor (doc/collectives.md).
+ *
+ * Healthy: every step waits for the previous one's arrival, 14 x (2441406 + 500000)
+ * = 41179684 ps.
+ *
+ * gpu0 -> gpu1 at half bandwidth from 0: that link must send all 14 chunks,
+ * 14 x 4882813 = 68359382 ps, and the last one arrives a = 500000 ps later:
+ * 68859382 ps is a lower bound. It is reached, because gpu0 never waits for data:
+ * gpu0's step k + 8 needs the chunk gpu0 sent at step k to have gone once round the
+ * ring, 4882813 + 500000 + 7 x 2941406 = 25972655 ps after it started, less than the
+ * 8 x 4882813 = 39062504 ps the link takes for 8 chunks (and step k <= 7, needing gpu
+ * 8-k's step 0 after k x 2941406 ps, is not held up either). Every other link's last
+ * chunk arrives earlier: gpu i's step 13 follows gpu0's step 13 - i, at
+ * (14 - i) x 4882813 + 500000 + i x 2941406 < 68859382 for i >= 1.
+ * Before the fix the analytical model started the first chunks at 0 before the fault
+ * applied, so gpu0's step 0 ran at full rate: 66917975 ps (the figure below).
+ */
+START_TEST(a_fault_at_0_applies_before_the_first_transfer)
+{
+    for (guint m = 0; m < 2; m++) {
+        weft_net_model_t model = m == 0 ? WEFT_NET_ANALYTICAL : WEFT_NET_FLOW;
+        ck_assert_int_eq(ring8_all_reduce(model, NULL), 41179684);
+        ck_assert_int_eq(ring8_all_reduce(model, "0us link_degrade gpu0 gpu1 0.5"), 68859382);
+    }
+}
+END_TEST
+
+/*
+ * At full rate, gpu0's step 0 is sent at 2441406 ps and gpu7's chunk arrives at
+ * 2441406 + 500000 = 2941406 ps, which is when gpu0 starts step 1. A degrade at that
+ * instant applies before step 1 starts (faults first at their instant), so steps 1 to 13
+ * run at half rate, back to back (as above): 2941406 + 13 x 4882813 + 500000 = 66917975 ps.
+ * (Were it applied after step 1 had started, step 1 would run at full rate and step 2
+ * start at 5882812 ps: 5882812 + 12 x 4882813 + 500000 = 64976568 ps.)
+ */
+START_TEST(a_fault_at_t_applies_before_a_transfer_starting_at_t)
+{
+    for (guint m = 0; m < 2; m++) {
+        weft_net_model_t model = m == 0 ? WEFT_NET_ANALYTICAL : WEFT_NET_FLOW;
+        ck_assert_int_eq(ring8_all_reduce(model, "2941406ps link_degrade gpu0 gpu1 0.5"), 66917975);
+    }
+}
+END_TEST
+
+/*
+ * A degrade at 1 us, while gpu0's step 0 is sending (0 to 2441406 ps).
+ * analytical: a transfer in flight keeps its rate (doc/failures.md), so step 0 ends as
+ * planned and steps 1 to 13 run at half rate from 2941406 ps, 66917975 ps as above.
+ * flow: step 0 is re-rated at 1 us: it has sent 1e-6 s x R = 53687.0912 B and sends the
+ * 77384.9088 B left at R / 2 in 2882812.5 ps, so the link is free at 3882812.5 ps;
+ * gpu7's chunk came at 2941406, so step 1 starts then and steps 1 to 13 take
+ * 13 x 4882813 = 63476569 ps: 3882812.5 + 63476569 + 500000 = 67859381.5 ps; the
+ * re-rated end is rounded to the nearest picosecond (net.h), the half up: 67859382 ps.
+ */
+START_TEST(a_fault_mid_transfer_rerates_it_under_flow_only)
+{
+    ck_assert_int_eq(ring8_all_reduce(WEFT_NET_ANALYTICAL, "1us link_degrade gpu0 gpu1 0.5"),
+                     66917975);
+    ck_assert_int_eq(ring8_all_reduce(WEFT_NET_FLOW, "1us link_degrade gpu0 gpu1 0.5"), 67859382);
+}
+END_TEST
+
 /* ---- bad fault lines ---------------------------------------------------------------- */
 
 static void
@@ -524,6 +662,10 @@ fault_suite(void)
     tcase_add_checked_fixture(tr, setup, teardown);
     tcase_add_test(tr, straggler_at_half_speed_delays_a_ring_all_reduce_step);
     tcase_add_test(tr, gpu_failure_stops_the_step);
+    tcase_add_test(tr, a_collective_with_no_path_left_is_stranded);
+    tcase_add_test(tr, a_fault_at_0_applies_before_the_first_transfer);
+    tcase_add_test(tr, a_fault_at_t_applies_before_a_transfer_starting_at_t);
+    tcase_add_test(tr, a_fault_mid_transfer_rerates_it_under_flow_only);
     suite_add_tcase(s, tr);
     return s;
 }

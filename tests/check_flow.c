@@ -264,7 +264,7 @@ START_TEST(busy_time_counts_up_to_now_while_busy)
 }
 END_TEST
 
-START_TEST(analytical_counts_link_bytes_only)
+START_TEST(analytical_link_statistics_do_not_share)
 {
     g_autoptr(weft_net_t) an = weft_net_new(sim, topo, WEFT_NET_ANALYTICAL);
     ck_assert(weft_net_transfer_start(an, gpu0, gpu1, S, on_done, &lg, 0, NULL));
@@ -272,8 +272,10 @@ START_TEST(analytical_counts_link_bytes_only)
     weft_sim_run(sim);
     weft_net_link_stats_t st = weft_net_link_stats(an, 0);
     ck_assert_double_eq(st.bytes, 2.0 * S);
-    ck_assert_int_eq(st.busy_ps, 0);
-    ck_assert_double_eq(st.peak_util, 0.0);
+    /* both send over [0, 20 us) at B (flow: [0, 40 us) at B/2 each): busy 20 us, and the
+     * usage, 2 B, is twice the capacity */
+    ck_assert_int_eq(st.busy_ps, 20 * US);
+    ck_assert_double_eq(st.peak_util, 2.0);
     /* both end at 20.5 us (no sharing): 2e6 / (50e9 x 20.5e-6) = 2e6 / 1.025e6 */
     ck_assert_double_eq_tol(st.mean_util, 2e6 / 1.025e6, 1e-12);
 }
@@ -659,20 +661,35 @@ assert_ring_same_as_analytical(const char *file, guint64 bytes)
         g_autoptr(weft_coll_plan_t) plan =
             weft_coll_plan_new(ops[o], WEFT_COLL_ALGO_RING, n, bytes, 1, &error);
         weft_time_t t_an, t_flow;
+        guint ne = weft_topo_n_edges(t);
+        g_autofree weft_net_link_stats_t *st_an = g_new0(weft_net_link_stats_t, ne);
+        g_autofree weft_net_link_stats_t *st_flow = g_new0(weft_net_link_stats_t, ne);
         {
             g_autoptr(weft_sim_t) s = weft_sim_new(1);
             g_autoptr(weft_net_t) an = weft_net_new(s, t, WEFT_NET_ANALYTICAL);
             t_an = weft_coll_time(s, an, plan, mv, &error);
+            for (guint e = 0; e < ne; e++) {
+                st_an[e] = weft_net_link_stats(an, (gint)e);
+            }
         }
         {
             g_autoptr(weft_sim_t) s = weft_sim_new(1);
             g_autoptr(weft_net_t) fl = flow_net(s, t, WEFT_NET_UPDATE_INCREMENTAL);
             t_flow = weft_coll_time(s, fl, plan, mv, &error);
             assert_checks_passed(fl);
+            for (guint e = 0; e < ne; e++) {
+                st_flow[e] = weft_net_link_stats(fl, (gint)e);
+            }
         }
         ck_assert_int_gt(t_an, 0);
         ck_assert_msg(t_flow == t_an, "%s %s on %s: flow %ld ps, analytical %ld ps", file,
                       weft_coll_op_name(ops[o]), file, (long)t_flow, (long)t_an);
+        /* nothing shared: the same busy time on every link (the union of the bandwidth
+         * phases, which start and end at the same picoseconds) and the same peak */
+        for (guint e = 0; e < ne; e++) {
+            ck_assert_int_eq(st_an[e].busy_ps, st_flow[e].busy_ps);
+            ck_assert_double_eq_tol(st_an[e].peak_util, st_flow[e].peak_util, 1e-12);
+        }
     }
 }
 
@@ -882,7 +899,7 @@ flow_suite(void)
     tcase_add_test(tc, two_equal_transfers_end_together_in_two_solves);
     tcase_add_test(tc, link_statistics_and_timeseries);
     tcase_add_test(tc, busy_time_counts_up_to_now_while_busy);
-    tcase_add_test(tc, analytical_counts_link_bytes_only);
+    tcase_add_test(tc, analytical_link_statistics_do_not_share);
     tcase_add_test(tc, cancel_frees_the_bandwidth_and_counts_sent_bytes);
     tcase_add_test(tc, free_with_transfers_in_flight_leaves_no_events);
     tcase_add_test(tc, rate_cap_bounds_a_transfer_and_leaves_the_rest);

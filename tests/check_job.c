@@ -845,7 +845,10 @@ cable_with(const weft_topo_t *topo, const char *what, char **line)
 START_TEST(test_degrading_cable_fault_replays_the_step)
 {
     /* 4 DGX H100 on one leaf-spine (2 leaves of 2 nodes, 1 spine; each leaf-spine link a
-     * bundle of 16 cables); an all-to-all of 1 GiB over GPU 0 of each node, under flow */
+     * bundle of 16 cables); an all-to-all of 1 GiB over GPUs 0 and 1 of each node (8 ranks,
+     * round-robin), under flow. Two GPUs per node, so that node0/gpu0, its NIC's cable down,
+     * shares another GPU's NIC: with GPU 0 alone the detour runs on an idle NIC and NCCL's
+     * per-hop latency covers its NVLink hop, so the step would not change. */
     g_autofree char *dir = g_dir_make_tmp("check_job_XXXXXX", NULL);
     g_autofree char *cluster = g_build_filename(dir, "c.ini", NULL);
     g_autofree char *scenario = g_build_filename(dir, "a2a.ini", NULL);
@@ -857,7 +860,7 @@ START_TEST(test_degrading_cable_fault_replays_the_step)
     ck_assert(g_file_set_contents(scenario,
                                   "[cluster]\nfile = c.ini\n"
                                   "[workload]\ncollective = alltoall\ncollective_bytes = 1GiB\n"
-                                  "collective_ranks = 4\nplacement = round-robin\n"
+                                  "collective_ranks = 8\nplacement = round-robin\n"
                                   "[network]\nmodel = flow\n[output]\ndir = out\n",
                                   -1, NULL));
     g_autoptr(weft_job_config_t) cfg = weft_job_config_new();

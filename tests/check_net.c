@@ -215,6 +215,139 @@ START_TEST(free_with_pending_transfers_leaves_no_events)
 }
 END_TEST
 
+/* ---- link statistics: busy time and peak utilization --------------------------------- */
+
+/* Edge 0 is gpu0 -> gpu1 (weft_topo_add_link() adds the two directions in that order). */
+
+/* Statistics of edge 0 at the instants of the events that call probe(). */
+typedef struct {
+    guint n;
+    weft_net_link_stats_t at[8];
+} probes_t;
+
+static void
+probe(void *ctx, void *data)
+{
+    (void)data;
+    probes_t *p = ctx;
+    ck_assert_uint_lt(p->n, 8);
+    p->at[p->n++] = weft_net_link_stats(net, 0);
+}
+
+/* Starts 1e6 B gpu0 -> gpu1 when transfer 1 arrives. */
+static void
+on_done_then_start(void *ctx, guint64 tag)
+{
+    on_done(ctx, tag);
+    if (tag == 1) {
+        ck_assert(weft_net_transfer_start(net, gpu0, gpu1, 1000000, on_done, ctx, 3, NULL));
+    }
+}
+
+START_TEST(busy_time_is_the_union_of_bandwidth_phases)
+{
+    /*
+     * At 20 ps/B: transfer 1, 1e6 B from 0, sends over [0, 20 us) and arrives at 20.5 us;
+     * transfer 2, 5e5 B from 0, sends over [0, 10 us); transfer 3, 1e6 B started when 1
+     * arrives, sends over [20.5 us, 40.5 us) and arrives at 41 us. Busy (usage > 0, as
+     * flow counts it) is the union: [0, 20) + [20.5, 40.5) = 40 us; the latency between is
+     * idle. Peak: 1 and 2 together at 50 GB/s each on a 50 GB/s link, 100 / 50 = 2 (the
+     * analytical model does not share; flow would give 1). Mean: 2.5e6 B / (50e9 B/s x
+     * 41e-6 s) = 2.5e6 / 2.05e6.
+     */
+    log_t log = {0};
+    probes_t pr = {0};
+    ck_assert(weft_net_transfer_start(net, gpu0, gpu1, 1000000, on_done_then_start, &log, 1, NULL));
+    ck_assert(weft_net_transfer_start(net, gpu0, gpu1, 500000, on_done, &log, 2, NULL));
+    weft_sim_at(sim, 5 * WEFT_PS_PER_US, probe, &pr, NULL);     /* both sending */
+    weft_sim_at(sim, 15 * WEFT_PS_PER_US, probe, &pr, NULL);    /* 2 is done, 1 sends */
+    weft_sim_at(sim, 20250 * WEFT_PS_PER_NS, probe, &pr, NULL); /* in 1's latency */
+    weft_sim_at(sim, 30 * WEFT_PS_PER_US, probe, &pr, NULL);    /* 3 sends */
+    weft_sim_run(sim);
+    ck_assert_uint_eq(log.n, 3);
+    ck_assert_int_eq(log.at[2], 41 * WEFT_PS_PER_US);
+    ck_assert_int_eq(pr.at[0].busy_ps, 5 * WEFT_PS_PER_US);
+    ck_assert_int_eq(pr.at[1].busy_ps, 15 * WEFT_PS_PER_US);
+    ck_assert_int_eq(pr.at[2].busy_ps, 20 * WEFT_PS_PER_US);
+    ck_assert_int_eq(pr.at[3].busy_ps, 20 * WEFT_PS_PER_US + 9500 * WEFT_PS_PER_NS); /* 29.5 */
+    ck_assert_double_eq(pr.at[0].peak_util, 2.0);
+    weft_net_link_stats_t st = weft_net_link_stats(net, 0);
+    ck_assert_int_eq(st.busy_ps, 40 * WEFT_PS_PER_US);
+    ck_assert_double_eq(st.peak_util, 2.0);
+    ck_assert_double_eq_tol(st.mean_util, 2.5e6 / 2.05e6, 1e-12);
+    /* the other direction carried nothing */
+    ck_assert_int_eq(weft_net_link_stats(net, 1).busy_ps, 0);
+    ck_assert_double_eq(weft_net_link_stats(net, 1).peak_util, 0.0);
+}
+END_TEST
+
+/* At 8 us: cancels the transfers of ctx @data's log and starts 1e5 B on edge 0. */
+static void
+cancel_then_start(void *ctx, void *data)
+{
+    ck_assert_uint_eq(weft_net_transfer_cancel_ctx(net, data), 1);
+    ck_assert(weft_net_transfer_start(net, gpu0, gpu1, 100000, on_done, ctx, 4, NULL));
+}
+
+START_TEST(a_cancelled_transfer_is_busy_until_cancelled)
+{
+    /*
+     * Transfer 1 (ctx a), 1e6 B from 0, would send until 20 us; transfer 2 (ctx b),
+     * 2.5e5 B from 0, sends over [0, 5 us). At 8 us, 1 is cancelled and 4 (ctx b), 1e5 B,
+     * starts: [8, 10 us). Busy: [0, 8) + [8, 10) = 10 us (not the 20 us 1 would have sent).
+     */
+    log_t a = {0}, b = {0};
+    ck_assert(weft_net_transfer_start(net, gpu0, gpu1, 1000000, on_done, &a, 1, NULL));
+    ck_assert(weft_net_transfer_start(net, gpu0, gpu1, 250000, on_done, &b, 2, NULL));
+    weft_sim_at(sim, 8 * WEFT_PS_PER_US, cancel_then_start, &b, &a);
+    weft_sim_run(sim);
+    ck_assert_uint_eq(a.n, 0);
+    ck_assert_uint_eq(b.n, 2);
+    ck_assert_int_eq(b.at[1], 10500 * WEFT_PS_PER_NS); /* 8 + 2 + 0.5 us */
+    ck_assert_int_eq(weft_net_link_stats(net, 0).busy_ps, 10 * WEFT_PS_PER_US);
+    ck_assert_double_eq(weft_net_link_stats(net, 0).peak_util, 2.0); /* 1 and 2 at 0 */
+}
+END_TEST
+
+/* At 5 us: gpu0 -> gpu1 at half its bandwidth. */
+static void
+degrade_edge0(void *ctx, void *data)
+{
+    (void)ctx;
+    (void)data;
+    ck_assert(weft_net_set_link_fraction(net, 0, 0.5, NULL));
+}
+
+/* At 6 us: records edge 0's statistics in @ctx, then starts 1e5 B on it (log @data). */
+static void
+probe_then_start(void *ctx, void *data)
+{
+    probe(ctx, NULL);
+    ck_assert(weft_net_transfer_start(net, gpu0, gpu1, 100000, on_done, data, 2, NULL));
+}
+
+START_TEST(a_transfer_keeps_its_rate_on_a_link_degraded_under_it)
+{
+    /*
+     * 1e6 B from 0 at 50 GB/s: sends over [0, 20 us) whatever happens to the link (the
+     * analytical model fixes a rate at the start). The link goes to 25 GB/s at 5 us: its
+     * usage, 50 GB/s, is then 2 x its capacity. A transfer of 1e5 B started at 6 us gets
+     * the degraded route's 25 GB/s: 4 us, [6, 10 us); usage 75 / 25 = 3. Busy: 20 us.
+     */
+    log_t log = {0};
+    probes_t pr = {0};
+    ck_assert(weft_net_transfer_start(net, gpu0, gpu1, 1000000, on_done, &log, 1, NULL));
+    weft_sim_at(sim, 5 * WEFT_PS_PER_US, degrade_edge0, NULL, NULL);
+    weft_sim_at(sim, 6 * WEFT_PS_PER_US, probe_then_start, &pr, &log);
+    weft_sim_run(sim);
+    ck_assert_double_eq(pr.at[0].peak_util, 2.0);
+    ck_assert_int_eq(log.at[0], 10500 * WEFT_PS_PER_NS); /* 6 + 4 + 0.5 us */
+    ck_assert_int_eq(log.at[1], 20500 * WEFT_PS_PER_NS);
+    ck_assert_double_eq(weft_net_link_stats(net, 0).peak_util, 3.0);
+    ck_assert_int_eq(weft_net_link_stats(net, 0).busy_ps, 20 * WEFT_PS_PER_US);
+}
+END_TEST
+
 /* ---- the record pool under re-entrant starts ------------------------------------------- */
 
 typedef struct {
@@ -307,6 +440,9 @@ net_suite(void)
     tcase_add_test(tc, concurrent_transfers_on_one_link_do_not_share_it);
     tcase_add_test(tc, a_later_start_ends_later_by_its_start_offset);
     tcase_add_test(tc, bytes_sent_equal_bytes_delivered);
+    tcase_add_test(tc, busy_time_is_the_union_of_bandwidth_phases);
+    tcase_add_test(tc, a_cancelled_transfer_is_busy_until_cancelled);
+    tcase_add_test(tc, a_transfer_keeps_its_rate_on_a_link_degraded_under_it);
     tcase_add_test(tc, cancel_by_ctx_drops_only_that_ctx);
     tcase_add_test(tc, free_with_pending_transfers_leaves_no_events);
     tcase_add_test(tc, callbacks_may_start_transfers);

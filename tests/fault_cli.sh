@@ -71,6 +71,12 @@ expect 0 "dp step with an NVSwitch down" "" -- "$WEFT" replay "$scen" \
 nvsw=$(step_of "$tmp/out")
 awk -v a="$dp" -v b="$nvsw" 'BEGIN { exit !(b > a) }' &&
     ok "NVSwitch down: slower step ($dp -> $nvsw us)" || bad "NVSwitch down: $dp -> $nvsw us"
+# All four NVSwitches down from 0: no path is left between the GPUs, so the first
+# all-reduce (after 2500 us of compute) is stranded before it starts.
+expect 1 "every NVSwitch down: the all-reduce is stranded" \
+    "collective #1 .* stranded at 2500\.000000 us before it started: links are down" -- \
+    "$WEFT" replay "$scen" --set "faults.events=0us switch_down node0/nvswitch0; \
+0us switch_down node0/nvswitch1; 0us switch_down node0/nvswitch2; 0us switch_down node0/nvswitch3"
 expect 1 "GPU failure stops the step" "GPU node0/gpu3 \(node 0\) failed at 2000\.000000 us" -- \
     "$WEFT" replay "$scen" --set "faults.events=2ms gpu_fail node0/gpu3"
 
@@ -90,6 +96,27 @@ INI
 expect 1 "a study axis with a bad fault line" "axis\.fault \(faults\.events\).*1\.5" -- \
     "$WEFT" sweep "$tmp/study.ini"
 [ ! -e "$tmp/study.csv" ] && ok "no point ran" || bad "points ran before the bad axis value was seen"
+
+# A fault at 0 applies before the first transfer asks for its rate, under both
+# models. ASTRA-sim's Ring_8npus.yml (50 GB/s with GB = 2^30 B, 500 ns): a ring
+# all-reduce of 1 MiB is 14 steps of 131072 B chunks, 2441406 ps each at full
+# rate, 4882813 ps at half. With gpu0 -> gpu1 at half bandwidth from 0 that link
+# sends all 14 chunks back to back and the last arrives 500 ns later:
+# 14 x 4.882813 + 0.5 = 68.859382 us (check_fault derives why nothing else binds).
+ring8="${WEFT_SHARED:-}/data/astra-sim-examples/examples/network/analytical/Ring_8npus.yml"
+if [ -f "$ring8" ]; then
+    for model in analytical flow; do
+        expect 0 "Ring_8npus, gpu0 -> gpu1 at half from 0, $model" "" -- "$WEFT" replay \
+            --cluster "$ring8" --set workload.collective=all_reduce \
+            --set workload.collective_bytes=1MiB --set network.model=$model \
+            --set "faults.events=0us link_degrade gpu0 gpu1 0.5"
+        [ "$(step_of "$tmp/out")" = 68.859382 ] &&
+            ok "$model: the degrade at 0 applies first (68.859382 us)" ||
+            bad "$model: step $(step_of "$tmp/out") us, expected 68.859382"
+    done
+else
+    ok "no WEFT_SHARED: Ring_8npus fault check skipped"
+fi
 
 # fault files
 printf '# schedule\n1ms straggler gpu:1 0.5 for 1ms\n' >"$tmp/good.faults"

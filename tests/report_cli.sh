@@ -59,6 +59,35 @@ awk -F, 'NR > 1 { s += $6 } END { exit !(s == 7516192768) }' "$tmp/res/links.csv
 awk -F, 'NR > 1 { d = $4 + $5 + $6 - $3; if (d < 0) d = -d; if (d > 2e-6) exit 1 }' "$tmp/res/ranks.csv" &&
     ok "ranks.csv: compute + exposed + idle = finish" || bad "ranks.csv sums"
 
+# ---- link busy time and peak under both models ----
+# The bundled ring-8.ini (50 GiB/s = 53687091200 B/s, 500 ns): a ring all-reduce of 1 MiB
+# sends 14 chunks of 131072 B from each gpu i to gpu i+1, 2441406 ps each (131072 / 50 GiB/s
+# = 2441406.25 ps, rounded), one at a time: each of those 8 links is busy 14 x 2.441406 =
+# 34.179684 us at a peak of 1 (one transfer at the link's rate); the other direction
+# carries nothing. The analytical model knows it as well as flow: nothing is shared.
+r8="$WEFT_SRCDIR/topologies/ring-8.ini"
+for model in analytical flow; do
+    expect 0 "ring-8 all-reduce, $model, --out" "" -- "$WEFT" replay --cluster "$r8" \
+        --set workload.collective=all_reduce --set workload.collective_bytes=1MiB \
+        --set network.model=$model --out "$tmp/r8-$model"
+    awk -F, 'NR > 1 && $3 ~ /^gpu[0-9]$/ {
+            i = substr($3, 4); j = substr($4, 4)
+            fwd = (j == (i + 1) % 8)
+            if (fwd && ($7 != "34.179684" || $9 != "1.000000000")) exit 1
+            if (!fwd && ($7 != "0.000000" || $9 != "0.000000000")) exit 1
+            n += fwd
+        } END { exit !(n == 8) }' "$tmp/r8-$model/links.csv" &&
+        ok "$model: links.csv busy_us 34.179684 and peak_util 1 on the 8 ring links, 0 back" ||
+        bad "$model: links.csv busy/peak: $(sed -n 2,3p "$tmp/r8-$model/links.csv" | tr '\n' ' ')"
+    grep -Eq '^  #1  gpu0->gpu1 +generic +1835008 +34\.179684 +0\.8300 +1\.0000$' \
+        "$tmp/r8-$model/summary.txt" && ok "$model: the summary's busiest link" ||
+        bad "$model: summary: $(grep '#1  gpu0' "$tmp/r8-$model/summary.txt")"
+    grep -q '"busy_us" : 34.179684' "$tmp/r8-$model/summary.json" &&
+        ok "$model: summary.json busy_us" || bad "$model: summary.json busy_us"
+done
+cmp -s "$tmp/r8-analytical/links.csv" "$tmp/r8-flow/links.csv" &&
+    ok "links.csv: analytical = flow where nothing is shared" || bad "links.csv differs by model"
+
 # ---- the timeline ----
 n_x=$(grep -o '"ph":"X"' "$tmp/res/timeline.json" | wc -l)
 [ "$n_x" -eq 48 ] && ok "timeline: one event per node (8 ranks x 6 nodes)" || bad "timeline has $n_x events, expected 48"

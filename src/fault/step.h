@@ -35,7 +35,11 @@
  * State: a link is down while it is down itself or either of its ends (a NIC
  * or switch) is down; otherwise it runs at its degrade fraction (1 by
  * default). Stragglers on one GPU multiply. Faults at one instant apply in
- * the file's order, before anything else that instant.
+ * the file's order, before anything else that instant: their events are queued
+ * when the run is armed, ahead of every other event of that instant (events
+ * run in (time, insertion) order), and a replay releases its first nodes from
+ * an event queued after them, so a fault at 0 is in force before the first
+ * transfer starts (replay/replay.h).
  *
  * What the network does with a link state change is weft_net_set_link_fraction()'s
  * business (net/net.h): under flow, transfers on a link that goes down move

@@ -141,6 +141,158 @@ weft_net_i_credit_bytes(weft_net_t *net, const weft_route_t *route, double bytes
     }
 }
 
+/*
+ * Link statistics of the analytical model. Links are not shared, so an edge's usage at t
+ * is the sum, over the transfers in their bandwidth phase [start, start + S / rate) at t,
+ * of their wire rate times the share of their route crossing the edge: known exactly when
+ * each transfer starts. Busy time (usage > 0) is the length of the union of those phases
+ * and peak_util the largest usage / capacity, as flow defines them (net.h). Transfers start
+ * in time order, so each edge keeps the phases not yet over in a min-heap by end, expired
+ * lazily at the next start on the edge: a phase ending at or before that start leaves the
+ * heap (with its usage), and when the heap empties the busy run [since, run_end) closes.
+ * Cost: O(log k) per (transfer, edge), k the phases in the heap; no event.
+ */
+
+static void
+sending_push(link_t *l, sending_t v)
+{
+    if (l->n_sending == l->cap_sending) {
+        l->cap_sending = MAX(4, 2 * l->cap_sending);
+        l->sending = g_renew(sending_t, l->sending, l->cap_sending);
+    }
+    sending_t *a = l->sending;
+    guint i = l->n_sending++;
+    while (i > 0 && a[(i - 1) / 2].end > v.end) {
+        a[i] = a[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    a[i] = v;
+}
+
+/* Removes entry @i of @l's heap. */
+static void
+sending_remove(link_t *l, guint i)
+{
+    sending_t *a = l->sending;
+    guint n = --l->n_sending;
+    if (i == n) {
+        return;
+    }
+    sending_t v = a[n]; /* the last entry, put back where @i was: up or down from there */
+    while (i > 0 && a[(i - 1) / 2].end > v.end) {
+        a[i] = a[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    for (;;) {
+        guint c = 2 * i + 1;
+        if (c >= n) {
+            break;
+        }
+        if (c + 1 < n && a[c + 1].end < a[c].end) {
+            c++;
+        }
+        if (a[c].end >= v.end) {
+            break;
+        }
+        a[i] = a[c];
+        i = c;
+    }
+    a[i] = v;
+}
+
+/* Removes the phases of @l over by @now; closes the busy run when none is left. */
+static void
+analytical_link_expire(link_t *l, weft_time_t now)
+{
+    if (l->n_sending == 0) {
+        return;
+    }
+    while (l->n_sending > 0 && l->sending[0].end <= now) {
+        l->usage -= l->sending[0].usage;
+        sending_remove(l, 0);
+    }
+    if (l->n_sending == 0) {
+        l->busy_ps += l->run_end - l->since;
+        l->usage = 0.0; /* exactly, whatever the rounding of the subtractions */
+    }
+}
+
+/* Records @usage / the edge's capacity now in @l's peak (a link that is down has none). */
+static void
+analytical_link_peak(weft_net_t *net, link_t *l, gint edge)
+{
+    double cap = weft_topo_edge_bw_now(net->topo, edge);
+    if (cap > 0.0 && l->usage / cap > l->peak_util) {
+        l->peak_util = l->usage / cap;
+    }
+}
+
+/* Record @x starts its bandwidth phase now, ending at @end with payload rate @rate_Bps: adds
+ * it to the edges of its route (wire rate: payload over the protocol's efficiency). */
+static void
+analytical_links_start(weft_net_t *net, xfer_t *x, double rate_Bps, weft_time_t end)
+{
+    weft_time_t now = weft_sim_now(net->sim);
+    x->send_end = end;
+    x->rate_Bps = rate_Bps / x->efficiency;
+    if (x->route == NULL || end <= now) {
+        return; /* a local copy, or no bandwidth phase */
+    }
+    const weft_route_t *r = x->route;
+    for (guint p = 0; p < r->n_paths; p++) {
+        sending_t v = {end, x->rate_Bps * r->share[p]};
+        for (guint32 k = r->path_off[p]; k < r->path_off[p + 1]; k++) {
+            gint e = r->edges[k];
+            link_t *l = &net->links[e];
+            analytical_link_expire(l, now);
+            if (l->n_sending == 0) {
+                l->since = now;
+                l->run_end = now;
+            }
+            sending_push(l, v);
+            l->usage += v.usage;
+            l->run_end = MAX(l->run_end, end);
+            analytical_link_peak(net, l, e);
+        }
+    }
+}
+
+/* Record @x is cancelled now: its phase, if not over, ends now on every edge of its route. */
+static void
+analytical_links_cancel(weft_net_t *net, const xfer_t *x)
+{
+    weft_time_t now = weft_sim_now(net->sim);
+    if (x->route == NULL || x->send_end <= now) {
+        return;
+    }
+    const weft_route_t *r = x->route;
+    for (guint p = 0; p < r->n_paths; p++) {
+        sending_t v = {x->send_end, x->rate_Bps * r->share[p]};
+        for (guint32 k = r->path_off[p]; k < r->path_off[p + 1]; k++) {
+            link_t *l = &net->links[r->edges[k]];
+            analytical_link_expire(l, now);
+            g_assert(l->n_sending > 0); /* the phase is in force, so in the heap */
+            /* entries of equal end and usage are interchangeable: remove any one of them */
+            for (guint i = 0; i < l->n_sending; i++) {
+                if (l->sending[i].end == v.end && l->sending[i].usage == v.usage) {
+                    sending_remove(l, i);
+                    l->usage -= v.usage;
+                    break;
+                }
+            }
+            /* the run ends at the latest phase left, or now */
+            l->run_end = now;
+            for (guint i = 0; i < l->n_sending; i++) {
+                l->run_end = MAX(l->run_end, l->sending[i].end);
+            }
+            if (l->n_sending == 0) {
+                l->busy_ps += now - l->since;
+                l->usage = 0.0;
+            }
+        }
+    }
+}
+
 static void
 analytical_on_event(void *ctx, void *data)
 {
@@ -167,9 +319,11 @@ static void
 analytical_start(weft_net_t *net, guint32 idx)
 {
     xfer_t *x = &g_array_index(net->xfers, xfer_t, idx);
+    weft_time_t s = analytical_send_time(x->route, x->bytes, x->cap_Bps, x->efficiency);
+    double rate = x->route != NULL ? MIN(x->route->rate_Bps * x->efficiency, x->cap_Bps) : 0.0;
+    analytical_links_start(net, x, rate, weft_net_i_time_add(weft_sim_now(net->sim), s));
     if (x->sent != NULL) {
         /* Two events: the end of the bandwidth phase, then the arrival. */
-        weft_time_t s = analytical_send_time(x->route, x->bytes, x->cap_Bps, x->efficiency);
         x->event = weft_sim_after(net->sim, s, analytical_on_sent, net, GUINT_TO_POINTER(idx));
         return;
     }
@@ -183,6 +337,9 @@ analytical_cancel(weft_net_t *net, guint32 idx)
     xfer_t *x = &g_array_index(net->xfers, xfer_t, idx);
     gboolean was_pending = weft_sim_cancel(net->sim, x->event);
     g_assert(was_pending);
+    if (!net->freeing) {
+        analytical_links_cancel(net, x);
+    }
 }
 
 static const model_ops_t analytical_ops = {
@@ -305,6 +462,9 @@ weft_net_free(weft_net_t *net)
         g_free(net->ts);
     }
     g_clear_error(&net->stranded);
+    for (guint e = 0; e < net->n_edges; e++) {
+        g_free(net->links[e].sending);
+    }
     g_free(net->links);
     g_array_unref(net->xfers);
     g_array_unref(net->free_idx);
@@ -499,6 +659,14 @@ weft_net_set_link_fraction(weft_net_t *net, gint edge, double fraction, GError *
         if (was_up && fraction <= 0.0) {
             weft_net_i_flow_reroute(net, edge);
         }
+    } else {
+        /* transfers running on the edge keep their rate: against the new capacity, that is
+         * a new utilization */
+        link_t *l = &net->links[edge];
+        analytical_link_expire(l, weft_sim_now(net->sim));
+        if (l->n_sending > 0) {
+            analytical_link_peak(net, l, edge);
+        }
     }
     return TRUE;
 }
@@ -522,12 +690,19 @@ weft_net_link_stats(const weft_net_t *net, gint edge)
     st.bytes = l->bytes;
     double makespan_s = weft_time_to_s(weft_sim_now(net->sim));
     st.mean_util = makespan_s > 0.0 ? l->bytes / (bw * makespan_s) : 0.0;
+    st.peak_util = l->peak_util;
     if (net->opts.model == WEFT_NET_FLOW) {
         st.capacity_Bps = weft_lmm_constraint_capacity(net->lmm, (guint)edge);
         st.busy_ps = weft_net_i_flow_busy(net, edge);
-        st.peak_util = l->peak_util;
         st.usage_Bps = l->usage;
         st.n_transfers = weft_lmm_constraint_n_variables(net->lmm, (guint)edge);
+    } else {
+        /* the closed runs, and the one in progress up to now (phases over by now that the
+         * heap still holds all lie inside [since, run_end)) */
+        st.busy_ps = l->busy_ps;
+        if (l->n_sending > 0) {
+            st.busy_ps += MIN(weft_sim_now(net->sim), l->run_end) - l->since;
+        }
     }
     return st;
 }

@@ -62,9 +62,18 @@
  * (time with usage sum_t a_te x_t > 0), mean utilization bytes / (C_e x
  * makespan) with makespan the current simulated time, peak utilization (the
  * largest usage / C_e after any solve), and optionally the usage sampled at a
- * fixed interval (weft_net_enable_timeseries()). Under the analytical model
- * there is no usage: only bytes (credited when a transfer completes) and the
- * mean utilization are filled in, busy time, peak and samples are 0.
+ * fixed interval (weft_net_enable_timeseries()). Under the analytical model a
+ * transfer's bandwidth phase is [start, start + S / rate) at its fixed rate,
+ * so its usage is known when it starts: busy time is the length of the union
+ * of the phases crossing the edge and peak utilization the largest sum of
+ * their a_te x wire rate over the capacity in force, taken at every start and
+ * capacity change (the same definitions as flow, which they match to the
+ * picosecond wherever nothing is shared). Links are not shared, so the peak
+ * exceeds 1 where phases overlap on an edge (k transfers at full rate: k) or
+ * a transfer keeps its rate on a link degraded under it. Cost: a min-heap of
+ * the phases not yet over per edge, O(log k) per (transfer, edge), no event.
+ * Bytes are credited when a transfer completes; the current usage, transfer
+ * count and time series stay 0 under analytical.
  *
  * Costs of the flow model: starting or ending a transfer costs O(hops) plus
  * its share of the next solve, which is progressive filling over the touched
@@ -338,9 +347,11 @@ const GError *weft_net_stranded(const weft_net_t *net);
 typedef struct {
     double capacity_Bps; /* current capacity (the edge bandwidth unless changed) */
     double bytes;        /* bytes carried so far (a_te x bytes sent, summed over transfers) */
-    weft_time_t busy_ps; /* flow: time with usage > 0 up to now; analytical: 0 */
+    weft_time_t busy_ps; /* time with usage > 0 up to now (analytical: the union of the
+                            bandwidth phases crossing the edge) */
     double mean_util;    /* bytes / (edge bandwidth x now); 0 at time 0 */
-    double peak_util;    /* flow: max usage / capacity after any solve; analytical: 0 */
+    double peak_util;    /* max usage / capacity: flow, after any solve (<= 1); analytical,
+                            at any start or capacity change (> 1 where transfers overlap) */
     double usage_Bps;    /* flow: current usage; analytical: 0 */
     guint n_transfers;   /* flow: transfers in their bandwidth phase on the edge; analytical: 0 */
 } weft_net_link_stats_t;

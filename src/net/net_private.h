@@ -55,14 +55,28 @@ typedef struct {
     void (*cancel)(weft_net_t *net, guint32 idx);
 } model_ops_t;
 
+/* Analytical: one transfer's bandwidth phase on an edge, an entry of link_t.sending. */
+typedef struct {
+    weft_time_t end; /* when its last byte leaves the source */
+    double usage;    /* its wire rate times its path's share, bytes/s */
+} sending_t;
+
 /* Per directed edge statistics. */
 typedef struct {
     double bytes;
-    double usage;        /* flow: usage as of the last solve that touched the edge */
-    double peak_util;    /* flow */
-    weft_time_t since;   /* flow: when @usage took its value */
-    weft_time_t busy_ps; /* flow: busy time before @since */
+    double usage;        /* flow: usage as of the last solve that touched the edge;
+                          * analytical: sum of @sending's usages */
+    double peak_util;    /* both models: the largest usage / capacity seen */
+    weft_time_t since;   /* flow: when @usage took its value; analytical: start of the busy
+                          * run in progress (while @sending is not empty) */
+    weft_time_t busy_ps; /* flow: busy time before @since; analytical: of the runs closed */
     guint32 stamp;       /* flow: == net->stamp while in net->dirty */
+    /* analytical: the bandwidth phases not yet known to be over, a binary min-heap by end
+     * of n_sending entries in an array of cap_sending (NULL until the first); they all
+     * overlap the run [since, run_end), which is therefore one interval */
+    sending_t *sending;
+    guint n_sending, cap_sending;
+    weft_time_t run_end;
 } link_t;
 
 /* One change of an edge's usage, for time series. */

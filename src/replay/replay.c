@@ -90,6 +90,7 @@ struct replay {
     GError *error;                    /* first runtime error; stops the simulation */
     guint64 collectives;
     weft_fault_run_t *faults; /* the armed in-step faults, or NULL */
+    GError *stranded;         /* a collective that links a fault took down left with no path */
     guint ranks_left;         /* ranks with nodes not yet done */
 };
 
@@ -308,6 +309,35 @@ get_plan(replay_t *R, guint c, weft_coll_op_t op, guint n, guint64 bytes, const 
     return plan;
 }
 
+/*
+ * @error (consumed) is why collective @ci could not start. When that is a missing route and a
+ * fault has taken links down (weft_topo_link_version() > 0), the collective is stranded, as
+ * a transfer about to start is (net.h): it is recorded for the stranded report
+ * (fault_report()) and the simulation stops. Any other error fails the replay as it is.
+ */
+static void
+coll_start_failed(replay_t *R, const coll_inst_t *ci, weft_coll_op_t op, guint64 bytes,
+                  GError *error)
+{
+    const weft_comm_t *comm = g_ptr_array_index(R->wl->comms, ci->comm);
+    gboolean no_route = g_error_matches(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_NO_ROUTE) ||
+                        g_error_matches(error, WEFT_NET_ERROR, WEFT_NET_ERROR_NO_ROUTE);
+    if (!no_route || R->faults == NULL || weft_topo_link_version(R->topo) == 0) {
+        fail(R, error);
+        return;
+    }
+    if (R->stranded == NULL) {
+        R->stranded = g_error_new(WEFT_NET_ERROR, WEFT_NET_ERROR_STRANDED,
+                                  "collective #%u of communicator \"%s\" (%s of %" G_GUINT64_FORMAT
+                                  " bytes) stranded at %.6f us before it started: links are down "
+                                  "and no path is left (%s)",
+                                  ci->seq + 1, comm->name, weft_coll_op_name(op), bytes,
+                                  weft_time_to_us(weft_sim_now(R->sim)), error->message);
+    }
+    g_error_free(error);
+    weft_sim_stop(R->sim);
+}
+
 /* All members have reached collective @ci: check they agree, then run its plan. */
 static void
 coll_start(replay_t *R, coll_inst_t *ci)
@@ -345,7 +375,7 @@ coll_start(replay_t *R, coll_inst_t *ci)
     if (plan == NULL) {
         g_prefix_error(&error, "%s: rank %u node %" G_GUINT64_FORMAT " (%s): ", t0->file,
                        comm->ranks[0], t0->id[n0], node_name(t0, n0));
-        fail(R, error);
+        coll_start_failed(R, ci, op, bytes, error);
         return;
     }
     ci->plan = plan;
@@ -353,7 +383,7 @@ coll_start(replay_t *R, coll_inst_t *ci)
     ci->run = weft_coll_run(R->net, plan, vertices, on_coll_done, R, ci->key, &error);
     if (ci->run == NULL) {
         g_prefix_error(&error, "collective #%u of communicator \"%s\": ", ci->seq + 1, comm->name);
-        fail(R, error);
+        coll_start_failed(R, ci, op, bytes, error);
     }
 }
 
@@ -715,6 +745,7 @@ replay_clear(replay_t *R)
     g_clear_pointer(&R->p2p, g_array_unref);
     g_clear_pointer(&R->finish_stack, g_array_unref);
     g_clear_error(&R->error);
+    g_clear_error(&R->stranded);
     g_clear_pointer(&R->faults, weft_fault_run_free);
 }
 
@@ -728,7 +759,7 @@ fault_report(replay_t *R)
     const GError *why = R->faults != NULL ? weft_fault_run_failure(R->faults) : NULL;
     gint code = WEFT_REPLAY_ERROR_FAILED;
     if (why == NULL) {
-        why = weft_net_stranded(R->net);
+        why = weft_net_stranded(R->net) != NULL ? weft_net_stranded(R->net) : R->stranded;
         code = WEFT_REPLAY_ERROR_STRANDED;
     }
     if (why == NULL) {
@@ -840,6 +871,24 @@ deadlock_report(replay_t *R)
 
 /* ---- entry point ------------------------------------------------------------------- */
 
+/* Releases every node without predecessors, rank by rank in node order (called directly
+ * or as an event at time 0: @ctx is the replay, @data unused). */
+static void
+release_first_nodes(void *ctx, void *data)
+{
+    (void)data;
+    replay_t *R = ctx;
+    for (guint r = 0; r < R->wl->n_ranks && R->error == NULL; r++) {
+        rank_state_t *rs = &R->ranks[r];
+        for (guint i = 0; i < rs->trace->n_nodes; i++) {
+            if (rs->preds_left[i] == 0 && rs->state[i] == NODE_WAITING) {
+                make_ready(R, rs, i);
+                drain_finished(R);
+            }
+        }
+    }
+}
+
 weft_replay_result_t *
 weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
                 const weft_replay_options_t *opts, GError **error)
@@ -896,15 +945,15 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
     }
 
     guint64 events_before = weft_sim_events(sim);
-    /* Release every node without predecessors, rank by rank in node order. */
-    for (guint r = 0; r < wl->n_ranks && R.error == NULL; r++) {
-        rank_state_t *rs = &R.ranks[r];
-        for (guint i = 0; i < rs->trace->n_nodes; i++) {
-            if (rs->preds_left[i] == 0 && rs->state[i] == NODE_WAITING) {
-                make_ready(&R, rs, i);
-                drain_finished(&R);
-            }
-        }
+    if (R.faults != NULL) {
+        /* Faults of an instant apply before anything else at it (fault/step.h), time 0
+         * included. Their events were queued first, so a release queued now runs after
+         * those due at 0: the first transfers see the cluster as the faults left it
+         * (under analytical, a transfer's rate is fixed when it starts). Without faults
+         * the release runs here, and the run has no extra event. */
+        weft_sim_at(sim, weft_sim_now(sim), release_first_nodes, &R, NULL);
+    } else {
+        release_first_nodes(&R, NULL);
     }
     if (R.error == NULL) {
         weft_sim_run(sim);

@@ -141,7 +141,10 @@ typedef struct {
      * link, NIC and switch faults change the network; stragglers stretch the
      * compute-stream nodes of their GPU (not CPU-stream ones: the host is not
      * slowed); a GPU or node failure stops the step. Faults due after the last
-     * rank has finished are not applied. */
+     * rank has finished are not applied. Faults of an instant apply before
+     * anything else at it, 0 included: with faults, the nodes without
+     * predecessors are released from an event at 0 queued after the faults'
+     * (one more event in weft_replay_result_t.events). */
     const weft_fault_plan_t *faults;
 } weft_replay_options_t;
 
@@ -155,8 +158,9 @@ typedef struct {
  *   members or a matched SEND/RECV pair disagree: both nodes named with file,
  *   rank, id, name and the values), or _NETWORK; with faults,
  *   _FAILED (what failed, where and when, and how far each rank got) or
- *   _STRANDED (the transfer a link fault left with no path, and the ranks
- *   left waiting).
+ *   _STRANDED (the transfer a link fault left with no path, or the collective
+ *   that could not start because links a fault took down left two of its
+ *   members without a path, and the ranks left waiting).
  *
  * Runs one step of @wl to completion.
  * Returns: (transfer full): the results (free with weft_replay_result_free()),

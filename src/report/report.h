@@ -12,8 +12,8 @@
  * (rank, node, stream, start, end). After the run it reads the network's
  * per-link statistics (weft_net_link_stats()) and, when a sampling interval
  * is set, the sampled usage series of the busiest links
- * (weft_net_link_timeseries(); flow model only: the analytical model shares
- * nothing, so it has no usage).
+ * (weft_net_link_timeseries(); flow model only: the analytical model keeps
+ * no series).
  *
  * Figures:
  *  - per rank: finish, compute, exposed communication, overlapped
