@@ -270,6 +270,7 @@ weft_cmd_coll(int argc, char **argv)
     g_autofree char *max_text = NULL;
     g_autofree char *gpus = NULL;
     g_autofree char *network = NULL;
+    g_autofree char *update_text = NULL;
     g_autofree char *algo_text = NULL;
     g_autofree char *proto_text = NULL;
     g_autofree char *cpu_text = NULL;
@@ -300,6 +301,10 @@ weft_cmd_coll(int argc, char **argv)
          "the communicator: the first G GPUs of each node", "G"},
         {"network", 'n', 0, G_OPTION_ARG_STRING, &network,
          "network model: analytical (default) or flow", "MODEL"},
+        {"update", 0, 0, G_OPTION_ARG_STRING, &update_text,
+         "the flow model's update mode (network.update): incremental (default) or full, the slow "
+         "reference that recomputes every rate at every event; both give the same times",
+         "MODE"},
         {"algo", 0, 0, G_OPTION_ARG_STRING, &algo_text,
          "force the algorithm (NCCL_ALGO): ring, tree, nvls, nvls_tree, collnet, direct, "
          "halving_doubling, hierarchical; default auto",
@@ -416,6 +421,11 @@ weft_cmd_coll(int argc, char **argv)
         g_autofree char *msg = g_strdup_printf("--network: %s", error->message);
         return weft_cli_usage_error("coll", msg);
     }
+    weft_net_options_t net_opts = {.model = model, .update = WEFT_NET_UPDATE_INCREMENTAL};
+    if (update_text != NULL && !weft_net_update_from_name(update_text, &net_opts.update, &error)) {
+        g_autofree char *msg = g_strdup_printf("--update: %s", error->message);
+        return weft_cli_usage_error("coll", msg);
+    }
     g_autoptr(GArray) measured = NULL;
     if (compare != NULL) {
         measured = read_measured(compare, &error);
@@ -439,7 +449,7 @@ weft_cmd_coll(int argc, char **argv)
         return weft_cli_error("coll", error);
     }
     b.sim = weft_sim_new(1);
-    b.net = weft_net_new(b.sim, b.topo, model);
+    b.net = weft_net_new_full(b.sim, b.topo, &net_opts);
     guint n = b.layout->n_members;
     double factor = weft_coll_tuning_busbw_factor(b.op, n);
 
