@@ -729,7 +729,7 @@ typedef struct {
     const planned_t *p;
     guint64 tag;
     weft_time_t *started;
-    guint64 *flow_id; /* the network numbers transfers in start order: the ECMP flow id */
+    guint64 *flow_id; /* the ECMP flow id: the pair's transfers so far (net.h) */
 } start_ev_t;
 
 static void
@@ -738,7 +738,7 @@ start_event(void *ctx, void *data)
     (void)ctx;
     start_ev_t *ev = data;
     ev->started[ev->tag] = weft_sim_now(ev->log->sim);
-    ev->flow_id[ev->tag] = weft_net_stats(ev->net)->transfers_started;
+    ev->flow_id[ev->tag] = weft_net_next_flow_id(ev->net, ev->p->src, ev->p->dst);
     start(ev->net, ev->p->src, ev->p->dst, ev->p->bytes, ev->log, ev->tag);
 }
 

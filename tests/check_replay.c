@@ -520,6 +520,137 @@ START_TEST(observer_sees_every_node_and_collective)
 }
 END_TEST
 
+/* Replays tmpdir/<name> on @topo under @model with @detail; link statistics into @links
+ * (n_edges entries: bytes, busy, peak), when not NULL. */
+static weft_replay_result_t *
+replay_detail(weft_topo_t *topo, const char *name, const char *groups, weft_net_model_t model,
+              weft_replay_detail_t detail, GHashTable *banned, weft_net_link_stats_t *links,
+              GError **error)
+{
+    g_autofree char *prefix = g_build_filename(tmpdir, name, NULL);
+    g_autoptr(weft_workload_t) wl = weft_workload_load_chakra(prefix, groups, error);
+    if (wl == NULL || !weft_workload_check(wl, weft_topo_n_gpus(topo), error)) {
+        return NULL;
+    }
+    g_autoptr(weft_sim_t) sim = weft_sim_new(1);
+    g_autoptr(weft_net_t) net = weft_net_new(sim, topo, model);
+    weft_replay_options_t opts = {.collective_detail = detail, .detail_banned = banned};
+    weft_replay_result_t *res = weft_replay_run(sim, net, wl, &opts, error);
+    for (guint e = 0; res != NULL && links != NULL && e < weft_topo_n_edges(topo); e++) {
+        links[e] = weft_net_link_stats(net, (gint)e);
+    }
+    return res;
+}
+
+/* Both results and every link's statistics are the same. */
+static void
+assert_same_run(const weft_replay_result_t *a, const weft_replay_result_t *b,
+                const weft_net_link_stats_t *la, const weft_net_link_stats_t *lb, guint n_edges)
+{
+    ck_assert_int_eq(a->step_ps, b->step_ps);
+    ck_assert_uint_eq(a->collectives, b->collectives);
+    ck_assert_int_eq(memcmp(a->ranks, b->ranks, sizeof(weft_rank_result_t) * a->n_ranks), 0);
+    for (guint e = 0; e < n_edges; e++) {
+        ck_assert_double_eq_tol(la[e].bytes, lb[e].bytes, 1e-6);
+        ck_assert_int_eq(la[e].busy_ps, lb[e].busy_ps);
+        ck_assert_double_eq_tol(la[e].peak_util, lb[e].peak_util, 1e-12);
+    }
+}
+
+START_TEST(timed_collectives_give_the_transfer_level_results)
+{
+    /* The data-parallel step on 8 ranks of a ring, and two sub-communicators side by side
+     * on 4: every collective is alone on its links, so collectives.detail = auto runs each
+     * as one event of its isolated time; results and link statistics must equal the
+     * transfer-level run's to the picosecond, under both models. */
+    write_dp_step("tdp", 8);
+    for (guint r = 0; r < 4; r++) {
+        g_autoptr(test_et_t) et = test_et_new("0.0.4");
+        test_et_coll(et, 1, "all_reduce_half", 0, 1000000, r < 2 ? "1" : "2");
+        write_rank(et, "tgroups", r);
+    }
+    g_autofree char *groups = g_build_filename(tmpdir, "tgroups.json", NULL);
+    ck_assert(g_file_set_contents(groups, "{\"1\": [0, 1], \"2\": [2, 3]}", -1, NULL));
+    static const struct {
+        const char *name;
+        guint n;
+        gboolean grouped;
+    } cases[] = {{"tdp", 8, FALSE}, {"tgroups", 4, TRUE}};
+    for (guint c = 0; c < G_N_ELEMENTS(cases); c++) {
+        for (guint m = 0; m < 2; m++) {
+            weft_net_model_t model = m == 0 ? WEFT_NET_ANALYTICAL : WEFT_NET_FLOW;
+            g_autoptr(weft_topo_t) topo = ring(cases[c].n);
+            guint ne = weft_topo_n_edges(topo);
+            g_autofree weft_net_link_stats_t *la = g_new0(weft_net_link_stats_t, ne);
+            g_autofree weft_net_link_stats_t *lb = g_new0(weft_net_link_stats_t, ne);
+            GError *err = NULL;
+            const char *gr = cases[c].grouped ? groups : NULL;
+            g_autoptr(weft_replay_result_t) a = replay_detail(
+                topo, cases[c].name, gr, model, WEFT_REPLAY_DETAIL_TRANSFERS, NULL, la, &err);
+            ck_assert_msg(a != NULL, "%s", err ? err->message : "");
+            g_autoptr(weft_replay_result_t) b = replay_detail(
+                topo, cases[c].name, gr, model, WEFT_REPLAY_DETAIL_AUTO, NULL, lb, &err);
+            ck_assert_msg(b != NULL, "%s", err ? err->message : "");
+            ck_assert_uint_eq(a->timed_collectives, 0);
+            ck_assert_uint_eq(b->timed_collectives, b->collectives);
+            ck_assert_uint_lt(b->events, a->events);
+            assert_same_run(a, b, la, lb, ne);
+        }
+    }
+}
+END_TEST
+
+START_TEST(a_transfer_on_a_timed_collectives_link_is_a_conflict)
+{
+    /* Ring of 8: ranks 0, 1, 2 all-reduce 4 MB (ring pairs 0->1, 1->2, 2->0 over 2->1->0:
+     * every route one fixed path), so the collective holds edge gpu2->gpu1; rank 3 computes
+     * 1 us, then sends 1 MiB eagerly to rank 1 over gpu3->gpu2->gpu1 while the all-reduce
+     * (about 2 x 2 x (0.5 + 1.33e6 / 5e10 s) = 108 us) runs. The first run finds the
+     * conflict and names the collective's shape; the rerun, with it banned, simulates it
+     * transfer by transfer and equals the transfer-level run. */
+    for (guint r = 0; r < 4; r++) {
+        g_autoptr(test_et_t) et = test_et_new("0.0.4");
+        if (r < 3) {
+            test_et_coll(et, 1, "all_reduce", 0, 4000000, "1");
+        }
+        if (r == 1) {
+            test_et_recv(et, 2, "recv", 3, 7, MiB);
+        }
+        if (r == 3) {
+            test_et_node_dur(et, 1, "compute", TEST_COMP, 1);
+            test_et_send(et, 2, "send", 1, 7, MiB);
+            test_et_dep(et, 1);
+        }
+        write_rank(et, "conflict", r);
+    }
+    g_autofree char *groups = g_build_filename(tmpdir, "conflict.json", NULL);
+    ck_assert(g_file_set_contents(groups, "{\"1\": [0, 1, 2]}", -1, NULL));
+    g_autoptr(weft_topo_t) topo = ring(8);
+    guint ne = weft_topo_n_edges(topo);
+    g_autofree weft_net_link_stats_t *la = g_new0(weft_net_link_stats_t, ne);
+    g_autofree weft_net_link_stats_t *lb = g_new0(weft_net_link_stats_t, ne);
+    g_autoptr(GHashTable) banned =
+        g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL);
+    GError *err = NULL;
+    g_autoptr(weft_replay_result_t) first =
+        replay_detail(topo, "conflict", groups, WEFT_NET_FLOW, WEFT_REPLAY_DETAIL_AUTO, banned,
+                      NULL, &err);
+    ck_assert(first == NULL);
+    ck_assert(g_error_matches(err, WEFT_REPLAY_ERROR, WEFT_REPLAY_ERROR_DETAIL_CONFLICT));
+    ck_assert_ptr_nonnull(strstr(err->message, "gpu2 -> gpu1"));
+    g_clear_error(&err);
+    ck_assert_uint_eq(g_hash_table_size(banned), 1);
+    g_autoptr(weft_replay_result_t) again = replay_detail(
+        topo, "conflict", groups, WEFT_NET_FLOW, WEFT_REPLAY_DETAIL_AUTO, banned, lb, &err);
+    ck_assert_msg(again != NULL, "%s", err ? err->message : "");
+    ck_assert_uint_eq(again->timed_collectives, 0);
+    g_autoptr(weft_replay_result_t) ref = replay_detail(
+        topo, "conflict", groups, WEFT_NET_FLOW, WEFT_REPLAY_DETAIL_TRANSFERS, NULL, la, &err);
+    ck_assert_msg(ref != NULL, "%s", err ? err->message : "");
+    assert_same_run(ref, again, la, lb, ne);
+}
+END_TEST
+
 static Suite *
 replay_suite(void)
 {
@@ -541,6 +672,8 @@ replay_suite(void)
     tcase_add_test(tc, placement_moves_ranks_and_compute_scale_speeds_compute);
     tcase_add_test(tc, time_beyond_the_clock_is_an_error_not_a_wrong_answer);
     tcase_add_test(tc, observer_sees_every_node_and_collective);
+    tcase_add_test(tc, timed_collectives_give_the_transfer_level_results);
+    tcase_add_test(tc, a_transfer_on_a_timed_collectives_link_is_a_conflict);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -6,9 +6,12 @@
 # tests/golden/NAME.out byte for byte. A change that moves any simulated time,
 # choice or count shows in the diff. Each case that replays (`weft replay`,
 # `weft sweep` through its scenarios) or simulates a collective (`weft coll`)
-# runs a second time with the flow model's slow full update
+# runs again with the flow model's slow full update
 # (`--set network.update=full`, `weft coll --update full`), which must give
-# the same output but for the line naming the update mode.
+# the same output but for the line naming the update mode; each replay also
+# runs with every transfer simulated (`--set collectives.detail=transfers`),
+# which must print the same but for the events count (collectives that ran
+# as one timed event: src/replay/replay.c).
 #
 #   WEFT_BLESS=1 make check TESTS=tests/golden.sh   writes the new outputs;
 #   bless only what you can explain, and say why in the commit message.
@@ -70,6 +73,19 @@ for cmdfile in "$WEFT_SRCDIR"/tests/golden/*.cmd; do
     else
         bad "$name: output differs from tests/golden/$name.out"
         diff -u "$want" "$tmp/got" | head -40 | sed 's/^/     /'
+    fi
+    # replays run again with every transfer simulated (collectives.detail = transfers):
+    # the same output but for the events count
+    if grep -q '^replay' "$cmdfile"; then
+        run_case "$cmdfile" --set collectives.detail=transfers |
+            sed -e 's/, events [0-9]*$/, events N/' >"$tmp/got_tr"
+        sed -e 's/, events [0-9]*$/, events N/' "$want" >"$tmp/want_tr"
+        if cmp -s "$tmp/got_tr" "$tmp/want_tr"; then
+            ok "$name, every transfer simulated"
+        else
+            bad "$name, every transfer simulated: differs from collectives.detail = auto"
+            diff -u "$tmp/want_tr" "$tmp/got_tr" | head -20 | sed 's/^/     /'
+        fi
     fi
     full=$(sed -n 's/^full: //p' "$cmdfile")
     [ -z "$full" ] && full="--set network.update=full"

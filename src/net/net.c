@@ -41,11 +41,29 @@ xfer_alloc(weft_net_t *net)
     return idx;
 }
 
+/* The guard's count of the transfers crossing each edge of @route, by @d (+1 or -1). */
+static void
+guard_count(weft_net_t *net, const weft_route_t *route, gint d)
+{
+    if (net->active == NULL || route == NULL) {
+        return;
+    }
+    guint32 n = route->path_off[route->n_paths];
+    for (guint32 i = 0; i < n; i++) {
+        gint e = route->edges[i];
+        net->active[e] += (guint32)d;
+        if (d > 0 && net->reserved_until[e] > weft_sim_now(net->sim) && net->conflict != NULL) {
+            net->conflict(net->conflict_ctx, e);
+        }
+    }
+}
+
 static void
 xfer_release(weft_net_t *net, guint32 idx)
 {
     xfer_t *x = &g_array_index(net->xfers, xfer_t, idx);
     g_assert(x->in_use);
+    guard_count(net, x->route, -1);
     x->in_use = FALSE;
     x->done = NULL;
     x->sent = NULL;
@@ -134,9 +152,9 @@ weft_net_i_credit_bytes(weft_net_t *net, const weft_route_t *route, double bytes
         return;
     }
     for (guint p = 0; p < route->n_paths; p++) {
-        double b = bytes * route->share[p];
+        guint64 b = (guint64)llround(bytes * route->share[p] * WEFT_NET_BYTES_FX);
         for (guint32 k = route->path_off[p]; k < route->path_off[p + 1]; k++) {
-            net->links[route->edges[k]].bytes += b;
+            net->links[route->edges[k]].bytes_fx += b;
         }
     }
 }
@@ -421,6 +439,7 @@ weft_net_new_full(weft_sim_t *sim, weft_topo_t *topo, const weft_net_options_t *
     net->opts = *opts;
     net->ops = model_table[opts->model];
     net->xfers = g_array_new(FALSE, TRUE, sizeof(xfer_t));
+    net->pair_flows = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
     net->free_idx = g_array_new(FALSE, FALSE, sizeof(guint32));
     net->n_edges = weft_topo_n_edges(topo);
     net->links = g_new0(link_t, net->n_edges);
@@ -466,6 +485,9 @@ weft_net_free(weft_net_t *net)
         g_free(net->links[e].sending);
     }
     g_free(net->links);
+    g_free(net->active);
+    g_free(net->reserved_until);
+    g_hash_table_unref(net->pair_flows);
     g_array_unref(net->xfers);
     g_array_unref(net->free_idx);
     g_free(net);
@@ -474,8 +496,9 @@ weft_net_free(weft_net_t *net)
 /*
  * The route for src -> dst (NULL for src == dst) or a WEFT_NET_ERROR_NO_ROUTE.
  * @flow_id picks among equal-cost paths (ECMP, see topo.h): transfers pass the
- * number of transfers started before them, so each transfer hashes as its own
- * flow and a run is repeatable.
+ * number of earlier transfers between the same two vertices
+ * (weft_net_next_flow_id()), so each transfer hashes as its own flow, a run is
+ * repeatable, and a path never depends on unrelated traffic.
  */
 gboolean
 weft_net_i_lookup_route(weft_net_t *net, gint src, gint dst, guint64 flow_id,
@@ -520,8 +543,25 @@ weft_net_transfer_start_full(weft_net_t *net, gint src, gint dst, guint64 bytes,
     g_return_val_if_fail(net != NULL, FALSE);
     g_return_val_if_fail(done != NULL, FALSE);
     g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
-    const weft_route_t *route;
-    if (!weft_net_i_lookup_route(net, src, dst, net->stats.transfers_started, &route, error)) {
+    /* The ECMP flow id: the number of earlier transfers between the same two vertices, so
+     * each transfer hashes as its own flow and its path depends on nothing but its own
+     * pair's history (not on unrelated traffic, which a run-wide count would make it;
+     * replay's timed collectives rely on that). Fixed routes ignore it: one lookup. */
+    const weft_route_t *route = src != dst ? weft_topo_route_fixed_cached(net->topo, src, dst)
+                                           : NULL;
+    guint64 flow_id = 0;
+    if (route == NULL && src != dst) {
+        gint64 key = ((gint64)src << 32) | (guint32)dst;
+        pair_flow_t *pf = g_hash_table_lookup(net->pair_flows, &key);
+        if (pf == NULL) {
+            pf = g_new0(pair_flow_t, 1);
+            pf->key = key;
+            g_hash_table_insert(net->pair_flows, &pf->key, pf);
+        }
+        flow_id = pf->count++;
+    }
+    if (route == NULL &&
+        !weft_net_i_lookup_route(net, src, dst, flow_id, &route, error)) {
         if (net->stranded == NULL && weft_topo_link_version(net->topo) > 0) {
             /* links went down (a fault): the transfer is stranded before it starts */
             g_set_error(&net->stranded, WEFT_NET_ERROR, WEFT_NET_ERROR_STRANDED,
@@ -542,7 +582,7 @@ weft_net_transfer_start_full(weft_net_t *net, gint src, gint dst, guint64 bytes,
     x->tag = tag;
     x->bytes = bytes;
     x->route = route;
-    x->flow_id = net->stats.transfers_started;
+    x->flow_id = flow_id;
     x->src = src;
     x->dst = dst;
     x->credited = 0.0;
@@ -550,8 +590,79 @@ weft_net_transfer_start_full(weft_net_t *net, gint src, gint dst, guint64 bytes,
     x->efficiency = efficiency > 0.0 && efficiency <= 1.0 ? efficiency : 1.0;
     net->stats.transfers_started++;
     net->stats.bytes_sent += bytes;
+    guard_count(net, route, +1);
     net->ops->start(net, idx);
     return TRUE;
+}
+
+void
+weft_net_enable_guard(weft_net_t *net, weft_net_conflict_fn conflict, void *ctx)
+{
+    g_return_if_fail(net != NULL && (net->active != NULL || net->in_flight == 0));
+    if (net->active == NULL) {
+        net->active = g_new0(guint32, MAX(net->n_edges, 1u));
+        net->reserved_until = g_new0(weft_time_t, MAX(net->n_edges, 1u));
+    }
+    net->conflict = conflict;
+    net->conflict_ctx = ctx;
+}
+
+gboolean
+weft_net_edges_idle(const weft_net_t *net, const gint *edges, guint n)
+{
+    g_return_val_if_fail(net != NULL && net->active != NULL, FALSE);
+    weft_time_t now = weft_sim_now(net->sim);
+    for (guint i = 0; i < n; i++) {
+        if (net->active[edges[i]] != 0 || net->reserved_until[edges[i]] > now) {
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+void
+weft_net_reserve(weft_net_t *net, const gint *edges, guint n, weft_time_t until_ps)
+{
+    g_return_if_fail(net != NULL && net->active != NULL);
+    for (guint i = 0; i < n; i++) {
+        net->reserved_until[edges[i]] = MAX(net->reserved_until[edges[i]], until_ps);
+    }
+}
+
+void
+weft_net_credit(weft_net_t *net, gint edge, double bytes, weft_time_t busy_ps, double peak_util)
+{
+    g_return_if_fail(net != NULL && edge >= 0 && (guint)edge < net->n_edges);
+    link_t *l = &net->links[edge];
+    l->bytes_fx += (guint64)llround(bytes * WEFT_NET_BYTES_FX);
+    l->busy_ps += busy_ps;
+    l->peak_util = MAX(l->peak_util, peak_util);
+}
+
+void
+weft_net_credit_stats(weft_net_t *net, const weft_net_stats_t *delta)
+{
+    g_return_if_fail(net != NULL && delta != NULL);
+    net->stats.transfers_started += delta->transfers_started;
+    net->stats.transfers_done += delta->transfers_done;
+    net->stats.bytes_sent += delta->bytes_sent;
+    net->stats.bytes_delivered += delta->bytes_delivered;
+}
+
+guint64
+weft_net_next_flow_id(const weft_net_t *net, gint src, gint dst)
+{
+    g_return_val_if_fail(net != NULL, 0);
+    gint64 key = ((gint64)src << 32) | (guint32)dst;
+    const pair_flow_t *pf = g_hash_table_lookup(net->pair_flows, &key);
+    return pf != NULL ? pf->count : 0;
+}
+
+const weft_net_options_t *
+weft_net_options(const weft_net_t *net)
+{
+    g_return_val_if_fail(net != NULL, NULL);
+    return &net->opts;
 }
 
 guint
@@ -687,9 +798,9 @@ weft_net_link_stats(const weft_net_t *net, gint edge)
     const link_t *l = &net->links[edge];
     double bw = weft_topo_edge_bw(net->topo, edge);
     st.capacity_Bps = bw;
-    st.bytes = l->bytes;
+    st.bytes = (double)l->bytes_fx / WEFT_NET_BYTES_FX;
     double makespan_s = weft_time_to_s(weft_sim_now(net->sim));
-    st.mean_util = makespan_s > 0.0 ? l->bytes / (bw * makespan_s) : 0.0;
+    st.mean_util = makespan_s > 0.0 ? st.bytes / (bw * makespan_s) : 0.0;
     st.peak_util = l->peak_util;
     if (net->opts.model == WEFT_NET_FLOW) {
         st.capacity_Bps = weft_lmm_constraint_capacity(net->lmm, (guint)edge);

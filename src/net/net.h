@@ -282,6 +282,98 @@ weft_topo_t *weft_net_topo(const weft_net_t *net);
 /** weft_net_sim: (transfer none): the simulation @net runs on. */
 weft_sim_t *weft_net_sim(const weft_net_t *net);
 
+/**
+ * weft_net_conflict_fn:
+ * @ctx: the pointer given to weft_net_enable_guard().
+ * @edge: the reserved edge a transfer started on.
+ *
+ * Called (once per transfer and edge) when a transfer starts on an edge that
+ * weft_net_reserve() holds for a collective run as one timed event.
+ */
+typedef void (*weft_net_conflict_fn)(void *ctx, gint edge);
+
+/**
+ * weft_net_enable_guard:
+ * @net: a network with no transfer in flight (or the guard already on).
+ * @conflict: (nullable): called when a transfer starts on a reserved edge;
+ *   NULL detaches the caller (the counts go on).
+ * @ctx: passed to @conflict.
+ *
+ * Starts counting, per directed edge, the transfers in flight whose route
+ * crosses it (from start to completion or cancel, latency phase included) and
+ * enables weft_net_reserve(): what replay's collective-level execution needs to
+ * prove that a collective's links carry no other traffic while it runs
+ * (replay.h, collective_detail). Routes must not change while the guard is on:
+ * do not combine it with link faults. Memory: 12 bytes per edge. Cost: O(edges
+ * of the route) per transfer start and end.
+ */
+void weft_net_enable_guard(weft_net_t *net, weft_net_conflict_fn conflict, void *ctx);
+
+/**
+ * weft_net_edges_idle:
+ * @net: a network with the guard enabled.
+ * @edges: (array length=n): directed edge ids.
+ * Returns: TRUE when no transfer in flight crosses any of @edges and none of
+ * them is reserved past the current time. Time complexity: O(n).
+ */
+gboolean weft_net_edges_idle(const weft_net_t *net, const gint *edges, guint n);
+
+/**
+ * weft_net_reserve:
+ * @net: a network with the guard enabled.
+ * @edges: (array length=n): directed edge ids.
+ * @until_ps: the reservation's end (absolute simulated time).
+ *
+ * Holds @edges until @until_ps: a transfer starting on one of them before then
+ * calls the conflict function. Time complexity: O(n).
+ */
+void weft_net_reserve(weft_net_t *net, const gint *edges, guint n, weft_time_t until_ps);
+
+/**
+ * weft_net_credit:
+ * @net: the network.
+ * @edge: a directed edge id.
+ * @bytes: bytes carried (as weft_net_link_stats() counts them).
+ * @busy_ps: time the edge was busy, in a span when nothing else crossed it.
+ * @peak_util: the largest utilization in that span.
+ *
+ * Credits the statistics of a collective run as one timed event (from its
+ * isolated run) to @edge: bytes and busy time add, the peak is the larger one.
+ * Exact because the guard proved the collective alone on the edge.
+ */
+void weft_net_credit(weft_net_t *net, gint edge, double bytes, weft_time_t busy_ps,
+                     double peak_util);
+
+/**
+ * weft_net_credit_stats:
+ * @net: the network.
+ * @delta: totals of an isolated run to add (transfers, bytes; solves and rate
+ *   changes are not added: they count the work this run did).
+ *
+ * Adds a timed collective's transfers to the totals, which then count what the
+ * transfer-level run would have.
+ */
+void weft_net_credit_stats(weft_net_t *net, const weft_net_stats_t *delta);
+
+/**
+ * weft_net_next_flow_id:
+ * @net: the network.
+ * @src, @dst: vertex ids.
+ * Returns: the ECMP flow id (weft_topo_route_ecmp()) the next transfer from
+ * @src to @dst gets: the number of transfers between them so far (pairs whose
+ * route is fixed may count fewer: their flow id picks nothing). A path
+ * therefore depends on its own pair's history only, never on unrelated
+ * traffic. Time complexity: one hash lookup.
+ */
+guint64 weft_net_next_flow_id(const weft_net_t *net, gint src, gint dst);
+
+/**
+ * weft_net_options:
+ * @net: the network.
+ * Returns: the options it was created with (for a second network alike).
+ */
+const weft_net_options_t *weft_net_options(const weft_net_t *net);
+
 /** weft_net_stats: totals so far. */
 const weft_net_stats_t *weft_net_stats(const weft_net_t *net);
 

@@ -46,6 +46,12 @@ typedef struct {
     weft_time_t send_end;  /* when the pending bandwidth-phase end event fires */
 } xfer_t;
 
+/* The ECMP flow count of one (src, dst) pair (net->pair_flows): its key lives inside. */
+typedef struct {
+    gint64 key; /* src << 32 | dst */
+    guint64 count;
+} pair_flow_t;
+
 /* What a network model does; one static table per model. */
 typedef struct {
     const char *name;
@@ -62,8 +68,13 @@ typedef struct {
 } sending_t;
 
 /* Per directed edge statistics. */
+/* Link byte counts are fixed point, 2^-16 byte units: integer sums do not depend on the
+ * order of the additions, so a collective's bytes credited at once from its isolated run
+ * (replay's timed collectives) equal those of its transfers added one by one. */
+#define WEFT_NET_BYTES_FX 65536.0
+
 typedef struct {
-    double bytes;
+    guint64 bytes_fx; /* bytes carried, in 1 / WEFT_NET_BYTES_FX units */
     double usage;        /* flow: usage as of the last solve that touched the edge;
                           * analytical: sum of @sending's usages */
     double peak_util;    /* both models: the largest usage / capacity seen */
@@ -110,6 +121,12 @@ struct weft_net {
     GError *check_error;
     GError *stranded; /* the first transfer left with no path by a link going down */
     gboolean freeing; /* weft_net_free() in progress: no more solves */
+    GHashTable *pair_flows; /* (src, dst) -> pair_flow_t: transfers so far of pairs chosen per flow */
+    /* the edge guard (weft_net_enable_guard()); NULL until enabled */
+    guint32 *active;             /* per edge: transfers in flight whose route crosses it */
+    weft_time_t *reserved_until; /* per edge: end of the timed collective holding it */
+    weft_net_conflict_fn conflict;
+    void *conflict_ctx;
 };
 
 /* net.c */

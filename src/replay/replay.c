@@ -47,6 +47,8 @@ struct rank_state {
     weft_rank_result_t res;
 };
 
+typedef struct comm_memo comm_memo_t; /* a collective run as one timed event (below) */
+
 /* One collective instance: the seq-th collective of a communicator. */
 typedef struct {
     guint64 key; /* comm << 32 | seq */
@@ -57,6 +59,7 @@ typedef struct {
     weft_coll_run_t *run;
     const weft_coll_plan_t *plan;
     weft_time_t first_arrival_ps, start_ps;
+    comm_memo_t *timed; /* set when it runs as one timed event */
 } coll_inst_t;
 
 /* One point-to-point message, matched or waiting for its other side. */
@@ -92,6 +95,13 @@ struct replay {
     weft_fault_run_t *faults; /* the armed in-step faults, or NULL */
     GError *stranded;         /* a collective that links a fault took down left with no path */
     guint ranks_left;         /* ranks with nodes not yet done */
+    /* collective_detail = auto: collectives run as one timed event when alone (below) */
+    gboolean detail_auto;
+    GHashTable *memos;          /* signature (GBytes) -> memo_t (owned) */
+    GHashTable *comm_memos;     /* comm_plan_key_t -> comm_memo_t (owned) */
+    coll_inst_t **edge_holder;  /* per edge: the timed collective holding it, or NULL */
+    GHashTable *detail_banned;  /* opts->detail_banned (not owned) */
+    guint64 timed_colls;
 };
 
 typedef struct {
@@ -267,6 +277,338 @@ on_coll_done(void *ctx, guint64 key)
     g_hash_table_remove(R->colls, &key);
 }
 
+/* ---- collectives run as one timed event (collective_detail = auto) ----------------- */
+
+/*
+ * A collective whose links carry nothing else while it runs takes exactly the time of its
+ * plan run alone on an idle copy of the network: the models are deterministic, a
+ * transfer's timing depends only on the transfers sharing its edges, and simulated time is
+ * integer picoseconds, so the run is invariant under a shift of its start. Such a
+ * collective runs as one event of that duration. What it would have done to its links
+ * (bytes, busy time, peak utilization) and to the network's totals (transfers started,
+ * which seed later transfers' ECMP hashes) is credited when it ends.
+ *
+ * "Alone" is proven, not assumed: the network's guard (net.h, weft_net_enable_guard())
+ * counts the transfers in flight on every edge, so a collective starts as one event only
+ * when none crosses its edges, and it reserves them for its span; a transfer that starts
+ * on a reserved edge is a conflict: the run stops (WEFT_REPLAY_ERROR_DETAIL_CONFLICT) and
+ * names the collective's signature in opts->detail_banned, so that the caller reruns with
+ * that shape at transfer level. Every route of the plan must be fixed (no ECMP choice: a
+ * hashed path would depend on the run's transfer count), and the run must have no faults.
+ *
+ * The duration is measured once per signature: the plan's shape (operation, sizes,
+ * algorithm, protocol, channels, chunks, the executor's costs, the transfer DAG) and the
+ * routes of its endpoint pairs with their edges renamed in order of first use (latency,
+ * rate, paths, shares, each edge's bandwidth, latency and kind). Communicators of the same
+ * shape on isomorphic parts of the cluster (the TP groups of every node) share one
+ * measurement.
+ */
+typedef struct {
+    GBytes *sig;                  /* the signature (key of R->memos, owned there) */
+    const weft_coll_plan_t *plan; /* the plan measured */
+    weft_time_t duration_ps;
+    guint n_edges; /* canonical edges */
+    double *bytes;
+    weft_time_t *busy_ps;
+    double *peak;
+    weft_net_stats_t stats;
+} memo_t;
+
+/* A communicator's view of a memo: its actual edges, canonical order. */
+struct comm_memo {
+    memo_t *memo; /* NULL: this (communicator, plan) runs at transfer level */
+    gint *edges;
+};
+
+typedef struct {
+    guint comm;
+    const weft_coll_plan_t *plan;
+} comm_plan_key_t;
+
+static guint
+comm_plan_hash(gconstpointer p)
+{
+    const comm_plan_key_t *k = p;
+    return k->comm * 2654435761u ^ (guint)GPOINTER_TO_SIZE(k->plan) ^
+           (guint)(GPOINTER_TO_SIZE(k->plan) >> 32);
+}
+
+static gboolean
+comm_plan_equal(gconstpointer a, gconstpointer b)
+{
+    const comm_plan_key_t *x = a, *y = b;
+    return x->comm == y->comm && x->plan == y->plan;
+}
+
+static void
+memo_free(gpointer p)
+{
+    memo_t *m = p;
+    g_free(m->bytes);
+    g_free(m->busy_ps);
+    g_free(m->peak);
+    g_free(m);
+}
+
+static void
+comm_memo_free(gpointer p)
+{
+    comm_memo_t *cm = p;
+    g_free(cm->edges);
+    g_free(cm);
+}
+
+static void
+sig_u64(GByteArray *sig, guint64 v)
+{
+    g_byte_array_append(sig, (const guint8 *)&v, sizeof v);
+}
+
+static void
+sig_f64(GByteArray *sig, double v)
+{
+    guint64 bits;
+    memcpy(&bits, &v, sizeof bits);
+    sig_u64(sig, bits);
+}
+
+/* Whether two plans have the same transfers and dependencies (after equal signatures). */
+static gboolean
+plans_equal(const weft_coll_plan_t *a, const weft_coll_plan_t *b)
+{
+    if (a == b) {
+        return TRUE;
+    }
+    if (a->n_xfers != b->n_xfers) {
+        return FALSE;
+    }
+    for (guint t = 0; t < a->n_xfers; t++) {
+        const weft_coll_xfer_t *x = &a->xfers[t], *y = &b->xfers[t];
+        if (x->src != y->src || x->dst != y->dst || x->bytes != y->bytes ||
+            x->offset != y->offset || x->channel != y->channel || x->sharing != y->sharing ||
+            x->flags != y->flags || a->n_preds[t] != b->n_preds[t] ||
+            a->succ_off[t + 1] != b->succ_off[t + 1]) {
+            return FALSE;
+        }
+    }
+    guint32 ns = a->succ_off[a->n_xfers];
+    return memcmp(a->succ, b->succ, ns * sizeof(guint32)) == 0 &&
+           memcmp(a->succ_kind, b->succ_kind, ns) == 0;
+}
+
+/* The cluster vertex of endpoint @e of @plan (members by @vertices, then virtual ones). */
+static gint
+endpoint_vertex(const weft_coll_plan_t *plan, const gint *vertices, guint32 e)
+{
+    return e < plan->n_members ? vertices[e] : plan->virtual_vertex[e - plan->n_members];
+}
+
+/*
+ * The signature of @plan over @vertices (see above) into @sig, and the actual edge of each
+ * canonical one into @edges; FALSE when a route is not fixed or missing (transfer level).
+ * Time complexity: O(transfers + pairs x route length).
+ */
+static gboolean
+memo_signature(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices,
+               GByteArray *sig, GArray *edges)
+{
+    const weft_coll_exec_t *x = &plan->exec;
+    guint64 head[] = {plan->op,         plan->algo,        plan->proto,      plan->n_members,
+                      plan->n_virtual,  plan->size_bytes,  plan->space_bytes, plan->channels,
+                      plan->chunks,     plan->n_xfers,     (guint64)x->base_ps,
+                      (guint64)x->step_intra_ps, (guint64)x->step_inter_ps, (guint64)x->msg_ps,
+                      x->msg_bytes};
+    for (guint i = 0; i < G_N_ELEMENTS(head); i++) {
+        sig_u64(sig, head[i]);
+    }
+    sig_f64(sig, x->efficiency);
+    sig_f64(sig, x->efficiency_intra);
+    sig_f64(sig, x->channel_Bps);
+    sig_f64(sig, x->hbm_Bps);
+    g_autoptr(GHashTable) pairs = g_hash_table_new(g_int64_hash, g_int64_equal);
+    g_autoptr(GArray) pair_keys = g_array_new(FALSE, FALSE, sizeof(gint64));
+    g_autoptr(GHashTable) canon = g_hash_table_new(g_direct_hash, g_direct_equal);
+    /* distinct endpoint pairs, in order of first use */
+    for (guint t = 0; t < plan->n_xfers; t++) {
+        gint64 k = ((gint64)plan->xfers[t].src << 32) | plan->xfers[t].dst;
+        if (!g_hash_table_contains(pairs, &k)) {
+            g_array_append_val(pair_keys, k);
+            g_hash_table_add(pairs, &g_array_index(pair_keys, gint64, pair_keys->len - 1));
+        }
+    }
+    /* pair_keys no longer grows: the pointers above stay valid */
+    for (guint i = 0; i < pair_keys->len; i++) {
+        gint64 k = g_array_index(pair_keys, gint64, i);
+        guint32 se = (guint32)(k >> 32), de = (guint32)(k & 0xffffffff);
+        gint vs = endpoint_vertex(plan, vertices, se), vd = endpoint_vertex(plan, vertices, de);
+        sig_u64(sig, ((guint64)se << 32) | de);
+        if (vs == vd) {
+            sig_u64(sig, G_MAXUINT64); /* a local copy */
+            continue;
+        }
+        if (!weft_topo_route_is_fixed(R->topo, vs, vd)) {
+            return FALSE;
+        }
+        const weft_route_t *r = weft_topo_route(R->topo, vs, vd, NULL);
+        if (r == NULL) {
+            return FALSE;
+        }
+        sig_u64(sig, (guint64)r->latency_ps);
+        sig_f64(sig, r->rate_Bps);
+        sig_u64(sig, r->n_paths);
+        for (guint p = 0; p < r->n_paths; p++) {
+            sig_f64(sig, r->share[p]);
+            sig_u64(sig, r->path_off[p + 1] - r->path_off[p]);
+            for (guint32 j = r->path_off[p]; j < r->path_off[p + 1]; j++) {
+                gint e = r->edges[j];
+                gpointer id = NULL;
+                if (!g_hash_table_lookup_extended(canon, GINT_TO_POINTER(e), NULL, &id)) {
+                    id = GUINT_TO_POINTER(edges->len);
+                    g_hash_table_insert(canon, GINT_TO_POINTER(e), id);
+                    g_array_append_val(edges, e);
+                    sig_u64(sig, G_MAXUINT64 - 1); /* a new edge: its properties */
+                    sig_f64(sig, weft_topo_edge_bw(R->topo, e));
+                    sig_u64(sig, (guint64)weft_topo_edge_latency(R->topo, e));
+                    sig_u64(sig, (guint64)weft_topo_edge_kind(R->topo, e));
+                }
+                sig_u64(sig, GPOINTER_TO_UINT(id));
+            }
+        }
+    }
+    return TRUE;
+}
+
+/* Runs @plan alone on an idle copy of the network: the memo of its signature. */
+static memo_t *
+memo_measure(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices, const GArray *edges,
+             GError **error)
+{
+    g_autoptr(weft_sim_t) sim = weft_sim_new(1);
+    g_autoptr(weft_net_t) net = weft_net_new_full(sim, R->topo, weft_net_options(R->net));
+    weft_time_t ps = weft_coll_time_full(sim, net, plan, vertices, NULL, error);
+    if (ps < 0) {
+        return NULL;
+    }
+    memo_t *m = g_new0(memo_t, 1);
+    m->plan = plan;
+    m->duration_ps = ps;
+    m->n_edges = edges->len;
+    m->bytes = g_new(double, MAX(edges->len, 1u));
+    m->busy_ps = g_new(weft_time_t, MAX(edges->len, 1u));
+    m->peak = g_new(double, MAX(edges->len, 1u));
+    for (guint c = 0; c < edges->len; c++) {
+        weft_net_link_stats_t st = weft_net_link_stats(net, g_array_index(edges, gint, c));
+        m->bytes[c] = st.bytes;
+        m->busy_ps[c] = st.busy_ps;
+        m->peak[c] = st.peak_util;
+    }
+    m->stats = *weft_net_stats(net);
+    return m;
+}
+
+/* The memo of communicator @c's @plan (found, measured, or NULL: transfer level). */
+static comm_memo_t *
+comm_memo(replay_t *R, guint c, const weft_coll_plan_t *plan, const gint *vertices,
+          GError **error)
+{
+    comm_plan_key_t key = {c, plan};
+    comm_memo_t *cm = g_hash_table_lookup(R->comm_memos, &key);
+    if (cm != NULL) {
+        return cm;
+    }
+    cm = g_new0(comm_memo_t, 1);
+    g_hash_table_insert(R->comm_memos, g_memdup2(&key, sizeof key), cm);
+    g_autoptr(GByteArray) sig = g_byte_array_new();
+    g_autoptr(GArray) edges = g_array_new(FALSE, FALSE, sizeof(gint));
+    if (!memo_signature(R, plan, vertices, sig, edges)) {
+        return cm;
+    }
+    g_autoptr(GBytes) bytes = g_byte_array_free_to_bytes(g_steal_pointer(&sig));
+    if (R->detail_banned != NULL && g_hash_table_contains(R->detail_banned, bytes)) {
+        return cm;
+    }
+    memo_t *m = g_hash_table_lookup(R->memos, bytes);
+    if (m == NULL) {
+        m = memo_measure(R, plan, vertices, edges, error);
+        if (m == NULL) {
+            return NULL;
+        }
+        m->sig = g_bytes_ref(bytes);
+        g_hash_table_insert(R->memos, m->sig, m);
+    } else if (!plans_equal(m->plan, plan)) {
+        return cm; /* the same signature over another DAG: never seen, but never assumed */
+    }
+    cm->memo = m;
+    cm->edges = (gint *)(void *)g_array_free(g_steal_pointer(&edges), FALSE);
+    return cm;
+}
+
+/* A collective run as one event ends: credit what its transfers would have, then finish. */
+static void
+on_timed_coll_done(void *ctx, void *data)
+{
+    replay_t *R = ctx;
+    coll_inst_t *ci = data;
+    const memo_t *m = ci->timed->memo;
+    for (guint c = 0; c < m->n_edges; c++) {
+        gint e = ci->timed->edges[c];
+        weft_net_credit(R->net, e, m->bytes[c], m->busy_ps[c], m->peak[c]);
+        if (R->edge_holder[e] == ci) {
+            R->edge_holder[e] = NULL;
+        }
+    }
+    weft_net_credit_stats(R->net, &m->stats);
+    R->timed_colls++;
+    on_coll_done(R, ci->key);
+}
+
+/* Starts @ci as one timed event if it provably runs alone; FALSE: run it at transfer level. */
+static gboolean
+timed_coll_start(replay_t *R, coll_inst_t *ci, const weft_coll_plan_t *plan, const gint *vertices)
+{
+    GError *error = NULL;
+    comm_memo_t *cm = comm_memo(R, ci->comm, plan, vertices, &error);
+    if (cm == NULL) {
+        /* the isolated run failed: the transfer-level run reports why */
+        g_clear_error(&error);
+        return FALSE;
+    }
+    if (cm->memo == NULL || !weft_net_edges_idle(R->net, cm->edges, cm->memo->n_edges)) {
+        return FALSE;
+    }
+    weft_time_t end = weft_sim_now(R->sim) + cm->memo->duration_ps;
+    weft_net_reserve(R->net, cm->edges, cm->memo->n_edges, end);
+    for (guint c = 0; c < cm->memo->n_edges; c++) {
+        R->edge_holder[cm->edges[c]] = ci;
+    }
+    ci->timed = cm;
+    weft_sim_at(R->sim, end, on_timed_coll_done, R, ci);
+    return TRUE;
+}
+
+/* A transfer started on an edge a timed collective holds: that collective was not alone. */
+static void
+on_detail_conflict(void *ctx, gint edge)
+{
+    replay_t *R = ctx;
+    const coll_inst_t *ci = R->edge_holder[edge];
+    if (R->error != NULL || ci == NULL) {
+        return;
+    }
+    const weft_comm_t *comm = g_ptr_array_index(R->wl->comms, ci->comm);
+    if (R->detail_banned != NULL) {
+        g_hash_table_add(R->detail_banned, g_bytes_ref(ci->timed->memo->sig));
+    }
+    fail(R, g_error_new(WEFT_REPLAY_ERROR, WEFT_REPLAY_ERROR_DETAIL_CONFLICT,
+                        "collective #%u of communicator \"%s\" ran as one timed event, but a "
+                        "transfer started on its link %s -> %s at %.6f us: rerun it at "
+                        "transfer level",
+                        ci->seq + 1, comm->name,
+                        weft_topo_vertex_name(R->topo, weft_topo_edge_from(R->topo, edge)),
+                        weft_topo_vertex_name(R->topo, weft_topo_edge_to(R->topo, edge)),
+                        weft_time_to_us(weft_sim_now(R->sim))));
+}
+
 /* The plan of a tuned collective: NCCL's choice over communicator @c's layout. */
 static weft_coll_plan_t *
 tuned_plan(replay_t *R, guint c, weft_coll_op_t op, guint64 bytes, const gint *vertices,
@@ -380,6 +722,9 @@ coll_start(replay_t *R, coll_inst_t *ci)
     }
     ci->plan = plan;
     ci->start_ps = weft_sim_now(R->sim);
+    if (R->detail_auto && timed_coll_start(R, ci, plan, vertices)) {
+        return;
+    }
     ci->run = weft_coll_run(R->net, plan, vertices, on_coll_done, R, ci->key, &error);
     if (ci->run == NULL) {
         g_prefix_error(&error, "collective #%u of communicator \"%s\": ", ci->seq + 1, comm->name);
@@ -747,6 +1092,12 @@ replay_clear(replay_t *R)
     g_clear_error(&R->error);
     g_clear_error(&R->stranded);
     g_clear_pointer(&R->faults, weft_fault_run_free);
+    if (R->detail_auto) {
+        weft_net_enable_guard(R->net, NULL, NULL); /* the net outlives this replay */
+    }
+    g_clear_pointer(&R->comm_memos, g_hash_table_unref);
+    g_clear_pointer(&R->memos, g_hash_table_unref);
+    g_clear_pointer(&R->edge_holder, g_free);
 }
 
 /* ---- fault reports ------------------------------------------------------------------ */
@@ -944,6 +1295,17 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
         R.faults = weft_fault_run_arm(opts->faults, sim, net);
     }
 
+    if (opts != NULL && opts->collective_detail == WEFT_REPLAY_DETAIL_AUTO && R.faults == NULL &&
+        weft_net_in_flight(net) == 0) {
+        R.detail_auto = TRUE;
+        R.detail_banned = opts->detail_banned;
+        R.memos = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
+                                        (GDestroyNotify)g_bytes_unref, memo_free);
+        R.comm_memos = g_hash_table_new_full(comm_plan_hash, comm_plan_equal, g_free,
+                                             comm_memo_free);
+        R.edge_holder = g_new0(coll_inst_t *, MAX(weft_topo_n_edges(R.topo), 1u));
+        weft_net_enable_guard(net, on_detail_conflict, &R);
+    }
     guint64 events_before = weft_sim_events(sim);
     if (R.faults != NULL) {
         /* Faults of an instant apply before anything else at it (fault/step.h), time 0
@@ -988,6 +1350,7 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
         res->step_ps = MAX(res->step_ps, rs->res.finish_ps);
     }
     res->events = weft_sim_events(sim) - events_before;
+    res->timed_collectives = R.timed_colls;
     res->collectives = R.collectives;
     res->p2p_transfers = R.p2p->len;
     res->faults_applied = g_ptr_array_new_with_free_func(g_free);

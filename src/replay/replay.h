@@ -55,6 +55,8 @@ typedef enum {
     WEFT_REPLAY_ERROR_OVERFLOW, /* simulated time beyond the ~106 days int64 picoseconds hold */
     WEFT_REPLAY_ERROR_STRANDED, /* a link fault left a transfer with no path (fault/step.h) */
     WEFT_REPLAY_ERROR_FAILED,   /* a GPU or node failed during the step (fault/step.h) */
+    WEFT_REPLAY_ERROR_DETAIL_CONFLICT, /* collective_detail = auto: a collective run as one
+                                          timed event was not alone; rerun (see options) */
 } weft_replay_error_t;
 
 /** Per-rank results, in picoseconds. */
@@ -74,6 +76,7 @@ typedef struct {
     weft_rank_result_t *ranks; /* n_ranks */
     weft_time_t step_ps;       /* max over ranks of finish */
     guint64 events;            /* events the simulation ran */
+    guint64 timed_collectives; /* collectives run as one timed event (collective_detail = auto) */
     guint64 collectives;       /* collective instances run */
     guint64 p2p_transfers;     /* send/recv pairs run */
     /* Added for issue 8: the in-step faults applied before the step ended, as
@@ -117,6 +120,19 @@ typedef struct {
     void (*collective)(void *data, const weft_replay_coll_event_t *ev);
 } weft_replay_observer_t;
 
+/**
+ * How collectives are executed (scenario key replay.collective_detail).
+ * TRANSFERS: every transfer of every plan is simulated. AUTO: a collective whose
+ * links provably carry nothing else while it runs (the network's guard, net.h)
+ * runs as one timed event of its plan's isolated duration, measured once per
+ * shape (see replay.c, "collectives run as one timed event"): the same times to
+ * the picosecond, and the same link statistics; faults force TRANSFERS.
+ */
+typedef enum {
+    WEFT_REPLAY_DETAIL_TRANSFERS = 0,
+    WEFT_REPLAY_DETAIL_AUTO,
+} weft_replay_detail_t;
+
 /** Options of a replay; zero-initialize, then set what differs. */
 typedef struct {
     guint coll_chunks;     /* pipeline chunks per collective; 0 means 1 */
@@ -137,6 +153,13 @@ typedef struct {
      * weft_coll_plan_new(); an algorithm the operation lacks fails the collective with
      * WEFT_COLL_ERROR_UNSUPPORTED. */
     weft_coll_algo_t plain_algo[WEFT_COLL_N_OPS];
+    weft_replay_detail_t collective_detail;
+    /* (nullable) AUTO only: signatures (GBytes, g_bytes_hash/equal, owning its keys) of
+     * collective shapes that must run at transfer level; a run that finds one of its timed
+     * collectives not alone adds its signature here and fails with
+     * WEFT_REPLAY_ERROR_DETAIL_CONFLICT, and the caller reruns (weft_scenario_run_full()
+     * does, until no conflict is left). */
+    GHashTable *detail_banned;
     /* (nullable) faults inside the step (fault/step.h), armed on @sim at time 0:
      * link, NIC and switch faults change the network; stragglers stretch the
      * compute-stream nodes of their GPU (not CPU-stream ones: the host is not

@@ -138,6 +138,7 @@ check_coll_op(const char *text, GError **error)
 
 static const char *const placement_choices[] = {"in-order", "round-robin", "random", "file", NULL};
 static const char *const update_choices[] = {"incremental", "full", NULL};
+static const char *const detail_choices[] = {"auto", "transfers", NULL};
 /* Forced collective choices (coll/tuning.h), like NCCL_ALGO and NCCL_PROTO. */
 static const char *const algo_choices[] = {"auto",         "ring",    "tree",   "nvls",
                                            "nvls_tree",    "collnet", "direct", "halving_doubling",
@@ -226,6 +227,7 @@ enum {
     K_BCAST_PROTO,
     K_REDUCE_ALGO,
     K_REDUCE_PROTO,
+    K_DETAIL,
     K_MODEL,
     K_UPDATE,
     K_ECMP_SEED,
@@ -354,6 +356,12 @@ static const key_desc keys[N_KEYS] = {
     [K_BCAST_PROTO] = PROTO_KEY("broadcast", "broadcast"),
     [K_REDUCE_ALGO] = ALGO_KEY("reduce", "reduce"),
     [K_REDUCE_PROTO] = PROTO_KEY("reduce", "reduce"),
+    [K_DETAIL] = {"collectives", "detail", T_CHOICE, "auto",
+                  "auto: a collective whose links provably carry nothing else while it runs "
+                  "takes one event of its plan's isolated time, measured once per shape (the "
+                  "same times and link statistics, far fewer events; faults and link time "
+                  "series run every transfer); transfers: simulate every transfer",
+                  detail_choices},
     [K_MODEL] = {"network", "model", T_CHOICE, "analytical",
                  "network model: analytical (latency + size / bottleneck bandwidth) or flow "
                  "(links shared max-min fairly)",
@@ -1361,9 +1369,10 @@ plain_forced(const weft_scenario_t *sc, const weft_coll_tuning_t *t, weft_coll_a
         if (a != WEFT_COLL_ALGO_RING && a != WEFT_COLL_ALGO_TREE && a != WEFT_COLL_ALGO_DIRECT &&
             a != WEFT_COLL_ALGO_HALVING_DOUBLING) {
             g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE,
-                        "collectives.%s = %s: the plain model (%s) runs ring, tree, "
-                        "halving_doubling and direct; %s needs NCCL's tuning over the cluster's "
-                        "NVSwitches and switches (collectives.tuning = nccl)",
+                        "collectives.%s = %s: the plain model (%s) runs ring, tree and "
+                        "halving_doubling (direct for all-to-all, gather and scatter); %s needs "
+                        "NCCL's tuning over the cluster's NVSwitches and switches "
+                        "(collectives.tuning = nccl)",
                         keys[per_op[i].algo_key].key, current(sc, per_op[i].algo_key), why_plain,
                         weft_coll_algo_name(a));
             g_string_free(desc, TRUE);
@@ -1549,32 +1558,10 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
     run->cluster_label = file != NULL ? g_strdup(sc->given[K_CLUSTER_FILE])
                                       : g_strdup_printf("%s (inline)", weft_topo_name(run->topo));
 
-    /* The simulation's own random stream is seeded with 1: nothing in an
-     * analytical replay draws from it, and placement and ECMP have their own
-     * seeds (workload.placement_seed, network.ecmp_seed). */
-    /* freed after the simulation, whose progress hook points to it */
-    g_autoptr(weft_report_progress_t) progress = NULL;
-    g_autoptr(weft_sim_t) sim = weft_sim_new(1);
-    g_autoptr(weft_net_t) net = weft_net_new_full(sim, run->topo, &net_opts);
-    weft_replay_options_t opts = {
-        .coll_chunks = run->chunks,
-        .rank_gpu = run->rank_gpu,
-        .compute_scale = run->duration_scale,
-    };
-    if (run->report != NULL) {
-        opts.observer = weft_report_observer(run->report);
-        weft_report_attach(run->report, net);
-    }
-    if (ropts != NULL && ropts->progress != NULL) {
-        /* runs longer than a second show progress (src/report) */
-        progress = weft_report_progress_new(ropts->progress, G_USEC_PER_SEC);
-        weft_report_progress_attach(progress, sim);
-    }
     weft_coll_tuning_t tuning = {0};
     scenario_tuning(sc, &tuning);
-    if (run->nccl_tuning) {
-        opts.coll_tuning = &tuning;
-    } else if (!plain_forced(sc, &tuning, opts.plain_algo, &run->plain_forced, error)) {
+    weft_coll_algo_t plain_algo[WEFT_COLL_N_OPS] = {0};
+    if (!run->nccl_tuning && !plain_forced(sc, &tuning, plain_algo, &run->plain_forced, error)) {
         return NULL;
     }
     g_autoptr(weft_fault_plan_t) faults = NULL;
@@ -1587,13 +1574,72 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
                                        error))) {
             return NULL;
         }
-        opts.faults = faults;
     }
-    run->replay = weft_replay_run(sim, net, run->workload, &opts, error);
-    weft_sim_set_progress(sim, 0, NULL, NULL);
-    g_clear_pointer(&progress, weft_report_progress_free);
-    if (run->replay == NULL) {
-        return NULL;
+    /* collectives.detail = auto runs lone collectives as one timed event; faults and link
+     * time series need every transfer (replay.h). A run that finds a timed collective not
+     * alone names its shape and is run again without timing that shape: at most one rerun
+     * per shape, bounded here all the same. */
+    weft_replay_detail_t detail =
+        strcmp(current(sc, K_DETAIL), "auto") == 0 && faults == NULL &&
+                !(run->report != NULL && rep_opts.link_interval_ps > 0 &&
+                  strcmp(run->network_model, "flow") == 0)
+            ? WEFT_REPLAY_DETAIL_AUTO
+            : WEFT_REPLAY_DETAIL_TRANSFERS;
+    g_autoptr(GHashTable) banned = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
+                                                         (GDestroyNotify)g_bytes_unref, NULL);
+    /* freed after the simulation, whose progress hook points to it */
+    g_autoptr(weft_report_progress_t) progress = NULL;
+    g_autoptr(weft_sim_t) sim = NULL;
+    g_autoptr(weft_net_t) net = NULL;
+    for (guint attempt = 0;; attempt++) {
+        g_clear_pointer(&net, weft_net_free);
+        g_clear_pointer(&sim, weft_sim_free);
+        if (attempt > 0 && run->report != NULL) {
+            weft_report_free(run->report);
+            run->report = weft_report_new(run->topo, run->workload, run->rank_gpu, &rep_opts, NULL);
+            g_assert(run->report != NULL); /* the same options made one before */
+        }
+        /* The simulation's own random stream is seeded with 1: nothing in an
+         * analytical replay draws from it, and placement and ECMP have their own
+         * seeds (workload.placement_seed, network.ecmp_seed). */
+        sim = weft_sim_new(1);
+        net = weft_net_new_full(sim, run->topo, &net_opts);
+        weft_replay_options_t opts = {
+            .coll_chunks = run->chunks,
+            .rank_gpu = run->rank_gpu,
+            .compute_scale = run->duration_scale,
+            .faults = faults,
+            .collective_detail = attempt < 64 ? detail : WEFT_REPLAY_DETAIL_TRANSFERS,
+            .detail_banned = banned,
+        };
+        memcpy(opts.plain_algo, plain_algo, sizeof plain_algo);
+        if (run->nccl_tuning) {
+            opts.coll_tuning = &tuning;
+        }
+        if (run->report != NULL) {
+            opts.observer = weft_report_observer(run->report);
+            weft_report_attach(run->report, net);
+        }
+        if (ropts != NULL && ropts->progress != NULL) {
+            /* runs longer than a second show progress (src/report) */
+            progress = weft_report_progress_new(ropts->progress, G_USEC_PER_SEC);
+            weft_report_progress_attach(progress, sim);
+        }
+        GError *rerr = NULL;
+        run->replay = weft_replay_run(sim, net, run->workload, &opts, &rerr);
+        weft_sim_set_progress(sim, 0, NULL, NULL);
+        g_clear_pointer(&progress, weft_report_progress_free);
+        if (run->replay == NULL &&
+            g_error_matches(rerr, WEFT_REPLAY_ERROR, WEFT_REPLAY_ERROR_DETAIL_CONFLICT)) {
+            g_debug("%s", rerr->message);
+            g_error_free(rerr);
+            continue;
+        }
+        if (run->replay == NULL) {
+            g_propagate_error(error, rerr);
+            return NULL;
+        }
+        break;
     }
     if (run->report != NULL) {
         g_autofree char *ini = weft_scenario_to_ini(sc);

@@ -986,6 +986,31 @@ weft_topo_route_ecmp(weft_topo_t *topo, gint src, gint dst, guint64 flow_id, GEr
 }
 
 const weft_route_t *
+weft_topo_route_fixed_cached(weft_topo_t *topo, gint src, gint dst)
+{
+    g_return_val_if_fail(topo != NULL && topo->finalized, NULL);
+    route_key key = {src, dst, SLOT_SINGLE};
+    route_blk *b = g_hash_table_lookup(topo->routing->routes, &key);
+    return b != NULL ? &b->route : NULL;
+}
+
+gboolean
+weft_topo_route_is_fixed(weft_topo_t *topo, gint src, gint dst)
+{
+    g_return_val_if_fail(topo != NULL && topo->finalized, FALSE);
+    if (src == dst) {
+        return TRUE;
+    }
+    const weft_route_t *r = weft_topo_route_ecmp(topo, src, dst, 0, NULL);
+    if (r == NULL) {
+        return FALSE;
+    }
+    route_key key = {src, dst, SLOT_SINGLE};
+    route_blk *b = g_hash_table_lookup(topo->routing->routes, &key);
+    return b != NULL && &b->route == r;
+}
+
+const weft_route_t *
 weft_topo_route(weft_topo_t *topo, gint src, gint dst, GError **error)
 {
     return weft_topo_route_ecmp(topo, src, dst, 0, error);

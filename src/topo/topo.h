@@ -383,10 +383,31 @@ guint weft_topo_edges_between(const weft_topo_t *topo, gint u, gint v, GArray *o
 void weft_topo_set_ecmp_seed(weft_topo_t *topo, guint64 seed);
 
 /**
+ * weft_topo_route_is_fixed:
+ * @topo: a finalized cluster.
+ * @src, @dst: vertex ids.
+ * Returns: TRUE when every flow id gets the same route from @src to @dst (one
+ * path, or NVSwitch planes sprayed as one route), FALSE when ECMP hashing picks
+ * among paths or there is no route. Time complexity: one route lookup.
+ */
+gboolean weft_topo_route_is_fixed(weft_topo_t *topo, gint src, gint dst);
+
+/**
+ * weft_topo_route_fixed_cached:
+ * @topo: a finalized cluster.
+ * @src, @dst: vertex ids, @src != @dst.
+ * Returns: (nullable): the route from @src to @dst if it is fixed (see
+ * weft_topo_route_is_fixed()) and already in the route cache, else NULL (not
+ * computed yet, or chosen per flow). One hash lookup; never computes a route.
+ */
+const weft_route_t *weft_topo_route_fixed_cached(weft_topo_t *topo, gint src, gint dst);
+
+/**
  * weft_topo_route_ecmp:
  * @topo: a finalized cluster.
  * @src, @dst: vertex ids.
- * @flow_id: identifies the transfer (the network model numbers them); the route
+ * @flow_id: identifies the transfer (the network model numbers the transfers of
+ *   each (src, dst) pair: net.h, weft_net_next_flow_id()); the route
  *   among equal-cost paths is chosen by a deterministic hash of (seed, src,
  *   dst, flow_id), as switches hash a flow's header fields.
  * @error: WEFT_TOPO_ERROR_NO_ROUTE naming both vertices.
