@@ -101,6 +101,7 @@ struct replay {
     GHashTable *comm_memos;     /* comm_plan_key_t -> comm_memo_t (owned) */
     coll_inst_t **edge_holder;  /* per edge: the timed collective holding it, or NULL */
     GHashTable *detail_banned;  /* opts->detail_banned (not owned) */
+    GBytes *ban_off_nvlink;     /* the key BAN_OFF_NVLINK */
     guint64 timed_colls;
 };
 
@@ -303,6 +304,10 @@ on_coll_done(void *ctx, guint64 key)
  * shape on isomorphic parts of the cluster (the TP groups of every node) share one
  * measurement.
  */
+/* The key of opts->detail_banned that stops timing collectives that leave NVLink (a
+ * signature is never one byte long). */
+static const char BAN_OFF_NVLINK[] = "n";
+
 typedef struct {
     GBytes *sig;                  /* the signature (key of R->memos, owned there) */
     const weft_coll_plan_t *plan; /* the plan measured */
@@ -563,6 +568,8 @@ on_timed_coll_done(void *ctx, void *data)
 }
 
 /* Starts @ci as one timed event if it provably runs alone; FALSE: run it at transfer level. */
+static gboolean memo_off_nvlink(replay_t *R, const comm_memo_t *cm);
+
 static gboolean
 timed_coll_start(replay_t *R, coll_inst_t *ci, const weft_coll_plan_t *plan, const gint *vertices)
 {
@@ -573,7 +580,9 @@ timed_coll_start(replay_t *R, coll_inst_t *ci, const weft_coll_plan_t *plan, con
         g_clear_error(&error);
         return FALSE;
     }
-    if (cm->memo == NULL || !weft_net_edges_idle(R->net, cm->edges, cm->memo->n_edges)) {
+    if (cm->memo == NULL || !weft_net_edges_idle(R->net, cm->edges, cm->memo->n_edges) ||
+        (R->detail_banned != NULL &&
+         g_hash_table_contains(R->detail_banned, R->ban_off_nvlink) && memo_off_nvlink(R, cm))) {
         return FALSE;
     }
     weft_time_t end = weft_sim_now(R->sim) + cm->memo->duration_ps;
@@ -584,6 +593,18 @@ timed_coll_start(replay_t *R, coll_inst_t *ci, const weft_coll_plan_t *plan, con
     ci->timed = cm;
     weft_sim_at(R->sim, end, on_timed_coll_done, R, ci);
     return TRUE;
+}
+
+/* Whether the collective of @cm crosses an edge that is not NVLink. */
+static gboolean
+memo_off_nvlink(replay_t *R, const comm_memo_t *cm)
+{
+    for (guint c = 0; c < cm->memo->n_edges; c++) {
+        if (weft_topo_edge_kind(R->topo, cm->edges[c]) != WEFT_LINK_NVLINK) {
+            return TRUE;
+        }
+    }
+    return FALSE;
 }
 
 /* A transfer started on an edge a timed collective holds: that collective was not alone. */
@@ -598,6 +619,12 @@ on_detail_conflict(void *ctx, gint edge)
     const weft_comm_t *comm = g_ptr_array_index(R->wl->comms, ci->comm);
     if (R->detail_banned != NULL) {
         g_hash_table_add(R->detail_banned, g_bytes_ref(ci->timed->memo->sig));
+        if (weft_topo_edge_kind(R->topo, edge) != WEFT_LINK_NVLINK) {
+            /* Off NVLink (NICs, fabric), traffic of other kinds (pipeline sends, other
+             * groups) meets collectives of every shape alike: stop timing them all at once
+             * rather than rerun once per shape. */
+            g_hash_table_add(R->detail_banned, g_bytes_new_static(BAN_OFF_NVLINK, 1));
+        }
     }
     fail(R, g_error_new(WEFT_REPLAY_ERROR, WEFT_REPLAY_ERROR_DETAIL_CONFLICT,
                         "collective #%u of communicator \"%s\" ran as one timed event, but a "
@@ -1098,6 +1125,7 @@ replay_clear(replay_t *R)
     g_clear_pointer(&R->comm_memos, g_hash_table_unref);
     g_clear_pointer(&R->memos, g_hash_table_unref);
     g_clear_pointer(&R->edge_holder, g_free);
+    g_clear_pointer(&R->ban_off_nvlink, g_bytes_unref);
 }
 
 /* ---- fault reports ------------------------------------------------------------------ */
@@ -1299,6 +1327,7 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
         weft_net_in_flight(net) == 0) {
         R.detail_auto = TRUE;
         R.detail_banned = opts->detail_banned;
+        R.ban_off_nvlink = g_bytes_new_static(BAN_OFF_NVLINK, 1);
         R.memos = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
                                         (GDestroyNotify)g_bytes_unref, memo_free);
         R.comm_memos = g_hash_table_new_full(comm_plan_hash, comm_plan_equal, g_free,
