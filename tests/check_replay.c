@@ -648,6 +648,28 @@ START_TEST(a_transfer_on_a_timed_collectives_link_is_a_conflict)
         topo, "conflict", groups, WEFT_NET_FLOW, WEFT_REPLAY_DETAIL_TRANSFERS, NULL, la, &err);
     ck_assert_msg(ref != NULL, "%s", err ? err->message : "");
     assert_same_run(ref, again, la, lb, ne);
+
+    /* Under analytical a transfer's time never depends on others: the all-reduce is timed
+     * although the send crosses gpu3->gpu2->gpu1, and the links' busy time and peak, where
+     * the two overlap on gpu2->gpu1, are replayed phase by phase: the same as every
+     * transfer simulated. */
+    g_autoptr(weft_replay_result_t) an_ref = replay_detail(
+        topo, "conflict", groups, WEFT_NET_ANALYTICAL, WEFT_REPLAY_DETAIL_TRANSFERS, NULL, la,
+        &err);
+    ck_assert_msg(an_ref != NULL, "%s", err ? err->message : "");
+    g_autoptr(weft_replay_result_t) an = replay_detail(
+        topo, "conflict", groups, WEFT_NET_ANALYTICAL, WEFT_REPLAY_DETAIL_AUTO, NULL, lb, &err);
+    ck_assert_msg(an != NULL, "%s", err ? err->message : "");
+    ck_assert_uint_eq(an->timed_collectives, 1);
+    assert_same_run(an_ref, an, la, lb, ne);
+    gint e21 = -1;
+    for (guint e = 0; e < ne; e++) {
+        if (weft_topo_edge_from(topo, (gint)e) == 2 && weft_topo_edge_to(topo, (gint)e) == 1) {
+            e21 = (gint)e;
+        }
+    }
+    ck_assert_int_ge(e21, 0);
+    ck_assert_double_gt(lb[e21].peak_util, 1.0); /* both on it at once: analytical does not share */
 }
 END_TEST
 

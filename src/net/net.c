@@ -245,6 +245,81 @@ analytical_link_peak(weft_net_t *net, link_t *l, gint edge)
     }
 }
 
+/* A bandwidth phase [start, end) at @usage starts on edge @e: the heap, the busy run, the
+ * peak. Phases of an edge are added in start order. */
+static void
+link_phase_add(weft_net_t *net, link_t *l, gint e, weft_time_t start, weft_time_t end,
+               double usage)
+{
+    analytical_link_expire(l, start);
+    if (l->n_sending == 0) {
+        l->since = start;
+        l->run_end = start;
+    }
+    sending_t v = {end, usage};
+    sending_push(l, v);
+    l->usage += v.usage;
+    l->run_end = MAX(l->run_end, end);
+    analytical_link_peak(net, l, e);
+}
+
+/* Replays, in start order, the timed blocks' phases on @e that start at or before @now. */
+static void
+link_catch_up(weft_net_t *net, link_t *l, gint e, weft_time_t now)
+{
+    while (l->n_cur > 0) {
+        guint best = 0;
+        weft_time_t best_t = G_MAXINT64;
+        for (guint c = 0; c < l->n_cur; c++) {
+            const phase_cursor_t *pc = &l->cur[c];
+            weft_time_t t = pc->t0 + pc->ph[pc->i].start_ps;
+            if (t < best_t) {
+                best_t = t;
+                best = c;
+            }
+        }
+        if (best_t > now) {
+            return;
+        }
+        phase_cursor_t *pc = &l->cur[best];
+        const weft_net_phase_t *ph = &pc->ph[pc->i];
+        link_phase_add(net, l, e, pc->t0 + ph->start_ps, pc->t0 + ph->end_ps, ph->usage_Bps);
+        if (++pc->i == pc->n) {
+            l->cur[best] = l->cur[--l->n_cur];
+        }
+    }
+}
+
+static void
+link_add_cursor(link_t *l, const weft_net_phase_t *ph, guint n, weft_time_t t0)
+{
+    if (n == 0) {
+        return;
+    }
+    if (l->n_cur == l->cap_cur) {
+        l->cap_cur = MAX(2, 2 * l->cap_cur);
+        l->cur = g_renew(phase_cursor_t, l->cur, l->cap_cur);
+    }
+    l->cur[l->n_cur++] = (phase_cursor_t){ph, n, 0, t0};
+}
+
+/* Something else starts on @e at @now: an open block ends at once (committed as a whole
+ * when it is over, else undone and replayed phase by phase), then pending phases up to
+ * @now are replayed. */
+static void
+link_meet(weft_net_t *net, link_t *l, gint e, weft_time_t now)
+{
+    if (l->block_open) {
+        l->block_open = FALSE;
+        if (now < l->block_end) {
+            l->busy_ps = l->block_saved_busy;
+            l->peak_util = l->block_saved_peak;
+            link_add_cursor(l, l->block_ph, l->block_n, l->block_t0);
+        }
+    }
+    link_catch_up(net, l, e, now);
+}
+
 /* Record @x starts its bandwidth phase now, ending at @end with payload rate @rate_Bps: adds
  * it to the edges of its route (wire rate: payload over the protocol's efficiency). */
 static void
@@ -258,19 +333,82 @@ analytical_links_start(weft_net_t *net, xfer_t *x, double rate_Bps, weft_time_t 
     }
     const weft_route_t *r = x->route;
     for (guint p = 0; p < r->n_paths; p++) {
-        sending_t v = {end, x->rate_Bps * r->share[p]};
+        double usage = x->rate_Bps * r->share[p];
         for (guint32 k = r->path_off[p]; k < r->path_off[p + 1]; k++) {
             gint e = r->edges[k];
             link_t *l = &net->links[e];
-            analytical_link_expire(l, now);
-            if (l->n_sending == 0) {
-                l->since = now;
-                l->run_end = now;
+            if (l->block_open || l->n_cur > 0) {
+                link_meet(net, l, e, now);
             }
-            sending_push(l, v);
-            l->usage += v.usage;
-            l->run_end = MAX(l->run_end, end);
-            analytical_link_peak(net, l, e);
+            link_phase_add(net, l, e, now, end, usage);
+            if (l->rec != NULL) {
+                weft_net_phase_t ph = {now, end, usage};
+                g_array_append_val(l->rec, ph);
+            }
+        }
+    }
+}
+
+void
+weft_net_record_phases(weft_net_t *net, const gint *edges, guint n)
+{
+    g_return_if_fail(net != NULL && net->opts.model == WEFT_NET_ANALYTICAL);
+    for (guint i = 0; i < n; i++) {
+        link_t *l = &net->links[edges[i]];
+        if (l->rec == NULL) {
+            l->rec = g_array_new(FALSE, FALSE, sizeof(weft_net_phase_t));
+        }
+    }
+}
+
+const GArray *
+weft_net_recorded_phases(const weft_net_t *net, gint edge)
+{
+    g_return_val_if_fail(net != NULL && edge >= 0 && (guint)edge < net->n_edges, NULL);
+    return net->links[edge].rec;
+}
+
+void
+weft_net_add_block(weft_net_t *net, gint edge, const weft_net_phase_t *phases, guint n,
+                   weft_time_t span_ps, weft_time_t busy_ps, double peak_util)
+{
+    g_return_if_fail(net != NULL && net->opts.model == WEFT_NET_ANALYTICAL);
+    g_return_if_fail(edge >= 0 && (guint)edge < net->n_edges);
+    if (n == 0) {
+        return;
+    }
+    weft_time_t now = weft_sim_now(net->sim);
+    link_t *l = &net->links[edge];
+    link_meet(net, l, edge, now);
+    analytical_link_expire(l, now);
+    if (l->n_sending == 0 && l->n_cur == 0) {
+        /* alone so far: counted as a whole, undone if anything else comes before its end */
+        l->block_open = TRUE;
+        l->block_t0 = now;
+        l->block_end = now + span_ps;
+        l->block_saved_busy = l->busy_ps;
+        l->block_saved_peak = l->peak_util;
+        l->block_ph = phases;
+        l->block_n = n;
+        l->busy_ps += busy_ps;
+        l->peak_util = MAX(l->peak_util, peak_util);
+    } else {
+        link_add_cursor(l, phases, n, now);
+    }
+}
+
+void
+weft_net_settle(weft_net_t *net)
+{
+    g_return_if_fail(net != NULL);
+    if (net->opts.model != WEFT_NET_ANALYTICAL) {
+        return;
+    }
+    weft_time_t now = weft_sim_now(net->sim);
+    for (guint e = 0; e < net->n_edges; e++) {
+        link_t *l = &net->links[e];
+        if (l->n_cur > 0) {
+            link_catch_up(net, l, (gint)e, now);
         }
     }
 }
@@ -288,6 +426,9 @@ analytical_links_cancel(weft_net_t *net, const xfer_t *x)
         sending_t v = {x->send_end, x->rate_Bps * r->share[p]};
         for (guint32 k = r->path_off[p]; k < r->path_off[p + 1]; k++) {
             link_t *l = &net->links[r->edges[k]];
+            if (l->block_open || l->n_cur > 0) {
+                link_meet(net, l, r->edges[k], now);
+            }
             analytical_link_expire(l, now);
             g_assert(l->n_sending > 0); /* the phase is in force, so in the heap */
             /* entries of equal end and usage are interchangeable: remove any one of them */
@@ -483,6 +624,10 @@ weft_net_free(weft_net_t *net)
     g_clear_error(&net->stranded);
     for (guint e = 0; e < net->n_edges; e++) {
         g_free(net->links[e].sending);
+        g_free(net->links[e].cur);
+        if (net->links[e].rec != NULL) {
+            g_array_unref(net->links[e].rec);
+        }
     }
     g_free(net->links);
     g_free(net->active);

@@ -355,6 +355,57 @@ void weft_net_credit(weft_net_t *net, gint edge, double bytes, weft_time_t busy_
  */
 void weft_net_credit_stats(weft_net_t *net, const weft_net_stats_t *delta);
 
+/** One bandwidth phase of a transfer on an edge (analytical): [start, end), at @usage_Bps. */
+typedef struct {
+    weft_time_t start_ps;
+    weft_time_t end_ps;
+    double usage_Bps; /* wire rate times the share of the route on the edge */
+} weft_net_phase_t;
+
+/**
+ * weft_net_record_phases:
+ * @net: an analytical network with no transfer started yet.
+ * @edges: (array length=n): the edges to record.
+ *
+ * Keeps every bandwidth phase that crosses @edges, in start order
+ * (weft_net_recorded_phases()): what a collective run alone does to its links,
+ * for weft_net_add_block(). Memory: 24 bytes per (transfer, edge).
+ */
+void weft_net_record_phases(weft_net_t *net, const gint *edges, guint n);
+
+/** weft_net_recorded_phases: the phases of @edge so far (NULL if not recorded); owned by @net. */
+const GArray *weft_net_recorded_phases(const weft_net_t *net, gint edge);
+
+/**
+ * weft_net_add_block:
+ * @net: an analytical network.
+ * @edge: a directed edge id.
+ * @phases: (array length=n): a timed collective's phases on @edge, offsets from now, in
+ *   start order (kept by reference: they must outlive @net's use of them).
+ * @span_ps: the latest phase end.
+ * @busy_ps, @peak_util: the edge's busy time and peak utilization from those phases alone.
+ *
+ * Adds, at the current time, the bandwidth phases of a collective run as one timed event
+ * to the edge's busy time and peak. While nothing else is on the edge they count as the
+ * whole (@busy_ps, @peak_util, O(1)); when another transfer or block starts on it before
+ * they end, they are replayed phase by phase in start order with it, so busy time (the
+ * union of phases) and peak (the largest sum of usages) come out as if every transfer
+ * had run. Call weft_net_settle() before reading statistics. Bytes are credited apart
+ * (weft_net_credit()).
+ */
+void weft_net_add_block(weft_net_t *net, gint edge, const weft_net_phase_t *phases, guint n,
+                        weft_time_t span_ps, weft_time_t busy_ps, double peak_util);
+
+/**
+ * weft_net_settle:
+ * @net: the network.
+ *
+ * Replays the phases of timed blocks (weft_net_add_block()) that started by now, so that
+ * weft_net_link_stats() counts them; a no-op without blocks. Time complexity: O(phases
+ * left).
+ */
+void weft_net_settle(weft_net_t *net);
+
 /**
  * weft_net_next_flow_id:
  * @net: the network.

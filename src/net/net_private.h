@@ -73,6 +73,13 @@ typedef struct {
  * (replay's timed collectives) equal those of its transfers added one by one. */
 #define WEFT_NET_BYTES_FX 65536.0
 
+/* Analytical: phases of a timed collective on an edge replayed in start order (link_t.cur). */
+typedef struct {
+    const weft_net_phase_t *ph;
+    guint n, i;
+    weft_time_t t0;
+} phase_cursor_t;
+
 typedef struct {
     guint64 bytes_fx; /* bytes carried, in 1 / WEFT_NET_BYTES_FX units */
     double usage;        /* flow: usage as of the last solve that touched the edge;
@@ -88,6 +95,18 @@ typedef struct {
     sending_t *sending;
     guint n_sending, cap_sending;
     weft_time_t run_end;
+    /* analytical: the phases recorded (weft_net_record_phases()), or NULL */
+    GArray *rec;
+    /* analytical: a timed collective alone on the edge so far, credited as a whole
+     * (weft_net_add_block()); restored and replayed phase by phase if anything else starts
+     * on the edge before block_end */
+    gboolean block_open;
+    weft_time_t block_t0, block_end, block_saved_busy;
+    double block_saved_peak;
+    const weft_net_phase_t *block_ph;
+    guint block_n;
+    phase_cursor_t *cur; /* timed collectives' phases not all replayed yet */
+    guint n_cur, cap_cur;
 } link_t;
 
 /* One change of an edge's usage, for time series. */

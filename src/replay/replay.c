@@ -316,6 +316,10 @@ typedef struct {
     double *bytes;
     weft_time_t *busy_ps;
     double *peak;
+    /* analytical: per canonical edge, its bandwidth phases (offsets from the start) and the
+     * last one's end, for weft_net_add_block() */
+    GArray **phases;
+    weft_time_t *span_ps;
     weft_net_stats_t stats;
 } memo_t;
 
@@ -349,6 +353,11 @@ static void
 memo_free(gpointer p)
 {
     memo_t *m = p;
+    for (guint c = 0; m->phases != NULL && c < m->n_edges; c++) {
+        g_array_unref(m->phases[c]);
+    }
+    g_free(m->phases);
+    g_free(m->span_ps);
     g_free(m->bytes);
     g_free(m->busy_ps);
     g_free(m->peak);
@@ -490,6 +499,10 @@ memo_measure(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices, co
 {
     g_autoptr(weft_sim_t) sim = weft_sim_new(1);
     g_autoptr(weft_net_t) net = weft_net_new_full(sim, R->topo, weft_net_options(R->net));
+    gboolean analytical = weft_net_model(net) == WEFT_NET_ANALYTICAL;
+    if (analytical) {
+        weft_net_record_phases(net, (const gint *)(void *)edges->data, edges->len);
+    }
     weft_time_t ps = weft_coll_time_full(sim, net, plan, vertices, NULL, error);
     if (ps < 0) {
         return NULL;
@@ -501,11 +514,23 @@ memo_measure(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices, co
     m->bytes = g_new(double, MAX(edges->len, 1u));
     m->busy_ps = g_new(weft_time_t, MAX(edges->len, 1u));
     m->peak = g_new(double, MAX(edges->len, 1u));
+    if (analytical) {
+        m->phases = g_new0(GArray *, MAX(edges->len, 1u));
+        m->span_ps = g_new0(weft_time_t, MAX(edges->len, 1u));
+    }
     for (guint c = 0; c < edges->len; c++) {
-        weft_net_link_stats_t st = weft_net_link_stats(net, g_array_index(edges, gint, c));
+        gint e = g_array_index(edges, gint, c);
+        weft_net_link_stats_t st = weft_net_link_stats(net, e);
         m->bytes[c] = st.bytes;
         m->busy_ps[c] = st.busy_ps;
         m->peak[c] = st.peak_util;
+        if (analytical) {
+            m->phases[c] = g_array_ref((GArray *)weft_net_recorded_phases(net, e));
+            for (guint i = 0; i < m->phases[c]->len; i++) {
+                const weft_net_phase_t *ph = &g_array_index(m->phases[c], weft_net_phase_t, i);
+                m->span_ps[c] = MAX(m->span_ps[c], ph->end_ps);
+            }
+        }
     }
     m->stats = *weft_net_stats(net);
     return m;
@@ -557,6 +582,11 @@ on_timed_coll_done(void *ctx, void *data)
     const memo_t *m = ci->timed->memo;
     for (guint c = 0; c < m->n_edges; c++) {
         gint e = ci->timed->edges[c];
+        if (m->phases != NULL) {
+            /* busy time and peak went in as blocks at the start (weft_net_add_block()) */
+            weft_net_credit(R->net, e, m->bytes[c], 0, 0.0);
+            continue;
+        }
         weft_net_credit(R->net, e, m->bytes[c], m->busy_ps[c], m->peak[c]);
         if (R->edge_holder[e] == ci) {
             R->edge_holder[e] = NULL;
@@ -579,6 +609,21 @@ timed_coll_start(replay_t *R, coll_inst_t *ci, const weft_coll_plan_t *plan, con
         /* the isolated run failed: the transfer-level run reports why */
         g_clear_error(&error);
         return FALSE;
+    }
+    if (cm->memo != NULL && cm->memo->phases != NULL) {
+        /* Analytical: a transfer's timing never depends on others, so the collective is
+         * timed whatever shares its links; its links' busy time and peak are replayed with
+         * whatever does (weft_net_add_block()). */
+        weft_time_t end = weft_sim_now(R->sim) + cm->memo->duration_ps;
+        for (guint c = 0; c < cm->memo->n_edges; c++) {
+            const GArray *ph = cm->memo->phases[c];
+            weft_net_add_block(R->net, cm->edges[c], (const weft_net_phase_t *)(void *)ph->data,
+                               ph->len, cm->memo->span_ps[c], cm->memo->busy_ps[c],
+                               cm->memo->peak[c]);
+        }
+        ci->timed = cm;
+        weft_sim_at(R->sim, end, on_timed_coll_done, R, ci);
+        return TRUE;
     }
     if (cm->memo == NULL || !weft_net_edges_idle(R->net, cm->edges, cm->memo->n_edges) ||
         (R->detail_banned != NULL &&
@@ -1119,7 +1164,7 @@ replay_clear(replay_t *R)
     g_clear_error(&R->error);
     g_clear_error(&R->stranded);
     g_clear_pointer(&R->faults, weft_fault_run_free);
-    if (R->detail_auto) {
+    if (R->detail_auto && weft_net_model(R->net) == WEFT_NET_FLOW) {
         weft_net_enable_guard(R->net, NULL, NULL); /* the net outlives this replay */
     }
     g_clear_pointer(&R->comm_memos, g_hash_table_unref);
@@ -1333,7 +1378,11 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
         R.comm_memos = g_hash_table_new_full(comm_plan_hash, comm_plan_equal, g_free,
                                              comm_memo_free);
         R.edge_holder = g_new0(coll_inst_t *, MAX(weft_topo_n_edges(R.topo), 1u));
-        weft_net_enable_guard(net, on_detail_conflict, &R);
+        if (weft_net_model(net) == WEFT_NET_FLOW) {
+            /* under flow a collective's timing depends on what shares its links: the guard
+             * proves it alone; analytical timing never does (see above) */
+            weft_net_enable_guard(net, on_detail_conflict, &R);
+        }
     }
     guint64 events_before = weft_sim_events(sim);
     if (R.faults != NULL) {
@@ -1349,6 +1398,9 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
     if (R.error == NULL) {
         weft_sim_run(sim);
     }
+    /* the timed collectives' link phases, before anyone reads the links (and before their
+     * memos go with this replay) */
+    weft_net_settle(net);
     if (R.error == NULL) {
         R.error = fault_report(&R);
     }
