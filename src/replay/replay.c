@@ -81,7 +81,9 @@ struct replay {
     rank_state_t *ranks;
     gint **member_index; /* per communicator: rank -> member index or -1 */
     GHashTable *colls;   /* key -> coll_inst_t* (owned) */
-    GHashTable *plans;   /* plan_key_t -> weft_coll_plan_t* (owned) */
+    GHashTable *plans;   /* plan_key_t -> weft_coll_plan_t* (in plan_store) */
+    GPtrArray *plan_store;    /* every plan built (owned) */
+    GHashTable *shared_plans; /* tuned plans by shape (plan_shape()) -> plan (in plan_store) */
     gboolean tuned;      /* opts->coll_tuning was given */
     weft_coll_algo_t plain_algo[WEFT_COLL_N_OPS]; /* opts->plain_algo (untuned only) */
     weft_coll_tuning_t tuning;
@@ -681,7 +683,56 @@ on_detail_conflict(void *ctx, gint edge)
                         weft_time_to_us(weft_sim_now(R->sim))));
 }
 
-/* The plan of a tuned collective: NCCL's choice over communicator @c's layout. */
+/*
+ * The shape of a tuned plan: everything weft_coll_plan_build() and the executor's costs
+ * read (operation, size, configuration, costs, and the layout as the builders see it:
+ * members' layout domains, positions and rail-sorted order), so that communicators of the
+ * same shape (the data-parallel groups of every rail, the TP groups of every node) share
+ * one plan. Plans that name cluster vertices (NVLS and CollNet switches as virtual
+ * members) are not shared: NULL.
+ */
+static GBytes *
+plan_shape(const weft_coll_layout_t *L, weft_coll_op_t op, guint64 bytes,
+           const weft_coll_config_t *cfg, const weft_coll_exec_t *x)
+{
+    if (cfg->algo == WEFT_COLL_ALGO_NVLS || cfg->algo == WEFT_COLL_ALGO_NVLS_TREE ||
+        cfg->algo == WEFT_COLL_ALGO_COLLNET) {
+        return NULL;
+    }
+    GByteArray *sig = g_byte_array_new();
+    guint64 head[] = {op,
+                      bytes,
+                      cfg->algo,
+                      cfg->proto,
+                      cfg->channels,
+                      cfg->chunks,
+                      L->n_members,
+                      L->n_domains,
+                      L->max_per_domain,
+                      L->uniform,
+                      L->nvls,
+                      L->collnet,
+                      (guint64)x->base_ps,
+                      (guint64)x->step_intra_ps,
+                      (guint64)x->step_inter_ps,
+                      (guint64)x->msg_ps,
+                      x->msg_bytes};
+    for (guint i = 0; i < G_N_ELEMENTS(head); i++) {
+        sig_u64(sig, head[i]);
+    }
+    sig_f64(sig, x->efficiency);
+    sig_f64(sig, x->efficiency_intra);
+    sig_f64(sig, x->channel_Bps);
+    sig_f64(sig, L->hbm_Bps);
+    g_byte_array_append(sig, (const guint8 *)L->dom, L->n_members * sizeof(guint));
+    g_byte_array_append(sig, (const guint8 *)L->local, L->n_members * sizeof(guint));
+    g_byte_array_append(sig, (const guint8 *)L->dom_off, (L->n_domains + 1) * sizeof(guint));
+    g_byte_array_append(sig, (const guint8 *)L->dom_members, L->n_members * sizeof(guint));
+    return g_byte_array_free_to_bytes(sig);
+}
+
+/* The plan of a tuned collective: NCCL's choice over communicator @c's layout (shared with
+ * every communicator of the same shape; owned by R->plan_store). */
 static weft_coll_plan_t *
 tuned_plan(replay_t *R, guint c, weft_coll_op_t op, guint64 bytes, const gint *vertices,
            GError **error)
@@ -699,9 +750,21 @@ tuned_plan(replay_t *R, guint c, weft_coll_op_t op, guint64 bytes, const gint *v
     if (!weft_coll_tune(&R->tuning, R->comm_sys[c], op, bytes, &cfg, &costs, error)) {
         return NULL;
     }
-    weft_coll_plan_t *plan = weft_coll_plan_build(op, &cfg, R->comm_layout[c], bytes, error);
+    weft_coll_exec_t exec = {0};
+    weft_coll_tuning_fill_exec(R->comm_sys[c], &costs, &exec);
+    g_autoptr(GBytes) shape = plan_shape(R->comm_layout[c], op, bytes, &cfg, &exec);
+    weft_coll_plan_t *plan = shape != NULL ? g_hash_table_lookup(R->shared_plans, shape) : NULL;
     if (plan != NULL) {
-        weft_coll_tuning_fill_exec(R->comm_sys[c], &costs, &plan->exec);
+        return plan;
+    }
+    plan = weft_coll_plan_build(op, &cfg, R->comm_layout[c], bytes, error);
+    if (plan == NULL) {
+        return NULL;
+    }
+    weft_coll_tuning_fill_exec(R->comm_sys[c], &costs, &plan->exec);
+    g_ptr_array_add(R->plan_store, plan);
+    if (shape != NULL) {
+        g_hash_table_insert(R->shared_plans, g_bytes_ref(shape), plan);
     }
     return plan;
 }
@@ -713,8 +776,14 @@ get_plan(replay_t *R, guint c, weft_coll_op_t op, guint n, guint64 bytes, const 
     plan_key_t key = {op, n, R->chunks, R->tuned ? c + 1 : 0, bytes};
     weft_coll_plan_t *plan = g_hash_table_lookup(R->plans, &key);
     if (plan == NULL) {
-        plan = R->tuned ? tuned_plan(R, c, op, bytes, vertices, error)
-                        : weft_coll_plan_new(op, R->plain_algo[op], n, bytes, R->chunks, error);
+        if (R->tuned) {
+            plan = tuned_plan(R, c, op, bytes, vertices, error);
+        } else {
+            plan = weft_coll_plan_new(op, R->plain_algo[op], n, bytes, R->chunks, error);
+            if (plan != NULL) {
+                g_ptr_array_add(R->plan_store, plan);
+            }
+        }
         if (plan == NULL) {
             return NULL;
         }
@@ -1150,6 +1219,8 @@ replay_clear(replay_t *R)
     }
     g_clear_pointer(&R->colls, g_hash_table_unref);
     g_clear_pointer(&R->plans, g_hash_table_unref);
+    g_clear_pointer(&R->shared_plans, g_hash_table_unref);
+    g_clear_pointer(&R->plan_store, g_ptr_array_unref);
     if (R->comm_layout != NULL) {
         for (guint c = 0; c < R->wl->comms->len; c++) {
             weft_coll_layout_free(R->comm_layout[c]);
@@ -1351,8 +1422,10 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
         }
     }
     R.colls = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, coll_inst_free);
-    R.plans = g_hash_table_new_full(plan_key_hash, plan_key_equal, g_free,
-                                    (GDestroyNotify)weft_coll_plan_free);
+    R.plans = g_hash_table_new_full(plan_key_hash, plan_key_equal, g_free, NULL);
+    R.plan_store = g_ptr_array_new_with_free_func((GDestroyNotify)weft_coll_plan_free);
+    R.shared_plans = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
+                                           (GDestroyNotify)g_bytes_unref, NULL);
     R.p2p_waiting = g_hash_table_new_full(p2p_key_hash, p2p_key_equal, g_free, queue_free);
     R.p2p = g_array_new(FALSE, FALSE, sizeof(p2p_t));
     R.finish_stack = g_array_new(FALSE, FALSE, sizeof(rank_node_t));
