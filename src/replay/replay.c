@@ -103,7 +103,7 @@ struct replay {
     GHashTable *comm_memos;     /* comm_plan_key_t -> comm_memo_t (owned) */
     coll_inst_t **edge_holder;  /* per edge: the timed collective holding it, or NULL */
     GHashTable *detail_banned;  /* opts->detail_banned (not owned) */
-    GBytes *ban_off_nvlink;     /* the key BAN_OFF_NVLINK */
+    gboolean off_nvlink_banned; /* detail_banned holds BAN_OFF_NVLINK */
     guint64 timed_colls;
 };
 
@@ -628,8 +628,7 @@ timed_coll_start(replay_t *R, coll_inst_t *ci, const weft_coll_plan_t *plan, con
         return TRUE;
     }
     if (cm->memo == NULL || !weft_net_edges_idle(R->net, cm->edges, cm->memo->n_edges) ||
-        (R->detail_banned != NULL &&
-         g_hash_table_contains(R->detail_banned, R->ban_off_nvlink) && memo_off_nvlink(R, cm))) {
+        (R->off_nvlink_banned && memo_off_nvlink(R, cm))) {
         return FALSE;
     }
     weft_time_t end = weft_sim_now(R->sim) + cm->memo->duration_ps;
@@ -1241,7 +1240,6 @@ replay_clear(replay_t *R)
     g_clear_pointer(&R->comm_memos, g_hash_table_unref);
     g_clear_pointer(&R->memos, g_hash_table_unref);
     g_clear_pointer(&R->edge_holder, g_free);
-    g_clear_pointer(&R->ban_off_nvlink, g_bytes_unref);
 }
 
 /* ---- fault reports ------------------------------------------------------------------ */
@@ -1445,7 +1443,9 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
         weft_net_in_flight(net) == 0) {
         R.detail_auto = TRUE;
         R.detail_banned = opts->detail_banned;
-        R.ban_off_nvlink = g_bytes_new_static(BAN_OFF_NVLINK, 1);
+        g_autoptr(GBytes) off = g_bytes_new_static(BAN_OFF_NVLINK, 1);
+        R.off_nvlink_banned =
+            R.detail_banned != NULL && g_hash_table_contains(R.detail_banned, off);
         R.memos = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
                                         (GDestroyNotify)g_bytes_unref, memo_free);
         R.comm_memos = g_hash_table_new_full(comm_plan_hash, comm_plan_equal, g_free,
