@@ -13,8 +13,9 @@
  *          quantiles (so a draw costs a few instructions, not a log());
  *  - ties: 0, 1, 2 or 3 ns with equal probability: many events at one instant,
  *          the pattern of a collective's steps, ordered only by sequence.
- * Each case also prints a checksum of the popped (time, data) stream: the
- * same on every implementation, or one of them misorders.
+ * Each case runs on every kind of queue (weft_evq_kind_t) and prints a
+ * checksum of the popped (time, data) stream: the same on every kind, or one
+ * of them misorders.
  *
  *   bench_evq [HOLDS [N ...]]     defaults: 4194304 holds; N = 16 1024 65536 1048576
  */
@@ -79,9 +80,9 @@ hold(weft_evq_t *q, dist_t dist, guint64 holds, guint64 *s, guint64 *sum)
 }
 
 static void
-run_case(dist_t dist, guint64 n, guint64 holds)
+run_case(weft_evq_kind_t kind, dist_t dist, guint64 n, guint64 holds)
 {
-    weft_evq_t *q = weft_evq_new();
+    weft_evq_t *q = weft_evq_new_kind(kind);
     guint64 s = 0x9E3779B97F4A7C15ULL ^ n, sum = 0;
     for (guint64 i = 0; i < n; i++) {
         weft_evq_push(q, increment(dist, &s), noop, NULL, GSIZE_TO_POINTER(i));
@@ -94,8 +95,8 @@ run_case(dist_t dist, guint64 n, guint64 holds)
         double rate = (double)holds / (now_s() - t0) / 1e6;
         best = MAX(best, rate);
     }
-    printf("%-8s %-5s %9" G_GUINT64_FORMAT " %12.2f   %016" G_GINT64_MODIFIER "x\n", "evq",
-           dist == DIST_EXP ? "exp" : "ties", n, best, sum);
+    printf("%-8s %-5s %9" G_GUINT64_FORMAT " %12.2f   %016" G_GINT64_MODIFIER "x\n",
+           weft_evq_kind_name(kind), dist == DIST_EXP ? "exp" : "ties", n, best, sum);
     fflush(stdout);
     weft_evq_free(q);
 }
@@ -124,7 +125,9 @@ main(int argc, char **argv)
     printf("%-8s %-5s %9s %12s   %s\n", "queue", "dist", "pending", "M events/s", "checksum");
     for (int d = 0; d < 2; d++) {
         for (int i = 0; i < n_sizes; i++) {
-            run_case((dist_t)d, sizes[i], holds);
+            for (guint k = 0; k < WEFT_EVQ_N_KINDS; k++) {
+                run_case((weft_evq_kind_t)k, (dist_t)d, sizes[i], holds);
+            }
         }
     }
     return 0;

@@ -35,11 +35,18 @@ noop(void *ctx, void *data)
 {
 }
 
+/* Every evq test runs on every kind: loop tests carry the kind in _i. */
+static weft_evq_kind_t
+kind_of(int i)
+{
+    return (weft_evq_kind_t)(i % WEFT_EVQ_N_KINDS);
+}
+
 /* Random times with many ties: pops must equal a stable sort by (time, push order). */
 START_TEST(evq_pops_in_time_then_sequence_order)
 {
-    g_autoptr(weft_rng_t) rng = weft_rng_new(42, (guint32)_i);
-    g_autoptr(weft_evq_t) q = weft_evq_new();
+    g_autoptr(weft_rng_t) rng = weft_rng_new(42, (guint32)(_i / WEFT_EVQ_N_KINDS));
+    g_autoptr(weft_evq_t) q = weft_evq_new_kind(kind_of(_i));
     const guint n = 20000;
     ref_t *ref = g_new(ref_t, n);
     for (guint i = 0; i < n; i++) {
@@ -65,7 +72,7 @@ END_TEST
 START_TEST(evq_interleaved_push_pop_is_monotone)
 {
     g_autoptr(weft_rng_t) rng = weft_rng_new(7, 0);
-    g_autoptr(weft_evq_t) q = weft_evq_new();
+    g_autoptr(weft_evq_t) q = weft_evq_new_kind(kind_of(_i));
     weft_time_t now = 0;
     guint64 last_seq = 0;
     weft_event_t ev;
@@ -88,7 +95,7 @@ END_TEST
 
 START_TEST(evq_cancel_skips_event_and_stale_handle_is_noop)
 {
-    g_autoptr(weft_evq_t) q = weft_evq_new();
+    g_autoptr(weft_evq_t) q = weft_evq_new_kind(kind_of(_i));
     weft_event_handle_t a = weft_evq_push(q, 10, noop, NULL, GINT_TO_POINTER(1));
     weft_event_handle_t b = weft_evq_push(q, 5, noop, NULL, GINT_TO_POINTER(2));
     weft_evq_push(q, 20, noop, NULL, GINT_TO_POINTER(3));
@@ -116,10 +123,11 @@ START_TEST(evq_cancel_skips_event_and_stale_handle_is_noop)
 }
 END_TEST
 
-/* Large instants pushed out of time order still pop in push order. */
+/* Large instants pushed out of time order, so each instant's keys reach the
+ * radix queue's bucket 0 through several moves: they still pop in push order. */
 START_TEST(evq_big_instants_keep_push_order)
 {
-    g_autoptr(weft_evq_t) q = weft_evq_new();
+    g_autoptr(weft_evq_t) q = weft_evq_new_kind(kind_of(_i));
     const guint instants = 7, per = 300;
     /* round-robin over the instants, so each instant's pushes interleave with
      * the others' and its keys reach bucket 0 from several buckets */
@@ -166,13 +174,13 @@ END_TEST
 START_TEST(evq_mass_cancel_keeps_order_and_handles)
 {
     g_autoptr(weft_rng_t) rng = weft_rng_new(11, 0);
-    g_autoptr(weft_evq_t) q = weft_evq_new();
+    g_autoptr(weft_evq_t) q = weft_evq_new_kind(kind_of(_i));
     const guint n = 10000;
     weft_event_handle_t *h = g_new(weft_event_handle_t, n);
     ref_t *kept = g_new(ref_t, n);
     guint n_kept = 0;
     weft_event_t ev;
-    /* pop a few first: cancelling then is the usual case */
+    /* pop a few first, so the radix queue has moved buckets down */
     for (guint i = 0; i < 100; i++) {
         weft_evq_push(q, weft_rng_int_range(rng, 0, 10), noop, NULL, NULL);
     }
@@ -229,7 +237,7 @@ END_TEST
  * queue usable from the last popped time on. */
 START_TEST(evq_pop_past_cancelled_keys_then_push_earlier)
 {
-    g_autoptr(weft_evq_t) q = weft_evq_new();
+    g_autoptr(weft_evq_t) q = weft_evq_new_kind(kind_of(_i));
     weft_event_t ev;
     weft_evq_push(q, 5, noop, NULL, GINT_TO_POINTER(1));
     ck_assert(weft_evq_pop(q, &ev));
@@ -272,13 +280,14 @@ ref_push(GArray *r, refev_t e)
 
 /* 100,000 random operations (push with ties, pop, cancel of pending and stale
  * handles, peek, bursts of cancels) on the queue and the reference, compared
- * after each one. _i = 1 cuts the local sequence to 64, so the keys are
- * renumbered every few dozen pushes. */
+ * after each one. _i: kind, and whether the local sequence is cut to 64 so the
+ * keys are renumbered every few dozen pushes. */
 START_TEST(evq_matches_reference_on_random_operations)
 {
-    gboolean renumber = _i == 1;
+    weft_evq_kind_t kind = kind_of(_i);
+    gboolean renumber = _i / WEFT_EVQ_N_KINDS == 1;
     g_autoptr(weft_rng_t) rng = weft_rng_new(2024, (guint32)_i);
-    g_autoptr(weft_evq_t) q = weft_evq_new();
+    g_autoptr(weft_evq_t) q = weft_evq_new_kind(kind);
     if (renumber) {
         weft_evq_i_set_seq_limit(q, 64);
     }
@@ -365,7 +374,7 @@ END_TEST
 START_TEST(evq_hold_at_scale_matches_sort)
 {
     g_autoptr(weft_rng_t) rng = weft_rng_new(5, 0);
-    g_autoptr(weft_evq_t) q = weft_evq_new();
+    g_autoptr(weft_evq_t) q = weft_evq_new_kind(kind_of(_i));
     const guint n = 65536, holds = 200000;
     ref_t *all = g_new(ref_t, n + holds);
     guint64 id = 0;
@@ -405,7 +414,7 @@ END_TEST
  * more pending events than numbers it aborts rather than misorder. */
 START_TEST(evq_renumbering_keeps_order_and_seq)
 {
-    g_autoptr(weft_evq_t) q = weft_evq_new();
+    g_autoptr(weft_evq_t) q = weft_evq_new_kind(kind_of(_i));
     weft_evq_i_set_seq_limit(q, 8);
     weft_event_t ev;
     /* 5 pending at all times, 1,000 pushes: a renumbering every 3 or so */
@@ -425,11 +434,49 @@ END_TEST
 
 START_TEST(evq_too_many_pending_for_the_sequence_aborts)
 {
-    g_autoptr(weft_evq_t) q = weft_evq_new();
+    g_autoptr(weft_evq_t) q = weft_evq_new_kind(kind_of(_i));
     weft_evq_i_set_seq_limit(q, 8);
     for (guint i = 0; i < 8; i++) {
         weft_evq_push(q, 1, noop, NULL, NULL); /* the 8th finds 7 pending, limit 8 */
     }
+}
+END_TEST
+
+START_TEST(evq_radix_refuses_a_push_before_the_last_pop)
+{
+    g_autoptr(weft_evq_t) q = weft_evq_new_kind(WEFT_EVQ_RADIX);
+    weft_event_t ev;
+    weft_evq_push(q, 10, noop, NULL, NULL);
+    ck_assert(weft_evq_pop(q, &ev));
+    weft_evq_push(q, 9, noop, NULL, NULL);
+}
+END_TEST
+
+START_TEST(evq_kinds_have_names_and_env_picks_default)
+{
+    for (guint k = 0; k < WEFT_EVQ_N_KINDS; k++) {
+        weft_evq_kind_t back;
+        ck_assert(weft_evq_kind_from_name(weft_evq_kind_name((weft_evq_kind_t)k), &back));
+        ck_assert_int_eq(back, k);
+    }
+    weft_evq_kind_t kind;
+    ck_assert(weft_evq_kind_from_name("RADIX", &kind));
+    ck_assert_int_eq(kind, WEFT_EVQ_RADIX);
+    ck_assert(!weft_evq_kind_from_name("calendar", &kind));
+    g_setenv("WEFT_EVQ", "heap", TRUE); /* this test runs in its own process */
+    g_autoptr(weft_evq_t) h = weft_evq_new();
+    ck_assert_int_eq(weft_evq_get_kind(h), WEFT_EVQ_HEAP);
+    g_setenv("WEFT_EVQ", "radix", TRUE);
+    g_autoptr(weft_evq_t) r = weft_evq_new();
+    ck_assert_int_eq(weft_evq_get_kind(r), WEFT_EVQ_RADIX);
+    weft_evq_free(NULL); /* a no-op */
+}
+END_TEST
+
+START_TEST(evq_unknown_kind_in_env_aborts)
+{
+    g_setenv("WEFT_EVQ", "calendar", TRUE); /* this test runs in its own process */
+    weft_evq_free(weft_evq_new());
 }
 END_TEST
 
@@ -452,6 +499,7 @@ log_event(void *ctx, void *data)
 
 START_TEST(sim_runs_events_in_order_and_advances_clock)
 {
+    g_setenv("WEFT_EVQ", weft_evq_kind_name(kind_of(_i)), TRUE); /* own process */
     sim_fixture_t f = {weft_sim_new(1), g_string_new(NULL)};
     weft_sim_at(f.sim, 100, log_event, &f, "c");
     weft_sim_at(f.sim, 50, log_event, &f, "b");
@@ -600,21 +648,28 @@ static Suite *
 core_suite(void)
 {
     Suite *s = suite_create("core");
+    /* each evq test once per kind (_i % WEFT_EVQ_N_KINDS), as ns-3 runs its
+     * scheduler tests on every scheduler */
+    const int K = WEFT_EVQ_N_KINDS;
     TCase *tc = tcase_create("evq");
-    tcase_add_loop_test(tc, evq_pops_in_time_then_sequence_order, 0, 3);
-    tcase_add_test(tc, evq_interleaved_push_pop_is_monotone);
-    tcase_add_test(tc, evq_cancel_skips_event_and_stale_handle_is_noop);
-    tcase_add_test(tc, evq_big_instants_keep_push_order);
-    tcase_add_test(tc, evq_mass_cancel_keeps_order_and_handles);
-    tcase_add_test(tc, evq_pop_past_cancelled_keys_then_push_earlier);
-    tcase_add_loop_test(tc, evq_matches_reference_on_random_operations, 0, 2);
-    tcase_add_test(tc, evq_hold_at_scale_matches_sort);
-    tcase_add_test(tc, evq_renumbering_keeps_order_and_seq);
+    tcase_add_loop_test(tc, evq_pops_in_time_then_sequence_order, 0, 3 * K);
+    tcase_add_loop_test(tc, evq_interleaved_push_pop_is_monotone, 0, K);
+    tcase_add_loop_test(tc, evq_cancel_skips_event_and_stale_handle_is_noop, 0, K);
+    tcase_add_loop_test(tc, evq_big_instants_keep_push_order, 0, K);
+    tcase_add_loop_test(tc, evq_mass_cancel_keeps_order_and_handles, 0, K);
+    tcase_add_loop_test(tc, evq_pop_past_cancelled_keys_then_push_earlier, 0, K);
+    tcase_add_loop_test(tc, evq_matches_reference_on_random_operations, 0, 2 * K);
+    tcase_add_loop_test(tc, evq_hold_at_scale_matches_sort, 0, K);
+    tcase_add_loop_test(tc, evq_renumbering_keeps_order_and_seq, 0, K);
     /* g_error() ends the process with SIGTRAP */
-    tcase_add_test_raise_signal(tc, evq_too_many_pending_for_the_sequence_aborts, SIGTRAP);
+    tcase_add_loop_test_raise_signal(tc, evq_too_many_pending_for_the_sequence_aborts, SIGTRAP, 0,
+                                     K);
+    tcase_add_test_raise_signal(tc, evq_radix_refuses_a_push_before_the_last_pop, SIGTRAP);
+    tcase_add_test(tc, evq_kinds_have_names_and_env_picks_default);
+    tcase_add_test_raise_signal(tc, evq_unknown_kind_in_env_aborts, SIGTRAP);
     suite_add_tcase(s, tc);
     tc = tcase_create("sim");
-    tcase_add_test(tc, sim_runs_events_in_order_and_advances_clock);
+    tcase_add_loop_test(tc, sim_runs_events_in_order_and_advances_clock, 0, K);
     tcase_add_test(tc, rng_same_seed_same_stream_different_otherwise);
     suite_add_tcase(s, tc);
     tc = tcase_create("units");

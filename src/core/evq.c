@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The event queue: a 4-ary min-heap of 16-byte keys over a pool of event slots.
- * See evq.h for the model, limits and complexity.
+ * The event queue: 16-byte keys over a pool of event slots, ordered by a 4-ary
+ * min-heap or a radix queue. See evq.h for the model, limits and complexity.
+ *
+ * The file has four parts: keys and the slot pool (shared), the heap, the radix
+ * queue, and the public functions, which dispatch on the queue's kind.
  */
 #include "core/evq.h"
 
@@ -76,6 +79,16 @@ typedef struct {
     guint32 state;
 } slot_t;
 
+/* Radix buckets: bucket 0 holds the keys at time `last`, popped from `head`;
+ * bucket b >= 1 those whose time differs from `last` first in bit b - 1. Each
+ * holds its keys in sequence order (see the radix section). */
+enum { N_BUCKETS = 65 };
+
+typedef struct {
+    evkey_t *keys;
+    gsize n, cap;
+} bucket_t;
+
 enum {
     D = 4, /* the heap's arity */
     /* heap[0] sits D - 1 keys into a 64-byte-aligned block, so every group of
@@ -89,6 +102,7 @@ enum {
 };
 
 struct weft_evq {
+    weft_evq_kind_t kind;
     slot_t *slots;
     guint32 n_slots, cap_slots;
     guint32 free_head;
@@ -101,9 +115,18 @@ struct weft_evq {
     guint64 *remap;
     guint64 remap_n;
     guint64 seq_base;
+    guint64 floor; /* the time key of the last popped event (0 before any) */
+    /* WEFT_EVQ_HEAP */
     evkey_t *heap; /* heap[i] is element i; heap - HEAP_PAD is the aligned block */
     gsize n, cap;
+    /* WEFT_EVQ_RADIX */
+    guint64 last;     /* every queued key's time is >= last */
+    guint64 nonempty; /* bit b - 1 set: bucket b >= 1 holds keys */
+    gsize head;       /* bucket 0's next key */
+    bucket_t buckets[N_BUCKETS];
 };
+
+static const char *const kind_names[WEFT_EVQ_N_KINDS] = {"heap", "radix"};
 
 static inline guint64
 global_seq(const weft_evq_t *q, guint64 local)
@@ -262,6 +285,108 @@ heap_push(weft_evq_t *q, evkey_t e)
     sift_up(q->heap, q->n++, e);
 }
 
+/* ---- the radix queue -----------------------------------------------------------
+ * A radix heap (Ahuja, Mehlhorn, Orlin and Tarjan, "Faster algorithms for the
+ * shortest path problem", J. ACM 37(2), 1990) on the time key. A key moves only
+ * to lower buckets, so at most 64 times, and in practice a few.
+ *
+ * Ties need no sorting: every bucket holds its keys in sequence order. A push
+ * appends the newest key; a move empties the lowest non-empty bucket into lower
+ * ones, which are all empty then, keeping the order; so bucket 0, the keys of
+ * one instant, pops in push order. weft_evq_i_check() verifies this.
+ *
+ * It needs times that never precede the last pop, which a simulator's clock
+ * gives. */
+
+static inline guint
+radix_bucket(guint64 t, guint64 last)
+{
+    return t == last ? 0 : 64 - (guint)__builtin_clzll(t ^ last);
+}
+
+static inline void
+bucket_append(bucket_t *b, evkey_t e)
+{
+    if (G_UNLIKELY(b->n == b->cap)) {
+        b->cap = b->cap == 0 ? 16 : 2 * b->cap;
+        b->keys = g_renew(evkey_t, b->keys, b->cap);
+    }
+    b->keys[b->n++] = e;
+}
+
+static inline void
+radix_place(weft_evq_t *q, evkey_t e)
+{
+    guint b = radix_bucket(e.time, q->last);
+    bucket_append(&q->buckets[b], e);
+    if (b > 0) {
+        q->nonempty |= (guint64)1 << (b - 1);
+    }
+}
+
+static inline void
+radix_push(weft_evq_t *q, evkey_t e)
+{
+    if (G_UNLIKELY(e.time < q->last)) {
+        /* last == floor after every pop (see weft_evq_pop()), so only an event
+         * earlier than the last popped one gets here */
+        g_error("weft_evq (radix): an event pushed at %" G_GINT64_FORMAT " ps precedes the "
+                "last popped event at %" G_GINT64_FORMAT " ps",
+                key_time(e.time), key_time(q->floor));
+    }
+    radix_place(q, e);
+}
+
+/* The earliest key, moving the lowest non-empty bucket down when bucket 0 is
+ * used up; NULL if no key is queued. */
+static inline evkey_t *
+radix_top(weft_evq_t *q)
+{
+    bucket_t *b0 = &q->buckets[0];
+    if (G_LIKELY(q->head < b0->n)) {
+        return &b0->keys[q->head];
+    }
+    b0->n = q->head = 0;
+    if (q->nonempty == 0) {
+        return NULL;
+    }
+    guint i = (guint)__builtin_ctzll(q->nonempty) + 1;
+    bucket_t *src = &q->buckets[i];
+    guint64 m = src->keys[0].time;
+    for (gsize k = 1; k < src->n; k++) {
+        m = MIN(m, src->keys[k].time);
+    }
+    /* Keys in higher buckets keep their bucket: `m` agrees with `last` on
+     * every bit from i up. */
+    q->last = m;
+    q->nonempty &= ~((guint64)1 << (i - 1));
+    for (gsize k = 0; k < src->n; k++) {
+        radix_place(q, src->keys[k]);
+    }
+    src->n = 0;
+    return &b0->keys[0];
+}
+
+static inline void
+radix_remove_top(weft_evq_t *q)
+{
+    q->head++;
+}
+
+/* All keys, bucket by bucket, into @out; empties the buckets. */
+static void
+radix_drain(weft_evq_t *q, GArray *out)
+{
+    bucket_t *b0 = &q->buckets[0];
+    g_array_append_vals(out, b0->keys + q->head, (guint)(b0->n - q->head));
+    b0->n = q->head = 0;
+    for (guint b = 1; b < N_BUCKETS; b++) {
+        g_array_append_vals(out, q->buckets[b].keys, (guint)q->buckets[b].n);
+        q->buckets[b].n = 0;
+    }
+    q->nonempty = 0;
+}
+
 /* ---- shared maintenance ------------------------------------------------------ */
 
 static inline gboolean
@@ -271,45 +396,70 @@ key_live(const weft_evq_t *q, evkey_t k)
 }
 
 /* Drops the cancelled keys, run when they outnumber the live ones, so the
- * heap stays within twice the pending events. The pop order is the keys'
+ * structure stays within twice the pending events. The pop order is the keys'
  * total order, so it does not change. */
 static void
 compact(weft_evq_t *q)
 {
-    gsize w = 0;
-    for (gsize r = 0; r < q->n; r++) {
-        if (key_live(q, q->heap[r])) {
-            q->heap[w++] = q->heap[r];
-        } else {
-            free_slot(q, key_slot(q->heap[r]));
+    if (q->kind == WEFT_EVQ_HEAP) {
+        gsize w = 0;
+        for (gsize r = 0; r < q->n; r++) {
+            if (key_live(q, q->heap[r])) {
+                q->heap[w++] = q->heap[r];
+            } else {
+                free_slot(q, key_slot(q->heap[r]));
+            }
         }
+        q->n = w;
+        heap_build(q->heap, w);
+    } else {
+        for (guint b = 0; b < N_BUCKETS; b++) {
+            bucket_t *bk = &q->buckets[b];
+            gsize w = 0;
+            for (gsize r = b == 0 ? q->head : 0; r < bk->n; r++) {
+                if (key_live(q, bk->keys[r])) {
+                    bk->keys[w++] = bk->keys[r];
+                } else {
+                    free_slot(q, key_slot(bk->keys[r]));
+                }
+            }
+            bk->n = w;
+            if (b > 0 && w == 0) {
+                q->nonempty &= ~((guint64)1 << (b - 1));
+            }
+        }
+        q->head = 0;
     }
-    q->n = w;
     q->dead = 0;
-    heap_build(q->heap, w);
 }
 
-/* The local sequence ran out: sort the keys (a sorted array is a heap) and
- * number them 0 .. n - 1 in that order, which keeps their order, and record each one's global
- * sequence for weft_event_t.seq. O(n log n), once every seq_limit - n pushes. */
+/* The local sequence ran out: number the queued keys 0 .. n - 1 in key order,
+ * which keeps their order, and record each one's global sequence for
+ * weft_event_t.seq. O(n log n), once every seq_limit - n pushes. */
 static void
 renumber(weft_evq_t *q)
 {
     compact(q);
-    evkey_t *h = q->heap;
-    gsize n = q->n;
+    g_autoptr(GArray) keys = g_array_new(FALSE, FALSE, sizeof(evkey_t));
+    if (q->kind == WEFT_EVQ_HEAP) {
+        g_array_append_vals(keys, q->heap, (guint)q->n);
+    } else {
+        radix_drain(q, keys);
+    }
+    gsize n = keys->len;
     if ((guint64)n + 1 >= q->seq_limit) {
         g_error("weft_evq: %" G_GSIZE_FORMAT " pending events leave no sequence numbers below "
                 "%" G_GUINT64_FORMAT,
                 n, q->seq_limit);
     }
+    evkey_t *k = (evkey_t *)(void *)keys->data;
     if (n > 1) {
-        qsort(h, n, sizeof(evkey_t), key_cmp); /* sorted, so still a heap */
+        qsort(k, n, sizeof(evkey_t), key_cmp);
     }
     guint64 *remap = g_new(guint64, MAX(n, 1));
     for (gsize i = 0; i < n; i++) {
-        remap[i] = global_seq(q, h[i].sk >> SLOT_BITS);
-        h[i].sk = ((guint64)i << SLOT_BITS) | key_slot(h[i]);
+        remap[i] = global_seq(q, k[i].sk >> SLOT_BITS);
+        k[i].sk = ((guint64)i << SLOT_BITS) | key_slot(k[i]);
     }
     guint64 next_global = global_seq(q, q->next_local);
     g_free(q->remap);
@@ -317,35 +467,99 @@ renumber(weft_evq_t *q)
     q->remap_n = n;
     q->seq_base = next_global - n;
     q->next_local = n;
+    if (q->kind == WEFT_EVQ_HEAP) {
+        if (n > 0) {
+            memcpy(q->heap, k, n * sizeof(evkey_t)); /* sorted, so a heap */
+        }
+    } else {
+        for (gsize i = 0; i < n; i++) {
+            radix_place(q, k[i]); /* in key order: each bucket stays in sequence order */
+        }
+    }
 }
 
-/* Drops cancelled keys from the top; returns the earliest live key or NULL. */
+/* Drops cancelled keys from the front; returns the earliest live key or NULL. */
 static inline evkey_t *
 live_top(weft_evq_t *q)
 {
-    while (q->n > 0) {
-        evkey_t *top = &q->heap[0];
-        if (G_LIKELY(key_live(q, *top))) {
+    for (;;) {
+        evkey_t *top;
+        if (q->kind == WEFT_EVQ_HEAP) {
+            top = q->n > 0 ? &q->heap[0] : NULL;
+        } else {
+            top = radix_top(q);
+        }
+        if (top == NULL || G_LIKELY(key_live(q, *top))) {
             return top;
         }
         guint32 slot = key_slot(*top);
-        heap_remove_top(q);
+        if (q->kind == WEFT_EVQ_HEAP) {
+            heap_remove_top(q);
+        } else {
+            radix_remove_top(q);
+        }
         free_slot(q, slot);
         q->dead--;
     }
-    return NULL;
 }
 
 /* ---- the interface ------------------------------------------------------------- */
 
-weft_evq_t *
-weft_evq_new(void)
+const char *
+weft_evq_kind_name(weft_evq_kind_t kind)
 {
+    g_return_val_if_fail((guint)kind < WEFT_EVQ_N_KINDS, NULL);
+    return kind_names[kind];
+}
+
+gboolean
+weft_evq_kind_from_name(const char *name, weft_evq_kind_t *kind)
+{
+    g_return_val_if_fail(name != NULL && kind != NULL, FALSE);
+    for (guint k = 0; k < WEFT_EVQ_N_KINDS; k++) {
+        if (g_ascii_strcasecmp(name, kind_names[k]) == 0) {
+            *kind = (weft_evq_kind_t)k;
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+weft_evq_kind_t
+weft_evq_default_kind(void)
+{
+    const char *name = g_getenv("WEFT_EVQ");
+    weft_evq_kind_t kind = WEFT_EVQ_HEAP;
+    if (name != NULL && *name != '\0' && !weft_evq_kind_from_name(name, &kind)) {
+        g_error("WEFT_EVQ=%s: unknown event queue (known: %s, %s)", name, kind_names[0],
+                kind_names[1]);
+    }
+    return kind;
+}
+
+weft_evq_t *
+weft_evq_new_kind(weft_evq_kind_t kind)
+{
+    g_return_val_if_fail((guint)kind < WEFT_EVQ_N_KINDS, NULL);
     weft_evq_t *q = g_new0(weft_evq_t, 1);
+    q->kind = kind;
     q->free_head = NO_SLOT;
     q->next_local = 1;
     q->seq_limit = SEQ_LIMIT;
     return q;
+}
+
+weft_evq_t *
+weft_evq_new(void)
+{
+    return weft_evq_new_kind(weft_evq_default_kind());
+}
+
+weft_evq_kind_t
+weft_evq_get_kind(const weft_evq_t *q)
+{
+    g_return_val_if_fail(q != NULL, WEFT_EVQ_HEAP);
+    return q->kind;
 }
 
 void
@@ -356,6 +570,9 @@ weft_evq_free(weft_evq_t *q)
     }
     if (q->heap != NULL) {
         g_aligned_free(q->heap - HEAP_PAD);
+    }
+    for (guint b = 0; b < N_BUCKETS; b++) {
+        g_free(q->buckets[b].keys);
     }
     g_free(q->slots);
     g_free(q->remap);
@@ -388,6 +605,8 @@ check_key(const weft_evq_t *q, evkey_t k, gsize *pending, gsize *cancelled)
     CHECK(k.sk >> SLOT_BITS < q->next_local,
           "key with local sequence %" G_GUINT64_FORMAT " >= next %" G_GUINT64_FORMAT,
           k.sk >> SLOT_BITS, q->next_local);
+    CHECK(q->kind == WEFT_EVQ_HEAP || k.time >= q->floor,
+          "key at %" G_GINT64_FORMAT " ps before the last pop", key_time(k.time));
     *(state == SLOT_PENDING ? pending : cancelled) += 1;
     return TRUE;
 }
@@ -396,13 +615,36 @@ gboolean
 weft_evq_i_check(const weft_evq_t *q)
 {
     g_return_val_if_fail(q != NULL, FALSE);
-    gsize pending = 0, cancelled = 0, keys = q->n;
-    for (gsize i = 0; i < q->n; i++) {
-        if (!check_key(q, q->heap[i], &pending, &cancelled)) {
-            return FALSE;
+    gsize pending = 0, cancelled = 0, keys = 0;
+    if (q->kind == WEFT_EVQ_HEAP) {
+        for (gsize i = 0; i < q->n; i++) {
+            if (!check_key(q, q->heap[i], &pending, &cancelled)) {
+                return FALSE;
+            }
+            CHECK(i == 0 || !key_less(q->heap[i], q->heap[(i - 1) / D]),
+                  "heap order broken at %" G_GSIZE_FORMAT, i);
         }
-        CHECK(i == 0 || !key_less(q->heap[i], q->heap[(i - 1) / D]),
-              "heap order broken at %" G_GSIZE_FORMAT, i);
+        keys = q->n;
+    } else {
+        CHECK(q->last == q->floor, "radix base is not the last pop");
+        for (guint b = 0; b < N_BUCKETS; b++) {
+            const bucket_t *bk = &q->buckets[b];
+            gsize from = b == 0 ? q->head : 0;
+            CHECK(from <= bk->n, "bucket 0 read past its end");
+            CHECK(b == 0 || (bk->n > 0) == ((q->nonempty >> (b - 1)) & 1),
+                  "bucket %u's non-empty bit is wrong", b);
+            for (gsize i = from; i < bk->n; i++) {
+                evkey_t k = bk->keys[i];
+                if (!check_key(q, k, &pending, &cancelled)) {
+                    return FALSE;
+                }
+                CHECK(radix_bucket(k.time, q->last) == b, "key in bucket %u belongs in %u", b,
+                      radix_bucket(k.time, q->last));
+                CHECK(i == from || bk->keys[i - 1].sk >> SLOT_BITS < k.sk >> SLOT_BITS,
+                      "bucket %u out of sequence order at %" G_GSIZE_FORMAT, b, i);
+            }
+            keys += bk->n - from;
+        }
     }
     CHECK(pending == q->live && cancelled == q->dead,
           "%" G_GSIZE_FORMAT " pending and %" G_GSIZE_FORMAT
@@ -439,7 +681,11 @@ weft_evq_push(weft_evq_t *q, weft_time_t time, weft_event_fn fn, void *ctx, void
     }
     s->state = SLOT_PENDING;
     evkey_t e = {time_key(time), (q->next_local++ << SLOT_BITS) | slot};
-    heap_push(q, e);
+    if (q->kind == WEFT_EVQ_HEAP) {
+        heap_push(q, e);
+    } else {
+        radix_push(q, e);
+    }
     q->live++;
     return ((guint64)s->generation << 32) | slot;
 }
@@ -472,6 +718,9 @@ weft_evq_pop(weft_evq_t *q, weft_event_t *out)
     g_return_val_if_fail(q != NULL && out != NULL, FALSE);
     evkey_t *top = live_top(q);
     if (top == NULL) {
+        /* Every key is gone: restart the radix buckets at the last pop, which a
+         * search through cancelled keys may have passed. */
+        q->last = q->floor;
         return FALSE;
     }
     evkey_t k = *top;
@@ -481,8 +730,13 @@ weft_evq_pop(weft_evq_t *q, weft_event_t *out)
     out->fn = s->fn;
     out->ctx = s->ctx;
     out->data = s->data;
+    q->floor = k.time;
     q->live--;
-    heap_remove_top(q);
+    if (q->kind == WEFT_EVQ_HEAP) {
+        heap_remove_top(q);
+    } else {
+        radix_remove_top(q);
+    }
     free_slot(q, key_slot(k));
     return TRUE;
 }
@@ -491,12 +745,38 @@ gboolean
 weft_evq_peek_time(weft_evq_t *q, weft_time_t *time)
 {
     g_return_val_if_fail(q != NULL, FALSE);
-    evkey_t *top = live_top(q);
-    if (top == NULL) {
-        return FALSE;
+    guint64 t;
+    if (q->kind == WEFT_EVQ_HEAP) {
+        evkey_t *top = live_top(q);
+        if (top == NULL) {
+            return FALSE;
+        }
+        t = top->time;
+    } else {
+        /* Moving buckets down would raise `last` past times a caller may still
+         * push (anything from the last pop on), so peek searches instead. */
+        bucket_t *b0 = &q->buckets[0];
+        while (q->head < b0->n && !key_live(q, b0->keys[q->head])) {
+            free_slot(q, key_slot(b0->keys[q->head++]));
+            q->dead--;
+        }
+        gboolean found = q->head < b0->n;
+        t = found ? b0->keys[q->head].time : G_MAXUINT64;
+        for (guint b = 1; b < N_BUCKETS && !found; b++) {
+            const bucket_t *bk = &q->buckets[b];
+            for (gsize k = 0; k < bk->n; k++) {
+                if (bk->keys[k].time < t && key_live(q, bk->keys[k])) {
+                    t = bk->keys[k].time;
+                    found = TRUE;
+                }
+            }
+        }
+        if (!found) {
+            return FALSE;
+        }
     }
     if (time != NULL) {
-        *time = key_time(top->time);
+        *time = key_time(t);
     }
     return TRUE;
 }

@@ -24,9 +24,9 @@ void weft_evq_i_set_seq_limit(weft_evq_t *q, guint64 limit);
  * weft_evq_i_check:
  * @q: the queue.
  *
- * The slow full check of @q's invariants, for tests: the heap order; the
- * pending and cancelled counts; the free list and the keys account for every
- * slot.
+ * The slow full check of @q's invariants, for tests: the heap order, or each
+ * radix key in its bucket and every bucket in sequence order; the pending and
+ * cancelled counts; the free list and the keys account for every slot.
  *
  * Returns: TRUE if they hold, else FALSE after a g_warning() naming the first
  * broken one. Time complexity: O(n + slots).
