@@ -4,10 +4,12 @@
  * the simulation loop, random streams, and quantities with units.
  */
 #include <check.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/evq.h"
+#include "core/evq_private.h"
 #include "core/keyfile.h"
 #include "core/rng.h"
 #include "core/sim.h"
@@ -33,11 +35,18 @@ noop(void *ctx, void *data)
 {
 }
 
+/* Every evq test runs on every kind: loop tests carry the kind in _i. */
+static weft_evq_kind_t
+kind_of(int i)
+{
+    return (weft_evq_kind_t)(i % WEFT_EVQ_N_KINDS);
+}
+
 /* Random times with many ties: pops must equal a stable sort by (time, push order). */
 START_TEST(evq_pops_in_time_then_sequence_order)
 {
-    g_autoptr(weft_rng_t) rng = weft_rng_new(42, (guint32)_i);
-    g_autoptr(weft_evq_t) q = weft_evq_new();
+    g_autoptr(weft_rng_t) rng = weft_rng_new(42, (guint32)(_i / WEFT_EVQ_N_KINDS));
+    g_autoptr(weft_evq_t) q = weft_evq_new_kind(kind_of(_i));
     const guint n = 20000;
     ref_t *ref = g_new(ref_t, n);
     for (guint i = 0; i < n; i++) {
@@ -51,6 +60,7 @@ START_TEST(evq_pops_in_time_then_sequence_order)
         ck_assert(weft_evq_pop(q, &ev));
         ck_assert_int_eq(ev.time, ref[i].time);
         ck_assert_uint_eq(GPOINTER_TO_UINT(ev.data) - 1, ref[i].id);
+        ck_assert_uint_eq(ev.seq, ref[i].id + 1); /* the push number, from 1 */
     }
     ck_assert(!weft_evq_pop(q, &ev));
     ck_assert_uint_eq(weft_evq_size(q), 0);
@@ -62,7 +72,7 @@ END_TEST
 START_TEST(evq_interleaved_push_pop_is_monotone)
 {
     g_autoptr(weft_rng_t) rng = weft_rng_new(7, 0);
-    g_autoptr(weft_evq_t) q = weft_evq_new();
+    g_autoptr(weft_evq_t) q = weft_evq_new_kind(kind_of(_i));
     weft_time_t now = 0;
     guint64 last_seq = 0;
     weft_event_t ev;
@@ -85,7 +95,7 @@ END_TEST
 
 START_TEST(evq_cancel_skips_event_and_stale_handle_is_noop)
 {
-    g_autoptr(weft_evq_t) q = weft_evq_new();
+    g_autoptr(weft_evq_t) q = weft_evq_new_kind(kind_of(_i));
     weft_event_handle_t a = weft_evq_push(q, 10, noop, NULL, GINT_TO_POINTER(1));
     weft_event_handle_t b = weft_evq_push(q, 5, noop, NULL, GINT_TO_POINTER(2));
     weft_evq_push(q, 20, noop, NULL, GINT_TO_POINTER(3));
@@ -104,10 +114,372 @@ START_TEST(evq_cancel_skips_event_and_stale_handle_is_noop)
     weft_event_handle_t c = weft_evq_push(q, 30, noop, NULL, GINT_TO_POINTER(4));
     ck_assert(!weft_evq_cancel(q, a));
     ck_assert(!weft_evq_cancel(q, 0));
+    ck_assert(!weft_evq_cancel(q, ((guint64)1 << 32) | 999999)); /* a slot never used */
     ck_assert(weft_evq_cancel(q, c));
     ck_assert(weft_evq_pop(q, &ev));
     ck_assert_int_eq(GPOINTER_TO_INT(ev.data), 3);
     ck_assert(!weft_evq_pop(q, &ev));
+    ck_assert(!weft_evq_peek_time(q, &t));
+}
+END_TEST
+
+/* Large instants pushed out of time order, so each instant's keys reach the
+ * radix queue's bucket 0 through several moves: they still pop in push order. */
+START_TEST(evq_big_instants_keep_push_order)
+{
+    g_autoptr(weft_evq_t) q = weft_evq_new_kind(kind_of(_i));
+    const guint instants = 7, per = 300;
+    /* round-robin over the instants, so each instant's pushes interleave with
+     * the others' and its keys reach bucket 0 from several buckets */
+    for (guint k = 0; k < per; k++) {
+        for (guint t = 0; t < instants; t++) {
+            guint64 id = (guint64)k * instants + t;
+            /* instants 1000 ps apart, pushed in a scrambled instant order */
+            weft_evq_push(q, 1000 * (weft_time_t)((t * 3) % instants), noop, NULL,
+                          GSIZE_TO_POINTER(id));
+        }
+    }
+    ck_assert(weft_evq_i_check(q));
+    weft_event_t ev;
+    for (guint t = 0; t < instants; t++) {
+        guint src = 0;
+        while ((src * 3) % instants != t) {
+            src++;
+        }
+        for (guint k = 0; k < per; k++) {
+            ck_assert(weft_evq_pop(q, &ev));
+            ck_assert_int_eq(ev.time, 1000 * (weft_time_t)t);
+            ck_assert_uint_eq(GPOINTER_TO_SIZE(ev.data), (gsize)k * instants + src);
+        }
+    }
+    ck_assert(!weft_evq_pop(q, &ev));
+    /* a crowd at one instant, more pushed at that instant while it drains */
+    for (guint i = 0; i < 1000; i++) {
+        weft_evq_push(q, 9000, noop, NULL, GUINT_TO_POINTER(i));
+    }
+    for (guint i = 0; i < 2000; i++) {
+        ck_assert(weft_evq_pop(q, &ev));
+        ck_assert_int_eq(ev.time, 9000);
+        ck_assert_uint_eq(GPOINTER_TO_UINT(ev.data), i);
+        if (i < 1000) {
+            weft_evq_push(q, 9000, noop, NULL, GUINT_TO_POINTER(1000 + i));
+        }
+    }
+    ck_assert_uint_eq(weft_evq_size(q), 0);
+}
+END_TEST
+
+/* Cancelling most of a big queue drops the cancelled keys in bulk; handles of
+ * the survivors still work, the stale ones do nothing, and the order holds. */
+START_TEST(evq_mass_cancel_keeps_order_and_handles)
+{
+    g_autoptr(weft_rng_t) rng = weft_rng_new(11, 0);
+    g_autoptr(weft_evq_t) q = weft_evq_new_kind(kind_of(_i));
+    const guint n = 10000;
+    weft_event_handle_t *h = g_new(weft_event_handle_t, n);
+    ref_t *kept = g_new(ref_t, n);
+    guint n_kept = 0;
+    weft_event_t ev;
+    /* pop a few first, so the radix queue has moved buckets down */
+    for (guint i = 0; i < 100; i++) {
+        weft_evq_push(q, weft_rng_int_range(rng, 0, 10), noop, NULL, NULL);
+    }
+    for (guint i = 0; i < 100; i++) {
+        ck_assert(weft_evq_pop(q, &ev));
+    }
+    weft_time_t now = ev.time;
+    for (guint i = 0; i < n; i++) {
+        weft_time_t t = now + weft_rng_int_range(rng, 0, 2000); /* ~5 per instant */
+        h[i] = weft_evq_push(q, t, noop, NULL, GUINT_TO_POINTER(i));
+        if (i % 10 == 3) {
+            kept[n_kept++] = (ref_t){t, i};
+        }
+    }
+    /* 9 in 10: past 1,024 cancelled keys and the live count, so a bulk drop runs */
+    for (guint i = 0; i < n; i++) {
+        if (i % 10 != 3) {
+            ck_assert(weft_evq_cancel(q, h[i]));
+        }
+    }
+    ck_assert_uint_eq(weft_evq_size(q), n_kept);
+    ck_assert(weft_evq_i_check(q));
+    for (guint i = 0; i < n; i++) {
+        if (i % 10 != 3) {
+            ck_assert(!weft_evq_cancel(q, h[i])); /* stale, even though its slot is free */
+        }
+    }
+    /* new pushes reuse the dropped keys' slots; old handles must not reach them */
+    weft_event_handle_t late = weft_evq_push(q, now + 5000, noop, NULL, GUINT_TO_POINTER(n));
+    for (guint i = 0; i < n; i++) {
+        if (i % 10 != 3) {
+            ck_assert(!weft_evq_cancel(q, h[i]));
+        }
+    }
+    kept[n_kept++] = (ref_t){now + 5000, n};
+    ck_assert(weft_evq_cancel(q, h[13])); /* a survivor, after the bulk drop */
+    qsort(kept, n_kept, sizeof(ref_t), ref_cmp);
+    for (guint i = 0; i < n_kept; i++) {
+        if (kept[i].id == 13) {
+            continue;
+        }
+        ck_assert(weft_evq_pop(q, &ev));
+        ck_assert_int_eq(ev.time, kept[i].time);
+        ck_assert_uint_eq(GPOINTER_TO_UINT(ev.data), kept[i].id);
+    }
+    ck_assert(!weft_evq_pop(q, &ev));
+    ck_assert(!weft_evq_cancel(q, late));
+    g_free(h);
+    g_free(kept);
+}
+END_TEST
+
+/* A pop that finds only cancelled keys (here later than the clock) leaves the
+ * queue usable from the last popped time on. */
+START_TEST(evq_pop_past_cancelled_keys_then_push_earlier)
+{
+    g_autoptr(weft_evq_t) q = weft_evq_new_kind(kind_of(_i));
+    weft_event_t ev;
+    weft_evq_push(q, 5, noop, NULL, GINT_TO_POINTER(1));
+    ck_assert(weft_evq_pop(q, &ev));
+    weft_event_handle_t b = weft_evq_push(q, 100, noop, NULL, GINT_TO_POINTER(2));
+    weft_event_handle_t c = weft_evq_push(q, 1 << 20, noop, NULL, GINT_TO_POINTER(3));
+    ck_assert(weft_evq_cancel(q, b));
+    ck_assert(weft_evq_cancel(q, c));
+    ck_assert(!weft_evq_pop(q, &ev));
+    weft_evq_push(q, 50, noop, NULL, GINT_TO_POINTER(4)); /* before the cancelled ones */
+    weft_evq_push(q, 5, noop, NULL, GINT_TO_POINTER(5));  /* at the last pop's time */
+    ck_assert(weft_evq_pop(q, &ev));
+    ck_assert_int_eq(ev.time, 5);
+    ck_assert(weft_evq_pop(q, &ev));
+    ck_assert_int_eq(ev.time, 50);
+    ck_assert(!weft_evq_pop(q, &ev));
+}
+END_TEST
+
+/* ---- a reference queue: a sorted array, insertion by binary search ---- */
+typedef struct {
+    weft_time_t time;
+    guint64 id; /* the push number, from 1 */
+    weft_event_handle_t handle;
+} refev_t;
+
+static void
+ref_push(GArray *r, refev_t e)
+{
+    guint lo = 0, hi = r->len; /* first element later than e.time (ids only grow) */
+    while (lo < hi) {
+        guint mid = (lo + hi) / 2;
+        if (g_array_index(r, refev_t, mid).time <= e.time) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    g_array_insert_val(r, lo, e);
+}
+
+/* 100,000 random operations (push with ties, pop, cancel of pending and stale
+ * handles, peek, bursts of cancels) on the queue and the reference, compared
+ * after each one. _i: kind, and whether the local sequence is cut to 64 so the
+ * keys are renumbered every few dozen pushes. */
+START_TEST(evq_matches_reference_on_random_operations)
+{
+    weft_evq_kind_t kind = kind_of(_i);
+    gboolean renumber = _i / WEFT_EVQ_N_KINDS == 1;
+    g_autoptr(weft_rng_t) rng = weft_rng_new(2024, (guint32)_i);
+    g_autoptr(weft_evq_t) q = weft_evq_new_kind(kind);
+    if (renumber) {
+        weft_evq_i_set_seq_limit(q, 64);
+    }
+    g_autoptr(GArray) ref = g_array_new(FALSE, FALSE, sizeof(refev_t));
+    g_autoptr(GArray) stale = g_array_new(FALSE, FALSE, sizeof(weft_event_handle_t));
+    weft_time_t now = 0;
+    guint64 pushes = 0;
+    guint cap = renumber ? 40 : G_MAXUINT; /* pending events must stay below the limit */
+    for (guint op = 0; op < 100000; op++) {
+        gint32 r = weft_rng_int_range(rng, 0, 1000);
+        if (r < 500 && ref->len < cap) {
+            gint32 d = weft_rng_int_range(rng, 0, 100);
+            weft_time_t dt = d < 30   ? 0 /* at the current instant */
+                             : d < 70 ? weft_rng_int_range(rng, 0, 4)
+                             : d < 97 ? weft_rng_int_range(rng, 0, 100000)
+                             : d < 99 ? (weft_time_t)weft_rng_int_range(rng, 0, 1 << 30) << 20
+                                      : WEFT_TIME_MAX - now; /* "never" */
+            refev_t e = {dt > WEFT_TIME_MAX - now ? WEFT_TIME_MAX : now + dt, ++pushes, 0};
+            e.handle = weft_evq_push(q, e.time, noop, NULL, GSIZE_TO_POINTER(e.id));
+            ck_assert_uint_ne(e.handle, 0);
+            ref_push(ref, e);
+        } else if (r < 850) {
+            weft_event_t ev;
+            gboolean got = weft_evq_pop(q, &ev);
+            ck_assert_int_eq(got, ref->len > 0);
+            if (got) {
+                refev_t e = g_array_index(ref, refev_t, 0);
+                g_array_remove_index(ref, 0);
+                ck_assert_int_eq(ev.time, e.time);
+                ck_assert_uint_eq(GPOINTER_TO_SIZE(ev.data), e.id);
+                ck_assert_uint_eq(ev.seq, e.id);
+                now = ev.time;
+                g_array_append_val(stale, e.handle);
+            }
+        } else if (r < 930) {
+            if (ref->len > 0) {
+                guint i = (guint)weft_rng_int_range(rng, 0, (gint32)ref->len);
+                refev_t e = g_array_index(ref, refev_t, i);
+                g_array_remove_index(ref, i);
+                ck_assert(weft_evq_cancel(q, e.handle));
+                g_array_append_val(stale, e.handle);
+            }
+        } else if (r < 960) {
+            if (stale->len > 0) {
+                guint i = (guint)weft_rng_int_range(rng, 0, (gint32)stale->len);
+                ck_assert(!weft_evq_cancel(q, g_array_index(stale, weft_event_handle_t, i)));
+            }
+        } else if (r < 999) {
+            weft_time_t t = -1;
+            ck_assert_int_eq(weft_evq_peek_time(q, &t), ref->len > 0);
+            if (ref->len > 0) {
+                ck_assert_int_eq(t, g_array_index(ref, refev_t, 0).time);
+            }
+        } else {
+            /* a burst: cancel each pending event with probability 3/4 */
+            for (guint i = 0; i < ref->len;) {
+                refev_t e = g_array_index(ref, refev_t, i);
+                if (weft_rng_int_range(rng, 0, 4) != 0) {
+                    ck_assert(weft_evq_cancel(q, e.handle));
+                    g_array_append_val(stale, e.handle);
+                    g_array_remove_index(ref, i);
+                } else {
+                    i++;
+                }
+            }
+        }
+        ck_assert_uint_eq(weft_evq_size(q), ref->len);
+        if (op % 997 == 0) {
+            ck_assert(weft_evq_i_check(q));
+        }
+    }
+    ck_assert(weft_evq_i_check(q));
+    weft_event_t ev;
+    for (guint i = 0; i < ref->len; i++) {
+        ck_assert(weft_evq_pop(q, &ev));
+        ck_assert_uint_eq(ev.seq, g_array_index(ref, refev_t, i).id);
+    }
+    ck_assert(!weft_evq_pop(q, &ev));
+}
+END_TEST
+
+/* Interleaved pushes and pops at scale (a 64 k-event hold) against a sort of
+ * everything pushed: every event comes out, in (time, push) order. */
+START_TEST(evq_hold_at_scale_matches_sort)
+{
+    g_autoptr(weft_rng_t) rng = weft_rng_new(5, 0);
+    g_autoptr(weft_evq_t) q = weft_evq_new_kind(kind_of(_i));
+    const guint n = 65536, holds = 200000;
+    ref_t *all = g_new(ref_t, n + holds);
+    guint64 id = 0;
+    for (guint i = 0; i < n; i++) {
+        all[id] = (ref_t){weft_rng_int_range(rng, 0, 1 << 20), id};
+        weft_evq_push(q, all[id].time, noop, NULL, GSIZE_TO_POINTER(id));
+        id++;
+    }
+    ref_t *out = g_new(ref_t, n + holds);
+    guint n_out = 0;
+    weft_event_t ev;
+    for (guint i = 0; i < holds; i++) {
+        ck_assert(weft_evq_pop(q, &ev));
+        out[n_out++] = (ref_t){ev.time, GPOINTER_TO_SIZE(ev.data)};
+        all[id] = (ref_t){ev.time + weft_rng_int_range(rng, 0, 64), id};
+        weft_evq_push(q, all[id].time, noop, NULL, GSIZE_TO_POINTER(id));
+        id++;
+        if (i % 50000 == 0) {
+            ck_assert(weft_evq_i_check(q));
+        }
+    }
+    while (weft_evq_pop(q, &ev)) {
+        out[n_out++] = (ref_t){ev.time, GPOINTER_TO_SIZE(ev.data)};
+    }
+    ck_assert_uint_eq(n_out, n + holds);
+    qsort(all, n + holds, sizeof(ref_t), ref_cmp);
+    for (guint i = 0; i < n_out; i++) {
+        ck_assert_int_eq(out[i].time, all[i].time);
+        ck_assert_uint_eq(out[i].id, all[i].id);
+    }
+    g_free(all);
+    g_free(out);
+}
+END_TEST
+
+/* Renumbering keeps (time, push) order and the reported push numbers; with
+ * more pending events than numbers it aborts rather than misorder. */
+START_TEST(evq_renumbering_keeps_order_and_seq)
+{
+    g_autoptr(weft_evq_t) q = weft_evq_new_kind(kind_of(_i));
+    weft_evq_i_set_seq_limit(q, 8);
+    weft_event_t ev;
+    /* 5 pending at all times, 1,000 pushes: a renumbering every 3 or so */
+    for (guint i = 0; i < 5; i++) {
+        weft_evq_push(q, 100, noop, NULL, GUINT_TO_POINTER(i + 1));
+    }
+    for (guint i = 5; i < 1000; i++) {
+        ck_assert(weft_evq_pop(q, &ev));
+        ck_assert_uint_eq(ev.seq, i - 4);
+        ck_assert_uint_eq(GPOINTER_TO_UINT(ev.data), i - 4);
+        ck_assert_int_eq(ev.time, 100);
+        weft_evq_push(q, 100, noop, NULL, GUINT_TO_POINTER(i + 1));
+        ck_assert(weft_evq_i_check(q));
+    }
+}
+END_TEST
+
+START_TEST(evq_too_many_pending_for_the_sequence_aborts)
+{
+    g_autoptr(weft_evq_t) q = weft_evq_new_kind(kind_of(_i));
+    weft_evq_i_set_seq_limit(q, 8);
+    for (guint i = 0; i < 8; i++) {
+        weft_evq_push(q, 1, noop, NULL, NULL); /* the 8th finds 7 pending, limit 8 */
+    }
+}
+END_TEST
+
+START_TEST(evq_radix_refuses_a_push_before_the_last_pop)
+{
+    g_autoptr(weft_evq_t) q = weft_evq_new_kind(WEFT_EVQ_RADIX);
+    weft_event_t ev;
+    weft_evq_push(q, 10, noop, NULL, NULL);
+    ck_assert(weft_evq_pop(q, &ev));
+    weft_evq_push(q, 9, noop, NULL, NULL);
+}
+END_TEST
+
+START_TEST(evq_kinds_have_names_and_env_picks_default)
+{
+    for (guint k = 0; k < WEFT_EVQ_N_KINDS; k++) {
+        weft_evq_kind_t back;
+        ck_assert(weft_evq_kind_from_name(weft_evq_kind_name((weft_evq_kind_t)k), &back));
+        ck_assert_int_eq(back, k);
+    }
+    weft_evq_kind_t kind;
+    ck_assert(weft_evq_kind_from_name("RADIX", &kind));
+    ck_assert_int_eq(kind, WEFT_EVQ_RADIX);
+    ck_assert(!weft_evq_kind_from_name("calendar", &kind));
+    g_setenv("WEFT_EVQ", "heap", TRUE); /* this test runs in its own process */
+    g_autoptr(weft_evq_t) h = weft_evq_new();
+    ck_assert_int_eq(weft_evq_get_kind(h), WEFT_EVQ_HEAP);
+    g_setenv("WEFT_EVQ", "radix", TRUE);
+    g_autoptr(weft_evq_t) r = weft_evq_new();
+    ck_assert_int_eq(weft_evq_get_kind(r), WEFT_EVQ_RADIX);
+    weft_evq_free(NULL); /* a no-op */
+}
+END_TEST
+
+START_TEST(evq_unknown_kind_in_env_falls_back_with_a_warning)
+{
+    /* the weft program refuses the name first (tests/evq_cli.sh); the library warns once and
+     * uses the default (this test runs in its own process) */
+    g_setenv("WEFT_EVQ", "calendar", TRUE);
+    g_autoptr(weft_evq_t) q = weft_evq_new();
+    ck_assert_int_eq(weft_evq_get_kind(q), WEFT_EVQ_RADIX);
 }
 END_TEST
 
@@ -130,6 +502,7 @@ log_event(void *ctx, void *data)
 
 START_TEST(sim_runs_events_in_order_and_advances_clock)
 {
+    g_setenv("WEFT_EVQ", weft_evq_kind_name(kind_of(_i)), TRUE); /* own process */
     sim_fixture_t f = {weft_sim_new(1), g_string_new(NULL)};
     weft_sim_at(f.sim, 100, log_event, &f, "c");
     weft_sim_at(f.sim, 50, log_event, &f, "b");
@@ -278,13 +651,28 @@ static Suite *
 core_suite(void)
 {
     Suite *s = suite_create("core");
+    /* each evq test once per kind (_i % WEFT_EVQ_N_KINDS), as ns-3 runs its
+     * scheduler tests on every scheduler */
+    const int K = WEFT_EVQ_N_KINDS;
     TCase *tc = tcase_create("evq");
-    tcase_add_loop_test(tc, evq_pops_in_time_then_sequence_order, 0, 3);
-    tcase_add_test(tc, evq_interleaved_push_pop_is_monotone);
-    tcase_add_test(tc, evq_cancel_skips_event_and_stale_handle_is_noop);
+    tcase_add_loop_test(tc, evq_pops_in_time_then_sequence_order, 0, 3 * K);
+    tcase_add_loop_test(tc, evq_interleaved_push_pop_is_monotone, 0, K);
+    tcase_add_loop_test(tc, evq_cancel_skips_event_and_stale_handle_is_noop, 0, K);
+    tcase_add_loop_test(tc, evq_big_instants_keep_push_order, 0, K);
+    tcase_add_loop_test(tc, evq_mass_cancel_keeps_order_and_handles, 0, K);
+    tcase_add_loop_test(tc, evq_pop_past_cancelled_keys_then_push_earlier, 0, K);
+    tcase_add_loop_test(tc, evq_matches_reference_on_random_operations, 0, 2 * K);
+    tcase_add_loop_test(tc, evq_hold_at_scale_matches_sort, 0, K);
+    tcase_add_loop_test(tc, evq_renumbering_keeps_order_and_seq, 0, K);
+    /* g_error() ends the process with SIGTRAP */
+    tcase_add_loop_test_raise_signal(tc, evq_too_many_pending_for_the_sequence_aborts, SIGTRAP, 0,
+                                     K);
+    tcase_add_test_raise_signal(tc, evq_radix_refuses_a_push_before_the_last_pop, SIGTRAP);
+    tcase_add_test(tc, evq_kinds_have_names_and_env_picks_default);
+    tcase_add_test(tc, evq_unknown_kind_in_env_falls_back_with_a_warning);
     suite_add_tcase(s, tc);
     tc = tcase_create("sim");
-    tcase_add_test(tc, sim_runs_events_in_order_and_advances_clock);
+    tcase_add_loop_test(tc, sim_runs_events_in_order_and_advances_clock, 0, K);
     tcase_add_test(tc, rng_same_seed_same_stream_different_otherwise);
     suite_add_tcase(s, tc);
     tc = tcase_create("units");

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/evq.h"
 
 typedef struct {
     const char *name;
@@ -73,6 +74,13 @@ main(int argc, char **argv)
     igraph_set_error_handler(igraph_error_handler_ignore);
     igraph_set_warning_handler(igraph_warning_handler_ignore);
 
+    /* the event queue's environment choice (core/evq.h), checked before any run */
+    const char *evq = g_getenv("WEFT_EVQ");
+    weft_evq_kind_t evq_kind;
+    if (evq != NULL && *evq != '\0' && !weft_evq_kind_from_name(evq, &evq_kind)) {
+        fprintf(stderr, "weft: WEFT_EVQ=%s: unknown event queue; expected heap or radix\n", evq);
+        return WEFT_EXIT_USAGE;
+    }
     if (argc < 2) {
         print_help(stderr);
         return WEFT_EXIT_USAGE;
