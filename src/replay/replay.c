@@ -79,7 +79,11 @@ struct replay {
     double compute_scale;                   /* multiplies compute durations */
     const weft_replay_observer_t *observer; /* or NULL */
     rank_state_t *ranks;
-    gint **member_index; /* per communicator: rank -> member index or -1 */
+    /* per rank, its communicators and its member index in each, ascending by communicator
+     * (CSR: rank r's are comm_of[comm_off[r] .. comm_off[r+1])): memory grows with the
+     * members, not with ranks x communicators */
+    guint32 *comm_off;
+    guint32 (*comm_of)[2];
     GHashTable *colls;   /* key -> coll_inst_t* (owned) */
     GHashTable *plans;   /* plan_key_t -> weft_coll_plan_t* (in plan_store) */
     GPtrArray *plan_store;    /* every plan built (owned) */
@@ -872,6 +876,22 @@ coll_start(replay_t *R, coll_inst_t *ci)
     }
 }
 
+/* Rank @r's member index in communicator @c, or -1: a binary search of its few. */
+static gint
+member_index(const replay_t *R, guint c, guint r)
+{
+    guint32 lo = R->comm_off[r], hi = R->comm_off[r + 1];
+    while (lo < hi) {
+        guint32 mid = lo + (hi - lo) / 2;
+        if (R->comm_of[mid][0] < c) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo < R->comm_off[r + 1] && R->comm_of[lo][0] == c ? (gint)R->comm_of[lo][1] : -1;
+}
+
 /* Rank @rs issues collective @node on its communication stream. */
 static void
 coll_arrive(replay_t *R, rank_state_t *rs, guint node)
@@ -893,7 +913,7 @@ coll_arrive(replay_t *R, rank_state_t *rs, guint node)
         }
         g_hash_table_insert(R->colls, &ci->key, ci);
     }
-    gint m = R->member_index[c][rs->rank];
+    gint m = member_index(R, c, rs->rank);
     g_assert(m >= 0 && ci->member_node[m] < 0);
     ci->member_node[m] = (gint32)node;
     if (++ci->n_arrived == comm->n_ranks) {
@@ -1210,12 +1230,8 @@ replay_clear(replay_t *R)
         }
         g_free(R->ranks);
     }
-    if (R->member_index != NULL) {
-        for (guint c = 0; c < R->wl->comms->len; c++) {
-            g_free(R->member_index[c]);
-        }
-        g_free(R->member_index);
-    }
+    g_clear_pointer(&R->comm_off, g_free);
+    g_clear_pointer(&R->comm_of, g_free);
     g_clear_pointer(&R->colls, g_hash_table_unref);
     g_clear_pointer(&R->plans, g_hash_table_unref);
     g_clear_pointer(&R->shared_plans, g_hash_table_unref);
@@ -1408,15 +1424,29 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
     }
     g_return_val_if_fail(wl->n_ranks <= weft_topo_n_gpus(R.topo), NULL);
 
-    R.member_index = g_new0(gint *, wl->comms->len);
+    R.comm_off = g_new0(guint32, wl->n_ranks + 1);
+    guint64 n_members = 0;
     for (guint c = 0; c < wl->comms->len; c++) {
         const weft_comm_t *comm = g_ptr_array_index(wl->comms, c);
-        R.member_index[c] = g_new(gint, wl->n_ranks);
-        for (guint r = 0; r < wl->n_ranks; r++) {
-            R.member_index[c][r] = -1;
-        }
         for (guint m = 0; m < comm->n_ranks; m++) {
-            R.member_index[c][comm->ranks[m]] = (gint)m;
+            R.comm_off[comm->ranks[m] + 1]++;
+        }
+        n_members += comm->n_ranks;
+    }
+    g_return_val_if_fail(n_members < G_MAXUINT32, NULL);
+    for (guint r = 0; r < wl->n_ranks; r++) {
+        R.comm_off[r + 1] += R.comm_off[r];
+    }
+    R.comm_of = g_malloc_n(MAX(n_members, 1), sizeof *R.comm_of);
+    {
+        g_autofree guint32 *fill = g_memdup2(R.comm_off, sizeof(guint32) * wl->n_ranks);
+        for (guint c = 0; c < wl->comms->len; c++) { /* ascending c: each rank's list sorted */
+            const weft_comm_t *comm = g_ptr_array_index(wl->comms, c);
+            for (guint m = 0; m < comm->n_ranks; m++) {
+                guint32 k = fill[comm->ranks[m]]++;
+                R.comm_of[k][0] = c;
+                R.comm_of[k][1] = m;
+            }
         }
     }
     R.colls = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, coll_inst_free);
