@@ -34,9 +34,8 @@ struct rank_state {
     gint vertex;         /* the GPU this rank runs on */
     guint8 *state;       /* per node */
     guint32 *preds_left; /* per node */
-    guint32 *succ_off;   /* CSR of successors */
-    guint32 *succ;
-    guint32 *coll_seq;     /* per communicator: collectives issued so far */
+    const guint32 *succ_off; /* CSR of successors (shared by ranks of one trace: R->succs) */
+    const guint32 *succ;
     weft_time_t *start_ps; /* per node, when it started; only with a node observer */
     stream_t streams[N_STREAMS];
     guint nodes_done;
@@ -84,6 +83,8 @@ struct replay {
      * members, not with ranks x communicators */
     guint32 *comm_off;
     guint32 (*comm_of)[2];
+    guint32 *comm_seq;  /* parallel to comm_of: collectives the rank issued on it so far */
+    GHashTable *succs;  /* a trace's deps array -> its successors (succ_t, owned) */
     GHashTable *colls;   /* key -> coll_inst_t* (owned) */
     GHashTable *plans;   /* plan_key_t -> weft_coll_plan_t* (in plan_store) */
     GPtrArray *plan_store;    /* every plan built (owned) */
@@ -876,9 +877,10 @@ coll_start(replay_t *R, coll_inst_t *ci)
     }
 }
 
-/* Rank @r's member index in communicator @c, or -1: a binary search of its few. */
+/* Where rank @r's membership of communicator @c is in comm_of (its member index there, its
+ * collective count in comm_seq), or -1: a binary search of its few. */
 static gint
-member_index(const replay_t *R, guint c, guint r)
+member_slot(const replay_t *R, guint c, guint r)
 {
     guint32 lo = R->comm_off[r], hi = R->comm_off[r + 1];
     while (lo < hi) {
@@ -889,7 +891,7 @@ member_index(const replay_t *R, guint c, guint r)
             hi = mid;
         }
     }
-    return lo < R->comm_off[r + 1] && R->comm_of[lo][0] == c ? (gint)R->comm_of[lo][1] : -1;
+    return lo < R->comm_off[r + 1] && R->comm_of[lo][0] == c ? (gint)lo : -1;
 }
 
 /* Rank @rs issues collective @node on its communication stream. */
@@ -898,7 +900,9 @@ coll_arrive(replay_t *R, rank_state_t *rs, guint node)
 {
     guint c = (guint)rs->trace->comm[node];
     const weft_comm_t *comm = g_ptr_array_index(R->wl->comms, c);
-    guint seq = rs->coll_seq[c]++;
+    gint slot = member_slot(R, c, rs->rank);
+    g_assert(slot >= 0);
+    guint seq = R->comm_seq[slot]++;
     guint64 key = ((guint64)c << 32) | seq;
     coll_inst_t *ci = g_hash_table_lookup(R->colls, &key);
     if (ci == NULL) {
@@ -913,8 +917,8 @@ coll_arrive(replay_t *R, rank_state_t *rs, guint node)
         }
         g_hash_table_insert(R->colls, &ci->key, ci);
     }
-    gint m = member_index(R, c, rs->rank);
-    g_assert(m >= 0 && ci->member_node[m] < 0);
+    gint m = (gint)R->comm_of[slot][1];
+    g_assert(ci->member_node[m] < 0);
     ci->member_node[m] = (gint32)node;
     if (++ci->n_arrived == comm->n_ranks) {
         coll_start(R, ci);
@@ -1160,6 +1164,21 @@ finish_node(replay_t *R, guint rank, guint node)
 
 /* ---- set-up and tear-down ----------------------------------------------------------- */
 
+/* The successors of one trace's nodes (CSR), shared by the ranks replaying it. */
+typedef struct {
+    guint32 *off;
+    guint32 *succ;
+} succ_t;
+
+static void
+succ_free(gpointer p)
+{
+    succ_t *sc = p;
+    g_free(sc->off);
+    g_free(sc->succ);
+    g_free(sc);
+}
+
 static void
 rank_init(replay_t *R, rank_state_t *rs, guint rank)
 {
@@ -1171,28 +1190,37 @@ rank_init(replay_t *R, rank_state_t *rs, guint rank)
     rs->vertex = weft_topo_gpu_vertex(R->topo, R->rank_gpu != NULL ? R->rank_gpu[rank] : rank);
     rs->state = g_new0(guint8, n);
     rs->preds_left = g_new0(guint32, n);
-    rs->succ_off = g_new0(guint32, n + 1);
-    rs->succ = g_new(guint32, MAX(t->dep_off[n], 1));
-    rs->coll_seq = g_new0(guint32, R->wl->comms->len);
     if (R->observer != NULL && R->observer->node != NULL) {
         rs->start_ps = g_new0(weft_time_t, MAX(n, 1));
     }
-    /* successors: counting sort of the predecessor lists */
     for (guint i = 0; i < n; i++) {
         rs->preds_left[i] = t->dep_off[i + 1] - t->dep_off[i];
-        for (guint32 k = t->dep_off[i]; k < t->dep_off[i + 1]; k++) {
-            rs->succ_off[t->deps[k] + 1]++;
+    }
+    /* successors: a counting sort of the predecessor lists, once per trace (the ranks of a
+     * generated pipeline stage share their arrays, workload.h) */
+    succ_t *sc = g_hash_table_lookup(R->succs, t->deps);
+    if (sc == NULL) {
+        sc = g_new0(succ_t, 1);
+        sc->off = g_new0(guint32, n + 1);
+        sc->succ = g_new(guint32, MAX(t->dep_off[n], 1));
+        for (guint i = 0; i < n; i++) {
+            for (guint32 k = t->dep_off[i]; k < t->dep_off[i + 1]; k++) {
+                sc->off[t->deps[k] + 1]++;
+            }
         }
-    }
-    for (guint i = 0; i < n; i++) {
-        rs->succ_off[i + 1] += rs->succ_off[i];
-    }
-    g_autofree guint32 *fill = g_memdup2(rs->succ_off, sizeof(guint32) * n);
-    for (guint i = 0; i < n; i++) {
-        for (guint32 k = t->dep_off[i]; k < t->dep_off[i + 1]; k++) {
-            rs->succ[fill[t->deps[k]]++] = i;
+        for (guint i = 0; i < n; i++) {
+            sc->off[i + 1] += sc->off[i];
         }
+        g_autofree guint32 *fill = g_memdup2(sc->off, sizeof(guint32) * n);
+        for (guint i = 0; i < n; i++) {
+            for (guint32 k = t->dep_off[i]; k < t->dep_off[i + 1]; k++) {
+                sc->succ[fill[t->deps[k]]++] = i;
+            }
+        }
+        g_hash_table_insert(R->succs, (gpointer)t->deps, sc);
     }
+    rs->succ_off = sc->off;
+    rs->succ = sc->succ;
     for (guint s = 0; s < N_STREAMS; s++) {
         rs->streams[s].rank = rs;
         rs->streams[s].kind = s;
@@ -1206,9 +1234,6 @@ rank_clear(rank_state_t *rs)
 {
     g_free(rs->state);
     g_free(rs->preds_left);
-    g_free(rs->succ_off);
-    g_free(rs->succ);
-    g_free(rs->coll_seq);
     g_free(rs->start_ps);
     for (guint s = 0; s < N_STREAMS; s++) {
         g_queue_clear(&rs->streams[s].queue);
@@ -1232,6 +1257,8 @@ replay_clear(replay_t *R)
     }
     g_clear_pointer(&R->comm_off, g_free);
     g_clear_pointer(&R->comm_of, g_free);
+    g_clear_pointer(&R->comm_seq, g_free);
+    g_clear_pointer(&R->succs, g_hash_table_unref);
     g_clear_pointer(&R->colls, g_hash_table_unref);
     g_clear_pointer(&R->plans, g_hash_table_unref);
     g_clear_pointer(&R->shared_plans, g_hash_table_unref);
@@ -1302,7 +1329,8 @@ explain_waiting(replay_t *R, rank_state_t *rs, guint node, GString *out)
     if (t->type[node] == WEFT_NODE_COLL) {
         guint c = (guint)t->comm[node];
         const weft_comm_t *comm = g_ptr_array_index(R->wl->comms, c);
-        guint seq = rs->coll_seq[c] - 1;
+        gint slot = member_slot(R, c, rs->rank);
+        guint seq = slot >= 0 ? R->comm_seq[slot] - 1 : 0;
         guint64 key = ((guint64)c << 32) | seq;
         coll_inst_t *ci = g_hash_table_lookup(R->colls, &key);
         g_string_append_printf(out,
@@ -1438,6 +1466,8 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
         R.comm_off[r + 1] += R.comm_off[r];
     }
     R.comm_of = g_malloc_n(MAX(n_members, 1), sizeof *R.comm_of);
+    R.comm_seq = g_new0(guint32, MAX(n_members, 1));
+    R.succs = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, succ_free);
     {
         g_autofree guint32 *fill = g_memdup2(R.comm_off, sizeof(guint32) * wl->n_ranks);
         for (guint c = 0; c < wl->comms->len; c++) { /* ascending c: each rank's list sorted */
