@@ -393,6 +393,21 @@ sig_f64(GByteArray *sig, double v)
     sig_u64(sig, bits);
 }
 
+/* The executor's costs into a signature. */
+static void
+sig_exec(GByteArray *sig, const weft_coll_exec_t *x)
+{
+    sig_u64(sig, (guint64)x->base_ps);
+    sig_u64(sig, (guint64)x->step_intra_ps);
+    sig_u64(sig, (guint64)x->step_inter_ps);
+    sig_u64(sig, (guint64)x->msg_ps);
+    sig_u64(sig, x->msg_bytes);
+    sig_f64(sig, x->efficiency);
+    sig_f64(sig, x->efficiency_intra);
+    sig_f64(sig, x->channel_Bps);
+    sig_f64(sig, x->hbm_Bps);
+}
+
 /* Whether two plans have the same transfers and dependencies (after equal signatures). */
 static gboolean
 plans_equal(const weft_coll_plan_t *a, const weft_coll_plan_t *b)
@@ -433,19 +448,13 @@ static gboolean
 memo_signature(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices,
                GByteArray *sig, GArray *edges)
 {
-    const weft_coll_exec_t *x = &plan->exec;
-    guint64 head[] = {plan->op,         plan->algo,        plan->proto,      plan->n_members,
-                      plan->n_virtual,  plan->size_bytes,  plan->space_bytes, plan->channels,
-                      plan->chunks,     plan->n_xfers,     (guint64)x->base_ps,
-                      (guint64)x->step_intra_ps, (guint64)x->step_inter_ps, (guint64)x->msg_ps,
-                      x->msg_bytes};
+    guint64 head[] = {plan->op,         plan->algo,       plan->proto,       plan->n_members,
+                      plan->n_virtual,  plan->size_bytes, plan->space_bytes, plan->channels,
+                      plan->chunks,     plan->n_xfers};
     for (guint i = 0; i < G_N_ELEMENTS(head); i++) {
         sig_u64(sig, head[i]);
     }
-    sig_f64(sig, x->efficiency);
-    sig_f64(sig, x->efficiency_intra);
-    sig_f64(sig, x->channel_Bps);
-    sig_f64(sig, x->hbm_Bps);
+    sig_exec(sig, &plan->exec);
     g_autoptr(GHashTable) pairs = g_hash_table_new(g_int64_hash, g_int64_equal);
     g_autoptr(GArray) pair_keys = g_array_new(FALSE, FALSE, sizeof(gint64));
     g_autoptr(GHashTable) canon = g_hash_table_new(g_direct_hash, g_direct_equal);
@@ -715,18 +724,11 @@ plan_shape(const weft_coll_layout_t *L, weft_coll_op_t op, guint64 bytes,
                       L->max_per_domain,
                       L->uniform,
                       L->nvls,
-                      L->collnet,
-                      (guint64)x->base_ps,
-                      (guint64)x->step_intra_ps,
-                      (guint64)x->step_inter_ps,
-                      (guint64)x->msg_ps,
-                      x->msg_bytes};
+                      L->collnet};
     for (guint i = 0; i < G_N_ELEMENTS(head); i++) {
         sig_u64(sig, head[i]);
     }
-    sig_f64(sig, x->efficiency);
-    sig_f64(sig, x->efficiency_intra);
-    sig_f64(sig, x->channel_Bps);
+    sig_exec(sig, x);
     sig_f64(sig, L->hbm_Bps);
     g_byte_array_append(sig, (const guint8 *)L->dom, L->n_members * sizeof(guint));
     g_byte_array_append(sig, (const guint8 *)L->local, L->n_members * sizeof(guint));
