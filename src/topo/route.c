@@ -497,12 +497,60 @@ local_bfs(weft_topo_t *topo, guint vi, gint dst)
 }
 
 /*
+ * A BFS from @funnel over view @vi into the scratch array, stopped once every vertex as
+ * close to @funnel as @need is labeled (or the component is exhausted): exact for every
+ * route from @need, which only ever steps to vertices closer to the funnel. FALSE (scratch
+ * reset) when it touches more than max(BOUNDED_BFS_MIN, V / 64) vertices first: then the
+ * whole BFS is worth caching. On a ring or torus of N vertices this is what makes routing
+ * N pairs O(N) instead of N BFS of O(N) each. Requires a symmetric view (no link down), as
+ * it walks out-edges where igraph's BFS to the funnel walks in-edges.
+ */
+#define BOUNDED_BFS_MIN 1024u
+
+static gboolean
+bounded_bfs(weft_topo_t *topo, guint vi, gint funnel, gint need)
+{
+    weft_routing_t *r = topo->routing;
+    const view_t *view = view_adj(topo, vi);
+    guint budget = MAX(BOUNDED_BFS_MIN, topo->v_name->len / 64);
+    local_reset(r);
+    g_array_set_size(r->queue, 0);
+    r->local_dist[funnel] = 0;
+    g_array_append_val(r->touched, funnel);
+    g_array_append_val(r->queue, funnel);
+    gint32 stop = funnel == need ? 0 : G_MAXINT32; /* need's distance, once labeled */
+    for (guint head = 0; head < r->queue->len; head++) {
+        gint32 u = g_array_index(r->queue, gint32, head);
+        if (r->local_dist[u] >= stop) {
+            break; /* every vertex at distance <= stop has been labeled */
+        }
+        for (guint32 i = view->off[u]; i < view->off[u + 1]; i++) {
+            gint32 w = e_to(topo, view->adj[i]);
+            if (r->local_dist[w] < 0) {
+                r->local_dist[w] = r->local_dist[u] + 1;
+                g_array_append_val(r->touched, w);
+                g_array_append_val(r->queue, w);
+                if (w == need) {
+                    stop = r->local_dist[w];
+                }
+            }
+        }
+        if (r->touched->len > budget) {
+            local_reset(r);
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+/*
  * Fills @d with the distances to @dst in view @vi (NVLink and host: local BFS;
- * others: funnel + chain). A local BFS overwrites the distances of the last
- * one: use @d before the next call.
+ * others: funnel + chain), exact at least for @need and every vertex closer to
+ * @dst than it (bounded_bfs()), or for all (a cached funnel BFS). A local BFS
+ * overwrites the distances of the last one: use @d before the next call.
  */
 static gboolean
-distances_to(weft_topo_t *topo, guint vi, gint dst, dist_fn *d, GError **error)
+distances_to(weft_topo_t *topo, guint vi, gint dst, gint need, dist_fn *d, GError **error)
 {
     if (vi == VIEW_NVLINK || vi == VIEW_HOST) {
         local_bfs(topo, vi, dst);
@@ -523,6 +571,13 @@ distances_to(weft_topo_t *topo, guint vi, gint dst, dist_fn *d, GError **error)
         prev = cur;
         cur = next;
         d->chain[++d->k] = cur;
+    }
+    weft_routing_t *r = topo->routing;
+    guint64 key = ((guint64)vi << 32) | (guint32)cur;
+    if (r->n_down == 0 && !g_hash_table_contains(r->dist_cache, &key) &&
+        bounded_bfs(topo, vi, cur, need)) {
+        d->df = r->local_dist;
+        return TRUE;
     }
     d->df = funnel_distances(topo, vi, cur, error);
     return d->df != NULL;
@@ -752,7 +807,7 @@ pick_view(weft_topo_t *topo, gint src, gint dst, guint *vi, dist_fn *d, GError *
     gint ds = topo->v_domain[src];
     if (ds >= 0 && ds == topo->v_domain[dst]) {
         *vi = VIEW_NVLINK;
-        if (!distances_to(topo, VIEW_NVLINK, dst, d, error)) {
+        if (!distances_to(topo, VIEW_NVLINK, dst, src, d, error)) {
             return FALSE;
         }
         if (dist_of(d, src) >= 0) {
@@ -761,7 +816,7 @@ pick_view(weft_topo_t *topo, gint src, gint dst, guint *vi, dist_fn *d, GError *
     }
     for (guint v = VIEW_FABRIC; v <= VIEW_FULL; v++) {
         *vi = v;
-        if (!distances_to(topo, v, dst, d, error)) {
+        if (!distances_to(topo, v, dst, src, d, error)) {
             return FALSE;
         }
         if (dist_of(d, src) >= 0) {
@@ -796,7 +851,7 @@ plan_route(weft_topo_t *topo, gint src, gint dst, plan_t *plan, GError **error)
             gint a = exit_nic >= 0 ? exit_nic : src;
             gint b = entry_nic >= 0 ? entry_nic : dst;
             dist_fn d;
-            if (!distances_to(topo, VIEW_NET, b, &d, error)) {
+            if (!distances_to(topo, VIEW_NET, b, a, &d, error)) {
                 return FALSE;
             }
             if (dist_of(&d, a) >= 0) {
@@ -845,7 +900,7 @@ ecmp_walk(weft_topo_t *topo, const plan_t *plan, gint src, gint dst, guint slot,
     for (guint s = 0; s < plan->n; s++) {
         const segment *sg = &plan->seg[s];
         dist_fn d;
-        if (!distances_to(topo, sg->vi, sg->to, &d, error)) {
+        if (!distances_to(topo, sg->vi, sg->to, sg->from, &d, error)) {
             return NULL;
         }
         gint u = sg->from;
@@ -902,7 +957,7 @@ compute_route(weft_topo_t *topo, gint src, gint dst, guint slot, GError **error)
     if (plan.n == 1 && (vi == VIEW_NVLINK || vi == VIEW_FULL)) {
         /* NVSwitch planes can only appear where NVLink edges are: check for spraying */
         dist_fn d;
-        if (!distances_to(topo, vi, dst, &d, error)) {
+        if (!distances_to(topo, vi, dst, src, &d, error)) {
             return NULL;
         }
         guint64 n = count_dag(topo, vi, &d, src, dst, MAX_SPRAY_PATHS + 1);
@@ -1047,7 +1102,7 @@ weft_topo_count_paths(weft_topo_t *topo, gint src, gint dst, guint64 *n_paths, G
     for (guint s = 0; s < plan.n; s++) {
         const segment *sg = &plan.seg[s];
         dist_fn d;
-        if (!distances_to(topo, sg->vi, sg->to, &d, error)) {
+        if (!distances_to(topo, sg->vi, sg->to, sg->from, &d, error)) {
             return FALSE;
         }
         guint64 c = count_dag(topo, sg->vi, &d, sg->from, sg->to, G_MAXUINT64);
