@@ -5,6 +5,8 @@
 # maximum resident set), events and step time, once with collectives.detail = auto (the
 # default: lone collectives as one timed event) and, for the smaller cases, once with
 # every transfer simulated, whose step time must be the same to the picosecond.
+#   one plain ring all-reduce on an ASTRA-sim Ring YAML: 64 MiB on 1,024 NPUs (also with
+#     every transfer simulated) and 4,096, 1 MiB with 4 chunks on 16,384 (implicit plans)
 #   GPT-3 175B (TP4 PP8 VP12, SP, distributed optimizer, GBS 2 x GPUs) on 2,048 H100
 #   Llama 3.1 405B (TP8 PP16, 128 layers, SP, distributed optimizer, 16 micro-batches
 #     per data-parallel rank) on 1,024 H100, and with WEFT_BENCH_BIG=1 on 16,384
@@ -37,6 +39,25 @@ same() { # A B: the two cases' step times are identical
     fi
 }
 gen() { "$WEFT" gen transformer -q "$@" </dev/null 2>/dev/null; }
+ring() { # NAME NPUS BYTES [EXTRA...]: one plain ring all-reduce on an ASTRA-sim Ring of NPUS
+    name=$1 npus=$2 bytes=$3
+    shift 3
+    printf 'topology: [ Ring ]\nnpus_count: [ %d ]\nbandwidth: [ 50.0 ]\nlatency: [ 500.0 ]\n' \
+        "$npus" >"$tmp/ring$npus.yml"
+    /usr/bin/time -f '%e %M' -o "$tmp/time" "$WEFT" replay --cluster "$tmp/ring$npus.yml" \
+        --set workload.collective=all_reduce --set workload.collective_bytes="$bytes" "$@" \
+        >"$tmp/out" 2>"$tmp/err" || { echo "$name: failed"; cat "$tmp/err"; return; }
+    read -r wall kb <"$tmp/time"
+    ev=$(awk '/^collectives/ {print $NF}' "$tmp/out")
+    st=$(awk '/^step time/ {print $3}' "$tmp/out")
+    printf '%-44s %9.2f %9.0f %12s %16s\n' "$name" "$wall" "$((kb / 1024))" "$ev" "$st"
+    echo "$st" >"$tmp/step.$name"
+}
+ring ring-allreduce-64MiB-1024 1024 64MiB
+ring ring-allreduce-64MiB-1024-transfers 1024 64MiB --set collectives.detail=transfers
+same ring-allreduce-64MiB-1024 ring-allreduce-64MiB-1024-transfers
+ring ring-allreduce-64MiB-4096 4096 64MiB
+ring ring-allreduce-1MiB-16384-chunks4 16384 1MiB --chunks 4
 
 gen --model gpt3-175b --tp 4 --pp 8 --vpp 12 --dp 64 --sp --dist-opt --micro-batch 1 \
     --global-batch 4096 --seq 2048 --spec "$tmp/gpt3-2048.gen"

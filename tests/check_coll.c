@@ -379,9 +379,18 @@ START_TEST(bad_requests_are_errors)
     ck_assert_ptr_null(weft_coll_plan_new(WEFT_COLL_N_OPS, WEFT_COLL_ALGO_AUTO, 4, 8, 1, &error));
     ck_assert(g_error_matches(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED));
     g_clear_error(&error);
-    /* 2 * 65535 * 65536 * 64 transfers would not fit a plan */
-    ck_assert_ptr_null(weft_coll_plan_new(WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALGO_RING, 65536,
-                                          G_GUINT64_CONSTANT(1) << 40, 64, &error));
+    /* 2 * 65535 * 65536 * 64 transfers would not fit a plan: as a ring it is implicit, and
+     * only its explicit form is refused; a direct all-to-all of 65536^2 is refused outright */
+    g_autoptr(weft_coll_plan_t) huge = weft_coll_plan_new(
+        WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALGO_RING, 65536, G_GUINT64_CONSTANT(1) << 40, 64, &error);
+    ck_assert_msg(huge != NULL && weft_coll_plan_is_implicit(huge), "%s",
+                  error ? error->message : "");
+    ck_assert_uint_eq(weft_coll_plan_n_transfers(huge), 2ull * 65535 * 65536 * 64);
+    ck_assert_ptr_null(weft_coll_plan_explicit(huge, &error));
+    ck_assert(g_error_matches(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_VALUE));
+    g_clear_error(&error);
+    ck_assert_ptr_null(weft_coll_plan_new(WEFT_COLL_ALL_TO_ALL, WEFT_COLL_ALGO_DIRECT, 65536,
+                                          G_GUINT64_CONSTANT(1) << 40, 1, &error));
     ck_assert(g_error_matches(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_VALUE));
     g_clear_error(&error);
 }
@@ -640,7 +649,7 @@ run_plan(weft_topo_t *topo, const weft_coll_plan_t *plan, const guint *gpus, wef
     }
     weft_time_t t = weft_coll_time_full(sim, net, plan, members, exec, &error);
     ck_assert_msg(t >= 0, "%s", error ? error->message : "");
-    ck_assert_uint_eq(weft_net_stats(net)->transfers_done, plan->n_xfers);
+    ck_assert_uint_eq(weft_net_stats(net)->transfers_done, weft_coll_plan_n_transfers(plan));
     ck_assert_ptr_null(weft_net_check_error(net));
     return t;
 }
@@ -656,7 +665,7 @@ plan_on(weft_topo_t *topo, guint n, weft_coll_op_t op, weft_coll_algo_t algo,
         members[i] = weft_topo_gpu_vertex(topo, i);
     }
     g_autoptr(weft_coll_layout_t) L = weft_coll_layout_new(topo, members, n);
-    weft_coll_config_t cfg = {algo, proto, channels, chunks};
+    weft_coll_config_t cfg = {algo, proto, channels, chunks, 0};
     weft_coll_plan_t *p = weft_coll_plan_build(op, &cfg, L, S, &error);
     ck_assert_msg(p != NULL, "%s", error ? error->message : "");
     return p;
@@ -733,7 +742,7 @@ START_TEST(tree_all_reduce_takes_two_log2_n_levels)
     g_autoptr(weft_topo_t) t = switch_cluster(16, B_50GBPS, ALPHA);
     for (guint n = 2, lg = 1; n <= 16; n *= 2, lg++) {
         g_autoptr(weft_coll_layout_t) L = weft_coll_layout_new_flat(n);
-        weft_coll_config_t cfg = {WEFT_COLL_ALGO_TREE, WEFT_COLL_PROTO_SIMPLE, 1, 1};
+        weft_coll_config_t cfg = {WEFT_COLL_ALGO_TREE, WEFT_COLL_PROTO_SIMPLE, 1, 1, 0};
         g_autoptr(weft_coll_plan_t) p =
             weft_coll_plan_build(WEFT_COLL_ALL_REDUCE, &cfg, L, MIB, NULL);
         ck_assert_int_eq(run_plan(t, p, NULL, WEFT_NET_ANALYTICAL, NULL),
@@ -742,7 +751,7 @@ START_TEST(tree_all_reduce_takes_two_log2_n_levels)
         ck_assert_uint_eq(p->n_xfers, 2 * (n - 1) * 2);
     }
     g_autoptr(weft_coll_layout_t) L8 = weft_coll_layout_new_flat(8);
-    weft_coll_config_t cfg = {WEFT_COLL_ALGO_TREE, WEFT_COLL_PROTO_SIMPLE, 1, 4};
+    weft_coll_config_t cfg = {WEFT_COLL_ALGO_TREE, WEFT_COLL_PROTO_SIMPLE, 1, 4, 0};
     g_autoptr(weft_coll_plan_t) p = weft_coll_plan_build(WEFT_COLL_ALL_REDUCE, &cfg, L8, MIB, NULL);
     ck_assert_int_eq(run_plan(t, p, NULL, WEFT_NET_ANALYTICAL, NULL), 29592960);
     cfg.chunks = 1;
@@ -763,7 +772,7 @@ START_TEST(halving_doubling_takes_log2_n_steps_each_way)
      * T1 + 2A + 2S/(3B) at member 1, which then unfolds S to member 0:
      * T = T1 + 3A + 2S/(3B) + S/B = 4A + 8S/(3B) = 4000000 + 41943040 = 45943040 ps. */
     g_autoptr(weft_topo_t) t = switch_cluster(8, B_50GBPS, ALPHA);
-    weft_coll_config_t cfg = {WEFT_COLL_ALGO_HALVING_DOUBLING, WEFT_COLL_PROTO_SIMPLE, 1, 1};
+    weft_coll_config_t cfg = {WEFT_COLL_ALGO_HALVING_DOUBLING, WEFT_COLL_PROTO_SIMPLE, 1, 1, 0};
     g_autoptr(weft_coll_layout_t) L8 = weft_coll_layout_new_flat(8);
     g_autoptr(weft_coll_plan_t) p = weft_coll_plan_build(WEFT_COLL_ALL_REDUCE, &cfg, L8, MIB, NULL);
     ck_assert_int_eq(run_plan(t, p, NULL, WEFT_NET_ANALYTICAL, NULL), 42700160);
@@ -841,7 +850,7 @@ START_TEST(protocols_cost_latency_and_efficiency)
                                         WEFT_COLL_PROTO_LL};
     const weft_time_t want[] = {34457280, 36554430, 69514560};
     for (guint k = 0; k < 3; k++) {
-        weft_coll_config_t cfg = {WEFT_COLL_ALGO_RING, protos[k], 1, 1};
+        weft_coll_config_t cfg = {WEFT_COLL_ALGO_RING, protos[k], 1, 1, 0};
         g_autoptr(weft_coll_plan_t) p =
             weft_coll_plan_build(WEFT_COLL_ALL_REDUCE, &cfg, L, MIB, NULL);
         ck_assert_double_eq(p->exec.efficiency, weft_coll_proto_efficiency(protos[k]));
@@ -885,7 +894,7 @@ START_TEST(channels_do_not_create_bandwidth)
      * term. Under flow the four transfers of a link share it: the same picoseconds. */
     g_autoptr(weft_topo_t) t = ring_cluster(4, B_50GBPS, ALPHA);
     g_autoptr(weft_coll_layout_t) L = weft_coll_layout_new_flat(4);
-    weft_coll_config_t cfg = {WEFT_COLL_ALGO_RING, WEFT_COLL_PROTO_SIMPLE, 4, 1};
+    weft_coll_config_t cfg = {WEFT_COLL_ALGO_RING, WEFT_COLL_PROTO_SIMPLE, 4, 1, 0};
     g_autoptr(weft_coll_plan_t) p = weft_coll_plan_build(WEFT_COLL_ALL_REDUCE, &cfg, L, MIB, NULL);
     ck_assert_uint_eq(p->channels, 4);
     for (guint i = 0; i < p->n_xfers; i++) {
@@ -942,7 +951,7 @@ START_TEST(layouts_know_domains_rails_nvls_and_sharp)
     ck_assert(!LA->nvls);
     ck_assert(!LA->collnet);
     GError *error = NULL;
-    weft_coll_config_t cfg = {WEFT_COLL_ALGO_NVLS, WEFT_COLL_PROTO_SIMPLE, 1, 1};
+    weft_coll_config_t cfg = {WEFT_COLL_ALGO_NVLS, WEFT_COLL_PROTO_SIMPLE, 1, 1, 0};
     ck_assert_ptr_null(weft_coll_plan_build(WEFT_COLL_ALL_REDUCE, &cfg, LA, MIB, &error));
     ck_assert(g_error_matches(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED));
     g_clear_error(&error);
@@ -1182,7 +1191,7 @@ START_TEST(every_plan_delivers_the_operations_data)
                     for (guint si = 0; si < G_N_ELEMENTS(sizes); si++) {
                         for (guint ci = 0; ci < G_N_ELEMENTS(cfgs); ci++) {
                             weft_coll_config_t cfg = {algo, WEFT_COLL_PROTO_SIMPLE, cfgs[ci][0],
-                                                      cfgs[ci][1]};
+                                                      cfgs[ci][1], 0};
                             GError *error = NULL;
                             g_autoptr(weft_coll_plan_t) p =
                                 weft_coll_plan_build(op, &cfg, L, sizes[si], &error);
@@ -1233,7 +1242,7 @@ START_TEST(every_algorithm_is_exercised_by_the_data_check)
     ck_assert(L->nvls && L->collnet && L->uniform);
     ck_assert_uint_eq(L->n_domains, 4);
     for (guint algo = WEFT_COLL_ALGO_RING; algo < WEFT_COLL_N_ALGOS; algo++) {
-        weft_coll_config_t cfg = {algo, WEFT_COLL_PROTO_SIMPLE, 2, 2};
+        weft_coll_config_t cfg = {algo, WEFT_COLL_PROTO_SIMPLE, 2, 2, 0};
         GError *error = NULL;
         g_autoptr(weft_coll_plan_t) p = weft_coll_plan_build(
             algo == WEFT_COLL_ALGO_DIRECT ? WEFT_COLL_ALL_TO_ALL : WEFT_COLL_ALL_REDUCE, &cfg, L,
@@ -1281,7 +1290,7 @@ START_TEST(collnet_aggregates_at_sharp_leaves_first)
         ck_assert_int_eq(leaf, L->collnet_leaf[i < 32 ? 0 : 32]); /* one leaf per SU */
     }
     ck_assert_int_ne(L->collnet_leaf[0], L->collnet_leaf[32]);
-    weft_coll_config_t cfg = {WEFT_COLL_ALGO_COLLNET, WEFT_COLL_PROTO_SIMPLE, 1, 1};
+    weft_coll_config_t cfg = {WEFT_COLL_ALGO_COLLNET, WEFT_COLL_PROTO_SIMPLE, 1, 1, 0};
     GError *error = NULL;
     g_autoptr(weft_coll_plan_t) p =
         weft_coll_plan_build(WEFT_COLL_ALL_REDUCE, &cfg, L, MIB, &error);
@@ -1297,6 +1306,229 @@ START_TEST(collnet_aggregates_at_sharp_leaves_first)
     }
     ck_assert_uint_eq(into_root, 2);
     check_plan(p, 1, 1, "collnet two-level");
+}
+END_TEST
+
+/* ==== implicit ring plans and the analytical sweep (issue 14) ============================ */
+
+/* Builds (@op, ring, @ch channels, @C chunks) over @layout: explicit, or implicit at any size. */
+static weft_coll_plan_t *
+ring_plan(weft_coll_op_t op, const weft_coll_layout_t *layout, guint64 S, guint ch, guint C,
+          gboolean implicit)
+{
+    GError *error = NULL;
+    weft_coll_config_t cfg = {.algo = WEFT_COLL_ALGO_RING,
+                              .proto = WEFT_COLL_PROTO_SIMPLE,
+                              .channels = ch,
+                              .chunks = C,
+                              .implicit_xfers = implicit ? 1 : G_MAXUINT64};
+    weft_coll_plan_t *p = weft_coll_plan_build(op, &cfg, layout, S, &error);
+    ck_assert_msg(p != NULL, "%s", error ? error->message : "");
+    ck_assert(weft_coll_plan_is_implicit(p) == (implicit && layout->n_members > 1));
+    return p;
+}
+
+static const weft_coll_op_t ring_ops[] = {WEFT_COLL_ALL_REDUCE, WEFT_COLL_REDUCE_SCATTER,
+                                          WEFT_COLL_ALL_GATHER};
+
+START_TEST(implicit_ring_builds_the_same_transfers)
+{
+    /* The transfers an implicit plan stands for are the builder's, on flat layouts and on two
+     * DGX H100 nodes (domains, rails, rotated rings per channel), even and odd sizes. */
+    g_autoptr(weft_topo_t) topo = dgx_h100(2);
+    g_autofree gint *v = g_new(gint, 16);
+    for (guint i = 0; i < 16; i++) {
+        v[i] = weft_topo_gpu_vertex(topo, i);
+    }
+    g_autoptr(weft_coll_layout_t) node2 = weft_coll_layout_new(topo, v, 16);
+    const guint64 sizes[] = {1000003, 16 * MIB};
+    guint checked = 0;
+    for (guint k = 0; k < G_N_ELEMENTS(ring_ops); k++) {
+        for (guint n = 2; n <= 17; n += 5) {
+            g_autoptr(weft_coll_layout_t) flat = weft_coll_layout_new_flat(n);
+            for (guint si = 0; si < G_N_ELEMENTS(sizes); si++) {
+                for (guint ch = 1; ch <= 4; ch += 3) {
+                    const weft_coll_layout_t *L = n == 17 ? node2 : flat;
+                    g_autoptr(weft_coll_plan_t) e = ring_plan(ring_ops[k], L, sizes[si], ch, 3, FALSE);
+                    g_autoptr(weft_coll_plan_t) im = ring_plan(ring_ops[k], L, sizes[si], ch, 3, TRUE);
+                    ck_assert_uint_eq(weft_coll_plan_n_transfers(im), e->n_xfers);
+                    ck_assert_uint_eq(im->moved_bytes, e->moved_bytes);
+                    ck_assert(!weft_coll_plan_equal(e, im));
+                    GError *error = NULL;
+                    const weft_coll_plan_t *x = weft_coll_plan_explicit(im, &error);
+                    ck_assert_msg(x != NULL, "%s", error ? error->message : "");
+                    ck_assert(weft_coll_plan_explicit(im, NULL) == x); /* cached */
+                    ck_assert(weft_coll_plan_equal(e, x));
+                    g_autoptr(GArray) pe = weft_coll_plan_pairs(e);
+                    g_autoptr(GArray) pi = weft_coll_plan_pairs(im);
+                    ck_assert_uint_eq(pe->len, pi->len);
+                    ck_assert(memcmp(pe->data, pi->data, pe->len * sizeof(guint64)) == 0);
+                    checked++;
+                }
+            }
+        }
+    }
+    ck_assert_uint_eq(checked, 3 * 4 * 2 * 2);
+    /* 2,048 members, 64 chunks: 536,608,768 transfers, counted and swept but never stored */
+    g_autoptr(weft_coll_layout_t) big = weft_coll_layout_new_flat(2048);
+    g_autoptr(weft_coll_plan_t) huge = ring_plan(WEFT_COLL_ALL_REDUCE, big, 1ull << 30, 1, 64, TRUE);
+    ck_assert_uint_eq(weft_coll_plan_n_transfers(huge), 2ull * 2047 * 64 * 2048);
+    ck_assert_uint_eq(huge->moved_bytes, 2ull * 2047 * (1ull << 30));
+    /* the default threshold: 2^20 transfers */
+    weft_coll_config_t cfg = {WEFT_COLL_ALGO_RING, WEFT_COLL_PROTO_SIMPLE, 1, 1, 0};
+    g_autoptr(weft_coll_layout_t) l512 = weft_coll_layout_new_flat(512);
+    g_autoptr(weft_coll_layout_t) l1024 = weft_coll_layout_new_flat(1024);
+    g_autoptr(weft_coll_plan_t) below = weft_coll_plan_build(WEFT_COLL_ALL_REDUCE, &cfg, l512, MIB, NULL);
+    g_autoptr(weft_coll_plan_t) above = weft_coll_plan_build(WEFT_COLL_ALL_REDUCE, &cfg, l1024, MIB, NULL);
+    ck_assert(!weft_coll_plan_is_implicit(below)); /* 2 x 511 x 512 = 523,264 */
+    ck_assert(weft_coll_plan_is_implicit(above));  /* 2 x 1023 x 1024 = 2,095,104 */
+}
+END_TEST
+
+/* Runs @plan alone under the analytical model on @topo (members @v): time, link statistics of
+ * every edge, and the network's totals. */
+static weft_time_t
+run_with_links(weft_topo_t *topo, const weft_coll_plan_t *plan, const gint *v,
+               const weft_coll_exec_t *exec, weft_net_link_stats_t *links, weft_net_stats_t *st,
+               guint64 *events)
+{
+    GError *error = NULL;
+    g_autoptr(weft_sim_t) sim = weft_sim_new(1);
+    g_autoptr(weft_net_t) net = weft_net_new(sim, topo, WEFT_NET_ANALYTICAL);
+    weft_time_t ps = weft_coll_time_full(sim, net, plan, v, exec, &error);
+    ck_assert_msg(ps >= 0, "%s", error ? error->message : "");
+    for (guint e = 0; e < weft_topo_n_edges(topo); e++) {
+        links[e] = weft_net_link_stats(net, (gint)e);
+    }
+    *st = *weft_net_stats(net);
+    *events = weft_sim_events(sim);
+    ck_assert_int_eq(weft_sim_now(sim), ps);
+    return ps;
+}
+
+/* The sweep of the implicit plan against the event run of the same transfers: time and busy
+ * time to the picosecond, bytes exactly, peaks to the last bits, the same totals. */
+static void
+check_sweep(weft_topo_t *topo, const weft_coll_layout_t *L, const gint *v, weft_coll_op_t op,
+            guint64 S, guint ch, guint C, const weft_coll_exec_t *exec)
+{
+    guint ne = weft_topo_n_edges(topo);
+    g_autofree weft_net_link_stats_t *a = g_new0(weft_net_link_stats_t, ne);
+    g_autofree weft_net_link_stats_t *b = g_new0(weft_net_link_stats_t, ne);
+    g_autoptr(weft_coll_plan_t) e = ring_plan(op, L, S, ch, C, FALSE);
+    g_autoptr(weft_coll_plan_t) im = ring_plan(op, L, S, ch, C, TRUE);
+    weft_net_stats_t sa, sb;
+    guint64 ea, eb;
+    weft_time_t ta = run_with_links(topo, e, v, exec, a, &sa, &ea);
+    {
+        /* the sweep applies (no fallback to events) */
+        GError *error = NULL;
+        g_autoptr(weft_sim_t) sim = weft_sim_new(1);
+        g_autoptr(weft_net_t) net = weft_net_new(sim, topo, WEFT_NET_ANALYTICAL);
+        weft_time_t d;
+        g_autoptr(GArray) links = NULL;
+        ck_assert_msg(weft_coll_sweep(net, im, v, exec, &d, &links, &error), "%s",
+                      error ? error->message : "");
+    }
+    weft_time_t tb = run_with_links(topo, im, v, exec, b, &sb, &eb);
+    ck_assert_msg(ta == tb, "%s S=%" G_GUINT64_FORMAT " ch=%u C=%u: events %" G_GINT64_FORMAT
+                  " ps, sweep %" G_GINT64_FORMAT " ps", weft_coll_op_name(op), S, ch, C, ta, tb);
+    ck_assert_uint_le(eb, 1);  /* swept, not run: the clock moved by one event */
+    ck_assert_uint_gt(ea, e->n_xfers);
+    ck_assert_uint_eq(sa.transfers_started, sb.transfers_started);
+    ck_assert_uint_eq(sa.transfers_done, sb.transfers_done);
+    ck_assert_uint_eq(sa.bytes_sent, sb.bytes_sent);
+    ck_assert_uint_eq(sa.bytes_delivered, sb.bytes_delivered);
+    for (guint k = 0; k < ne; k++) {
+        ck_assert_msg(a[k].bytes == b[k].bytes, "edge %u bytes %.17g vs %.17g", k, a[k].bytes,
+                      b[k].bytes);
+        ck_assert_msg(a[k].busy_ps == b[k].busy_ps, "edge %u busy %" G_GINT64_FORMAT
+                      " vs %" G_GINT64_FORMAT, k, a[k].busy_ps, b[k].busy_ps);
+        ck_assert_msg(fabs(a[k].peak_util - b[k].peak_util) <= 1e-12 * MAX(a[k].peak_util, 1.0),
+                      "edge %u peak %.17g vs %.17g", k, a[k].peak_util, b[k].peak_util);
+    }
+}
+
+START_TEST(sweep_matches_the_event_run)
+{
+    /* rings of 50 GB/s links, a switch (two hops per pair, every pair across domains), one
+     * DGX H100 (routes sprayed over 4 NVSwitch chips, whose edges every pair shares: phases
+     * kept and sorted); even sizes (every position alike: one position computed) and odd
+     * ones; with and without costs */
+    g_autoptr(weft_topo_t) ring = ring_cluster(7, 50e9, ALPHA);
+    g_autoptr(weft_topo_t) sw = switch_cluster(6, 25e9, ALPHA);
+    g_autoptr(weft_topo_t) dgx = dgx_h100(1);
+    weft_topo_t *topos[] = {ring, sw, dgx};
+    const guint ns[] = {7, 6, 8};
+    weft_coll_exec_t costs = {.base_ps = 7000000,
+                              .step_intra_ps = 600000,
+                              .step_inter_ps = 2000000,
+                              .efficiency = 0.9,
+                              .efficiency_intra = 0.95,
+                              .channel_Bps = 20e9,
+                              .hbm_Bps = 3.35e12};
+    const guint64 sizes[] = {7 * 6 * 16 * 4 * MIB / 8, 1000003};
+    guint checked = 0;
+    for (guint t = 0; t < G_N_ELEMENTS(topos); t++) {
+        guint n = ns[t];
+        g_autofree gint *v = g_new(gint, n);
+        for (guint i = 0; i < n; i++) {
+            v[i] = weft_topo_gpu_vertex(topos[t], i);
+        }
+        g_autoptr(weft_coll_layout_t) L = weft_coll_layout_new(topos[t], v, n);
+        for (guint k = 0; k < G_N_ELEMENTS(ring_ops); k++) {
+            for (guint si = 0; si < G_N_ELEMENTS(sizes); si++) {
+                for (guint ch = 1; ch <= 3; ch += 2) {
+                    for (guint x = 0; x < 2; x++) {
+                        check_sweep(topos[t], L, v, ring_ops[k], sizes[si], ch, 1 + 2 * x,
+                                    x ? &costs : NULL);
+                        checked++;
+                    }
+                }
+            }
+        }
+    }
+    ck_assert_uint_eq(checked, 3 * 3 * 2 * 2 * 2);
+}
+END_TEST
+
+START_TEST(sweep_refuses_what_it_cannot_compute)
+{
+    GError *error = NULL;
+    g_autoptr(weft_topo_t) ring = ring_cluster(5, 50e9, ALPHA);
+    g_autofree gint *v = g_new(gint, 5);
+    for (guint i = 0; i < 5; i++) {
+        v[i] = weft_topo_gpu_vertex(ring, i);
+    }
+    g_autoptr(weft_coll_layout_t) L = weft_coll_layout_new(ring, v, 5);
+    g_autoptr(weft_coll_plan_t) im = ring_plan(WEFT_COLL_ALL_REDUCE, L, MIB, 1, 2, TRUE);
+    g_autoptr(weft_coll_plan_t) e = ring_plan(WEFT_COLL_ALL_REDUCE, L, MIB, 1, 2, FALSE);
+    g_autoptr(weft_sim_t) sim = weft_sim_new(1);
+    weft_net_options_t fopts = {.model = WEFT_NET_FLOW, .check_solves = TRUE};
+    g_autoptr(weft_net_t) flow = weft_net_new_full(sim, ring, &fopts);
+    weft_time_t d;
+    GArray *links = NULL;
+    ck_assert(!weft_coll_sweep(flow, im, v, NULL, &d, &links, &error));
+    ck_assert(g_error_matches(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED));
+    g_clear_error(&error);
+    /* under flow the implicit plan runs its transfers: the same time as the explicit one */
+    ck_assert_int_eq(run_plan(ring, im, NULL, WEFT_NET_FLOW, NULL),
+                     run_plan(ring, e, NULL, WEFT_NET_FLOW, NULL));
+    /* per-message costs across domains: not swept, run */
+    weft_coll_exec_t msg = {.msg_ps = 1000000, .efficiency = 1.0};
+    g_autoptr(weft_net_t) an = weft_net_new(sim, ring, WEFT_NET_ANALYTICAL);
+    ck_assert(!weft_coll_sweep(an, im, v, &msg, &d, &links, &error));
+    ck_assert(g_error_matches(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED));
+    g_clear_error(&error);
+    ck_assert_int_eq(run_plan(ring, im, NULL, WEFT_NET_ANALYTICAL, &msg),
+                     run_plan(ring, e, NULL, WEFT_NET_ANALYTICAL, &msg));
+    /* an implicit plan too large to store refuses to be built transfer by transfer */
+    g_autoptr(weft_coll_layout_t) big = weft_coll_layout_new_flat(16384);
+    g_autoptr(weft_coll_plan_t) huge = ring_plan(WEFT_COLL_ALL_REDUCE, big, 64 * MIB, 1, 8, TRUE);
+    ck_assert(weft_coll_plan_explicit(huge, &error) == NULL);
+    ck_assert(g_error_matches(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_VALUE));
+    ck_assert(strstr(error->message, "4294705152 transfers") != NULL);
+    g_clear_error(&error);
 }
 END_TEST
 
@@ -1347,6 +1579,9 @@ coll_suite(void)
     tcase_add_test(algos, graphml_keeps_vertex_features);
     tcase_add_test(algos, every_plan_delivers_the_operations_data);
     tcase_add_test(algos, every_algorithm_is_exercised_by_the_data_check);
+    tcase_add_test(algos, implicit_ring_builds_the_same_transfers);
+    tcase_add_test(algos, sweep_matches_the_event_run);
+    tcase_add_test(algos, sweep_refuses_what_it_cannot_compute);
     suite_add_tcase(s, algos);
     return s;
 }

@@ -109,43 +109,94 @@ even_pieces(guint g, guint64 off, guint64 len, guint64 *poff, guint64 *plen)
     }
 }
 
+/*
+ * Channel @ch's ring of an all-reduce, reduce-scatter, all-gather or barrier: the endpoint at
+ * each position (@order, n entries) and the piece each position owns at the end (@poff,
+ * @plen); returns the ring kind (RING_RS, RING_AG or RING_AR).
+ */
+static int
+ring_fill(const weft_coll_layout_t *L, const weft_coll_plan_t *plan, guint ch, guint32 *order,
+          guint64 *poff, guint64 *plen)
+{
+    guint n = plan->n_members;
+    guint64 S = plan->size_bytes;
+    weft_coll_i_ring_order(L, ch, order);
+    guint64 co = coll_split_off(S, plan->channels, ch), cl = coll_split(S, plan->channels, ch);
+    for (guint p = 0; p < n; p++) {
+        /* Position p ends owning piece order[p]: member m gets piece m (reduce-scatter). */
+        guint m = order[p];
+        if (plan->op == WEFT_COLL_ALL_GATHER) {
+            poff[p] = (guint64)m * S + co;
+            plen[p] = cl;
+        } else {
+            /* Block m of S, and this channel's part of it (NCCL cuts each block
+             * over the channels, so member m's output block stays whole). */
+            guint64 bm = coll_split(S, n, m);
+            poff[p] = coll_split_off(S, n, m) + coll_split_off(bm, plan->channels, ch);
+            plen[p] = coll_split(bm, plan->channels, ch);
+        }
+    }
+    if (plan->op == WEFT_COLL_ALL_GATHER) {
+        return RING_AG;
+    }
+    if (plan->op == WEFT_COLL_REDUCE_SCATTER || plan->op == WEFT_COLL_REDUCE_SCATTER_BLOCK) {
+        return RING_RS;
+    }
+    return RING_AR;
+}
+
 /* Ring algorithm: all-reduce, reduce-scatter, all-gather, barrier. */
 static void
 build_ring(const ctx_t *x)
 {
-    weft_coll_plan_t *plan = x->plan;
     guint n = x->n;
-    guint64 S = plan->size_bytes;
     g_autofree guint32 *order = g_new(guint32, n);
     g_autofree guint64 *poff = g_new(guint64, n);
     g_autofree guint64 *plen = g_new(guint64, n);
-    for (guint ch = 0; ch < plan->channels; ch++) {
-        weft_coll_i_ring_order(x->L, ch, order);
-        guint64 co, cl;
-        channel_part(x, ch, S, &co, &cl);
-        int kind = RING_AR;
-        for (guint p = 0; p < n; p++) {
-            /* Position p ends owning piece order[p]: member m gets piece m (reduce-scatter). */
-            guint m = order[p];
-            if (plan->op == WEFT_COLL_ALL_GATHER) {
-                poff[p] = (guint64)m * S + co;
-                plen[p] = cl;
-            } else {
-                /* Block m of S, and this channel's part of it (NCCL cuts each block
-                 * over the channels, so member m's output block stays whole). */
-                guint64 bm = coll_split(S, n, m);
-                poff[p] = coll_split_off(S, n, m) + coll_split_off(bm, plan->channels, ch);
-                plen[p] = coll_split(bm, plan->channels, ch);
-            }
-        }
-        if (plan->op == WEFT_COLL_ALL_GATHER) {
-            kind = RING_AG;
-        } else if (plan->op == WEFT_COLL_REDUCE_SCATTER ||
-                   plan->op == WEFT_COLL_REDUCE_SCATTER_BLOCK) {
-            kind = RING_RS;
-        }
+    for (guint ch = 0; ch < x->plan->channels; ch++) {
+        int kind = ring_fill(x->L, x->plan, ch, order, poff, plen);
         ring_t r = {.g = n, .ep = order, .poff = poff, .plen = plen, .channel = ch};
         ring_run(x, &r, kind, NULL, NULL);
+    }
+}
+
+void
+weft_coll_i_ring_describe(const weft_coll_layout_t *L, const weft_coll_plan_t *plan,
+                          weft_coll_implicit_t *im)
+{
+    guint n = plan->n_members;
+    im->g = n;
+    im->channels = plan->channels;
+    im->chunks = plan->chunks;
+    im->order = g_new(guint32, (gsize)n * plan->channels);
+    im->poff = g_new(guint64, (gsize)n * plan->channels);
+    im->plen = g_new(guint64, (gsize)n * plan->channels);
+    im->dom = g_memdup2(L->dom, sizeof(guint) * n);
+    int kind = RING_AR;
+    for (guint ch = 0; ch < plan->channels; ch++) {
+        gsize o = (gsize)ch * n;
+        kind = ring_fill(L, plan, ch, im->order + o, im->poff + o, im->plen + o);
+    }
+    im->kind = kind == RING_RS   ? WEFT_COLL_I_RING_RS
+               : kind == RING_AG ? WEFT_COLL_I_RING_AG
+                                 : WEFT_COLL_I_RING_AR;
+}
+
+void
+weft_coll_i_ring_emit(coll_builder_t *b, weft_coll_plan_t *plan, const weft_coll_implicit_t *im)
+{
+    ctx_t x = {.b = b, .plan = plan, .L = b->layout, .n = im->g, .C = im->chunks};
+    int kind = im->kind == WEFT_COLL_I_RING_RS   ? RING_RS
+               : im->kind == WEFT_COLL_I_RING_AG ? RING_AG
+                                                 : RING_AR;
+    for (guint ch = 0; ch < im->channels; ch++) {
+        gsize o = (gsize)ch * im->g;
+        ring_t r = {.g = im->g,
+                    .ep = im->order + o,
+                    .poff = im->poff + o,
+                    .plen = im->plen + o,
+                    .channel = ch};
+        ring_run(&x, &r, kind, NULL, NULL);
     }
 }
 

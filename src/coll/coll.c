@@ -384,6 +384,10 @@ pack(coll_builder_t *b, weft_coll_plan_t *plan)
     fill_sharing(b);
     guint n = b->xfers->len;
     plan->n_xfers = n;
+    plan->moved_bytes = 0;
+    for (guint i = 0; i < n; i++) {
+        plan->moved_bytes += g_array_index(b->xfers, weft_coll_xfer_t, i).bytes;
+    }
     plan->xfers = (weft_coll_xfer_t *)(void *)g_array_free(b->xfers, n == 0);
     b->xfers = NULL;
     plan->n_virtual = b->virt->len;
@@ -412,6 +416,23 @@ pack(coll_builder_t *b, weft_coll_plan_t *plan)
         plan->succ[at] = deps[e].succ;
         plan->succ_kind[at] = deps[e].kind;
     }
+}
+
+/* A builder for about @total transfers over @layout. */
+static void
+builder_init(coll_builder_t *b, const weft_coll_layout_t *layout, double total, guint lane_shift)
+{
+    *b = (coll_builder_t){
+        .xfers = g_array_sized_new(FALSE, FALSE, sizeof(weft_coll_xfer_t), (guint)total),
+        .deps = g_array_sized_new(FALSE, FALSE, sizeof(coll_dep_t), (guint)(2 * total)),
+        .last = g_hash_table_new(g_direct_hash, g_direct_equal),
+        .link_dep = COLL_NONE,
+        .lane_shift = lane_shift,
+        .layout = layout,
+        .n_members = layout->n_members,
+        .virt = g_array_new(FALSE, FALSE, sizeof(gint)),
+        .virt_inter = g_array_new(FALSE, FALSE, sizeof(gboolean)),
+    };
 }
 
 static void
@@ -457,6 +478,179 @@ space_of(weft_coll_op_t op, guint n, guint64 S)
     default:
         return S;
     }
+}
+
+/* ---- implicit plans ------------------------------------------------------------------- */
+
+/* The transfer count of @plan (fields set) if it is a ring that may be implicit, else 0. */
+static guint64
+implicit_count(const weft_coll_plan_t *plan)
+{
+    gboolean ring_op = plan->op == WEFT_COLL_ALL_REDUCE || plan->op == WEFT_COLL_ALL_GATHER ||
+                       plan->op == WEFT_COLL_REDUCE_SCATTER ||
+                       plan->op == WEFT_COLL_REDUCE_SCATTER_BLOCK;
+    guint64 g = plan->n_members;
+    if (plan->algo != WEFT_COLL_ALGO_RING || !ring_op || g < 2) {
+        return 0;
+    }
+    guint64 steps = plan->op == WEFT_COLL_ALL_REDUCE ? 2 * (g - 1) : g - 1;
+    return steps * plan->chunks * g * plan->channels;
+}
+
+/* Makes @plan implicit: its rings (build_ring()'s), sharing counts and totals. */
+static void
+implicit_build(weft_coll_plan_t *plan, const weft_coll_layout_t *layout, guint64 n_xfers)
+{
+    weft_coll_implicit_t *im = g_new0(weft_coll_implicit_t, 1);
+    weft_coll_i_ring_describe(layout, plan, im);
+    im->n_xfers = n_xfers;
+    guint g = im->g;
+    gsize n = (gsize)g * im->channels;
+    /* channels with transfers on each pair (fill_sharing()): a pair appears at most once in
+     * a channel's ring, so its count is the number of rings it appears in */
+    g_autoptr(GHashTable) count = g_hash_table_new(g_int64_hash, g_int64_equal);
+    g_autofree gint64 *keys = g_new(gint64, n);
+    for (gsize k = 0; k < n; k++) {
+        gsize base = k - k % g;
+        keys[k] = ((gint64)im->order[k] << 32) | im->order[base + (k % g + 1) % g];
+        guint c = GPOINTER_TO_UINT(g_hash_table_lookup(count, &keys[k]));
+        g_hash_table_insert(count, &keys[k], GUINT_TO_POINTER(c + 1));
+    }
+    im->sharing = g_new(guint16, n);
+    for (gsize k = 0; k < n; k++) {
+        guint c = GPOINTER_TO_UINT(g_hash_table_lookup(count, &keys[k]));
+        im->sharing[k] = (guint16)MIN(MAX(c, 1), G_MAXUINT16);
+    }
+    guint64 steps = im->kind == WEFT_COLL_I_RING_AR ? 2 * (guint64)(g - 1) : g - 1;
+    for (gsize k = 0; k < n; k++) {
+        im->moved_bytes += steps * im->plen[k];
+    }
+    plan->moved_bytes = im->moved_bytes;
+    plan->implicit = im;
+}
+
+static void
+implicit_free(weft_coll_implicit_t *im)
+{
+    if (im == NULL) {
+        return;
+    }
+    weft_coll_plan_free(im->explicit_plan);
+    g_free(im->order);
+    g_free(im->poff);
+    g_free(im->plen);
+    g_free(im->dom);
+    g_free(im->sharing);
+    g_free(im);
+}
+
+gboolean
+weft_coll_plan_is_implicit(const weft_coll_plan_t *plan)
+{
+    g_return_val_if_fail(plan != NULL, FALSE);
+    return plan->implicit != NULL;
+}
+
+guint64
+weft_coll_plan_n_transfers(const weft_coll_plan_t *plan)
+{
+    g_return_val_if_fail(plan != NULL, 0);
+    return plan->implicit != NULL ? plan->implicit->n_xfers : plan->n_xfers;
+}
+
+const weft_coll_plan_t *
+weft_coll_plan_explicit(const weft_coll_plan_t *plan, GError **error)
+{
+    g_return_val_if_fail(plan != NULL, NULL);
+    g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+    weft_coll_implicit_t *im = plan->implicit;
+    if (im == NULL) {
+        return plan;
+    }
+    if (im->explicit_plan != NULL) {
+        return im->explicit_plan;
+    }
+    if (im->n_xfers > MAX_XFERS) {
+        g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_VALUE,
+                    "%s (ring) over %u members with %u channels and %u chunks has %" G_GUINT64_FORMAT
+                    " transfers, more than the %" G_GUINT64_FORMAT
+                    " a plan may hold transfer by transfer (the analytical model computes it "
+                    "without storing them)",
+                    op_names[plan->op], plan->n_members, plan->channels, plan->chunks,
+                    im->n_xfers, MAX_XFERS);
+        return NULL;
+    }
+    weft_coll_layout_t L = {.n_members = im->g, .dom = im->dom};
+    weft_coll_plan_t *e = g_new0(weft_coll_plan_t, 1);
+    *e = *plan;
+    e->implicit = NULL;
+    coll_builder_t b;
+    builder_init(&b, &L, (double)im->n_xfers, 0);
+    weft_coll_i_ring_emit(&b, e, im);
+    pack(&b, e);
+    builder_clear(&b);
+    im->explicit_plan = e;
+    return e;
+}
+
+gboolean
+weft_coll_plan_equal(const weft_coll_plan_t *a, const weft_coll_plan_t *b)
+{
+    g_return_val_if_fail(a != NULL && b != NULL, FALSE);
+    if (a == b) {
+        return TRUE;
+    }
+    if ((a->implicit == NULL) != (b->implicit == NULL)) {
+        return FALSE;
+    }
+    if (a->implicit != NULL) {
+        const weft_coll_implicit_t *x = a->implicit, *y = b->implicit;
+        gsize n = (gsize)x->g * x->channels;
+        return x->kind == y->kind && x->g == y->g && x->channels == y->channels &&
+               x->chunks == y->chunks && memcmp(x->order, y->order, n * sizeof(guint32)) == 0 &&
+               memcmp(x->poff, y->poff, n * sizeof(guint64)) == 0 &&
+               memcmp(x->plen, y->plen, n * sizeof(guint64)) == 0 &&
+               memcmp(x->sharing, y->sharing, n * sizeof(guint16)) == 0 &&
+               memcmp(x->dom, y->dom, x->g * sizeof(guint)) == 0;
+    }
+    if (a->n_xfers != b->n_xfers) {
+        return FALSE;
+    }
+    for (guint t = 0; t < a->n_xfers; t++) {
+        const weft_coll_xfer_t *x = &a->xfers[t], *y = &b->xfers[t];
+        if (x->src != y->src || x->dst != y->dst || x->bytes != y->bytes ||
+            x->offset != y->offset || x->channel != y->channel || x->sharing != y->sharing ||
+            x->flags != y->flags || a->n_preds[t] != b->n_preds[t] ||
+            a->succ_off[t + 1] != b->succ_off[t + 1]) {
+            return FALSE;
+        }
+    }
+    guint32 ns = a->succ_off[a->n_xfers];
+    return memcmp(a->succ, b->succ, ns * sizeof(guint32)) == 0 &&
+           memcmp(a->succ_kind, b->succ_kind, ns) == 0;
+}
+
+GArray *
+weft_coll_plan_pairs(const weft_coll_plan_t *plan)
+{
+    g_return_val_if_fail(plan != NULL, NULL);
+    GArray *out = g_array_new(FALSE, FALSE, sizeof(guint64));
+    g_autoptr(GHashTable) seen = g_hash_table_new(g_int64_hash, g_int64_equal);
+    const weft_coll_implicit_t *im = plan->implicit;
+    guint64 n = im != NULL ? (guint64)im->g * im->channels : plan->n_xfers;
+    g_autofree guint64 *keys = g_new(guint64, MAX(n, 1));
+    for (guint64 k = 0; k < n; k++) {
+        if (im != NULL) {
+            guint64 base = k - k % im->g;
+            keys[k] = ((guint64)im->order[k] << 32) | im->order[base + (k % im->g + 1) % im->g];
+        } else {
+            keys[k] = ((guint64)plan->xfers[k].src << 32) | plan->xfers[k].dst;
+        }
+        if (g_hash_table_add(seen, &keys[k])) {
+            g_array_append_val(out, keys[k]);
+        }
+    }
+    return out;
 }
 
 weft_coll_plan_t *
@@ -523,6 +717,12 @@ weft_coll_plan_build(weft_coll_op_t op, const weft_coll_config_t *cfg,
     if (op == WEFT_COLL_BARRIER) {
         plan->chunks = 1;
     }
+    guint64 ring_xfers = implicit_count(plan);
+    guint64 threshold = cfg->implicit_xfers == 0 ? WEFT_COLL_IMPLICIT_XFERS : cfg->implicit_xfers;
+    if (ring_xfers > 0 && ring_xfers >= threshold) {
+        implicit_build(plan, layout, ring_xfers);
+        return g_steal_pointer(&plan);
+    }
     double total = weft_coll_i_estimate_xfers(plan, layout);
     if (total > (double)MAX_XFERS) {
         g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_VALUE,
@@ -532,17 +732,9 @@ weft_coll_plan_build(weft_coll_op_t op, const weft_coll_config_t *cfg,
                     plan->chunks, total, MAX_XFERS);
         return NULL;
     }
-    coll_builder_t b = {
-        .xfers = g_array_sized_new(FALSE, FALSE, sizeof(weft_coll_xfer_t), (guint)total),
-        .deps = g_array_sized_new(FALSE, FALSE, sizeof(coll_dep_t), (guint)(2 * total)),
-        .last = g_hash_table_new(g_direct_hash, g_direct_equal),
-        .link_dep = COLL_NONE,
-        .lane_shift = algo == WEFT_COLL_ALGO_TREE || algo == WEFT_COLL_ALGO_NVLS_TREE ? 1 : 0,
-        .layout = layout,
-        .n_members = layout->n_members,
-        .virt = g_array_new(FALSE, FALSE, sizeof(gint)),
-        .virt_inter = g_array_new(FALSE, FALSE, sizeof(gboolean)),
-    };
+    coll_builder_t b;
+    builder_init(&b, layout, total,
+                 algo == WEFT_COLL_ALGO_TREE || algo == WEFT_COLL_ALGO_NVLS_TREE ? 1 : 0);
     if (layout->n_members > 1 && !weft_coll_i_build_algo(&b, plan, error)) {
         builder_clear(&b);
         return NULL;
@@ -596,6 +788,7 @@ weft_coll_plan_free(weft_coll_plan_t *plan)
     g_free(plan->succ_off);
     g_free(plan->succ);
     g_free(plan->succ_kind);
+    implicit_free(plan->implicit);
     g_free(plan);
 }
 
@@ -617,10 +810,17 @@ weft_coll_plan_print(const weft_coll_plan_t *plan, GString *out)
     g_return_if_fail(out != NULL);
     g_string_append_printf(out,
                            "plan %s %s %s: %u members, %u virtual, %" G_GUINT64_FORMAT
-                           " bytes, %u channels, %u chunks, %u transfers\n",
+                           " bytes, %u channels, %u chunks, %" G_GUINT64_FORMAT " transfers\n",
                            weft_coll_op_name(plan->op), weft_coll_algo_name(plan->algo),
                            weft_coll_proto_name(plan->proto), plan->n_members, plan->n_virtual,
-                           plan->size_bytes, plan->channels, plan->chunks, plan->n_xfers);
+                           plan->size_bytes, plan->channels, plan->chunks,
+                           weft_coll_plan_n_transfers(plan));
+    if (plan->implicit != NULL) {
+        g_string_append_printf(out,
+                               "  implicit: %u ring(s) of %u positions; the transfers are computed "
+                               "per (channel, step, chunk, position), not stored\n",
+                               plan->implicit->channels, plan->implicit->g);
+    }
     for (guint v = 0; v < plan->n_virtual; v++) {
         g_string_append_printf(out, "  v%u = vertex %d\n", v, plan->virtual_vertex[v]);
     }

@@ -225,7 +225,15 @@ typedef struct {
     weft_coll_proto_t proto;
     guint channels; /* parallel rings/trees, each moving its share of the data; >= 1 */
     guint chunks;   /* pipeline chunks per channel; >= 1 */
+    /* A ring all-reduce, reduce-scatter or all-gather with at least this many transfers is
+     * built as an implicit plan (weft_coll_plan_is_implicit()); 0 means
+     * WEFT_COLL_IMPLICIT_XFERS, G_MAXUINT64 never. */
+    guint64 implicit_xfers;
 } weft_coll_config_t;
+
+/* The default of weft_coll_config_t.implicit_xfers: 2^20 transfers (about 80 MiB as an
+ * explicit plan). */
+#define WEFT_COLL_IMPLICIT_XFERS (G_GUINT64_CONSTANT(1) << 20)
 
 /**
  * Where a communicator's members sit in the cluster, as algorithms need it:
@@ -317,10 +325,18 @@ typedef struct {
     guint64 msg_bytes;         /* bytes per network message (0: one message per transfer) */
 } weft_coll_exec_t;
 
+typedef struct weft_coll_implicit weft_coll_implicit_t;
+
 /**
  * A plan. Transfer i has n_preds[i] predecessors (of both kinds); its
  * successors are succ[succ_off[i] .. succ_off[i+1]) with kinds succ_kind[..].
  * Transfers are in a topological order (every predecessor has a smaller index).
+ *
+ * An implicit plan (a ring too large to store transfer by transfer; implicit
+ * is set) has n_xfers 0 and no transfer arrays: its transfers are computed
+ * from (channel, step, chunk, position) when it runs (weft_coll_sweep()) or
+ * built on demand (weft_coll_plan_explicit()). weft_coll_plan_n_transfers()
+ * counts them either way.
  */
 typedef struct {
     weft_coll_op_t op;
@@ -340,6 +356,8 @@ typedef struct {
     guint32 *succ_off; /* n_xfers + 1 */
     guint32 *succ;
     guint8 *succ_kind; /* weft_coll_dep_kind_t per successor entry */
+    guint64 moved_bytes;           /* sum of the transfers' bytes */
+    weft_coll_implicit_t *implicit; /* NULL for an explicit plan (private, coll_private.h) */
 } weft_coll_plan_t;
 
 /**
@@ -422,6 +440,44 @@ const char *weft_coll_proto_name(weft_coll_proto_t proto);
  */
 weft_coll_plan_t *weft_coll_plan_new(weft_coll_op_t op, weft_coll_algo_t algo, guint n_members,
                                      guint64 size_bytes, guint chunks, GError **error);
+
+/** weft_coll_plan_is_implicit: whether @plan keeps its rings rather than its transfers. */
+gboolean weft_coll_plan_is_implicit(const weft_coll_plan_t *plan);
+
+/** weft_coll_plan_n_transfers: @plan's transfer count (implicit or not). O(1). */
+guint64 weft_coll_plan_n_transfers(const weft_coll_plan_t *plan);
+
+/**
+ * weft_coll_plan_explicit:
+ * @plan: a plan.
+ * @error: WEFT_COLL_ERROR_VALUE if an implicit plan has more transfers than a
+ *   plan may hold (2^31 - 1).
+ *
+ * The plan with every transfer stored: @plan itself if explicit, else its
+ * transfers built once (exactly those of weft_coll_plan_build() with
+ * implicit_xfers = G_MAXUINT64, and @plan's exec) and cached in @plan.
+ * Returns: (transfer none): owned by @plan, or NULL on error. O(transfers) the
+ * first time, O(1) after.
+ */
+const weft_coll_plan_t *weft_coll_plan_explicit(const weft_coll_plan_t *plan, GError **error);
+
+/**
+ * weft_coll_plan_equal:
+ * Whether @a and @b have the same transfers and dependencies (shape fields,
+ * exec excepted: callers compare those). O(transfers) for explicit plans,
+ * O(channels x members) for implicit ones; an implicit plan never equals an
+ * explicit one.
+ */
+gboolean weft_coll_plan_equal(const weft_coll_plan_t *a, const weft_coll_plan_t *b);
+
+/**
+ * weft_coll_plan_pairs:
+ * The distinct (source, destination) endpoint pairs of @plan's transfers in
+ * order of first use, each as (src << 32 | dst).
+ * Returns: (transfer full): a GArray of guint64. O(transfers) explicit,
+ * O(channels x members) implicit.
+ */
+GArray *weft_coll_plan_pairs(const weft_coll_plan_t *plan);
 
 /** weft_coll_plan_free: NULL is a no-op. */
 void weft_coll_plan_free(weft_coll_plan_t *plan);
@@ -522,6 +578,48 @@ weft_time_t weft_coll_time(weft_sim_t *sim, weft_net_t *net, const weft_coll_pla
 weft_time_t weft_coll_time_full(weft_sim_t *sim, weft_net_t *net, const weft_coll_plan_t *plan,
                                 const gint *member_vertex, const weft_coll_exec_t *exec,
                                 GError **error);
+
+/** Per-edge totals of a sweep (weft_coll_sweep()), as weft_net_link_stats() counts them. */
+typedef struct {
+    gint edge;
+    guint64 bytes_fx; /* bytes carried, in weft_net_bytes_fx() units */
+    weft_time_t busy_ps;
+    double peak_util;
+} weft_coll_sweep_link_t;
+
+/**
+ * weft_coll_sweep:
+ * @net: an analytical network (only its cluster and options are read).
+ * @plan: an implicit plan (weft_coll_plan_is_implicit()).
+ * @member_vertex: plan->n_members cluster vertices.
+ * @exec: (nullable): the costs (NULL: plan->exec).
+ * @duration_ps: (out): how long the plan takes run alone from an idle network.
+ * @links: (out) (transfer full): per edge its routes cross, its totals (a GArray of
+ *   weft_coll_sweep_link_t, in order of first use).
+ * @error: WEFT_COLL_ERROR_UNSUPPORTED when the sweep does not apply (the flow
+ *   model, a route with an ECMP choice, per-message costs across domains, or an
+ *   edge shared by several of the plan's pairs with more phases than 2^22 to
+ *   sort); WEFT_NET_ERROR_NO_ROUTE when two members cannot reach each other.
+ *
+ * Computes, without events, what weft_coll_time_full() would measure under the
+ * analytical model: every transfer starts when its data predecessor's delivery
+ * plus post-delay and its link predecessor's send end have passed (coll.h), and
+ * takes the model's L + S / B. Transfers are visited in the plan's topological
+ * order keeping one release time per (position, chunk) and one send end per
+ * position, so memory is O(channels x members x chunks), never O(transfers).
+ * When every position of a channel has the same route costs and piece length,
+ * and no edge carries two of the plan's pairs, every position's times are the
+ * same (by induction over the steps) and one position is computed: O(steps x
+ * chunks) per channel. Durations and busy times are identical to the event run
+ * to the picosecond, bytes exactly; peak utilization too, except on an edge that
+ * several pairs cross, where equal-time phases may sum in another order (a
+ * last-bit difference).
+ * Returns: FALSE on error. Time complexity: O(transfers x hops), or O(steps x
+ * chunks x channels + members x hops) in the uniform case.
+ */
+gboolean weft_coll_sweep(weft_net_t *net, const weft_coll_plan_t *plan, const gint *member_vertex,
+                         const weft_coll_exec_t *exec, weft_time_t *duration_ps, GArray **links,
+                         GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(weft_coll_plan_t, weft_coll_plan_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(weft_coll_layout_t, weft_coll_layout_free)

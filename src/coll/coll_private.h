@@ -90,6 +90,42 @@ guint64 weft_coll_i_pieces(const weft_coll_plan_t *plan, const weft_coll_layout_
 gboolean weft_coll_i_check_supported(weft_coll_op_t op, weft_coll_algo_t algo,
                                      const weft_coll_layout_t *layout, GError **error);
 
+/*
+ * An implicit plan (coll.h, weft_coll_plan_is_implicit()): a ring all-reduce, reduce-scatter
+ * or all-gather kept as its rings, not its transfers. Channel ch's ring has its endpoint at
+ * each position in order[ch x g ..], and position p owns bytes [poff, poff + plen) of the
+ * data space at the end (as build_ring() lays them out); its transfers are exactly those
+ * build_ring() would emit (weft_coll_i_ring_emit() emits them for materializing).
+ */
+enum { WEFT_COLL_I_RING_RS, WEFT_COLL_I_RING_AG, WEFT_COLL_I_RING_AR };
+
+struct weft_coll_implicit {
+    guint8 kind; /* WEFT_COLL_I_RING_* */
+    guint g;     /* positions (the members) */
+    guint channels;
+    guint chunks;
+    guint32 *order;   /* channels x g: the member at each position */
+    guint64 *poff;    /* channels x g */
+    guint64 *plen;    /* channels x g */
+    guint *dom;       /* g: each member's layout domain (transfers between two cross domains) */
+    guint16 *sharing; /* channels x g: channels with transfers on position p's pair */
+    guint64 n_xfers;  /* channels x steps x chunks x g */
+    guint64 moved_bytes;
+    weft_coll_plan_t *explicit_plan; /* its transfers, built on first need (cached) */
+};
+
+/* algos.c: describes @plan's rings (a ring op, fields set) into @im (order .. dom). */
+void weft_coll_i_ring_describe(const weft_coll_layout_t *layout, const weft_coll_plan_t *plan,
+                               weft_coll_implicit_t *im);
+/* algos.c: emits the transfers of @im into @b (whose layout needs n_members and dom). */
+void weft_coll_i_ring_emit(coll_builder_t *b, weft_coll_plan_t *plan,
+                           const weft_coll_implicit_t *im);
+/* coll_run.c: the efficiency and payload-rate cap of transfer @x (flags, sharing) under
+ * @exec, with the route @r (nullable) and whether the model is analytical. */
+void weft_coll_i_xfer_rate(const weft_coll_exec_t *exec, guint8 flags, guint16 sharing,
+                           const weft_route_t *r, gboolean analytical, double *eff,
+                           double *cap);
+
 /* layout.c: the ring order of channel @ch: every member once, domains consecutive. */
 void weft_coll_i_ring_order(const weft_coll_layout_t *layout, guint ch, guint32 *order);
 /* The members of layout domain @d rotated to start at position @start mod g (g entries). */

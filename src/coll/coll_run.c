@@ -19,6 +19,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "coll/coll_private.h"
+
 struct weft_coll_run {
     weft_net_t *net;
     const weft_coll_plan_t *plan;
@@ -90,26 +92,34 @@ start_xfer(weft_coll_run_t *run, guint32 t)
     start_xfer_now(run, t);
 }
 
+void
+weft_coll_i_xfer_rate(const weft_coll_exec_t *exec, guint8 flags, guint16 sharing,
+                      const weft_route_t *r, gboolean analytical, double *eff, double *cap)
+{
+    *eff = exec->efficiency > 0.0 ? exec->efficiency : 1.0;
+    if (!(flags & WEFT_COLL_XFER_INTER) && exec->efficiency_intra > 0.0) {
+        *eff = exec->efficiency_intra; /* e.g. CollNet's NVLink part (tuning.h) */
+    }
+    *cap = exec->channel_Bps > 0.0 ? exec->channel_Bps : INFINITY;
+    if (analytical && sharing > 1 && r != NULL && r->n_paths > 0) {
+        /* The channels on this pair share its route; the analytical model cannot see that:
+         * cap the payload rate at the route's share (a cap, not a lower efficiency, so the
+         * links' byte counts stay the bytes on the wire). */
+        *cap = MIN(*cap, r->rate_Bps * *eff / sharing);
+    }
+}
+
 static void
 start_xfer_now(weft_coll_run_t *run, guint32 t)
 {
     const weft_coll_xfer_t *x = &run->plan->xfers[t];
-    double eff = run->exec.efficiency > 0.0 ? run->exec.efficiency : 1.0;
-    if (!(x->flags & WEFT_COLL_XFER_INTER) && run->exec.efficiency_intra > 0.0) {
-        eff = run->exec.efficiency_intra; /* e.g. CollNet's NVLink part (tuning.h) */
-    }
-    double cap = run->exec.channel_Bps > 0.0 ? run->exec.channel_Bps : INFINITY;
+    const weft_route_t *r = NULL;
     if (run->analytical && x->sharing > 1) {
-        /* The channels on this pair share its route; the analytical model cannot see that:
-         * cap the payload rate at the route's share (a cap, not a lower efficiency, so the
-         * links' byte counts stay the bytes on the wire). */
-        weft_topo_t *topo = weft_net_topo(run->net);
-        const weft_route_t *r =
-            weft_topo_route(topo, run->vertex[x->src], run->vertex[x->dst], NULL);
-        if (r != NULL && r->n_paths > 0) {
-            cap = MIN(cap, r->rate_Bps * eff / x->sharing);
-        }
+        r = weft_topo_route(weft_net_topo(run->net), run->vertex[x->src], run->vertex[x->dst],
+                            NULL);
     }
+    double eff, cap;
+    weft_coll_i_xfer_rate(&run->exec, x->flags, x->sharing, r, run->analytical, &eff, &cap);
     GError *error = NULL;
     /* Every pair was checked routable in weft_coll_run_full(), so this fails only when a
      * fault has taken links down since (net.h: weft_net_stranded()). */
@@ -251,6 +261,11 @@ weft_coll_run_full(weft_net_t *net, const weft_coll_plan_t *plan, const gint *me
     g_return_val_if_fail(done != NULL, NULL);
     g_return_val_if_fail(error == NULL || *error == NULL, NULL);
 
+    const weft_coll_exec_t *costs = exec != NULL ? exec : &plan->exec;
+    plan = weft_coll_plan_explicit(plan, error); /* an implicit plan runs its transfers */
+    if (plan == NULL) {
+        return NULL;
+    }
     guint n_ep = plan->n_members + plan->n_virtual;
     g_autofree gint *vertex = g_new(gint, MAX(n_ep, 1));
     memcpy(vertex, member_vertex, sizeof(gint) * plan->n_members);
@@ -273,7 +288,7 @@ weft_coll_run_full(weft_net_t *net, const weft_coll_plan_t *plan, const gint *me
     weft_coll_run_t *run = g_new0(weft_coll_run_t, 1);
     run->net = net;
     run->plan = plan;
-    run->exec = exec != NULL ? *exec : plan->exec;
+    run->exec = *costs;
     run->vertex = g_steal_pointer(&vertex);
     run->waiting = g_memdup2(plan->n_preds, sizeof(guint32) * MAX(plan->n_xfers, 1));
     run->post = g_new0(weft_event_handle_t, MAX(plan->n_xfers, 1));
@@ -339,6 +354,44 @@ on_timed_done(void *ctx, guint64 tag)
     tm->at = weft_sim_now(tm->sim);
 }
 
+static void
+on_noop(void *ctx, void *data)
+{
+    (void)ctx;
+    (void)data;
+}
+
+/*
+ * An implicit plan swept (weft_coll_sweep()) instead of run: its links credited with what its
+ * transfers would have carried (weft_net_credit()), the totals with its transfers, and the
+ * clock moved on by its duration, so that the network reads as after an event run. -1 with
+ * @error set (WEFT_COLL_ERROR_UNSUPPORTED: run it).
+ */
+static weft_time_t
+sweep_time(weft_sim_t *sim, weft_net_t *net, const weft_coll_plan_t *plan,
+           const gint *member_vertex, const weft_coll_exec_t *exec, GError **error)
+{
+    weft_time_t ps;
+    g_autoptr(GArray) links = NULL;
+    if (!weft_coll_sweep(net, plan, member_vertex, exec, &ps, &links, error)) {
+        return -1;
+    }
+    for (guint i = 0; i < links->len; i++) {
+        const weft_coll_sweep_link_t *l = &g_array_index(links, weft_coll_sweep_link_t, i);
+        weft_net_credit(net, l->edge, weft_net_bytes_from_fx(l->bytes_fx), l->busy_ps,
+                        l->peak_util);
+    }
+    guint64 n = weft_coll_plan_n_transfers(plan);
+    weft_net_stats_t st = {.transfers_started = n,
+                           .transfers_done = n,
+                           .bytes_sent = plan->moved_bytes,
+                           .bytes_delivered = plan->moved_bytes};
+    weft_net_credit_stats(net, &st);
+    weft_sim_after(sim, ps, on_noop, NULL, NULL);
+    weft_sim_run(sim);
+    return ps;
+}
+
 weft_time_t
 weft_coll_time(weft_sim_t *sim, weft_net_t *net, const weft_coll_plan_t *plan,
                const gint *member_vertex, GError **error)
@@ -354,6 +407,18 @@ weft_coll_time_full(weft_sim_t *sim, weft_net_t *net, const weft_coll_plan_t *pl
     g_return_val_if_fail(weft_net_sim(net) == sim, -1);
     /* Anything else on the queue would make the elapsed time meaningless. */
     g_return_val_if_fail(weft_sim_pending(sim) == 0, -1);
+    if (plan->implicit != NULL && weft_net_model(net) == WEFT_NET_ANALYTICAL) {
+        GError *local = NULL;
+        weft_time_t ps = sweep_time(sim, net, plan, member_vertex, exec, &local);
+        if (ps >= 0) {
+            return ps;
+        }
+        if (!g_error_matches(local, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED)) {
+            g_propagate_error(error, local);
+            return -1;
+        }
+        g_error_free(local); /* the sweep does not apply: run the transfers */
+    }
     timer_t_ tm = {.done = FALSE, .at = 0, .sim = sim};
     weft_time_t t0 = weft_sim_now(sim);
     weft_coll_run_t *run =

@@ -769,6 +769,7 @@ weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system_t *sys, 
                GError **error)
 {
     g_return_val_if_fail(sys != NULL && config != NULL, FALSE);
+    *config = (weft_coll_config_t){0}; /* implicit_xfers: the default */
     if (!op_valid(op)) {
         g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_VALUE, "operation %d is not one of %d",
                     (int)op, WEFT_COLL_N_OPS);

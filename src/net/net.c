@@ -235,21 +235,26 @@ analytical_link_expire(link_t *l, weft_time_t now)
     }
 }
 
-/* Records @usage / the edge's capacity now in @l's peak (a link that is down has none). */
+/* Records @l's usage / @cap in its peak (a link that is down has no capacity, and no peak). */
 static void
-analytical_link_peak(weft_net_t *net, link_t *l, gint edge)
+link_peak_at(link_t *l, double cap)
 {
-    double cap = weft_topo_edge_bw_now(net->topo, edge);
     if (cap > 0.0 && l->usage / cap > l->peak_util) {
         l->peak_util = l->usage / cap;
     }
 }
 
-/* A bandwidth phase [start, end) at @usage starts on edge @e: the heap, the busy run, the
- * peak. Phases of an edge are added in start order. */
+/* Records @usage / the edge's capacity now in @l's peak. */
 static void
-link_phase_add(weft_net_t *net, link_t *l, gint e, weft_time_t start, weft_time_t end,
-               double usage)
+analytical_link_peak(weft_net_t *net, link_t *l, gint edge)
+{
+    link_peak_at(l, weft_topo_edge_bw_now(net->topo, edge));
+}
+
+/* A bandwidth phase [start, end) at @usage starts on a link of capacity @cap: the heap, the
+ * busy run, the peak. Phases of a link are added in start order. */
+static void
+link_phase_add_cap(link_t *l, double cap, weft_time_t start, weft_time_t end, double usage)
 {
     analytical_link_expire(l, start);
     if (l->n_sending == 0) {
@@ -260,7 +265,50 @@ link_phase_add(weft_net_t *net, link_t *l, gint e, weft_time_t start, weft_time_
     sending_push(l, v);
     l->usage += v.usage;
     l->run_end = MAX(l->run_end, end);
-    analytical_link_peak(net, l, e);
+    link_peak_at(l, cap);
+}
+
+void
+weft_net_phases_busy_peak(const weft_net_phase_t *phases, guint n, double cap_Bps,
+                          weft_time_t *busy_ps, double *peak_util)
+{
+    g_return_if_fail(phases != NULL || n == 0);
+    link_t l = {0};
+    for (guint i = 0; i < n; i++) {
+        g_return_if_fail(i == 0 || phases[i].start_ps >= phases[i - 1].start_ps);
+        link_phase_add_cap(&l, cap_Bps, phases[i].start_ps, phases[i].end_ps, phases[i].usage_Bps);
+    }
+    *busy_ps = l.busy_ps + (l.n_sending > 0 ? l.run_end - l.since : 0);
+    *peak_util = l.peak_util;
+    g_free(l.sending);
+}
+
+weft_time_t
+weft_net_analytical_send_ps(const weft_route_t *route, guint64 bytes, double cap_Bps,
+                            double efficiency)
+{
+    return analytical_send_time(route, bytes, cap_Bps > 0.0 ? cap_Bps : INFINITY,
+                                efficiency > 0.0 && efficiency <= 1.0 ? efficiency : 1.0);
+}
+
+guint64
+weft_net_bytes_fx(double bytes, double share)
+{
+    return (guint64)llround(bytes * share * WEFT_NET_BYTES_FX);
+}
+
+double
+weft_net_bytes_from_fx(guint64 fx)
+{
+    return (double)fx / WEFT_NET_BYTES_FX;
+}
+
+/* A bandwidth phase [start, end) at @usage starts on edge @e (link_phase_add_cap()). */
+static void
+link_phase_add(weft_net_t *net, link_t *l, gint e, weft_time_t start, weft_time_t end,
+               double usage)
+{
+    link_phase_add_cap(l, weft_topo_edge_bw_now(net->topo, e), start, end, usage);
 }
 
 /* Replays, in start order, the timed blocks' phases on @e that start at or before @now. */

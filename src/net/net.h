@@ -377,6 +377,45 @@ void weft_net_record_phases(weft_net_t *net, const gint *edges, guint n);
 const GArray *weft_net_recorded_phases(const weft_net_t *net, gint edge);
 
 /**
+ * weft_net_phases_busy_peak:
+ * @phases: (array length=n): bandwidth phases on one edge, in start order.
+ * @cap_Bps: the edge's capacity.
+ * @busy_ps: (out): the length of their union.
+ * @peak_util: (out): the largest sum of the usages of phases in force at a phase's start,
+ *   over @cap_Bps (0 if @cap_Bps <= 0).
+ *
+ * What the analytical model's link statistics make of @phases alone (the same code).
+ * Time complexity: O(n log k), k the most phases in force at once.
+ */
+void weft_net_phases_busy_peak(const weft_net_phase_t *phases, guint n, double cap_Bps,
+                               weft_time_t *busy_ps, double *peak_util);
+
+/**
+ * weft_net_analytical_send_ps:
+ * @route: (nullable): a route; NULL for a local copy.
+ * @bytes: payload bytes.
+ * @cap_Bps: payload-rate cap (<= 0 or INFINITY: none).
+ * @efficiency: payload per wire byte, (0, 1] (else 1).
+ *
+ * The analytical model's bandwidth phase of a transfer: S / min(B x efficiency, cap),
+ * rounded as weft_time_for_bytes() does; 0 for a local copy. Its delivery comes the
+ * route's latency later (saturating at WEFT_TIME_MAX).
+ */
+weft_time_t weft_net_analytical_send_ps(const weft_route_t *route, guint64 bytes, double cap_Bps,
+                                        double efficiency);
+
+/**
+ * weft_net_bytes_fx:
+ * @bytes: wire bytes (payload over efficiency).
+ * @share: the share of the route's path crossing an edge.
+ *
+ * @bytes x @share in the fixed-point unit links count bytes in (2^-16 byte), rounded as a
+ * transfer's completion credits them; weft_net_bytes_from_fx() converts back to bytes.
+ */
+guint64 weft_net_bytes_fx(double bytes, double share);
+double weft_net_bytes_from_fx(guint64 fx);
+
+/**
  * weft_net_add_block:
  * @net: an analytical network.
  * @edge: a directed edge id.

@@ -408,30 +408,6 @@ sig_exec(GByteArray *sig, const weft_coll_exec_t *x)
     sig_f64(sig, x->hbm_Bps);
 }
 
-/* Whether two plans have the same transfers and dependencies (after equal signatures). */
-static gboolean
-plans_equal(const weft_coll_plan_t *a, const weft_coll_plan_t *b)
-{
-    if (a == b) {
-        return TRUE;
-    }
-    if (a->n_xfers != b->n_xfers) {
-        return FALSE;
-    }
-    for (guint t = 0; t < a->n_xfers; t++) {
-        const weft_coll_xfer_t *x = &a->xfers[t], *y = &b->xfers[t];
-        if (x->src != y->src || x->dst != y->dst || x->bytes != y->bytes ||
-            x->offset != y->offset || x->channel != y->channel || x->sharing != y->sharing ||
-            x->flags != y->flags || a->n_preds[t] != b->n_preds[t] ||
-            a->succ_off[t + 1] != b->succ_off[t + 1]) {
-            return FALSE;
-        }
-    }
-    guint32 ns = a->succ_off[a->n_xfers];
-    return memcmp(a->succ, b->succ, ns * sizeof(guint32)) == 0 &&
-           memcmp(a->succ_kind, b->succ_kind, ns) == 0;
-}
-
 /* The cluster vertex of endpoint @e of @plan (members by @vertices, then virtual ones). */
 static gint
 endpoint_vertex(const weft_coll_plan_t *plan, const gint *vertices, guint32 e)
@@ -448,27 +424,26 @@ static gboolean
 memo_signature(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices,
                GByteArray *sig, GArray *edges)
 {
-    guint64 head[] = {plan->op,         plan->algo,       plan->proto,       plan->n_members,
-                      plan->n_virtual,  plan->size_bytes, plan->space_bytes, plan->channels,
-                      plan->chunks,     plan->n_xfers};
+    guint64 head[] = {plan->op,
+                      plan->algo,
+                      plan->proto,
+                      plan->n_members,
+                      plan->n_virtual,
+                      plan->size_bytes,
+                      plan->space_bytes,
+                      plan->channels,
+                      plan->chunks,
+                      weft_coll_plan_n_transfers(plan),
+                      weft_coll_plan_is_implicit(plan)};
     for (guint i = 0; i < G_N_ELEMENTS(head); i++) {
         sig_u64(sig, head[i]);
     }
     sig_exec(sig, &plan->exec);
-    g_autoptr(GHashTable) pairs = g_hash_table_new(g_int64_hash, g_int64_equal);
-    g_autoptr(GArray) pair_keys = g_array_new(FALSE, FALSE, sizeof(gint64));
     g_autoptr(GHashTable) canon = g_hash_table_new(g_direct_hash, g_direct_equal);
     /* distinct endpoint pairs, in order of first use */
-    for (guint t = 0; t < plan->n_xfers; t++) {
-        gint64 k = ((gint64)plan->xfers[t].src << 32) | plan->xfers[t].dst;
-        if (!g_hash_table_contains(pairs, &k)) {
-            g_array_append_val(pair_keys, k);
-            g_hash_table_add(pairs, &g_array_index(pair_keys, gint64, pair_keys->len - 1));
-        }
-    }
-    /* pair_keys no longer grows: the pointers above stay valid */
+    g_autoptr(GArray) pair_keys = weft_coll_plan_pairs(plan);
     for (guint i = 0; i < pair_keys->len; i++) {
-        gint64 k = g_array_index(pair_keys, gint64, i);
+        guint64 k = g_array_index(pair_keys, guint64, i);
         guint32 se = (guint32)(k >> 32), de = (guint32)(k & 0xffffffff);
         gint vs = endpoint_vertex(plan, vertices, se), vd = endpoint_vertex(plan, vertices, de);
         sig_u64(sig, ((guint64)se << 32) | de);
@@ -515,7 +490,11 @@ memo_measure(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices, co
 {
     g_autoptr(weft_sim_t) sim = weft_sim_new(1);
     g_autoptr(weft_net_t) net = weft_net_new_full(sim, R->topo, weft_net_options(R->net));
-    gboolean analytical = weft_net_model(net) == WEFT_NET_ANALYTICAL;
+    /* Analytical: the phases of every edge, to replay them against other traffic
+     * (weft_net_add_block()); an implicit plan (too many transfers to keep them) is swept and
+     * runs alone under the guard instead, as under flow. */
+    gboolean analytical =
+        weft_net_model(net) == WEFT_NET_ANALYTICAL && !weft_coll_plan_is_implicit(plan);
     if (analytical) {
         weft_net_record_phases(net, (const gint *)(void *)edges->data, edges->len);
     }
@@ -581,7 +560,7 @@ comm_memo(replay_t *R, guint c, const weft_coll_plan_t *plan, const gint *vertic
         }
         m->sig = g_bytes_ref(bytes);
         g_hash_table_insert(R->memos, m->sig, m);
-    } else if (!plans_equal(m->plan, plan)) {
+    } else if (!weft_coll_plan_equal(m->plan, plan)) {
         return cm; /* the same signature over another DAG: never seen, but never assumed */
     }
     cm->memo = m;
@@ -1279,7 +1258,7 @@ replay_clear(replay_t *R)
     g_clear_error(&R->error);
     g_clear_error(&R->stranded);
     g_clear_pointer(&R->faults, weft_fault_run_free);
-    if (R->detail_auto && weft_net_model(R->net) == WEFT_NET_FLOW) {
+    if (R->detail_auto) {
         weft_net_enable_guard(R->net, NULL, NULL); /* the net outlives this replay */
     }
     g_clear_pointer(&R->comm_memos, g_hash_table_unref);
@@ -1513,11 +1492,11 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
         R.comm_memos = g_hash_table_new_full(comm_plan_hash, comm_plan_equal, g_free,
                                              comm_memo_free);
         R.edge_holder = g_new0(coll_inst_t *, MAX(weft_topo_n_edges(R.topo), 1u));
-        if (weft_net_model(net) == WEFT_NET_FLOW) {
-            /* under flow a collective's timing depends on what shares its links: the guard
-             * proves it alone; analytical timing never does (see above) */
-            weft_net_enable_guard(net, on_detail_conflict, &R);
-        }
+        /* Under flow a collective's timing depends on what shares its links: the guard
+         * proves it alone. Analytical timing never does (see above), but an implicit plan
+         * (too many transfers to keep its link phases) needs its links to itself for their
+         * statistics: the guard proves that too. */
+        weft_net_enable_guard(net, on_detail_conflict, &R);
     }
     guint64 events_before = weft_sim_events(sim);
     if (R.faults != NULL) {

@@ -71,9 +71,7 @@ on_collective(void *data, const weft_replay_coll_event_t *ev)
         .start_ps = ev->start_ps,
         .end_ps = ev->end_ps,
     };
-    for (guint i = 0; i < p->n_xfers; i++) {
-        c.moved_bytes += p->xfers[i].bytes;
-    }
+    c.moved_bytes = p->moved_bytes;
     g_array_append_val(rep->colls, c);
 }
 
