@@ -607,13 +607,15 @@ typedef struct {
  * takes the model's L + S / B. Transfers are visited in the plan's topological
  * order keeping one release time per (position, chunk) and one send end per
  * position, so memory is O(channels x members x chunks), never O(transfers).
- * When every position of a channel has the same route costs and piece length,
- * and no edge carries two of the plan's pairs, every position's times are the
- * same (by induction over the steps) and one position is computed: O(steps x
- * chunks) per channel. Durations and busy times are identical to the event run
- * to the picosecond, bytes exactly; peak utilization too, except on an edge that
- * several pairs cross, where equal-time phases may sum in another order (a
- * last-bit difference).
+ * When every position has the same route costs and piece length, every
+ * position's times are the same (by induction over the steps) and one position
+ * is computed, O(steps x chunks): for all channels at once when the streams
+ * crossing each edge have equal shares (an edge crossed k times sees k copies of
+ * each phase at once), else per channel whose edges no other stream crosses.
+ * Durations and busy times are identical to the event run to the picosecond,
+ * bytes exactly; peak utilization too, except on an edge that several unlike
+ * streams cross, where equal-time phases may sum in another order (a last-bit
+ * difference).
  * Returns: FALSE on error. Time complexity: O(transfers x hops), or O(steps x
  * chunks x channels + members x hops) in the uniform case.
  */

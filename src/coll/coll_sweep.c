@@ -30,6 +30,7 @@
 typedef struct {
     gint edge;
     guint n_streams; /* (channel, position, path) crossing it */
+    guint credited;  /* sweep_uniform(): streams credited so far */
     double cap_Bps;
     guint64 bytes_fx;
     weft_time_t busy_ps;
@@ -57,7 +58,8 @@ typedef struct {
     pos_t *pos; /* channels x g */
     GArray *hops;
     GArray *acc; /* of edge_acc_t */
-    gboolean buffered;
+    gboolean buffered; /* some edges keep their phases (n_streams > 1) */
+    gboolean uniform;  /* all_uniform() */
 } sweep_t;
 
 /* Whether step @k of the ring reduces at the receiver. */
@@ -108,39 +110,59 @@ hop_end(const sweep_t *w, gsize k, gsize n)
     return k + 1 < n ? w->pos[k + 1].hop_off : w->hops->len;
 }
 
-/* Whether every position of channel @ch costs the same and owns as many bytes, and no edge
- * is crossed twice: then all positions run at the same times. */
+/* Whether positions @i and @k (flat indices) cost the same and own as many bytes. */
 static gboolean
-channel_uniform(const sweep_t *w, guint ch)
+same_pos(const sweep_t *w, gsize i, gsize k)
 {
     const weft_coll_implicit_t *im = w->im;
-    if (w->buffered) {
+    gsize n = (gsize)im->g * im->channels;
+    const pos_t *a = &w->pos[i], *b = &w->pos[k];
+    if (im->plen[k] != im->plen[i] || b->eff != a->eff || b->cap != a->cap ||
+        b->step_ps != a->step_ps || (a->r == NULL) != (b->r == NULL) ||
+        hop_end(w, k, n) - b->hop_off != hop_end(w, i, n) - a->hop_off) {
         return FALSE;
     }
-    gsize o = (gsize)ch * im->g, n = (gsize)im->g * im->channels;
-    const pos_t *a = &w->pos[o];
-    guint32 ha = hop_end(w, o, n) - a->hop_off;
-    for (guint i = 1; i < im->g; i++) {
-        const pos_t *b = &w->pos[o + i];
-        if (im->plen[o + i] != im->plen[o] || b->eff != a->eff || b->cap != a->cap ||
-            b->step_ps != a->step_ps || (a->r == NULL) != (b->r == NULL) ||
-            hop_end(w, o + i, n) - b->hop_off != ha) {
+    if (a->r == NULL) {
+        return TRUE;
+    }
+    if (a->r->latency_ps != b->r->latency_ps || a->r->rate_Bps != b->r->rate_Bps ||
+        a->r->n_paths != b->r->n_paths) {
+        return FALSE;
+    }
+    for (guint p = 0; p < a->r->n_paths; p++) {
+        if (a->r->share[p] != b->r->share[p] ||
+            a->r->path_off[p + 1] - a->r->path_off[p] != b->r->path_off[p + 1] - b->r->path_off[p]) {
             return FALSE;
         }
-        if (a->r == NULL) {
-            continue;
-        }
-        if (a->r->latency_ps != b->r->latency_ps || a->r->rate_Bps != b->r->rate_Bps ||
-            a->r->n_paths != b->r->n_paths) {
+    }
+    return TRUE;
+}
+
+/*
+ * Whether all positions of all channels run at the same times, and every edge sees k
+ * copies of one phase sequence at once (its k streams alike): every position costs the
+ * same and owns as many bytes, and the streams crossing an edge have equal shares (then
+ * their usages are equal, the route's rate being fixed per position).
+ */
+static gboolean
+all_uniform(const sweep_t *w)
+{
+    gsize n = (gsize)w->im->g * w->im->channels;
+    for (gsize k = 1; k < n; k++) {
+        if (!same_pos(w, 0, k)) {
             return FALSE;
         }
-        for (guint p = 0; p < a->r->n_paths; p++) {
-            if (a->r->share[p] != b->r->share[p] ||
-                a->r->path_off[p + 1] - a->r->path_off[p] !=
-                    b->r->path_off[p + 1] - b->r->path_off[p]) {
-                return FALSE;
-            }
+    }
+    const hop_t *h = &g_array_index(w->hops, hop_t, 0);
+    g_autofree double *share = g_new(double, MAX(w->acc->len, 1u));
+    for (guint a = 0; a < w->acc->len; a++) {
+        share[a] = -1.0;
+    }
+    for (guint j = 0; j < w->hops->len; j++) {
+        if (share[h[j].slot] >= 0.0 && share[h[j].slot] != h[j].share) {
+            return FALSE;
         }
+        share[h[j].slot] = h[j].share;
     }
     return TRUE;
 }
@@ -178,26 +200,31 @@ delivery_of(const pos_t *p, weft_time_t sent)
     return sat_add(sent, p->r->latency_ps);
 }
 
-/* Channel @ch with every position alike: one position's times, credited to each. */
+/*
+ * Positions [@from, @to) (flat indices) all alike, every edge crossed by alike streams only
+ * (all_uniform(), or one stream per edge): one position's times, credited to each. An edge
+ * crossed by k streams sees k copies of each phase at once: busy time once, usage the sum
+ * of k equal usages added one after another as the model adds them, bytes k times.
+ */
 static weft_time_t
-sweep_uniform(sweep_t *w, guint ch, weft_time_t t0)
+sweep_uniform(sweep_t *w, gsize from, gsize to, weft_time_t t0)
 {
     const weft_coll_implicit_t *im = w->im;
     guint g = im->g, C = im->chunks;
     guint steps = im->kind == WEFT_COLL_I_RING_AR ? 2 * (g - 1) : g - 1;
-    gsize o = (gsize)ch * g, n = (gsize)g * im->channels;
-    const pos_t *p0 = &w->pos[o];
+    gsize n = (gsize)g * im->channels;
+    const pos_t *p0 = &w->pos[from];
     g_autofree weft_time_t *ready = g_new(weft_time_t, C);
     weft_time_t link_free = t0, finish = t0, busy = 0;
     /* one position's busy time, bytes and largest usage per hop, then credited to every
      * position's edges */
-    guint32 nh = hop_end(w, o, n) - p0->hop_off;
+    guint32 nh = hop_end(w, from, n) - p0->hop_off;
     g_autofree guint64 *fx = g_new0(guint64, MAX(nh, 1u));
     g_autofree double *max_usage = g_new0(double, MAX(nh, 1u));
     const hop_t *h = &g_array_index(w->hops, hop_t, 0);
     for (guint k = 0; k < steps; k++) {
         for (guint c = 0; c < C; c++) {
-            guint64 len = coll_split(im->plen[o], C, c);
+            guint64 len = coll_split(im->plen[from], C, c);
             weft_time_t start = MAX(t0, link_free);
             if (k > 0) {
                 start = MAX(start, ready[c]);
@@ -226,14 +253,21 @@ sweep_uniform(sweep_t *w, guint ch, weft_time_t t0)
             }
         }
     }
-    for (guint i = 0; i < g; i++) {
-        const pos_t *p = &w->pos[o + i];
+    for (gsize i = from; i < to; i++) {
+        const pos_t *p = &w->pos[i];
         for (guint32 j = 0; j < nh; j++) {
             edge_acc_t *a = &g_array_index(w->acc, edge_acc_t, h[p->hop_off + j].slot);
             a->bytes_fx += fx[j];
+            if (a->credited++ > 0) {
+                continue; /* the k copies run at once: busy and peak counted once */
+            }
             a->busy_ps += busy;
-            if (a->cap_Bps > 0.0 && max_usage[j] / a->cap_Bps > a->peak_util) {
-                a->peak_util = max_usage[j] / a->cap_Bps;
+            double usage = 0.0;
+            for (guint s = 0; s < a->n_streams; s++) {
+                usage += max_usage[j];
+            }
+            if (a->cap_Bps > 0.0 && usage / a->cap_Bps > a->peak_util) {
+                a->peak_util = usage / a->cap_Bps;
             }
         }
     }
@@ -355,6 +389,10 @@ sweep_setup(sweep_t *w, weft_net_t *net, const weft_coll_plan_t *plan, const gin
             }
         }
     }
+    w->uniform = all_uniform(w);
+    if (w->uniform) {
+        return TRUE; /* one sequence for all: nothing kept */
+    }
     guint64 steps = im->kind == WEFT_COLL_I_RING_AR ? 2 * (guint64)(im->g - 1) : im->g - 1;
     guint64 kept = 0;
     for (guint a = 0; a < w->acc->len; a++) {
@@ -417,9 +455,18 @@ weft_coll_sweep(weft_net_t *net, const weft_coll_plan_t *plan, const gint *membe
         return FALSE;
     }
     weft_time_t t0 = MAX(w.x->base_ps, 0), finish = t0;
-    for (guint ch = 0; ch < w.im->channels; ch++) {
-        weft_time_t f = channel_uniform(&w, ch) ? sweep_uniform(&w, ch, t0)
-                                                : sweep_channel(&w, ch, t0);
+    gsize g = w.im->g;
+    if (w.uniform) {
+        finish = sweep_uniform(&w, 0, g * w.im->channels, t0);
+    }
+    for (guint ch = 0; !w.uniform && ch < w.im->channels; ch++) {
+        /* a channel whose positions are alike, with no edge shared: one position */
+        gboolean alike = !w.buffered;
+        for (guint i = 1; alike && i < g; i++) {
+            alike = same_pos(&w, ch * g, ch * g + i);
+        }
+        weft_time_t f = alike ? sweep_uniform(&w, ch * g, (ch + 1) * g, t0)
+                              : sweep_channel(&w, ch, t0);
         finish = MAX(finish, f);
     }
     GArray *out = g_array_sized_new(FALSE, FALSE, sizeof(weft_coll_sweep_link_t), w.acc->len);

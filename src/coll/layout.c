@@ -180,6 +180,16 @@ find_collnet(weft_coll_layout_t *L, weft_topo_t *topo)
     if (D < 2 || !L->uniform) {
         return;
     }
+    /* No SHARP switch anywhere, no CollNet: skip the D x g routes (on an ASTRA-sim ring of
+     * N NPUs, every NPU its own domain, N routes across the cluster). O(vertices). */
+    gboolean any_sharp = FALSE;
+    for (guint v = 0; v < weft_topo_n_vertices(topo) && !any_sharp; v++) {
+        any_sharp = weft_topo_vertex_kind(topo, (gint)v) == WEFT_VERTEX_SWITCH &&
+                    (weft_topo_vertex_features(topo, (gint)v) & WEFT_TOPO_FEATURE_SHARP);
+    }
+    if (!any_sharp) {
+        return;
+    }
     gint *sw = g_new(gint, g);
     gboolean ok = TRUE;
     for (guint j = 0; j < g && ok; j++) {
