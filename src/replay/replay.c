@@ -456,7 +456,8 @@ memo_signature(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices,
     }
     sig_exec(sig, &plan->exec);
     g_autoptr(GHashTable) pairs = g_hash_table_new(g_int64_hash, g_int64_equal);
-    g_autoptr(GArray) pair_keys = g_array_new(FALSE, FALSE, sizeof(gint64));
+    /* sized for every transfer so that it never moves: `pairs` keeps pointers into it */
+    g_autoptr(GArray) pair_keys = g_array_sized_new(FALSE, FALSE, sizeof(gint64), plan->n_xfers);
     g_autoptr(GHashTable) canon = g_hash_table_new(g_direct_hash, g_direct_equal);
     /* distinct endpoint pairs, in order of first use */
     for (guint t = 0; t < plan->n_xfers; t++) {
@@ -466,7 +467,6 @@ memo_signature(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices,
             g_hash_table_add(pairs, &g_array_index(pair_keys, gint64, pair_keys->len - 1));
         }
     }
-    /* pair_keys no longer grows: the pointers above stay valid */
     for (guint i = 0; i < pair_keys->len; i++) {
         gint64 k = g_array_index(pair_keys, gint64, i);
         guint32 se = (guint32)(k >> 32), de = (guint32)(k & 0xffffffff);
