@@ -1140,8 +1140,7 @@ weft_lmm_solve(weft_lmm_t *lmm)
 
     /* Seeds in ascending id order; the order changes nothing in the rates (each component is
      * solved on its own, canonically), only which seed names a component. */
-    sort_ids((guint *)(void *)lmm->touched->data, lmm->touched->len, lmm->cnsts_len,
-             lmm->sort_ids);
+    sort_ids((guint *)(void *)lmm->touched->data, lmm->touched->len, lmm->cnsts_len, lmm->sort_ids);
     for (guint i = 0; i < lmm->touched->len; i++) {
         guint cid = g_array_index(lmm->touched, guint, i);
         lmm->cnsts[cid].touched = FALSE;
@@ -1174,8 +1173,7 @@ weft_lmm_solve(weft_lmm_t *lmm)
         }
     }
     g_array_set_size(lmm->new_vars, 0);
-    sort_ids((guint *)(void *)lmm->changed->data, lmm->changed->len, lmm->vars_len,
-             lmm->sort_ids);
+    sort_ids((guint *)(void *)lmm->changed->data, lmm->changed->len, lmm->vars_len, lmm->sort_ids);
     lmm->stats.variables_solved += lmm->stats.last_variables;
 }
 
