@@ -886,6 +886,72 @@ START_TEST(random_transfers_keep_the_invariants_and_modes_agree)
 }
 END_TEST
 
+static void
+count_done(void *ctx, guint64 tag)
+{
+    (void)tag;
+    (*(guint *)ctx)++;
+}
+
+START_TEST(flow_ids_count_each_pair_apart_as_the_table_grows)
+{
+    /* Two leaves of 40 GPUs under two spines: every cross-leaf route has an ECMP
+     * choice, so every transfer between two GPUs on different leaves is numbered
+     * within its own pair. 40 x 40 x 2 = 3,200 pairs, each started 1 + (i + j) % 3
+     * times (the table starts at 1,024 slots, half full at most: it doubles
+     * three times); the next flow id of a pair is then its own count, 0 for a pair
+     * never used (same leaf: a fixed route, no count), under both models. */
+    enum { N = 40 };
+    g_autoptr(weft_topo_t) t = weft_topo_new("leaf-spine-40");
+    gint leaf[2], spine[2], gpu[2][N];
+    for (guint i = 0; i < 2; i++) {
+        g_autofree char *ln = g_strdup_printf("leaf%u", i);
+        g_autofree char *sn = g_strdup_printf("spine%u", i);
+        leaf[i] = add_vertex(t, WEFT_VERTEX_SWITCH, ln);
+        spine[i] = add_vertex(t, WEFT_VERTEX_SWITCH, sn);
+    }
+    for (guint l = 0; l < 2; l++) {
+        for (guint i = 0; i < N; i++) {
+            g_autofree char *gn = g_strdup_printf("gpu%u.%u", l, i);
+            gpu[l][i] = add_vertex(t, WEFT_VERTEX_GPU, gn);
+            add_link(t, gpu[l][i], leaf[l], 100e9, A);
+        }
+        for (guint sp = 0; sp < 2; sp++) {
+            add_link(t, leaf[l], spine[sp], B, A);
+        }
+    }
+    finalize(t);
+    for (int m = 0; m < 2; m++) {
+        g_autoptr(weft_sim_t) s = weft_sim_new(1);
+        g_autoptr(weft_net_t) n = weft_net_new(s, t, m == 0 ? WEFT_NET_FLOW : WEFT_NET_ANALYTICAL);
+        guint done = 0, started = 0;
+        for (guint l = 0; l < 2; l++) {
+            for (guint i = 0; i < N; i++) {
+                for (guint j = 0; j < N; j++) {
+                    gint src = gpu[l][i], dst = gpu[1 - l][j];
+                    for (guint k = 0; k < 1 + (i + j) % 3; k++) {
+                        ck_assert_uint_eq(weft_net_next_flow_id(n, src, dst), k);
+                        ck_assert(weft_net_transfer_start(n, src, dst, 1000, count_done, &done,
+                                                          started++, NULL));
+                    }
+                }
+            }
+        }
+        for (guint l = 0; l < 2; l++) {
+            for (guint i = 0; i < N; i++) {
+                for (guint j = 0; j < N; j++) {
+                    ck_assert_uint_eq(weft_net_next_flow_id(n, gpu[l][i], gpu[1 - l][j]),
+                                      1 + (i + j) % 3);
+                    ck_assert_uint_eq(weft_net_next_flow_id(n, gpu[l][i], gpu[l][j]), 0);
+                }
+            }
+        }
+        weft_sim_run(s);
+        ck_assert_uint_eq(done, started);
+    }
+}
+END_TEST
+
 static Suite *
 flow_suite(void)
 {
@@ -912,6 +978,7 @@ flow_suite(void)
     tcase_add_test(hand, parking_lot_gives_textbook_max_min_rates);
     tcase_add_test(hand, incast_through_a_switch_shares_the_receiver_link);
     tcase_add_test(hand, ecmp_collision_halves_the_spine_link);
+    tcase_add_test(hand, flow_ids_count_each_pair_apart_as_the_table_grows);
     tcase_add_test(hand, all_to_all_on_oversubscribed_spine_takes_the_spine_time);
     tcase_add_test(hand, ring_collectives_on_a_ring_match_analytical_exactly);
     tcase_add_test(hand, ring_collectives_on_dgx_h100_match_analytical_exactly);

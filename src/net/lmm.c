@@ -14,7 +14,8 @@
  * equal). For a component with constraints K and variables V:
  *  1. a_vc is the variable's coefficient on c; for a constraint listed twice,
  *     the sum of its coefficients in the order heapsort() leaves them
- *     (weft_lmm_variable_new(); fixed for given input).
+ *     (weft_lmm_variable_new(); fixed for given input; every other sort here
+ *     is into a total order of distinct keys, so its algorithm is free).
  *  2. For every c in K with variables: R_c = C_c; W_c = 0, then
  *     W_c += a_vc * w_v over c's list in ascending variable id; Wref_c = W_c;
  *     key_c = R_c / W_c.
@@ -72,12 +73,14 @@ typedef struct {
 typedef struct {
     double capacity;
     double usage;
-    celem_t *elems; /* ascending var once prepared (tombstones removed, sorted) */
+    celem_t *elems; /* ascending var once prepared (tombstones removed, sorted); while
+                     * unsorted, ascending in [0, n_sorted) but for tombstones */
     guint *vpos;    /* vpos[i]: index of elems[i]'s entry in its variable's list */
     guint len, alloc;
     guint n_live;
     guint n_dead;
-    guint max_var; /* largest var appended since the list was last sorted */
+    guint max_var;  /* largest var appended since the list was last sorted */
+    guint n_sorted; /* while unsorted: the entries before the first appended out of order */
     gboolean alive;
     gboolean unsorted;
     gboolean touched;     /* in lmm->touched */
@@ -151,6 +154,10 @@ struct weft_lmm {
     GArray *dirty;      /* guint: constraints whose key is stale in this step */
     GArray *step_vars;  /* guint: the variables a saturation step freezes */
     GArray *bounded;    /* bkey_t */
+    GArray *sort_ids;   /* guint: sort_ids()'s scratch */
+    GArray *sort_bkeys; /* bkey_t: sort_bkeys()'s scratch */
+    GArray *tail;       /* tent_t: prepare()'s entries appended out of order */
+    GArray *sort_tents; /* tent_t: sort_tents()'s scratch */
     weft_lmm_stats_t stats;
 };
 
@@ -158,7 +165,22 @@ struct weft_lmm {
 G_DEFINE_QUARK(weft-lmm-error-quark, weft_lmm_error)
 /* clang-format on */
 
-/* ---- in-place heapsort: O(n log n), allocates nothing (glibc's qsort may malloc) ---- */
+/* ---- sorting ------------------------------------------------------------------------------
+ *
+ * Every order the solver sorts into is a total order on distinct keys (ids, or (key, id)
+ * pairs), so any correct sort leaves the same array: the algorithm is free, and here it is
+ * chosen per array and written out per type, without a comparator called through a pointer:
+ *  - id arrays (the touched constraints, the changed variables): LSD radix sort, 8-bit
+ *    digits, as many passes as the largest id needs (O(n) per pass, a scratch array kept
+ *    between solves), insertion sort below RADIX_MIN entries;
+ *  - the bounded variables by (b / w, id): merge sort (O(n log n), scratch kept);
+ *  - constraint lists: kept sorted incrementally (prepare(): only the entries appended out
+ *    of order since the last solve are sorted, then merged into the sorted rest).
+ * The one order with ties is that of a variable's own list when a constraint appears twice:
+ * its coefficients are summed in the order the first version of this file left them, an
+ * in-place heapsort, which is therefore kept for that case (rare: paths of one route that
+ * share an edge). Nothing here allocates once the scratch arrays have grown (glibc's qsort
+ * may malloc). */
 
 typedef int (*cmp_fn)(const void *a, const void *b);
 
@@ -210,35 +232,126 @@ heapsort(void *data, gsize n, gsize size, cmp_fn cmp)
 }
 
 static int
-cmp_guint(const void *a, const void *b)
-{
-    guint x = *(const guint *)a, y = *(const guint *)b;
-    return (x > y) - (x < y);
-}
-
-static int
-cmp_celem(const void *a, const void *b)
-{
-    guint x = ((const celem_t *)a)->var, y = ((const celem_t *)b)->var;
-    return (x > y) - (x < y);
-}
-
-static int
 cmp_velem(const void *a, const void *b)
 {
     guint x = ((const velem_t *)a)->cnst, y = ((const velem_t *)b)->cnst;
     return (x > y) - (x < y);
 }
 
-static int
-cmp_bkey(const void *a, const void *b)
+/* Below this many ids, insertion sort beats the radix sort's 256-entry histograms. */
+#define RADIX_MIN 64
+
+/* Sorts @n ids, all below @bound, ascending; @tmp: scratch (guint), grown as needed.
+ * Time complexity: O(n x passes), passes = bytes of @bound - 1 (O(n^2) below RADIX_MIN). */
+static void
+sort_ids(guint *a, guint n, guint bound, GArray *tmp)
 {
-    const bkey_t *x = a, *y = b;
-    if (x->key != y->key) {
-        return x->key < y->key ? -1 : 1;
+    if (n < RADIX_MIN) {
+        for (guint i = 1; i < n; i++) {
+            guint x = a[i], j = i;
+            for (; j > 0 && a[j - 1] > x; j--) {
+                a[j] = a[j - 1];
+            }
+            a[j] = x;
+        }
+        return;
     }
-    return (x->var > y->var) - (x->var < y->var);
+    guint passes = 0;
+    for (guint top = bound > 0 ? bound - 1 : 0; top != 0; top >>= 8) {
+        passes++;
+    }
+    g_array_set_size(tmp, n);
+    guint *src = a, *dst = (guint *)(void *)tmp->data;
+    for (guint p = 0; p < passes; p++) {
+        guint shift = 8 * p;
+        guint count[256] = {0};
+        for (guint i = 0; i < n; i++) {
+            count[(src[i] >> shift) & 0xff]++;
+        }
+        guint sum = 0;
+        for (guint d = 0; d < 256; d++) {
+            guint c = count[d];
+            count[d] = sum;
+            sum += c;
+        }
+        for (guint i = 0; i < n; i++) {
+            dst[count[(src[i] >> shift) & 0xff]++] = src[i];
+        }
+        guint *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a) {
+        memcpy(a, src, n * sizeof(guint));
+    }
 }
+
+/* A constraint list entry on its way to its sorted place (prepare()). */
+typedef struct {
+    celem_t e;
+    guint vpos;
+} tent_t;
+
+static inline gboolean
+bkey_less(const bkey_t *x, const bkey_t *y)
+{
+    return x->key < y->key || (x->key == y->key && x->var < y->var);
+}
+
+static inline gboolean
+tent_less(const tent_t *x, const tent_t *y)
+{
+    return x->e.var < y->e.var;
+}
+
+/* Defines `static void NAME(TYPE *a, guint n, GArray *tmp)`: sorts @a by LESS, stably, with
+ * @tmp (of TYPE) as scratch, grown as needed; bottom-up merge sort over insertion-sorted runs
+ * of 16. Time complexity: O(n log n). */
+#define DEFINE_MERGE_SORT(NAME, TYPE, LESS)                                                        \
+    static void NAME(TYPE *a, guint n, GArray *tmp)                                                \
+    {                                                                                              \
+        enum { RUN = 16 };                                                                         \
+        for (guint lo = 0; lo < n; lo += RUN) {                                                    \
+            guint hi = MIN(lo + RUN, n);                                                           \
+            for (guint i = lo + 1; i < hi; i++) {                                                  \
+                TYPE x = a[i];                                                                     \
+                guint j = i;                                                                       \
+                for (; j > lo && LESS(&x, &a[j - 1]); j--) {                                       \
+                    a[j] = a[j - 1];                                                               \
+                }                                                                                  \
+                a[j] = x;                                                                          \
+            }                                                                                      \
+        }                                                                                          \
+        if (n <= RUN) {                                                                            \
+            return;                                                                                \
+        }                                                                                          \
+        g_array_set_size(tmp, n);                                                                  \
+        TYPE *src = a, *dst = (TYPE *)(void *)tmp->data;                                           \
+        for (guint width = RUN; width < n; width *= 2) {                                           \
+            for (guint lo = 0; lo < n; lo += 2 * width) {                                          \
+                guint mid = MIN(lo + width, n), hi = MIN(lo + 2 * width, n);                       \
+                guint i = lo, j = mid, k = lo;                                                     \
+                while (i < mid && j < hi) {                                                        \
+                    dst[k++] = LESS(&src[j], &src[i]) ? src[j++] : src[i++];                       \
+                }                                                                                  \
+                while (i < mid) {                                                                  \
+                    dst[k++] = src[i++];                                                           \
+                }                                                                                  \
+                while (j < hi) {                                                                   \
+                    dst[k++] = src[j++];                                                           \
+                }                                                                                  \
+            }                                                                                      \
+            TYPE *t = src;                                                                         \
+            src = dst;                                                                             \
+            dst = t;                                                                               \
+        }                                                                                          \
+        if (src != a) {                                                                            \
+            memcpy(a, src, n * sizeof(TYPE));                                                      \
+        }                                                                                          \
+    }
+
+DEFINE_MERGE_SORT(sort_bkeys, bkey_t, bkey_less)
+DEFINE_MERGE_SORT(sort_tents, tent_t, tent_less)
 
 /* ---- the heap of constraints on (key, id) ----------------------------------------------
  *
@@ -379,6 +492,10 @@ weft_lmm_new(gboolean incremental)
     lmm->dirty = g_array_new(FALSE, FALSE, sizeof(guint));
     lmm->step_vars = g_array_new(FALSE, FALSE, sizeof(guint));
     lmm->bounded = g_array_new(FALSE, FALSE, sizeof(bkey_t));
+    lmm->sort_ids = g_array_new(FALSE, FALSE, sizeof(guint));
+    lmm->sort_bkeys = g_array_new(FALSE, FALSE, sizeof(bkey_t));
+    lmm->tail = g_array_new(FALSE, FALSE, sizeof(tent_t));
+    lmm->sort_tents = g_array_new(FALSE, FALSE, sizeof(tent_t));
     return lmm;
 }
 
@@ -413,6 +530,10 @@ weft_lmm_free(weft_lmm_t *lmm)
     g_array_free(lmm->dirty, TRUE);
     g_array_free(lmm->step_vars, TRUE);
     g_array_free(lmm->bounded, TRUE);
+    g_array_free(lmm->sort_ids, TRUE);
+    g_array_free(lmm->sort_bkeys, TRUE);
+    g_array_free(lmm->tail, TRUE);
+    g_array_free(lmm->sort_tents, TRUE);
     g_free(lmm);
 }
 
@@ -586,7 +707,24 @@ weft_lmm_variable_new(weft_lmm_t *lmm, double weight, double bound_Bps, const gu
     for (guint i = 0; i < n; i++) {
         v->elems[i] = (velem_t){cnst[i], 0, coef[i]};
     }
-    heapsort(v->elems, n, sizeof(velem_t), cmp_velem);
+    /* Insertion sort (n is a route's length); where a constraint is listed twice, the order
+     * of its coefficients decides their sum's rounding: the heapsort's, then (see sorting). */
+    gboolean dup = FALSE;
+    for (guint i = 1; i < n; i++) {
+        velem_t x = v->elems[i];
+        guint j = i;
+        for (; j > 0 && v->elems[j - 1].cnst > x.cnst; j--) {
+            v->elems[j] = v->elems[j - 1];
+        }
+        v->elems[j] = x;
+        dup = dup || (j > 0 && v->elems[j - 1].cnst == x.cnst);
+    }
+    if (dup) {
+        for (guint i = 0; i < n; i++) {
+            v->elems[i] = (velem_t){cnst[i], 0, coef[i]};
+        }
+        heapsort(v->elems, n, sizeof(velem_t), cmp_velem);
+    }
     guint m = 0;
     for (guint i = 0; i < n; i++) {
         if (m > 0 && v->elems[m - 1].cnst == v->elems[i].cnst) {
@@ -611,8 +749,9 @@ weft_lmm_variable_new(weft_lmm_t *lmm, double weight, double bound_Bps, const gu
         c->elems[c->len] = (celem_t){id, next, ve->coef};
         c->vpos[c->len++] = i;
         c->wsum0_valid = FALSE;
-        if (id < c->max_var) {
+        if (id < c->max_var && !c->unsorted) {
             c->unsorted = TRUE;
+            c->n_sorted = c->len - 1; /* the entries before this one are in order */
         }
         c->max_var = MAX(c->max_var, id);
         c->n_live++;
@@ -674,8 +813,11 @@ weft_lmm_variable_bound(const weft_lmm_t *lmm, guint var)
 /* ---- solving ---------------------------------------------------------------------------- */
 
 /* Puts a constraint's list in canonical form: tombstones dropped (stable), ascending variable
- * id; and points each variable's entry back at its new position. Linear unless an insertion
- * came out of order, then O(n log n) once. */
+ * id; and points each variable's entry back at its new position. The list is sorted but for
+ * the entries appended out of order since it was last prepared, which all lie at or after
+ * n_sorted: those are sorted apart and merged into the rest from the back, each entry moving
+ * with its vpos. Time complexity: O(n + t log t) for t entries at or after n_sorted; only the
+ * entries that moved have their variable's cpos rewritten. */
 static void
 prepare(weft_lmm_t *lmm, guint id)
 {
@@ -683,37 +825,54 @@ prepare(weft_lmm_t *lmm, guint id)
     if (c->n_dead == 0 && !c->unsorted) {
         return;
     }
-    guint m = 0;
-    for (guint i = 0; i < c->len; i++) {
-        if (c->elems[i].var != DEAD) {
-            c->vpos[m] = c->vpos[i];
-            c->elems[m++] = c->elems[i];
-        }
-    }
-    c->len = m;
-    if (c->unsorted) {
-        /* vpos does not move with the entries: find each in its variable's sorted list. */
-        heapsort(c->elems, m, sizeof(celem_t), cmp_celem);
-        for (guint i = 0; i < m; i++) {
-            const var_t *v = &lmm->vars[c->elems[i].var];
-            guint lo = 0, hi = v->len - 1;
-            while (lo < hi) {
-                guint mid = lo + (hi - lo) / 2;
-                if (v->elems[mid].cnst < id) {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
+    guint len = c->len, split = c->unsorted ? c->n_sorted : len;
+    celem_t *el = c->elems;
+    guint *vpos = c->vpos;
+    /* the sorted part, compacted in place; moved: the first index whose entry changed */
+    guint m = 0, moved = len;
+    for (guint i = 0; i < split; i++) {
+        if (el[i].var != DEAD) {
+            if (m != i) {
+                moved = MIN(moved, m);
+                el[m] = el[i];
+                vpos[m] = vpos[i];
             }
-            c->vpos[i] = lo;
+            m++;
         }
     }
-    for (guint i = 0; i < m; i++) {
-        lmm->vars[c->elems[i].var].elems[c->vpos[i]].cpos = i;
+    /* the appended part, sorted apart */
+    g_array_set_size(lmm->tail, 0);
+    for (guint i = split; i < len; i++) {
+        if (el[i].var != DEAD) {
+            tent_t t = {el[i], vpos[i]};
+            g_array_append_val(lmm->tail, t);
+        }
+    }
+    tent_t *tail = (tent_t *)(void *)lmm->tail->data;
+    guint nt = lmm->tail->len;
+    sort_tents(tail, nt, lmm->sort_tents);
+    /* merged from the back: entries [0, i) of the sorted part stay where they are */
+    guint i = m, k = m + nt;
+    for (guint j = nt; j > 0;) {
+        k--;
+        if (i > 0 && el[i - 1].var > tail[j - 1].e.var) {
+            i--;
+            el[k] = el[i];
+            vpos[k] = vpos[i];
+        } else {
+            j--;
+            el[k] = tail[j].e;
+            vpos[k] = tail[j].vpos;
+        }
+    }
+    moved = MIN(moved, k);
+    c->len = m + nt;
+    for (guint q = moved; q < c->len; q++) {
+        lmm->vars[el[q].var].elems[vpos[q]].cpos = q;
     }
     c->n_dead = 0;
     c->unsorted = FALSE;
-    c->max_var = m > 0 ? c->elems[m - 1].var : 0;
+    c->max_var = c->len > 0 ? el[c->len - 1].var : 0;
 }
 
 /* Step 2's W_c of a prepared list: every variable unfrozen. */
@@ -787,7 +946,7 @@ collect(weft_lmm_t *lmm, guint seed)
             heap_push(lmm, cid, cf->remaining / cf->wsum);
         }
     }
-    heapsort(lmm->bounded->data, lmm->bounded->len, sizeof(bkey_t), cmp_bkey);
+    sort_bkeys((bkey_t *)(void *)lmm->bounded->data, lmm->bounded->len, lmm->sort_bkeys);
     return nv;
 }
 
@@ -981,7 +1140,7 @@ weft_lmm_solve(weft_lmm_t *lmm)
 
     /* Seeds in ascending id order; the order changes nothing in the rates (each component is
      * solved on its own, canonically), only which seed names a component. */
-    heapsort(lmm->touched->data, lmm->touched->len, sizeof(guint), cmp_guint);
+    sort_ids((guint *)(void *)lmm->touched->data, lmm->touched->len, lmm->cnsts_len, lmm->sort_ids);
     for (guint i = 0; i < lmm->touched->len; i++) {
         guint cid = g_array_index(lmm->touched, guint, i);
         lmm->cnsts[cid].touched = FALSE;
@@ -1014,7 +1173,7 @@ weft_lmm_solve(weft_lmm_t *lmm)
         }
     }
     g_array_set_size(lmm->new_vars, 0);
-    heapsort(lmm->changed->data, lmm->changed->len, sizeof(guint), cmp_guint);
+    sort_ids((guint *)(void *)lmm->changed->data, lmm->changed->len, lmm->vars_len, lmm->sort_ids);
     lmm->stats.variables_solved += lmm->stats.last_variables;
 }
 

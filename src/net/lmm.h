@@ -44,9 +44,11 @@
  *
  * Complexity of solving a component with V variables, C constraints and E
  * (variable, constraint) pairs: O(E log C + B log B) with B the bounded
- * variables, plus O(E log E) the first time a constraint's list is re-sorted
- * after an out-of-order insertion. (A per-level scan would be O((V + C) x
- * levels); the heap makes the number of levels irrelevant.) In practice the
+ * variables, plus O(n + t log t) for a constraint list of n entries that got
+ * t insertions out of order since it was last solved (only those are sorted,
+ * then merged into the rest), and O(V + C) to sort the changed variables and
+ * touched constraints by id (radix sort). (A per-level scan would be
+ * O((V + C) x levels); the heap makes the number of levels irrelevant.) In practice the
  * cost is memory traffic: the component search reads constraint lists only
  * (each entry names its variable's next constraint), W_c with all variables
  * unfrozen is kept per constraint until its list changes, and freezing

@@ -77,17 +77,20 @@ xfer_release(weft_net_t *net, guint32 idx)
 
 /*
  * Finishes record @idx: updates the totals, frees the record, then calls the
- * callback. The fields are copied first because the callback may start new
- * transfers, which may reuse this record or grow (and move) the pool.
+ * callback. The fields it needs are copied first because the callback may start
+ * new transfers, which may reuse this record or grow (and move) the pool.
  */
 void
 weft_net_i_xfer_finish(weft_net_t *net, guint32 idx)
 {
-    xfer_t x = g_array_index(net->xfers, xfer_t, idx);
+    const xfer_t *x = &g_array_index(net->xfers, xfer_t, idx);
+    weft_net_done_fn done = x->done;
+    void *ctx = x->ctx;
+    guint64 tag = x->tag, bytes = x->bytes;
     xfer_release(net, idx);
     net->stats.transfers_done++;
-    net->stats.bytes_delivered += x.bytes;
-    x.done(x.ctx, x.tag);
+    net->stats.bytes_delivered += bytes;
+    done(ctx, tag);
 }
 
 void
@@ -628,7 +631,6 @@ weft_net_new_full(weft_sim_t *sim, weft_topo_t *topo, const weft_net_options_t *
     net->opts = *opts;
     net->ops = model_table[opts->model];
     net->xfers = g_array_new(FALSE, TRUE, sizeof(xfer_t));
-    net->pair_flows = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
     net->free_idx = g_array_new(FALSE, FALSE, sizeof(guint32));
     net->n_edges = weft_topo_n_edges(topo);
     net->links = g_new0(link_t, net->n_edges);
@@ -680,7 +682,7 @@ weft_net_free(weft_net_t *net)
     g_free(net->links);
     g_free(net->active);
     g_free(net->reserved_until);
-    g_hash_table_unref(net->pair_flows);
+    g_free(net->pairs);
     g_array_unref(net->xfers);
     g_array_unref(net->free_idx);
     g_free(net);
@@ -710,6 +712,71 @@ weft_net_i_lookup_route(weft_net_t *net, gint src, gint dst, guint64 flow_id,
         return FALSE;
     }
     return TRUE;
+}
+
+/* ---- ECMP flow ids per (src, dst) pair --------------------------------------------------
+ *
+ * Each pair's count lives in one slot of an open-addressing table with linear probing, keyed
+ * by a 64-bit mix of (src, dst): starting a transfer costs one probe, usually in one cache
+ * line, and a new pair allocates nothing (the table doubles when half full). GLib's
+ * g_int64_hash() folds the key to src ^ dst, which puts the pairs of an all-to-all on a few
+ * hundred chains; the order of the slots never reaches the output. */
+
+static inline guint64
+pair_key(gint src, gint dst)
+{
+    return ((guint64)(guint32)src << 32) | (guint32)dst;
+}
+
+/* The slot holding @key, or the empty slot where it would go. */
+static inline guint64
+pair_slot(const pair_flow_t *pairs, guint64 mask, guint64 key)
+{
+    /* MurmurHash3's 64-bit finalizer: every bit of the key reaches the low bits */
+    guint64 h = key ^ (key >> 33);
+    h *= G_GUINT64_CONSTANT(0xff51afd7ed558ccd);
+    h ^= h >> 33;
+    h *= G_GUINT64_CONSTANT(0xc4ceb9fe1a85ec53);
+    h ^= h >> 33;
+    guint64 i = h & mask;
+    while (pairs[i].count != 0 && pairs[i].key != key) {
+        i = (i + 1) & mask;
+    }
+    return i;
+}
+
+/* Doubles the table (or makes its first 1,024 slots); O(pairs). */
+static void
+pair_grow(weft_net_t *net)
+{
+    guint64 old_n = net->pairs != NULL ? net->pairs_mask + 1 : 0;
+    guint64 n = old_n > 0 ? 2 * old_n : 1024;
+    pair_flow_t *t = g_new0(pair_flow_t, n);
+    for (guint64 i = 0; i < old_n; i++) {
+        const pair_flow_t *p = &net->pairs[i];
+        if (p->count != 0) {
+            t[pair_slot(t, n - 1, p->key)] = *p;
+        }
+    }
+    g_free(net->pairs);
+    net->pairs = t;
+    net->pairs_mask = n - 1;
+}
+
+/* The flow id of the next transfer from @src to @dst, counted: the transfers so far. */
+static guint64
+pair_flow_take(weft_net_t *net, gint src, gint dst)
+{
+    if (net->pairs == NULL || 2 * (net->n_pairs + 1) > net->pairs_mask + 1) {
+        pair_grow(net);
+    }
+    guint64 key = pair_key(src, dst);
+    pair_flow_t *p = &net->pairs[pair_slot(net->pairs, net->pairs_mask, key)];
+    if (p->count == 0) {
+        p->key = key;
+        net->n_pairs++;
+    }
+    return p->count++;
 }
 
 gboolean
@@ -744,14 +811,7 @@ weft_net_transfer_start_full(weft_net_t *net, gint src, gint dst, guint64 bytes,
                                            : NULL;
     guint64 flow_id = 0;
     if (route == NULL && src != dst) {
-        gint64 key = ((gint64)src << 32) | (guint32)dst;
-        pair_flow_t *pf = g_hash_table_lookup(net->pair_flows, &key);
-        if (pf == NULL) {
-            pf = g_new0(pair_flow_t, 1);
-            pf->key = key;
-            g_hash_table_insert(net->pair_flows, &pf->key, pf);
-        }
-        flow_id = pf->count++;
+        flow_id = pair_flow_take(net, src, dst);
     }
     if (route == NULL &&
         !weft_net_i_lookup_route(net, src, dst, flow_id, &route, error)) {
@@ -846,9 +906,11 @@ guint64
 weft_net_next_flow_id(const weft_net_t *net, gint src, gint dst)
 {
     g_return_val_if_fail(net != NULL, 0);
-    gint64 key = ((gint64)src << 32) | (guint32)dst;
-    const pair_flow_t *pf = g_hash_table_lookup(net->pair_flows, &key);
-    return pf != NULL ? pf->count : 0;
+    if (net->pairs == NULL) {
+        return 0;
+    }
+    guint64 key = pair_key(src, dst);
+    return net->pairs[pair_slot(net->pairs, net->pairs_mask, key)].count;
 }
 
 const weft_net_options_t *

@@ -46,9 +46,10 @@ typedef struct {
     weft_time_t send_end;  /* when the pending bandwidth-phase end event fires */
 } xfer_t;
 
-/* The ECMP flow count of one (src, dst) pair (net->pair_flows): its key lives inside. */
+/* The ECMP flow count of one (src, dst) pair: a slot of net->pairs, an open-addressing table
+ * (linear probing); a slot with count 0 is empty (a pair is counted as it is inserted). */
 typedef struct {
-    gint64 key; /* src << 32 | dst */
+    guint64 key; /* src << 32 | dst */
     guint64 count;
 } pair_flow_t;
 
@@ -140,7 +141,10 @@ struct weft_net {
     GError *check_error;
     GError *stranded; /* the first transfer left with no path by a link going down */
     gboolean freeing; /* weft_net_free() in progress: no more solves */
-    GHashTable *pair_flows; /* (src, dst) -> pair_flow_t: transfers so far of pairs chosen per flow */
+    /* (src, dst) -> transfers so far of pairs chosen per flow: n_pairs used slots of
+     * pairs_mask + 1 (a power of two, at most half full; NULL until the first) */
+    pair_flow_t *pairs;
+    guint64 pairs_mask, n_pairs;
     /* the edge guard (weft_net_enable_guard()); NULL until enabled */
     guint32 *active;             /* per edge: transfers in flight whose route crosses it */
     weft_time_t *reserved_until; /* per edge: end of the timed collective holding it */
