@@ -16,6 +16,50 @@ G_DEFINE_QUARK(weft-replay-error-quark, weft_replay_error)
 enum { NODE_WAITING, NODE_QUEUED, NODE_RUNNING, NODE_DONE };
 enum { STREAM_COMPUTE, STREAM_COMM, STREAM_CPU, N_STREAMS };
 
+/*
+ * A rank's per-node word: its state (above) in the top two bits and, while it waits, how
+ * many of its predecessors have not finished in the rest. One word, not two arrays: the
+ * replay touches a node's state and its successors' counts together, and at scale these
+ * arrays (ranks x nodes) miss the caches, so each separate array costs a miss per node.
+ * A waiting node's state bits are 0, so its word is its count.
+ */
+#define NODE_STATE_SHIFT 30
+#define NODE_PREDS_MAX ((1u << NODE_STATE_SHIFT) - 1)
+
+/* A FIFO of node indexes: a ring buffer that doubles when full (no allocation per node). */
+typedef struct {
+    guint32 *buf;
+    guint32 cap, head, len;
+} node_fifo_t;
+
+static void
+fifo_push(node_fifo_t *q, guint32 node)
+{
+    if (q->len == q->cap) {
+        guint32 cap = MAX(q->cap * 2, 8u);
+        guint32 *buf = g_new(guint32, cap);
+        for (guint32 i = 0; i < q->len; i++) {
+            buf[i] = q->buf[(q->head + i) % q->cap];
+        }
+        g_free(q->buf);
+        q->buf = buf;
+        q->cap = cap;
+        q->head = 0;
+    }
+    q->buf[(q->head + q->len) % q->cap] = node;
+    q->len++;
+}
+
+static guint32
+fifo_pop(node_fifo_t *q)
+{
+    g_assert(q->len > 0);
+    guint32 node = q->buf[q->head];
+    q->head = q->head + 1 == q->cap ? 0 : q->head + 1;
+    q->len--;
+    return node;
+}
+
 typedef struct replay replay_t;
 typedef struct rank_state rank_state_t;
 
@@ -23,7 +67,7 @@ typedef struct rank_state rank_state_t;
 typedef struct {
     rank_state_t *rank;
     guint kind;
-    GQueue queue; /* node indexes (GUINT_TO_POINTER(i + 1)) */
+    node_fifo_t queue; /* ready node indexes */
     gint running; /* node index, or -1 */
 } stream_t;
 
@@ -32,8 +76,7 @@ struct rank_state {
     guint rank;
     const weft_rank_trace_t *trace;
     gint vertex;         /* the GPU this rank runs on */
-    guint8 *state;       /* per node */
-    guint32 *preds_left; /* per node */
+    guint32 *node; /* per node: state and predecessors left (NODE_STATE_SHIFT) */
     const guint32 *succ_off; /* CSR of successors (shared by ranks of one trace: R->succs) */
     const guint32 *succ;
     weft_time_t *start_ps; /* per node, when it started; only with a node observer */
@@ -53,19 +96,33 @@ typedef struct {
     guint64 key; /* comm << 32 | seq */
     guint comm;
     guint seq;
+    gboolean live;       /* a member has reached it and it has not finished */
     guint n_arrived;
-    gint32 *member_node; /* per member: node index, or -1 until it arrives */
+    gint32 *member_node; /* per member: node index, or -1 until it arrives (kept for reuse) */
     weft_coll_run_t *run;
     const weft_coll_plan_t *plan;
     weft_time_t first_arrival_ps, start_ps;
     comm_memo_t *timed; /* set when it runs as one timed event */
 } coll_inst_t;
 
+/*
+ * A communicator's collectives in flight. A member issues collective seq + 1 only after its
+ * seq-th finished (one collective at a time on its communication stream), and the seq-th
+ * finishes for all members at once (on_coll_done()), so at most two instances of one
+ * communicator are live: the one finishing and the next, which members reach while the
+ * first finishes them. They live in inst[seq % 2], reused, with no lookup.
+ */
+typedef struct {
+    coll_inst_t inst[2];
+    gint *vertices; /* per member, the GPU vertex its rank runs on */
+} comm_state_t;
+
 /* One point-to-point message, matched or waiting for its other side. */
 typedef struct {
     guint src_rank, dst_rank;
     gint send_node, recv_node; /* -1 while that side has not been issued */
     gboolean arrived;          /* the last byte has arrived at dst */
+    guint32 next;              /* the next message waiting on the same key (index + 1), or 0 */
 } p2p_t;
 
 struct replay {
@@ -85,7 +142,7 @@ struct replay {
     guint32 (*comm_of)[2];
     guint32 *comm_seq;  /* parallel to comm_of: collectives the rank issued on it so far */
     GHashTable *succs;  /* a trace's deps array -> its successors (succ_t, owned) */
-    GHashTable *colls;   /* key -> coll_inst_t* (owned) */
+    comm_state_t *comm_state; /* per communicator */
     GHashTable *plans;   /* plan_key_t -> weft_coll_plan_t* (in plan_store) */
     GPtrArray *plan_store;    /* every plan built (owned) */
     GHashTable *shared_plans; /* tuned plans by shape (plan_shape()) -> plan (in plan_store) */
@@ -94,8 +151,13 @@ struct replay {
     weft_coll_tuning_t tuning;
     weft_coll_layout_t **comm_layout; /* per communicator, built on first use (tuned) */
     weft_coll_system_t **comm_sys;    /* per communicator, likewise */
-    GHashTable *p2p_waiting;          /* p2p_key_t -> GQueue of p2p indexes (+1) waiting */
-    GArray *p2p;                      /* p2p_t */
+    /* p2p_key_t -> p2p_wait_t of the messages waiting for their other side; an entry goes
+     * when its last message is matched, so the table holds what is in flight, not the step */
+    GHashTable *p2p_waiting;
+    GPtrArray *p2p_wait_pool; /* p2p_wait_t not in use (owned) */
+    GArray *p2p;              /* p2p_t; a slot is reused once both sides finished */
+    GArray *p2p_free;         /* guint32 indexes of free slots of p2p */
+    guint64 p2p_count;        /* messages matched or waiting, over the run */
     GArray *finish_stack;             /* (rank, node) pairs to finish at the current time */
     GError *error;                    /* first runtime error; stops the simulation */
     guint64 collectives;
@@ -122,6 +184,13 @@ typedef struct {
     guint src, dst;
     gint64 tag;
 } p2p_key_t;
+
+/* The messages of one key waiting for their other side, in issue order (a list through
+ * p2p_t.next); all sends or all receives. */
+typedef struct {
+    p2p_key_t key; /* first: the entry is its own key in R->p2p_waiting */
+    guint32 head, tail; /* indexes + 1 into R->p2p */
+} p2p_wait_t;
 
 static guint
 p2p_key_hash(gconstpointer p)
@@ -181,6 +250,19 @@ node_stream(const weft_rank_trace_t *t, guint i)
     default:
         return WEFT_REPLAY_STREAM_NONE;
     }
+}
+
+static inline guint
+node_state(const rank_state_t *rs, guint i)
+{
+    return rs->node[i] >> NODE_STATE_SHIFT;
+}
+
+/* Sets the state of node @i of @rs, which no longer waits for predecessors. */
+static inline void
+set_state(rank_state_t *rs, guint i, guint state)
+{
+    rs->node[i] = (guint32)state << NODE_STATE_SHIFT;
 }
 
 /* Records that node @i of @rs starts now (for a node observer). */
@@ -250,20 +332,19 @@ on_stream_node_done(void *ctx, void *data)
 
 /* ---- collectives --------------------------------------------------------------- */
 
-static void
-coll_inst_free(gpointer p)
+/* The live instance of collective @seq of communicator @c, or NULL. */
+static coll_inst_t *
+coll_inst(replay_t *R, guint c, guint seq)
 {
-    coll_inst_t *ci = p;
-    weft_coll_run_free(ci->run);
-    g_free(ci->member_node);
-    g_free(ci);
+    coll_inst_t *ci = &R->comm_state[c].inst[seq & 1];
+    return ci->live && ci->seq == seq ? ci : NULL;
 }
 
 static void
 on_coll_done(void *ctx, guint64 key)
 {
     replay_t *R = ctx;
-    coll_inst_t *ci = g_hash_table_lookup(R->colls, &key);
+    coll_inst_t *ci = coll_inst(R, (guint)(key >> 32), (guint)(key & 0xffffffffu));
     g_assert(ci != NULL);
     const weft_comm_t *comm = g_ptr_array_index(R->wl->comms, ci->comm);
     for (guint m = 0; m < comm->n_ranks; m++) {
@@ -282,7 +363,8 @@ on_coll_done(void *ctx, guint64 key)
             ci->comm, ci->seq, ci->plan, ci->first_arrival_ps, ci->start_ps, weft_sim_now(R->sim)};
         R->observer->collective(R->observer->data, &ev);
     }
-    g_hash_table_remove(R->colls, &key);
+    g_clear_pointer(&ci->run, weft_coll_run_free);
+    ci->live = FALSE;
 }
 
 /* ---- collectives run as one timed event (collective_detail = auto) ----------------- */
@@ -855,10 +937,7 @@ coll_start(replay_t *R, coll_inst_t *ci)
         }
     }
     GError *error = NULL;
-    g_autofree gint *vertices = g_new(gint, comm->n_ranks);
-    for (guint m = 0; m < comm->n_ranks; m++) {
-        vertices[m] = R->ranks[comm->ranks[m]].vertex;
-    }
+    const gint *vertices = R->comm_state[ci->comm].vertices;
     const weft_coll_plan_t *plan =
         get_plan(R, ci->comm, op, comm->n_ranks, bytes, vertices, &error);
     if (plan == NULL) {
@@ -905,20 +984,26 @@ coll_arrive(replay_t *R, rank_state_t *rs, guint node)
     gint slot = member_slot(R, c, rs->rank);
     g_assert(slot >= 0);
     guint seq = R->comm_seq[slot]++;
-    guint64 key = ((guint64)c << 32) | seq;
-    coll_inst_t *ci = g_hash_table_lookup(R->colls, &key);
-    if (ci == NULL) {
-        ci = g_new0(coll_inst_t, 1);
-        ci->key = key;
+    coll_inst_t *ci = &R->comm_state[c].inst[seq & 1];
+    if (!ci->live) {
+        ci->live = TRUE;
+        ci->key = ((guint64)c << 32) | seq;
         ci->comm = c;
         ci->seq = seq;
+        ci->n_arrived = 0;
+        ci->plan = NULL;
+        ci->timed = NULL;
         ci->first_arrival_ps = weft_sim_now(R->sim);
-        ci->member_node = g_new(gint32, comm->n_ranks);
+        ci->start_ps = 0;
+        if (ci->member_node == NULL) {
+            ci->member_node = g_new(gint32, comm->n_ranks);
+        }
         for (guint m = 0; m < comm->n_ranks; m++) {
             ci->member_node[m] = -1;
         }
-        g_hash_table_insert(R->colls, &ci->key, ci);
     }
+    /* the other live instance is seq - 1 or seq + 1 (comm_state_t): never this slot's */
+    g_assert(ci->seq == seq);
     gint m = (gint)R->comm_of[slot][1];
     g_assert(ci->member_node[m] < 0);
     ci->member_node[m] = (gint32)node;
@@ -928,6 +1013,13 @@ coll_arrive(replay_t *R, rank_state_t *rs, guint node)
 }
 
 /* ---- point-to-point ---------------------------------------------------------------- */
+
+/* Message slot @idx is done with (both sides finished or about to): it can be reused. */
+static void
+p2p_release(replay_t *R, guint32 idx)
+{
+    g_array_append_val(R->p2p_free, idx);
+}
 
 static void
 on_p2p_done(void *ctx, guint64 index)
@@ -946,7 +1038,9 @@ on_p2p_done(void *ctx, guint64 index)
         account(dst);
         dst->comm_busy--;
         finish_node(R, p.dst_rank, (guint)p.recv_node);
+        p2p_release(R, (guint32)index);
     }
+    /* else the receive, when issued, finishes at once and releases the slot */
 }
 
 /*
@@ -962,26 +1056,27 @@ p2p_issue(replay_t *R, rank_state_t *rs, guint node)
     gboolean is_send = t->type[node] == WEFT_NODE_SEND;
     guint src = is_send ? rs->rank : (guint)t->peer[node];
     guint dst = is_send ? (guint)t->peer[node] : rs->rank;
-    rs->state[node] = NODE_RUNNING;
+    set_state(rs, node, NODE_RUNNING);
     mark_start(rs, node);
 
     /* Unmatched messages of one key wait in issue order; a queue holds only
      * sends or only receives at any time. */
     p2p_key_t key = {src, dst, t->tag[node]};
-    GQueue *q = g_hash_table_lookup(R->p2p_waiting, &key);
-    if (q == NULL) {
-        q = g_queue_new();
-        g_hash_table_insert(R->p2p_waiting, g_memdup2(&key, sizeof key), q);
-    }
-    guint idx;
+    p2p_wait_t *q = g_hash_table_lookup(R->p2p_waiting, &key);
+    guint32 idx = 0;
     p2p_t *p = NULL;
-    if (!g_queue_is_empty(q)) {
-        idx = GPOINTER_TO_UINT(g_queue_peek_head(q)) - 1;
+    if (q != NULL) {
+        idx = q->head - 1;
         p = &g_array_index(R->p2p, p2p_t, idx);
         if ((p->send_node >= 0) == is_send) {
             p = NULL; /* same kind as those waiting: wait behind them */
+        } else if (p->next != 0) {
+            q->head = p->next;
         } else {
-            g_queue_pop_head(q);
+            /* the last one waiting on this key: the entry goes back to the pool */
+            g_hash_table_steal(R->p2p_waiting, &q->key);
+            g_ptr_array_add(R->p2p_wait_pool, q);
+            q = NULL;
         }
     }
     if (p != NULL) {
@@ -1005,11 +1100,29 @@ p2p_issue(replay_t *R, rank_state_t *rs, guint node)
         }
     }
     if (p == NULL) {
-        p2p_t fresh = {src, dst, -1, -1, FALSE};
-        g_array_append_val(R->p2p, fresh);
-        idx = R->p2p->len - 1;
+        p2p_t fresh = {src, dst, -1, -1, FALSE, 0};
+        if (R->p2p_free->len > 0) {
+            idx = g_array_index(R->p2p_free, guint32, R->p2p_free->len - 1);
+            g_array_set_size(R->p2p_free, R->p2p_free->len - 1);
+            g_array_index(R->p2p, p2p_t, idx) = fresh;
+        } else {
+            g_return_if_fail(R->p2p->len < G_MAXUINT32);
+            idx = R->p2p->len;
+            g_array_append_val(R->p2p, fresh);
+        }
+        R->p2p_count++;
         p = &g_array_index(R->p2p, p2p_t, idx);
-        g_queue_push_tail(q, GUINT_TO_POINTER(idx + 1));
+        if (q != NULL) {
+            g_array_index(R->p2p, p2p_t, q->tail - 1).next = idx + 1;
+            q->tail = idx + 1;
+        } else {
+            q = R->p2p_wait_pool->len > 0 ? g_ptr_array_steal_index_fast(
+                                                R->p2p_wait_pool, R->p2p_wait_pool->len - 1)
+                                          : g_new(p2p_wait_t, 1);
+            q->key = key;
+            q->head = q->tail = idx + 1;
+            g_hash_table_insert(R->p2p_waiting, &q->key, q);
+        }
     }
 
     if (!is_send) {
@@ -1018,6 +1131,7 @@ p2p_issue(replay_t *R, rank_state_t *rs, guint node)
             /* the data is already here: the receive completes now */
             rank_node_t rn = {rs->rank, node};
             g_array_append_val(R->finish_stack, rn);
+            p2p_release(R, idx);
         } else {
             account(rs);
             rs->comm_busy++;
@@ -1041,14 +1155,14 @@ p2p_issue(replay_t *R, rank_state_t *rs, guint node)
 static void
 stream_kick(stream_t *st)
 {
-    if (st->running >= 0 || g_queue_is_empty(&st->queue)) {
+    if (st->running >= 0 || st->queue.len == 0) {
         return;
     }
     rank_state_t *rs = st->rank;
     replay_t *R = rs->replay;
-    guint node = GPOINTER_TO_UINT(g_queue_pop_head(&st->queue)) - 1;
+    guint node = fifo_pop(&st->queue);
     st->running = (gint)node;
-    rs->state[node] = NODE_RUNNING;
+    set_state(rs, node, NODE_RUNNING);
     mark_start(rs, node);
     account(rs);
     if (st->kind == STREAM_COMM) {
@@ -1076,13 +1190,13 @@ static void
 make_ready(replay_t *R, rank_state_t *rs, guint node)
 {
     const weft_rank_trace_t *t = rs->trace;
-    rs->state[node] = NODE_QUEUED;
+    set_state(rs, node, NODE_QUEUED);
     switch (t->type[node]) {
     case WEFT_NODE_COMP:
     case WEFT_NODE_MEM_LOAD:
     case WEFT_NODE_MEM_STORE: {
         stream_t *st = &rs->streams[t->is_cpu_op[node] ? STREAM_CPU : STREAM_COMPUTE];
-        g_queue_push_tail(&st->queue, GUINT_TO_POINTER(node + 1));
+        fifo_push(&st->queue, node);
         stream_kick(st);
         break;
     }
@@ -1092,7 +1206,7 @@ make_ready(replay_t *R, rank_state_t *rs, guint node)
          * CPU stream for its duration, as ASTRA-sim runs it. The reader has cleared the
          * flag of those that no GPU collective depends on (workload.h). */
         stream_t *st = &rs->streams[t->is_cpu_op[node] ? STREAM_CPU : STREAM_COMM];
-        g_queue_push_tail(&st->queue, GUINT_TO_POINTER(node + 1));
+        fifo_push(&st->queue, node);
         stream_kick(st);
         break;
     }
@@ -1136,8 +1250,8 @@ drain_finished(replay_t *R)
                                 weft_time_to_s(WEFT_TIME_MAX) / 86400.0));
             return;
         }
-        g_assert(rs->state[rn.node] != NODE_DONE);
-        rs->state[rn.node] = NODE_DONE;
+        g_assert(node_state(rs, rn.node) != NODE_DONE);
+        set_state(rs, rn.node, NODE_DONE);
         rs->nodes_done++;
         rs->res.finish_ps = weft_sim_now(R->sim);
         if (rs->nodes_done == rs->trace->n_nodes && --R->ranks_left == 0 && R->faults != NULL) {
@@ -1149,7 +1263,7 @@ drain_finished(replay_t *R)
         }
         for (guint32 k = rs->succ_off[rn.node]; k < rs->succ_off[rn.node + 1]; k++) {
             guint s = rs->succ[k];
-            if (--rs->preds_left[s] == 0) {
+            if (--rs->node[s] == 0) { /* waiting: the word is the count */
                 make_ready(R, rs, s);
             }
         }
@@ -1181,22 +1295,31 @@ succ_free(gpointer p)
     g_free(sc);
 }
 
-static void
-rank_init(replay_t *R, rank_state_t *rs, guint rank)
+static gboolean
+rank_init(replay_t *R, rank_state_t *rs, guint rank, GError **error)
 {
     const weft_rank_trace_t *t = &R->wl->ranks[rank];
     guint n = t->n_nodes;
+    for (guint i = 0; i < n; i++) {
+        if (t->dep_off[i + 1] - t->dep_off[i] > NODE_PREDS_MAX) {
+            g_set_error(error, WEFT_REPLAY_ERROR, WEFT_REPLAY_ERROR_OVERFLOW,
+                        "%s: rank %u node %" G_GUINT64_FORMAT " (%s) has %u predecessors, more "
+                        "than the replay counts (%u)",
+                        t->file, rank, t->id[i], node_name(t, i),
+                        t->dep_off[i + 1] - t->dep_off[i], NODE_PREDS_MAX);
+            return FALSE;
+        }
+    }
     rs->replay = R;
     rs->rank = rank;
     rs->trace = t;
     rs->vertex = weft_topo_gpu_vertex(R->topo, R->rank_gpu != NULL ? R->rank_gpu[rank] : rank);
-    rs->state = g_new0(guint8, n);
-    rs->preds_left = g_new0(guint32, n);
+    rs->node = g_new(guint32, MAX(n, 1));
     if (R->observer != NULL && R->observer->node != NULL) {
         rs->start_ps = g_new0(weft_time_t, MAX(n, 1));
     }
     for (guint i = 0; i < n; i++) {
-        rs->preds_left[i] = t->dep_off[i + 1] - t->dep_off[i];
+        rs->node[i] = t->dep_off[i + 1] - t->dep_off[i];
     }
     /* successors: a counting sort of the predecessor lists, once per trace (the ranks of a
      * generated pipeline stage share their arrays, workload.h) */
@@ -1226,26 +1349,19 @@ rank_init(replay_t *R, rank_state_t *rs, guint rank)
     for (guint s = 0; s < N_STREAMS; s++) {
         rs->streams[s].rank = rs;
         rs->streams[s].kind = s;
-        g_queue_init(&rs->streams[s].queue);
         rs->streams[s].running = -1;
     }
+    return TRUE;
 }
 
 static void
 rank_clear(rank_state_t *rs)
 {
-    g_free(rs->state);
-    g_free(rs->preds_left);
+    g_free(rs->node);
     g_free(rs->start_ps);
     for (guint s = 0; s < N_STREAMS; s++) {
-        g_queue_clear(&rs->streams[s].queue);
+        g_free(rs->streams[s].queue.buf);
     }
-}
-
-static void
-queue_free(gpointer q)
-{
-    g_queue_free(q);
 }
 
 static void
@@ -1261,7 +1377,16 @@ replay_clear(replay_t *R)
     g_clear_pointer(&R->comm_of, g_free);
     g_clear_pointer(&R->comm_seq, g_free);
     g_clear_pointer(&R->succs, g_hash_table_unref);
-    g_clear_pointer(&R->colls, g_hash_table_unref);
+    if (R->comm_state != NULL) {
+        for (guint c = 0; c < R->wl->comms->len; c++) {
+            for (guint k = 0; k < 2; k++) {
+                weft_coll_run_free(R->comm_state[c].inst[k].run);
+                g_free(R->comm_state[c].inst[k].member_node);
+            }
+            g_free(R->comm_state[c].vertices);
+        }
+        g_clear_pointer(&R->comm_state, g_free);
+    }
     g_clear_pointer(&R->plans, g_hash_table_unref);
     g_clear_pointer(&R->shared_plans, g_hash_table_unref);
     g_clear_pointer(&R->plan_store, g_ptr_array_unref);
@@ -1274,7 +1399,9 @@ replay_clear(replay_t *R)
         g_free(R->comm_sys);
     }
     g_clear_pointer(&R->p2p_waiting, g_hash_table_unref);
+    g_clear_pointer(&R->p2p_wait_pool, g_ptr_array_unref);
     g_clear_pointer(&R->p2p, g_array_unref);
+    g_clear_pointer(&R->p2p_free, g_array_unref);
     g_clear_pointer(&R->finish_stack, g_array_unref);
     g_clear_error(&R->error);
     g_clear_error(&R->stranded);
@@ -1333,8 +1460,7 @@ explain_waiting(replay_t *R, rank_state_t *rs, guint node, GString *out)
         const weft_comm_t *comm = g_ptr_array_index(R->wl->comms, c);
         gint slot = member_slot(R, c, rs->rank);
         guint seq = slot >= 0 ? R->comm_seq[slot] - 1 : 0;
-        guint64 key = ((guint64)c << 32) | seq;
-        coll_inst_t *ci = g_hash_table_lookup(R->colls, &key);
+        coll_inst_t *ci = coll_inst(R, c, seq);
         g_string_append_printf(out,
                                "%s of %" G_GUINT64_FORMAT " bytes, collective #%u of "
                                "communicator \"%s\", waits for rank(s)",
@@ -1386,14 +1512,14 @@ deadlock_report(replay_t *R)
         shown++;
         gboolean any = FALSE;
         for (guint i = 0; i < t->n_nodes; i++) {
-            if (rs->state[i] == NODE_RUNNING) {
+            if (node_state(rs, i) == NODE_RUNNING) {
                 explain_waiting(R, rs, i, out);
                 any = TRUE;
             }
         }
         guint blocked = 0;
         for (guint i = 0; i < t->n_nodes; i++) {
-            blocked += rs->state[i] == NODE_WAITING || rs->state[i] == NODE_QUEUED;
+            blocked += node_state(rs, i) == NODE_WAITING || node_state(rs, i) == NODE_QUEUED;
         }
         if (!any) {
             g_string_append_printf(out, "\n  rank %u (%s): %u node(s) not started", r, t->file,
@@ -1420,7 +1546,7 @@ release_first_nodes(void *ctx, void *data)
     for (guint r = 0; r < R->wl->n_ranks && R->error == NULL; r++) {
         rank_state_t *rs = &R->ranks[r];
         for (guint i = 0; i < rs->trace->n_nodes; i++) {
-            if (rs->preds_left[i] == 0 && rs->state[i] == NODE_WAITING) {
+            if (rs->node[i] == 0) { /* waiting, with no predecessor left */
                 make_ready(R, rs, i);
                 drain_finished(R);
             }
@@ -1481,17 +1607,29 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
             }
         }
     }
-    R.colls = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, coll_inst_free);
     R.plans = g_hash_table_new_full(plan_key_hash, plan_key_equal, g_free, NULL);
     R.plan_store = g_ptr_array_new_with_free_func((GDestroyNotify)weft_coll_plan_free);
     R.shared_plans = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
                                            (GDestroyNotify)g_bytes_unref, NULL);
-    R.p2p_waiting = g_hash_table_new_full(p2p_key_hash, p2p_key_equal, g_free, queue_free);
+    R.p2p_waiting = g_hash_table_new_full(p2p_key_hash, p2p_key_equal, NULL, g_free);
+    R.p2p_wait_pool = g_ptr_array_new_with_free_func(g_free);
     R.p2p = g_array_new(FALSE, FALSE, sizeof(p2p_t));
+    R.p2p_free = g_array_new(FALSE, FALSE, sizeof(guint32));
     R.finish_stack = g_array_new(FALSE, FALSE, sizeof(rank_node_t));
     R.ranks = g_new0(rank_state_t, wl->n_ranks);
     for (guint r = 0; r < wl->n_ranks; r++) {
-        rank_init(&R, &R.ranks[r], r);
+        if (!rank_init(&R, &R.ranks[r], r, error)) {
+            replay_clear(&R);
+            return NULL;
+        }
+    }
+    R.comm_state = g_new0(comm_state_t, MAX(wl->comms->len, 1u));
+    for (guint c = 0; c < wl->comms->len; c++) {
+        const weft_comm_t *comm = g_ptr_array_index(wl->comms, c);
+        R.comm_state[c].vertices = g_new(gint, MAX(comm->n_ranks, 1u));
+        for (guint m = 0; m < comm->n_ranks; m++) {
+            R.comm_state[c].vertices[m] = R.ranks[comm->ranks[m]].vertex;
+        }
     }
 
     for (guint r = 0; r < wl->n_ranks; r++) {
@@ -1568,7 +1706,7 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
     res->events = weft_sim_events(sim) - events_before;
     res->timed_collectives = R.timed_colls;
     res->collectives = R.collectives;
-    res->p2p_transfers = R.p2p->len;
+    res->p2p_transfers = R.p2p_count;
     res->faults_applied = g_ptr_array_new_with_free_func(g_free);
     if (R.faults != NULL) {
         const GPtrArray *applied = weft_fault_run_applied(R.faults);
