@@ -79,6 +79,12 @@ struct rank_state {
     guint32 *node; /* per node: state and predecessors left (NODE_STATE_SHIFT) */
     const guint32 *succ_off; /* CSR of successors (shared by ranks of one trace: R->succs) */
     const guint32 *succ;
+    /* per node, the rank's side of it (rank_links()): GPU COLL: its communicator's place in
+     * the rank's memberships (comm_of[comm_off[rank] + link]); SEND/RECV: the peer minus the
+     * rank, as a guint32; else 0. Shared by the ranks of one trace when it is the same for all
+     * of them (a pipeline stage's ranks), so the hot paths read a shared array instead of
+     * each rank's own comm and peer arrays, which miss the caches at scale. */
+    const guint32 *link;
     weft_time_t *start_ps; /* per node, when it started; only with a node observer */
     stream_t streams[N_STREAMS];
     guint nodes_done;
@@ -142,6 +148,8 @@ struct replay {
     guint32 (*comm_of)[2];
     guint32 *comm_seq;  /* parallel to comm_of: collectives the rank issued on it so far */
     GHashTable *succs;  /* a trace's deps array -> its successors (succ_t, owned) */
+    GHashTable *links;  /* a trace's deps array -> the first rank's link array (owned) */
+    GPtrArray *own_links; /* link arrays of ranks that could not share one (owned) */
     comm_state_t *comm_state; /* per communicator */
     GHashTable *plans;   /* plan_key_t -> weft_coll_plan_t* (in plan_store) */
     GPtrArray *plan_store;    /* every plan built (owned) */
@@ -979,10 +987,10 @@ member_slot(const replay_t *R, guint c, guint r)
 static void
 coll_arrive(replay_t *R, rank_state_t *rs, guint node)
 {
-    guint c = (guint)rs->trace->comm[node];
+    g_assert(rs->link[node] != G_MAXUINT32);
+    guint32 slot = R->comm_off[rs->rank] + rs->link[node];
+    guint c = R->comm_of[slot][0];
     const weft_comm_t *comm = g_ptr_array_index(R->wl->comms, c);
-    gint slot = member_slot(R, c, rs->rank);
-    g_assert(slot >= 0);
     guint seq = R->comm_seq[slot]++;
     coll_inst_t *ci = &R->comm_state[c].inst[seq & 1];
     if (!ci->live) {
@@ -1054,8 +1062,9 @@ p2p_issue(replay_t *R, rank_state_t *rs, guint node)
 {
     const weft_rank_trace_t *t = rs->trace;
     gboolean is_send = t->type[node] == WEFT_NODE_SEND;
-    guint src = is_send ? rs->rank : (guint)t->peer[node];
-    guint dst = is_send ? (guint)t->peer[node] : rs->rank;
+    guint peer = rs->rank + rs->link[node]; /* modulo 2^32: the peer (rank_links()) */
+    guint src = is_send ? rs->rank : peer;
+    guint dst = is_send ? peer : rs->rank;
     set_state(rs, node, NODE_RUNNING);
     mark_start(rs, node);
 
@@ -1295,6 +1304,39 @@ succ_free(gpointer p)
     g_free(sc);
 }
 
+/*
+ * The link array of @rs (see rank_state_t): shared with the first rank of its trace when
+ * equal to that rank's, else its own. Time complexity: O(nodes x log memberships).
+ */
+static void
+rank_links(replay_t *R, rank_state_t *rs)
+{
+    const weft_rank_trace_t *t = rs->trace;
+    guint n = t->n_nodes;
+    guint32 *link = g_new(guint32, MAX(n, 1));
+    for (guint i = 0; i < n; i++) {
+        link[i] = 0;
+        if (t->type[i] == WEFT_NODE_COLL && !t->is_cpu_op[i] && t->comm[i] >= 0) {
+            gint slot = member_slot(R, (guint)t->comm[i], rs->rank);
+            /* not a member (weft_workload_check() rules it out): coll_arrive() asserts */
+            link[i] = slot >= 0 ? (guint32)slot - R->comm_off[rs->rank] : G_MAXUINT32;
+        } else if (t->type[i] == WEFT_NODE_SEND || t->type[i] == WEFT_NODE_RECV) {
+            link[i] = (guint32)t->peer[i] - rs->rank;
+        }
+    }
+    const guint32 *first = g_hash_table_lookup(R->links, t->deps);
+    if (first == NULL) {
+        g_hash_table_insert(R->links, (gpointer)t->deps, link);
+        rs->link = link;
+    } else if (memcmp(first, link, sizeof(guint32) * n) == 0) {
+        rs->link = first;
+        g_free(link);
+    } else {
+        g_ptr_array_add(R->own_links, link);
+        rs->link = link;
+    }
+}
+
 static gboolean
 rank_init(replay_t *R, rank_state_t *rs, guint rank, GError **error)
 {
@@ -1346,6 +1388,7 @@ rank_init(replay_t *R, rank_state_t *rs, guint rank, GError **error)
     }
     rs->succ_off = sc->off;
     rs->succ = sc->succ;
+    rank_links(R, rs);
     for (guint s = 0; s < N_STREAMS; s++) {
         rs->streams[s].rank = rs;
         rs->streams[s].kind = s;
@@ -1377,6 +1420,8 @@ replay_clear(replay_t *R)
     g_clear_pointer(&R->comm_of, g_free);
     g_clear_pointer(&R->comm_seq, g_free);
     g_clear_pointer(&R->succs, g_hash_table_unref);
+    g_clear_pointer(&R->links, g_hash_table_unref);
+    g_clear_pointer(&R->own_links, g_ptr_array_unref);
     if (R->comm_state != NULL) {
         for (guint c = 0; c < R->wl->comms->len; c++) {
             for (guint k = 0; k < 2; k++) {
@@ -1596,6 +1641,8 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
     R.comm_of = g_malloc_n(MAX(n_members, 1), sizeof *R.comm_of);
     R.comm_seq = g_new0(guint32, MAX(n_members, 1));
     R.succs = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, succ_free);
+    R.links = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+    R.own_links = g_ptr_array_new_with_free_func(g_free);
     {
         g_autofree guint32 *fill = g_memdup2(R.comm_off, sizeof(guint32) * wl->n_ranks);
         for (guint c = 0; c < wl->comms->len; c++) { /* ascending c: each rank's list sorted */
