@@ -13,18 +13,19 @@
 G_DEFINE_QUARK(weft-replay-error-quark, weft_replay_error)
 /* clang-format on */
 
-enum { NODE_WAITING, NODE_QUEUED, NODE_RUNNING, NODE_DONE };
 enum { STREAM_COMPUTE, STREAM_COMM, STREAM_CPU, N_STREAMS };
 
 /*
- * A rank's per-node word: its state (above) in the top two bits and, while it waits, how
- * many of its predecessors have not finished in the rest. One word, not two arrays: the
- * replay touches a node's state and its successors' counts together, and at scale these
- * arrays (ranks x nodes) miss the caches, so each separate array costs a miss per node.
- * A waiting node's state bits are 0, so its word is its count.
+ * Per-rank state is kept per rank, not per node: a rank's nodes are waiting, queued on a
+ * stream, running (on a stream or as a send or receive in flight) or done, and only the
+ * running ones (the streams' and the messages', at most a few) and the number done are
+ * needed (deadlock_report() rebuilds the rest). What a rank needs per node is how many
+ * predecessors a node still waits for, and only nodes with two or more need a count: a
+ * node with one is ready when that one finishes. So a rank counts only those (a trace's
+ * counter indexes are shared: succ_t), which at scale is the difference between per-node
+ * arrays over all ranks, missing the caches on every node, and a few counters per rank.
  */
-#define NODE_STATE_SHIFT 30
-#define NODE_PREDS_MAX ((1u << NODE_STATE_SHIFT) - 1)
+#define NO_COUNTER G_MAXUINT32
 
 /* A FIFO of node indexes: a ring buffer that doubles when full (no allocation per node). */
 typedef struct {
@@ -76,9 +77,11 @@ struct rank_state {
     guint rank;
     const weft_rank_trace_t *trace;
     gint vertex;         /* the GPU this rank runs on */
-    guint32 *node; /* per node: state and predecessors left (NODE_STATE_SHIFT) */
     const guint32 *succ_off; /* CSR of successors (shared by ranks of one trace: R->succs) */
     const guint32 *succ;
+    const guint32 *counter; /* per node: its index in left, or NO_COUNTER (one predecessor or
+                               none); shared like succ */
+    guint32 *left;          /* per counted node: predecessors not finished yet */
     /* per node, the rank's side of it (rank_links()): GPU COLL: its communicator's place in
      * the rank's memberships (comm_of[comm_off[rank] + link]); SEND/RECV: the peer minus the
      * rank, as a guint32; else 0. Shared by the ranks of one trace when it is the same for all
@@ -129,6 +132,7 @@ typedef struct {
     gint send_node, recv_node; /* -1 while that side has not been issued */
     gboolean arrived;          /* the last byte has arrived at dst */
     guint32 next;              /* the next message waiting on the same key (index + 1), or 0 */
+    gboolean released;         /* both sides finished: the slot is free (p2p_release()) */
 } p2p_t;
 
 struct replay {
@@ -258,19 +262,6 @@ node_stream(const weft_rank_trace_t *t, guint i)
     default:
         return WEFT_REPLAY_STREAM_NONE;
     }
-}
-
-static inline guint
-node_state(const rank_state_t *rs, guint i)
-{
-    return rs->node[i] >> NODE_STATE_SHIFT;
-}
-
-/* Sets the state of node @i of @rs, which no longer waits for predecessors. */
-static inline void
-set_state(rank_state_t *rs, guint i, guint state)
-{
-    rs->node[i] = (guint32)state << NODE_STATE_SHIFT;
 }
 
 /* Records that node @i of @rs starts now (for a node observer). */
@@ -1026,6 +1017,7 @@ coll_arrive(replay_t *R, rank_state_t *rs, guint node)
 static void
 p2p_release(replay_t *R, guint32 idx)
 {
+    g_array_index(R->p2p, p2p_t, idx).released = TRUE;
     g_array_append_val(R->p2p_free, idx);
 }
 
@@ -1065,7 +1057,6 @@ p2p_issue(replay_t *R, rank_state_t *rs, guint node)
     guint peer = rs->rank + rs->link[node]; /* modulo 2^32: the peer (rank_links()) */
     guint src = is_send ? rs->rank : peer;
     guint dst = is_send ? peer : rs->rank;
-    set_state(rs, node, NODE_RUNNING);
     mark_start(rs, node);
 
     /* Unmatched messages of one key wait in issue order; a queue holds only
@@ -1109,7 +1100,7 @@ p2p_issue(replay_t *R, rank_state_t *rs, guint node)
         }
     }
     if (p == NULL) {
-        p2p_t fresh = {src, dst, -1, -1, FALSE, 0};
+        p2p_t fresh = {src, dst, -1, -1, FALSE, 0, FALSE};
         if (R->p2p_free->len > 0) {
             idx = g_array_index(R->p2p_free, guint32, R->p2p_free->len - 1);
             g_array_set_size(R->p2p_free, R->p2p_free->len - 1);
@@ -1171,7 +1162,6 @@ stream_kick(stream_t *st)
     replay_t *R = rs->replay;
     guint node = fifo_pop(&st->queue);
     st->running = (gint)node;
-    set_state(rs, node, NODE_RUNNING);
     mark_start(rs, node);
     account(rs);
     if (st->kind == STREAM_COMM) {
@@ -1199,7 +1189,6 @@ static void
 make_ready(replay_t *R, rank_state_t *rs, guint node)
 {
     const weft_rank_trace_t *t = rs->trace;
-    set_state(rs, node, NODE_QUEUED);
     switch (t->type[node]) {
     case WEFT_NODE_COMP:
     case WEFT_NODE_MEM_LOAD:
@@ -1259,8 +1248,7 @@ drain_finished(replay_t *R)
                                 weft_time_to_s(WEFT_TIME_MAX) / 86400.0));
             return;
         }
-        g_assert(node_state(rs, rn.node) != NODE_DONE);
-        set_state(rs, rn.node, NODE_DONE);
+        g_assert(rs->nodes_done < rs->trace->n_nodes);
         rs->nodes_done++;
         rs->res.finish_ps = weft_sim_now(R->sim);
         if (rs->nodes_done == rs->trace->n_nodes && --R->ranks_left == 0 && R->faults != NULL) {
@@ -1272,7 +1260,8 @@ drain_finished(replay_t *R)
         }
         for (guint32 k = rs->succ_off[rn.node]; k < rs->succ_off[rn.node + 1]; k++) {
             guint s = rs->succ[k];
-            if (--rs->node[s] == 0) { /* waiting: the word is the count */
+            guint32 c = rs->counter[s];
+            if (c == NO_COUNTER || --rs->left[c] == 0) {
                 make_ready(R, rs, s);
             }
         }
@@ -1289,10 +1278,14 @@ finish_node(replay_t *R, guint rank, guint node)
 
 /* ---- set-up and tear-down ----------------------------------------------------------- */
 
-/* The successors of one trace's nodes (CSR), shared by the ranks replaying it. */
+/* The successors of one trace's nodes (CSR) and its nodes' counters (rank_state_t), shared
+ * by the ranks replaying it. */
 typedef struct {
     guint32 *off;
     guint32 *succ;
+    guint32 *counter; /* per node: its counter, or NO_COUNTER */
+    guint32 *left0;   /* per counter: its node's predecessors */
+    guint32 n_counters;
 } succ_t;
 
 static void
@@ -1301,6 +1294,8 @@ succ_free(gpointer p)
     succ_t *sc = p;
     g_free(sc->off);
     g_free(sc->succ);
+    g_free(sc->counter);
+    g_free(sc->left0);
     g_free(sc);
 }
 
@@ -1337,37 +1332,34 @@ rank_links(replay_t *R, rank_state_t *rs)
     }
 }
 
-static gboolean
-rank_init(replay_t *R, rank_state_t *rs, guint rank, GError **error)
+static void
+rank_init(replay_t *R, rank_state_t *rs, guint rank)
 {
     const weft_rank_trace_t *t = &R->wl->ranks[rank];
     guint n = t->n_nodes;
-    for (guint i = 0; i < n; i++) {
-        if (t->dep_off[i + 1] - t->dep_off[i] > NODE_PREDS_MAX) {
-            g_set_error(error, WEFT_REPLAY_ERROR, WEFT_REPLAY_ERROR_OVERFLOW,
-                        "%s: rank %u node %" G_GUINT64_FORMAT " (%s) has %u predecessors, more "
-                        "than the replay counts (%u)",
-                        t->file, rank, t->id[i], node_name(t, i),
-                        t->dep_off[i + 1] - t->dep_off[i], NODE_PREDS_MAX);
-            return FALSE;
-        }
-    }
     rs->replay = R;
     rs->rank = rank;
     rs->trace = t;
     rs->vertex = weft_topo_gpu_vertex(R->topo, R->rank_gpu != NULL ? R->rank_gpu[rank] : rank);
-    rs->node = g_new(guint32, MAX(n, 1));
     if (R->observer != NULL && R->observer->node != NULL) {
         rs->start_ps = g_new0(weft_time_t, MAX(n, 1));
-    }
-    for (guint i = 0; i < n; i++) {
-        rs->node[i] = t->dep_off[i + 1] - t->dep_off[i];
     }
     /* successors: a counting sort of the predecessor lists, once per trace (the ranks of a
      * generated pipeline stage share their arrays, workload.h) */
     succ_t *sc = g_hash_table_lookup(R->succs, t->deps);
     if (sc == NULL) {
         sc = g_new0(succ_t, 1);
+        sc->counter = g_new(guint32, MAX(n, 1));
+        for (guint i = 0; i < n; i++) {
+            guint32 preds = t->dep_off[i + 1] - t->dep_off[i];
+            sc->counter[i] = preds >= 2 ? sc->n_counters++ : NO_COUNTER;
+        }
+        sc->left0 = g_new(guint32, MAX(sc->n_counters, 1));
+        for (guint i = 0; i < n; i++) {
+            if (sc->counter[i] != NO_COUNTER) {
+                sc->left0[sc->counter[i]] = t->dep_off[i + 1] - t->dep_off[i];
+            }
+        }
         sc->off = g_new0(guint32, n + 1);
         sc->succ = g_new(guint32, MAX(t->dep_off[n], 1));
         for (guint i = 0; i < n; i++) {
@@ -1388,19 +1380,20 @@ rank_init(replay_t *R, rank_state_t *rs, guint rank, GError **error)
     }
     rs->succ_off = sc->off;
     rs->succ = sc->succ;
+    rs->counter = sc->counter;
+    rs->left = g_memdup2(sc->left0, sizeof(guint32) * MAX(sc->n_counters, 1));
     rank_links(R, rs);
     for (guint s = 0; s < N_STREAMS; s++) {
         rs->streams[s].rank = rs;
         rs->streams[s].kind = s;
         rs->streams[s].running = -1;
     }
-    return TRUE;
 }
 
 static void
 rank_clear(rank_state_t *rs)
 {
-    g_free(rs->node);
+    g_free(rs->left);
     g_free(rs->start_ps);
     for (guint s = 0; s < N_STREAMS; s++) {
         g_free(rs->streams[s].queue.buf);
@@ -1537,6 +1530,43 @@ explain_waiting(replay_t *R, rank_state_t *rs, guint node, GString *out)
     }
 }
 
+static gint
+cmp_guint(gconstpointer a, gconstpointer b)
+{
+    guint x = *(const guint *)a, y = *(const guint *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The running nodes of @rs, ascending: its streams' and its messages' in flight (a send from
+ * its issue until its last byte arrives, a receive issued before its message arrived). */
+static GArray *
+running_nodes(replay_t *R, const rank_state_t *rs)
+{
+    GArray *run = g_array_new(FALSE, FALSE, sizeof(guint));
+    for (guint s = 0; s < N_STREAMS; s++) {
+        if (rs->streams[s].running >= 0) {
+            guint node = (guint)rs->streams[s].running;
+            g_array_append_val(run, node);
+        }
+    }
+    for (guint i = 0; i < R->p2p->len; i++) {
+        const p2p_t *p = &g_array_index(R->p2p, p2p_t, i);
+        if (p->released || p->arrived) {
+            continue;
+        }
+        if (p->src_rank == rs->rank && p->send_node >= 0) {
+            guint node = (guint)p->send_node;
+            g_array_append_val(run, node);
+        }
+        if (p->dst_rank == rs->rank && p->recv_node >= 0) {
+            guint node = (guint)p->recv_node;
+            g_array_append_val(run, node);
+        }
+    }
+    g_array_sort(run, cmp_guint);
+    return run;
+}
+
 static GError *
 deadlock_report(replay_t *R)
 {
@@ -1555,17 +1585,13 @@ deadlock_report(replay_t *R)
             continue;
         }
         shown++;
-        gboolean any = FALSE;
-        for (guint i = 0; i < t->n_nodes; i++) {
-            if (node_state(rs, i) == NODE_RUNNING) {
-                explain_waiting(R, rs, i, out);
-                any = TRUE;
-            }
+        g_autoptr(GArray) running = running_nodes(R, rs);
+        gboolean any = running->len > 0;
+        for (guint k = 0; k < running->len; k++) {
+            explain_waiting(R, rs, g_array_index(running, guint, k), out);
         }
-        guint blocked = 0;
-        for (guint i = 0; i < t->n_nodes; i++) {
-            blocked += node_state(rs, i) == NODE_WAITING || node_state(rs, i) == NODE_QUEUED;
-        }
+        /* waiting or queued: neither done nor running */
+        guint blocked = t->n_nodes - rs->nodes_done - running->len;
         if (!any) {
             g_string_append_printf(out, "\n  rank %u (%s): %u node(s) not started", r, t->file,
                                    blocked);
@@ -1591,7 +1617,8 @@ release_first_nodes(void *ctx, void *data)
     for (guint r = 0; r < R->wl->n_ranks && R->error == NULL; r++) {
         rank_state_t *rs = &R->ranks[r];
         for (guint i = 0; i < rs->trace->n_nodes; i++) {
-            if (rs->node[i] == 0) { /* waiting, with no predecessor left */
+            if (rs->trace->dep_off[i + 1] == rs->trace->dep_off[i]) {
+                /* no predecessor: nothing else makes it ready */
                 make_ready(R, rs, i);
                 drain_finished(R);
             }
@@ -1665,10 +1692,7 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
     R.finish_stack = g_array_new(FALSE, FALSE, sizeof(rank_node_t));
     R.ranks = g_new0(rank_state_t, wl->n_ranks);
     for (guint r = 0; r < wl->n_ranks; r++) {
-        if (!rank_init(&R, &R.ranks[r], r, error)) {
-            replay_clear(&R);
-            return NULL;
-        }
+        rank_init(&R, &R.ranks[r], r);
     }
     R.comm_state = g_new0(comm_state_t, MAX(wl->comms->len, 1u));
     for (guint c = 0; c < wl->comms->len; c++) {

@@ -52,8 +52,7 @@ typedef enum {
     WEFT_REPLAY_ERROR_NETWORK,  /* a transfer could not be routed */
     WEFT_REPLAY_ERROR_MISMATCH, /* members of one collective disagree on operation or size, or
                                    a SEND and the RECV it matches disagree on size */
-    WEFT_REPLAY_ERROR_OVERFLOW, /* simulated time beyond the ~106 days int64 picoseconds hold,
-                                   or a node with 2^30 predecessors or more */
+    WEFT_REPLAY_ERROR_OVERFLOW, /* simulated time beyond the ~106 days int64 picoseconds hold */
     WEFT_REPLAY_ERROR_STRANDED, /* a link fault left a transfer with no path (fault/step.h) */
     WEFT_REPLAY_ERROR_FAILED,   /* a GPU or node failed during the step (fault/step.h) */
     WEFT_REPLAY_ERROR_DETAIL_CONFLICT, /* collective_detail = auto: a collective run as one
