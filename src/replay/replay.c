@@ -110,6 +110,7 @@ typedef struct {
     gint32 *member_node; /* per member: node index, or -1 until it arrives (kept for reuse) */
     weft_coll_run_t *run;
     const weft_coll_plan_t *plan;
+    guint64 moved_bytes; /* the plan's transfer sizes, summed (for observers) */
     weft_time_t first_arrival_ps, start_ps;
     comm_memo_t *timed; /* set when it runs as one timed event */
 } coll_inst_t;
@@ -124,6 +125,17 @@ typedef struct {
 typedef struct {
     coll_inst_t inst[2];
     gint *vertices; /* per member, the GPU vertex its rank runs on */
+    /* The communicator's last few (operation, size)s and what they resolved to, so that a
+     * collective's plan and memo are one short scan, not two table lookups (a step repeats
+     * a communicator's few collectives many times); plan NULL: empty */
+    struct {
+        const weft_coll_plan_t *plan;
+        guint op;
+        guint64 bytes;
+        guint64 moved_bytes; /* the plan's transfer sizes, summed */
+        comm_memo_t *cm;     /* (collective_detail = auto) its memo, once looked up */
+    } recent[4];
+    guint recent_next; /* the entry to replace next */
 } comm_state_t;
 
 /* One point-to-point message, matched or waiting for its other side. */
@@ -358,8 +370,9 @@ on_coll_done(void *ctx, guint64 key)
     }
     R->collectives++;
     if (R->observer != NULL && R->observer->collective != NULL) {
-        weft_replay_coll_event_t ev = {
-            ci->comm, ci->seq, ci->plan, ci->first_arrival_ps, ci->start_ps, weft_sim_now(R->sim)};
+        weft_replay_coll_event_t ev = {ci->comm,     ci->seq,  ci->plan,
+                                       ci->first_arrival_ps, ci->start_ps,
+                                       weft_sim_now(R->sim), ci->moved_bytes};
         R->observer->collective(R->observer->data, &ev);
     }
     g_clear_pointer(&ci->run, weft_coll_run_free);
@@ -697,16 +710,19 @@ on_timed_coll_done(void *ctx, void *data)
 /* Starts @ci as one timed event if it provably runs alone; FALSE: run it at transfer level. */
 static gboolean memo_off_nvlink(replay_t *R, const comm_memo_t *cm);
 
+/* (@cached: the memo of (communicator, @plan) if known, else where to keep it) */
 static gboolean
-timed_coll_start(replay_t *R, coll_inst_t *ci, const weft_coll_plan_t *plan, const gint *vertices)
+timed_coll_start(replay_t *R, coll_inst_t *ci, const weft_coll_plan_t *plan, const gint *vertices,
+                 comm_memo_t **cached)
 {
     GError *error = NULL;
-    comm_memo_t *cm = comm_memo(R, ci->comm, plan, vertices, &error);
+    comm_memo_t *cm = *cached != NULL ? *cached : comm_memo(R, ci->comm, plan, vertices, &error);
     if (cm == NULL) {
         /* the isolated run failed: the transfer-level run reports why */
         g_clear_error(&error);
         return FALSE;
     }
+    *cached = cm;
     if (cm->memo != NULL && cm->memo->phases != NULL) {
         /* Analytical: a transfer's timing never depends on others, so the collective is
          * timed whatever shares its links; its links' busy time and peak are replayed with
@@ -936,18 +952,38 @@ coll_start(replay_t *R, coll_inst_t *ci)
         }
     }
     GError *error = NULL;
-    const gint *vertices = R->comm_state[ci->comm].vertices;
-    const weft_coll_plan_t *plan =
-        get_plan(R, ci->comm, op, comm->n_ranks, bytes, vertices, &error);
-    if (plan == NULL) {
-        g_prefix_error(&error, "%s: rank %u node %" G_GUINT64_FORMAT " (%s): ", t0->file,
-                       comm->ranks[0], t0->id[n0], node_name(t0, n0));
-        coll_start_failed(R, ci, op, bytes, error);
-        return;
+    comm_state_t *cs = &R->comm_state[ci->comm];
+    const gint *vertices = cs->vertices;
+    guint k = 0;
+    while (k < G_N_ELEMENTS(cs->recent) &&
+           (cs->recent[k].plan == NULL || cs->recent[k].op != op || cs->recent[k].bytes != bytes)) {
+        k++;
     }
+    if (k == G_N_ELEMENTS(cs->recent)) {
+        const weft_coll_plan_t *plan =
+            get_plan(R, ci->comm, op, comm->n_ranks, bytes, vertices, &error);
+        if (plan == NULL) {
+            g_prefix_error(&error, "%s: rank %u node %" G_GUINT64_FORMAT " (%s): ", t0->file,
+                           comm->ranks[0], t0->id[n0], node_name(t0, n0));
+            coll_start_failed(R, ci, op, bytes, error);
+            return;
+        }
+        k = cs->recent_next;
+        cs->recent_next = (k + 1) % G_N_ELEMENTS(cs->recent);
+        cs->recent[k].plan = plan;
+        cs->recent[k].op = op;
+        cs->recent[k].bytes = bytes;
+        cs->recent[k].moved_bytes = 0;
+        for (guint i = 0; i < plan->n_xfers; i++) {
+            cs->recent[k].moved_bytes += plan->xfers[i].bytes;
+        }
+        cs->recent[k].cm = NULL;
+    }
+    const weft_coll_plan_t *plan = cs->recent[k].plan;
     ci->plan = plan;
+    ci->moved_bytes = cs->recent[k].moved_bytes;
     ci->start_ps = weft_sim_now(R->sim);
-    if (R->detail_auto && timed_coll_start(R, ci, plan, vertices)) {
+    if (R->detail_auto && timed_coll_start(R, ci, plan, vertices, &cs->recent[k].cm)) {
         return;
     }
     ci->run = weft_coll_run(R->net, plan, vertices, on_coll_done, R, ci->key, &error);
@@ -1152,15 +1188,35 @@ p2p_issue(replay_t *R, rank_state_t *rs, guint node)
 
 /* ---- streams and readiness --------------------------------------------------------- */
 
+static void stream_run(stream_t *st, guint node);
+
 static void
 stream_kick(stream_t *st)
 {
     if (st->running >= 0 || st->queue.len == 0) {
         return;
     }
+    stream_run(st, fifo_pop(&st->queue));
+}
+
+/* Node @node is ready on @st: it queues behind the stream's, or runs now if there are none
+ * (what pushing it and kicking the stream would do, without touching the queue). */
+static inline void
+stream_ready(stream_t *st, guint node)
+{
+    if (st->running < 0 && st->queue.len == 0) {
+        stream_run(st, node);
+    } else {
+        fifo_push(&st->queue, node);
+    }
+}
+
+/* Idle stream @st starts @node. */
+static void
+stream_run(stream_t *st, guint node)
+{
     rank_state_t *rs = st->rank;
     replay_t *R = rs->replay;
-    guint node = fifo_pop(&st->queue);
     st->running = (gint)node;
     mark_start(rs, node);
     account(rs);
@@ -1193,9 +1249,7 @@ make_ready(replay_t *R, rank_state_t *rs, guint node)
     case WEFT_NODE_COMP:
     case WEFT_NODE_MEM_LOAD:
     case WEFT_NODE_MEM_STORE: {
-        stream_t *st = &rs->streams[t->is_cpu_op[node] ? STREAM_CPU : STREAM_COMPUTE];
-        fifo_push(&st->queue, node);
-        stream_kick(st);
+        stream_ready(&rs->streams[t->is_cpu_op[node] ? STREAM_CPU : STREAM_COMPUTE], node);
         break;
     }
     case WEFT_NODE_COLL: {
@@ -1203,9 +1257,7 @@ make_ready(replay_t *R, rank_state_t *rs, guint node)
          * call) is the CPU side of a GPU collective traced separately: it runs on the
          * CPU stream for its duration, as ASTRA-sim runs it. The reader has cleared the
          * flag of those that no GPU collective depends on (workload.h). */
-        stream_t *st = &rs->streams[t->is_cpu_op[node] ? STREAM_CPU : STREAM_COMM];
-        fifo_push(&st->queue, node);
-        stream_kick(st);
+        stream_ready(&rs->streams[t->is_cpu_op[node] ? STREAM_CPU : STREAM_COMM], node);
         break;
     }
     case WEFT_NODE_SEND:

@@ -70,10 +70,8 @@ on_collective(void *data, const weft_replay_coll_event_t *ev)
         .first_arrival_ps = ev->first_arrival_ps,
         .start_ps = ev->start_ps,
         .end_ps = ev->end_ps,
+        .moved_bytes = ev->moved_bytes,
     };
-    for (guint i = 0; i < p->n_xfers; i++) {
-        c.moved_bytes += p->xfers[i].bytes;
-    }
     g_array_append_val(rep->colls, c);
 }
 
