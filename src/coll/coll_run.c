@@ -30,6 +30,12 @@ struct weft_coll_run {
     weft_time_t *nic_free;     /* per member: when its network path takes the next message */
     guint32 n_done;            /* transfers whose data successors were released */
     gboolean analytical;
+    /* analytical: per source endpoint, the last destination whose route rate it looked up
+     * (-1: none), that rate (NAN: no route) and the link version it holds for; a ring's
+     * endpoint sends to one peer on every channel and step, so one entry serves them all */
+    gint32 *rate_dst;
+    double *rate_Bps;
+    guint64 rate_version;
     weft_coll_done_fn done;
     void *ctx;
     guint64 tag;
@@ -104,10 +110,21 @@ start_xfer_now(weft_coll_run_t *run, guint32 t)
          * cap the payload rate at the route's share (a cap, not a lower efficiency, so the
          * links' byte counts stay the bytes on the wire). */
         weft_topo_t *topo = weft_net_topo(run->net);
-        const weft_route_t *r =
-            weft_topo_route(topo, run->vertex[x->src], run->vertex[x->dst], NULL);
-        if (r != NULL && r->n_paths > 0) {
-            cap = MIN(cap, r->rate_Bps * eff / x->sharing);
+        guint64 version = weft_topo_link_version(topo);
+        if (version != run->rate_version) {
+            /* a fault changed links: routes (and their rates) may have changed */
+            guint n_ep = run->plan->n_members + run->plan->n_virtual;
+            memset(run->rate_dst, 0xff, sizeof(gint32) * MAX(n_ep, 1));
+            run->rate_version = version;
+        }
+        if (run->rate_dst[x->src] != (gint32)x->dst) {
+            const weft_route_t *r =
+                weft_topo_route(topo, run->vertex[x->src], run->vertex[x->dst], NULL);
+            run->rate_dst[x->src] = (gint32)x->dst;
+            run->rate_Bps[x->src] = r != NULL && r->n_paths > 0 ? r->rate_Bps : NAN;
+        }
+        if (!isnan(run->rate_Bps[x->src])) {
+            cap = MIN(cap, run->rate_Bps[x->src] * eff / x->sharing);
         }
     }
     GError *error = NULL;
@@ -279,6 +296,12 @@ weft_coll_run_full(weft_net_t *net, const weft_coll_plan_t *plan, const gint *me
     run->post = g_new0(weft_event_handle_t, MAX(plan->n_xfers, 1));
     run->nic_free = g_new0(weft_time_t, MAX(plan->n_members, 1));
     run->analytical = weft_net_model(net) == WEFT_NET_ANALYTICAL;
+    if (run->analytical) {
+        run->rate_dst = g_new(gint32, MAX(n_ep, 1));
+        memset(run->rate_dst, 0xff, sizeof(gint32) * MAX(n_ep, 1));
+        run->rate_Bps = g_new(double, MAX(n_ep, 1));
+        run->rate_version = weft_topo_link_version(weft_net_topo(net));
+    }
     run->done = done;
     run->ctx = ctx;
     run->tag = tag;
@@ -314,6 +337,8 @@ weft_coll_run_free(weft_coll_run_t *run)
     g_free(run->waiting);
     g_free(run->post);
     g_free(run->nic_free);
+    g_free(run->rate_dst);
+    g_free(run->rate_Bps);
     g_free(run);
 }
 
