@@ -134,7 +134,7 @@ typedef struct {
         guint64 bytes;
         guint64 moved_bytes; /* the plan's transfer sizes, summed */
         comm_memo_t *cm;     /* (collective_detail = auto) its memo, once looked up */
-    } recent[4];
+    } recent[8];
     guint recent_next; /* the entry to replace next */
 } comm_state_t;
 
@@ -169,6 +169,7 @@ struct replay {
     comm_state_t *comm_state; /* per communicator */
     GHashTable *plans;   /* plan_key_t -> weft_coll_plan_t* (in plan_store) */
     GPtrArray *plan_store;    /* every plan built (owned) */
+    GHashTable *plan_moved;   /* plan (in plan_store) -> guint64 *: its transfer sizes summed */
     GHashTable *shared_plans; /* tuned plans by shape (plan_shape()) -> plan (in plan_store) */
     gboolean tuned;      /* opts->coll_tuning was given */
     weft_coll_algo_t plain_algo[WEFT_COLL_N_OPS]; /* opts->plain_algo (untuned only) */
@@ -973,10 +974,15 @@ coll_start(replay_t *R, coll_inst_t *ci)
         cs->recent[k].plan = plan;
         cs->recent[k].op = op;
         cs->recent[k].bytes = bytes;
-        cs->recent[k].moved_bytes = 0;
-        for (guint i = 0; i < plan->n_xfers; i++) {
-            cs->recent[k].moved_bytes += plan->xfers[i].bytes;
+        guint64 *moved = g_hash_table_lookup(R->plan_moved, plan);
+        if (moved == NULL) {
+            moved = g_new0(guint64, 1);
+            for (guint i = 0; i < plan->n_xfers; i++) {
+                *moved += plan->xfers[i].bytes;
+            }
+            g_hash_table_insert(R->plan_moved, (gpointer)plan, moved);
         }
+        cs->recent[k].moved_bytes = *moved;
         cs->recent[k].cm = NULL;
     }
     const weft_coll_plan_t *plan = cs->recent[k].plan;
@@ -1479,6 +1485,7 @@ replay_clear(replay_t *R)
     }
     g_clear_pointer(&R->plans, g_hash_table_unref);
     g_clear_pointer(&R->shared_plans, g_hash_table_unref);
+    g_clear_pointer(&R->plan_moved, g_hash_table_unref);
     g_clear_pointer(&R->plan_store, g_ptr_array_unref);
     if (R->comm_layout != NULL) {
         for (guint c = 0; c < R->wl->comms->len; c++) {
@@ -1735,6 +1742,7 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
     }
     R.plans = g_hash_table_new_full(plan_key_hash, plan_key_equal, g_free, NULL);
     R.plan_store = g_ptr_array_new_with_free_func((GDestroyNotify)weft_coll_plan_free);
+    R.plan_moved = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
     R.shared_plans = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
                                            (GDestroyNotify)g_bytes_unref, NULL);
     R.p2p_waiting = g_hash_table_new_full(p2p_key_hash, p2p_key_equal, NULL, g_free);
