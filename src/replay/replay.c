@@ -550,18 +550,32 @@ memo_signature(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices,
         sig_u64(sig, head[i]);
     }
     sig_exec(sig, &plan->exec);
-    g_autoptr(GHashTable) pairs = g_hash_table_new(g_int64_hash, g_int64_equal);
+    /* (owned keys) */
+    g_autoptr(GHashTable) pairs = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
     g_autoptr(GArray) pair_keys = g_array_new(FALSE, FALSE, sizeof(gint64));
     g_autoptr(GHashTable) canon = g_hash_table_new(g_direct_hash, g_direct_equal);
-    /* distinct endpoint pairs, in order of first use */
+    /* distinct endpoint pairs, in order of first use; a source's first destination is
+     * remembered apart (a ring's endpoint sends to one peer in all its transfers: no
+     * hashing for those), the others in the table */
+    guint n_ep = plan->n_members + plan->n_virtual;
+    g_autofree guint32 *first_dst = g_new(guint32, MAX(n_ep, 1));
+    memset(first_dst, 0xff, sizeof(guint32) * MAX(n_ep, 1));
     for (guint t = 0; t < plan->n_xfers; t++) {
-        gint64 k = ((gint64)plan->xfers[t].src << 32) | plan->xfers[t].dst;
-        if (!g_hash_table_contains(pairs, &k)) {
+        guint32 se = plan->xfers[t].src, de = plan->xfers[t].dst;
+        gint64 k = ((gint64)se << 32) | de;
+        if (first_dst[se] == de) {
+            continue;
+        }
+        if (first_dst[se] == G_MAXUINT32) {
+            first_dst[se] = de;
             g_array_append_val(pair_keys, k);
-            g_hash_table_add(pairs, &g_array_index(pair_keys, gint64, pair_keys->len - 1));
+            continue;
+        }
+        if (!g_hash_table_contains(pairs, &k)) {
+            g_hash_table_add(pairs, g_memdup2(&k, sizeof k));
+            g_array_append_val(pair_keys, k);
         }
     }
-    /* pair_keys no longer grows: the pointers above stay valid */
     for (guint i = 0; i < pair_keys->len; i++) {
         gint64 k = g_array_index(pair_keys, gint64, i);
         guint32 se = (guint32)(k >> 32), de = (guint32)(k & 0xffffffff);
