@@ -76,7 +76,7 @@ struct rank_state {
     replay_t *replay;
     guint rank;
     const weft_rank_trace_t *trace;
-    gint vertex;         /* the GPU this rank runs on */
+    gint vertex;             /* the GPU this rank runs on */
     const guint32 *succ_off; /* CSR of successors (shared by ranks of one trace: R->succs) */
     const guint32 *succ;
     const guint32 *counter; /* per node: its index in left, or NO_COUNTER (one predecessor or
@@ -105,7 +105,7 @@ typedef struct {
     guint64 key; /* comm << 32 | seq */
     guint comm;
     guint seq;
-    gboolean live;       /* a member has reached it and it has not finished */
+    gboolean live; /* a member has reached it and it has not finished */
     guint n_arrived;
     gint32 *member_node; /* per member: node index, or -1 until it arrives (kept for reuse) */
     weft_coll_run_t *run;
@@ -165,7 +165,7 @@ struct replay {
     guint32 *comm_seq;  /* parallel to comm_of: collectives the rank issued on it so far */
     GHashTable *succs;  /* a trace's deps array -> its successors (succ_t, owned) */
     GHashTable *links;  /* a trace's deps array -> the first rank's link array (owned) */
-    GPtrArray *own_links; /* link arrays of ranks that could not share one (owned) */
+    GPtrArray *own_links;     /* link arrays of ranks that could not share one (owned) */
     comm_state_t *comm_state; /* per communicator */
     GHashTable *plans;   /* plan_key_t -> weft_coll_plan_t* (in plan_store) */
     GPtrArray *plan_store;    /* every plan built (owned) */
@@ -179,10 +179,10 @@ struct replay {
     /* p2p_key_t -> p2p_wait_t of the messages waiting for their other side; an entry goes
      * when its last message is matched, so the table holds what is in flight, not the step */
     GHashTable *p2p_waiting;
-    GPtrArray *p2p_wait_pool; /* p2p_wait_t not in use (owned) */
-    GArray *p2p;              /* p2p_t; a slot is reused once both sides finished */
-    GArray *p2p_free;         /* guint32 indexes of free slots of p2p */
-    guint64 p2p_count;        /* messages matched or waiting, over the run */
+    GPtrArray *p2p_wait_pool;         /* p2p_wait_t not in use (owned) */
+    GArray *p2p;                      /* p2p_t; a slot is reused once both sides finished */
+    GArray *p2p_free;                 /* guint32 indexes of free slots of p2p */
+    guint64 p2p_count;                /* messages matched or waiting, over the run */
     GArray *finish_stack;             /* (rank, node) pairs to finish at the current time */
     GError *error;                    /* first runtime error; stops the simulation */
     guint64 collectives;
@@ -213,7 +213,7 @@ typedef struct {
 /* The messages of one key waiting for their other side, in issue order (a list through
  * p2p_t.next); all sends or all receives. */
 typedef struct {
-    p2p_key_t key; /* first: the entry is its own key in R->p2p_waiting */
+    p2p_key_t key;      /* first: the entry is its own key in R->p2p_waiting */
     guint32 head, tail; /* indexes + 1 into R->p2p */
 } p2p_wait_t;
 
@@ -371,9 +371,10 @@ on_coll_done(void *ctx, guint64 key)
     }
     R->collectives++;
     if (R->observer != NULL && R->observer->collective != NULL) {
-        weft_replay_coll_event_t ev = {ci->comm,     ci->seq,  ci->plan,
-                                       ci->first_arrival_ps, ci->start_ps,
-                                       weft_sim_now(R->sim), ci->moved_bytes};
+        weft_replay_coll_event_t ev = {ci->comm,       ci->seq,
+                                       ci->plan,       ci->first_arrival_ps,
+                                       ci->start_ps,   weft_sim_now(R->sim),
+                                       ci->moved_bytes};
         R->observer->collective(R->observer->data, &ev);
     }
     g_clear_pointer(&ci->run, weft_coll_run_free);
@@ -1172,9 +1173,9 @@ p2p_issue(replay_t *R, rank_state_t *rs, guint node)
             g_array_index(R->p2p, p2p_t, q->tail - 1).next = idx + 1;
             q->tail = idx + 1;
         } else {
-            q = R->p2p_wait_pool->len > 0 ? g_ptr_array_steal_index_fast(
-                                                R->p2p_wait_pool, R->p2p_wait_pool->len - 1)
-                                          : g_new(p2p_wait_t, 1);
+            q = R->p2p_wait_pool->len > 0
+                    ? g_ptr_array_steal_index_fast(R->p2p_wait_pool, R->p2p_wait_pool->len - 1)
+                    : g_new(p2p_wait_t, 1);
             q->key = key;
             q->head = q->tail = idx + 1;
             g_hash_table_insert(R->p2p_waiting, &q->key, q);
