@@ -779,6 +779,46 @@ START_TEST(matched_send_and_recv_pass)
 }
 END_TEST
 
+/* Messages listed out of key order on both sides, as the fast check sorts them. */
+START_TEST(messages_in_any_order_match)
+{
+    g_autoptr(test_et_t) r0 = test_et_new("0.0.4");
+    test_et_send(r0, 0, "a", 2, 9, 1024);
+    test_et_send(r0, 1, "b", 1, 3, 1024);
+    test_et_send(r0, 2, "c", 1, 1, 1024);
+    g_autoptr(test_et_t) r1 = test_et_new("0.0.4");
+    test_et_recv(r1, 0, "c", 0, 1, 1024);
+    test_et_recv(r1, 1, "b", 0, 3, 1024);
+    test_et_send(r1, 2, "d", 2, 5, 1024);
+    g_autoptr(test_et_t) r2 = test_et_new("0.0.4");
+    test_et_recv(r2, 0, "d", 1, 5, 1024);
+    test_et_recv(r2, 1, "a", 0, 9, 1024);
+    put(r0, 0);
+    put(r1, 1);
+    put(r2, 2);
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    expect_check_ok(wl, 3);
+}
+END_TEST
+
+/* As many sends as receives in all, but rank 2's receive from rank 0 has another tag. */
+START_TEST(balanced_counts_other_tags_are_unmatched)
+{
+    g_autoptr(test_et_t) r0 = test_et_new("0.0.4");
+    test_et_send(r0, 0, "a", 2, 9, 1024);
+    test_et_send(r0, 1, "b", 1, 3, 1024);
+    g_autoptr(test_et_t) r1 = test_et_new("0.0.4");
+    test_et_recv(r1, 0, "b", 0, 3, 1024);
+    g_autoptr(test_et_t) r2 = test_et_new("0.0.4");
+    test_et_recv(r2, 0, "a", 0, 8, 1024);
+    put(r0, 0);
+    put(r1, 1);
+    put(r2, 2);
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    expect_check_error(wl, 3, WEFT_WORKLOAD_ERROR_UNMATCHED);
+}
+END_TEST
+
 START_TEST(send_without_recv_is_unmatched)
 {
     g_autoptr(test_et_t) r0 = test_et_new("0.0.4");
@@ -1260,6 +1300,8 @@ workload_suite(void)
     TCase *comm = tcase_create("communication");
     tcase_add_checked_fixture(comm, tmp_setup, tmp_teardown);
     tcase_add_test(comm, matched_send_and_recv_pass);
+    tcase_add_test(comm, messages_in_any_order_match);
+    tcase_add_test(comm, balanced_counts_other_tags_are_unmatched);
     tcase_add_test(comm, send_without_recv_is_unmatched);
     tcase_add_test(comm, recv_without_send_is_unmatched);
     tcase_add_test(comm, peer_out_of_range_is_value_error);

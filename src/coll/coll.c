@@ -646,13 +646,30 @@ weft_coll_plan_pairs(const weft_coll_plan_t *plan)
     g_autoptr(GHashTable) seen = g_hash_table_new(pair_hash, g_int64_equal);
     const weft_coll_implicit_t *im = plan->implicit;
     guint64 n = im != NULL ? (guint64)im->g * im->channels : plan->n_xfers;
+    /* a source's first destination is remembered apart (a ring's endpoint sends to one peer
+     * in all its transfers: no hashing for those), the others in the table */
+    guint n_ep = plan->n_members + plan->n_virtual;
+    g_autofree guint32 *first_dst = g_new(guint32, MAX(n_ep, 1));
+    memset(first_dst, 0xff, sizeof(guint32) * MAX(n_ep, 1));
     g_autofree guint64 *keys = g_new(guint64, MAX(n, 1));
     for (guint64 k = 0; k < n; k++) {
+        guint32 src, dst;
         if (im != NULL) {
             guint64 base = k - k % im->g;
-            keys[k] = ((guint64)im->order[k] << 32) | im->order[base + (k % im->g + 1) % im->g];
+            src = im->order[k];
+            dst = im->order[base + (k % im->g + 1) % im->g];
         } else {
-            keys[k] = ((guint64)plan->xfers[k].src << 32) | plan->xfers[k].dst;
+            src = plan->xfers[k].src;
+            dst = plan->xfers[k].dst;
+        }
+        keys[k] = ((guint64)src << 32) | dst;
+        if (first_dst[src] == dst) {
+            continue;
+        }
+        if (first_dst[src] == G_MAXUINT32) {
+            first_dst[src] = dst;
+            g_array_append_val(out, keys[k]);
+            continue;
         }
         if (g_hash_table_add(seen, &keys[k])) {
             g_array_append_val(out, keys[k]);

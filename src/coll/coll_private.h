@@ -120,11 +120,11 @@ void weft_coll_i_ring_describe(const weft_coll_layout_t *layout, const weft_coll
 /* algos.c: emits the transfers of @im into @b (whose layout needs n_members and dom). */
 void weft_coll_i_ring_emit(coll_builder_t *b, weft_coll_plan_t *plan,
                            const weft_coll_implicit_t *im);
-/* coll_run.c: the efficiency and payload-rate cap of transfer @x (flags, sharing) under
- * @exec, with the route @r (nullable) and whether the model is analytical. */
+/* coll_run.c: the efficiency and payload-rate cap of a transfer (@flags, @sharing) under
+ * @exec, given the rate of its route (NAN: none, or not looked up) and whether the model is
+ * analytical. */
 void weft_coll_i_xfer_rate(const weft_coll_exec_t *exec, guint8 flags, guint16 sharing,
-                           const weft_route_t *r, gboolean analytical, double *eff,
-                           double *cap);
+                           double route_Bps, gboolean analytical, double *eff, double *cap);
 
 /* layout.c: the ring order of channel @ch: every member once, domains consecutive. */
 void weft_coll_i_ring_order(const weft_coll_layout_t *layout, guint ch, guint32 *order);

@@ -32,6 +32,12 @@ struct weft_coll_run {
     weft_time_t *nic_free;     /* per member: when its network path takes the next message */
     guint32 n_done;            /* transfers whose data successors were released */
     gboolean analytical;
+    /* analytical: per source endpoint, the last destination whose route rate it looked up
+     * (-1: none), that rate (NAN: no route) and the link version it holds for; a ring's
+     * endpoint sends to one peer on every channel and step, so one entry serves them all */
+    gint32 *rate_dst;
+    double *rate_Bps;
+    guint64 rate_version;
     weft_coll_done_fn done;
     void *ctx;
     guint64 tag;
@@ -94,18 +100,18 @@ start_xfer(weft_coll_run_t *run, guint32 t)
 
 void
 weft_coll_i_xfer_rate(const weft_coll_exec_t *exec, guint8 flags, guint16 sharing,
-                      const weft_route_t *r, gboolean analytical, double *eff, double *cap)
+                      double route_Bps, gboolean analytical, double *eff, double *cap)
 {
     *eff = exec->efficiency > 0.0 ? exec->efficiency : 1.0;
     if (!(flags & WEFT_COLL_XFER_INTER) && exec->efficiency_intra > 0.0) {
         *eff = exec->efficiency_intra; /* e.g. CollNet's NVLink part (tuning.h) */
     }
     *cap = exec->channel_Bps > 0.0 ? exec->channel_Bps : INFINITY;
-    if (analytical && sharing > 1 && r != NULL && r->n_paths > 0) {
+    if (analytical && sharing > 1 && !isnan(route_Bps)) {
         /* The channels on this pair share its route; the analytical model cannot see that:
          * cap the payload rate at the route's share (a cap, not a lower efficiency, so the
          * links' byte counts stay the bytes on the wire). */
-        *cap = MIN(*cap, r->rate_Bps * *eff / sharing);
+        *cap = MIN(*cap, route_Bps * *eff / sharing);
     }
 }
 
@@ -113,13 +119,29 @@ static void
 start_xfer_now(weft_coll_run_t *run, guint32 t)
 {
     const weft_coll_xfer_t *x = &run->plan->xfers[t];
-    const weft_route_t *r = NULL;
+    double route_Bps = NAN;
     if (run->analytical && x->sharing > 1) {
-        r = weft_topo_route(weft_net_topo(run->net), run->vertex[x->src], run->vertex[x->dst],
-                            NULL);
+        /* the rate of the pair's route, looked up once per source (a source sends to one
+         * destination per ring and channel) */
+        weft_topo_t *topo = weft_net_topo(run->net);
+        guint64 version = weft_topo_link_version(topo);
+        if (version != run->rate_version) {
+            /* a fault changed links: routes (and their rates) may have changed */
+            guint n_ep = run->plan->n_members + run->plan->n_virtual;
+            memset(run->rate_dst, 0xff, sizeof(gint32) * MAX(n_ep, 1));
+            run->rate_version = version;
+        }
+        if (run->rate_dst[x->src] != (gint32)x->dst) {
+            const weft_route_t *r =
+                weft_topo_route(topo, run->vertex[x->src], run->vertex[x->dst], NULL);
+            run->rate_dst[x->src] = (gint32)x->dst;
+            run->rate_Bps[x->src] = r != NULL && r->n_paths > 0 ? r->rate_Bps : NAN;
+        }
+        route_Bps = run->rate_Bps[x->src];
     }
     double eff, cap;
-    weft_coll_i_xfer_rate(&run->exec, x->flags, x->sharing, r, run->analytical, &eff, &cap);
+    weft_coll_i_xfer_rate(&run->exec, x->flags, x->sharing, route_Bps, run->analytical, &eff,
+                          &cap);
     GError *error = NULL;
     /* Every pair was checked routable in weft_coll_run_full(), so this fails only when a
      * fault has taken links down since (net.h: weft_net_stranded()). */
@@ -294,6 +316,12 @@ weft_coll_run_full(weft_net_t *net, const weft_coll_plan_t *plan, const gint *me
     run->post = g_new0(weft_event_handle_t, MAX(plan->n_xfers, 1));
     run->nic_free = g_new0(weft_time_t, MAX(plan->n_members, 1));
     run->analytical = weft_net_model(net) == WEFT_NET_ANALYTICAL;
+    if (run->analytical) {
+        run->rate_dst = g_new(gint32, MAX(n_ep, 1));
+        memset(run->rate_dst, 0xff, sizeof(gint32) * MAX(n_ep, 1));
+        run->rate_Bps = g_new(double, MAX(n_ep, 1));
+        run->rate_version = weft_topo_link_version(weft_net_topo(net));
+    }
     run->done = done;
     run->ctx = ctx;
     run->tag = tag;
@@ -329,6 +357,8 @@ weft_coll_run_free(weft_coll_run_t *run)
     g_free(run->waiting);
     g_free(run->post);
     g_free(run->nic_free);
+    g_free(run->rate_dst);
+    g_free(run->rate_Bps);
     g_free(run);
 }
 

@@ -13,8 +13,53 @@
 G_DEFINE_QUARK(weft-replay-error-quark, weft_replay_error)
 /* clang-format on */
 
-enum { NODE_WAITING, NODE_QUEUED, NODE_RUNNING, NODE_DONE };
 enum { STREAM_COMPUTE, STREAM_COMM, STREAM_CPU, N_STREAMS };
+
+/*
+ * Per-rank state is kept per rank, not per node: a rank's nodes are waiting, queued on a
+ * stream, running (on a stream or as a send or receive in flight) or done, and only the
+ * running ones (the streams' and the messages', at most a few) and the number done are
+ * needed (deadlock_report() rebuilds the rest). What a rank needs per node is how many
+ * predecessors a node still waits for, and only nodes with two or more need a count: a
+ * node with one is ready when that one finishes. So a rank counts only those (a trace's
+ * counter indexes are shared: succ_t), which at scale is the difference between per-node
+ * arrays over all ranks, missing the caches on every node, and a few counters per rank.
+ */
+#define NO_COUNTER G_MAXUINT32
+
+/* A FIFO of node indexes: a ring buffer that doubles when full (no allocation per node). */
+typedef struct {
+    guint32 *buf;
+    guint32 cap, head, len;
+} node_fifo_t;
+
+static void
+fifo_push(node_fifo_t *q, guint32 node)
+{
+    if (q->len == q->cap) {
+        guint32 cap = MAX(q->cap * 2, 8u);
+        guint32 *buf = g_new(guint32, cap);
+        for (guint32 i = 0; i < q->len; i++) {
+            buf[i] = q->buf[(q->head + i) % q->cap];
+        }
+        g_free(q->buf);
+        q->buf = buf;
+        q->cap = cap;
+        q->head = 0;
+    }
+    q->buf[(q->head + q->len) % q->cap] = node;
+    q->len++;
+}
+
+static guint32
+fifo_pop(node_fifo_t *q)
+{
+    g_assert(q->len > 0);
+    guint32 node = q->buf[q->head];
+    q->head = q->head + 1 == q->cap ? 0 : q->head + 1;
+    q->len--;
+    return node;
+}
 
 typedef struct replay replay_t;
 typedef struct rank_state rank_state_t;
@@ -23,7 +68,7 @@ typedef struct rank_state rank_state_t;
 typedef struct {
     rank_state_t *rank;
     guint kind;
-    GQueue queue; /* node indexes (GUINT_TO_POINTER(i + 1)) */
+    node_fifo_t queue; /* ready node indexes */
     gint running; /* node index, or -1 */
 } stream_t;
 
@@ -31,11 +76,18 @@ struct rank_state {
     replay_t *replay;
     guint rank;
     const weft_rank_trace_t *trace;
-    gint vertex;         /* the GPU this rank runs on */
-    guint8 *state;       /* per node */
-    guint32 *preds_left; /* per node */
+    gint vertex;             /* the GPU this rank runs on */
     const guint32 *succ_off; /* CSR of successors (shared by ranks of one trace: R->succs) */
     const guint32 *succ;
+    const guint32 *counter; /* per node: its index in left, or NO_COUNTER (one predecessor or
+                               none); shared like succ */
+    guint32 *left;          /* per counted node: predecessors not finished yet */
+    /* per node, the rank's side of it (rank_links()): GPU COLL: its communicator's place in
+     * the rank's memberships (comm_of[comm_off[rank] + link]); SEND/RECV: the peer minus the
+     * rank, as a guint32; else 0. Shared by the ranks of one trace when it is the same for all
+     * of them (a pipeline stage's ranks), so the hot paths read a shared array instead of
+     * each rank's own comm and peer arrays, which miss the caches at scale. */
+    const guint32 *link;
     weft_time_t *start_ps; /* per node, when it started; only with a node observer */
     stream_t streams[N_STREAMS];
     guint nodes_done;
@@ -53,19 +105,45 @@ typedef struct {
     guint64 key; /* comm << 32 | seq */
     guint comm;
     guint seq;
+    gboolean live; /* a member has reached it and it has not finished */
     guint n_arrived;
-    gint32 *member_node; /* per member: node index, or -1 until it arrives */
+    gint32 *member_node; /* per member: node index, or -1 until it arrives (kept for reuse) */
     weft_coll_run_t *run;
     const weft_coll_plan_t *plan;
+    guint64 moved_bytes; /* the plan's transfer sizes, summed (for observers) */
     weft_time_t first_arrival_ps, start_ps;
     comm_memo_t *timed; /* set when it runs as one timed event */
 } coll_inst_t;
+
+/*
+ * A communicator's collectives in flight. A member issues collective seq + 1 only after its
+ * seq-th finished (one collective at a time on its communication stream), and the seq-th
+ * finishes for all members at once (on_coll_done()), so at most two instances of one
+ * communicator are live: the one finishing and the next, which members reach while the
+ * first finishes them. They live in inst[seq % 2], reused, with no lookup.
+ */
+typedef struct {
+    coll_inst_t inst[2];
+    gint *vertices; /* per member, the GPU vertex its rank runs on */
+    /* The communicator's last few (operation, size)s and what they resolved to, so that a
+     * collective's plan and memo are one short scan, not two table lookups (a step repeats
+     * a communicator's few collectives many times); plan NULL: empty */
+    struct {
+        const weft_coll_plan_t *plan;
+        guint op;
+        guint64 bytes;
+        comm_memo_t *cm;     /* (collective_detail = auto) its memo, once looked up */
+    } recent[8];
+    guint recent_next; /* the entry to replace next */
+} comm_state_t;
 
 /* One point-to-point message, matched or waiting for its other side. */
 typedef struct {
     guint src_rank, dst_rank;
     gint send_node, recv_node; /* -1 while that side has not been issued */
     gboolean arrived;          /* the last byte has arrived at dst */
+    guint32 next;              /* the next message waiting on the same key (index + 1), or 0 */
+    gboolean released;         /* both sides finished: the slot is free (p2p_release()) */
 } p2p_t;
 
 struct replay {
@@ -85,7 +163,9 @@ struct replay {
     guint32 (*comm_of)[2];
     guint32 *comm_seq;  /* parallel to comm_of: collectives the rank issued on it so far */
     GHashTable *succs;  /* a trace's deps array -> its successors (succ_t, owned) */
-    GHashTable *colls;   /* key -> coll_inst_t* (owned) */
+    GHashTable *links;  /* a trace's deps array -> the first rank's link array (owned) */
+    GPtrArray *own_links;     /* link arrays of ranks that could not share one (owned) */
+    comm_state_t *comm_state; /* per communicator */
     GHashTable *plans;   /* plan_key_t -> weft_coll_plan_t* (in plan_store) */
     GPtrArray *plan_store;    /* every plan built (owned) */
     GHashTable *shared_plans; /* tuned plans by shape (plan_shape()) -> plan (in plan_store) */
@@ -94,8 +174,13 @@ struct replay {
     weft_coll_tuning_t tuning;
     weft_coll_layout_t **comm_layout; /* per communicator, built on first use (tuned) */
     weft_coll_system_t **comm_sys;    /* per communicator, likewise */
-    GHashTable *p2p_waiting;          /* p2p_key_t -> GQueue of p2p indexes (+1) waiting */
-    GArray *p2p;                      /* p2p_t */
+    /* p2p_key_t -> p2p_wait_t of the messages waiting for their other side; an entry goes
+     * when its last message is matched, so the table holds what is in flight, not the step */
+    GHashTable *p2p_waiting;
+    GPtrArray *p2p_wait_pool;         /* p2p_wait_t not in use (owned) */
+    GArray *p2p;                      /* p2p_t; a slot is reused once both sides finished */
+    GArray *p2p_free;                 /* guint32 indexes of free slots of p2p */
+    guint64 p2p_count;                /* messages matched or waiting, over the run */
     GArray *finish_stack;             /* (rank, node) pairs to finish at the current time */
     GError *error;                    /* first runtime error; stops the simulation */
     guint64 collectives;
@@ -122,6 +207,13 @@ typedef struct {
     guint src, dst;
     gint64 tag;
 } p2p_key_t;
+
+/* The messages of one key waiting for their other side, in issue order (a list through
+ * p2p_t.next); all sends or all receives. */
+typedef struct {
+    p2p_key_t key;      /* first: the entry is its own key in R->p2p_waiting */
+    guint32 head, tail; /* indexes + 1 into R->p2p */
+} p2p_wait_t;
 
 static guint
 p2p_key_hash(gconstpointer p)
@@ -250,20 +342,19 @@ on_stream_node_done(void *ctx, void *data)
 
 /* ---- collectives --------------------------------------------------------------- */
 
-static void
-coll_inst_free(gpointer p)
+/* The live instance of collective @seq of communicator @c, or NULL. */
+static coll_inst_t *
+coll_inst(replay_t *R, guint c, guint seq)
 {
-    coll_inst_t *ci = p;
-    weft_coll_run_free(ci->run);
-    g_free(ci->member_node);
-    g_free(ci);
+    coll_inst_t *ci = &R->comm_state[c].inst[seq & 1];
+    return ci->live && ci->seq == seq ? ci : NULL;
 }
 
 static void
 on_coll_done(void *ctx, guint64 key)
 {
     replay_t *R = ctx;
-    coll_inst_t *ci = g_hash_table_lookup(R->colls, &key);
+    coll_inst_t *ci = coll_inst(R, (guint)(key >> 32), (guint)(key & 0xffffffffu));
     g_assert(ci != NULL);
     const weft_comm_t *comm = g_ptr_array_index(R->wl->comms, ci->comm);
     for (guint m = 0; m < comm->n_ranks; m++) {
@@ -278,11 +369,14 @@ on_coll_done(void *ctx, guint64 key)
     }
     R->collectives++;
     if (R->observer != NULL && R->observer->collective != NULL) {
-        weft_replay_coll_event_t ev = {
-            ci->comm, ci->seq, ci->plan, ci->first_arrival_ps, ci->start_ps, weft_sim_now(R->sim)};
+        weft_replay_coll_event_t ev = {ci->comm,       ci->seq,
+                                       ci->plan,       ci->first_arrival_ps,
+                                       ci->start_ps,   weft_sim_now(R->sim),
+                                       ci->moved_bytes};
         R->observer->collective(R->observer->data, &ev);
     }
-    g_hash_table_remove(R->colls, &key);
+    g_clear_pointer(&ci->run, weft_coll_run_free);
+    ci->live = FALSE;
 }
 
 /* ---- collectives run as one timed event (collective_detail = auto) ----------------- */
@@ -595,16 +689,19 @@ on_timed_coll_done(void *ctx, void *data)
 /* Starts @ci as one timed event if it provably runs alone; FALSE: run it at transfer level. */
 static gboolean memo_off_nvlink(replay_t *R, const comm_memo_t *cm);
 
+/* (@cached: the memo of (communicator, @plan) if known, else where to keep it) */
 static gboolean
-timed_coll_start(replay_t *R, coll_inst_t *ci, const weft_coll_plan_t *plan, const gint *vertices)
+timed_coll_start(replay_t *R, coll_inst_t *ci, const weft_coll_plan_t *plan, const gint *vertices,
+                 comm_memo_t **cached)
 {
     GError *error = NULL;
-    comm_memo_t *cm = comm_memo(R, ci->comm, plan, vertices, &error);
+    comm_memo_t *cm = *cached != NULL ? *cached : comm_memo(R, ci->comm, plan, vertices, &error);
     if (cm == NULL) {
         /* the isolated run failed: the transfer-level run reports why */
         g_clear_error(&error);
         return FALSE;
     }
+    *cached = cm;
     if (cm->memo != NULL && cm->memo->phases != NULL) {
         /* Analytical: a transfer's timing never depends on others, so the collective is
          * timed whatever shares its links; its links' busy time and peak are replayed with
@@ -834,21 +931,34 @@ coll_start(replay_t *R, coll_inst_t *ci)
         }
     }
     GError *error = NULL;
-    g_autofree gint *vertices = g_new(gint, comm->n_ranks);
-    for (guint m = 0; m < comm->n_ranks; m++) {
-        vertices[m] = R->ranks[comm->ranks[m]].vertex;
+    comm_state_t *cs = &R->comm_state[ci->comm];
+    const gint *vertices = cs->vertices;
+    guint k = 0;
+    while (k < G_N_ELEMENTS(cs->recent) &&
+           (cs->recent[k].plan == NULL || cs->recent[k].op != op || cs->recent[k].bytes != bytes)) {
+        k++;
     }
-    const weft_coll_plan_t *plan =
-        get_plan(R, ci->comm, op, comm->n_ranks, bytes, vertices, &error);
-    if (plan == NULL) {
-        g_prefix_error(&error, "%s: rank %u node %" G_GUINT64_FORMAT " (%s): ", t0->file,
-                       comm->ranks[0], t0->id[n0], node_name(t0, n0));
-        coll_start_failed(R, ci, op, bytes, error);
-        return;
+    if (k == G_N_ELEMENTS(cs->recent)) {
+        const weft_coll_plan_t *plan =
+            get_plan(R, ci->comm, op, comm->n_ranks, bytes, vertices, &error);
+        if (plan == NULL) {
+            g_prefix_error(&error, "%s: rank %u node %" G_GUINT64_FORMAT " (%s): ", t0->file,
+                           comm->ranks[0], t0->id[n0], node_name(t0, n0));
+            coll_start_failed(R, ci, op, bytes, error);
+            return;
+        }
+        k = cs->recent_next;
+        cs->recent_next = (k + 1) % G_N_ELEMENTS(cs->recent);
+        cs->recent[k].plan = plan;
+        cs->recent[k].op = op;
+        cs->recent[k].bytes = bytes;
+        cs->recent[k].cm = NULL;
     }
+    const weft_coll_plan_t *plan = cs->recent[k].plan;
     ci->plan = plan;
+    ci->moved_bytes = plan->moved_bytes;
     ci->start_ps = weft_sim_now(R->sim);
-    if (R->detail_auto && timed_coll_start(R, ci, plan, vertices)) {
+    if (R->detail_auto && timed_coll_start(R, ci, plan, vertices, &cs->recent[k].cm)) {
         return;
     }
     ci->run = weft_coll_run(R->net, plan, vertices, on_coll_done, R, ci->key, &error);
@@ -879,25 +989,31 @@ member_slot(const replay_t *R, guint c, guint r)
 static void
 coll_arrive(replay_t *R, rank_state_t *rs, guint node)
 {
-    guint c = (guint)rs->trace->comm[node];
+    g_assert(rs->link[node] != G_MAXUINT32);
+    guint32 slot = R->comm_off[rs->rank] + rs->link[node];
+    guint c = R->comm_of[slot][0];
     const weft_comm_t *comm = g_ptr_array_index(R->wl->comms, c);
-    gint slot = member_slot(R, c, rs->rank);
-    g_assert(slot >= 0);
     guint seq = R->comm_seq[slot]++;
-    guint64 key = ((guint64)c << 32) | seq;
-    coll_inst_t *ci = g_hash_table_lookup(R->colls, &key);
-    if (ci == NULL) {
-        ci = g_new0(coll_inst_t, 1);
-        ci->key = key;
+    coll_inst_t *ci = &R->comm_state[c].inst[seq & 1];
+    if (!ci->live) {
+        ci->live = TRUE;
+        ci->key = ((guint64)c << 32) | seq;
         ci->comm = c;
         ci->seq = seq;
+        ci->n_arrived = 0;
+        ci->plan = NULL;
+        ci->timed = NULL;
         ci->first_arrival_ps = weft_sim_now(R->sim);
-        ci->member_node = g_new(gint32, comm->n_ranks);
+        ci->start_ps = 0;
+        if (ci->member_node == NULL) {
+            ci->member_node = g_new(gint32, comm->n_ranks);
+        }
         for (guint m = 0; m < comm->n_ranks; m++) {
             ci->member_node[m] = -1;
         }
-        g_hash_table_insert(R->colls, &ci->key, ci);
     }
+    /* the other live instance is seq - 1 or seq + 1 (comm_state_t): never this slot's */
+    g_assert(ci->seq == seq);
     gint m = (gint)R->comm_of[slot][1];
     g_assert(ci->member_node[m] < 0);
     ci->member_node[m] = (gint32)node;
@@ -907,6 +1023,14 @@ coll_arrive(replay_t *R, rank_state_t *rs, guint node)
 }
 
 /* ---- point-to-point ---------------------------------------------------------------- */
+
+/* Message slot @idx is done with (both sides finished or about to): it can be reused. */
+static void
+p2p_release(replay_t *R, guint32 idx)
+{
+    g_array_index(R->p2p, p2p_t, idx).released = TRUE;
+    g_array_append_val(R->p2p_free, idx);
+}
 
 static void
 on_p2p_done(void *ctx, guint64 index)
@@ -925,7 +1049,9 @@ on_p2p_done(void *ctx, guint64 index)
         account(dst);
         dst->comm_busy--;
         finish_node(R, p.dst_rank, (guint)p.recv_node);
+        p2p_release(R, (guint32)index);
     }
+    /* else the receive, when issued, finishes at once and releases the slot */
 }
 
 /*
@@ -939,28 +1065,29 @@ p2p_issue(replay_t *R, rank_state_t *rs, guint node)
 {
     const weft_rank_trace_t *t = rs->trace;
     gboolean is_send = t->type[node] == WEFT_NODE_SEND;
-    guint src = is_send ? rs->rank : (guint)t->peer[node];
-    guint dst = is_send ? (guint)t->peer[node] : rs->rank;
-    rs->state[node] = NODE_RUNNING;
+    guint peer = rs->rank + rs->link[node]; /* modulo 2^32: the peer (rank_links()) */
+    guint src = is_send ? rs->rank : peer;
+    guint dst = is_send ? peer : rs->rank;
     mark_start(rs, node);
 
     /* Unmatched messages of one key wait in issue order; a queue holds only
      * sends or only receives at any time. */
     p2p_key_t key = {src, dst, t->tag[node]};
-    GQueue *q = g_hash_table_lookup(R->p2p_waiting, &key);
-    if (q == NULL) {
-        q = g_queue_new();
-        g_hash_table_insert(R->p2p_waiting, g_memdup2(&key, sizeof key), q);
-    }
-    guint idx;
+    p2p_wait_t *q = g_hash_table_lookup(R->p2p_waiting, &key);
+    guint32 idx = 0;
     p2p_t *p = NULL;
-    if (!g_queue_is_empty(q)) {
-        idx = GPOINTER_TO_UINT(g_queue_peek_head(q)) - 1;
+    if (q != NULL) {
+        idx = q->head - 1;
         p = &g_array_index(R->p2p, p2p_t, idx);
         if ((p->send_node >= 0) == is_send) {
             p = NULL; /* same kind as those waiting: wait behind them */
+        } else if (p->next != 0) {
+            q->head = p->next;
         } else {
-            g_queue_pop_head(q);
+            /* the last one waiting on this key: the entry goes back to the pool */
+            g_hash_table_steal(R->p2p_waiting, &q->key);
+            g_ptr_array_add(R->p2p_wait_pool, q);
+            q = NULL;
         }
     }
     if (p != NULL) {
@@ -984,11 +1111,29 @@ p2p_issue(replay_t *R, rank_state_t *rs, guint node)
         }
     }
     if (p == NULL) {
-        p2p_t fresh = {src, dst, -1, -1, FALSE};
-        g_array_append_val(R->p2p, fresh);
-        idx = R->p2p->len - 1;
+        p2p_t fresh = {src, dst, -1, -1, FALSE, 0, FALSE};
+        if (R->p2p_free->len > 0) {
+            idx = g_array_index(R->p2p_free, guint32, R->p2p_free->len - 1);
+            g_array_set_size(R->p2p_free, R->p2p_free->len - 1);
+            g_array_index(R->p2p, p2p_t, idx) = fresh;
+        } else {
+            g_return_if_fail(R->p2p->len < G_MAXUINT32);
+            idx = R->p2p->len;
+            g_array_append_val(R->p2p, fresh);
+        }
+        R->p2p_count++;
         p = &g_array_index(R->p2p, p2p_t, idx);
-        g_queue_push_tail(q, GUINT_TO_POINTER(idx + 1));
+        if (q != NULL) {
+            g_array_index(R->p2p, p2p_t, q->tail - 1).next = idx + 1;
+            q->tail = idx + 1;
+        } else {
+            q = R->p2p_wait_pool->len > 0
+                    ? g_ptr_array_steal_index_fast(R->p2p_wait_pool, R->p2p_wait_pool->len - 1)
+                    : g_new(p2p_wait_t, 1);
+            q->key = key;
+            q->head = q->tail = idx + 1;
+            g_hash_table_insert(R->p2p_waiting, &q->key, q);
+        }
     }
 
     if (!is_send) {
@@ -997,6 +1142,7 @@ p2p_issue(replay_t *R, rank_state_t *rs, guint node)
             /* the data is already here: the receive completes now */
             rank_node_t rn = {rs->rank, node};
             g_array_append_val(R->finish_stack, rn);
+            p2p_release(R, idx);
         } else {
             account(rs);
             rs->comm_busy++;
@@ -1017,17 +1163,36 @@ p2p_issue(replay_t *R, rank_state_t *rs, guint node)
 
 /* ---- streams and readiness --------------------------------------------------------- */
 
+static void stream_run(stream_t *st, guint node);
+
 static void
 stream_kick(stream_t *st)
 {
-    if (st->running >= 0 || g_queue_is_empty(&st->queue)) {
+    if (st->running >= 0 || st->queue.len == 0) {
         return;
     }
+    stream_run(st, fifo_pop(&st->queue));
+}
+
+/* Node @node is ready on @st: it queues behind the stream's, or runs now if there are none
+ * (what pushing it and kicking the stream would do, without touching the queue). */
+static inline void
+stream_ready(stream_t *st, guint node)
+{
+    if (st->running < 0 && st->queue.len == 0) {
+        stream_run(st, node);
+    } else {
+        fifo_push(&st->queue, node);
+    }
+}
+
+/* Idle stream @st starts @node. */
+static void
+stream_run(stream_t *st, guint node)
+{
     rank_state_t *rs = st->rank;
     replay_t *R = rs->replay;
-    guint node = GPOINTER_TO_UINT(g_queue_pop_head(&st->queue)) - 1;
     st->running = (gint)node;
-    rs->state[node] = NODE_RUNNING;
     mark_start(rs, node);
     account(rs);
     if (st->kind == STREAM_COMM) {
@@ -1055,14 +1220,11 @@ static void
 make_ready(replay_t *R, rank_state_t *rs, guint node)
 {
     const weft_rank_trace_t *t = rs->trace;
-    rs->state[node] = NODE_QUEUED;
     switch (t->type[node]) {
     case WEFT_NODE_COMP:
     case WEFT_NODE_MEM_LOAD:
     case WEFT_NODE_MEM_STORE: {
-        stream_t *st = &rs->streams[t->is_cpu_op[node] ? STREAM_CPU : STREAM_COMPUTE];
-        g_queue_push_tail(&st->queue, GUINT_TO_POINTER(node + 1));
-        stream_kick(st);
+        stream_ready(&rs->streams[t->is_cpu_op[node] ? STREAM_CPU : STREAM_COMPUTE], node);
         break;
     }
     case WEFT_NODE_COLL: {
@@ -1070,9 +1232,7 @@ make_ready(replay_t *R, rank_state_t *rs, guint node)
          * call) is the CPU side of a GPU collective traced separately: it runs on the
          * CPU stream for its duration, as ASTRA-sim runs it. The reader has cleared the
          * flag of those that no GPU collective depends on (workload.h). */
-        stream_t *st = &rs->streams[t->is_cpu_op[node] ? STREAM_CPU : STREAM_COMM];
-        g_queue_push_tail(&st->queue, GUINT_TO_POINTER(node + 1));
-        stream_kick(st);
+        stream_ready(&rs->streams[t->is_cpu_op[node] ? STREAM_CPU : STREAM_COMM], node);
         break;
     }
     case WEFT_NODE_SEND:
@@ -1115,8 +1275,7 @@ drain_finished(replay_t *R)
                                 weft_time_to_s(WEFT_TIME_MAX) / 86400.0));
             return;
         }
-        g_assert(rs->state[rn.node] != NODE_DONE);
-        rs->state[rn.node] = NODE_DONE;
+        g_assert(rs->nodes_done < rs->trace->n_nodes);
         rs->nodes_done++;
         rs->res.finish_ps = weft_sim_now(R->sim);
         if (rs->nodes_done == rs->trace->n_nodes && --R->ranks_left == 0 && R->faults != NULL) {
@@ -1128,7 +1287,8 @@ drain_finished(replay_t *R)
         }
         for (guint32 k = rs->succ_off[rn.node]; k < rs->succ_off[rn.node + 1]; k++) {
             guint s = rs->succ[k];
-            if (--rs->preds_left[s] == 0) {
+            guint32 c = rs->counter[s];
+            if (c == NO_COUNTER || --rs->left[c] == 0) {
                 make_ready(R, rs, s);
             }
         }
@@ -1145,10 +1305,14 @@ finish_node(replay_t *R, guint rank, guint node)
 
 /* ---- set-up and tear-down ----------------------------------------------------------- */
 
-/* The successors of one trace's nodes (CSR), shared by the ranks replaying it. */
+/* The successors of one trace's nodes (CSR) and its nodes' counters (rank_state_t), shared
+ * by the ranks replaying it. */
 typedef struct {
     guint32 *off;
     guint32 *succ;
+    guint32 *counter; /* per node: its counter, or NO_COUNTER */
+    guint32 *left0;   /* per counter: its node's predecessors */
+    guint32 n_counters;
 } succ_t;
 
 static void
@@ -1157,7 +1321,42 @@ succ_free(gpointer p)
     succ_t *sc = p;
     g_free(sc->off);
     g_free(sc->succ);
+    g_free(sc->counter);
+    g_free(sc->left0);
     g_free(sc);
+}
+
+/*
+ * The link array of @rs (see rank_state_t): shared with the first rank of its trace when
+ * equal to that rank's, else its own. Time complexity: O(nodes x log memberships).
+ */
+static void
+rank_links(replay_t *R, rank_state_t *rs)
+{
+    const weft_rank_trace_t *t = rs->trace;
+    guint n = t->n_nodes;
+    guint32 *link = g_new(guint32, MAX(n, 1));
+    for (guint i = 0; i < n; i++) {
+        link[i] = 0;
+        if (t->type[i] == WEFT_NODE_COLL && !t->is_cpu_op[i] && t->comm[i] >= 0) {
+            gint slot = member_slot(R, (guint)t->comm[i], rs->rank);
+            /* not a member (weft_workload_check() rules it out): coll_arrive() asserts */
+            link[i] = slot >= 0 ? (guint32)slot - R->comm_off[rs->rank] : G_MAXUINT32;
+        } else if (t->type[i] == WEFT_NODE_SEND || t->type[i] == WEFT_NODE_RECV) {
+            link[i] = (guint32)t->peer[i] - rs->rank;
+        }
+    }
+    const guint32 *first = g_hash_table_lookup(R->links, t->deps);
+    if (first == NULL) {
+        g_hash_table_insert(R->links, (gpointer)t->deps, link);
+        rs->link = link;
+    } else if (memcmp(first, link, sizeof(guint32) * n) == 0) {
+        rs->link = first;
+        g_free(link);
+    } else {
+        g_ptr_array_add(R->own_links, link);
+        rs->link = link;
+    }
 }
 
 static void
@@ -1169,19 +1368,25 @@ rank_init(replay_t *R, rank_state_t *rs, guint rank)
     rs->rank = rank;
     rs->trace = t;
     rs->vertex = weft_topo_gpu_vertex(R->topo, R->rank_gpu != NULL ? R->rank_gpu[rank] : rank);
-    rs->state = g_new0(guint8, n);
-    rs->preds_left = g_new0(guint32, n);
     if (R->observer != NULL && R->observer->node != NULL) {
         rs->start_ps = g_new0(weft_time_t, MAX(n, 1));
-    }
-    for (guint i = 0; i < n; i++) {
-        rs->preds_left[i] = t->dep_off[i + 1] - t->dep_off[i];
     }
     /* successors: a counting sort of the predecessor lists, once per trace (the ranks of a
      * generated pipeline stage share their arrays, workload.h) */
     succ_t *sc = g_hash_table_lookup(R->succs, t->deps);
     if (sc == NULL) {
         sc = g_new0(succ_t, 1);
+        sc->counter = g_new(guint32, MAX(n, 1));
+        for (guint i = 0; i < n; i++) {
+            guint32 preds = t->dep_off[i + 1] - t->dep_off[i];
+            sc->counter[i] = preds >= 2 ? sc->n_counters++ : NO_COUNTER;
+        }
+        sc->left0 = g_new(guint32, MAX(sc->n_counters, 1));
+        for (guint i = 0; i < n; i++) {
+            if (sc->counter[i] != NO_COUNTER) {
+                sc->left0[sc->counter[i]] = t->dep_off[i + 1] - t->dep_off[i];
+            }
+        }
         sc->off = g_new0(guint32, n + 1);
         sc->succ = g_new(guint32, MAX(t->dep_off[n], 1));
         for (guint i = 0; i < n; i++) {
@@ -1202,10 +1407,12 @@ rank_init(replay_t *R, rank_state_t *rs, guint rank)
     }
     rs->succ_off = sc->off;
     rs->succ = sc->succ;
+    rs->counter = sc->counter;
+    rs->left = g_memdup2(sc->left0, sizeof(guint32) * MAX(sc->n_counters, 1));
+    rank_links(R, rs);
     for (guint s = 0; s < N_STREAMS; s++) {
         rs->streams[s].rank = rs;
         rs->streams[s].kind = s;
-        g_queue_init(&rs->streams[s].queue);
         rs->streams[s].running = -1;
     }
 }
@@ -1213,18 +1420,11 @@ rank_init(replay_t *R, rank_state_t *rs, guint rank)
 static void
 rank_clear(rank_state_t *rs)
 {
-    g_free(rs->state);
-    g_free(rs->preds_left);
+    g_free(rs->left);
     g_free(rs->start_ps);
     for (guint s = 0; s < N_STREAMS; s++) {
-        g_queue_clear(&rs->streams[s].queue);
+        g_free(rs->streams[s].queue.buf);
     }
-}
-
-static void
-queue_free(gpointer q)
-{
-    g_queue_free(q);
 }
 
 static void
@@ -1240,7 +1440,18 @@ replay_clear(replay_t *R)
     g_clear_pointer(&R->comm_of, g_free);
     g_clear_pointer(&R->comm_seq, g_free);
     g_clear_pointer(&R->succs, g_hash_table_unref);
-    g_clear_pointer(&R->colls, g_hash_table_unref);
+    g_clear_pointer(&R->links, g_hash_table_unref);
+    g_clear_pointer(&R->own_links, g_ptr_array_unref);
+    if (R->comm_state != NULL) {
+        for (guint c = 0; c < R->wl->comms->len; c++) {
+            for (guint k = 0; k < 2; k++) {
+                weft_coll_run_free(R->comm_state[c].inst[k].run);
+                g_free(R->comm_state[c].inst[k].member_node);
+            }
+            g_free(R->comm_state[c].vertices);
+        }
+        g_clear_pointer(&R->comm_state, g_free);
+    }
     g_clear_pointer(&R->plans, g_hash_table_unref);
     g_clear_pointer(&R->shared_plans, g_hash_table_unref);
     g_clear_pointer(&R->plan_store, g_ptr_array_unref);
@@ -1253,7 +1464,9 @@ replay_clear(replay_t *R)
         g_free(R->comm_sys);
     }
     g_clear_pointer(&R->p2p_waiting, g_hash_table_unref);
+    g_clear_pointer(&R->p2p_wait_pool, g_ptr_array_unref);
     g_clear_pointer(&R->p2p, g_array_unref);
+    g_clear_pointer(&R->p2p_free, g_array_unref);
     g_clear_pointer(&R->finish_stack, g_array_unref);
     g_clear_error(&R->error);
     g_clear_error(&R->stranded);
@@ -1312,8 +1525,7 @@ explain_waiting(replay_t *R, rank_state_t *rs, guint node, GString *out)
         const weft_comm_t *comm = g_ptr_array_index(R->wl->comms, c);
         gint slot = member_slot(R, c, rs->rank);
         guint seq = slot >= 0 ? R->comm_seq[slot] - 1 : 0;
-        guint64 key = ((guint64)c << 32) | seq;
-        coll_inst_t *ci = g_hash_table_lookup(R->colls, &key);
+        coll_inst_t *ci = coll_inst(R, c, seq);
         g_string_append_printf(out,
                                "%s of %" G_GUINT64_FORMAT " bytes, collective #%u of "
                                "communicator \"%s\", waits for rank(s)",
@@ -1345,6 +1557,43 @@ explain_waiting(replay_t *R, rank_state_t *rs, guint node, GString *out)
     }
 }
 
+static gint
+cmp_guint(gconstpointer a, gconstpointer b)
+{
+    guint x = *(const guint *)a, y = *(const guint *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The running nodes of @rs, ascending: its streams' and its messages' in flight (a send from
+ * its issue until its last byte arrives, a receive issued before its message arrived). */
+static GArray *
+running_nodes(replay_t *R, const rank_state_t *rs)
+{
+    GArray *run = g_array_new(FALSE, FALSE, sizeof(guint));
+    for (guint s = 0; s < N_STREAMS; s++) {
+        if (rs->streams[s].running >= 0) {
+            guint node = (guint)rs->streams[s].running;
+            g_array_append_val(run, node);
+        }
+    }
+    for (guint i = 0; i < R->p2p->len; i++) {
+        const p2p_t *p = &g_array_index(R->p2p, p2p_t, i);
+        if (p->released || p->arrived) {
+            continue;
+        }
+        if (p->src_rank == rs->rank && p->send_node >= 0) {
+            guint node = (guint)p->send_node;
+            g_array_append_val(run, node);
+        }
+        if (p->dst_rank == rs->rank && p->recv_node >= 0) {
+            guint node = (guint)p->recv_node;
+            g_array_append_val(run, node);
+        }
+    }
+    g_array_sort(run, cmp_guint);
+    return run;
+}
+
 static GError *
 deadlock_report(replay_t *R)
 {
@@ -1363,17 +1612,13 @@ deadlock_report(replay_t *R)
             continue;
         }
         shown++;
-        gboolean any = FALSE;
-        for (guint i = 0; i < t->n_nodes; i++) {
-            if (rs->state[i] == NODE_RUNNING) {
-                explain_waiting(R, rs, i, out);
-                any = TRUE;
-            }
+        g_autoptr(GArray) running = running_nodes(R, rs);
+        gboolean any = running->len > 0;
+        for (guint k = 0; k < running->len; k++) {
+            explain_waiting(R, rs, g_array_index(running, guint, k), out);
         }
-        guint blocked = 0;
-        for (guint i = 0; i < t->n_nodes; i++) {
-            blocked += rs->state[i] == NODE_WAITING || rs->state[i] == NODE_QUEUED;
-        }
+        /* waiting or queued: neither done nor running */
+        guint blocked = t->n_nodes - rs->nodes_done - running->len;
         if (!any) {
             g_string_append_printf(out, "\n  rank %u (%s): %u node(s) not started", r, t->file,
                                    blocked);
@@ -1399,7 +1644,8 @@ release_first_nodes(void *ctx, void *data)
     for (guint r = 0; r < R->wl->n_ranks && R->error == NULL; r++) {
         rank_state_t *rs = &R->ranks[r];
         for (guint i = 0; i < rs->trace->n_nodes; i++) {
-            if (rs->preds_left[i] == 0 && rs->state[i] == NODE_WAITING) {
+            if (rs->trace->dep_off[i + 1] == rs->trace->dep_off[i]) {
+                /* no predecessor: nothing else makes it ready */
                 make_ready(R, rs, i);
                 drain_finished(R);
             }
@@ -1449,6 +1695,8 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
     R.comm_of = g_malloc_n(MAX(n_members, 1), sizeof *R.comm_of);
     R.comm_seq = g_new0(guint32, MAX(n_members, 1));
     R.succs = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, succ_free);
+    R.links = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+    R.own_links = g_ptr_array_new_with_free_func(g_free);
     {
         g_autofree guint32 *fill = g_memdup2(R.comm_off, sizeof(guint32) * wl->n_ranks);
         for (guint c = 0; c < wl->comms->len; c++) { /* ascending c: each rank's list sorted */
@@ -1460,17 +1708,26 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
             }
         }
     }
-    R.colls = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, coll_inst_free);
     R.plans = g_hash_table_new_full(plan_key_hash, plan_key_equal, g_free, NULL);
     R.plan_store = g_ptr_array_new_with_free_func((GDestroyNotify)weft_coll_plan_free);
     R.shared_plans = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
                                            (GDestroyNotify)g_bytes_unref, NULL);
-    R.p2p_waiting = g_hash_table_new_full(p2p_key_hash, p2p_key_equal, g_free, queue_free);
+    R.p2p_waiting = g_hash_table_new_full(p2p_key_hash, p2p_key_equal, NULL, g_free);
+    R.p2p_wait_pool = g_ptr_array_new_with_free_func(g_free);
     R.p2p = g_array_new(FALSE, FALSE, sizeof(p2p_t));
+    R.p2p_free = g_array_new(FALSE, FALSE, sizeof(guint32));
     R.finish_stack = g_array_new(FALSE, FALSE, sizeof(rank_node_t));
     R.ranks = g_new0(rank_state_t, wl->n_ranks);
     for (guint r = 0; r < wl->n_ranks; r++) {
         rank_init(&R, &R.ranks[r], r);
+    }
+    R.comm_state = g_new0(comm_state_t, MAX(wl->comms->len, 1u));
+    for (guint c = 0; c < wl->comms->len; c++) {
+        const weft_comm_t *comm = g_ptr_array_index(wl->comms, c);
+        R.comm_state[c].vertices = g_new(gint, MAX(comm->n_ranks, 1u));
+        for (guint m = 0; m < comm->n_ranks; m++) {
+            R.comm_state[c].vertices[m] = R.ranks[comm->ranks[m]].vertex;
+        }
     }
 
     for (guint r = 0; r < wl->n_ranks; r++) {
@@ -1547,7 +1804,7 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
     res->events = weft_sim_events(sim) - events_before;
     res->timed_collectives = R.timed_colls;
     res->collectives = R.collectives;
-    res->p2p_transfers = R.p2p->len;
+    res->p2p_transfers = R.p2p_count;
     res->faults_applied = g_ptr_array_new_with_free_func(g_free);
     if (R.faults != NULL) {
         const GPtrArray *applied = weft_fault_run_applied(R.faults);

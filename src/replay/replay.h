@@ -103,6 +103,7 @@ typedef struct {
     weft_time_t first_arrival_ps; /* the first member issued it */
     weft_time_t start_ps;         /* the last member issued it: the plan started */
     weft_time_t end_ps;           /* the plan finished */
+    guint64 moved_bytes;          /* the sizes of the plan's transfers, summed */
 } weft_replay_coll_event_t;
 
 /**

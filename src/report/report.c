@@ -70,8 +70,8 @@ on_collective(void *data, const weft_replay_coll_event_t *ev)
         .first_arrival_ps = ev->first_arrival_ps,
         .start_ps = ev->start_ps,
         .end_ps = ev->end_ps,
+        .moved_bytes = ev->moved_bytes,
     };
-    c.moved_bytes = p->moved_bytes;
     g_array_append_val(rep->colls, c);
 }
 

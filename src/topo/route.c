@@ -46,8 +46,12 @@ enum {
 #define ECMP_SLOTS 64u
 #define SLOT_SINGLE ECMP_SLOTS /* the key of a pair with one path, or a sprayed route */
 
-/* Distance arrays kept in the LRU cache: 64 MiB, about 400 funnels at 40k vertices. */
-#define DIST_CACHE_BYTES ((gsize)64 << 20)
+/* Distance arrays kept in the LRU cache: 1 GiB. Collectives across a fabric route to every
+ * leaf switch in turn (a leaf per rail and scalable unit), and a cache smaller than that
+ * rotation runs a BFS of the whole graph for nearly every new route: 512 leaves of 42 KB
+ * at 16,384 GPUs (42,240 vertices), 2,048 of 340 KB at 131,072. The budget is a bound,
+ * not an allocation: a cluster takes what its leaves need. */
+#define DIST_CACHE_BYTES ((gsize)1 << 30)
 
 /* The longest chain followed from a destination to its funnel; longer chains stop early (still
  * exact). */
@@ -66,10 +70,17 @@ typedef struct {
     gint32 *adj;        /* edge ids of the full graph */
 } view_t;
 
+/* Hops from every vertex to a funnel: one byte each (DIST8_NONE: unreachable) when the
+ * farthest is under DIST8_NONE hops, as in every fabric (a fat-tree's are a handful), so
+ * the cache holds four times the funnels (a leaf switch per rail and scalable unit: 512 at
+ * 16,384 GPUs); else 32 bits each (-1: unreachable). */
+#define DIST8_NONE 0xffu
+
 typedef struct {
-    guint64 key;  /* view << 32 | funnel */
-    gint32 *dist; /* hops from every vertex to the funnel, -1 if unreachable */
-    GList link;   /* in the LRU queue; data points to this entry */
+    guint64 key;   /* view << 32 | funnel */
+    gint32 *dist;  /* (nullable) hops from every vertex to the funnel, -1 if unreachable */
+    guint8 *dist8; /* (nullable) the same in bytes, when they fit (above) */
+    GList link;    /* in the LRU queue; data points to this entry */
 } dist_entry;
 
 typedef struct {
@@ -88,7 +99,8 @@ struct weft_routing {
     view_t views[N_VIEWS];
     GHashTable *dist_cache; /* guint64 key -> dist_entry (owned) */
     GQueue lru;             /* dist_entry links, most recent first */
-    guint dist_max;         /* entries the budget allows */
+    guint dist_max;         /* byte entries the budget allows (DIST_CACHE_BYTES) */
+    guint dist_used;        /* room the cached entries take, in byte entries */
     GHashTable *routes;     /* route_key -> route_blk (borrowed from all_routes) */
     GPtrArray *all_routes;  /* every route ever returned: they live as long as the topo */
     gint32 *local_dist;     /* scratch for NVLink and host BFS, all -1 between uses */
@@ -116,7 +128,8 @@ typedef struct {
 /* Distances to one destination: chain vertices (dst = chain[0], ...) by position, others via the
  * funnel. */
 typedef struct {
-    const gint32 *df; /* to the funnel chain[k] (or to dst itself when k == 0) */
+    const gint32 *df;  /* to the funnel chain[k] (or to dst itself when k == 0), or NULL */
+    const guint8 *df8; /* the same in bytes (dist_entry), when df is NULL */
     gint k;
     gint32 chain[MAX_CHAIN + 1];
 } dist_fn;
@@ -129,7 +142,7 @@ dist_of(const dist_fn *d, gint v)
             return i;
         }
     }
-    gint32 x = d->df[v];
+    gint32 x = d->df != NULL ? d->df[v] : d->df8[v] == DIST8_NONE ? -1 : (gint32)d->df8[v];
     return x < 0 ? -1 : x + d->k;
 }
 
@@ -154,6 +167,7 @@ dist_entry_free(gpointer p)
 {
     dist_entry *d = p;
     g_free(d->dist);
+    g_free(d->dist8);
     g_free(d);
 }
 
@@ -305,7 +319,7 @@ weft_topo_i_routing_init(weft_topo_t *topo, GError **error)
     guint n = topo->v_name->len;
     r->dist_cache = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, dist_entry_free);
     g_queue_init(&r->lru);
-    r->dist_max = (guint)MAX((gsize)1, DIST_CACHE_BYTES / ((gsize)MAX(n, 1) * sizeof(gint32)));
+    r->dist_max = (guint)MAX((gsize)1, DIST_CACHE_BYTES / ((gsize)MAX(n, 1) * sizeof(guint8)));
     r->routes = g_hash_table_new(route_key_hash, route_key_equal);
     r->all_routes = g_ptr_array_new_with_free_func(g_free);
     r->local_dist = g_new(gint32, MAX(n, 1));
@@ -394,9 +408,10 @@ other_neighbours(const weft_topo_t *topo, guint vi, gint v, gint from, gint *nex
     return count;
 }
 
-/* The distance array to @funnel in view @vi, from the LRU cache or one igraph BFS. */
-static const gint32 *
-funnel_distances(weft_topo_t *topo, guint vi, gint funnel, GError **error)
+/* The distances to @funnel in view @vi into @df's df or df8, from the LRU cache or one
+ * igraph BFS. */
+static gboolean
+funnel_distances(weft_topo_t *topo, guint vi, gint funnel, dist_fn *df, GError **error)
 {
     weft_routing_t *r = topo->routing;
     guint64 key = ((guint64)vi << 32) | (guint32)funnel;
@@ -404,7 +419,9 @@ funnel_distances(weft_topo_t *topo, guint vi, gint funnel, GError **error)
     if (d != NULL) {
         g_queue_unlink(&r->lru, &d->link);
         g_queue_push_head_link(&r->lru, &d->link);
-        return d->dist;
+        df->df = d->dist;
+        df->df8 = d->dist8;
+        return TRUE;
     }
     guint n = topo->v_name->len;
     weft_topo_i_igraph_lock();
@@ -413,7 +430,7 @@ funnel_distances(weft_topo_t *topo, guint vi, gint funnel, GError **error)
     igraph_vector_int_t layers;
     if (!weft_topo_i_igraph_check(igraph_vector_int_init(&order, 0), topo, "vector_init", error)) {
         weft_topo_i_igraph_unlock();
-        return NULL;
+        return FALSE;
     }
     igraph_error_t rc = igraph_vector_int_init(&layers, 0);
     if (rc == IGRAPH_SUCCESS) {
@@ -426,33 +443,50 @@ funnel_distances(weft_topo_t *topo, guint vi, gint funnel, GError **error)
     if (!weft_topo_i_igraph_check(rc, topo, "bfs_simple", error)) {
         igraph_vector_int_destroy(&order);
         weft_topo_i_igraph_unlock();
-        return NULL;
+        return FALSE;
     }
     d = g_new0(dist_entry, 1);
     d->key = key;
-    d->dist = g_new(gint32, MAX(n, 1));
-    for (guint v = 0; v < n; v++) {
-        d->dist[v] = -1;
-    }
     igraph_integer_t nl = igraph_vector_int_size(&layers);
-    for (igraph_integer_t l = 0; l + 1 < nl; l++) {
-        for (igraph_integer_t i = VECTOR(layers)[l]; i < VECTOR(layers)[l + 1]; i++) {
-            d->dist[VECTOR(order)[i]] = (gint32)l;
+    /* layers has one entry per distance plus one: the farthest vertex is nl - 2 hops away */
+    if (nl - 2 < (igraph_integer_t)DIST8_NONE) {
+        d->dist8 = g_new(guint8, MAX(n, 1));
+        memset(d->dist8, DIST8_NONE, MAX(n, 1));
+        for (igraph_integer_t l = 0; l + 1 < nl; l++) {
+            for (igraph_integer_t i = VECTOR(layers)[l]; i < VECTOR(layers)[l + 1]; i++) {
+                d->dist8[VECTOR(order)[i]] = (guint8)l;
+            }
+        }
+    } else {
+        d->dist = g_new(gint32, MAX(n, 1));
+        for (guint v = 0; v < n; v++) {
+            d->dist[v] = -1;
+        }
+        for (igraph_integer_t l = 0; l + 1 < nl; l++) {
+            for (igraph_integer_t i = VECTOR(layers)[l]; i < VECTOR(layers)[l + 1]; i++) {
+                d->dist[VECTOR(order)[i]] = (gint32)l;
+            }
         }
     }
     igraph_vector_int_destroy(&order);
     igraph_vector_int_destroy(&layers);
     weft_topo_i_igraph_unlock();
 
-    while (g_queue_get_length(&r->lru) >= r->dist_max) {
+    /* dist_max counts byte entries; a 32-bit entry takes the room of four */
+    guint cost = d->dist8 != NULL ? 1 : 4;
+    while (g_queue_get_length(&r->lru) > 0 && r->dist_used + cost > r->dist_max) {
         GList *old = g_queue_pop_tail_link(&r->lru);
         dist_entry *victim = old->data;
+        r->dist_used -= victim->dist8 != NULL ? 1 : 4;
         g_hash_table_remove(r->dist_cache, &victim->key);
     }
+    r->dist_used += cost;
     d->link.data = d;
     g_queue_push_head_link(&r->lru, &d->link);
     g_hash_table_insert(r->dist_cache, &d->key, d);
-    return d->dist;
+    df->df = d->dist;
+    df->df8 = d->dist8;
+    return TRUE;
 }
 
 /* Resets the scratch distances touched by the last local BFS. */
@@ -555,6 +589,7 @@ distances_to(weft_topo_t *topo, guint vi, gint dst, gint need, dist_fn *d, GErro
     if (vi == VIEW_NVLINK || vi == VIEW_HOST) {
         local_bfs(topo, vi, dst);
         d->df = topo->routing->local_dist;
+        d->df8 = NULL;
         d->k = 0;
         return TRUE;
     }
@@ -577,10 +612,10 @@ distances_to(weft_topo_t *topo, guint vi, gint dst, gint need, dist_fn *d, GErro
     if (r->n_down == 0 && !g_hash_table_contains(r->dist_cache, &key) &&
         bounded_bfs(topo, vi, cur, need)) {
         d->df = r->local_dist;
+        d->df8 = NULL;
         return TRUE;
     }
-    d->df = funnel_distances(topo, vi, cur, error);
-    return d->df != NULL;
+    return funnel_distances(topo, vi, cur, d, error);
 }
 
 /* ---- routes ----------------------------------------------------------------------- */
@@ -1123,6 +1158,7 @@ routing_reset(weft_topo_t *topo, gboolean views, GError **error)
     g_hash_table_remove_all(r->routes);
     g_hash_table_remove_all(r->dist_cache); /* frees the entries and their embedded LRU links */
     g_queue_init(&r->lru);
+    r->dist_used = 0;
     guint n = topo->v_name->len;
     for (guint v = 0; v < n; v++) {
         r->own_nic[v] = OWN_NIC_UNKNOWN;
