@@ -739,7 +739,7 @@ pair_slot(const pair_flow_t *pairs, guint64 mask, guint64 key)
     h *= G_GUINT64_CONSTANT(0xc4ceb9fe1a85ec53);
     h ^= h >> 33;
     guint64 i = h & mask;
-    while (pairs[i].count != 0 && pairs[i].key != key) {
+    while (pairs[i].key != 0 && pairs[i].key != key) {
         i = (i + 1) & mask;
     }
     return i;
@@ -754,7 +754,7 @@ pair_grow(weft_net_t *net)
     pair_flow_t *t = g_new0(pair_flow_t, n);
     for (guint64 i = 0; i < old_n; i++) {
         const pair_flow_t *p = &net->pairs[i];
-        if (p->count != 0) {
+        if (p->key != 0) {
             t[pair_slot(t, n - 1, p->key)] = *p;
         }
     }
@@ -763,20 +763,55 @@ pair_grow(weft_net_t *net)
     net->pairs_mask = n - 1;
 }
 
-/* The flow id of the next transfer from @src to @dst, counted: the transfers so far. */
-static guint64
-pair_flow_take(weft_net_t *net, gint src, gint dst)
+/* The entry of (@src, @dst), src != dst, inserted if new; valid until the next insertion. */
+static pair_flow_t *
+pair_entry(weft_net_t *net, gint src, gint dst)
 {
     if (net->pairs == NULL || 2 * (net->n_pairs + 1) > net->pairs_mask + 1) {
         pair_grow(net);
     }
     guint64 key = pair_key(src, dst);
     pair_flow_t *p = &net->pairs[pair_slot(net->pairs, net->pairs_mask, key)];
-    if (p->count == 0) {
+    if (p->key == 0) {
         p->key = key;
         net->n_pairs++;
     }
-    return p->count++;
+    return p;
+}
+
+/*
+ * The route of the next transfer from @src to @dst (src != dst) and its ECMP flow id: a
+ * fixed route when cached (no flow id taken), else the route of the flow id the pair counts
+ * (the transfers so far that took one). The pair's entry notes which it is, so later
+ * transfers skip the lookup of a fixed route (one probe here) or of the fixed slot (one
+ * route lookup), until the route cache is emptied (weft_topo_route_epoch()).
+ */
+static const weft_route_t *
+pair_route(weft_net_t *net, gint src, gint dst, guint64 *flow_id, GError **error)
+{
+    pair_flow_t *p = pair_entry(net, src, dst);
+    guint64 epoch = weft_topo_route_epoch(net->topo) + 1;
+    if (p->epoch == epoch) {
+        if (p->fixed != NULL) {
+            return p->fixed;
+        }
+        *flow_id = p->count++;
+        const weft_route_t *r = weft_topo_route_ecmp_slot(net->topo, src, dst, *flow_id, NULL);
+        if (r != NULL) {
+            return r;
+        }
+        return weft_net_i_lookup_route(net, src, dst, *flow_id, &r, error) ? r : NULL;
+    }
+    const weft_route_t *r = weft_topo_route_fixed_cached(net->topo, src, dst);
+    if (r == NULL) {
+        *flow_id = p->count++;
+        if (!weft_net_i_lookup_route(net, src, dst, *flow_id, &r, error)) {
+            return NULL;
+        }
+    }
+    p->fixed = weft_topo_route_fixed_cached(net->topo, src, dst);
+    p->epoch = epoch;
+    return r;
 }
 
 gboolean
@@ -807,14 +842,9 @@ weft_net_transfer_start_full(weft_net_t *net, gint src, gint dst, guint64 bytes,
      * each transfer hashes as its own flow and its path depends on nothing but its own
      * pair's history (not on unrelated traffic, which a run-wide count would make it;
      * replay's timed collectives rely on that). Fixed routes ignore it: one lookup. */
-    const weft_route_t *route = src != dst ? weft_topo_route_fixed_cached(net->topo, src, dst)
-                                           : NULL;
+    const weft_route_t *route = NULL;
     guint64 flow_id = 0;
-    if (route == NULL && src != dst) {
-        flow_id = pair_flow_take(net, src, dst);
-    }
-    if (route == NULL &&
-        !weft_net_i_lookup_route(net, src, dst, flow_id, &route, error)) {
+    if (src != dst && (route = pair_route(net, src, dst, &flow_id, error)) == NULL) {
         if (net->stranded == NULL && weft_topo_link_version(net->topo) > 0) {
             /* links went down (a fault): the transfer is stranded before it starts */
             g_set_error(&net->stranded, WEFT_NET_ERROR, WEFT_NET_ERROR_STRANDED,

@@ -46,11 +46,13 @@ typedef struct {
     weft_time_t send_end;  /* when the pending bandwidth-phase end event fires */
 } xfer_t;
 
-/* The ECMP flow count of one (src, dst) pair: a slot of net->pairs, an open-addressing table
- * (linear probing); a slot with count 0 is empty (a pair is counted as it is inserted). */
+/* One (src, dst) pair of vertices (src != dst): a slot of net->pairs, an open-addressing table
+ * (linear probing); key 0 (src == dst == 0, never a pair) marks an empty slot. */
 typedef struct {
-    guint64 key; /* src << 32 | dst */
-    guint64 count;
+    guint64 key;                /* src << 32 | dst */
+    guint64 count;              /* its ECMP flow count: transfers that took a flow id */
+    const weft_route_t *fixed;  /* its fixed route, when known to be fixed */
+    guint64 epoch;              /* weft_topo_route_epoch() + 1 when fixed/ECMP is known, else 0 */
 } pair_flow_t;
 
 /* What a network model does; one static table per model. */

@@ -110,6 +110,7 @@ struct weft_routing {
     double *frac;           /* per edge: fraction of its bandwidth in service (NULL: all 1) */
     guint n_down;           /* edges with frac 0 */
     guint64 version;        /* incremented by every link state change */
+    guint64 epoch;          /* incremented whenever the route cache is emptied */
 };
 
 /* One segment of a route: shortest paths from @from to @to in view @vi (or VIEW_HOST). */
@@ -1034,6 +1035,7 @@ weft_topo_set_ecmp_seed(weft_topo_t *topo, guint64 seed)
     if (topo->routing != NULL) {
         /* routes already handed out stay alive in all_routes */
         g_hash_table_remove_all(topo->routing->routes);
+        topo->routing->epoch++;
     }
 }
 
@@ -1073,6 +1075,30 @@ weft_topo_route_ecmp(weft_topo_t *topo, gint src, gint dst, guint64 flow_id, GEr
     }
     g_hash_table_insert(r->routes, &b->key, b);
     return &b->route;
+}
+
+const weft_route_t *
+weft_topo_route_ecmp_slot(weft_topo_t *topo, gint src, gint dst, guint64 flow_id, GError **error)
+{
+    g_return_val_if_fail(topo != NULL && topo->finalized && src != dst, NULL);
+    CHECK_V(topo, src, NULL);
+    CHECK_V(topo, dst, NULL);
+    weft_routing_t *r = topo->routing;
+    guint64 h = mix(mix(mix(topo->ecmp_seed, (guint64)src), (guint64)dst), flow_id);
+    route_key key = {src, dst, (guint)(weft_rng_splitmix64(h) % ECMP_SLOTS)};
+    route_blk *b = g_hash_table_lookup(r->routes, &key);
+    if (b != NULL) {
+        return &b->route;
+    }
+    /* not cached yet: the full lookup (which also finds a fixed route) */
+    return weft_topo_route_ecmp(topo, src, dst, flow_id, error);
+}
+
+guint64
+weft_topo_route_epoch(const weft_topo_t *topo)
+{
+    g_return_val_if_fail(topo != NULL && topo->finalized, 0);
+    return topo->routing->epoch;
 }
 
 const weft_route_t *
@@ -1156,6 +1182,7 @@ routing_reset(weft_topo_t *topo, gboolean views, GError **error)
 {
     weft_routing_t *r = topo->routing;
     g_hash_table_remove_all(r->routes);
+    r->epoch++;
     g_hash_table_remove_all(r->dist_cache); /* frees the entries and their embedded LRU links */
     g_queue_init(&r->lru);
     r->dist_used = 0;

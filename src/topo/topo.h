@@ -363,6 +363,22 @@ double weft_topo_edge_fraction(const weft_topo_t *topo, gint e);
 /** weft_topo_edge_bw_now: weft_topo_edge_bw() x weft_topo_edge_fraction(), bytes/s. */
 double weft_topo_edge_bw_now(const weft_topo_t *topo, gint e);
 
+/**
+ * weft_topo_route_ecmp_slot:
+ * weft_topo_route_ecmp() for a pair known to have an ECMP choice (src != dst): the
+ * flow's slot is looked up at once, skipping the lookup of a fixed route; the same route.
+ * One hash lookup when the slot's route is cached.
+ */
+const weft_route_t *weft_topo_route_ecmp_slot(weft_topo_t *topo, gint src, gint dst,
+                                              guint64 flow_id, GError **error);
+
+/**
+ * weft_topo_route_epoch: a count that changes whenever the route cache is emptied (link
+ * state changes, weft_topo_set_ecmp_seed()): a caller's own note of a pair's route (fixed
+ * or not, and the pointer) holds while it stays the same.
+ */
+guint64 weft_topo_route_epoch(const weft_topo_t *topo);
+
 /** weft_topo_link_version: how many link state changes @topo has seen (0 at finalize). */
 guint64 weft_topo_link_version(const weft_topo_t *topo);
 
