@@ -18,6 +18,7 @@
 #include <glib/gstdio.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "coll/coll_private.h"
 
@@ -1529,6 +1530,17 @@ START_TEST(sweep_refuses_what_it_cannot_compute)
     ck_assert(g_error_matches(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_VALUE));
     ck_assert(strstr(error->message, "4294705152 transfers") != NULL);
     g_clear_error(&error);
+    /* just under that limit, but about 192 GiB to store: refused, not left to the allocator
+     * (on a machine with less memory than that) */
+    g_autoptr(weft_coll_plan_t) big4 = ring_plan(WEFT_COLL_ALL_REDUCE, big, MIB, 1, 4, TRUE);
+    ck_assert_uint_eq(weft_coll_plan_n_transfers(big4), 2147352576u);
+    double ram = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGE_SIZE);
+    if (ram < 2147352576.0 * 96) {
+        ck_assert(weft_coll_plan_explicit(big4, &error) == NULL);
+        ck_assert(g_error_matches(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_VALUE));
+        ck_assert_msg(strstr(error->message, "GiB of memory") != NULL, "%s", error->message);
+        g_clear_error(&error);
+    }
 }
 END_TEST
 

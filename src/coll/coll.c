@@ -12,6 +12,7 @@
 #include "coll/coll.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include "coll/coll_private.h"
 
@@ -22,6 +23,10 @@ G_DEFINE_QUARK(weft-coll-error-quark, weft_coll_error)
 
 /* More transfers than this is a mistake in the request (and would not fit guint32 ids). */
 #define MAX_XFERS ((guint64)G_MAXUINT32 / 2)
+
+/* Memory to build and run one stored transfer, about: its record (32 B), the builder's two
+ * dependencies (24 B), the packed successor arrays (18 B) and the executor's counters (12 B). */
+#define XFER_BYTES 96
 
 /* ---- names ------------------------------------------------------------------ */
 
@@ -588,6 +593,21 @@ weft_coll_plan_explicit(const weft_coll_plan_t *plan, GError **error)
                     im->n_xfers, MAX_XFERS);
         return NULL;
     }
+    /* Refused rather than left to abort in the allocator (or to the OOM killer). */
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    double need = (double)im->n_xfers * XFER_BYTES, have = (double)pages * (double)page;
+    if (pages > 0 && page > 0 && need > have) {
+        g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_VALUE,
+                    "%s (ring) over %u members with %u channels and %u chunks has %" G_GUINT64_FORMAT
+                    " transfers: simulating them one by one takes about %.0f GiB, more than this "
+                    "machine's %.0f GiB of memory (only the analytical model, without faults, on "
+                    "fixed routes computes them without storing them: doc/replay.md)",
+                    op_names[plan->op], plan->n_members, plan->channels, plan->chunks,
+                    im->n_xfers, need / (1 << 30), have / (1 << 30));
+        return NULL;
+    }
+    g_debug("building the %" G_GUINT64_FORMAT " transfers of an implicit %s over %u members",
+            im->n_xfers, op_names[plan->op], plan->n_members);
     weft_coll_layout_t L = {.n_members = im->g, .dom = im->dom};
     weft_coll_plan_t *e = g_new0(weft_coll_plan_t, 1);
     *e = *plan;

@@ -447,6 +447,8 @@ weft_coll_time_full(weft_sim_t *sim, weft_net_t *net, const weft_coll_plan_t *pl
             g_propagate_error(error, local);
             return -1;
         }
+        g_debug("%s over %u members not swept: %s; running its transfers",
+                weft_coll_op_name(plan->op), plan->n_members, local->message);
         g_error_free(local); /* the sweep does not apply: run the transfers */
     }
     timer_t_ tm = {.done = FALSE, .at = 0, .sim = sim};

@@ -546,6 +546,10 @@ memo_signature(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices,
             continue;
         }
         if (!weft_topo_route_is_fixed(R->topo, vs, vd)) {
+            g_debug("%s over %u members runs at transfer level: the route %s -> %s has an ECMP "
+                    "choice",
+                    weft_coll_op_name(plan->op), plan->n_members,
+                    weft_topo_vertex_name(R->topo, vs), weft_topo_vertex_name(R->topo, vd));
             return FALSE;
         }
         const weft_route_t *r = weft_topo_route(R->topo, vs, vd, NULL);
