@@ -682,6 +682,9 @@ weft_net_free(weft_net_t *net)
     g_free(net->links);
     g_free(net->active);
     g_free(net->reserved_until);
+    for (guint64 i = 0; net->pairs != NULL && i <= net->pairs_mask; i++) {
+        g_free(net->pairs[i].slots);
+    }
     g_free(net->pairs);
     g_array_unref(net->xfers);
     g_array_unref(net->free_idx);
@@ -796,11 +799,12 @@ pair_route(weft_net_t *net, gint src, gint dst, guint64 *flow_id, GError **error
             return p->fixed;
         }
         *flow_id = p->count++;
-        const weft_route_t *r = weft_topo_route_ecmp_slot(net->topo, src, dst, *flow_id, NULL);
-        if (r != NULL) {
-            return r;
+        guint slot = weft_topo_ecmp_slot(net->topo, src, dst, *flow_id);
+        if (p->slots[slot] == NULL &&
+            !weft_net_i_lookup_route(net, src, dst, *flow_id, &p->slots[slot], error)) {
+            return NULL;
         }
-        return weft_net_i_lookup_route(net, src, dst, *flow_id, &r, error) ? r : NULL;
+        return p->slots[slot];
     }
     const weft_route_t *r = weft_topo_route_fixed_cached(net->topo, src, dst);
     if (r == NULL) {
@@ -810,6 +814,14 @@ pair_route(weft_net_t *net, gint src, gint dst, guint64 *flow_id, GError **error
         }
     }
     p->fixed = weft_topo_route_fixed_cached(net->topo, src, dst);
+    if (p->fixed == NULL) {
+        /* an ECMP choice: its slots' routes are noted as they are looked up */
+        if (p->slots == NULL) {
+            p->slots = g_new0(const weft_route_t *, WEFT_TOPO_ECMP_SLOTS);
+        } else {
+            memset(p->slots, 0, sizeof *p->slots * WEFT_TOPO_ECMP_SLOTS);
+        }
+    }
     p->epoch = epoch;
     return r;
 }

@@ -53,6 +53,9 @@ typedef struct {
     guint64 count;              /* its ECMP flow count: transfers that took a flow id */
     const weft_route_t *fixed;  /* its fixed route, when known to be fixed */
     guint64 epoch;              /* weft_topo_route_epoch() + 1 when fixed/ECMP is known, else 0 */
+    /* a pair with an ECMP choice: the route of each slot (WEFT_TOPO_ECMP_SLOTS), NULL until
+     * looked up; emptied when the epoch changes (owned; NULL for a fixed pair) */
+    const weft_route_t **slots;
 } pair_flow_t;
 
 /* What a network model does; one static table per model. */

@@ -1042,12 +1042,21 @@ weft_topo_set_ecmp_seed(weft_topo_t *topo, guint64 seed)
 #define CHECK_V(topo, v, ret)                                                                      \
     g_return_val_if_fail((v) >= 0 && (guint)(v) < (topo)->v_name->len, ret)
 
+guint
+weft_topo_ecmp_slot(const weft_topo_t *topo, gint src, gint dst, guint64 flow_id)
+{
+    g_return_val_if_fail(topo != NULL, 0);
+    guint64 h = mix(mix(mix(topo->ecmp_seed, (guint64)src), (guint64)dst), flow_id);
+    return (guint)(weft_rng_splitmix64(h) % ECMP_SLOTS);
+}
+
 const weft_route_t *
-weft_topo_route_ecmp(weft_topo_t *topo, gint src, gint dst, guint64 flow_id, GError **error)
+weft_topo_route_slot(weft_topo_t *topo, gint src, gint dst, guint slot, GError **error)
 {
     g_return_val_if_fail(topo != NULL && topo->finalized, NULL);
     CHECK_V(topo, src, NULL);
     CHECK_V(topo, dst, NULL);
+    g_return_val_if_fail(slot < ECMP_SLOTS, NULL);
     g_return_val_if_fail(error == NULL || *error == NULL, NULL);
 
     weft_routing_t *r = topo->routing;
@@ -1056,8 +1065,7 @@ weft_topo_route_ecmp(weft_topo_t *topo, gint src, gint dst, guint64 flow_id, GEr
     if (b != NULL) {
         return &b->route;
     }
-    guint64 h = mix(mix(mix(topo->ecmp_seed, (guint64)src), (guint64)dst), flow_id);
-    key.slot = (guint)(weft_rng_splitmix64(h) % ECMP_SLOTS);
+    key.slot = slot;
     b = g_hash_table_lookup(r->routes, &key);
     if (b != NULL) {
         return &b->route;
@@ -1078,14 +1086,21 @@ weft_topo_route_ecmp(weft_topo_t *topo, gint src, gint dst, guint64 flow_id, GEr
 }
 
 const weft_route_t *
+weft_topo_route_ecmp(weft_topo_t *topo, gint src, gint dst, guint64 flow_id, GError **error)
+{
+    g_return_val_if_fail(topo != NULL && topo->finalized, NULL);
+    return weft_topo_route_slot(topo, src, dst, weft_topo_ecmp_slot(topo, src, dst, flow_id),
+                                error);
+}
+
+const weft_route_t *
 weft_topo_route_ecmp_slot(weft_topo_t *topo, gint src, gint dst, guint64 flow_id, GError **error)
 {
     g_return_val_if_fail(topo != NULL && topo->finalized && src != dst, NULL);
     CHECK_V(topo, src, NULL);
     CHECK_V(topo, dst, NULL);
     weft_routing_t *r = topo->routing;
-    guint64 h = mix(mix(mix(topo->ecmp_seed, (guint64)src), (guint64)dst), flow_id);
-    route_key key = {src, dst, (guint)(weft_rng_splitmix64(h) % ECMP_SLOTS)};
+    route_key key = {src, dst, weft_topo_ecmp_slot(topo, src, dst, flow_id)};
     route_blk *b = g_hash_table_lookup(r->routes, &key);
     if (b != NULL) {
         return &b->route;

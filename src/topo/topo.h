@@ -373,6 +373,36 @@ const weft_route_t *weft_topo_route_ecmp_slot(weft_topo_t *topo, gint src, gint 
                                               guint64 flow_id, GError **error);
 
 /**
+ * WEFT_TOPO_ECMP_SLOTS: how many ECMP slots a pair's flows hash to (route.c): a pair with an
+ * ECMP choice has at most this many distinct routes, one per slot.
+ */
+#define WEFT_TOPO_ECMP_SLOTS 64u
+
+/**
+ * weft_topo_ecmp_slot:
+ * @topo: a cluster.
+ * @src, @dst: vertex ids.
+ * @flow_id: the flow (weft_topo_route_ecmp()).
+ * Returns: the slot, in [0, WEFT_TOPO_ECMP_SLOTS), that flow @flow_id of (@src, @dst) hashes
+ * to under the cluster's ECMP seed; weft_topo_route_ecmp() is weft_topo_route_slot() of it.
+ * O(1), no lookup.
+ */
+guint weft_topo_ecmp_slot(const weft_topo_t *topo, gint src, gint dst, guint64 flow_id);
+
+/**
+ * weft_topo_route_slot:
+ * @topo: a finalized cluster.
+ * @src, @dst: vertex ids.
+ * @slot: an ECMP slot, < WEFT_TOPO_ECMP_SLOTS.
+ * @error: WEFT_TOPO_ERROR_NO_ROUTE naming both vertices.
+ * Returns: (transfer none): the route of every flow of (@src, @dst) that hashes to @slot
+ * (the fixed route when the pair has no ECMP choice), computed and cached on first use,
+ * valid as long as @topo; NULL on error. One or two hash lookups when cached.
+ */
+const weft_route_t *weft_topo_route_slot(weft_topo_t *topo, gint src, gint dst, guint slot,
+                                         GError **error);
+
+/**
  * weft_topo_route_epoch: a count that changes whenever the route cache is emptied (link
  * state changes, weft_topo_set_ecmp_seed()): a caller's own note of a pair's route (fixed
  * or not, and the pointer) holds while it stays the same.
