@@ -64,6 +64,49 @@ ring(guint n)
     return ring_Bps(n, 50e9);
 }
 
+/*
+ * Four GPUs, one per node, on a two-tier leaf-spine: gpu0 and gpu1 on leaf0, gpu2 and gpu3
+ * on leaf1 (25 GB/s, 200 ns per GPU link), each leaf to spine0..3 (50 GB/s, 300 ns). A pair
+ * on one leaf has one path; a pair across leaves has four equal-cost ones (through each
+ * spine), chosen per flow (ECMP), all of the same latency and rate.
+ */
+static weft_topo_t *
+leaf_spine4(void)
+{
+    weft_topo_t *t = weft_topo_new("leaf-spine4");
+    GError *err = NULL;
+    gint gpu[4], leaf[2];
+    for (gint i = 0; i < 4; i++) {
+        g_autofree char *name = g_strdup_printf("gpu%d", i);
+        gpu[i] = weft_topo_add_vertex(t, WEFT_VERTEX_GPU, name, i, 0, &err);
+        ck_assert_int_ge(gpu[i], 0);
+    }
+    for (gint h = 0; h < 2; h++) {
+        g_autofree char *name = g_strdup_printf("leaf%d", h);
+        leaf[h] = weft_topo_add_vertex(t, WEFT_VERTEX_SWITCH, name, -1, -1, &err);
+        ck_assert_int_ge(leaf[h], 0);
+        weft_topo_set_vertex_tier(t, leaf[h], 1);
+        for (gint i = 2 * h; i < 2 * h + 2; i++) {
+            ck_assert_int_ge(weft_topo_add_link(t, gpu[i], leaf[h], WEFT_LINK_INFINIBAND, 25e9,
+                                                200 * WEFT_PS_PER_NS, 1, &err),
+                             0);
+        }
+    }
+    for (gint s = 0; s < 4; s++) {
+        g_autofree char *name = g_strdup_printf("spine%d", s);
+        gint sp = weft_topo_add_vertex(t, WEFT_VERTEX_SWITCH, name, -1, -1, &err);
+        ck_assert_int_ge(sp, 0);
+        weft_topo_set_vertex_tier(t, sp, 2);
+        for (gint h = 0; h < 2; h++) {
+            ck_assert_int_ge(weft_topo_add_link(t, leaf[h], sp, WEFT_LINK_INFINIBAND, 50e9,
+                                                300 * WEFT_PS_PER_NS, 1, &err),
+                             0);
+        }
+    }
+    ck_assert_msg(weft_topo_finalize(t, &err), "%s", err != NULL ? err->message : "");
+    return t;
+}
+
 /* ASTRA-sim's Ring_<n>npus.yml as weft reads it (topo_yaml.c): 50 GB/s where ASTRA-sim's GB
  * is 2^30 B, so B = 53687091200 B/s, and 500 ns per link. */
 static weft_topo_t *
@@ -673,6 +716,110 @@ START_TEST(a_transfer_on_a_timed_collectives_link_is_a_conflict)
 }
 END_TEST
 
+START_TEST(timed_collectives_over_ecmp_pairs_give_the_transfer_level_results)
+{
+    /* On leaf_spine4(), the ring all-reduce of the data-parallel step over 4 ranks has two
+     * pairs on a leaf (0->1, 2->3: one path) and two across (1->2, 3->0: four paths, one per
+     * flow); two sub-communicators {0, 2} and {1, 3} all-reduce across the leaves at once,
+     * so their flows share spine links. Under analytical every route of a pair has the same
+     * latency and rate: collectives.detail = auto times each collective as one event, its
+     * cross-leaf transfers taking their pairs' flow ids in advance and replayed on their own
+     * routes. Results and every link's bytes, busy time and peak must equal the
+     * transfer-level run's. */
+    write_dp_step("edp", 4);
+    for (guint r = 0; r < 4; r++) {
+        g_autoptr(test_et_t) et = test_et_new("0.0.4");
+        test_et_coll(et, 1, "all_reduce_a", 0, 3000000, r % 2 == 0 ? "1" : "2");
+        test_et_coll(et, 2, "all_reduce_b", 0, 1000000, r % 2 == 0 ? "1" : "2");
+        test_et_dep(et, 1);
+        write_rank(et, "egroups", r);
+    }
+    g_autofree char *groups = g_build_filename(tmpdir, "egroups.json", NULL);
+    ck_assert(g_file_set_contents(groups, "{\"1\": [0, 2], \"2\": [1, 3]}", -1, NULL));
+    g_autoptr(weft_topo_t) topo = leaf_spine4();
+    ck_assert(!weft_topo_route_is_fixed(topo, 1, 2));
+    ck_assert(weft_topo_route_is_fixed(topo, 0, 1));
+    guint ne = weft_topo_n_edges(topo);
+    static const char *const names[] = {"edp", "egroups"};
+    for (guint c = 0; c < G_N_ELEMENTS(names); c++) {
+        g_autofree weft_net_link_stats_t *la = g_new0(weft_net_link_stats_t, ne);
+        g_autofree weft_net_link_stats_t *lb = g_new0(weft_net_link_stats_t, ne);
+        GError *err = NULL;
+        const char *gr = c == 1 ? groups : NULL;
+        g_autoptr(weft_replay_result_t) a =
+            replay_detail(topo, names[c], gr, WEFT_NET_ANALYTICAL, WEFT_REPLAY_DETAIL_TRANSFERS,
+                          NULL, la, &err);
+        ck_assert_msg(a != NULL, "%s", err ? err->message : "");
+        g_autoptr(weft_replay_result_t) b = replay_detail(
+            topo, names[c], gr, WEFT_NET_ANALYTICAL, WEFT_REPLAY_DETAIL_AUTO, NULL, lb, &err);
+        ck_assert_msg(b != NULL, "%s", err ? err->message : "");
+        ck_assert_uint_eq(b->timed_collectives, b->collectives);
+        ck_assert_uint_lt(b->events, a->events);
+        assert_same_run(a, b, la, lb, ne);
+        /* the flows spread over the spines: more than one spine uplink of leaf0 carries bytes */
+        guint used = 0;
+        for (guint e = 0; e < ne; e++) {
+            const char *from = weft_topo_vertex_name(topo, weft_topo_edge_from(topo, (gint)e));
+            const char *to = weft_topo_vertex_name(topo, weft_topo_edge_to(topo, (gint)e));
+            used += strcmp(from, "leaf0") == 0 && g_str_has_prefix(to, "spine") && lb[e].bytes > 0;
+        }
+        ck_assert_uint_ge(used, 2);
+    }
+}
+END_TEST
+
+START_TEST(a_transfer_on_a_timed_collectives_ecmp_pair_is_a_conflict)
+{
+    /* Ranks 1 and 2 (across the leaves of leaf_spine4()) all-reduce 4 MB; rank 1 also sends
+     * 1 MiB to rank 2 after 1 us of compute, while the all-reduce's transfers 1->2 are
+     * still starting: the flow ids the timed collective took in advance would not be the
+     * transfer-level run's, so the first run stops and names the pair; the rerun, with the
+     * shape banned, equals the transfer-level run. */
+    for (guint r = 0; r < 4; r++) {
+        g_autoptr(test_et_t) et = test_et_new("0.0.4");
+        if (r == 1 || r == 2) {
+            test_et_coll(et, 1, "all_reduce", 0, 4000000, "1");
+        }
+        if (r == 2) {
+            test_et_recv(et, 2, "recv", 1, 7, MiB);
+        }
+        if (r == 1) {
+            test_et_node_dur(et, 2, "compute", TEST_COMP, 1);
+            test_et_send(et, 3, "send", 2, 7, MiB);
+            test_et_dep(et, 2);
+        }
+        write_rank(et, "econflict", r);
+    }
+    g_autofree char *groups = g_build_filename(tmpdir, "econflict.json", NULL);
+    ck_assert(g_file_set_contents(groups, "{\"1\": [1, 2]}", -1, NULL));
+    g_autoptr(weft_topo_t) topo = leaf_spine4();
+    guint ne = weft_topo_n_edges(topo);
+    g_autofree weft_net_link_stats_t *la = g_new0(weft_net_link_stats_t, ne);
+    g_autofree weft_net_link_stats_t *lb = g_new0(weft_net_link_stats_t, ne);
+    g_autoptr(GHashTable) banned =
+        g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL);
+    GError *err = NULL;
+    g_autoptr(weft_replay_result_t) first =
+        replay_detail(topo, "econflict", groups, WEFT_NET_ANALYTICAL, WEFT_REPLAY_DETAIL_AUTO,
+                      banned, NULL, &err);
+    ck_assert(first == NULL);
+    ck_assert(g_error_matches(err, WEFT_REPLAY_ERROR, WEFT_REPLAY_ERROR_DETAIL_CONFLICT));
+    ck_assert_msg(strstr(err->message, "from gpu1 to gpu2") != NULL, "%s", err->message);
+    g_clear_error(&err);
+    ck_assert_uint_eq(g_hash_table_size(banned), 1);
+    g_autoptr(weft_replay_result_t) again =
+        replay_detail(topo, "econflict", groups, WEFT_NET_ANALYTICAL, WEFT_REPLAY_DETAIL_AUTO,
+                      banned, lb, &err);
+    ck_assert_msg(again != NULL, "%s", err ? err->message : "");
+    ck_assert_uint_eq(again->timed_collectives, 0);
+    g_autoptr(weft_replay_result_t) ref =
+        replay_detail(topo, "econflict", groups, WEFT_NET_ANALYTICAL,
+                      WEFT_REPLAY_DETAIL_TRANSFERS, NULL, la, &err);
+    ck_assert_msg(ref != NULL, "%s", err ? err->message : "");
+    assert_same_run(ref, again, la, lb, ne);
+}
+END_TEST
+
 static Suite *
 replay_suite(void)
 {
@@ -696,6 +843,8 @@ replay_suite(void)
     tcase_add_test(tc, observer_sees_every_node_and_collective);
     tcase_add_test(tc, timed_collectives_give_the_transfer_level_results);
     tcase_add_test(tc, a_transfer_on_a_timed_collectives_link_is_a_conflict);
+    tcase_add_test(tc, timed_collectives_over_ecmp_pairs_give_the_transfer_level_results);
+    tcase_add_test(tc, a_transfer_on_a_timed_collectives_ecmp_pair_is_a_conflict);
     suite_add_tcase(s, tc);
     return s;
 }

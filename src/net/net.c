@@ -371,14 +371,48 @@ link_meet(weft_net_t *net, link_t *l, gint e, weft_time_t now)
     link_catch_up(net, l, e, now);
 }
 
+/* A bandwidth phase [@start, @end) at @usage starts on edge @e: timed blocks' phases before
+ * it first (link_meet()), then the phase, and its record if the edge is recorded. */
+static void
+link_phase_start(weft_net_t *net, gint e, weft_time_t start, weft_time_t end, double usage)
+{
+    link_t *l = &net->links[e];
+    if (l->block_open || l->n_cur > 0) {
+        link_meet(net, l, e, start);
+    }
+    link_phase_add(net, l, e, start, end, usage);
+    if (l->rec != NULL) {
+        weft_net_phase_t ph = {start, end, usage};
+        g_array_append_val(l->rec, ph);
+    }
+}
+
+static void pair_drain_to(weft_net_t *net, weft_time_t now);
+static pair_flow_t *pair_entry(weft_net_t *net, gint src, gint dst);
+
+/* Replays the pair blocks' transfers that start by @now (weft_net_add_pair_block()). */
+static inline void
+pair_drain(weft_net_t *net, weft_time_t now)
+{
+    if (net->n_pcur > 0 && net->pcur[0].next <= now) {
+        pair_drain_to(net, now);
+    }
+}
+
 /* Record @x starts its bandwidth phase now, ending at @end with payload rate @rate_Bps: adds
  * it to the edges of its route (wire rate: payload over the protocol's efficiency). */
 static void
 analytical_links_start(weft_net_t *net, xfer_t *x, double rate_Bps, weft_time_t end)
 {
     weft_time_t now = weft_sim_now(net->sim);
+    pair_drain(net, now);
     x->send_end = end;
     x->rate_Bps = rate_Bps / x->efficiency;
+    if (net->xrec != NULL && x->route != NULL) {
+        weft_net_xfer_rec_t rec = {x->src, x->dst, now, MAX(end, now), x->rate_Bps,
+                                   (double)x->bytes / x->efficiency};
+        g_array_append_val(net->xrec, rec);
+    }
     if (x->route == NULL || end <= now) {
         return; /* a local copy, or no bandwidth phase */
     }
@@ -386,18 +420,170 @@ analytical_links_start(weft_net_t *net, xfer_t *x, double rate_Bps, weft_time_t 
     for (guint p = 0; p < r->n_paths; p++) {
         double usage = x->rate_Bps * r->share[p];
         for (guint32 k = r->path_off[p]; k < r->path_off[p + 1]; k++) {
-            gint e = r->edges[k];
-            link_t *l = &net->links[e];
-            if (l->block_open || l->n_cur > 0) {
-                link_meet(net, l, e, now);
-            }
-            link_phase_add(net, l, e, now, end, usage);
-            if (l->rec != NULL) {
-                weft_net_phase_t ph = {now, end, usage};
-                g_array_append_val(l->rec, ph);
-            }
+            link_phase_start(net, r->edges[k], now, end, usage);
         }
     }
+}
+
+/* ---- pair blocks ------------------------------------------------------------------------
+ *
+ * The transfers of a timed collective on a pair with an ECMP choice: their flow ids are
+ * taken when the block is added, and each is replayed (its phases and bytes on its flow's
+ * route) when simulated time reaches its start, in the order of a binary min-heap of the
+ * blocks by (next start, order of addition), before any other start touches a link. */
+
+static inline gboolean
+pcur_less(const pair_cursor_t *a, const pair_cursor_t *b)
+{
+    return a->next < b->next || (a->next == b->next && a->seq < b->seq);
+}
+
+static void
+pcur_sift_down(weft_net_t *net, guint i)
+{
+    pair_cursor_t *h = net->pcur;
+    guint n = net->n_pcur;
+    pair_cursor_t v = h[i];
+    for (;;) {
+        guint c = 2 * i + 1;
+        if (c >= n) {
+            break;
+        }
+        if (c + 1 < n && pcur_less(&h[c + 1], &h[c])) {
+            c++;
+        }
+        if (!pcur_less(&h[c], &v)) {
+            break;
+        }
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = v;
+}
+
+static void
+pcur_push(weft_net_t *net, pair_cursor_t v)
+{
+    if (net->n_pcur == net->cap_pcur) {
+        net->cap_pcur = MAX(16, 2 * net->cap_pcur);
+        net->pcur = g_renew(pair_cursor_t, net->pcur, net->cap_pcur);
+    }
+    pair_cursor_t *h = net->pcur;
+    guint i = net->n_pcur++;
+    while (i > 0 && pcur_less(&v, &h[(i - 1) / 2])) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = v;
+}
+
+/* Replays one transfer of a pair block: the next of @c (route of its flow, then its phases
+ * and bytes). */
+static void
+pair_replay_one(weft_net_t *net, pair_cursor_t *c)
+{
+    const weft_net_xfer_rec_t *rec = &c->recs[c->i];
+    guint slot = weft_topo_ecmp_slot(net->topo, c->src, c->dst, c->flow_id);
+    if (c->slots[slot] == NULL) {
+        c->slots[slot] = weft_topo_route_slot(net->topo, c->src, c->dst, slot, NULL);
+    }
+    const weft_route_t *r = c->slots[slot];
+    g_assert(r != NULL); /* the pair's routes exist: weft_net_add_pair_block() found one */
+    weft_time_t start = c->t0 + rec->start_ps, end = c->t0 + rec->end_ps;
+    for (guint p = 0; end > start && p < r->n_paths; p++) {
+        double usage = rec->rate_Bps * r->share[p];
+        for (guint32 k = r->path_off[p]; k < r->path_off[p + 1]; k++) {
+            gint e = r->edges[k];
+            if (net->reserved_until != NULL && net->reserved_until[e] > start &&
+                net->conflict != NULL) {
+                net->conflict(net->conflict_ctx, e);
+            }
+            link_phase_start(net, e, start, end, usage);
+        }
+    }
+    weft_net_i_credit_bytes(net, r, rec->wire_bytes);
+}
+
+static void
+pair_drain_to(weft_net_t *net, weft_time_t now)
+{
+    while (net->n_pcur > 0 && net->pcur[0].next <= now) {
+        pair_cursor_t *c = &net->pcur[0];
+        pair_replay_one(net, c);
+        c->flow_id++;
+        if (++c->i < c->n) {
+            c->next = c->t0 + c->recs[c->i].start_ps;
+        } else {
+            net->pcur[0] = net->pcur[--net->n_pcur];
+        }
+        if (net->n_pcur > 0) {
+            pcur_sift_down(net, 0);
+        }
+    }
+}
+
+void
+weft_net_record_transfers(weft_net_t *net, GArray *out)
+{
+    g_return_if_fail(net != NULL && net->opts.model == WEFT_NET_ANALYTICAL);
+    g_clear_pointer(&net->xrec, g_array_unref);
+    net->xrec = out != NULL ? g_array_ref(out) : NULL;
+}
+
+void
+weft_net_set_pair_conflict(weft_net_t *net, weft_net_pair_conflict_fn conflict, void *ctx)
+{
+    g_return_if_fail(net != NULL);
+    net->pair_conflict = conflict;
+    net->pair_conflict_ctx = ctx;
+}
+
+/* A transfer or block starts on pair @p now: a block still starting there is a conflict. */
+static void
+pair_check_block(weft_net_t *net, pair_flow_t *p, gint src, gint dst)
+{
+    if (p->block_owner == NULL) {
+        return;
+    }
+    if (weft_sim_now(net->sim) <= p->block_until && net->pair_conflict != NULL) {
+        net->pair_conflict(net->pair_conflict_ctx, p->block_owner, src, dst);
+    }
+    if (weft_sim_now(net->sim) > p->block_until) {
+        p->block_owner = NULL;
+    }
+}
+
+void
+weft_net_add_pair_block(weft_net_t *net, gint src, gint dst, const weft_net_xfer_rec_t *recs,
+                        guint n, void *owner)
+{
+    g_return_if_fail(net != NULL && net->opts.model == WEFT_NET_ANALYTICAL);
+    g_return_if_fail(src != dst && (recs != NULL || n == 0));
+    if (n == 0) {
+        return;
+    }
+    weft_time_t now = weft_sim_now(net->sim);
+    pair_drain(net, now);
+    pair_flow_t *p = pair_entry(net, src, dst);
+    guint64 epoch = weft_topo_route_epoch(net->topo) + 1;
+    if (p->epoch != epoch) {
+        g_return_if_fail(!weft_topo_route_is_fixed(net->topo, src, dst));
+        p->fixed = NULL;
+        if (p->slots == NULL) {
+            p->slots = g_new0(const weft_route_t *, WEFT_TOPO_ECMP_SLOTS);
+        } else {
+            memset(p->slots, 0, sizeof *p->slots * WEFT_TOPO_ECMP_SLOTS);
+        }
+        p->epoch = epoch;
+    }
+    g_return_if_fail(p->fixed == NULL);
+    pair_check_block(net, p, src, dst);
+    pair_cursor_t c = {now + recs[0].start_ps, net->pcur_seq++, recs, n, 0, now, src, dst,
+                       p->count, p->slots};
+    p->count += n;
+    p->block_until = now + recs[n - 1].start_ps;
+    p->block_owner = owner;
+    pcur_push(net, c);
 }
 
 void
@@ -429,6 +615,7 @@ weft_net_add_block(weft_net_t *net, gint edge, const weft_net_phase_t *phases, g
         return;
     }
     weft_time_t now = weft_sim_now(net->sim);
+    pair_drain(net, now);
     link_t *l = &net->links[edge];
     link_meet(net, l, edge, now);
     analytical_link_expire(l, now);
@@ -456,6 +643,7 @@ weft_net_settle(weft_net_t *net)
         return;
     }
     weft_time_t now = weft_sim_now(net->sim);
+    pair_drain(net, now);
     for (guint e = 0; e < net->n_edges; e++) {
         link_t *l = &net->links[e];
         if (l->n_cur > 0) {
@@ -469,6 +657,7 @@ static void
 analytical_links_cancel(weft_net_t *net, const xfer_t *x)
 {
     weft_time_t now = weft_sim_now(net->sim);
+    pair_drain(net, now);
     if (x->route == NULL || x->send_end <= now) {
         return;
     }
@@ -686,6 +875,8 @@ weft_net_free(weft_net_t *net)
         g_free(net->pairs[i].slots);
     }
     g_free(net->pairs);
+    g_free(net->pcur);
+    g_clear_pointer(&net->xrec, g_array_unref);
     g_array_unref(net->xfers);
     g_array_unref(net->free_idx);
     g_free(net);
@@ -797,6 +988,9 @@ pair_route(weft_net_t *net, gint src, gint dst, guint64 *flow_id, GError **error
     if (p->epoch == epoch) {
         if (p->fixed != NULL) {
             return p->fixed;
+        }
+        if (p->block_owner != NULL) {
+            pair_check_block(net, p, src, dst);
         }
         *flow_id = p->count++;
         guint slot = weft_topo_ecmp_slot(net->topo, src, dst, *flow_id);

@@ -436,6 +436,67 @@ void weft_net_add_block(weft_net_t *net, gint edge, const weft_net_phase_t *phas
                         weft_time_t span_ps, weft_time_t busy_ps, double peak_util);
 
 /**
+ * weft_net_xfer_rec_t: one transfer as the analytical model ran it
+ * (weft_net_record_transfers()); in a pair block (weft_net_add_pair_block()) the times are
+ * offsets from the block's start.
+ */
+typedef struct {
+    gint src, dst;        /* vertex ids */
+    weft_time_t start_ps; /* start of its bandwidth phase */
+    weft_time_t end_ps;   /* its end (== start_ps: no bandwidth phase) */
+    double rate_Bps;      /* its wire rate: payload rate over the protocol's efficiency */
+    double wire_bytes;    /* its bytes on the wire: payload over the efficiency */
+} weft_net_xfer_rec_t;
+
+/**
+ * weft_net_record_transfers:
+ * @net: an analytical network.
+ * @out: (nullable): a GArray of weft_net_xfer_rec_t (referenced), or NULL to stop.
+ *
+ * Appends every transfer between two distinct vertices to @out as it starts (in start
+ * order): what a collective run alone does, for weft_net_add_pair_block(). Memory: 40
+ * bytes per transfer.
+ */
+void weft_net_record_transfers(weft_net_t *net, GArray *out);
+
+/**
+ * weft_net_pair_conflict_fn:
+ * @ctx: the pointer given to weft_net_set_pair_conflict().
+ * @owner: the owner of the pair block whose transfers' order is at stake.
+ * @src, @dst: the pair.
+ *
+ * Called when a transfer or another pair block starts on a pair while a pair block's
+ * transfers are still starting (at or before its last start): their ECMP flow ids, which
+ * the block took in advance, would not be those of a transfer-level run.
+ */
+typedef void (*weft_net_pair_conflict_fn)(void *ctx, void *owner, gint src, gint dst);
+
+/** weft_net_set_pair_conflict: sets (or, with NULL, clears) the pair-conflict function. */
+void weft_net_set_pair_conflict(weft_net_t *net, weft_net_pair_conflict_fn conflict, void *ctx);
+
+/**
+ * weft_net_add_pair_block:
+ * @net: an analytical network.
+ * @src, @dst: vertex ids of a pair whose route has an ECMP choice.
+ * @recs: (array length=n): the pair's transfers in a collective run as one timed event, as
+ *   its run alone recorded them (weft_net_record_transfers()), offsets from now, in start
+ *   order; kept by reference until replayed (weft_net_settle() replays all).
+ * @owner: passed to the pair-conflict function.
+ *
+ * The pair's transfers of a timed collective, without simulating them: they take the
+ * pair's next @n ECMP flow ids now (as they would, one by one, at transfer level, when no
+ * other transfer starts on the pair before the last of them), and each is replayed on its
+ * flow's route when simulated time reaches its start (before anything else touches a
+ * link at or after it): its bandwidth phase on every edge of the route and its bytes, as
+ * a transfer of the analytical model would add them. Exact when every ECMP route of the
+ * pair has the same latency and rate (the run alone then took the same times). A reserved
+ * edge (weft_net_reserve()) on the way calls the guard's conflict function. Cost: O(log
+ * blocks + route edges) per transfer when replayed; no event.
+ */
+void weft_net_add_pair_block(weft_net_t *net, gint src, gint dst,
+                             const weft_net_xfer_rec_t *recs, guint n, void *owner);
+
+/**
  * weft_net_settle:
  * @net: the network.
  *

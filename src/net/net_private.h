@@ -56,7 +56,23 @@ typedef struct {
     /* a pair with an ECMP choice: the route of each slot (WEFT_TOPO_ECMP_SLOTS), NULL until
      * looked up; emptied when the epoch changes (owned; NULL for a fixed pair) */
     const weft_route_t **slots;
+    /* a timed block's transfers on the pair (weft_net_add_pair_block()): the latest start
+     * among them and the block's owner (NULL: none) */
+    weft_time_t block_until;
+    void *block_owner;
 } pair_flow_t;
+
+/* The transfers of one pair block not replayed yet (weft_net_add_pair_block()). */
+typedef struct {
+    weft_time_t next; /* absolute start of recs[i]: the key of net->pcur's heap */
+    guint64 seq;      /* order of addition: ties of @next replay in it */
+    const weft_net_xfer_rec_t *recs;
+    guint n, i;
+    weft_time_t t0;
+    gint src, dst;
+    guint64 flow_id;             /* flow id of recs[i] */
+    const weft_route_t **slots;  /* the pair's slot routes (its entry's array) */
+} pair_cursor_t;
 
 /* What a network model does; one static table per model. */
 typedef struct {
@@ -155,6 +171,13 @@ struct weft_net {
     weft_time_t *reserved_until; /* per edge: end of the timed collective holding it */
     weft_net_conflict_fn conflict;
     void *conflict_ctx;
+    /* pair blocks (weft_net_add_pair_block()): a binary min-heap by (next, seq) */
+    pair_cursor_t *pcur;
+    guint n_pcur, cap_pcur;
+    guint64 pcur_seq;
+    weft_net_pair_conflict_fn pair_conflict;
+    void *pair_conflict_ctx;
+    GArray *xrec; /* weft_net_record_transfers(): of weft_net_xfer_rec_t, or NULL */
 };
 
 /* net.c */

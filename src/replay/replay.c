@@ -395,8 +395,13 @@ on_coll_done(void *ctx, guint64 key)
  * when none crosses its edges, and it reserves them for its span; a transfer that starts
  * on a reserved edge is a conflict: the run stops (WEFT_REPLAY_ERROR_DETAIL_CONFLICT) and
  * names the collective's signature in opts->detail_banned, so that the caller reruns with
- * that shape at transfer level. Every route of the plan must be fixed (no ECMP choice: a
- * hashed path would depend on the run's transfer count), and the run must have no faults.
+ * that shape at transfer level. Under flow every route of the plan must be fixed (a hashed
+ * path would change what shares the collective's links); under analytical a pair with an
+ * ECMP choice is allowed when all its routes have the same latency and rate (the transfer's
+ * time is then the same on every path): its transfers take the pair's next flow ids at the
+ * start and are replayed on their own flows' routes (weft_net_add_pair_block()); another
+ * transfer starting on the pair before the last of them is a conflict, as above. The run
+ * must have no faults.
  *
  * The duration is measured once per signature: the plan's shape (operation, sizes,
  * algorithm, protocol, channels, chunks, the executor's costs, the transfer DAG) and the
@@ -421,6 +426,11 @@ typedef struct {
      * last one's end, for weft_net_add_block() */
     GArray **phases;
     weft_time_t *span_ps;
+    /* analytical: the endpoint pairs whose routes have an ECMP choice (all of equal latency
+     * and rate), n_ecmp of them in signature order, and each one's transfers as the run
+     * alone recorded them (GArray of weft_net_xfer_rec_t), for weft_net_add_pair_block() */
+    guint n_ecmp;
+    GArray **ecmp_recs;
     weft_net_stats_t stats;
 } memo_t;
 
@@ -428,6 +438,7 @@ typedef struct {
 struct comm_memo {
     memo_t *memo; /* NULL: this (communicator, plan) runs at transfer level */
     gint *edges;
+    gint *ecmp_v; /* the vertices (source, destination) of the memo's ECMP pairs */
 };
 
 typedef struct {
@@ -459,6 +470,10 @@ memo_free(gpointer p)
     }
     g_free(m->phases);
     g_free(m->span_ps);
+    for (guint i = 0; i < m->n_ecmp; i++) {
+        g_array_unref(m->ecmp_recs[i]);
+    }
+    g_free(m->ecmp_recs);
     g_free(m->bytes);
     g_free(m->busy_ps);
     g_free(m->peak);
@@ -470,6 +485,7 @@ comm_memo_free(gpointer p)
 {
     comm_memo_t *cm = p;
     g_free(cm->edges);
+    g_free(cm->ecmp_v);
     g_free(cm);
 }
 
@@ -510,13 +526,37 @@ endpoint_vertex(const weft_coll_plan_t *plan, const gint *vertices, guint32 e)
 }
 
 /*
- * The signature of @plan over @vertices (see above) into @sig, and the actual edge of each
- * canonical one into @edges; FALSE when a route is not fixed or missing (transfer level).
+ * Whether every ECMP route from @vs to @vd (one per slot) has the same latency and rate, so
+ * that an analytical transfer takes the same time whichever it hashes to; the first into
+ * *@first. O(WEFT_TOPO_ECMP_SLOTS) route lookups.
+ */
+static gboolean
+ecmp_uniform(replay_t *R, gint vs, gint vd, const weft_route_t **first)
+{
+    const weft_route_t *r0 = weft_topo_route_slot(R->topo, vs, vd, 0, NULL);
+    if (r0 == NULL) {
+        return FALSE;
+    }
+    for (guint s = 1; s < WEFT_TOPO_ECMP_SLOTS; s++) {
+        const weft_route_t *r = weft_topo_route_slot(R->topo, vs, vd, s, NULL);
+        if (r == NULL || r->latency_ps != r0->latency_ps || r->rate_Bps != r0->rate_Bps) {
+            return FALSE;
+        }
+    }
+    *first = r0;
+    return TRUE;
+}
+
+/*
+ * The signature of @plan over @vertices (see above) into @sig, the actual edge of each
+ * canonical one into @edges, and (analytical, @ecmp_v not NULL) the vertices of each pair
+ * whose route has an ECMP choice of uniform timing (ecmp_uniform()) into @ecmp_v; FALSE when
+ * a route is not fixed (and not such a pair) or missing (transfer level).
  * Time complexity: O(transfers + pairs x route length).
  */
 static gboolean
 memo_signature(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices,
-               GByteArray *sig, GArray *edges)
+               GByteArray *sig, GArray *edges, GArray *ecmp_v)
 {
     guint64 head[] = {plan->op,
                       plan->algo,
@@ -543,6 +583,17 @@ memo_signature(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices,
         sig_u64(sig, ((guint64)se << 32) | de);
         if (vs == vd) {
             sig_u64(sig, G_MAXUINT64); /* a local copy */
+            continue;
+        }
+        const weft_route_t *u = NULL;
+        if (!weft_topo_route_is_fixed(R->topo, vs, vd) && ecmp_v != NULL &&
+            ecmp_uniform(R, vs, vd, &u)) {
+            /* its transfers are replayed on their own flows' routes (weft_net_add_pair_block()) */
+            sig_u64(sig, G_MAXUINT64 - 2);
+            sig_u64(sig, (guint64)u->latency_ps);
+            sig_f64(sig, u->rate_Bps);
+            g_array_append_val(ecmp_v, vs);
+            g_array_append_val(ecmp_v, vd);
             continue;
         }
         if (!weft_topo_route_is_fixed(R->topo, vs, vd)) {
@@ -582,9 +633,12 @@ memo_signature(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices,
 }
 
 /* Runs @plan alone on an idle copy of the network: the memo of its signature. */
+static gboolean memo_from_transfers(replay_t *R, memo_t *m, const GArray *edges,
+                                    const GArray *ecmp_v, const GArray *recs);
+
 static memo_t *
 memo_measure(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices, const GArray *edges,
-             GError **error)
+             const GArray *ecmp_v, GError **error)
 {
     g_autoptr(weft_sim_t) sim = weft_sim_new(1);
     g_autoptr(weft_net_t) net = weft_net_new_full(sim, R->topo, weft_net_options(R->net));
@@ -593,7 +647,12 @@ memo_measure(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices, co
      * runs alone under the guard instead, as under flow. */
     gboolean analytical =
         weft_net_model(net) == WEFT_NET_ANALYTICAL && !weft_coll_plan_is_implicit(plan);
-    if (analytical) {
+    /* With ECMP pairs, every transfer is recorded: their links are known only in place. */
+    g_autoptr(GArray) recs = NULL;
+    if (analytical && ecmp_v->len > 0) {
+        recs = g_array_new(FALSE, FALSE, sizeof(weft_net_xfer_rec_t));
+        weft_net_record_transfers(net, recs);
+    } else if (analytical) {
         weft_net_record_phases(net, (const gint *)(void *)edges->data, edges->len);
     }
     weft_time_t ps = weft_coll_time_full(sim, net, plan, vertices, NULL, error);
@@ -603,6 +662,17 @@ memo_measure(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices, co
     memo_t *m = g_new0(memo_t, 1);
     m->plan = plan;
     m->duration_ps = ps;
+    if (recs != NULL) {
+        m->stats = *weft_net_stats(net);
+        if (!memo_from_transfers(R, m, edges, ecmp_v, recs)) {
+            memo_free(m);
+            g_set_error(error, WEFT_REPLAY_ERROR, WEFT_REPLAY_ERROR_FAILED,
+                        "%s over %u members: a transfer of its run alone is on no known pair",
+                        weft_coll_op_name(plan->op), plan->n_members);
+            return NULL;
+        }
+        return m;
+    }
     m->n_edges = edges->len;
     m->bytes = g_new(double, MAX(edges->len, 1u));
     m->busy_ps = g_new(weft_time_t, MAX(edges->len, 1u));
@@ -629,6 +699,95 @@ memo_measure(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices, co
     return m;
 }
 
+static guint
+pair_hash(gconstpointer p)
+{
+    guint64 k = *(const guint64 *)p;
+    k ^= k >> 33;
+    k *= G_GUINT64_CONSTANT(0xff51afd7ed558ccd);
+    k ^= k >> 33;
+    return (guint)k;
+}
+
+/*
+ * The memo of a plan with ECMP pairs from every transfer of its run alone (@recs, in start
+ * order): each ECMP pair's own transfers (ecmp_recs), and for the canonical @edges of the
+ * fixed pairs, the phases, bytes, busy time and peak that the analytical model gives them
+ * (the same arithmetic as net.c: weft_net_bytes_fx(), weft_net_phases_busy_peak()). FALSE
+ * if a transfer is between vertices the plan's pairs do not name.
+ * Time complexity: O(transfers x route length).
+ */
+static gboolean
+memo_from_transfers(replay_t *R, memo_t *m, const GArray *edges, const GArray *ecmp_v,
+                    const GArray *recs)
+{
+    guint n = edges->len;
+    m->n_edges = n;
+    m->bytes = g_new0(double, MAX(n, 1u));
+    m->busy_ps = g_new0(weft_time_t, MAX(n, 1u));
+    m->peak = g_new0(double, MAX(n, 1u));
+    m->phases = g_new0(GArray *, MAX(n, 1u));
+    m->span_ps = g_new0(weft_time_t, MAX(n, 1u));
+    g_autofree guint64 *fx = g_new0(guint64, MAX(n, 1u));
+    g_autoptr(GHashTable) canon = g_hash_table_new(g_direct_hash, g_direct_equal);
+    for (guint c = 0; c < n; c++) {
+        m->phases[c] = g_array_new(FALSE, FALSE, sizeof(weft_net_phase_t));
+        g_hash_table_insert(canon, GINT_TO_POINTER(g_array_index(edges, gint, c)),
+                            GUINT_TO_POINTER(c));
+    }
+    m->n_ecmp = ecmp_v->len / 2;
+    m->ecmp_recs = g_new0(GArray *, MAX(m->n_ecmp, 1u));
+    /* (vs, vd) -> 1 + ECMP pair index */
+    g_autoptr(GHashTable) ecmp = g_hash_table_new_full(pair_hash, g_int64_equal, g_free, NULL);
+    for (guint i = 0; i < m->n_ecmp; i++) {
+        m->ecmp_recs[i] = g_array_new(FALSE, FALSE, sizeof(weft_net_xfer_rec_t));
+        guint64 *k = g_new(guint64, 1);
+        *k = ((guint64)(guint32)g_array_index(ecmp_v, gint, 2 * i) << 32) |
+             (guint32)g_array_index(ecmp_v, gint, 2 * i + 1);
+        g_hash_table_insert(ecmp, k, GUINT_TO_POINTER(i + 1));
+    }
+    for (guint t = 0; t < recs->len; t++) {
+        const weft_net_xfer_rec_t *x = &g_array_index(recs, weft_net_xfer_rec_t, t);
+        guint64 k = ((guint64)(guint32)x->src << 32) | (guint32)x->dst;
+        guint i = GPOINTER_TO_UINT(g_hash_table_lookup(ecmp, &k));
+        if (i > 0) {
+            g_array_append_val(m->ecmp_recs[i - 1], *x);
+            continue;
+        }
+        const weft_route_t *r = weft_topo_route_fixed_cached(R->topo, x->src, x->dst);
+        if (r == NULL) {
+            return FALSE;
+        }
+        for (guint p = 0; p < r->n_paths; p++) {
+            guint64 b = weft_net_bytes_fx(x->wire_bytes, r->share[p]);
+            weft_net_phase_t ph = {x->start_ps, x->end_ps, x->rate_Bps * r->share[p]};
+            for (guint32 j = r->path_off[p]; j < r->path_off[p + 1]; j++) {
+                gpointer id = NULL;
+                if (!g_hash_table_lookup_extended(canon, GINT_TO_POINTER(r->edges[j]), NULL,
+                                                  &id)) {
+                    return FALSE;
+                }
+                guint c = GPOINTER_TO_UINT(id);
+                if (x->wire_bytes > 0.0) {
+                    fx[c] += b;
+                }
+                if (ph.end_ps > ph.start_ps) {
+                    g_array_append_val(m->phases[c], ph);
+                    m->span_ps[c] = MAX(m->span_ps[c], ph.end_ps);
+                }
+            }
+        }
+    }
+    for (guint c = 0; c < n; c++) {
+        gint e = g_array_index(edges, gint, c);
+        m->bytes[c] = weft_net_bytes_from_fx(fx[c]);
+        weft_net_phases_busy_peak((const weft_net_phase_t *)(void *)m->phases[c]->data,
+                                  m->phases[c]->len, weft_topo_edge_bw_now(R->topo, e),
+                                  &m->busy_ps[c], &m->peak[c]);
+    }
+    return TRUE;
+}
+
 /* The memo of communicator @c's @plan (found, measured, or NULL: transfer level). */
 static comm_memo_t *
 comm_memo(replay_t *R, guint c, const weft_coll_plan_t *plan, const gint *vertices,
@@ -643,7 +802,13 @@ comm_memo(replay_t *R, guint c, const weft_coll_plan_t *plan, const gint *vertic
     g_hash_table_insert(R->comm_memos, g_memdup2(&key, sizeof key), cm);
     g_autoptr(GByteArray) sig = g_byte_array_new();
     g_autoptr(GArray) edges = g_array_new(FALSE, FALSE, sizeof(gint));
-    if (!memo_signature(R, plan, vertices, sig, edges)) {
+    /* ECMP pairs are timed only under analytical (flow: a path changes its sharing) and for
+     * plans that keep their transfers (an implicit plan's run alone records none) */
+    g_autoptr(GArray) ecmp_v = NULL;
+    if (weft_net_model(R->net) == WEFT_NET_ANALYTICAL && !weft_coll_plan_is_implicit(plan)) {
+        ecmp_v = g_array_new(FALSE, FALSE, sizeof(gint));
+    }
+    if (!memo_signature(R, plan, vertices, sig, edges, ecmp_v)) {
         return cm;
     }
     g_autoptr(GBytes) bytes = g_byte_array_free_to_bytes(g_steal_pointer(&sig));
@@ -652,7 +817,7 @@ comm_memo(replay_t *R, guint c, const weft_coll_plan_t *plan, const gint *vertic
     }
     memo_t *m = g_hash_table_lookup(R->memos, bytes);
     if (m == NULL) {
-        m = memo_measure(R, plan, vertices, edges, error);
+        m = memo_measure(R, plan, vertices, edges, ecmp_v, error);
         if (m == NULL) {
             return NULL;
         }
@@ -663,6 +828,9 @@ comm_memo(replay_t *R, guint c, const weft_coll_plan_t *plan, const gint *vertic
     }
     cm->memo = m;
     cm->edges = (gint *)(void *)g_array_free(g_steal_pointer(&edges), FALSE);
+    if (ecmp_v != NULL && ecmp_v->len > 0) {
+        cm->ecmp_v = (gint *)(void *)g_array_free(g_steal_pointer(&ecmp_v), FALSE);
+    }
     return cm;
 }
 
@@ -718,6 +886,12 @@ timed_coll_start(replay_t *R, coll_inst_t *ci, const weft_coll_plan_t *plan, con
                                cm->memo->peak[c]);
         }
         ci->timed = cm;
+        for (guint i = 0; i < cm->memo->n_ecmp; i++) {
+            const GArray *recs = cm->memo->ecmp_recs[i];
+            weft_net_add_pair_block(R->net, cm->ecmp_v[2 * i], cm->ecmp_v[2 * i + 1],
+                                    (const weft_net_xfer_rec_t *)(void *)recs->data, recs->len,
+                                    ci);
+        }
         weft_sim_at(R->sim, end, on_timed_coll_done, R, ci);
         return TRUE;
     }
@@ -773,6 +947,30 @@ on_detail_conflict(void *ctx, gint edge)
                         ci->seq + 1, comm->name,
                         weft_topo_vertex_name(R->topo, weft_topo_edge_from(R->topo, edge)),
                         weft_topo_vertex_name(R->topo, weft_topo_edge_to(R->topo, edge)),
+                        weft_time_to_us(weft_sim_now(R->sim))));
+}
+
+/* A transfer or timed collective started on a pair (@src, @dst) while the timed collective
+ * @owner's transfers were still starting there: their ECMP flow ids may not be those of a
+ * transfer-level run. */
+static void
+on_pair_conflict(void *ctx, void *owner, gint src, gint dst)
+{
+    replay_t *R = ctx;
+    const coll_inst_t *ci = owner;
+    if (R->error != NULL || ci == NULL || ci->timed == NULL) {
+        return;
+    }
+    const weft_comm_t *comm = g_ptr_array_index(R->wl->comms, ci->comm);
+    if (R->detail_banned != NULL) {
+        g_hash_table_add(R->detail_banned, g_bytes_ref(ci->timed->memo->sig));
+    }
+    fail(R, g_error_new(WEFT_REPLAY_ERROR, WEFT_REPLAY_ERROR_DETAIL_CONFLICT,
+                        "collective #%u of communicator \"%s\" ran as one timed event, but a "
+                        "transfer started from %s to %s at %.6f us while its own were still "
+                        "starting there: rerun it at transfer level",
+                        ci->seq + 1, comm->name, weft_topo_vertex_name(R->topo, src),
+                        weft_topo_vertex_name(R->topo, dst),
                         weft_time_to_us(weft_sim_now(R->sim))));
 }
 
@@ -1477,6 +1675,7 @@ replay_clear(replay_t *R)
     g_clear_pointer(&R->faults, weft_fault_run_free);
     if (R->detail_auto) {
         weft_net_enable_guard(R->net, NULL, NULL); /* the net outlives this replay */
+        weft_net_set_pair_conflict(R->net, NULL, NULL);
     }
     g_clear_pointer(&R->comm_memos, g_hash_table_unref);
     g_clear_pointer(&R->memos, g_hash_table_unref);
@@ -1758,6 +1957,7 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
          * (too many transfers to keep its link phases) needs its links to itself for their
          * statistics: the guard proves that too. */
         weft_net_enable_guard(net, on_detail_conflict, &R);
+        weft_net_set_pair_conflict(net, on_pair_conflict, &R);
     }
     guint64 events_before = weft_sim_events(sim);
     if (R.faults != NULL) {
