@@ -76,4 +76,8 @@ if [ "${WEFT_BENCH_BIG:-}" = 1 ]; then
     llama 128 "$tmp/llama-16k.gen"
     run llama405b-16384-analytical "$T/h100-2048-nodes.ini" 2048 "$tmp/llama-16k.gen"
     run llama405b-16384-flow "$T/h100-2048-nodes.ini" 2048 "$tmp/llama-16k.gen" --network flow
+    # 131,072 GPUs: 16,384 nodes, 64 per scalable unit, on 128-port switches
+    llama 1024 "$tmp/llama-131k.gen"
+    run llama405b-131072-analytical "$T/h100-2048-nodes.ini" 16384 "$tmp/llama-131k.gen" \
+        --set cluster.switch_radix=128 --set cluster.nodes_per_su=64
 fi

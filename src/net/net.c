@@ -477,18 +477,21 @@ pcur_push(weft_net_t *net, pair_cursor_t v)
     h[i] = v;
 }
 
-/* Replays one transfer of a pair block: the next of @c (route of its flow, then its phases
- * and bytes). */
+/* Replays the next transfer of pair block @c: the route of its pair's next flow, then its
+ * phases and bytes. */
 static void
 pair_replay_one(weft_net_t *net, pair_cursor_t *c)
 {
-    const weft_net_xfer_rec_t *rec = &c->recs[c->i];
-    guint slot = weft_topo_ecmp_slot(net->topo, c->src, c->dst, c->flow_id);
-    if (c->slots[slot] == NULL) {
-        c->slots[slot] = weft_topo_route_slot(net->topo, c->src, c->dst, slot, NULL);
+    const weft_net_xfer_rec_t *rec = &c->b.recs[c->i];
+    guint j = c->b.rec_pair[c->i];
+    gint src = c->b.pair_v[2 * j], dst = c->b.pair_v[2 * j + 1];
+    guint slot = weft_topo_ecmp_slot(net->topo, src, dst, c->flow[j]++);
+    const weft_route_t **slots = c->slots[j];
+    if (slots[slot] == NULL) {
+        slots[slot] = weft_topo_route_slot(net->topo, src, dst, slot, NULL);
     }
-    const weft_route_t *r = c->slots[slot];
-    g_assert(r != NULL); /* the pair's routes exist: weft_net_add_pair_block() found one */
+    const weft_route_t *r = slots[slot];
+    g_assert(r != NULL); /* the pair's routes exist: its ECMP choice was found */
     weft_time_t start = c->t0 + rec->start_ps, end = c->t0 + rec->end_ps;
     for (guint p = 0; end > start && p < r->n_paths; p++) {
         double usage = rec->rate_Bps * r->share[p];
@@ -505,18 +508,25 @@ pair_replay_one(weft_net_t *net, pair_cursor_t *c)
 }
 
 static void
+pair_cursor_clear(pair_cursor_t *c)
+{
+    g_free(c->flow);
+    g_free(c->slots);
+}
+
+static void
 pair_drain_to(weft_net_t *net, weft_time_t now)
 {
     while (net->n_pcur > 0 && net->pcur[0].next <= now) {
         pair_cursor_t *c = &net->pcur[0];
         pair_replay_one(net, c);
-        c->flow_id++;
-        if (++c->i < c->n) {
-            c->next = c->t0 + c->recs[c->i].start_ps;
+        if (++c->i < c->b.n) {
+            c->next = c->t0 + c->b.recs[c->i].start_ps;
         } else {
+            pair_cursor_clear(c);
             net->pcur[0] = net->pcur[--net->n_pcur];
         }
-        if (net->n_pcur > 0) {
+        if (net->n_pcur > 1) {
             pcur_sift_down(net, 0);
         }
     }
@@ -554,35 +564,39 @@ pair_check_block(weft_net_t *net, pair_flow_t *p, gint src, gint dst)
 }
 
 void
-weft_net_add_pair_block(weft_net_t *net, gint src, gint dst, const weft_net_xfer_rec_t *recs,
-                        guint n, void *owner)
+weft_net_add_pair_block(weft_net_t *net, const weft_net_pair_block_t *block, void *owner)
 {
-    g_return_if_fail(net != NULL && net->opts.model == WEFT_NET_ANALYTICAL);
-    g_return_if_fail(src != dst && (recs != NULL || n == 0));
-    if (n == 0) {
+    g_return_if_fail(net != NULL && net->opts.model == WEFT_NET_ANALYTICAL && block != NULL);
+    if (block->n == 0) {
         return;
     }
     weft_time_t now = weft_sim_now(net->sim);
     pair_drain(net, now);
-    pair_flow_t *p = pair_entry(net, src, dst);
     guint64 epoch = weft_topo_route_epoch(net->topo) + 1;
-    if (p->epoch != epoch) {
-        g_return_if_fail(!weft_topo_route_is_fixed(net->topo, src, dst));
-        p->fixed = NULL;
-        if (p->slots == NULL) {
-            p->slots = g_new0(const weft_route_t *, WEFT_TOPO_ECMP_SLOTS);
-        } else {
-            memset(p->slots, 0, sizeof *p->slots * WEFT_TOPO_ECMP_SLOTS);
+    pair_cursor_t c = {now + block->recs[0].start_ps, net->pcur_seq++, *block, 0, now,
+                       g_new(guint64, block->n_pairs),
+                       g_new(const weft_route_t **, block->n_pairs)};
+    for (guint j = 0; j < block->n_pairs; j++) {
+        gint src = block->pair_v[2 * j], dst = block->pair_v[2 * j + 1];
+        pair_flow_t *p = pair_entry(net, src, dst);
+        if (p->epoch != epoch) {
+            g_assert(!weft_topo_route_is_fixed(net->topo, src, dst));
+            p->fixed = NULL;
+            if (p->slots == NULL) {
+                p->slots = g_new0(const weft_route_t *, WEFT_TOPO_ECMP_SLOTS);
+            } else {
+                memset(p->slots, 0, sizeof *p->slots * WEFT_TOPO_ECMP_SLOTS);
+            }
+            p->epoch = epoch;
         }
-        p->epoch = epoch;
+        g_assert(p->fixed == NULL);
+        pair_check_block(net, p, src, dst);
+        c.flow[j] = p->count;
+        c.slots[j] = p->slots;
+        p->count += block->pair_n[j];
+        p->block_until = now + block->pair_last[j];
+        p->block_owner = owner;
     }
-    g_return_if_fail(p->fixed == NULL);
-    pair_check_block(net, p, src, dst);
-    pair_cursor_t c = {now + recs[0].start_ps, net->pcur_seq++, recs, n, 0, now, src, dst,
-                       p->count, p->slots};
-    p->count += n;
-    p->block_until = now + recs[n - 1].start_ps;
-    p->block_owner = owner;
     pcur_push(net, c);
 }
 
@@ -875,6 +889,9 @@ weft_net_free(weft_net_t *net)
         g_free(net->pairs[i].slots);
     }
     g_free(net->pairs);
+    for (guint i = 0; i < net->n_pcur; i++) {
+        pair_cursor_clear(&net->pcur[i]);
+    }
     g_free(net->pcur);
     g_clear_pointer(&net->xrec, g_array_unref);
     g_array_unref(net->xfers);

@@ -475,26 +475,40 @@ typedef void (*weft_net_pair_conflict_fn)(void *ctx, void *owner, gint src, gint
 void weft_net_set_pair_conflict(weft_net_t *net, weft_net_pair_conflict_fn conflict, void *ctx);
 
 /**
+ * weft_net_pair_block_t: the transfers of a collective run as one timed event on its pairs
+ * whose routes have an ECMP choice (weft_net_add_pair_block()). Every array is kept by
+ * reference until the block is replayed (weft_net_settle() replays all).
+ */
+typedef struct {
+    guint n_pairs;
+    const gint *pair_v;           /* 2 x n_pairs: each pair's source and destination vertex */
+    const guint *pair_n;          /* n_pairs: how many of @recs are the pair's */
+    const weft_time_t *pair_last; /* n_pairs: the latest start among them (an offset) */
+    const weft_net_xfer_rec_t *recs; /* n: every transfer, in start order, offsets from the
+                                      * block's start (src and dst ignored) */
+    const guint *rec_pair;           /* n: the pair of each, < n_pairs */
+    guint n;
+} weft_net_pair_block_t;
+
+/**
  * weft_net_add_pair_block:
  * @net: an analytical network.
- * @src, @dst: vertex ids of a pair whose route has an ECMP choice.
- * @recs: (array length=n): the pair's transfers in a collective run as one timed event, as
- *   its run alone recorded them (weft_net_record_transfers()), offsets from now, in start
- *   order; kept by reference until replayed (weft_net_settle() replays all).
+ * @block: the transfers, as the collective's run alone recorded them
+ *   (weft_net_record_transfers()); copied, its arrays referenced.
  * @owner: passed to the pair-conflict function.
  *
- * The pair's transfers of a timed collective, without simulating them: they take the
- * pair's next @n ECMP flow ids now (as they would, one by one, at transfer level, when no
- * other transfer starts on the pair before the last of them), and each is replayed on its
- * flow's route when simulated time reaches its start (before anything else touches a
- * link at or after it): its bandwidth phase on every edge of the route and its bytes, as
- * a transfer of the analytical model would add them. Exact when every ECMP route of the
- * pair has the same latency and rate (the run alone then took the same times). A reserved
- * edge (weft_net_reserve()) on the way calls the guard's conflict function. Cost: O(log
- * blocks + route edges) per transfer when replayed; no event.
+ * The transfers of a timed collective on pairs with an ECMP choice, without simulating
+ * them: each pair's transfers take its next ECMP flow ids now (as they would, one by one,
+ * at transfer level, when no other transfer starts on the pair before the last of them),
+ * and each is replayed on its flow's route when simulated time reaches its start (before
+ * anything else touches a link at or after it): its bandwidth phase on every edge of the
+ * route and its bytes, as a transfer of the analytical model would add them. Exact when
+ * every ECMP route of each pair has the same latency and rate (the run alone then took the
+ * same times). A reserved edge (weft_net_reserve()) on the way calls the guard's conflict
+ * function. Cost: O(pairs) now, O(log blocks + route edges) per transfer when replayed; no
+ * event. Memory: 16 bytes per pair until replayed.
  */
-void weft_net_add_pair_block(weft_net_t *net, gint src, gint dst,
-                             const weft_net_xfer_rec_t *recs, guint n, void *owner);
+void weft_net_add_pair_block(weft_net_t *net, const weft_net_pair_block_t *block, void *owner);
 
 /**
  * weft_net_settle:

@@ -62,16 +62,15 @@ typedef struct {
     void *block_owner;
 } pair_flow_t;
 
-/* The transfers of one pair block not replayed yet (weft_net_add_pair_block()). */
+/* A pair block's transfers not replayed yet (weft_net_add_pair_block()). */
 typedef struct {
-    weft_time_t next; /* absolute start of recs[i]: the key of net->pcur's heap */
+    weft_time_t next; /* absolute start of b.recs[i]: the key of net->pcur's heap */
     guint64 seq;      /* order of addition: ties of @next replay in it */
-    const weft_net_xfer_rec_t *recs;
-    guint n, i;
+    weft_net_pair_block_t b;
+    guint i;
     weft_time_t t0;
-    gint src, dst;
-    guint64 flow_id;             /* flow id of recs[i] */
-    const weft_route_t **slots;  /* the pair's slot routes (its entry's array) */
+    guint64 *flow;               /* per pair: the flow id of its next transfer (owned) */
+    const weft_route_t ***slots; /* per pair: its entry's slot routes (owned array) */
 } pair_cursor_t;
 
 /* What a network model does; one static table per model. */

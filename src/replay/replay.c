@@ -190,6 +190,7 @@ struct replay {
     /* collective_detail = auto: collectives run as one timed event when alone (below) */
     gboolean detail_auto;
     GHashTable *memos;          /* signature (GBytes) -> memo_t (owned) */
+    GHashTable *seen_once;      /* signatures of implicit ECMP plans run once (GBytes, owned) */
     GHashTable *comm_memos;     /* comm_plan_key_t -> comm_memo_t (owned) */
     coll_inst_t **edge_holder;  /* per edge: the timed collective holding it, or NULL */
     GHashTable *detail_banned;  /* opts->detail_banned (not owned) */
@@ -430,7 +431,10 @@ typedef struct {
      * and rate), n_ecmp of them in signature order, and each one's transfers as the run
      * alone recorded them (GArray of weft_net_xfer_rec_t), for weft_net_add_pair_block() */
     guint n_ecmp;
-    GArray **ecmp_recs;
+    guint *ecmp_n;          /* per pair: its transfers */
+    weft_time_t *ecmp_last; /* per pair: its latest start */
+    GArray *ecmp_recs;      /* their transfers (weft_net_xfer_rec_t), in start order */
+    GArray *ecmp_rec_pair;  /* the pair of each (guint) */
     weft_net_stats_t stats;
 } memo_t;
 
@@ -470,10 +474,12 @@ memo_free(gpointer p)
     }
     g_free(m->phases);
     g_free(m->span_ps);
-    for (guint i = 0; i < m->n_ecmp; i++) {
-        g_array_unref(m->ecmp_recs[i]);
+    g_free(m->ecmp_n);
+    g_free(m->ecmp_last);
+    if (m->ecmp_recs != NULL) {
+        g_array_unref(m->ecmp_recs);
+        g_array_unref(m->ecmp_rec_pair);
     }
-    g_free(m->ecmp_recs);
     g_free(m->bytes);
     g_free(m->busy_ps);
     g_free(m->peak);
@@ -647,10 +653,14 @@ memo_measure(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices, co
      * runs alone under the guard instead, as under flow. */
     gboolean analytical =
         weft_net_model(net) == WEFT_NET_ANALYTICAL && !weft_coll_plan_is_implicit(plan);
-    /* With ECMP pairs, every transfer is recorded: their links are known only in place. */
+    /* With ECMP pairs (analytical only), every transfer is recorded: their links are known
+     * only in place. An implicit plan with such pairs is not swept (weft_coll_sweep() takes
+     * fixed routes) but run transfer by transfer, once. */
     g_autoptr(GArray) recs = NULL;
-    if (analytical && ecmp_v->len > 0) {
-        recs = g_array_new(FALSE, FALSE, sizeof(weft_net_xfer_rec_t));
+    if (ecmp_v != NULL && ecmp_v->len > 0) {
+        guint64 n = weft_coll_plan_n_transfers(plan);
+        recs = g_array_sized_new(FALSE, FALSE, sizeof(weft_net_xfer_rec_t),
+                                 (guint)MIN(n, (guint64)G_MAXUINT32 / 2));
         weft_net_record_transfers(net, recs);
     } else if (analytical) {
         weft_net_record_phases(net, (const gint *)(void *)edges->data, edges->len);
@@ -667,7 +677,7 @@ memo_measure(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices, co
         if (!memo_from_transfers(R, m, edges, ecmp_v, recs)) {
             memo_free(m);
             g_set_error(error, WEFT_REPLAY_ERROR, WEFT_REPLAY_ERROR_FAILED,
-                        "%s over %u members: a transfer of its run alone is on no known pair",
+                        "%s over %u members: its run alone cannot be replayed pair by pair",
                         weft_coll_op_name(plan->op), plan->n_members);
             return NULL;
         }
@@ -736,11 +746,13 @@ memo_from_transfers(replay_t *R, memo_t *m, const GArray *edges, const GArray *e
                             GUINT_TO_POINTER(c));
     }
     m->n_ecmp = ecmp_v->len / 2;
-    m->ecmp_recs = g_new0(GArray *, MAX(m->n_ecmp, 1u));
+    m->ecmp_n = g_new0(guint, MAX(m->n_ecmp, 1u));
+    m->ecmp_last = g_new0(weft_time_t, MAX(m->n_ecmp, 1u));
+    m->ecmp_recs = g_array_sized_new(FALSE, FALSE, sizeof(weft_net_xfer_rec_t), recs->len);
+    m->ecmp_rec_pair = g_array_sized_new(FALSE, FALSE, sizeof(guint), recs->len);
     /* (vs, vd) -> 1 + ECMP pair index */
     g_autoptr(GHashTable) ecmp = g_hash_table_new_full(pair_hash, g_int64_equal, g_free, NULL);
     for (guint i = 0; i < m->n_ecmp; i++) {
-        m->ecmp_recs[i] = g_array_new(FALSE, FALSE, sizeof(weft_net_xfer_rec_t));
         guint64 *k = g_new(guint64, 1);
         *k = ((guint64)(guint32)g_array_index(ecmp_v, gint, 2 * i) << 32) |
              (guint32)g_array_index(ecmp_v, gint, 2 * i + 1);
@@ -751,7 +763,11 @@ memo_from_transfers(replay_t *R, memo_t *m, const GArray *edges, const GArray *e
         guint64 k = ((guint64)(guint32)x->src << 32) | (guint32)x->dst;
         guint i = GPOINTER_TO_UINT(g_hash_table_lookup(ecmp, &k));
         if (i > 0) {
-            g_array_append_val(m->ecmp_recs[i - 1], *x);
+            guint j = i - 1;
+            g_array_append_val(m->ecmp_recs, *x);
+            g_array_append_val(m->ecmp_rec_pair, j);
+            m->ecmp_n[j]++;
+            m->ecmp_last[j] = MAX(m->ecmp_last[j], x->start_ps);
             continue;
         }
         const weft_route_t *r = weft_topo_route_fixed_cached(R->topo, x->src, x->dst);
@@ -778,6 +794,11 @@ memo_from_transfers(replay_t *R, memo_t *m, const GArray *edges, const GArray *e
             }
         }
     }
+    for (guint i = 0; i < m->n_ecmp; i++) {
+        if (m->ecmp_n[i] == 0) {
+            return FALSE; /* not run transfer by transfer: nothing to replay */
+        }
+    }
     for (guint c = 0; c < n; c++) {
         gint e = g_array_index(edges, gint, c);
         m->bytes[c] = weft_net_bytes_from_fx(fx[c]);
@@ -802,10 +823,9 @@ comm_memo(replay_t *R, guint c, const weft_coll_plan_t *plan, const gint *vertic
     g_hash_table_insert(R->comm_memos, g_memdup2(&key, sizeof key), cm);
     g_autoptr(GByteArray) sig = g_byte_array_new();
     g_autoptr(GArray) edges = g_array_new(FALSE, FALSE, sizeof(gint));
-    /* ECMP pairs are timed only under analytical (flow: a path changes its sharing) and for
-     * plans that keep their transfers (an implicit plan's run alone records none) */
+    /* ECMP pairs are timed only under analytical (flow: a path changes its sharing) */
     g_autoptr(GArray) ecmp_v = NULL;
-    if (weft_net_model(R->net) == WEFT_NET_ANALYTICAL && !weft_coll_plan_is_implicit(plan)) {
+    if (weft_net_model(R->net) == WEFT_NET_ANALYTICAL) {
         ecmp_v = g_array_new(FALSE, FALSE, sizeof(gint));
     }
     if (!memo_signature(R, plan, vertices, sig, edges, ecmp_v)) {
@@ -816,6 +836,15 @@ comm_memo(replay_t *R, guint c, const weft_coll_plan_t *plan, const gint *vertic
         return cm;
     }
     memo_t *m = g_hash_table_lookup(R->memos, bytes);
+    if (m == NULL && weft_coll_plan_is_implicit(plan) && ecmp_v != NULL && ecmp_v->len > 0 &&
+        !g_hash_table_contains(R->seen_once, bytes)) {
+        /* A huge plan over ECMP pairs is measured by running its transfers (it cannot be
+         * swept) and keeps 40 bytes of each: worth it from its second instance on. The first
+         * runs at transfer level, and its communicator asks again next time. */
+        g_hash_table_add(R->seen_once, g_bytes_ref(bytes));
+        g_hash_table_remove(R->comm_memos, &key);
+        return NULL;
+    }
     if (m == NULL) {
         m = memo_measure(R, plan, vertices, edges, ecmp_v, error);
         if (m == NULL) {
@@ -886,11 +915,16 @@ timed_coll_start(replay_t *R, coll_inst_t *ci, const weft_coll_plan_t *plan, con
                                cm->memo->peak[c]);
         }
         ci->timed = cm;
-        for (guint i = 0; i < cm->memo->n_ecmp; i++) {
-            const GArray *recs = cm->memo->ecmp_recs[i];
-            weft_net_add_pair_block(R->net, cm->ecmp_v[2 * i], cm->ecmp_v[2 * i + 1],
-                                    (const weft_net_xfer_rec_t *)(void *)recs->data, recs->len,
-                                    ci);
+        if (cm->memo->n_ecmp > 0) {
+            const memo_t *m = cm->memo;
+            weft_net_pair_block_t b = {m->n_ecmp,
+                                       cm->ecmp_v,
+                                       m->ecmp_n,
+                                       m->ecmp_last,
+                                       (const weft_net_xfer_rec_t *)(void *)m->ecmp_recs->data,
+                                       (const guint *)(void *)m->ecmp_rec_pair->data,
+                                       m->ecmp_recs->len};
+            weft_net_add_pair_block(R->net, &b, ci);
         }
         weft_sim_at(R->sim, end, on_timed_coll_done, R, ci);
         return TRUE;
@@ -1679,6 +1713,7 @@ replay_clear(replay_t *R)
     }
     g_clear_pointer(&R->comm_memos, g_hash_table_unref);
     g_clear_pointer(&R->memos, g_hash_table_unref);
+    g_clear_pointer(&R->seen_once, g_hash_table_unref);
     g_clear_pointer(&R->edge_holder, g_free);
 }
 
@@ -1951,6 +1986,8 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
                                         (GDestroyNotify)g_bytes_unref, memo_free);
         R.comm_memos = g_hash_table_new_full(comm_plan_hash, comm_plan_equal, g_free,
                                              comm_memo_free);
+        R.seen_once = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
+                                            (GDestroyNotify)g_bytes_unref, NULL);
         R.edge_holder = g_new0(coll_inst_t *, MAX(weft_topo_n_edges(R.topo), 1u));
         /* Under flow a collective's timing depends on what shares its links: the guard
          * proves it alone. Analytical timing never does (see above), but an implicit plan
