@@ -820,6 +820,72 @@ START_TEST(a_transfer_on_a_timed_collectives_ecmp_pair_is_a_conflict)
 }
 END_TEST
 
+START_TEST(a_coarse_collective_alone_takes_its_run_alone)
+{
+    /* collectives.detail = coarse under flow: ranks 1 and 2 of leaf_spine4() (across the
+     * leaves, four paths by ECMP) all-reduce 4 MB in 1,024 chunks, 2 x 2 x 1,024 = 4,096
+     * transfers. The aggregate flow's latency is what the run alone takes beyond the
+     * aggregate's bandwidth phase, so alone it takes exactly the transfer-level time; its
+     * links carry the same wire bytes (the spine uplinks in total: each pair spreads its
+     * bytes evenly over its routes instead of flow by flow). */
+    for (guint r = 0; r < 4; r++) {
+        g_autoptr(test_et_t) et = test_et_new("0.0.4");
+        if (r == 1 || r == 2) {
+            test_et_coll(et, 1, "all_reduce", 0, 4000000, "1");
+        }
+        write_rank(et, "coarse", r);
+    }
+    g_autofree char *groups = g_build_filename(tmpdir, "coarse.json", NULL);
+    ck_assert(g_file_set_contents(groups, "{\"1\": [1, 2]}", -1, NULL));
+    g_autoptr(weft_topo_t) topo = leaf_spine4();
+    guint ne = weft_topo_n_edges(topo);
+    g_autofree char *prefix = g_build_filename(tmpdir, "coarse", NULL);
+    weft_net_link_stats_t *ls[2] = {g_new0(weft_net_link_stats_t, ne),
+                                    g_new0(weft_net_link_stats_t, ne)};
+    weft_replay_result_t *res[2] = {NULL, NULL};
+    for (guint i = 0; i < 2; i++) {
+        GError *err = NULL;
+        g_autoptr(weft_workload_t) wl = weft_workload_load_chakra(prefix, groups, &err);
+        ck_assert_msg(wl != NULL, "%s", err ? err->message : "");
+        g_autoptr(weft_sim_t) sim = weft_sim_new(1);
+        g_autoptr(weft_net_t) net = weft_net_new(sim, topo, WEFT_NET_FLOW);
+        weft_replay_options_t opts = {
+            .coll_chunks = 1024,
+            .collective_detail = i == 0 ? WEFT_REPLAY_DETAIL_TRANSFERS : WEFT_REPLAY_DETAIL_COARSE};
+        res[i] = weft_replay_run(sim, net, wl, &opts, &err);
+        ck_assert_msg(res[i] != NULL, "%s", err ? err->message : "");
+        for (guint e = 0; e < ne; e++) {
+            ls[i][e] = weft_net_link_stats(net, (gint)e);
+        }
+    }
+    ck_assert_uint_eq(res[0]->coarse_collectives, 0);
+    ck_assert_uint_eq(res[1]->coarse_collectives, 1);
+    ck_assert_uint_lt(res[1]->events, res[0]->events);
+    ck_assert_int_eq(res[1]->step_ps, res[0]->step_ps);
+    double up[2] = {0.0, 0.0};
+    for (guint e = 0; e < ne; e++) {
+        const char *from = weft_topo_vertex_name(topo, weft_topo_edge_from(topo, (gint)e));
+        const char *to = weft_topo_vertex_name(topo, weft_topo_edge_to(topo, (gint)e));
+        if (g_str_has_prefix(from, "gpu") || g_str_has_prefix(to, "gpu")) {
+            /* a fixed first or last hop: the same bytes (to rounding of the aggregate) */
+            ck_assert_double_eq_tol(ls[1][e].bytes, ls[0][e].bytes, 1.0);
+        }
+        if (strcmp(from, "leaf0") == 0 && g_str_has_prefix(to, "spine")) {
+            up[0] += ls[0][e].bytes;
+            up[1] += ls[1][e].bytes;
+            /* spread evenly: each uplink a quarter of gpu1's 2 x 2,000,000 B */
+            ck_assert_double_eq_tol(ls[1][e].bytes, 1000000.0, 1.0);
+        }
+    }
+    ck_assert_double_eq_tol(up[0], 4000000.0, 1e-6);
+    ck_assert_double_eq_tol(up[1], up[0], 1.0);
+    for (guint i = 0; i < 2; i++) {
+        weft_replay_result_free(res[i]);
+        g_free(ls[i]);
+    }
+}
+END_TEST
+
 static Suite *
 replay_suite(void)
 {
@@ -845,6 +911,7 @@ replay_suite(void)
     tcase_add_test(tc, a_transfer_on_a_timed_collectives_link_is_a_conflict);
     tcase_add_test(tc, timed_collectives_over_ecmp_pairs_give_the_transfer_level_results);
     tcase_add_test(tc, a_transfer_on_a_timed_collectives_ecmp_pair_is_a_conflict);
+    tcase_add_test(tc, a_coarse_collective_alone_takes_its_run_alone);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -70,6 +70,7 @@ xfer_release(weft_net_t *net, guint32 idx)
     x->ctx = NULL;
     x->event = 0;
     x->route = NULL;
+    g_clear_pointer(&x->owned, g_free);
     x->phase = PHASE_NONE;
     g_array_append_val(net->free_idx, idx);
     net->in_flight--;
@@ -862,6 +863,7 @@ weft_net_free(weft_net_t *net)
         if (g_array_index(net->xfers, xfer_t, i).in_use) {
             net->ops->cancel(net, i);
         }
+        g_clear_pointer(&g_array_index(net->xfers, xfer_t, i).owned, g_free);
     }
     if (net->opts.model == WEFT_NET_FLOW) {
         weft_net_i_flow_clear(net);
@@ -1053,6 +1055,11 @@ weft_net_transfer_start_capped(weft_net_t *net, gint src, gint dst, guint64 byte
                                         tag, error);
 }
 
+static gboolean transfer_start_on(weft_net_t *net, gint src, gint dst, const weft_route_t *route,
+                                  weft_route_t *owned, guint64 flow_id, guint64 bytes, double rate_cap_Bps,
+                                  double efficiency, weft_net_done_fn sent, weft_net_done_fn done,
+                                  void *ctx, guint64 tag);
+
 gboolean
 weft_net_transfer_start_full(weft_net_t *net, gint src, gint dst, guint64 bytes,
                              double rate_cap_Bps, double efficiency, weft_net_done_fn sent,
@@ -1080,6 +1087,44 @@ weft_net_transfer_start_full(weft_net_t *net, gint src, gint dst, guint64 bytes,
         }
         return FALSE;
     }
+    return transfer_start_on(net, src, dst, route, NULL, flow_id, bytes, rate_cap_Bps, efficiency,
+                             sent, done, ctx, tag);
+}
+
+gboolean
+weft_net_transfer_start_route(weft_net_t *net, const weft_route_t *route, gint src, gint dst,
+                              guint64 bytes, weft_net_done_fn done, void *ctx, guint64 tag)
+{
+    g_return_val_if_fail(net != NULL && route != NULL && done != NULL, FALSE);
+    g_return_val_if_fail(route->n_paths > 0 && route->rate_Bps > 0.0, FALSE);
+    /* a copy in one block, freed with the record: the caller's route may go first (a
+     * replay stopped while the transfer is in flight) */
+    guint np = route->n_paths, ne = route->path_off[np];
+    gsize sz = sizeof(weft_route_t) + sizeof(double) * np + sizeof(guint32) * (np + 1) +
+               sizeof(gint32) * ne;
+    weft_route_t *copy = g_malloc(sz);
+    double *share = (double *)(void *)(copy + 1);
+    guint32 *off = (guint32 *)(void *)(share + np);
+    gint32 *edges = (gint32 *)(void *)(off + np + 1);
+    memcpy(share, route->share, sizeof(double) * np);
+    memcpy(off, route->path_off, sizeof(guint32) * (np + 1));
+    memcpy(edges, route->edges, sizeof(gint32) * ne);
+    *copy = *route;
+    copy->share = share;
+    copy->path_off = off;
+    copy->edges = edges;
+    return transfer_start_on(net, src, dst, copy, copy, 0, bytes, INFINITY, 1.0, NULL, done, ctx,
+                             tag);
+}
+
+/* Starts a transfer on @route (NULL: a local copy) with ECMP flow id @flow_id; @owned: @route,
+ * when the record frees it. */
+static gboolean
+transfer_start_on(weft_net_t *net, gint src, gint dst, const weft_route_t *route,
+                  weft_route_t *owned, guint64 flow_id,
+                  guint64 bytes, double rate_cap_Bps, double efficiency, weft_net_done_fn sent,
+                  weft_net_done_fn done, void *ctx, guint64 tag)
+{
     guint32 idx = xfer_alloc(net);
     xfer_t *x = &g_array_index(net->xfers, xfer_t, idx);
     x->done = done;
@@ -1088,6 +1133,7 @@ weft_net_transfer_start_full(weft_net_t *net, gint src, gint dst, guint64 bytes,
     x->tag = tag;
     x->bytes = bytes;
     x->route = route;
+    x->owned = owned;
     x->flow_id = flow_id;
     x->src = src;
     x->dst = dst;

@@ -283,6 +283,27 @@ weft_topo_t *weft_net_topo(const weft_net_t *net);
 weft_sim_t *weft_net_sim(const weft_net_t *net);
 
 /**
+ * weft_net_transfer_start_route:
+ * @net: the network.
+ * @route: the route the transfer takes, owned by the caller, which keeps it
+ *   until @done: each path p carries share[p] of the bytes (for an aggregate,
+ *   such as replay's coarse collectives, the shares need not sum to 1: path p
+ *   may be one edge carrying that fraction of the total), with the route's
+ *   latency after the bandwidth phase; rate_Bps must be the analytical rate,
+ *   min over paths of bottleneck / share.
+ * @src, @dst: vertex ids naming the transfer (in errors and records).
+ * @bytes, @done, @ctx, @tag: as weft_net_transfer_start(); no cap, efficiency 1.
+ *
+ * Starts a transfer on @route instead of the cluster's route from @src to
+ * @dst: no ECMP flow id is taken. Returns: TRUE (FALSE only on a programming
+ * error). Time complexity: as weft_net_transfer_start() for a route of as
+ * many edges.
+ */
+gboolean weft_net_transfer_start_route(weft_net_t *net, const weft_route_t *route, gint src,
+                                       gint dst, guint64 bytes, weft_net_done_fn done, void *ctx,
+                                       guint64 tag);
+
+/**
  * weft_net_conflict_fn:
  * @ctx: the pointer given to weft_net_enable_guard().
  * @edge: the reserved edge a transfer started on.

@@ -33,6 +33,7 @@ typedef struct {
     double efficiency;         /* payload bytes per wire byte, (0, 1] */
     guint64 flow_id;           /* the ECMP flow id its route was chosen with */
     gint src, dst;             /* vertex ids */
+    weft_route_t *owned;       /* @route when it is a copy owned by the record (one block) */
     /* flow */
     double credited; /* payload bytes already credited to earlier routes (rerouting) */
     phase_t phase;

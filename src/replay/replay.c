@@ -196,6 +196,8 @@ struct replay {
     GHashTable *detail_banned;  /* opts->detail_banned (not owned) */
     gboolean off_nvlink_banned; /* detail_banned holds BAN_OFF_NVLINK */
     guint64 timed_colls;
+    guint64 coarse_colls;
+    gboolean coarse; /* collective_detail = coarse under flow */
 };
 
 typedef struct {
@@ -443,6 +445,8 @@ struct comm_memo {
     memo_t *memo; /* NULL: this (communicator, plan) runs at transfer level */
     gint *edges;
     gint *ecmp_v; /* the vertices (source, destination) of the memo's ECMP pairs */
+    struct coarse *coarse; /* the aggregate flow (coarse_build()), NULL until built */
+    gboolean coarse_refused;
 };
 
 typedef struct {
@@ -486,12 +490,15 @@ memo_free(gpointer p)
     g_free(m);
 }
 
+static void coarse_free(struct coarse *c);
+
 static void
 comm_memo_free(gpointer p)
 {
     comm_memo_t *cm = p;
     g_free(cm->edges);
     g_free(cm->ecmp_v);
+    coarse_free(cm->coarse);
     g_free(cm);
 }
 
@@ -657,7 +664,7 @@ memo_measure(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices, co
      * only in place. An implicit plan with such pairs is not swept (weft_coll_sweep() takes
      * fixed routes) but run transfer by transfer, once. */
     g_autoptr(GArray) recs = NULL;
-    if (ecmp_v != NULL && ecmp_v->len > 0) {
+    if (ecmp_v != NULL && ecmp_v->len > 0 && weft_net_model(net) == WEFT_NET_ANALYTICAL) {
         guint64 n = weft_coll_plan_n_transfers(plan);
         recs = g_array_sized_new(FALSE, FALSE, sizeof(weft_net_xfer_rec_t),
                                  (guint)MIN(n, (guint64)G_MAXUINT32 / 2));
@@ -706,6 +713,8 @@ memo_measure(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices, co
         }
     }
     m->stats = *weft_net_stats(net);
+    /* flow with ECMP pairs (collective_detail = coarse): the duration alone only */
+    m->n_ecmp = ecmp_v != NULL ? ecmp_v->len / 2 : 0;
     return m;
 }
 
@@ -825,7 +834,7 @@ comm_memo(replay_t *R, guint c, const weft_coll_plan_t *plan, const gint *vertic
     g_autoptr(GArray) edges = g_array_new(FALSE, FALSE, sizeof(gint));
     /* ECMP pairs are timed only under analytical (flow: a path changes its sharing) */
     g_autoptr(GArray) ecmp_v = NULL;
-    if (weft_net_model(R->net) == WEFT_NET_ANALYTICAL) {
+    if (weft_net_model(R->net) == WEFT_NET_ANALYTICAL || R->coarse) {
         ecmp_v = g_array_new(FALSE, FALSE, sizeof(gint));
     }
     if (!memo_signature(R, plan, vertices, sig, edges, ecmp_v)) {
@@ -890,6 +899,9 @@ on_timed_coll_done(void *ctx, void *data)
 /* Starts @ci as one timed event if it provably runs alone; FALSE: run it at transfer level. */
 static gboolean memo_off_nvlink(replay_t *R, const comm_memo_t *cm);
 
+static gboolean coarse_start(replay_t *R, coll_inst_t *ci, const weft_coll_plan_t *plan,
+                             const gint *vertices, comm_memo_t *cm);
+
 /* (@cached: the memo of (communicator, @plan) if known, else where to keep it) */
 static gboolean
 timed_coll_start(replay_t *R, coll_inst_t *ci, const weft_coll_plan_t *plan, const gint *vertices,
@@ -929,9 +941,10 @@ timed_coll_start(replay_t *R, coll_inst_t *ci, const weft_coll_plan_t *plan, con
         weft_sim_at(R->sim, end, on_timed_coll_done, R, ci);
         return TRUE;
     }
-    if (cm->memo == NULL || !weft_net_edges_idle(R->net, cm->edges, cm->memo->n_edges) ||
+    if (cm->memo == NULL || cm->memo->n_ecmp > 0 ||
+        !weft_net_edges_idle(R->net, cm->edges, cm->memo->n_edges) ||
         (R->off_nvlink_banned && memo_off_nvlink(R, cm))) {
-        return FALSE;
+        return R->coarse && coarse_start(R, ci, plan, vertices, cm);
     }
     weft_time_t end = weft_sim_now(R->sim) + cm->memo->duration_ps;
     weft_net_reserve(R->net, cm->edges, cm->memo->n_edges, end);
@@ -982,6 +995,194 @@ on_detail_conflict(void *ctx, gint edge)
                         weft_topo_vertex_name(R->topo, weft_topo_edge_from(R->topo, edge)),
                         weft_topo_vertex_name(R->topo, weft_topo_edge_to(R->topo, edge)),
                         weft_time_to_us(weft_sim_now(R->sim))));
+}
+
+/* ---- coarse collectives (collective_detail = coarse, flow) ---------------------------
+ *
+ * A ring all-reduce, reduce-scatter or all-gather keeps, in steady state, every link of its
+ * rings busy at once, each carrying its pairs' share of the bytes. Under flow, when it cannot
+ * be timed exactly (a route with an ECMP choice, or links it shares), such a collective of
+ * WEFT_REPLAY_COARSE_MIN_XFERS transfers or more runs as one aggregate flow instead: one
+ * transfer on a synthetic route whose "paths" are the edges its transfers cross, each with
+ * the fraction of the collective's wire bytes that crosses it (a pair with an ECMP choice
+ * spreads its bytes evenly over its 64 slots' routes, as its many transfers do on average),
+ * so the max-min solver gives the whole ring one rate against whatever shares its links.
+ * Its latency is what the plan's exact run alone takes beyond its bandwidth phase alone:
+ * T0 - S / R0, with T0 the memo's duration (the run alone, transfer by transfer, once per
+ * shape) and R0 the aggregate's rate alone, so a collective alone takes exactly T0. Sharing
+ * is approximate: the aggregate pipelines perfectly, spreads ECMP flows evenly and moves its
+ * fixed part (latencies, protocol costs) to the end. Links count the wire bytes that cross
+ * them (for ECMP pairs, the mean over slots) and the aggregate's busy time; the network's
+ * totals count one transfer. */
+struct coarse {
+    weft_route_t route;
+    guint32 *path_off;
+    gint32 *edges;
+    double *share;
+    guint64 bytes; /* the aggregate's wire bytes */
+    gint src, dst; /* the first pair's vertices (naming the aggregate) */
+};
+
+static void
+coarse_free(struct coarse *c)
+{
+    if (c == NULL) {
+        return;
+    }
+    g_free(c->path_off);
+    g_free(c->edges);
+    g_free(c->share);
+    g_free(c);
+}
+
+/* Adds @bytes x @weight x share to every edge of @r (index by edge in @idx, bytes in @eb). */
+static void
+coarse_add_route(const weft_route_t *r, double bytes, GHashTable *idx, GArray *eb, GArray *ev)
+{
+    for (guint p = 0; p < r->n_paths; p++) {
+        for (guint32 k = r->path_off[p]; k < r->path_off[p + 1]; k++) {
+            gint e = r->edges[k];
+            gpointer v = NULL;
+            if (!g_hash_table_lookup_extended(idx, GINT_TO_POINTER(e), NULL, &v)) {
+                v = GUINT_TO_POINTER(ev->len);
+                g_hash_table_insert(idx, GINT_TO_POINTER(e), v);
+                g_array_append_val(ev, e);
+                double zero = 0.0;
+                g_array_append_val(eb, zero);
+            }
+            g_array_index(eb, double, GPOINTER_TO_UINT(v)) += bytes * r->share[p];
+        }
+    }
+}
+
+/*
+ * The aggregate flow of @plan over @vertices whose run alone takes @t0_ps (see above); NULL
+ * when it does not apply. Time complexity: O(transfers + pairs x 64 x route length).
+ */
+static struct coarse *
+coarse_build(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices, weft_time_t t0_ps)
+{
+    g_autoptr(GError) error = NULL;
+    const weft_coll_plan_t *xp = weft_coll_plan_explicit(plan, &error);
+    if (xp == NULL) {
+        return NULL;
+    }
+    /* wire bytes per endpoint pair (the executor's efficiency: coll_run.c) */
+    g_autoptr(GHashTable) pair_idx = g_hash_table_new_full(pair_hash, g_int64_equal, g_free, NULL);
+    g_autoptr(GArray) pair_bytes = g_array_new(FALSE, TRUE, sizeof(double));
+    g_autoptr(GArray) pair_key = g_array_new(FALSE, FALSE, sizeof(guint64));
+    const weft_coll_exec_t *x = &plan->exec;
+    for (guint32 t = 0; t < xp->n_xfers; t++) {
+        const weft_coll_xfer_t *tx = &xp->xfers[t];
+        double eff = x->efficiency > 0.0 ? x->efficiency : 1.0;
+        if (!(tx->flags & WEFT_COLL_XFER_INTER) && x->efficiency_intra > 0.0) {
+            eff = x->efficiency_intra;
+        }
+        guint64 k = ((guint64)tx->src << 32) | tx->dst;
+        gpointer v = g_hash_table_lookup(pair_idx, &k);
+        if (v == NULL) {
+            v = GUINT_TO_POINTER(pair_key->len + 1);
+            g_hash_table_insert(pair_idx, g_memdup2(&k, sizeof k), v);
+            g_array_append_val(pair_key, k);
+            g_array_set_size(pair_bytes, pair_key->len);
+        }
+        g_array_index(pair_bytes, double, GPOINTER_TO_UINT(v) - 1) += (double)tx->bytes / eff;
+    }
+    g_autoptr(GHashTable) edge_idx = g_hash_table_new(g_direct_hash, g_direct_equal);
+    g_autoptr(GArray) eb = g_array_new(FALSE, FALSE, sizeof(double));
+    g_autoptr(GArray) ev = g_array_new(FALSE, FALSE, sizeof(gint));
+    double total = 0.0;
+    gint first_src = -1, first_dst = -1;
+    for (guint i = 0; i < pair_key->len; i++) {
+        guint64 k = g_array_index(pair_key, guint64, i);
+        gint vs = endpoint_vertex(plan, vertices, (guint32)(k >> 32));
+        gint vd = endpoint_vertex(plan, vertices, (guint32)(k & 0xffffffffu));
+        double b = g_array_index(pair_bytes, double, i);
+        if (vs == vd || b <= 0.0) {
+            continue; /* a local copy: no link */
+        }
+        if (first_src < 0) {
+            first_src = vs;
+            first_dst = vd;
+        }
+        total += b;
+        if (weft_topo_route_is_fixed(R->topo, vs, vd)) {
+            const weft_route_t *r = weft_topo_route(R->topo, vs, vd, NULL);
+            if (r == NULL) {
+                return NULL;
+            }
+            coarse_add_route(r, b, edge_idx, eb, ev);
+            continue;
+        }
+        for (guint s = 0; s < WEFT_TOPO_ECMP_SLOTS; s++) {
+            const weft_route_t *r = weft_topo_route_slot(R->topo, vs, vd, s, NULL);
+            if (r == NULL) {
+                return NULL;
+            }
+            coarse_add_route(r, b / WEFT_TOPO_ECMP_SLOTS, edge_idx, eb, ev);
+        }
+    }
+    if (total <= 0.0 || ev->len == 0) {
+        return NULL;
+    }
+    struct coarse *c = g_new0(struct coarse, 1);
+    guint n = ev->len;
+    c->path_off = g_new(guint32, n + 1);
+    c->edges = g_new(gint32, n);
+    c->share = g_new(double, n);
+    double rate = INFINITY;
+    for (guint i = 0; i < n; i++) {
+        gint e = g_array_index(ev, gint, i);
+        c->path_off[i] = i;
+        c->edges[i] = e;
+        c->share[i] = g_array_index(eb, double, i) / total;
+        rate = MIN(rate, weft_topo_edge_bw_now(R->topo, e) / c->share[i]);
+    }
+    c->path_off[n] = n;
+    c->bytes = (guint64)llround(total);
+    weft_time_t send = weft_time_for_bytes(c->bytes, rate);
+    c->route = (weft_route_t){.n_paths = n,
+                              .path_off = c->path_off,
+                              .edges = c->edges,
+                              .share = c->share,
+                              .latency_ps = MAX(t0_ps - send, 0),
+                              .rate_Bps = rate,
+                              .hops = 1};
+    if (t0_ps < send) {
+        g_debug("%s over %u members: its aggregate flow alone (%.6f us) is slower than its run "
+                "alone (%.6f us)",
+                weft_coll_op_name(plan->op), plan->n_members, weft_time_to_us(send),
+                weft_time_to_us(t0_ps));
+    }
+    c->src = first_src;
+    c->dst = first_dst;
+    return c;
+}
+
+/* Starts @ci as one aggregate flow if it applies (see above); FALSE: run it transfer by
+ * transfer. */
+static gboolean
+coarse_start(replay_t *R, coll_inst_t *ci, const weft_coll_plan_t *plan, const gint *vertices,
+             comm_memo_t *cm)
+{
+    if (cm->memo == NULL || cm->coarse_refused || plan->algo != WEFT_COLL_ALGO_RING ||
+        (plan->op != WEFT_COLL_ALL_REDUCE && plan->op != WEFT_COLL_REDUCE_SCATTER &&
+         plan->op != WEFT_COLL_ALL_GATHER) ||
+        weft_coll_plan_n_transfers(plan) < WEFT_REPLAY_COARSE_MIN_XFERS) {
+        return FALSE;
+    }
+    if (cm->coarse == NULL) {
+        cm->coarse = coarse_build(R, plan, vertices, cm->memo->duration_ps);
+        if (cm->coarse == NULL) {
+            cm->coarse_refused = TRUE;
+            return FALSE;
+        }
+    }
+    struct coarse *c = cm->coarse;
+    weft_net_transfer_start_route(R->net, &c->route, c->src, c->dst, c->bytes, on_coll_done, R,
+                                  ci->key);
+    R->coarse_colls++;
+    return TRUE;
 }
 
 /* A transfer or timed collective started on a pair (@src, @dst) while the timed collective
@@ -1975,9 +2176,14 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
         R.faults = weft_fault_run_arm(opts->faults, sim, net);
     }
 
-    if (opts != NULL && opts->collective_detail == WEFT_REPLAY_DETAIL_AUTO && R.faults == NULL &&
+    if (opts != NULL &&
+        (opts->collective_detail == WEFT_REPLAY_DETAIL_AUTO ||
+         opts->collective_detail == WEFT_REPLAY_DETAIL_COARSE) &&
+        R.faults == NULL &&
         weft_net_in_flight(net) == 0) {
         R.detail_auto = TRUE;
+        R.coarse = opts->collective_detail == WEFT_REPLAY_DETAIL_COARSE &&
+                   weft_net_model(net) == WEFT_NET_FLOW;
         R.detail_banned = opts->detail_banned;
         g_autoptr(GBytes) off = g_bytes_new_static(BAN_OFF_NVLINK, 1);
         R.off_nvlink_banned =
@@ -2044,6 +2250,7 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
     }
     res->events = weft_sim_events(sim) - events_before;
     res->timed_collectives = R.timed_colls;
+    res->coarse_collectives = R.coarse_colls;
     res->collectives = R.collectives;
     res->p2p_transfers = R.p2p_count;
     res->faults_applied = g_ptr_array_new_with_free_func(g_free);

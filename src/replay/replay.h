@@ -77,6 +77,7 @@ typedef struct {
     weft_time_t step_ps;       /* max over ranks of finish */
     guint64 events;            /* events the simulation ran */
     guint64 timed_collectives; /* collectives run as one timed event (collective_detail = auto) */
+    guint64 coarse_collectives; /* collectives run as one aggregate flow (collective_detail = coarse) */
     guint64 collectives;       /* collective instances run */
     guint64 p2p_transfers;     /* send/recv pairs run */
     /* Added for issue 8: the in-step faults applied before the step ended, as
@@ -132,7 +133,15 @@ typedef struct {
 typedef enum {
     WEFT_REPLAY_DETAIL_TRANSFERS = 0,
     WEFT_REPLAY_DETAIL_AUTO,
+    /* AUTO, and under flow a ring all-reduce, reduce-scatter or all-gather of at least
+     * WEFT_REPLAY_COARSE_MIN_XFERS transfers that cannot be timed exactly (an ECMP route,
+     * or links it shares) runs as one aggregate flow (replay.c, "coarse collectives"):
+     * an approximation, with the error bound of doc/replay.md */
+    WEFT_REPLAY_DETAIL_COARSE,
 } weft_replay_detail_t;
+
+/** WEFT_REPLAY_COARSE_MIN_XFERS: the smallest plan WEFT_REPLAY_DETAIL_COARSE aggregates. */
+#define WEFT_REPLAY_COARSE_MIN_XFERS 4096u
 
 /** Options of a replay; zero-initialize, then set what differs. */
 typedef struct {

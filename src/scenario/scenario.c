@@ -138,7 +138,7 @@ check_coll_op(const char *text, GError **error)
 
 static const char *const placement_choices[] = {"in-order", "round-robin", "random", "file", NULL};
 static const char *const update_choices[] = {"incremental", "full", NULL};
-static const char *const detail_choices[] = {"auto", "transfers", NULL};
+static const char *const detail_choices[] = {"auto", "transfers", "coarse", NULL};
 /* Forced collective choices (coll/tuning.h), like NCCL_ALGO and NCCL_PROTO. */
 static const char *const algo_choices[] = {"auto",         "ring",    "tree",   "nvls",
                                            "nvls_tree",    "collnet", "direct", "halving_doubling",
@@ -360,7 +360,9 @@ static const key_desc keys[N_KEYS] = {
                   "auto: a collective whose links provably carry nothing else while it runs "
                   "takes one event of its plan's isolated time, measured once per shape (the "
                   "same times and link statistics, far fewer events; faults and link time "
-                  "series run every transfer); transfers: simulate every transfer",
+                  "series run every transfer); transfers: simulate every transfer; coarse: "
+                  "auto, and under flow a large ring collective that cannot be timed exactly "
+                  "runs as one aggregate flow (approximate: doc/replay.md)",
                   detail_choices},
     [K_MODEL] = {"network", "model", T_CHOICE, "analytical",
                  "network model: analytical (latency + size / bottleneck bandwidth) or flow "
@@ -1257,6 +1259,14 @@ weft_scenario_run_summary(const weft_scenario_run_t *run)
                            ", point-to-point transfers %" G_GUINT64_FORMAT
                            ", events %" G_GUINT64_FORMAT "\n",
                            res->collectives, res->p2p_transfers, res->events);
+    if (res->coarse_collectives > 0) {
+        /* collectives.detail = coarse: an approximation (doc/replay.md) */
+        g_string_append_printf(s,
+                               "coarse       %" G_GUINT64_FORMAT
+                               " collectives ran as one aggregate flow (collectives.detail = "
+                               "coarse, approximate)\n",
+                               res->coarse_collectives);
+    }
     g_string_append_printf(s, "step time    %.6f us\n", weft_time_to_us(res->step_ps));
     for (guint i = 0; res->faults_applied != NULL && i < res->faults_applied->len; i++) {
         g_string_append_printf(s, "fault        %s\n",
@@ -1579,11 +1589,12 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
      * time series need every transfer (replay.h). A run that finds a timed collective not
      * alone names its shape and is run again without timing that shape: at most one rerun
      * per shape, bounded here all the same. */
+    gboolean coarse = strcmp(current(sc, K_DETAIL), "coarse") == 0;
     weft_replay_detail_t detail =
-        strcmp(current(sc, K_DETAIL), "auto") == 0 && faults == NULL &&
+        (coarse || strcmp(current(sc, K_DETAIL), "auto") == 0) && faults == NULL &&
                 !(run->report != NULL && rep_opts.link_interval_ps > 0 &&
                   strcmp(run->network_model, "flow") == 0)
-            ? WEFT_REPLAY_DETAIL_AUTO
+            ? (coarse ? WEFT_REPLAY_DETAIL_COARSE : WEFT_REPLAY_DETAIL_AUTO)
             : WEFT_REPLAY_DETAIL_TRANSFERS;
     g_autoptr(GHashTable) banned = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
                                                          (GDestroyNotify)g_bytes_unref, NULL);
