@@ -643,6 +643,28 @@ START_TEST(timed_collectives_give_the_transfer_level_results)
 }
 END_TEST
 
+/* Four ranks <name>.*.et: the ranks in @coll_mask all-reduce 4 MB in group "1"; rank
+ * @sender computes 1 us, then sends 1 MiB (tag 7) to rank @receiver, which receives it. */
+static void
+write_conflict(const char *name, guint coll_mask, guint sender, guint receiver)
+{
+    for (guint r = 0; r < 4; r++) {
+        g_autoptr(test_et_t) et = test_et_new("0.0.4");
+        if (coll_mask & (1u << r)) {
+            test_et_coll(et, 1, "all_reduce", 0, 4000000, "1");
+        }
+        if (r == receiver) {
+            test_et_recv(et, 2, "recv", (gint)sender, 7, MiB);
+        }
+        if (r == sender) {
+            test_et_node_dur(et, 2, "compute", TEST_COMP, 1);
+            test_et_send(et, 3, "send", (gint)receiver, 7, MiB);
+            test_et_dep(et, 2);
+        }
+        write_rank(et, name, r);
+    }
+}
+
 START_TEST(a_transfer_on_a_timed_collectives_link_is_a_conflict)
 {
     /* Ring of 8: ranks 0, 1, 2 all-reduce 4 MB (ring pairs 0->1, 1->2, 2->0 over 2->1->0:
@@ -651,21 +673,7 @@ START_TEST(a_transfer_on_a_timed_collectives_link_is_a_conflict)
      * (about 2 x 2 x (0.5 + 1.33e6 / 5e10 s) = 108 us) runs. The first run finds the
      * conflict and names the collective's shape; the rerun, with it banned, simulates it
      * transfer by transfer and equals the transfer-level run. */
-    for (guint r = 0; r < 4; r++) {
-        g_autoptr(test_et_t) et = test_et_new("0.0.4");
-        if (r < 3) {
-            test_et_coll(et, 1, "all_reduce", 0, 4000000, "1");
-        }
-        if (r == 1) {
-            test_et_recv(et, 2, "recv", 3, 7, MiB);
-        }
-        if (r == 3) {
-            test_et_node_dur(et, 1, "compute", TEST_COMP, 1);
-            test_et_send(et, 2, "send", 1, 7, MiB);
-            test_et_dep(et, 1);
-        }
-        write_rank(et, "conflict", r);
-    }
+    write_conflict("conflict", 0x7, 3, 1);
     g_autofree char *groups = g_build_filename(tmpdir, "conflict.json", NULL);
     ck_assert(g_file_set_contents(groups, "{\"1\": [0, 1, 2]}", -1, NULL));
     g_autoptr(weft_topo_t) topo = ring(8);
@@ -775,21 +783,7 @@ START_TEST(a_transfer_on_a_timed_collectives_ecmp_pair_is_a_conflict)
      * still starting: the flow ids the timed collective took in advance would not be the
      * transfer-level run's, so the first run stops and names the pair; the rerun, with the
      * shape banned, equals the transfer-level run. */
-    for (guint r = 0; r < 4; r++) {
-        g_autoptr(test_et_t) et = test_et_new("0.0.4");
-        if (r == 1 || r == 2) {
-            test_et_coll(et, 1, "all_reduce", 0, 4000000, "1");
-        }
-        if (r == 2) {
-            test_et_recv(et, 2, "recv", 1, 7, MiB);
-        }
-        if (r == 1) {
-            test_et_node_dur(et, 2, "compute", TEST_COMP, 1);
-            test_et_send(et, 3, "send", 2, 7, MiB);
-            test_et_dep(et, 2);
-        }
-        write_rank(et, "econflict", r);
-    }
+    write_conflict("econflict", 0x6, 1, 2);
     g_autofree char *groups = g_build_filename(tmpdir, "econflict.json", NULL);
     ck_assert(g_file_set_contents(groups, "{\"1\": [1, 2]}", -1, NULL));
     g_autoptr(weft_topo_t) topo = leaf_spine4();
