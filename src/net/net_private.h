@@ -102,33 +102,38 @@ typedef struct {
     weft_time_t t0;
 } phase_cursor_t;
 
+/* The fields a timed collective's block touches (weft_net_add_block(), link_meet(),
+ * weft_net_credit()) come first, in one cache line. */
 typedef struct {
-    guint64 bytes_fx; /* bytes carried, in 1 / WEFT_NET_BYTES_FX units */
-    double usage;        /* flow: usage as of the last solve that touched the edge;
-                          * analytical: sum of @sending's usages */
-    double peak_util;    /* both models: the largest usage / capacity seen */
-    weft_time_t since;   /* flow: when @usage took its value; analytical: start of the busy
-                          * run in progress (while @sending is not empty) */
-    weft_time_t busy_ps; /* flow: busy time before @since; analytical: of the runs closed */
-    guint32 stamp;       /* flow: == net->stamp while in net->dirty */
-    /* analytical: the bandwidth phases not yet known to be over, a binary min-heap by end
-     * of n_sending entries in an array of cap_sending (NULL until the first); they all
-     * overlap the run [since, run_end), which is therefore one interval */
-    sending_t *sending;
-    guint n_sending, cap_sending;
-    weft_time_t run_end;
-    /* analytical: the phases recorded (weft_net_record_phases()), or NULL */
-    GArray *rec;
     /* analytical: a timed collective alone on the edge so far, credited as a whole
      * (weft_net_add_block()); restored and replayed phase by phase if anything else starts
      * on the edge before block_end */
     gboolean block_open;
-    weft_time_t block_t0, block_end, block_saved_busy;
-    double block_saved_peak;
-    const weft_net_phase_t *block_ph;
     guint block_n;
+    guint n_cur;             /* phase cursors below */
+    guint n_sending;         /* phases in @sending (below) */
+    guint64 bytes_fx;        /* bytes carried, in 1 / WEFT_NET_BYTES_FX units */
+    weft_time_t busy_ps; /* flow: busy time before @since; analytical: of the runs closed */
+    double peak_util;    /* both models: the largest usage / capacity seen */
+    weft_time_t block_t0, block_end;
+    const weft_net_phase_t *block_ph;
+    weft_time_t block_saved_busy;
+    double block_saved_peak;
+    guint cap_cur;
+    guint32 stamp;       /* flow: == net->stamp while in net->dirty */
+    double usage;        /* flow: usage as of the last solve that touched the edge;
+                          * analytical: sum of @sending's usages */
+    weft_time_t since;   /* flow: when @usage took its value; analytical: start of the busy
+                          * run in progress (while @sending is not empty) */
+    /* analytical: the bandwidth phases not yet known to be over, a binary min-heap by end
+     * of n_sending entries in an array of cap_sending (NULL until the first); they all
+     * overlap the run [since, run_end), which is therefore one interval */
+    sending_t *sending;
+    guint cap_sending;
+    weft_time_t run_end;
+    /* analytical: the phases recorded (weft_net_record_phases()), or NULL */
+    GArray *rec;
     phase_cursor_t *cur; /* timed collectives' phases not all replayed yet */
-    guint n_cur, cap_cur;
 } link_t;
 
 /* One change of an edge's usage, for time series. */

@@ -850,11 +850,17 @@ comm_memo(replay_t *R, guint c, const weft_coll_plan_t *plan, const gint *vertic
         /* A huge plan over ECMP pairs is measured by running its transfers (it cannot be
          * swept) and keeps 40 bytes of each: worth it from its second instance on. The first
          * runs at transfer level, and its communicator asks again next time. */
+        g_debug("%s over %u members (%" G_GUINT64_FORMAT " transfers, ECMP): its first instance "
+                "runs at transfer level, the next ones are timed",
+                weft_coll_op_name(plan->op), plan->n_members, weft_coll_plan_n_transfers(plan));
         g_hash_table_add(R->seen_once, g_bytes_ref(bytes));
         g_hash_table_remove(R->comm_memos, &key);
         return NULL;
     }
     if (m == NULL) {
+        g_debug("%s over %u members (%" G_GUINT64_FORMAT " transfers, %u ECMP pairs): measured alone",
+                weft_coll_op_name(plan->op), plan->n_members, weft_coll_plan_n_transfers(plan),
+                ecmp_v != NULL ? ecmp_v->len / 2 : 0);
         m = memo_measure(R, plan, vertices, edges, ecmp_v, error);
         if (m == NULL) {
             return NULL;
@@ -879,13 +885,9 @@ on_timed_coll_done(void *ctx, void *data)
     replay_t *R = ctx;
     coll_inst_t *ci = data;
     const memo_t *m = ci->timed->memo;
-    for (guint c = 0; c < m->n_edges; c++) {
+    /* analytical: bytes, busy time and peak went in at the start (timed_coll_start()) */
+    for (guint c = 0; m->phases == NULL && c < m->n_edges; c++) {
         gint e = ci->timed->edges[c];
-        if (m->phases != NULL) {
-            /* busy time and peak went in as blocks at the start (weft_net_add_block()) */
-            weft_net_credit(R->net, e, m->bytes[c], 0, 0.0);
-            continue;
-        }
         weft_net_credit(R->net, e, m->bytes[c], m->busy_ps[c], m->peak[c]);
         if (R->edge_holder[e] == ci) {
             R->edge_holder[e] = NULL;
@@ -925,6 +927,9 @@ timed_coll_start(replay_t *R, coll_inst_t *ci, const weft_coll_plan_t *plan, con
             weft_net_add_block(R->net, cm->edges[c], (const weft_net_phase_t *)(void *)ph->data,
                                ph->len, cm->memo->span_ps[c], cm->memo->busy_ps[c],
                                cm->memo->peak[c]);
+            /* its bytes now, while the link is at hand (sums of fixed-point bytes do not
+             * depend on their order, and links are read after the run) */
+            weft_net_credit(R->net, cm->edges[c], cm->memo->bytes[c], 0, 0.0);
         }
         ci->timed = cm;
         if (cm->memo->n_ecmp > 0) {
