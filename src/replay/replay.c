@@ -190,7 +190,6 @@ struct replay {
     /* collective_detail = auto: collectives run as one timed event when alone (below) */
     gboolean detail_auto;
     GHashTable *memos;          /* signature (GBytes) -> memo_t (owned) */
-    GHashTable *seen_once;      /* signatures of implicit ECMP plans run once (GBytes, owned) */
     GHashTable *comm_memos;     /* comm_plan_key_t -> comm_memo_t (owned) */
     coll_inst_t **edge_holder;  /* per edge: the timed collective holding it, or NULL */
     GHashTable *detail_banned;  /* opts->detail_banned (not owned) */
@@ -474,7 +473,9 @@ memo_free(gpointer p)
 {
     memo_t *m = p;
     for (guint c = 0; m->phases != NULL && c < m->n_edges; c++) {
-        g_array_unref(m->phases[c]);
+        if (m->phases[c] != NULL) {
+            g_array_unref(m->phases[c]);
+        }
     }
     g_free(m->phases);
     g_free(m->span_ps);
@@ -748,74 +749,126 @@ memo_from_transfers(replay_t *R, memo_t *m, const GArray *edges, const GArray *e
     m->phases = g_new0(GArray *, MAX(n, 1u));
     m->span_ps = g_new0(weft_time_t, MAX(n, 1u));
     g_autofree guint64 *fx = g_new0(guint64, MAX(n, 1u));
+    g_autofree guint *count = g_new0(guint, MAX(n, 1u));
     g_autoptr(GHashTable) canon = g_hash_table_new(g_direct_hash, g_direct_equal);
     for (guint c = 0; c < n; c++) {
-        m->phases[c] = g_array_new(FALSE, FALSE, sizeof(weft_net_phase_t));
         g_hash_table_insert(canon, GINT_TO_POINTER(g_array_index(edges, gint, c)),
                             GUINT_TO_POINTER(c));
     }
     m->n_ecmp = ecmp_v->len / 2;
     m->ecmp_n = g_new0(guint, MAX(m->n_ecmp, 1u));
     m->ecmp_last = g_new0(weft_time_t, MAX(m->n_ecmp, 1u));
-    m->ecmp_recs = g_array_sized_new(FALSE, FALSE, sizeof(weft_net_xfer_rec_t), recs->len);
-    m->ecmp_rec_pair = g_array_sized_new(FALSE, FALSE, sizeof(guint), recs->len);
-    /* (vs, vd) -> 1 + ECMP pair index */
-    g_autoptr(GHashTable) ecmp = g_hash_table_new_full(pair_hash, g_int64_equal, g_free, NULL);
+    /* per (vs, vd) pair, found once: its ECMP index, or its fixed route with the canonical
+     * id of each of its edges (1 + index into @pinfo) */
+    typedef struct {
+        guint ecmp; /* 1 + ECMP pair index, 0: fixed */
+        const weft_route_t *r;
+        guint *cid;
+    } pair_info_t;
+    g_autoptr(GHashTable) pairs = g_hash_table_new_full(pair_hash, g_int64_equal, g_free, NULL);
+    g_autoptr(GArray) pinfo = g_array_new(FALSE, TRUE, sizeof(pair_info_t));
     for (guint i = 0; i < m->n_ecmp; i++) {
         guint64 *k = g_new(guint64, 1);
         *k = ((guint64)(guint32)g_array_index(ecmp_v, gint, 2 * i) << 32) |
              (guint32)g_array_index(ecmp_v, gint, 2 * i + 1);
-        g_hash_table_insert(ecmp, k, GUINT_TO_POINTER(i + 1));
+        pair_info_t pi = {i + 1, NULL, NULL};
+        g_array_append_val(pinfo, pi);
+        g_hash_table_insert(pairs, k, GUINT_TO_POINTER(pinfo->len));
     }
-    for (guint t = 0; t < recs->len; t++) {
+    g_autofree guint *rec_pi = g_new(guint, MAX(recs->len, 1u));
+    gboolean ok = TRUE;
+    guint n_ecmp_recs = 0;
+    /* pass 1: each transfer's pair; phases per canonical edge, transfers per ECMP pair */
+    for (guint t = 0; ok && t < recs->len; t++) {
         const weft_net_xfer_rec_t *x = &g_array_index(recs, weft_net_xfer_rec_t, t);
         guint64 k = ((guint64)(guint32)x->src << 32) | (guint32)x->dst;
-        guint i = GPOINTER_TO_UINT(g_hash_table_lookup(ecmp, &k));
-        if (i > 0) {
-            guint j = i - 1;
-            g_array_append_val(m->ecmp_recs, *x);
-            g_array_append_val(m->ecmp_rec_pair, j);
-            m->ecmp_n[j]++;
-            m->ecmp_last[j] = MAX(m->ecmp_last[j], x->start_ps);
-            continue;
-        }
-        const weft_route_t *r = weft_topo_route_fixed_cached(R->topo, x->src, x->dst);
-        if (r == NULL) {
-            return FALSE;
-        }
-        for (guint p = 0; p < r->n_paths; p++) {
-            guint64 b = weft_net_bytes_fx(x->wire_bytes, r->share[p]);
-            weft_net_phase_t ph = {x->start_ps, x->end_ps, x->rate_Bps * r->share[p]};
-            for (guint32 j = r->path_off[p]; j < r->path_off[p + 1]; j++) {
+        guint idx = GPOINTER_TO_UINT(g_hash_table_lookup(pairs, &k));
+        if (idx == 0) {
+            pair_info_t pi = {0, weft_topo_route_fixed_cached(R->topo, x->src, x->dst), NULL};
+            if (pi.r == NULL) {
+                ok = FALSE;
+                break;
+            }
+            guint ne = pi.r->path_off[pi.r->n_paths];
+            pi.cid = g_new(guint, MAX(ne, 1u));
+            for (guint j = 0; j < ne; j++) {
                 gpointer id = NULL;
-                if (!g_hash_table_lookup_extended(canon, GINT_TO_POINTER(r->edges[j]), NULL,
-                                                  &id)) {
-                    return FALSE;
-                }
-                guint c = GPOINTER_TO_UINT(id);
-                if (x->wire_bytes > 0.0) {
-                    fx[c] += b;
-                }
-                if (ph.end_ps > ph.start_ps) {
-                    g_array_append_val(m->phases[c], ph);
-                    m->span_ps[c] = MAX(m->span_ps[c], ph.end_ps);
-                }
+                ok = ok && g_hash_table_lookup_extended(canon, GINT_TO_POINTER(pi.r->edges[j]),
+                                                        NULL, &id);
+                pi.cid[j] = GPOINTER_TO_UINT(id);
+            }
+            g_array_append_val(pinfo, pi);
+            idx = pinfo->len;
+            g_hash_table_insert(pairs, g_memdup2(&k, sizeof k), GUINT_TO_POINTER(idx));
+        }
+        rec_pi[t] = idx - 1;
+        const pair_info_t *pi = &g_array_index(pinfo, pair_info_t, idx - 1);
+        if (pi->ecmp > 0) {
+            m->ecmp_n[pi->ecmp - 1]++;
+            m->ecmp_last[pi->ecmp - 1] = MAX(m->ecmp_last[pi->ecmp - 1], x->start_ps);
+            n_ecmp_recs++;
+        } else if (x->end_ps > x->start_ps) {
+            for (guint j = 0; j < pi->r->path_off[pi->r->n_paths]; j++) {
+                count[pi->cid[j]]++;
             }
         }
     }
-    for (guint i = 0; i < m->n_ecmp; i++) {
-        if (m->ecmp_n[i] == 0) {
-            return FALSE; /* not run transfer by transfer: nothing to replay */
+    for (guint i = 0; ok && i < m->n_ecmp; i++) {
+        ok = m->ecmp_n[i] > 0; /* else not run transfer by transfer: nothing to replay */
+    }
+    if (ok) {
+        /* pass 2: fill arrays of their exact sizes */
+        for (guint c = 0; c < n; c++) {
+            m->phases[c] = g_array_sized_new(FALSE, FALSE, sizeof(weft_net_phase_t), count[c]);
+            count[c] = 0;
+        }
+        m->ecmp_recs =
+            g_array_sized_new(FALSE, FALSE, sizeof(weft_net_xfer_rec_t), MAX(n_ecmp_recs, 1u));
+        m->ecmp_rec_pair = g_array_sized_new(FALSE, FALSE, sizeof(guint), MAX(n_ecmp_recs, 1u));
+        g_array_set_size(m->ecmp_recs, n_ecmp_recs);
+        g_array_set_size(m->ecmp_rec_pair, n_ecmp_recs);
+        weft_net_xfer_rec_t *er = (weft_net_xfer_rec_t *)(void *)m->ecmp_recs->data;
+        guint *ep = (guint *)(void *)m->ecmp_rec_pair->data;
+        guint ne_done = 0;
+        for (guint t = 0; t < recs->len; t++) {
+            const weft_net_xfer_rec_t *x = &g_array_index(recs, weft_net_xfer_rec_t, t);
+            const pair_info_t *pi = &g_array_index(pinfo, pair_info_t, rec_pi[t]);
+            if (pi->ecmp > 0) {
+                er[ne_done] = *x;
+                ep[ne_done++] = pi->ecmp - 1;
+                continue;
+            }
+            const weft_route_t *r = pi->r;
+            for (guint p = 0; p < r->n_paths; p++) {
+                guint64 b = weft_net_bytes_fx(x->wire_bytes, r->share[p]);
+                weft_net_phase_t ph = {x->start_ps, x->end_ps, x->rate_Bps * r->share[p]};
+                for (guint32 j = r->path_off[p]; j < r->path_off[p + 1]; j++) {
+                    guint c = pi->cid[j];
+                    if (x->wire_bytes > 0.0) {
+                        fx[c] += b;
+                    }
+                    if (ph.end_ps > ph.start_ps) {
+                        /* within the size reserved in pass 1; the length is set below */
+                        GArray *a = m->phases[c];
+                        ((weft_net_phase_t *)(void *)a->data)[count[c]++] = ph;
+                        m->span_ps[c] = MAX(m->span_ps[c], ph.end_ps);
+                    }
+                }
+            }
+        }
+        for (guint c = 0; c < n; c++) {
+            g_array_set_size(m->phases[c], count[c]);
+            gint e = g_array_index(edges, gint, c);
+            m->bytes[c] = weft_net_bytes_from_fx(fx[c]);
+            weft_net_phases_busy_peak((const weft_net_phase_t *)(void *)m->phases[c]->data,
+                                      m->phases[c]->len, weft_topo_edge_bw_now(R->topo, e),
+                                      &m->busy_ps[c], &m->peak[c]);
         }
     }
-    for (guint c = 0; c < n; c++) {
-        gint e = g_array_index(edges, gint, c);
-        m->bytes[c] = weft_net_bytes_from_fx(fx[c]);
-        weft_net_phases_busy_peak((const weft_net_phase_t *)(void *)m->phases[c]->data,
-                                  m->phases[c]->len, weft_topo_edge_bw_now(R->topo, e),
-                                  &m->busy_ps[c], &m->peak[c]);
+    for (guint i = 0; i < pinfo->len; i++) {
+        g_free(g_array_index(pinfo, pair_info_t, i).cid);
     }
-    return TRUE;
+    return ok;
 }
 
 /* The memo of communicator @c's @plan (found, measured, or NULL: transfer level). */
@@ -845,18 +898,6 @@ comm_memo(replay_t *R, guint c, const weft_coll_plan_t *plan, const gint *vertic
         return cm;
     }
     memo_t *m = g_hash_table_lookup(R->memos, bytes);
-    if (m == NULL && weft_coll_plan_is_implicit(plan) && ecmp_v != NULL && ecmp_v->len > 0 &&
-        !g_hash_table_contains(R->seen_once, bytes)) {
-        /* A huge plan over ECMP pairs is measured by running its transfers (it cannot be
-         * swept) and keeps 40 bytes of each: worth it from its second instance on. The first
-         * runs at transfer level, and its communicator asks again next time. */
-        g_debug("%s over %u members (%" G_GUINT64_FORMAT " transfers, ECMP): its first instance "
-                "runs at transfer level, the next ones are timed",
-                weft_coll_op_name(plan->op), plan->n_members, weft_coll_plan_n_transfers(plan));
-        g_hash_table_add(R->seen_once, g_bytes_ref(bytes));
-        g_hash_table_remove(R->comm_memos, &key);
-        return NULL;
-    }
     if (m == NULL) {
         g_debug("%s over %u members (%" G_GUINT64_FORMAT " transfers, %u ECMP pairs): measured alone",
                 weft_coll_op_name(plan->op), plan->n_members, weft_coll_plan_n_transfers(plan),
@@ -1919,7 +1960,6 @@ replay_clear(replay_t *R)
     }
     g_clear_pointer(&R->comm_memos, g_hash_table_unref);
     g_clear_pointer(&R->memos, g_hash_table_unref);
-    g_clear_pointer(&R->seen_once, g_hash_table_unref);
     g_clear_pointer(&R->edge_holder, g_free);
 }
 
@@ -2197,8 +2237,6 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
                                         (GDestroyNotify)g_bytes_unref, memo_free);
         R.comm_memos = g_hash_table_new_full(comm_plan_hash, comm_plan_equal, g_free,
                                              comm_memo_free);
-        R.seen_once = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
-                                            (GDestroyNotify)g_bytes_unref, NULL);
         R.edge_holder = g_new0(coll_inst_t *, MAX(weft_topo_n_edges(R.topo), 1u));
         /* Under flow a collective's timing depends on what shares its links: the guard
          * proves it alone. Analytical timing never does (see above), but an implicit plan
