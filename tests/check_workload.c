@@ -375,7 +375,10 @@ START_TEST(good_synthetic_trace_loads)
 }
 END_TEST
 
-START_TEST(prefix_without_files_is_io_error) { expect_load_error(WEFT_WORKLOAD_ERROR_IO); }
+START_TEST(prefix_without_files_is_io_error)
+{
+    expect_load_error(WEFT_WORKLOAD_ERROR_IO);
+}
 END_TEST
 
 START_TEST(missing_middle_rank_is_io_error)
@@ -857,6 +860,31 @@ START_TEST(peer_out_of_range_is_value_error)
 }
 END_TEST
 
+/* 300 ranks (point-to-point matching then runs in a thread of its own beside the per-rank
+ * checks): rank r sends to r + 1; rank 299 receives from a rank out of range (and nobody
+ * receives from rank 298), so both checks fail: the rank's error comes first, as with one
+ * thread. With the receive fixed but another tag, the unmatched message is the error. */
+START_TEST(rank_errors_come_before_unmatched_messages_on_large_workloads)
+{
+    for (guint v = 0; v < 2; v++) {
+        for (guint r = 0; r < 300; r++) {
+            g_autoptr(test_et_t) et = test_et_new("0.0.4");
+            if (r > 0) {
+                gint src = v == 0 && r == 299 ? 7000 : (gint)r - 1;
+                test_et_recv(et, 0, "recv", src, r == 299 && v == 1 ? 5 : 1, 1024);
+            }
+            if (r + 1 < 300) {
+                test_et_send(et, 1, "send", (gint)r + 1, 1, 1024);
+            }
+            put(et, r);
+        }
+        g_autoptr(weft_workload_t) wl = load_ok(NULL);
+        expect_check_error(wl, 300,
+                           v == 0 ? WEFT_WORKLOAD_ERROR_VALUE : WEFT_WORKLOAD_ERROR_UNMATCHED);
+    }
+}
+END_TEST
+
 /* ---- collectives and communicators ------------------------------------------------- */
 
 START_TEST(comm_type_out_of_range_is_value_error)
@@ -1013,8 +1041,8 @@ START_TEST(unused_comm_groups_are_checked_when_read)
         ck_assert(g_error_matches(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_COMM));
     }
     /* the world given explicitly as all ranks in order is fine */
-    ck_assert(g_file_set_contents(json, "{\"0\": [0, 1, 2, 3], \"1\": [0, 1], \"2\": [2, 3]}",
-                                  -1, NULL));
+    ck_assert(
+        g_file_set_contents(json, "{\"0\": [0, 1, 2, 3], \"1\": [0, 1], \"2\": [2, 3]}", -1, NULL));
     g_autoptr(weft_workload_t) ok = load_ok(json);
 }
 END_TEST
@@ -1305,6 +1333,7 @@ workload_suite(void)
     tcase_add_test(comm, send_without_recv_is_unmatched);
     tcase_add_test(comm, recv_without_send_is_unmatched);
     tcase_add_test(comm, peer_out_of_range_is_value_error);
+    tcase_add_test(comm, rank_errors_come_before_unmatched_messages_on_large_workloads);
     tcase_add_test(comm, comm_type_out_of_range_is_value_error);
     tcase_add_test(comm, metadata_process_groups_become_communicators);
     tcase_add_test(comm, escaped_json_process_groups_are_read);
