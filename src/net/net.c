@@ -583,14 +583,15 @@ weft_net_add_pair_block(weft_net_t *net, const weft_net_pair_block_t *block, voi
         if (p->epoch != epoch) {
             g_assert(!weft_topo_route_is_fixed(net->topo, src, dst));
             p->fixed = NULL;
-            if (p->slots == NULL) {
-                p->slots = g_new0(const weft_route_t *, WEFT_TOPO_ECMP_SLOTS);
-            } else {
+            if (p->slots != NULL) {
                 memset(p->slots, 0, sizeof *p->slots * WEFT_TOPO_ECMP_SLOTS);
             }
             p->epoch = epoch;
         }
         g_assert(p->fixed == NULL);
+        if (p->slots == NULL) {
+            p->slots = g_new0(const weft_route_t *, WEFT_TOPO_ECMP_SLOTS);
+        }
         pair_check_block(net, p, src, dst);
         c.flow[j] = p->count;
         c.slots[j] = p->slots;
@@ -1012,6 +1013,10 @@ pair_route(weft_net_t *net, gint src, gint dst, guint64 *flow_id, GError **error
             pair_check_block(net, p, src, dst);
         }
         *flow_id = p->count++;
+        if (p->slots == NULL) {
+            /* its second transfer: worth an array of its slots' routes (512 bytes) */
+            p->slots = g_new0(const weft_route_t *, WEFT_TOPO_ECMP_SLOTS);
+        }
         guint slot = weft_topo_ecmp_slot(net->topo, src, dst, *flow_id);
         if (p->slots[slot] == NULL &&
             !weft_net_i_lookup_route(net, src, dst, *flow_id, &p->slots[slot], error)) {
@@ -1027,13 +1032,9 @@ pair_route(weft_net_t *net, gint src, gint dst, guint64 *flow_id, GError **error
         }
     }
     p->fixed = weft_topo_route_fixed_cached(net->topo, src, dst);
-    if (p->fixed == NULL) {
-        /* an ECMP choice: its slots' routes are noted as they are looked up */
-        if (p->slots == NULL) {
-            p->slots = g_new0(const weft_route_t *, WEFT_TOPO_ECMP_SLOTS);
-        } else {
-            memset(p->slots, 0, sizeof *p->slots * WEFT_TOPO_ECMP_SLOTS);
-        }
+    if (p->slots != NULL) {
+        /* routes of an older epoch: looked up again as needed */
+        memset(p->slots, 0, sizeof *p->slots * WEFT_TOPO_ECMP_SLOTS);
     }
     p->epoch = epoch;
     return r;
