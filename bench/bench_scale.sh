@@ -10,7 +10,8 @@
 #   GPT-3 175B (TP4 PP8 VP12, SP, distributed optimizer, GBS 2 x GPUs) on 2,048 H100
 #   Llama 3.1 405B (TP8 PP16, 128 layers, SP, distributed optimizer, 16 micro-batches
 #     per data-parallel rank) on 1,024 H100, and with WEFT_BENCH_BIG=1 on 16,384
-#     (analytical and flow) and 131,072 (DP 1,024, analytical)
+#     (analytical, flow, and flow with collectives.detail = coarse) and 131,072 (DP 1,024,
+#     analytical)
 # Usage: WEFT=./weft WEFT_SRCDIR=SRC sh bench_scale.sh   (make bench runs it)
 set -eu
 : "${WEFT:=./weft}" "${WEFT_SRCDIR:=.}"
@@ -76,6 +77,11 @@ if [ "${WEFT_BENCH_BIG:-}" = 1 ]; then
     llama 128 "$tmp/llama-16k.gen"
     run llama405b-16384-analytical "$T/h100-2048-nodes.ini" 2048 "$tmp/llama-16k.gen"
     run llama405b-16384-flow "$T/h100-2048-nodes.ini" 2048 "$tmp/llama-16k.gen" --network flow
+    # the opt-in coarse model of large ring collectives under flow (doc/replay.md): here
+    # exact, so the step time must be the same
+    run llama405b-16384-flow-coarse "$T/h100-2048-nodes.ini" 2048 "$tmp/llama-16k.gen" \
+        --network flow --set collectives.detail=coarse
+    same llama405b-16384-flow llama405b-16384-flow-coarse
     # 131,072 GPUs: 16,384 nodes, 64 per scalable unit, on 128-port switches
     llama 1024 "$tmp/llama-131k.gen"
     run llama405b-131072-analytical "$T/h100-2048-nodes.ini" 16384 "$tmp/llama-131k.gen" \
