@@ -652,6 +652,51 @@ weft_net_add_block(weft_net_t *net, gint edge, const weft_net_phase_t *phases, g
 }
 
 void
+weft_net_add_blocks(weft_net_t *net, guint n, const gint *edges, GArray *const *phases,
+                    const weft_time_t *span_ps, const weft_time_t *busy_ps,
+                    const double *peak_util, const guint64 *bytes_fx)
+{
+    g_return_if_fail(net != NULL && net->opts.model == WEFT_NET_ANALYTICAL);
+    g_return_if_fail(n == 0 || (edges != NULL && phases != NULL && span_ps != NULL &&
+                                busy_ps != NULL && peak_util != NULL && bytes_fx != NULL));
+    weft_time_t now = weft_sim_now(net->sim);
+    pair_drain(net, now);
+    for (guint i = 0; i < n; i++) {
+        gint e = edges[i];
+        g_return_if_fail(e >= 0 && (guint)e < net->n_edges);
+        link_t *l = &net->links[e];
+        l->bytes_fx += bytes_fx[i];
+        const GArray *ph = phases[i];
+        if (ph->len == 0) {
+            continue;
+        }
+        /* the common case, as link_meet() and analytical_link_expire() would find it: the
+         * edge's last block over, nothing else on it */
+        if (l->block_open && now >= l->block_end) {
+            l->block_open = FALSE;
+        }
+        if (l->block_open || l->n_cur > 0 || l->n_sending > 0) {
+            link_meet(net, l, e, now);
+            analytical_link_expire(l, now);
+        }
+        const weft_net_phase_t *data = (const weft_net_phase_t *)(void *)ph->data;
+        if (l->n_sending == 0 && l->n_cur == 0) {
+            l->block_open = TRUE;
+            l->block_t0 = now;
+            l->block_end = now + span_ps[i];
+            l->block_saved_busy = l->busy_ps;
+            l->block_saved_peak = l->peak_util;
+            l->block_ph = data;
+            l->block_n = ph->len;
+            l->busy_ps += busy_ps[i];
+            l->peak_util = MAX(l->peak_util, peak_util[i]);
+        } else {
+            link_add_cursor(l, data, ph->len, now);
+        }
+    }
+}
+
+void
 weft_net_settle(weft_net_t *net)
 {
     g_return_if_fail(net != NULL);

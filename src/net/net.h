@@ -532,6 +532,24 @@ typedef struct {
 void weft_net_add_pair_block(weft_net_t *net, const weft_net_pair_block_t *block, void *owner);
 
 /**
+ * weft_net_add_blocks:
+ * @net: an analytical network.
+ * @n: how many edges.
+ * @edges: (array length=n): directed edge ids.
+ * @phases: (array length=n): per edge, a GArray of weft_net_phase_t (kept by reference, as
+ *   for weft_net_add_block()).
+ * @span_ps, @busy_ps, @peak_util: (array length=n): as for weft_net_add_block().
+ * @bytes_fx: (array length=n): each edge's bytes, in weft_net_bytes_fx() units, credited now.
+ *
+ * weft_net_add_block() on each of @edges, plus its bytes, in one call: what a timed
+ * collective does to its links when it starts. Time complexity: O(n) when its edges carry
+ * nothing else, else as weft_net_add_block() per edge.
+ */
+void weft_net_add_blocks(weft_net_t *net, guint n, const gint *edges, GArray *const *phases,
+                         const weft_time_t *span_ps, const weft_time_t *busy_ps,
+                         const double *peak_util, const guint64 *bytes_fx);
+
+/**
  * weft_net_settle:
  * @net: the network.
  *

@@ -422,6 +422,7 @@ typedef struct {
     weft_time_t duration_ps;
     guint n_edges; /* canonical edges */
     double *bytes;
+    guint64 *bytes_fx; /* analytical: @bytes in weft_net_bytes_fx() units */
     weft_time_t *busy_ps;
     double *peak;
     /* analytical: per canonical edge, its bandwidth phases (offsets from the start) and the
@@ -486,6 +487,7 @@ memo_free(gpointer p)
         g_array_unref(m->ecmp_rec_pair);
     }
     g_free(m->bytes);
+    g_free(m->bytes_fx);
     g_free(m->busy_ps);
     g_free(m->peak);
     g_free(m);
@@ -698,11 +700,15 @@ memo_measure(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices, co
     if (analytical) {
         m->phases = g_new0(GArray *, MAX(edges->len, 1u));
         m->span_ps = g_new0(weft_time_t, MAX(edges->len, 1u));
+        m->bytes_fx = g_new0(guint64, MAX(edges->len, 1u));
     }
     for (guint c = 0; c < edges->len; c++) {
         gint e = g_array_index(edges, gint, c);
         weft_net_link_stats_t st = weft_net_link_stats(net, e);
         m->bytes[c] = st.bytes;
+        if (analytical) {
+            m->bytes_fx[c] = weft_net_bytes_fx(st.bytes, 1.0); /* as weft_net_credit() */
+        }
         m->busy_ps[c] = st.busy_ps;
         m->peak[c] = st.peak_util;
         if (analytical) {
@@ -748,6 +754,7 @@ memo_from_transfers(replay_t *R, memo_t *m, const GArray *edges, const GArray *e
     m->peak = g_new0(double, MAX(n, 1u));
     m->phases = g_new0(GArray *, MAX(n, 1u));
     m->span_ps = g_new0(weft_time_t, MAX(n, 1u));
+    m->bytes_fx = g_new0(guint64, MAX(n, 1u));
     g_autofree guint64 *fx = g_new0(guint64, MAX(n, 1u));
     g_autofree guint *count = g_new0(guint, MAX(n, 1u));
     g_autoptr(GHashTable) canon = g_hash_table_new(g_direct_hash, g_direct_equal);
@@ -860,6 +867,7 @@ memo_from_transfers(replay_t *R, memo_t *m, const GArray *edges, const GArray *e
             g_array_set_size(m->phases[c], count[c]);
             gint e = g_array_index(edges, gint, c);
             m->bytes[c] = weft_net_bytes_from_fx(fx[c]);
+            m->bytes_fx[c] = weft_net_bytes_fx(m->bytes[c], 1.0); /* as weft_net_credit() */
             weft_net_phases_busy_peak((const weft_net_phase_t *)(void *)m->phases[c]->data,
                                       m->phases[c]->len, weft_topo_edge_bw_now(R->topo, e),
                                       &m->busy_ps[c], &m->peak[c]);
@@ -963,18 +971,13 @@ timed_coll_start(replay_t *R, coll_inst_t *ci, const weft_coll_plan_t *plan, con
          * timed whatever shares its links; its links' busy time and peak are replayed with
          * whatever does (weft_net_add_block()). */
         weft_time_t end = weft_sim_now(R->sim) + cm->memo->duration_ps;
-        for (guint c = 0; c < cm->memo->n_edges; c++) {
-            const GArray *ph = cm->memo->phases[c];
-            weft_net_add_block(R->net, cm->edges[c], (const weft_net_phase_t *)(void *)ph->data,
-                               ph->len, cm->memo->span_ps[c], cm->memo->busy_ps[c],
-                               cm->memo->peak[c]);
-            /* its bytes now, while the link is at hand (sums of fixed-point bytes do not
-             * depend on their order, and links are read after the run) */
-            weft_net_credit(R->net, cm->edges[c], cm->memo->bytes[c], 0, 0.0);
-        }
+        /* its bytes now, while the links are at hand (sums of fixed-point bytes do not
+         * depend on their order, and links are read after the run) */
+        const memo_t *m = cm->memo;
+        weft_net_add_blocks(R->net, m->n_edges, cm->edges, m->phases, m->span_ps, m->busy_ps,
+                            m->peak, m->bytes_fx);
         ci->timed = cm;
         if (cm->memo->n_ecmp > 0) {
-            const memo_t *m = cm->memo;
             weft_net_pair_block_t b = {m->n_ecmp,
                                        cm->ecmp_v,
                                        m->ecmp_n,
