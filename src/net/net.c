@@ -622,36 +622,6 @@ weft_net_recorded_phases(const weft_net_t *net, gint edge)
 }
 
 void
-weft_net_add_block(weft_net_t *net, gint edge, const weft_net_phase_t *phases, guint n,
-                   weft_time_t span_ps, weft_time_t busy_ps, double peak_util)
-{
-    g_return_if_fail(net != NULL && net->opts.model == WEFT_NET_ANALYTICAL);
-    g_return_if_fail(edge >= 0 && (guint)edge < net->n_edges);
-    if (n == 0) {
-        return;
-    }
-    weft_time_t now = weft_sim_now(net->sim);
-    pair_drain(net, now);
-    link_t *l = &net->links[edge];
-    link_meet(net, l, edge, now);
-    analytical_link_expire(l, now);
-    if (l->n_sending == 0 && l->n_cur == 0) {
-        /* alone so far: counted as a whole, undone if anything else comes before its end */
-        l->block_open = TRUE;
-        l->block_t0 = now;
-        l->block_end = now + span_ps;
-        l->block_saved_busy = l->busy_ps;
-        l->block_saved_peak = l->peak_util;
-        l->block_ph = phases;
-        l->block_n = n;
-        l->busy_ps += busy_ps;
-        l->peak_util = MAX(l->peak_util, peak_util);
-    } else {
-        link_add_cursor(l, phases, n, now);
-    }
-}
-
-void
 weft_net_add_blocks(weft_net_t *net, guint n, const gint *edges, GArray *const *phases,
                     const weft_time_t *span_ps, const weft_time_t *busy_ps,
                     const double *peak_util, const guint64 *bytes_fx)

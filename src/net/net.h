@@ -390,7 +390,7 @@ typedef struct {
  *
  * Keeps every bandwidth phase that crosses @edges, in start order
  * (weft_net_recorded_phases()): what a collective run alone does to its links,
- * for weft_net_add_block(). Memory: 24 bytes per (transfer, edge).
+ * for weft_net_add_blocks(). Memory: 24 bytes per (transfer, edge).
  */
 void weft_net_record_phases(weft_net_t *net, const gint *edges, guint n);
 
@@ -435,26 +435,6 @@ weft_time_t weft_net_analytical_send_ps(const weft_route_t *route, guint64 bytes
  */
 guint64 weft_net_bytes_fx(double bytes, double share);
 double weft_net_bytes_from_fx(guint64 fx);
-
-/**
- * weft_net_add_block:
- * @net: an analytical network.
- * @edge: a directed edge id.
- * @phases: (array length=n): a timed collective's phases on @edge, offsets from now, in
- *   start order (kept by reference: they must outlive @net's use of them).
- * @span_ps: the latest phase end.
- * @busy_ps, @peak_util: the edge's busy time and peak utilization from those phases alone.
- *
- * Adds, at the current time, the bandwidth phases of a collective run as one timed event
- * to the edge's busy time and peak. While nothing else is on the edge they count as the
- * whole (@busy_ps, @peak_util, O(1)); when another transfer or block starts on it before
- * they end, they are replayed phase by phase in start order with it, so busy time (the
- * union of phases) and peak (the largest sum of usages) come out as if every transfer
- * had run. Call weft_net_settle() before reading statistics. Bytes are credited apart
- * (weft_net_credit()).
- */
-void weft_net_add_block(weft_net_t *net, gint edge, const weft_net_phase_t *phases, guint n,
-                        weft_time_t span_ps, weft_time_t busy_ps, double peak_util);
 
 /**
  * weft_net_xfer_rec_t: one transfer as the analytical model ran it
@@ -536,14 +516,21 @@ void weft_net_add_pair_block(weft_net_t *net, const weft_net_pair_block_t *block
  * @net: an analytical network.
  * @n: how many edges.
  * @edges: (array length=n): directed edge ids.
- * @phases: (array length=n): per edge, a GArray of weft_net_phase_t (kept by reference, as
- *   for weft_net_add_block()).
- * @span_ps, @busy_ps, @peak_util: (array length=n): as for weft_net_add_block().
+ * @phases: (array length=n): per edge, a GArray of weft_net_phase_t: the collective's phases
+ *   on it, offsets from now, in start order (kept by reference: they must outlive @net's use
+ *   of them).
+ * @span_ps: (array length=n): per edge, the latest phase end.
+ * @busy_ps, @peak_util: (array length=n): per edge, its busy time and peak utilization from
+ *   those phases alone.
  * @bytes_fx: (array length=n): each edge's bytes, in weft_net_bytes_fx() units, credited now.
  *
- * weft_net_add_block() on each of @edges, plus its bytes, in one call: what a timed
- * collective does to its links when it starts. Time complexity: O(n) when its edges carry
- * nothing else, else as weft_net_add_block() per edge.
+ * Adds, at the current time, the bandwidth phases of a collective run as one timed event
+ * to each edge's busy time and peak, and its bytes. While nothing else is on an edge its
+ * phases count as the whole (@busy_ps, @peak_util, O(1)); when another transfer or block
+ * starts on it before they end, they are replayed phase by phase in start order with it,
+ * so busy time (the union of phases) and peak (the largest sum of usages) come out as if
+ * every transfer had run. Call weft_net_settle() before reading statistics. Time
+ * complexity: O(n) when the edges carry nothing else.
  */
 void weft_net_add_blocks(weft_net_t *net, guint n, const gint *edges, GArray *const *phases,
                          const weft_time_t *span_ps, const weft_time_t *busy_ps,
@@ -553,7 +540,7 @@ void weft_net_add_blocks(weft_net_t *net, guint n, const gint *edges, GArray *co
  * weft_net_settle:
  * @net: the network.
  *
- * Replays the phases of timed blocks (weft_net_add_block()) that started by now, so that
+ * Replays the phases of timed blocks (weft_net_add_blocks()) that started by now, so that
  * weft_net_link_stats() counts them; a no-op without blocks. Time complexity: O(phases
  * left).
  */

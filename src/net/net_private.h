@@ -102,11 +102,11 @@ typedef struct {
     weft_time_t t0;
 } phase_cursor_t;
 
-/* The fields a timed collective's block touches (weft_net_add_block(), link_meet(),
+/* The fields a timed collective's block touches (weft_net_add_blocks(), link_meet(),
  * weft_net_credit()) come first, in one cache line. */
 typedef struct {
     /* analytical: a timed collective alone on the edge so far, credited as a whole
-     * (weft_net_add_block()); restored and replayed phase by phase if anything else starts
+     * (weft_net_add_blocks()); restored and replayed phase by phase if anything else starts
      * on the edge before block_end */
     gboolean block_open;
     guint block_n;

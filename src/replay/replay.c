@@ -426,7 +426,7 @@ typedef struct {
     weft_time_t *busy_ps;
     double *peak;
     /* analytical: per canonical edge, its bandwidth phases (offsets from the start) and the
-     * last one's end, for weft_net_add_block() */
+     * last one's end, for weft_net_add_blocks() */
     GArray **phases;
     weft_time_t *span_ps;
     /* analytical: the endpoint pairs whose routes have an ECMP choice (all of equal latency
@@ -659,7 +659,7 @@ memo_measure(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices, co
     g_autoptr(weft_sim_t) sim = weft_sim_new(1);
     g_autoptr(weft_net_t) net = weft_net_new_full(sim, R->topo, weft_net_options(R->net));
     /* Analytical: the phases of every edge, to replay them against other traffic
-     * (weft_net_add_block()); an implicit plan (too many transfers to keep them) is swept and
+     * (weft_net_add_blocks()); an implicit plan (too many transfers to keep them) is swept and
      * runs alone under the guard instead, as under flow. */
     gboolean analytical =
         weft_net_model(net) == WEFT_NET_ANALYTICAL && !weft_coll_plan_is_implicit(plan);
@@ -969,7 +969,7 @@ timed_coll_start(replay_t *R, coll_inst_t *ci, const weft_coll_plan_t *plan, con
     if (cm->memo != NULL && cm->memo->phases != NULL) {
         /* Analytical: a transfer's timing never depends on others, so the collective is
          * timed whatever shares its links; its links' busy time and peak are replayed with
-         * whatever does (weft_net_add_block()). */
+         * whatever does (weft_net_add_blocks()). */
         weft_time_t end = weft_sim_now(R->sim) + cm->memo->duration_ps;
         /* its bytes now, while the links are at hand (sums of fixed-point bytes do not
          * depend on their order, and links are read after the run) */
