@@ -221,4 +221,28 @@ awk -v s="$(step_of "$tmp/out")" 'BEGIN { exit !(s > 3418.0 && s < 1.25 * 3418.2
     ok "NCCL halving-doubling $(step_of "$tmp/out") us, within 25 % of 3418.09 us" ||
     bad "NCCL halving-doubling $(step_of "$tmp/out") us, expected within 25 % of 3418.09 us"
 
+# ---- collectives.detail = coarse (doc/replay.md) ----
+# A plain 16 MiB ring all-reduce on 256 GPUs of the 2:1 leaf-spine, under flow: its ring
+# crosses the spines by ECMP (32,640 transfers), so it runs as one aggregate flow, which
+# alone takes exactly its run alone: the step of every transfer simulated.
+ls="$WEFT_SRCDIR/topologies/leaf-spine-2to1.ini"
+lsargs="--cluster $ls --set cluster.nodes=32 --set workload.collective=all_reduce --set workload.collective_bytes=16MiB --set collectives.tuning=off --network flow"
+# shellcheck disable=SC2086
+expect 0 "coarse under flow" "" -- "$WEFT" replay $lsargs --set collectives.detail=coarse --out "$tmp/coarse"
+cp "$tmp/out" "$tmp/coarse.out"
+# shellcheck disable=SC2086
+expect 0 "the same, every transfer" "" -- "$WEFT" replay $lsargs --set collectives.detail=transfers
+grep -q '^coarse       1 collective(s) ran as one aggregate flow' "$tmp/coarse.out" &&
+    ok "the summary counts the aggregate" || bad "no coarse line counting 1: $(grep coarse "$tmp/coarse.out")"
+[ "$(step_of "$tmp/coarse.out")" = "$(step_of "$tmp/out")" ] && [ -n "$(step_of "$tmp/out")" ] &&
+    ok "coarse alone = transfers: $(step_of "$tmp/out") us" ||
+    bad "coarse $(step_of "$tmp/coarse.out") us, transfers $(step_of "$tmp/out") us"
+grep -q '"coarse_collectives" : 1' "$tmp/coarse/summary.json" && ok "summary.json counts it" ||
+    bad "summary.json: no coarse_collectives 1"
+# shellcheck disable=SC2086
+expect 0 "coarse under analytical" "" -- "$WEFT" replay $lsargs --network analytical --set collectives.detail=coarse
+grep -q '^coarse       not applied: under analytical' "$tmp/out" && ok "coarse says why it did not apply" ||
+    bad "no 'not applied' line under analytical"
+expect 1 "collectives.detail = bogus" "collectives.detail.*bogus" -- "$WEFT" replay "$scen" --set collectives.detail=bogus
+
 finish scenario_cli.sh

@@ -303,6 +303,7 @@ weft_report_finish(weft_report_t *rep, weft_net_t *net, const weft_replay_result
     rep->events_run = res->events;
     rep->n_coll_run = res->collectives;
     rep->n_p2p = res->p2p_transfers;
+    rep->n_coarse = res->coarse_collectives;
     g_array_sort(rep->colls, coll_cmp);
 
     rep->n_links = weft_topo_n_edges(rep->topo);
@@ -742,6 +743,7 @@ weft_report_summary_json(const weft_report_t *rep)
     add_int(b, "collectives", (gint64)rep->n_coll_run);
     add_int(b, "p2p_transfers", (gint64)rep->n_p2p);
     add_int(b, "events", (gint64)rep->events_run);
+    add_int(b, "coarse_collectives", (gint64)rep->n_coarse);
     add_int(b, "gpus", weft_topo_n_gpus(rep->topo));
     add_int(b, "vertices", weft_topo_n_vertices(rep->topo));
     add_int(b, "directed_links", rep->n_links);

@@ -34,6 +34,7 @@ struct weft_report {
     weft_time_t step_ps;
     GPtrArray *faults; /* char *, owned: the in-step faults applied (replay.h) */
     guint64 events_run, n_coll_run, n_p2p;
+    guint64 n_coarse; /* collectives run as one aggregate flow (collectives.detail = coarse) */
     guint n_links, links_used;
     weft_net_link_stats_t *links; /* per edge */
     guint *link_order;            /* edges by bytes, descending, ties by edge id */

@@ -1259,11 +1259,13 @@ weft_scenario_run_summary(const weft_scenario_run_t *run)
                            ", point-to-point transfers %" G_GUINT64_FORMAT
                            ", events %" G_GUINT64_FORMAT "\n",
                            res->collectives, res->p2p_transfers, res->events);
-    if (res->coarse_collectives > 0) {
+    if (run->coarse_asked && run->coarse_skipped != NULL) {
+        g_string_append_printf(s, "coarse       not applied: %s\n", run->coarse_skipped);
+    } else if (run->coarse_asked) {
         /* collectives.detail = coarse: an approximation (doc/replay.md) */
         g_string_append_printf(s,
                                "coarse       %" G_GUINT64_FORMAT
-                               " collectives ran as one aggregate flow (collectives.detail = "
+                               " collective(s) ran as one aggregate flow (collectives.detail = "
                                "coarse, approximate)\n",
                                res->coarse_collectives);
     }
@@ -1590,6 +1592,15 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
      * alone names its shape and is run again without timing that shape: at most one rerun
      * per shape, bounded here all the same. */
     gboolean coarse = strcmp(current(sc, K_DETAIL), "coarse") == 0;
+    run->coarse_asked = coarse;
+    if (coarse && strcmp(run->network_model, "flow") != 0) {
+        run->coarse_skipped = "under analytical every collective it could aggregate is timed "
+                              "exactly (as collectives.detail = auto)";
+    } else if (coarse && faults != NULL) {
+        run->coarse_skipped = "faults simulate every transfer";
+    } else if (coarse && run->report != NULL && rep_opts.link_interval_ps > 0) {
+        run->coarse_skipped = "link time series simulate every transfer";
+    }
     weft_replay_detail_t detail =
         (coarse || strcmp(current(sc, K_DETAIL), "auto") == 0) && faults == NULL &&
                 !(run->report != NULL && rep_opts.link_interval_ps > 0 &&

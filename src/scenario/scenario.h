@@ -130,6 +130,10 @@ typedef struct {
     /* the plain model's forced algorithms ("all_reduce halving_doubling, ..."), NULL when
      * every collective runs its default (ring; direct for all-to-all, gather, scatter) */
     char *plain_forced;
+    /* collectives.detail = coarse: NULL when applied (the summary counts the aggregates), else
+     * why it did not apply (a static string); unused for other values */
+    gboolean coarse_asked;
+    const char *coarse_skipped;
     double duration_scale; /* compute.duration_scale */
     char *cluster_label;   /* cluster.file (as typed on the command line, else absolute) or "NAME
                               (inline)" */
