@@ -541,6 +541,21 @@ endpoint_vertex(const weft_coll_plan_t *plan, const gint *vertices, guint32 e)
     return e < plan->n_members ? vertices[e] : plan->virtual_vertex[e - plan->n_members];
 }
 
+/* The index of edge @e in @order (a GArray of gint, in order of first use; @idx: edge ->
+ * index), appended if new (*@added). */
+static guint
+intern_edge(GHashTable *idx, GArray *order, gint e, gboolean *added)
+{
+    gpointer v = NULL;
+    *added = !g_hash_table_lookup_extended(idx, GINT_TO_POINTER(e), NULL, &v);
+    if (*added) {
+        v = GUINT_TO_POINTER(order->len);
+        g_hash_table_insert(idx, GINT_TO_POINTER(e), v);
+        g_array_append_val(order, e);
+    }
+    return GPOINTER_TO_UINT(v);
+}
+
 /*
  * Whether every ECMP route from @vs to @vd (one per slot) has the same latency and rate, so
  * that an analytical transfer takes the same time whichever it hashes to; the first into
@@ -631,17 +646,15 @@ memo_signature(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices,
             sig_u64(sig, r->path_off[p + 1] - r->path_off[p]);
             for (guint32 j = r->path_off[p]; j < r->path_off[p + 1]; j++) {
                 gint e = r->edges[j];
-                gpointer id = NULL;
-                if (!g_hash_table_lookup_extended(canon, GINT_TO_POINTER(e), NULL, &id)) {
-                    id = GUINT_TO_POINTER(edges->len);
-                    g_hash_table_insert(canon, GINT_TO_POINTER(e), id);
-                    g_array_append_val(edges, e);
+                gboolean added = FALSE;
+                guint id = intern_edge(canon, edges, e, &added);
+                if (added) {
                     sig_u64(sig, G_MAXUINT64 - 1); /* a new edge: its properties */
                     sig_f64(sig, weft_topo_edge_bw(R->topo, e));
                     sig_u64(sig, (guint64)weft_topo_edge_latency(R->topo, e));
                     sig_u64(sig, (guint64)weft_topo_edge_kind(R->topo, e));
                 }
-                sig_u64(sig, GPOINTER_TO_UINT(id));
+                sig_u64(sig, id);
             }
         }
     }
@@ -1090,16 +1103,13 @@ coarse_add_route(const weft_route_t *r, double bytes, GHashTable *idx, GArray *e
 {
     for (guint p = 0; p < r->n_paths; p++) {
         for (guint32 k = r->path_off[p]; k < r->path_off[p + 1]; k++) {
-            gint e = r->edges[k];
-            gpointer v = NULL;
-            if (!g_hash_table_lookup_extended(idx, GINT_TO_POINTER(e), NULL, &v)) {
-                v = GUINT_TO_POINTER(ev->len);
-                g_hash_table_insert(idx, GINT_TO_POINTER(e), v);
-                g_array_append_val(ev, e);
+            gboolean added = FALSE;
+            guint i = intern_edge(idx, ev, r->edges[k], &added);
+            if (added) {
                 double zero = 0.0;
                 g_array_append_val(eb, zero);
             }
-            g_array_index(eb, double, GPOINTER_TO_UINT(v)) += bytes * r->share[p];
+            g_array_index(eb, double, i) += bytes * r->share[p];
         }
     }
 }
