@@ -860,17 +860,19 @@ START_TEST(peer_out_of_range_is_value_error)
 }
 END_TEST
 
-/* 300 ranks (point-to-point matching then runs in a thread of its own beside the per-rank
- * checks): rank r sends to r + 1; rank 299 receives from a rank out of range (and nobody
- * receives from rank 298), so both checks fail: the rank's error comes first, as with one
- * thread. With the receive fixed but another tag, the unmatched message is the error. */
+/* 300 ranks (checked in two threads: matching and the last 60 ranks in the second): rank r
+ * sends to r + 1. Case 0: rank 299 receives from a rank out of range (and nobody receives
+ * from rank 298), so both checks fail: the rank's error comes first, as with one thread.
+ * Case 1: the receive fixed but with another tag: the unmatched message is the error. Case 2:
+ * ranks 5 and 299 both receive from out of range: rank 5's error, the first in rank order. */
 START_TEST(rank_errors_come_before_unmatched_messages_on_large_workloads)
 {
-    for (guint v = 0; v < 2; v++) {
+    for (guint v = 0; v < 3; v++) {
         for (guint r = 0; r < 300; r++) {
             g_autoptr(test_et_t) et = test_et_new("0.0.4");
             if (r > 0) {
-                gint src = v == 0 && r == 299 ? 7000 : (gint)r - 1;
+                gboolean bad_peer = (v != 1 && r == 299) || (v == 2 && r == 5);
+                gint src = bad_peer ? 7000 : (gint)r - 1;
                 test_et_recv(et, 0, "recv", src, r == 299 && v == 1 ? 5 : 1, 1024);
             }
             if (r + 1 < 300) {
@@ -879,8 +881,13 @@ START_TEST(rank_errors_come_before_unmatched_messages_on_large_workloads)
             put(et, r);
         }
         g_autoptr(weft_workload_t) wl = load_ok(NULL);
-        expect_check_error(wl, 300,
-                           v == 0 ? WEFT_WORKLOAD_ERROR_VALUE : WEFT_WORKLOAD_ERROR_UNMATCHED);
+        g_autoptr(GError) error = NULL;
+        ck_assert(!weft_workload_check(wl, 300, &error));
+        ck_assert_int_eq(error->code,
+                         v == 1 ? WEFT_WORKLOAD_ERROR_UNMATCHED : WEFT_WORKLOAD_ERROR_VALUE);
+        /* case 1 names the first node on the surplus side: rank 298's send */
+        const char *rank = v == 2 ? "rank 5:" : v == 1 ? "rank 298:" : "rank 299:";
+        ck_assert_msg(strstr(error->message, rank) != NULL, "%s", error->message);
     }
 }
 END_TEST

@@ -447,21 +447,28 @@ check_rank(const weft_workload_t *wl, guint r, GError **error)
     return TRUE;
 }
 
-/* Workloads with this many ranks match their point-to-point messages in a thread of their own
- * (weft_workload_check()): below it the thread costs more than it saves. */
-#define P2P_THREAD_MIN_RANKS 256u
+/* Workloads with this many ranks are checked in two threads (weft_workload_check()): below it
+ * the thread costs more than it saves. */
+#define CHECK_THREAD_MIN_RANKS 256u
 
+/* The second thread's share: point-to-point matching, then the ranks from @first on (it
+ * matches about as long as the per-rank checks of a fifth of the ranks take). */
 typedef struct {
     const weft_workload_t *wl;
-    gboolean ok;
-    GError *error;
-} p2p_job_t;
+    guint first;
+    gboolean ranks_ok, p2p_ok;
+    GError *ranks_error, *p2p_error;
+} check_job_t;
 
 static gpointer
-p2p_job_run(gpointer data)
+check_job_run(gpointer data)
 {
-    p2p_job_t *job = data;
-    job->ok = check_p2p(job->wl, &job->error);
+    check_job_t *job = data;
+    job->p2p_ok = check_p2p(job->wl, &job->p2p_error);
+    job->ranks_ok = TRUE;
+    for (guint r = job->first; job->ranks_ok && r < job->wl->n_ranks; r++) {
+        job->ranks_ok = check_rank(job->wl, r, &job->ranks_error);
+    }
     return NULL;
 }
 
@@ -476,29 +483,43 @@ weft_workload_check(const weft_workload_t *wl, guint n_gpus, GError **error)
                     wl->n_ranks, n_gpus);
         return FALSE;
     }
-    /* Point-to-point matching reads every rank: on a large workload it runs in a second
-     * thread beside the per-rank checks (both only read @wl). A rank's error is reported
-     * first, as when they ran one after the other. */
-    p2p_job_t job = {wl, FALSE, NULL};
+    /* On a large workload a second thread matches point-to-point messages and checks the
+     * last ranks while this one checks the first (both only read @wl). The first error in
+     * the order of one thread is reported: the lowest rank's, then the matching's. */
+    check_job_t job = {wl, wl->n_ranks, TRUE, TRUE, NULL, NULL};
     GThread *th = NULL;
-    if (wl->n_ranks >= P2P_THREAD_MIN_RANKS && g_get_num_processors() > 1) {
-        th = g_thread_try_new("weft-check-p2p", p2p_job_run, &job, NULL);
+    if (wl->n_ranks >= CHECK_THREAD_MIN_RANKS && g_get_num_processors() > 1) {
+        job.first = wl->n_ranks - wl->n_ranks / 5;
+        th = g_thread_try_new("weft-check", check_job_run, &job, NULL);
+        if (th == NULL) {
+            job.first = wl->n_ranks;
+        }
     }
     gboolean ok = TRUE;
-    for (guint r = 0; ok && r < wl->n_ranks; r++) {
-        ok = check_rank(wl, r, error);
+    GError *mine = NULL;
+    for (guint r = 0; ok && r < job.first; r++) {
+        ok = check_rank(wl, r, &mine);
     }
     if (th != NULL) {
         g_thread_join(th);
     } else if (ok) {
-        job.ok = check_p2p(wl, &job.error);
+        job.p2p_ok = check_p2p(wl, &job.p2p_error);
     }
-    if (!ok) {
-        g_clear_error(&job.error);
-        return FALSE;
+    GError *first = !ok             ? mine
+                    : !job.ranks_ok ? job.ranks_error
+                    : !job.p2p_ok   ? job.p2p_error
+                                    : NULL;
+    if (first != mine) {
+        g_clear_error(&mine);
     }
-    if (!job.ok) {
-        g_propagate_error(error, job.error);
+    if (first != job.ranks_error) {
+        g_clear_error(&job.ranks_error);
+    }
+    if (first != job.p2p_error) {
+        g_clear_error(&job.p2p_error);
+    }
+    if (first != NULL) {
+        g_propagate_error(error, first);
         return FALSE;
     }
     return TRUE;
