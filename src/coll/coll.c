@@ -85,32 +85,31 @@ weft_coll_op_from_name(const char *name, weft_coll_op_t *op)
     return FALSE;
 }
 
+static const char *const algo_names[] = {
+    [WEFT_COLL_ALGO_AUTO] = "auto",
+    [WEFT_COLL_ALGO_RING] = "ring",
+    [WEFT_COLL_ALGO_DIRECT] = "direct",
+    [WEFT_COLL_ALGO_TREE] = "tree",
+    [WEFT_COLL_ALGO_HALVING_DOUBLING] = "halving_doubling",
+    [WEFT_COLL_ALGO_HIERARCHICAL] = "hierarchical",
+    [WEFT_COLL_ALGO_NVLS] = "nvls",
+    [WEFT_COLL_ALGO_NVLS_TREE] = "nvls_tree",
+    [WEFT_COLL_ALGO_COLLNET] = "collnet",
+    [WEFT_COLL_N_ALGOS] = NULL,
+};
+const weft_enum_t weft_coll_algo_enum = {"collective algorithm", algo_names};
+
+static const char *const proto_key_names[] = {
+    [WEFT_COLL_PROTO_AUTO] = "auto",   [WEFT_COLL_PROTO_LL] = "ll",
+    [WEFT_COLL_PROTO_LL128] = "ll128", [WEFT_COLL_PROTO_SIMPLE] = "simple",
+    [WEFT_COLL_N_PROTOS] = NULL,
+};
+const weft_enum_t weft_coll_proto_enum = {"collective protocol", proto_key_names};
+
 const char *
 weft_coll_algo_name(weft_coll_algo_t algo)
 {
-    switch (algo) {
-    case WEFT_COLL_ALGO_AUTO:
-        return "auto";
-    case WEFT_COLL_ALGO_RING:
-        return "ring";
-    case WEFT_COLL_ALGO_DIRECT:
-        return "direct";
-    case WEFT_COLL_ALGO_TREE:
-        return "tree";
-    case WEFT_COLL_ALGO_HALVING_DOUBLING:
-        return "halving_doubling";
-    case WEFT_COLL_ALGO_HIERARCHICAL:
-        return "hierarchical";
-    case WEFT_COLL_ALGO_NVLS:
-        return "nvls";
-    case WEFT_COLL_ALGO_NVLS_TREE:
-        return "nvls_tree";
-    case WEFT_COLL_ALGO_COLLNET:
-        return "collnet";
-    case WEFT_COLL_N_ALGOS:
-        break;
-    }
-    return "?";
+    return weft_enum_name(&weft_coll_algo_enum, (gint)algo);
 }
 
 /* ---- protocols ----------------------------------------------------------------- */

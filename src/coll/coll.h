@@ -165,6 +165,8 @@
 
 #include <glib.h>
 
+#include "core/keyfile.h"
+
 #include "net/net.h"
 
 G_BEGIN_DECLS
@@ -206,6 +208,10 @@ typedef enum {
     WEFT_COLL_N_ALGOS
 } weft_coll_algo_t;
 
+/* The name table of the algorithms, in weft_coll_algo_t's order: auto, ring, direct,
+ * tree, halving_doubling, hierarchical, nvls, nvls_tree, collnet (core/keyfile.h). */
+extern const weft_enum_t weft_coll_algo_enum;
+
 /** NCCL's protocols (NCCL_PROTO). */
 typedef enum {
     WEFT_COLL_PROTO_AUTO, /* chosen by the tuning model */
@@ -214,6 +220,10 @@ typedef enum {
     WEFT_COLL_PROTO_SIMPLE,
     WEFT_COLL_N_PROTOS
 } weft_coll_proto_t;
+
+/* The name table of the protocols as configuration keys spell them: auto, ll, ll128,
+ * simple (weft_coll_proto_name() gives NCCL's display names LL, LL128, Simple). */
+extern const weft_enum_t weft_coll_proto_enum;
 
 /**
  * How to run one collective: what NCCL decides per call (algorithm, protocol,

@@ -989,6 +989,117 @@ weft_coll_model_time(const weft_coll_system_t *sys, weft_coll_op_t op, weft_coll
 
 /* ---- names ---------------------------------------------------------------------------- */
 
+/* ---- the [collectives] keys ------------------------------------------------------- */
+
+static const char *const tuning_mode_names[] = {"auto", "off", "nccl", NULL};
+const weft_enum_t weft_coll_tuning_mode_enum = {"collective tuning", tuning_mode_names};
+static const char *const cpu_names[] = {"intel", "amd", "other", NULL};
+const weft_enum_t weft_coll_cpu_enum = {"host CPU vendor", cpu_names};
+
+/*
+ * The upper bound of collectives.chunks only guards against typos: a ring
+ * all-reduce plan over n members has 2 (n - 1) n C transfers, so C = 2^20 on
+ * 8 GPUs is already 117 million transfers per collective.
+ */
+#define MAX_CHUNKS (1 << 20)
+
+#define ALGO_KEY(op, k, what)                                                                      \
+    {                                                                                              \
+        "collectives", op "_algorithm", WEFT_KEY_ENUM, "auto",                                     \
+            "algorithm of every " what ": auto (NCCL's tuning model) or forced (NCCL_ALGO)",       \
+            .choices = &weft_coll_algo_enum,                                                       \
+            .field = WEFT_KEY_FIELD(weft_coll_settings_t, algo[k])                                   \
+    }
+#define PROTO_KEY(op, k, what)                                                                     \
+    {                                                                                              \
+        "collectives", op "_protocol", WEFT_KEY_ENUM, "auto",                                      \
+            "protocol of every " what ": auto (NCCL's tuning model) or forced (NCCL_PROTO)",       \
+            .choices = &weft_coll_proto_enum,                                                      \
+            .field = WEFT_KEY_FIELD(weft_coll_settings_t, proto[k])                                  \
+    }
+/* The first row of the operation keys; each has its _algorithm then its _protocol row. */
+#define FIRST_OP_ROW 4
+
+const weft_key_t weft_coll_keys[] = {
+    {"collectives", "chunks", WEFT_KEY_UINT, NULL,
+     "pipeline chunks per collective (1 to 1048576); unset: NCCL's choice under tuning = nccl, "
+     "1 under tuning = off; given, it forces NCCL's choice",
+     .imin = 1, .imax = MAX_CHUNKS, .field = WEFT_KEY_FIELD(weft_coll_settings_t, chunks),
+     .given = WEFT_KEY_FIELD(weft_coll_settings_t, chunks_given)},
+    {"collectives", "tuning", WEFT_KEY_ENUM, "auto",
+     "nccl: every collective runs as NCCL's tuning model chooses (algorithm, protocol, "
+     "channels, chunks; doc/collectives.md); off: one ring (direct for all-to-all) "
+     "with collectives.chunks and no protocol costs (the closed-form model); auto: nccl "
+     "on clusters with NVLink or NICs, off on abstract ones (ASTRA-sim networks, rings, "
+     "tori of bare GPUs), where NCCL's tables do not apply",
+     .choices = &weft_coll_tuning_mode_enum,
+     .field = WEFT_KEY_FIELD(weft_coll_settings_t, tuning)},
+    {"collectives", "channels", WEFT_KEY_UINT, "0",
+     "channels per collective: 0 = as NCCL's tuning chooses (NCCL_MIN/MAX_NCHANNELS)", .imin = 0,
+     .imax = 64, .field = WEFT_KEY_FIELD(weft_coll_settings_t, channels)},
+    {"collectives", "cpu", WEFT_KEY_ENUM, "intel",
+     "host CPU vendor, for NCCL's network overheads (AWS p5: amd)", .choices = &weft_coll_cpu_enum,
+     .field = WEFT_KEY_FIELD(weft_coll_settings_t, cpu)},
+    ALGO_KEY("all_reduce", WEFT_COLL_KEY_ALL_REDUCE, "all-reduce (and barrier)"),
+    PROTO_KEY("all_reduce", WEFT_COLL_KEY_ALL_REDUCE, "all-reduce (and barrier)"),
+    ALGO_KEY("all_gather", WEFT_COLL_KEY_ALL_GATHER, "all-gather"),
+    PROTO_KEY("all_gather", WEFT_COLL_KEY_ALL_GATHER, "all-gather"),
+    ALGO_KEY("reduce_scatter", WEFT_COLL_KEY_REDUCE_SCATTER, "reduce-scatter"),
+    PROTO_KEY("reduce_scatter", WEFT_COLL_KEY_REDUCE_SCATTER, "reduce-scatter"),
+    ALGO_KEY("alltoall", WEFT_COLL_KEY_ALLTOALL, "all-to-all (and gather, scatter)"),
+    PROTO_KEY("alltoall", WEFT_COLL_KEY_ALLTOALL, "all-to-all (and gather, scatter)"),
+    ALGO_KEY("broadcast", WEFT_COLL_KEY_BROADCAST, "broadcast"),
+    PROTO_KEY("broadcast", WEFT_COLL_KEY_BROADCAST, "broadcast"),
+    ALGO_KEY("reduce", WEFT_COLL_KEY_REDUCE, "reduce"),
+    PROTO_KEY("reduce", WEFT_COLL_KEY_REDUCE, "reduce"),
+};
+const guint weft_coll_n_keys = G_N_ELEMENTS(weft_coll_keys);
+
+/* The operations of each operation key. */
+static const struct {
+    weft_coll_op_t ops[3];
+    guint n_ops;
+} key_ops[WEFT_COLL_N_KEY_OPS] = {
+    [WEFT_COLL_KEY_ALL_REDUCE] = {{WEFT_COLL_ALL_REDUCE, WEFT_COLL_BARRIER}, 2},
+    [WEFT_COLL_KEY_ALL_GATHER] = {{WEFT_COLL_ALL_GATHER}, 1},
+    [WEFT_COLL_KEY_REDUCE_SCATTER] = {{WEFT_COLL_REDUCE_SCATTER, WEFT_COLL_REDUCE_SCATTER_BLOCK},
+                                      2},
+    [WEFT_COLL_KEY_ALLTOALL] = {{WEFT_COLL_ALL_TO_ALL, WEFT_COLL_GATHER, WEFT_COLL_SCATTER}, 3},
+    [WEFT_COLL_KEY_BROADCAST] = {{WEFT_COLL_BROADCAST}, 1},
+    [WEFT_COLL_KEY_REDUCE] = {{WEFT_COLL_REDUCE}, 1},
+};
+
+weft_coll_op_t
+weft_coll_key_op(weft_coll_key_op_t k)
+{
+    g_return_val_if_fail((guint)k < WEFT_COLL_N_KEY_OPS, WEFT_COLL_ALL_REDUCE);
+    return key_ops[k].ops[0];
+}
+
+const weft_key_t *
+weft_coll_key_op_row(weft_coll_key_op_t k, gboolean proto)
+{
+    g_return_val_if_fail((guint)k < WEFT_COLL_N_KEY_OPS, NULL);
+    return &weft_coll_keys[FIRST_OP_ROW + 2 * k + (proto ? 1 : 0)];
+}
+
+void
+weft_coll_settings_tuning(const weft_coll_settings_t *cfg, weft_coll_tuning_t *t)
+{
+    g_return_if_fail(cfg != NULL && t != NULL);
+    memset(t, 0, sizeof *t);
+    for (guint k = 0; k < WEFT_COLL_N_KEY_OPS; k++) {
+        for (guint i = 0; i < key_ops[k].n_ops; i++) {
+            t->algo[key_ops[k].ops[i]] = cfg->algo[k];
+            t->proto[key_ops[k].ops[i]] = cfg->proto[k];
+        }
+    }
+    t->channels = cfg->channels;
+    /* collectives.chunks forces the chunk count only when given; NCCL's otherwise. */
+    t->chunks = cfg->chunks_given ? cfg->chunks : 0;
+    t->cpu = cfg->cpu;
+}
+
 static const char *const proto_names[WEFT_COLL_N_PROTOS] = {"auto", "ll", "ll128", "simple"};
 
 const char *

@@ -43,6 +43,7 @@
 #include <glib.h>
 
 #include "coll/coll.h"
+#include "core/keyfile.h"
 #include "topo/topo.h"
 
 G_BEGIN_DECLS
@@ -65,6 +66,55 @@ typedef struct {
                                0 = the cluster's own (topo.h: weft_topo_nic_msg_cost(), which
                                the builders set from the catalog NIC's msg_cost_ps, hw.h) */
 } weft_coll_tuning_t;
+
+/** collectives.tuning: how collectives choose their algorithm, protocol and chunks. */
+typedef enum {
+    WEFT_COLL_TUNING_AUTO, /* nccl on clusters with NVLink or NICs, off on abstract ones */
+    WEFT_COLL_TUNING_OFF,  /* one ring (direct for all-to-all), collectives.chunks, no protocols */
+    WEFT_COLL_TUNING_NCCL, /* NCCL's tuning model (doc/collectives.md) */
+} weft_coll_tuning_mode_t;
+
+/* The operation keys of [collectives] (all_reduce_algorithm, ...): the operations each
+ * stands for share its forced choice (weft_coll_settings_tuning()). */
+typedef enum {
+    WEFT_COLL_KEY_ALL_REDUCE,     /* all_reduce, barrier */
+    WEFT_COLL_KEY_ALL_GATHER,     /* all_gather */
+    WEFT_COLL_KEY_REDUCE_SCATTER, /* reduce_scatter, reduce_scatter_block */
+    WEFT_COLL_KEY_ALLTOALL,       /* alltoall, gather, scatter */
+    WEFT_COLL_KEY_BROADCAST,      /* broadcast */
+    WEFT_COLL_KEY_REDUCE,         /* reduce */
+    WEFT_COLL_N_KEY_OPS
+} weft_coll_key_op_t;
+
+/** The [collectives] group (weft_coll_keys[]), resolved. */
+typedef struct {
+    guint chunks;         /* collectives.chunks; meaningful when chunks_given */
+    gboolean chunks_given;
+    weft_coll_tuning_mode_t tuning;
+    guint channels;       /* 0: as NCCL's tuning chooses */
+    weft_coll_cpu_t cpu;
+    weft_coll_algo_t algo[WEFT_COLL_N_KEY_OPS];   /* AUTO: not forced */
+    weft_coll_proto_t proto[WEFT_COLL_N_KEY_OPS]; /* AUTO: not forced */
+} weft_coll_settings_t;
+
+/* Its rows (core/keyfile.h), and the name tables of its enums. */
+extern const weft_key_t weft_coll_keys[];
+extern const guint weft_coll_n_keys;
+extern const weft_enum_t weft_coll_tuning_mode_enum; /* auto, off, nccl */
+extern const weft_enum_t weft_coll_cpu_enum;         /* intel, amd, other */
+
+/**
+ * weft_coll_settings_tuning: the forced choices of @cfg as weft_coll_tuning_t:
+ * each operation key's algorithm and protocol for the operations it stands for,
+ * channels, chunks (0 unless given), cpu. O(operations).
+ */
+void weft_coll_settings_tuning(const weft_coll_settings_t *cfg, weft_coll_tuning_t *t);
+
+/** weft_coll_key_op: the first operation of key @k (all_reduce for the all_reduce key). */
+weft_coll_op_t weft_coll_key_op(weft_coll_key_op_t k);
+
+/** weft_coll_key_op_row: (transfer none): the row of @k's _algorithm (or, @proto, _protocol) key. */
+const weft_key_t *weft_coll_key_op_row(weft_coll_key_op_t k, gboolean proto);
 
 /** The algorithms of NCCL's tuning tables, in NCCL 2.20's order (NCCL_ALGO_*). */
 typedef enum {

@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Strict INI loading: GKeyFile does the parsing; this file only adds the check
- * that no key is set twice and no group appears twice. See keyfile.h.
+ * that no key is set twice and no group appears twice; and the one engine over
+ * configuration tables (weft_key_t). See keyfile.h.
  */
 #include "core/keyfile.h"
 
+#include <errno.h>
+#include <math.h>
 #include <string.h>
+
+#include "core/time.h"
+#include "core/units.h"
 
 /* Scans @text line by line the way GKeyFile reads it (comments '#', groups "[x]",
  * "key = value"), remembering the line of each group and (group, key). */
@@ -74,4 +80,348 @@ weft_keyfile_load_file(GKeyFile *kf, const char *path, GError **error)
         return FALSE;
     }
     return weft_keyfile_load_data(kf, text, path, error);
+}
+
+/* ---- enum name tables ---------------------------------------------------------------- */
+
+G_DEFINE_QUARK(weft - keyfile - error - quark, weft_keyfile_error)
+
+gboolean
+weft_enum_from_name(const weft_enum_t *e, const char *name, gint *value, GError **error)
+{
+    g_return_val_if_fail(e != NULL && value != NULL, FALSE);
+    for (gint i = 0; name != NULL && e->names[i] != NULL; i++) {
+        if (strcmp(name, e->names[i]) == 0) {
+            *value = i;
+            return TRUE;
+        }
+    }
+    g_autofree char *valid = weft_enum_list(e, ", ");
+    g_set_error(error, WEFT_KEYFILE_ERROR, WEFT_KEYFILE_ERROR_VALUE,
+                "unknown %s \"%s\"; expected one of %s", e->what, name != NULL ? name : "(null)",
+                valid);
+    return FALSE;
+}
+
+const char *
+weft_enum_name(const weft_enum_t *e, gint value)
+{
+    g_return_val_if_fail(e != NULL, "?");
+    for (gint i = 0; e->names[i] != NULL; i++) {
+        if (i == value) {
+            return e->names[i];
+        }
+    }
+    return "?";
+}
+
+char *
+weft_enum_list(const weft_enum_t *e, const char *sep)
+{
+    g_return_val_if_fail(e != NULL && sep != NULL, NULL);
+    return g_strjoinv(sep, (char **)e->names);
+}
+
+/* ---- configuration tables ------------------------------------------------------------- */
+
+/* What GKeyFile reads as a boolean (g_key_file_get_boolean). */
+static const char *const bool_names[] = {"true", "false", "1", "0", NULL};
+
+const weft_key_t *
+weft_keys_find(const weft_key_t *keys, guint n, const char *group, const char *key)
+{
+    for (guint i = 0; i < n; i++) {
+        if (strcmp(keys[i].group, group) == 0 && strcmp(keys[i].key, key) == 0) {
+            return &keys[i];
+        }
+    }
+    return NULL;
+}
+
+char *
+weft_keys_list(const weft_key_t *keys, guint n, const char *group)
+{
+    GString *s = g_string_new(NULL);
+    for (guint i = 0; i < n; i++) {
+        if (strcmp(keys[i].group, group) == 0) {
+            g_string_append_printf(s, "%s%s", s->len > 0 ? ", " : "", keys[i].key);
+        }
+    }
+    return g_string_free(s, FALSE);
+}
+
+gboolean
+weft_keys_parse_quantity(weft_key_type_t type, const char *text, double *value, GError **error)
+{
+    g_return_val_if_fail(text != NULL && value != NULL, FALSE);
+    g_autoptr(GError) uerr = NULL;
+    gboolean ok = FALSE;
+    if (type == WEFT_KEY_RATE) {
+        ok = weft_units_parse_rate(text, value, &uerr);
+    } else if (type == WEFT_KEY_TIME) {
+        weft_time_t ps = 0;
+        ok = weft_units_parse_time(text, &ps, &uerr);
+        *value = (double)ps;
+    } else if (type == WEFT_KEY_BYTES) {
+        guint64 b = 0;
+        ok = weft_units_parse_bytes(text, &b, &uerr);
+        *value = (double)b;
+    } else {
+        g_return_val_if_reached(FALSE);
+    }
+    if (!ok) {
+        g_set_error_literal(error, WEFT_KEYFILE_ERROR, WEFT_KEYFILE_ERROR_VALUE, uerr->message);
+    }
+    return ok;
+}
+
+static gboolean
+value_error(GError **error, const weft_key_t *k, const char *text, const char *why)
+{
+    g_set_error(error, WEFT_KEYFILE_ERROR, WEFT_KEYFILE_ERROR_VALUE, "%s.%s = \"%s\": %s",
+                k->group, k->key, text, why);
+    return FALSE;
+}
+
+gboolean
+weft_key_check(const weft_key_t *k, const char *text, const char *base_dir, char **normalized,
+               GError **error)
+{
+    g_return_val_if_fail(k != NULL && text != NULL && normalized != NULL, FALSE);
+    g_autoptr(GError) err = NULL;
+    *normalized = NULL;
+    if (text[0] == '\0' && k->dflt == NULL) {
+        return TRUE; /* "key =" in an effective configuration: a key without default, unset */
+    }
+    switch (k->type) {
+    case WEFT_KEY_PATH:
+        if (text[0] != '\0') {
+            *normalized = g_canonicalize_filename(text, base_dir);
+        }
+        return TRUE;
+    case WEFT_KEY_STRING:
+        if (k->check != NULL && !k->check(text, &err)) {
+            return value_error(error, k, text, err->message);
+        }
+        *normalized = g_strdup(text);
+        return TRUE;
+    case WEFT_KEY_BOOL:
+    case WEFT_KEY_ENUM: {
+        const char *const *names = k->type == WEFT_KEY_BOOL ? bool_names : k->choices->names;
+        if (!g_strv_contains(names, text)) {
+            g_autofree char *valid = g_strjoinv(", ", (char **)names);
+            g_autofree char *why = g_strdup_printf("expected one of %s", valid);
+            return value_error(error, k, text, why);
+        }
+        *normalized = g_strdup(text);
+        return TRUE;
+    }
+    case WEFT_KEY_INT:
+    case WEFT_KEY_UINT: {
+        gint64 v = 0;
+        if (!g_ascii_string_to_signed(text, 10, k->imin, k->imax, &v, NULL)) {
+            g_autofree char *why = g_strdup_printf(
+                "expected a whole number from %" G_GINT64_FORMAT " to %" G_GINT64_FORMAT, k->imin,
+                k->imax);
+            return value_error(error, k, text, why);
+        }
+        *normalized = g_strdup_printf("%" G_GINT64_FORMAT, v);
+        return TRUE;
+    }
+    case WEFT_KEY_NUMBER: {
+        char *end = NULL;
+        errno = 0;
+        double v = g_ascii_strtod(text, &end);
+        if (text[0] == '\0' || *end != '\0' || errno != 0 || !isfinite(v)) {
+            return value_error(error, k, text, "expected a number");
+        }
+        if ((k->nmin_open ? v <= k->nmin : v < k->nmin) || v > k->nmax) {
+            g_autofree char *why = g_strdup_printf("must be %s %g", k->nmin_open ? ">" : ">=",
+                                                   k->nmin);
+            return value_error(error, k, text, why);
+        }
+        char buf[G_ASCII_DTOSTR_BUF_SIZE];
+        *normalized = g_strdup(g_ascii_dtostr(buf, sizeof buf, v));
+        return TRUE;
+    }
+    case WEFT_KEY_RATE:
+    case WEFT_KEY_TIME:
+    case WEFT_KEY_BYTES: {
+        double v = 0.0;
+        if (!weft_keys_parse_quantity(k->type, text, &v, &err)) {
+            return value_error(error, k, text, err->message);
+        }
+        if (k->nmin_open && v <= k->nmin) {
+            g_autofree char *why = g_strdup_printf("must be > %g", k->nmin);
+            return value_error(error, k, text, why);
+        }
+        *normalized = g_strdup(text);
+        return TRUE;
+    }
+    }
+    g_return_val_if_reached(FALSE);
+}
+
+gboolean
+weft_key_apply(const weft_key_t *k, const char *text, void *obj, GError **error)
+{
+    g_return_val_if_fail(k != NULL && obj != NULL, FALSE);
+    if (text == NULL) {
+        return TRUE;
+    }
+    if (k->field != 0) {
+        gpointer f = G_STRUCT_MEMBER_P(obj, k->field - 1);
+        switch (k->type) {
+        case WEFT_KEY_PATH:
+        case WEFT_KEY_STRING:
+            *(const char **)f = text;
+            break;
+        case WEFT_KEY_BOOL:
+            *(gboolean *)f = strcmp(text, "true") == 0 || strcmp(text, "1") == 0;
+            break;
+        case WEFT_KEY_ENUM: {
+            gint v = 0;
+            if (!weft_enum_from_name(k->choices, text, &v, error)) {
+                return FALSE;
+            }
+            *(gint *)f = v;
+            break;
+        }
+        case WEFT_KEY_INT:
+        case WEFT_KEY_UINT: {
+            gint64 v = 0;
+            if (!g_ascii_string_to_signed(text, 10, k->imin, k->imax, &v, NULL)) {
+                return value_error(error, k, text, "expected a whole number");
+            }
+            if (k->type == WEFT_KEY_INT) {
+                *(gint64 *)f = v;
+            } else {
+                *(guint *)f = (guint)v;
+            }
+            break;
+        }
+        case WEFT_KEY_NUMBER:
+            *(double *)f = g_ascii_strtod(text, NULL);
+            break;
+        case WEFT_KEY_RATE:
+        case WEFT_KEY_TIME:
+        case WEFT_KEY_BYTES: {
+            double v = 0.0;
+            g_autoptr(GError) err = NULL;
+            if (!weft_keys_parse_quantity(k->type, text, &v, &err)) {
+                return value_error(error, k, text, err->message);
+            }
+            if (k->type == WEFT_KEY_RATE) {
+                *(double *)f = v;
+            } else if (k->type == WEFT_KEY_TIME) {
+                *(weft_time_t *)f = (weft_time_t)v;
+            } else {
+                *(guint64 *)f = (guint64)v;
+            }
+            break;
+        }
+        }
+    }
+    if (k->given != 0) {
+        G_STRUCT_MEMBER(gboolean, obj, k->given - 1) = TRUE;
+    }
+    return k->apply == NULL || k->apply(obj, text, error);
+}
+
+void
+weft_keys_apply_defaults(const weft_key_t *keys, guint n, void *obj)
+{
+    for (guint i = 0; i < n; i++) {
+        if (keys[i].dflt != NULL && keys[i].field != 0) {
+            const weft_key_t plain = {.group = keys[i].group,
+                                      .key = keys[i].key,
+                                      .type = keys[i].type,
+                                      .choices = keys[i].choices,
+                                      .imin = keys[i].imin,
+                                      .imax = keys[i].imax,
+                                      .field = keys[i].field};
+            gboolean ok = weft_key_apply(&plain, keys[i].dflt, obj, NULL);
+            g_assert(ok); /* a table's default is one of its own values */
+        }
+    }
+}
+
+void
+weft_key_format(GString *out, const weft_key_t *k, const char *value)
+{
+    g_string_append_printf(out, "# %s\n%s =%s%s\n", k->doc, k->key, value != NULL ? " " : "",
+                           value != NULL ? value : "");
+}
+
+/* ---- subcommand options ---------------------------------------------------------------- */
+
+typedef struct {
+    const weft_key_t *keys;
+    guint n;
+    char **texts;
+} option_ctx;
+
+static gboolean
+option_cb(const char *option_name, const char *value, gpointer data, GError **error)
+{
+    option_ctx *ctx = data;
+    gboolean is_long = g_str_has_prefix(option_name, "--");
+    const char *name = option_name + (is_long ? 2 : 1);
+    for (guint i = 0; i < ctx->n; i++) {
+        const weft_key_t *k = &ctx->keys[i];
+        if (k->option == NULL || (is_long ? strcmp(k->option, name) != 0
+                                          : (k->short_option == 0 || name[0] != k->short_option ||
+                                             name[1] != '\0'))) {
+            continue;
+        }
+        const char *text = value != NULL ? value : k->flag_value;
+        g_autofree char *norm = NULL;
+        g_autoptr(GError) err = NULL;
+        g_autofree char *stripped = g_strstrip(g_strdup(text));
+        if (!weft_key_check(k, stripped, NULL, &norm, &err)) {
+            /* "--tp x: expected a whole number ..." rather than the scenario key */
+            const char *why = strstr(err->message, "\": ");
+            g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--%s %s: %s", k->option,
+                        stripped, why != NULL ? why + 3 : err->message);
+            return FALSE;
+        }
+        g_free(ctx->texts[i]);
+        ctx->texts[i] = norm != NULL ? g_steal_pointer(&norm) : g_strdup("");
+        return TRUE;
+    }
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_UNKNOWN_OPTION, "unknown option %s",
+                option_name);
+    return FALSE;
+}
+
+GOptionGroup *
+weft_keys_option_group(const weft_key_t *keys, guint n, const char *group, char **texts)
+{
+    g_return_val_if_fail(keys != NULL && texts != NULL, NULL);
+    option_ctx *ctx = g_new0(option_ctx, 1);
+    ctx->keys = keys;
+    ctx->n = n;
+    ctx->texts = texts;
+    GOptionGroup *og = g_option_group_new(group != NULL ? group : "keys", "Configuration",
+                                          "Show the configuration options", ctx, g_free);
+    GArray *entries = g_array_new(TRUE, TRUE, sizeof(GOptionEntry));
+    for (guint i = 0; i < n; i++) {
+        const weft_key_t *k = &keys[i];
+        if (k->option == NULL || (group != NULL && strcmp(k->group, group) != 0)) {
+            continue;
+        }
+        GOptionEntry e = {
+            .long_name = k->option,
+            .short_name = k->short_option,
+            .flags = k->flag_value != NULL ? G_OPTION_FLAG_NO_ARG : 0,
+            .arg = G_OPTION_ARG_CALLBACK,
+            .arg_data = (gpointer)option_cb,
+            .description = k->doc,
+            .arg_description = k->flag_value != NULL ? NULL : k->arg,
+        };
+        g_array_append_val(entries, e);
+    }
+    g_option_group_add_entries(og, (const GOptionEntry *)(void *)entries->data);
+    g_array_free(entries, TRUE);
+    return og;
 }

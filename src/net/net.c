@@ -787,7 +787,27 @@ static const model_ops_t *const model_table[] = {
 static const char *const update_names[] = {
     [WEFT_NET_UPDATE_INCREMENTAL] = "incremental",
     [WEFT_NET_UPDATE_FULL] = "full",
+    NULL,
 };
+const weft_enum_t weft_net_update_enum = {"network update mode", update_names};
+static const char *const model_names[] = {
+    [WEFT_NET_ANALYTICAL] = "analytical",
+    [WEFT_NET_FLOW] = "flow",
+    NULL,
+};
+const weft_enum_t weft_net_model_enum = {"network model", model_names};
+
+const weft_key_t weft_net_keys[] = {
+    {"network", "model", WEFT_KEY_ENUM, "analytical",
+     "network model: analytical (latency + size / bottleneck bandwidth) or flow (links shared "
+     "max-min fairly)",
+     .choices = &weft_net_model_enum, .field = WEFT_KEY_FIELD(weft_net_options_t, model)},
+    {"network", "update", WEFT_KEY_ENUM, "incremental",
+     "flow model: re-solve only the transfers sharing links with a change (incremental) or all "
+     "of them (full, slow, to check incremental)",
+     .choices = &weft_net_update_enum, .field = WEFT_KEY_FIELD(weft_net_options_t, update)},
+};
+const guint weft_net_n_keys = G_N_ELEMENTS(weft_net_keys);
 
 /* ---- public functions -------------------------------------------------------- */
 
@@ -812,7 +832,7 @@ weft_net_update_from_name(const char *name, weft_net_update_t *update, GError **
 {
     g_return_val_if_fail(name != NULL, FALSE);
     g_return_val_if_fail(update != NULL, FALSE);
-    for (guint u = 0; u < G_N_ELEMENTS(update_names); u++) {
+    for (guint u = 0; update_names[u] != NULL; u++) {
         if (g_strcmp0(name, update_names[u]) == 0) {
             *update = (weft_net_update_t)u;
             return TRUE;
@@ -826,7 +846,7 @@ weft_net_update_from_name(const char *name, weft_net_update_t *update, GError **
 const char *
 weft_net_update_name(weft_net_update_t update)
 {
-    g_return_val_if_fail((guint)update < G_N_ELEMENTS(update_names), "?");
+    g_return_val_if_fail((guint)update < G_N_ELEMENTS(update_names) - 1, "?");
     return update_names[update];
 }
 
@@ -844,7 +864,7 @@ weft_net_new_full(weft_sim_t *sim, weft_topo_t *topo, const weft_net_options_t *
     g_return_val_if_fail(topo != NULL, NULL);
     g_return_val_if_fail(opts != NULL, NULL);
     g_return_val_if_fail((guint)opts->model < G_N_ELEMENTS(model_table), NULL);
-    g_return_val_if_fail((guint)opts->update < G_N_ELEMENTS(update_names), NULL);
+    g_return_val_if_fail((guint)opts->update < G_N_ELEMENTS(update_names) - 1, NULL);
     weft_net_t *net = g_new0(weft_net_t, 1);
     net->sim = sim;
     net->topo = topo;

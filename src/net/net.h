@@ -91,6 +91,7 @@
 
 #include <glib.h>
 
+#include "core/keyfile.h"
 #include "core/sim.h"
 #include "topo/topo.h"
 
@@ -126,6 +127,13 @@ typedef struct {
      * (weft_net_check_error()); O(V + C + E) per solve, for property tests. */
     gboolean check_solves;
 } weft_net_options_t;
+
+/* The [network] keys over weft_net_options_t (model, update; core/keyfile.h) and the
+ * name tables of the model (analytical, flow) and the update mode (incremental, full). */
+extern const weft_key_t weft_net_keys[];
+extern const guint weft_net_n_keys;
+extern const weft_enum_t weft_net_model_enum;
+extern const weft_enum_t weft_net_update_enum;
 
 /**
  * weft_net_done_fn:

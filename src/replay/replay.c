@@ -11,6 +11,31 @@
 
 /* clang-format off */
 G_DEFINE_QUARK(weft-replay-error-quark, weft_replay_error)
+
+/* ---- the replay's keys ----------------------------------------------------------- */
+
+static const char *const detail_names[] = {
+    [WEFT_REPLAY_DETAIL_TRANSFERS] = "transfers",
+    [WEFT_REPLAY_DETAIL_AUTO] = "auto",
+    [WEFT_REPLAY_DETAIL_COARSE] = "coarse",
+    NULL,
+};
+const weft_enum_t weft_replay_detail_enum = {"collective detail", detail_names};
+
+const weft_key_t weft_replay_keys[] = {
+    {"collectives", "detail", WEFT_KEY_ENUM, "auto",
+     "auto: a collective whose links provably carry nothing else while it runs takes one event "
+     "of its plan's isolated time, measured once per shape (the same times and link "
+     "statistics, far fewer events; faults and link time series run every transfer); "
+     "transfers: simulate every transfer; coarse: auto, and under flow a large ring collective "
+     "that cannot be timed exactly runs as one aggregate flow (approximate: doc/replay.md)",
+     .choices = &weft_replay_detail_enum, .field = WEFT_KEY_FIELD(weft_replay_config_t, detail)},
+    {"compute", "duration_scale", WEFT_KEY_NUMBER, "1",
+     "multiplies every trace duration (0.5 = compute twice as fast); > 0", .nmin = 0.0,
+     .nmax = G_MAXDOUBLE, .nmin_open = TRUE,
+     .field = WEFT_KEY_FIELD(weft_replay_config_t, duration_scale)},
+};
+const guint weft_replay_n_keys = G_N_ELEMENTS(weft_replay_keys);
 /* clang-format on */
 
 enum { STREAM_COMPUTE, STREAM_COMM, STREAM_CPU, N_STREAMS };

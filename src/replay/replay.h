@@ -140,6 +140,17 @@ typedef enum {
     WEFT_REPLAY_DETAIL_COARSE,
 } weft_replay_detail_t;
 
+/** The replay's keys (weft_replay_keys[]: collectives.detail, compute.duration_scale), resolved. */
+typedef struct {
+    weft_replay_detail_t detail; /* asked for; faults and link series may force TRANSFERS */
+    double duration_scale;       /* multiplies every trace duration; > 0 */
+} weft_replay_config_t;
+
+extern const weft_key_t weft_replay_keys[];
+extern const guint weft_replay_n_keys;
+/* transfers, auto, coarse (in weft_replay_detail_t's order) */
+extern const weft_enum_t weft_replay_detail_enum;
+
 /** WEFT_REPLAY_COARSE_MIN_XFERS: the smallest plan WEFT_REPLAY_DETAIL_COARSE aggregates. */
 #define WEFT_REPLAY_COARSE_MIN_XFERS 4096u
 

@@ -33,39 +33,6 @@ G_DEFINE_QUARK(weft - scenario - error - quark, weft_scenario_error)
 
 /* ---- the table of keys -------------------------------------------------------------- */
 
-typedef enum {
-    T_PATH,    /* a file or prefix; relative to the scenario file or the working directory */
-    T_STRING,  /* free text */
-    T_CHOICE,  /* one of a fixed list, or what a check function accepts */
-    T_INTEGER, /* a whole number in [imin, imax] */
-    T_NUMBER,  /* a real number in (nmin, nmax] or [nmin, nmax] */
-    T_RATE,    /* a rate with its unit (core/units.h) */
-    T_TIME,    /* a time with its unit */
-    T_BYTES,   /* a size with its unit */
-} value_type;
-
-typedef gboolean (*check_fn)(const char *text, GError **error);
-
-typedef struct {
-    const char *group;
-    const char *key;
-    value_type type;
-    const char *dflt; /* NULL: unset unless given */
-    const char *doc;  /* one line, also written as a comment by weft_scenario_to_ini() */
-    const char *const *choices;
-    check_fn check; /* T_CHOICE without a fixed list */
-    gint64 imin, imax;
-    double nmin, nmax;
-    gboolean nmin_open; /* the lower bound is excluded */
-} key_desc;
-
-static gboolean
-check_network_model(const char *text, GError **error)
-{
-    weft_net_model_t model;
-    return weft_net_model_from_name(text, &model, error);
-}
-
 /* [output] timeline_ranks: the syntax here, the range when the workload is known. */
 static gboolean
 check_timeline_ranks(const char *text, GError **error)
@@ -78,6 +45,14 @@ check_timeline_window(const char *text, GError **error)
 {
     weft_time_t a = 0, b = 0;
     return weft_report_parse_window(text, &a, &b, error);
+}
+
+static gboolean
+apply_timeline_window(void *obj, const char *text, GError **error)
+{
+    weft_scenario_config_t *c = obj;
+    return weft_report_parse_window(text, &c->output.window_start_ps, &c->output.window_end_ps,
+                                    error);
 }
 
 /* [faults] events: the lines' syntax now; their targets when the cluster is built. */
@@ -102,19 +77,11 @@ check_link_series(const char *text, GError **error)
     return TRUE;
 }
 
-/* [transformer] model: a generator preset (workload/gen.h); the error lists them. */
 static gboolean
-check_gen_model(const char *text, GError **error)
+apply_link_series(void *obj, const char *text, GError **error)
 {
-    weft_gen_config_t c;
-    return weft_gen_preset(text, &c, error);
-}
-
-/* [transformer] gpu: a GPU of the hw catalog; the error lists them. */
-static gboolean
-check_gpu(const char *text, GError **error)
-{
-    return weft_hw_gpu(text, error) != NULL;
+    weft_scenario_config_t *c = obj;
+    return weft_units_parse_time(text, &c->output.link_interval_ps, error);
 }
 
 /* workload.collective: an operation weft's collectives support (coll/coll.h). */
@@ -136,118 +103,13 @@ check_coll_op(const char *text, GError **error)
     return FALSE;
 }
 
-static const char *const placement_choices[] = {"in-order", "round-robin", "random", "file", NULL};
-static const char *const update_choices[] = {"incremental", "full", NULL};
-static const char *const detail_choices[] = {"auto", "transfers", "coarse", NULL};
-/* Forced collective choices (coll/tuning.h), like NCCL_ALGO and NCCL_PROTO. */
-static const char *const algo_choices[] = {"auto",         "ring",    "tree",   "nvls",
-                                           "nvls_tree",    "collnet", "direct", "halving_doubling",
-                                           "hierarchical", NULL};
-static const char *const proto_choices[] = {"auto", "ll", "ll128", "simple", NULL};
-static const char *const cpu_choices[] = {"intel", "amd", "other", NULL};
-static const char *const tuning_choices[] = {"auto", "off", "nccl", NULL};
-/* What GKeyFile reads as a boolean (g_key_file_get_boolean). */
-static const char *const bool_choices[] = {"true", "false", "1", "0", NULL};
-static const char *const recompute_choices[] = {"none", "selective", "full", NULL};
-static const char *const attention_choices[] = {"fused", "unfused", NULL};
-static const char *const precision_choices[] = {"bf16", "fp8", NULL};
-/* [transformer] keys: unset unless given (then the preset's or the generator's default). */
-#define TF_INT(name, lo, what)                                                                     \
-    {                                                                                              \
-        "transformer", name, T_INTEGER, NULL, what, .imin = lo, .imax = G_MAXUINT32                \
-    }
-#define TF_CHOICE(name, what, list)                                                                \
-    {                                                                                              \
-        "transformer", name, T_CHOICE, NULL, what, list                                            \
-    }
-#define ALGO_KEY(op, what)                                                                         \
-    {                                                                                              \
-        "collectives", op "_algorithm", T_CHOICE, "auto",                                          \
-            "algorithm of every " what ": auto (NCCL's tuning model) or forced (NCCL_ALGO)",       \
-            algo_choices                                                                           \
-    }
-#define PROTO_KEY(op, what)                                                                        \
-    {                                                                                              \
-        "collectives", op "_protocol", T_CHOICE, "auto",                                           \
-            "protocol of every " what ": auto (NCCL's tuning model) or forced (NCCL_PROTO)",       \
-            proto_choices                                                                          \
-    }
+static gboolean
+apply_coll_op(void *obj, const char *text, GError **error)
+{
+    weft_scenario_config_t *c = obj;
+    return weft_coll_op_from_name(text, &c->workload.collective_op) || check_coll_op(text, error);
+}
 
-/* Indexes into keys[], in the table's (and the effective configuration's) order. */
-enum {
-    K_CLUSTER_FILE,
-    K_TRACE,
-    K_COMM_GROUPS,
-    K_PLACEMENT,
-    K_PLACEMENT_SEED,
-    K_PLACEMENT_FILE,
-    K_COLLECTIVE,
-    K_COLL_BYTES,
-    K_COLL_ITERATIONS,
-    K_COLL_RANKS,
-    K_TF_MODEL,
-    K_TF_LAYERS,
-    K_TF_HIDDEN,
-    K_TF_HEADS,
-    K_TF_KV_HEADS,
-    K_TF_FFN,
-    K_TF_VOCAB,
-    K_TF_SEQ,
-    K_TF_EXPERTS,
-    K_TF_TOP_K,
-    K_TF_GATED,
-    K_TF_ATTENTION,
-    K_TF_TP,
-    K_TF_PP,
-    K_TF_DP,
-    K_TF_CP,
-    K_TF_EP,
-    K_TF_VPP,
-    K_TF_SP,
-    K_TF_DIST_OPT,
-    K_TF_OVERLAP_DP,
-    K_TF_MICRO_BATCH,
-    K_TF_GLOBAL_BATCH,
-    K_TF_RECOMPUTE,
-    K_TF_PRECISION,
-    K_TF_GPU,
-    K_CHUNKS,
-    K_TUNING,
-    K_CHANNELS,
-    K_CPU,
-    K_AR_ALGO,
-    K_AR_PROTO,
-    K_AG_ALGO,
-    K_AG_PROTO,
-    K_RS_ALGO,
-    K_RS_PROTO,
-    K_A2A_ALGO,
-    K_A2A_PROTO,
-    K_BCAST_ALGO,
-    K_BCAST_PROTO,
-    K_REDUCE_ALGO,
-    K_REDUCE_PROTO,
-    K_DETAIL,
-    K_MODEL,
-    K_UPDATE,
-    K_ECMP_SEED,
-    K_DURATION_SCALE,
-    K_FAULTS_FILE,
-    K_FAULTS_EVENTS,
-    K_OUTPUT_DIR,
-    K_TIMELINE,
-    K_TIMELINE_RANKS,
-    K_TIMELINE_WINDOW,
-    K_LINK_SERIES,
-    N_KEYS
-};
-
-/*
- * The upper bound of collectives.chunks only guards against typos: a ring
- * all-reduce plan over n members has 2 (n - 1) n C transfers, so C = 2^20 on
- * 8 GPUs is already 117 million transfers per collective.
- */
-#define MAX_CHUNKS (1 << 20)
 /*
  * The upper bound of workload.collective_iterations guards against typos: each
  * rank keeps a communicator and a peer entry per iteration, so 10,000
@@ -255,157 +117,139 @@ enum {
  */
 #define MAX_COLL_ITERATIONS 10000
 
-static const key_desc keys[N_KEYS] = {
-    [K_CLUSTER_FILE] = {"cluster", "file", T_PATH, NULL,
-                        "cluster file: weft INI, ASTRA-sim network YAML or GraphML; or describe "
-                        "the cluster inline with the keys of an INI cluster file"},
-    [K_TRACE] = {"workload", "trace", T_PATH, NULL,
-                 "Chakra trace prefix (PREFIX.0.et, ...), text workload or generator spec; or "
-                 "describe the workload with [transformer] or workload.collective"},
-    [K_COMM_GROUPS] = {"workload", "comm_groups", T_PATH, NULL,
-                       "communicator groups as JSON {\"1\": [0,1,...], ...} (optional)"},
-    [K_PLACEMENT] = {"workload", "placement", T_CHOICE, "in-order",
-                     "ranks to GPUs: in-order, round-robin (over nodes), random, file",
-                     placement_choices},
-    [K_PLACEMENT_SEED] = {"workload", "placement_seed", T_INTEGER, "1",
-                          "seed of placement = random", .imin = 0, .imax = G_MAXINT64},
-    [K_PLACEMENT_FILE] = {"workload", "placement_file", T_PATH, NULL,
-                          "placement = file: one GPU (number or vertex name) per rank, per line"},
-    [K_COLLECTIVE] = {"workload", "collective", T_CHOICE, NULL,
-                      "instead of a trace, one collective: all_reduce, all_gather, "
-                      "reduce_scatter, all_to_all, broadcast, reduce, ... (coll/coll.h)",
-                      .check = check_coll_op},
-    [K_COLL_BYTES] = {"workload", "collective_bytes", T_BYTES, NULL,
-                      "its size with a unit, e.g. 64MiB: comm_size, as doc/collectives.md "
-                      "defines it per operation; > 0 (a barrier takes none)",
-                      .nmin = 0.0, .nmin_open = TRUE},
-    [K_COLL_ITERATIONS] = {"workload", "collective_iterations", T_INTEGER, "1",
-                           "times each rank runs the collective, each after the previous one",
-                           .imin = 1, .imax = MAX_COLL_ITERATIONS},
-    [K_COLL_RANKS] = {"workload", "collective_ranks", T_INTEGER, NULL,
-                      "ranks taking part (ranks 0..N-1, placed as workload.placement says); "
-                      "unset: every GPU of the cluster",
-                      .imin = 1, .imax = G_MAXUINT32},
-    [K_TF_MODEL] = {"transformer", "model", T_CHOICE, NULL,
-                    "instead of a trace, generate a training step: a weft gen preset "
-                    "(gpt3-175b, llama3.1-405b, ...) whose fields the keys below override",
-                    .check = check_gen_model},
-    [K_TF_LAYERS] = TF_INT("layers", 1, "transformer layers"),
-    [K_TF_HIDDEN] = TF_INT("hidden", 1, "hidden size"),
-    [K_TF_HEADS] = TF_INT("heads", 1, "attention heads"),
-    [K_TF_KV_HEADS] = TF_INT("kv_heads", 1, "key-value heads (grouped-query attention)"),
-    [K_TF_FFN] = TF_INT("ffn", 1, "MLP hidden size"),
-    [K_TF_VOCAB] = TF_INT("vocab", 1, "vocabulary size"),
-    [K_TF_SEQ] = TF_INT("seq", 1, "sequence length (tokens)"),
-    [K_TF_EXPERTS] = TF_INT("experts", 0, "MoE experts (0 or 1: dense MLP)"),
-    [K_TF_TOP_K] = TF_INT("top_k", 0, "experts per token"),
-    [K_TF_GATED] =
-        TF_CHOICE("gated", "SwiGLU MLP, 3 matrices (Llama, Mixtral): true or false", bool_choices),
-    [K_TF_ATTENTION] = TF_CHOICE(
-        "attention", "fused (flash attention) or unfused (Megatron-LM 2022)", attention_choices),
-    [K_TF_TP] = TF_INT("tp", 1, "tensor-parallel size (default 1)"),
-    [K_TF_PP] = TF_INT("pp", 1, "pipeline-parallel size (default 1)"),
-    [K_TF_DP] = TF_INT("dp", 1, "data-parallel size; unset: the cluster's GPUs / (tp x pp x cp)"),
-    [K_TF_CP] = TF_INT("cp", 1, "context-parallel size (default 1)"),
-    [K_TF_EP] = TF_INT("ep", 1, "expert-parallel size, inside dp (default 1)"),
-    [K_TF_VPP] = TF_INT("vpp", 1, "virtual pipeline stages per rank (default 1: 1F1B)"),
-    [K_TF_SP] = TF_CHOICE("sp", "sequence parallelism (with tp > 1): true or false", bool_choices),
-    [K_TF_DIST_OPT] = TF_CHOICE("dist_opt",
-                                "distributed optimizer (reduce-scatter + all-gather): true or "
-                                "false",
-                                bool_choices),
-    [K_TF_OVERLAP_DP] = TF_CHOICE("overlap_dp",
-                                  "overlap gradient reduction and parameter gathering with "
-                                  "compute (presets: true)",
-                                  bool_choices),
-    [K_TF_MICRO_BATCH] = TF_INT("micro_batch", 1, "sequences per micro-batch (default 1)"),
-    [K_TF_GLOBAL_BATCH] = TF_INT("global_batch", 1, "sequences per step; unset: micro_batch x dp"),
-    [K_TF_RECOMPUTE] = TF_CHOICE("recompute", "activation recomputation: none, selective, full",
-                                 recompute_choices),
-    [K_TF_PRECISION] =
-        TF_CHOICE("precision", "GEMM precision: bf16 (default) or fp8", precision_choices),
-    [K_TF_GPU] = {"transformer", "gpu", T_CHOICE, NULL,
-                  "GPU model of the compute times (hw catalog); unset: h100", .check = check_gpu},
-    [K_CHUNKS] = {"collectives", "chunks", T_INTEGER, NULL,
-                  "pipeline chunks per collective (1 to 1048576); unset: NCCL's choice under "
-                  "tuning = nccl, 1 under tuning = off; given, it forces NCCL's choice",
-                  .imin = 1, .imax = MAX_CHUNKS},
-    [K_TUNING] =
-        {"collectives", "tuning", T_CHOICE, "auto",
-         "nccl: every collective runs as NCCL's tuning model chooses (algorithm, protocol, "
-         "channels, chunks; doc/collectives.md); off: one ring (direct for all-to-all) "
-         "with collectives.chunks and no protocol costs (the closed-form model); auto: nccl "
-         "on clusters with NVLink or NICs, off on abstract ones (ASTRA-sim networks, rings, "
-         "tori of bare GPUs), where NCCL's tables do not apply",
-         tuning_choices},
-    [K_CHANNELS] =
-        {"collectives", "channels", T_INTEGER, "0",
-         "channels per collective: 0 = as NCCL's tuning chooses (NCCL_MIN/MAX_NCHANNELS)",
-         .imin = 0, .imax = 64},
-    [K_CPU] = {"collectives", "cpu", T_CHOICE, "intel",
-               "host CPU vendor, for NCCL's network overheads (AWS p5: amd)", cpu_choices},
-    [K_AR_ALGO] = ALGO_KEY("all_reduce", "all-reduce (and barrier)"),
-    [K_AR_PROTO] = PROTO_KEY("all_reduce", "all-reduce (and barrier)"),
-    [K_AG_ALGO] = ALGO_KEY("all_gather", "all-gather"),
-    [K_AG_PROTO] = PROTO_KEY("all_gather", "all-gather"),
-    [K_RS_ALGO] = ALGO_KEY("reduce_scatter", "reduce-scatter"),
-    [K_RS_PROTO] = PROTO_KEY("reduce_scatter", "reduce-scatter"),
-    [K_A2A_ALGO] = ALGO_KEY("alltoall", "all-to-all (and gather, scatter)"),
-    [K_A2A_PROTO] = PROTO_KEY("alltoall", "all-to-all (and gather, scatter)"),
-    [K_BCAST_ALGO] = ALGO_KEY("broadcast", "broadcast"),
-    [K_BCAST_PROTO] = PROTO_KEY("broadcast", "broadcast"),
-    [K_REDUCE_ALGO] = ALGO_KEY("reduce", "reduce"),
-    [K_REDUCE_PROTO] = PROTO_KEY("reduce", "reduce"),
-    [K_DETAIL] = {"collectives", "detail", T_CHOICE, "auto",
-                  "auto: a collective whose links provably carry nothing else while it runs "
-                  "takes one event of its plan's isolated time, measured once per shape (the "
-                  "same times and link statistics, far fewer events; faults and link time "
-                  "series run every transfer); transfers: simulate every transfer; coarse: "
-                  "auto, and under flow a large ring collective that cannot be timed exactly "
-                  "runs as one aggregate flow (approximate: doc/replay.md)",
-                  detail_choices},
-    [K_MODEL] = {"network", "model", T_CHOICE, "analytical",
-                 "network model: analytical (latency + size / bottleneck bandwidth) or flow "
-                 "(links shared max-min fairly)",
-                 .check = check_network_model},
-    [K_UPDATE] = {"network", "update", T_CHOICE, "incremental",
-                  "flow model: re-solve only the transfers sharing links with a change "
-                  "(incremental) or all of them (full, slow, to check incremental)",
-                  update_choices},
-    [K_ECMP_SEED] = {"network", "ecmp_seed", T_INTEGER, "0",
-                     "seed mixed into the ECMP hash that picks among equal-cost paths", .imin = 0,
-                     .imax = G_MAXINT64},
-    [K_DURATION_SCALE] = {"compute", "duration_scale", T_NUMBER, "1",
-                          "multiplies every trace duration (0.5 = compute twice as fast); > 0",
-                          .nmin = 0.0, .nmax = G_MAXDOUBLE, .nmin_open = TRUE},
-    [K_FAULTS_FILE] = {"faults", "file", T_PATH, NULL,
-                       "fault schedule of the step: one fault per line, `TIME KIND TARGET ...` "
-                       "(doc/failures.md); unset: none"},
-    [K_FAULTS_EVENTS] = {"faults", "events", T_CHOICE, NULL,
-                         "faults inline, as lines of a fault file separated by ';', e.g. "
-                         "`1ms link_down leaf0 spine0; 2ms link_up leaf0 spine0`; unset: none",
-                         .check = check_fault_events},
-    [K_OUTPUT_DIR] = {"output", "dir", T_PATH, NULL,
-                      "directory for scenario.ini, ranks.csv and summary.txt (created if "
-                      "missing), and with weft replay summary.json, collectives.csv, links.csv "
-                      "(doc/outputs.md); unset: print only"},
-    [K_TIMELINE] = {"output", "timeline", T_PATH, NULL,
-                    "Chrome trace event JSON of the run (Perfetto, chrome://tracing); unset: none"},
-    [K_TIMELINE_RANKS] = {"output", "timeline_ranks", T_CHOICE, NULL,
-                          "ranks kept in the timeline, e.g. 0-7,12; unset: all",
-                          .check = check_timeline_ranks},
-    [K_TIMELINE_WINDOW] = {"output", "timeline_window", T_CHOICE, NULL,
-                           "keep timeline nodes overlapping START:END, e.g. 1ms:3ms; unset: all",
-                           .check = check_timeline_window},
-    [K_LINK_SERIES] = {"output", "link_series", T_CHOICE, NULL,
-                       "sample link utilization every INTERVAL (flow model): "
-                       "links_timeseries.csv and timeline counters; unset: none",
-                       .check = check_link_series},
+#define F(member) WEFT_KEY_FIELD(weft_scenario_config_t, member)
+
+/* The scenario's own keys (what it interprets itself), in three runs between module tables. */
+static const weft_key_t own_cluster_trace[] = {
+    {"cluster", "file", WEFT_KEY_PATH, NULL,
+     "cluster file: weft INI, ASTRA-sim network YAML or GraphML; or describe the cluster inline "
+     "with the keys of an INI cluster file",
+     .field = F(cluster_file)},
+    {"workload", "trace", WEFT_KEY_PATH, NULL,
+     "Chakra trace prefix (PREFIX.0.et, ...), text workload or generator spec; or describe the "
+     "workload with [transformer] or workload.collective",
+     .field = F(workload.trace)},
+    {"workload", "comm_groups", WEFT_KEY_PATH, NULL,
+     "communicator groups as JSON {\"1\": [0,1,...], ...} (optional)",
+     .field = F(workload.comm_groups)},
 };
 
-/* The groups, in the order they are written: that of keys[], with [faults] before [output]. */
+static const weft_key_t own_collective[] = {
+    {"workload", "collective", WEFT_KEY_STRING, NULL,
+     "instead of a trace, one collective: all_reduce, all_gather, reduce_scatter, all_to_all, "
+     "broadcast, reduce, ... (coll/coll.h)",
+     .check = check_coll_op, .apply = apply_coll_op, .field = F(workload.collective)},
+    {"workload", "collective_bytes", WEFT_KEY_BYTES, NULL,
+     "its size with a unit, e.g. 64MiB: comm_size, as doc/collectives.md defines it per "
+     "operation; > 0 (a barrier takes none)",
+     .nmin = 0.0, .nmin_open = TRUE, .field = F(workload.collective_bytes)},
+    {"workload", "collective_iterations", WEFT_KEY_UINT, "1",
+     "times each rank runs the collective, each after the previous one", .imin = 1,
+     .imax = MAX_COLL_ITERATIONS, .field = F(workload.collective_iterations)},
+    {"workload", "collective_ranks", WEFT_KEY_UINT, NULL,
+     "ranks taking part (ranks 0..N-1, placed as workload.placement says); unset: every GPU of "
+     "the cluster",
+     .imin = 1, .imax = G_MAXUINT32, .field = F(workload.collective_ranks),
+     .given = F(workload.collective_ranks_given)},
+};
+
+static const weft_key_t own_run[] = {
+    {"network", "ecmp_seed", WEFT_KEY_INT, "0",
+     "seed mixed into the ECMP hash that picks among equal-cost paths", .imin = 0,
+     .imax = G_MAXINT64, .field = F(ecmp_seed)},
+    {"faults", "file", WEFT_KEY_PATH, NULL,
+     "fault schedule of the step: one fault per line, `TIME KIND TARGET ...` (doc/failures.md); "
+     "unset: none",
+     .field = F(faults_file)},
+    {"faults", "events", WEFT_KEY_STRING, NULL,
+     "faults inline, as lines of a fault file separated by ';', e.g. `1ms link_down leaf0 "
+     "spine0; 2ms link_up leaf0 spine0`; unset: none",
+     .check = check_fault_events, .field = F(faults_events)},
+    {"output", "dir", WEFT_KEY_PATH, NULL,
+     "directory for scenario.ini, ranks.csv and summary.txt (created if missing), and with weft "
+     "replay summary.json, collectives.csv, links.csv (doc/outputs.md); unset: print only",
+     .field = F(output.dir)},
+    {"output", "timeline", WEFT_KEY_PATH, NULL,
+     "Chrome trace event JSON of the run (Perfetto, chrome://tracing); unset: none",
+     .field = F(output.timeline)},
+    {"output", "timeline_ranks", WEFT_KEY_STRING, NULL,
+     "ranks kept in the timeline, e.g. 0-7,12; unset: all", .check = check_timeline_ranks,
+     .field = F(output.timeline_ranks)},
+    {"output", "timeline_window", WEFT_KEY_STRING, NULL,
+     "keep timeline nodes overlapping START:END, e.g. 1ms:3ms; unset: all",
+     .check = check_timeline_window, .apply = apply_timeline_window},
+    {"output", "link_series", WEFT_KEY_STRING, NULL,
+     "sample link utilization every INTERVAL (flow model): links_timeseries.csv and timeline "
+     "counters; unset: none",
+     .check = check_link_series, .apply = apply_link_series},
+};
+
+/*
+ * The scenario is the composition of the module tables: each section's rows
+ * store into the part of weft_scenario_config_t at @base. Within a group, the
+ * keys keep the order of this list (the effective configuration's order); the
+ * [transformer] preset (its first row) applies before the keys that override it.
+ */
+typedef struct {
+    const weft_key_t *rows;
+    const guint *n;
+    gsize base;
+} section_t;
+
+static const guint n_own_cluster_trace = G_N_ELEMENTS(own_cluster_trace);
+static const guint n_own_collective = G_N_ELEMENTS(own_collective);
+static const guint n_own_run = G_N_ELEMENTS(own_run);
+
+static const section_t sections[] = {
+    {own_cluster_trace, &n_own_cluster_trace, 0},
+    {weft_place_keys, &weft_place_n_keys, G_STRUCT_OFFSET(weft_scenario_config_t, placement)},
+    {own_collective, &n_own_collective, 0},
+    {weft_gen_keys, &weft_gen_n_keys, G_STRUCT_OFFSET(weft_scenario_config_t, transformer)},
+    {weft_coll_keys, &weft_coll_n_keys, G_STRUCT_OFFSET(weft_scenario_config_t, collectives)},
+    {weft_replay_keys, &weft_replay_n_keys, G_STRUCT_OFFSET(weft_scenario_config_t, replay)},
+    {weft_net_keys, &weft_net_n_keys, G_STRUCT_OFFSET(weft_scenario_config_t, network)},
+    {own_run, &n_own_run, 0},
+};
+
+/* The groups, in the order they are written. */
 static const char *const groups[] = {"cluster", "workload", "transformer", "collectives", "network",
                                      "compute", "faults",   "output",      NULL};
+
+/* The composed table: every row with the offset of its section, in the sections' order. */
+typedef struct {
+    const weft_key_t *row;
+    gsize base;
+} flat_key;
+
+static const flat_key *flat;
+static weft_key_t *flat_rows; /* copies of the rows, for weft_keys_find() and weft_keys_list() */
+static guint n_keys;
+
+static void
+compose_keys(void)
+{
+    static gsize once = 0;
+    if (g_once_init_enter(&once)) {
+        guint n = 0;
+        for (guint s = 0; s < G_N_ELEMENTS(sections); s++) {
+            n += *sections[s].n;
+        }
+        flat_key *f = g_new0(flat_key, n);
+        weft_key_t *rows = g_new0(weft_key_t, n);
+        guint k = 0;
+        for (guint s = 0; s < G_N_ELEMENTS(sections); s++) {
+            for (guint i = 0; i < *sections[s].n; i++, k++) {
+                f[k].row = &sections[s].rows[i];
+                f[k].base = sections[s].base;
+                rows[k] = sections[s].rows[i];
+            }
+        }
+        flat = f;
+        flat_rows = rows;
+        n_keys = n;
+        g_once_init_leave(&once, 1);
+    }
+}
 
 /* ---- the scenario ----------------------------------------------------------------------- */
 
@@ -430,8 +274,8 @@ kv_pair_free(gpointer p)
 }
 
 struct weft_scenario {
-    char *value[N_KEYS];     /* final text (paths absolute); NULL: the default */
-    char *given[N_KEYS];     /* for the report: as typed on the command line; NULL: the default */
+    char **value;            /* per composed key: final text (paths absolute); NULL: the default */
+    char **given;            /* for the report: as typed on the command line; NULL: the default */
     GPtrArray *cluster_own;  /* kv_pair: [cluster] keys of the scenario and --set, in order */
     GPtrArray *cluster_file; /* kv_pair: [cluster] keys of the INI cluster file */
     cluster_format format;   /* of cluster.file, when set */
@@ -441,7 +285,10 @@ struct weft_scenario {
 weft_scenario_t *
 weft_scenario_new(void)
 {
+    compose_keys();
     weft_scenario_t *sc = g_new0(weft_scenario_t, 1);
+    sc->value = g_new0(char *, n_keys);
+    sc->given = g_new0(char *, n_keys);
     sc->cluster_own = g_ptr_array_new_with_free_func(kv_pair_free);
     sc->cluster_file = g_ptr_array_new_with_free_func(kv_pair_free);
     return sc;
@@ -453,10 +300,12 @@ weft_scenario_free(weft_scenario_t *sc)
     if (sc == NULL) {
         return;
     }
-    for (guint i = 0; i < N_KEYS; i++) {
+    for (guint i = 0; i < n_keys; i++) {
         g_free(sc->value[i]);
         g_free(sc->given[i]);
     }
+    g_free(sc->value);
+    g_free(sc->given);
     g_ptr_array_unref(sc->cluster_own);
     g_ptr_array_unref(sc->cluster_file);
     g_free(sc->source);
@@ -466,12 +315,8 @@ weft_scenario_free(weft_scenario_t *sc)
 static gint
 find_key(const char *group, const char *key)
 {
-    for (guint i = 0; i < N_KEYS; i++) {
-        if (strcmp(keys[i].group, group) == 0 && strcmp(keys[i].key, key) == 0) {
-            return (gint)i;
-        }
-    }
-    return -1;
+    const weft_key_t *row = weft_keys_find(flat_rows, n_keys, group, key);
+    return row != NULL ? (gint)(row - flat_rows) : -1;
 }
 
 static kv_pair *
@@ -502,7 +347,16 @@ set_pair(GPtrArray *pairs, const char *key, const char *value)
 static const char *
 current(const weft_scenario_t *sc, guint k)
 {
-    return sc->value[k] != NULL ? sc->value[k] : keys[k].dflt;
+    return sc->value[k] != NULL ? sc->value[k] : flat[k].row->dflt;
+}
+
+/* The index of group.key, which must be a key of the table. */
+static guint
+key_index(const char *group, const char *key)
+{
+    gint k = find_key(group, key);
+    g_assert(k >= 0);
+    return (guint)k;
 }
 
 static char *
@@ -513,25 +367,6 @@ valid_groups_text(void)
         g_string_append_printf(s, "%s[%s]", i > 0 ? ", " : "", groups[i]);
     }
     return g_string_free(s, FALSE);
-}
-
-static char *
-valid_keys_text(const char *group)
-{
-    GString *s = g_string_new(NULL);
-    for (guint i = 0; i < N_KEYS; i++) {
-        if (strcmp(keys[i].group, group) == 0) {
-            g_string_append_printf(s, "%s%s", s->len > 0 ? ", " : "", keys[i].key);
-        }
-    }
-    return g_string_free(s, FALSE);
-}
-
-static char *
-choices_text(const char *const *choices)
-{
-    g_autofree char *joined = g_strjoinv(", ", (char **)choices);
-    return g_strdup(joined);
 }
 
 /* A GKeyFile key name: what GKeyFile itself accepts, minus the odd characters. */
@@ -635,116 +470,30 @@ read_cluster_file(const char *path, cluster_format *format, GPtrArray *pairs, GE
 
 /* ---- setting values ------------------------------------------------------------------------- */
 
-/* Checks @text against key @k; on success *@out is the text to store (NULL: unset). */
-static gboolean
-check_value(guint k, const char *text, const char *base_dir, char **out, GError **error)
-{
-    const key_desc *d = &keys[k];
-    g_autoptr(GError) err = NULL;
-    *out = NULL;
-    if (text[0] == '\0' && d->dflt == NULL) {
-        return TRUE; /* "key =" in an effective configuration: a key without default, unset */
-    }
-    switch (d->type) {
-    case T_PATH:
-        if (text[0] != '\0') {
-            *out = g_canonicalize_filename(text, base_dir);
-        }
-        return TRUE;
-    case T_STRING:
-        *out = g_strdup(text);
-        return TRUE;
-    case T_CHOICE:
-        if (d->check != NULL) {
-            if (!d->check(text, &err)) {
-                g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE,
-                            "%s.%s = \"%s\": %s", d->group, d->key, text, err->message);
-                return FALSE;
-            }
-        } else if (!g_strv_contains(d->choices, text)) {
-            g_autofree char *valid = choices_text(d->choices);
-            g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE,
-                        "%s.%s = \"%s\": expected one of %s", d->group, d->key, text, valid);
-            return FALSE;
-        }
-        *out = g_strdup(text);
-        return TRUE;
-    case T_INTEGER: {
-        gint64 v = 0;
-        if (!g_ascii_string_to_signed(text, 10, d->imin, d->imax, &v, &err)) {
-            g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE,
-                        "%s.%s = \"%s\": expected a whole number from %" G_GINT64_FORMAT
-                        " to %" G_GINT64_FORMAT,
-                        d->group, d->key, text, d->imin, d->imax);
-            return FALSE;
-        }
-        *out = g_strdup_printf("%" G_GINT64_FORMAT, v);
-        return TRUE;
-    }
-    case T_NUMBER: {
-        char *end = NULL;
-        errno = 0;
-        double v = g_ascii_strtod(text, &end);
-        if (text[0] == '\0' || *end != '\0' || errno != 0 || !isfinite(v)) {
-            g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE,
-                        "%s.%s = \"%s\": expected a number", d->group, d->key, text);
-            return FALSE;
-        }
-        if ((d->nmin_open ? v <= d->nmin : v < d->nmin) || v > d->nmax) {
-            g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE,
-                        "%s.%s = \"%s\": must be %s %g", d->group, d->key, text,
-                        d->nmin_open ? ">" : ">=", d->nmin);
-            return FALSE;
-        }
-        char buf[G_ASCII_DTOSTR_BUF_SIZE];
-        *out = g_strdup(g_ascii_dtostr(buf, sizeof buf, v));
-        return TRUE;
-    }
-    case T_RATE:
-    case T_TIME:
-    case T_BYTES: {
-        const char *what = d->type == T_RATE ? "rate" : (d->type == T_TIME ? "time" : "bytes");
-        double v = 0.0;
-        if (!weft_scenario_i_parse_quantity(what, text, &v, &err)) {
-            g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE, "%s.%s = \"%s\": %s",
-                        d->group, d->key, text, err->message);
-            return FALSE;
-        }
-        if (d->nmin_open && v <= d->nmin) {
-            g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE,
-                        "%s.%s = \"%s\": must be > %g", d->group, d->key, text, d->nmin);
-            return FALSE;
-        }
-        *out = g_strdup(text);
-        return TRUE;
-    }
-    }
-    g_assert_not_reached();
-}
-
 gboolean
 weft_scenario_i_parse_quantity(const char *type, const char *text, double *value, GError **error)
 {
     g_return_val_if_fail(type != NULL && text != NULL && value != NULL, FALSE);
-    g_autoptr(GError) uerr = NULL;
-    gboolean ok = FALSE;
-    if (strcmp(type, "rate") == 0) {
-        ok = weft_units_parse_rate(text, value, &uerr);
-    } else if (strcmp(type, "time") == 0) {
-        weft_time_t ps = 0;
-        ok = weft_units_parse_time(text, &ps, &uerr);
-        *value = (double)ps;
-    } else if (strcmp(type, "bytes") == 0) {
-        guint64 b = 0;
-        ok = weft_units_parse_bytes(text, &b, &uerr);
-        *value = (double)b;
-    } else {
-        g_return_val_if_reached(FALSE);
+    static const char *const quantity_names[] = {"rate", "time", "bytes", NULL};
+    static const weft_enum_t quantity_enum = {"quantity", quantity_names};
+    static const weft_key_type_t types[] = {WEFT_KEY_RATE, WEFT_KEY_TIME, WEFT_KEY_BYTES};
+    gint t = 0;
+    g_return_val_if_fail(weft_enum_from_name(&quantity_enum, type, &t, NULL), FALSE);
+    GError *e = NULL;
+    if (!weft_keys_parse_quantity(types[t], text, value, &e)) {
+        g_set_error_literal(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE, e->message);
+        g_error_free(e);
+        return FALSE;
     }
-    if (!ok) {
-        g_set_error_literal(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE, uerr->message);
-    }
-    return ok;
+    return TRUE;
+}
+
+/* The engine's errors carry the scenario's codes (keyfile.h); they are reported as such. */
+static void
+scenario_error(GError **error, GError *e)
+{
+    g_set_error_literal(error, WEFT_SCENARIO_ERROR, e->code, e->message);
+    g_error_free(e);
 }
 
 /*
@@ -779,17 +528,19 @@ set_internal(weft_scenario_t *sc, const char *group, const char *key, const char
         return TRUE;
     }
     if (k < 0) {
-        g_autofree char *valid = valid_keys_text(group);
+        g_autofree char *valid = weft_keys_list(flat_rows, n_keys, group);
         g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
                     "unknown key %s.%s; valid keys of [%s]: %s", group, key, group, valid);
         return FALSE;
     }
     char *checked = NULL;
-    if (!check_value((guint)k, text, base_dir, &checked, error)) {
+    GError *e = NULL;
+    if (!weft_key_check(flat[k].row, text, base_dir, &checked, &e)) {
+        scenario_error(error, e);
         return FALSE;
     }
     g_autofree char *stored = checked;
-    if (k == K_CLUSTER_FILE) {
+    if (flat[k].row == &own_cluster_trace[0]) { /* cluster.file */
         g_autoptr(GPtrArray) pairs = g_ptr_array_new_with_free_func(kv_pair_free);
         cluster_format format = CLUSTER_FILE_INI;
         if (stored != NULL && !read_cluster_file(stored, &format, pairs, error)) {
@@ -937,13 +688,10 @@ weft_scenario_to_ini(const weft_scenario_t *sc)
     for (guint g = 0; groups[g] != NULL; g++) {
         const char *group = groups[g];
         g_string_append_printf(s, "\n[%s]\n", group);
-        for (guint k = 0; k < N_KEYS; k++) {
-            if (strcmp(keys[k].group, group) != 0) {
-                continue;
+        for (guint k = 0; k < n_keys; k++) {
+            if (strcmp(flat[k].row->group, group) == 0) {
+                weft_key_format(s, flat[k].row, current(sc, k));
             }
-            const char *v = current(sc, k);
-            g_string_append_printf(s, "# %s\n%s =%s%s\n", keys[k].doc, keys[k].key,
-                                   v != NULL ? " " : "", v != NULL ? v : "");
         }
         if (strcmp(group, "cluster") == 0) {
             g_autoptr(GPtrArray) merged = merged_cluster_keys(sc);
@@ -959,12 +707,36 @@ weft_scenario_to_ini(const weft_scenario_t *sc)
     return g_string_free(s, FALSE);
 }
 
+gboolean
+weft_scenario_resolve(const weft_scenario_t *sc, weft_scenario_config_t *cfg, GError **error)
+{
+    g_return_val_if_fail(sc != NULL && cfg != NULL, FALSE);
+    memset(cfg, 0, sizeof *cfg);
+    weft_gen_spec_init(&cfg->transformer);
+    for (guint s = 0; s < G_N_ELEMENTS(sections); s++) {
+        weft_keys_apply_defaults(sections[s].rows, *sections[s].n,
+                                 G_STRUCT_MEMBER_P(cfg, sections[s].base));
+    }
+    for (guint k = 0; k < n_keys; k++) {
+        if (sc->value[k] == NULL) {
+            continue;
+        }
+        GError *e = NULL;
+        if (!weft_key_apply(flat[k].row, sc->value[k], G_STRUCT_MEMBER_P(cfg, flat[k].base), &e)) {
+            scenario_error(error, e);
+            return FALSE;
+        }
+        cfg->transformer_given |= strcmp(flat[k].row->group, "transformer") == 0;
+    }
+    return TRUE;
+}
+
 /* The first [transformer] key that is set, or -1: any of them asks for a generated step. */
 static gint
 first_transformer_key(const weft_scenario_t *sc)
 {
-    for (guint k = 0; k < N_KEYS; k++) {
-        if (strcmp(keys[k].group, "transformer") == 0 && sc->value[k] != NULL) {
+    for (guint k = 0; k < n_keys; k++) {
+        if (strcmp(flat[k].row->group, "transformer") == 0 && sc->value[k] != NULL) {
             return (gint)k;
         }
     }
@@ -975,16 +747,17 @@ gboolean
 weft_scenario_has_workload(const weft_scenario_t *sc)
 {
     g_return_val_if_fail(sc != NULL, FALSE);
-    return current(sc, K_TRACE) != NULL || current(sc, K_COLLECTIVE) != NULL ||
-           first_transformer_key(sc) >= 0;
+    return sc->value[key_index("workload", "trace")] != NULL ||
+           sc->value[key_index("workload", "collective")] != NULL || first_transformer_key(sc) >= 0;
 }
 
 /* The workload's cross-key checks: exactly one of trace, [transformer], collective. */
 static gboolean
-check_workload_keys(const weft_scenario_t *sc, const char *where, GError **error)
+check_workload_keys(const weft_scenario_t *sc, const weft_scenario_config_t *cfg,
+                    const char *where, GError **error)
 {
-    const char *trace = current(sc, K_TRACE);
-    const char *coll = current(sc, K_COLLECTIVE);
+    const char *trace = cfg->workload.trace;
+    const char *coll = cfg->workload.collective;
     gint tf = first_transformer_key(sc);
     if (trace == NULL && coll == NULL && tf < 0) {
         g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
@@ -997,7 +770,7 @@ check_workload_keys(const weft_scenario_t *sc, const char *where, GError **error
         g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
                     "%s: transformer.%s = \"%s\" and workload.%s = \"%s\" both describe the "
                     "workload: keep one",
-                    where, keys[tf].key, sc->value[tf], trace != NULL ? "trace" : "collective",
+                    where, flat[tf].row->key, sc->value[tf], trace != NULL ? "trace" : "collective",
                     trace != NULL ? trace : coll);
         return FALSE;
     }
@@ -1008,27 +781,25 @@ check_workload_keys(const weft_scenario_t *sc, const char *where, GError **error
                     where, trace, coll);
         return FALSE;
     }
-    if (trace == NULL && current(sc, K_COMM_GROUPS) != NULL) {
+    if (trace == NULL && cfg->workload.comm_groups != NULL) {
         g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
                     "%s: workload.comm_groups = \"%s\" is for a trace (workload.trace); a "
                     "generated workload makes its own groups",
-                    where, current(sc, K_COMM_GROUPS));
+                    where, cfg->workload.comm_groups);
         return FALSE;
     }
     /* (a saved configuration writes every default: collective_iterations = 1 is no request) */
-    static const guint coll_keys[] = {K_COLL_BYTES, K_COLL_ITERATIONS, K_COLL_RANKS};
-    for (guint i = 0; coll == NULL && i < G_N_ELEMENTS(coll_keys); i++) {
-        guint k = coll_keys[i];
-        if (sc->value[k] != NULL && g_strcmp0(sc->value[k], keys[k].dflt) != 0) {
+    for (guint i = 1; coll == NULL && i < G_N_ELEMENTS(own_collective); i++) {
+        guint k = key_index("workload", own_collective[i].key);
+        if (sc->value[k] != NULL && g_strcmp0(sc->value[k], own_collective[i].dflt) != 0) {
             g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
-                        "%s: workload.%s = \"%s\" without workload.collective", where, keys[k].key,
-                        sc->value[k]);
+                        "%s: workload.%s = \"%s\" without workload.collective", where,
+                        own_collective[i].key, sc->value[k]);
             return FALSE;
         }
     }
-    weft_coll_op_t op = WEFT_COLL_ALL_REDUCE;
-    if (coll != NULL && weft_coll_op_from_name(coll, &op) && op != WEFT_COLL_BARRIER &&
-        current(sc, K_COLL_BYTES) == NULL) {
+    if (coll != NULL && cfg->workload.collective_op != WEFT_COLL_BARRIER &&
+        cfg->workload.collective_bytes == 0) {
         g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
                     "%s: workload.collective = \"%s\" needs workload.collective_bytes (its "
                     "size, e.g. 64MiB)",
@@ -1043,27 +814,27 @@ weft_scenario_check(const weft_scenario_t *sc, GError **error)
 {
     g_return_val_if_fail(sc != NULL, FALSE);
     const char *where = sc->source != NULL ? sc->source : "scenario";
-    if (!check_workload_keys(sc, where, error)) {
+    weft_scenario_config_t cfg;
+    if (!weft_scenario_resolve(sc, &cfg, error) || !check_workload_keys(sc, &cfg, where, error)) {
         return FALSE;
     }
-    if (current(sc, K_CLUSTER_FILE) == NULL && sc->cluster_own->len == 0) {
+    if (cfg.cluster_file == NULL && sc->cluster_own->len == 0) {
         g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
                     "%s: no cluster: set cluster.file or describe the cluster inline in "
                     "[cluster] (kind = ...)",
                     where);
         return FALSE;
     }
-    if (current(sc, K_CLUSTER_FILE) != NULL && sc->format != CLUSTER_FILE_INI &&
-        sc->cluster_own->len > 0) {
+    if (cfg.cluster_file != NULL && sc->format != CLUSTER_FILE_INI && sc->cluster_own->len > 0) {
         kv_pair *kv = g_ptr_array_index(sc->cluster_own, 0);
         g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
                     "%s: cluster.%s = \"%s\": cluster.file \"%s\" is %s, which takes no other "
                     "[cluster] key; valid keys: file",
-                    where, kv->key, kv->value, current(sc, K_CLUSTER_FILE),
+                    where, kv->key, kv->value, cfg.cluster_file,
                     sc->format == CLUSTER_FILE_YAML ? "ASTRA-sim YAML" : "GraphML");
         return FALSE;
     }
-    if (strcmp(current(sc, K_PLACEMENT), "file") == 0 && current(sc, K_PLACEMENT_FILE) == NULL) {
+    if (cfg.placement.policy == WEFT_PLACE_FILE && cfg.placement.file == NULL) {
         g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
                     "%s: workload.placement = file needs workload.placement_file", where);
         return FALSE;
@@ -1073,15 +844,6 @@ weft_scenario_check(const weft_scenario_t *sc, GError **error)
 
 /* ---- running ----------------------------------------------------------------------------------
  */
-
-static gint64
-get_int(const weft_scenario_t *sc, guint k)
-{
-    gint64 v = 0;
-    gboolean ok = g_ascii_string_to_signed(current(sc, k), 10, G_MININT64, G_MAXINT64, &v, NULL);
-    g_assert(ok); /* checked when set */
-    return v;
-}
 
 /* Creates @dir if missing and proves it writable by creating and removing a file in it;
  * errors name output.@key = "@value". */
@@ -1165,10 +927,10 @@ cluster_error(GError **error, GError *terr, const char *where)
 }
 
 static weft_topo_t *
-build_cluster(const weft_scenario_t *sc, GError **error)
+build_cluster(const weft_scenario_t *sc, const weft_scenario_config_t *cfg, GError **error)
 {
     const char *where = sc->source;
-    const char *file = current(sc, K_CLUSTER_FILE);
+    const char *file = cfg->cluster_file;
     GError *terr = NULL;
     weft_topo_t *topo = NULL;
     if (file != NULL && sc->format == CLUSTER_FILE_YAML) {
@@ -1192,16 +954,15 @@ build_cluster(const weft_scenario_t *sc, GError **error)
 }
 
 static char *
-placement_text(const weft_scenario_t *sc)
+placement_text(const weft_place_config_t *p)
 {
-    const char *p = current(sc, K_PLACEMENT);
-    if (strcmp(p, "random") == 0) {
-        return g_strdup_printf("random (seed %s)", current(sc, K_PLACEMENT_SEED));
+    if (p->policy == WEFT_PLACE_RANDOM) {
+        return g_strdup_printf("random (seed %" G_GINT64_FORMAT ")", p->seed);
     }
-    if (strcmp(p, "file") == 0) {
-        return g_strdup_printf("file %s", current(sc, K_PLACEMENT_FILE));
+    if (p->policy == WEFT_PLACE_FILE) {
+        return g_strdup_printf("file %s", p->file);
     }
-    return g_strdup(p);
+    return g_strdup(weft_place_policy_name(p->policy));
 }
 
 static char *
@@ -1304,39 +1065,6 @@ weft_scenario_run_summary(const weft_scenario_run_t *run)
     return g_string_free(s, FALSE);
 }
 
-/* The forced collective choices of [collectives] (all values were checked when set). */
-static void
-scenario_tuning(const weft_scenario_t *sc, weft_coll_tuning_t *t)
-{
-    static const struct {
-        int algo_key, proto_key;
-        weft_coll_op_t ops[3];
-        guint n_ops;
-    } per_op[] = {
-        {K_AR_ALGO, K_AR_PROTO, {WEFT_COLL_ALL_REDUCE, WEFT_COLL_BARRIER}, 2},
-        {K_AG_ALGO, K_AG_PROTO, {WEFT_COLL_ALL_GATHER}, 1},
-        {K_RS_ALGO, K_RS_PROTO, {WEFT_COLL_REDUCE_SCATTER, WEFT_COLL_REDUCE_SCATTER_BLOCK}, 2},
-        {K_A2A_ALGO, K_A2A_PROTO, {WEFT_COLL_ALL_TO_ALL, WEFT_COLL_GATHER, WEFT_COLL_SCATTER}, 3},
-        {K_BCAST_ALGO, K_BCAST_PROTO, {WEFT_COLL_BROADCAST}, 1},
-        {K_REDUCE_ALGO, K_REDUCE_PROTO, {WEFT_COLL_REDUCE}, 1},
-    };
-    memset(t, 0, sizeof *t);
-    for (guint i = 0; i < G_N_ELEMENTS(per_op); i++) {
-        weft_coll_algo_t a = WEFT_COLL_ALGO_AUTO;
-        weft_coll_proto_t p = WEFT_COLL_PROTO_AUTO;
-        weft_coll_tuning_algo_from_name(current(sc, per_op[i].algo_key), &a);
-        weft_coll_tuning_proto_from_name(current(sc, per_op[i].proto_key), &p);
-        for (guint k = 0; k < per_op[i].n_ops; k++) {
-            t->algo[per_op[i].ops[k]] = a;
-            t->proto[per_op[i].ops[k]] = p;
-        }
-    }
-    t->channels = (guint)get_int(sc, K_CHANNELS);
-    /* collectives.chunks forces the chunk count only when given; NCCL's otherwise. */
-    t->chunks = sc->value[K_CHUNKS] != NULL ? (guint)get_int(sc, K_CHUNKS) : 0;
-    weft_coll_tuning_cpu_from_name(current(sc, K_CPU), &t->cpu);
-}
-
 /*
  * The plain model's forced algorithms (collectives.tuning = off, or auto on an abstract
  * cluster): ring, tree, halving_doubling and direct have flat plans and run as asked; the
@@ -1346,35 +1074,24 @@ scenario_tuning(const weft_scenario_t *sc, weft_coll_tuning_t *t)
  * NULL when nothing is forced.
  */
 static gboolean
-plain_forced(const weft_scenario_t *sc, const weft_coll_tuning_t *t, weft_coll_algo_t *algo,
-             char **text, GError **error)
+plain_forced(const weft_coll_settings_t *cs, weft_coll_algo_t *algo, char **text, GError **error)
 {
-    static const struct {
-        int algo_key, proto_key;
-        weft_coll_op_t op;
-    } per_op[] = {
-        {K_AR_ALGO, K_AR_PROTO, WEFT_COLL_ALL_REDUCE},
-        {K_AG_ALGO, K_AG_PROTO, WEFT_COLL_ALL_GATHER},
-        {K_RS_ALGO, K_RS_PROTO, WEFT_COLL_REDUCE_SCATTER},
-        {K_A2A_ALGO, K_A2A_PROTO, WEFT_COLL_ALL_TO_ALL},
-        {K_BCAST_ALGO, K_BCAST_PROTO, WEFT_COLL_BROADCAST},
-        {K_REDUCE_ALGO, K_REDUCE_PROTO, WEFT_COLL_REDUCE},
-    };
-    const char *why_plain = strcmp(current(sc, K_TUNING), "off") == 0
+    const char *why_plain = cs->tuning == WEFT_COLL_TUNING_OFF
                                 ? "collectives.tuning = off"
                                 : "collectives.tuning = auto on an abstract cluster";
     GString *desc = g_string_new(NULL);
-    for (guint i = 0; i < G_N_ELEMENTS(per_op); i++) {
-        weft_coll_op_t op = per_op[i].op;
-        if (t->proto[op] != WEFT_COLL_PROTO_AUTO) {
+    for (guint k = 0; k < WEFT_COLL_N_KEY_OPS; k++) {
+        weft_coll_op_t op = weft_coll_key_op((weft_coll_key_op_t)k);
+        if (cs->proto[k] != WEFT_COLL_PROTO_AUTO) {
             g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE,
                         "collectives.%s = %s: the plain model (%s) has no protocols; set "
                         "collectives.tuning = nccl to run NCCL's protocols",
-                        keys[per_op[i].proto_key].key, current(sc, per_op[i].proto_key), why_plain);
+                        weft_coll_key_op_row((weft_coll_key_op_t)k, TRUE)->key,
+                        weft_enum_name(&weft_coll_proto_enum, (gint)cs->proto[k]), why_plain);
             g_string_free(desc, TRUE);
             return FALSE;
         }
-        weft_coll_algo_t a = t->algo[op];
+        weft_coll_algo_t a = cs->algo[k];
         if (a == WEFT_COLL_ALGO_AUTO) {
             continue;
         }
@@ -1385,17 +1102,19 @@ plain_forced(const weft_scenario_t *sc, const weft_coll_tuning_t *t, weft_coll_a
                         "halving_doubling (direct for all-to-all, gather and scatter); %s needs "
                         "NCCL's tuning over the cluster's NVSwitches and switches "
                         "(collectives.tuning = nccl)",
-                        keys[per_op[i].algo_key].key, current(sc, per_op[i].algo_key), why_plain,
-                        weft_coll_algo_name(a));
+                        weft_coll_key_op_row((weft_coll_key_op_t)k, FALSE)->key,
+                        weft_coll_algo_name(a), why_plain, weft_coll_algo_name(a));
             g_string_free(desc, TRUE);
             return FALSE;
         }
         g_string_append_printf(desc, "%s%s %s", desc->len > 0 ? ", " : "", weft_coll_op_name(op),
                                weft_coll_algo_name(a));
     }
-    /* the same forced choice for the operations that share each key (scenario_tuning()) */
+    /* the same forced choice for the operations that share each key */
+    weft_coll_tuning_t t;
+    weft_coll_settings_tuning(cs, &t);
     for (guint op = 0; op < WEFT_COLL_N_OPS; op++) {
-        algo[op] = t->algo[op];
+        algo[op] = t.algo[op];
     }
     *text = desc->len > 0 ? g_string_free(desc, FALSE) : (g_string_free(desc, TRUE), NULL);
     return TRUE;
@@ -1407,57 +1126,48 @@ plain_forced(const weft_scenario_t *sc, const weft_coll_tuning_t *t, weft_coll_a
  * the one-collective workload. *@label gets its name for the report.
  */
 static weft_workload_t *
-load_workload(const weft_scenario_t *sc, guint n_gpus, char **label, GError **error)
+load_workload(const weft_scenario_t *sc, weft_scenario_config_t *cfg, guint n_gpus, char **label,
+              GError **error)
 {
     const char *where = sc->source != NULL ? sc->source : "scenario";
     g_autoptr(GError) werr = NULL;
-    if (current(sc, K_TRACE) != NULL) {
-        *label = g_strdup(sc->given[K_TRACE]);
-        return weft_workload_load_chakra(current(sc, K_TRACE), current(sc, K_COMM_GROUPS), error);
+    const weft_scenario_workload_t *w = &cfg->workload;
+    if (w->trace != NULL) {
+        *label = g_strdup(sc->given[key_index("workload", "trace")]);
+        return weft_workload_load_chakra(w->trace, w->comm_groups, error);
     }
-    if (current(sc, K_COLLECTIVE) != NULL) {
-        weft_coll_op_t op = WEFT_COLL_ALL_REDUCE;
-        weft_coll_op_from_name(current(sc, K_COLLECTIVE), &op); /* checked when set */
-        double bytes = 0.0;
-        if (current(sc, K_COLL_BYTES) != NULL) {
-            weft_scenario_i_parse_quantity("bytes", current(sc, K_COLL_BYTES), &bytes, NULL);
-        }
-        guint iterations = (guint)get_int(sc, K_COLL_ITERATIONS);
-        guint n_ranks =
-            current(sc, K_COLL_RANKS) != NULL ? (guint)get_int(sc, K_COLL_RANKS) : n_gpus;
-        weft_workload_t *wl =
-            weft_workload_collective(op, (guint64)bytes, iterations, n_ranks, &werr);
+    if (w->collective != NULL) {
+        weft_coll_op_t op = w->collective_op;
+        guint n_ranks = w->collective_ranks_given ? w->collective_ranks : n_gpus;
+        weft_workload_t *wl = weft_workload_collective(op, w->collective_bytes,
+                                                       w->collective_iterations, n_ranks, &werr);
         if (wl == NULL) {
             g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE,
                         "%s: workload.collective: %s", where, werr->message);
             return NULL;
         }
-        *label = g_strdup_printf("%s of %s x %u on %u ranks", weft_coll_op_name(op),
-                                 op == WEFT_COLL_BARRIER ? "0 B" : current(sc, K_COLL_BYTES),
-                                 iterations, n_ranks);
+        *label = g_strdup_printf(
+            "%s of %s x %u on %u ranks", weft_coll_op_name(op),
+            op == WEFT_COLL_BARRIER ? "0 B" : sc->value[key_index("workload", "collective_bytes")],
+            w->collective_iterations, n_ranks);
         return wl;
     }
-    /* [transformer]: the keys as a generator spec, read by the spec's own parser. */
-    g_autoptr(GKeyFile) kf = g_key_file_new();
+    /* [transformer]: the resolved spec, generated on the cluster's GPUs. */
     GString *text = g_string_new("transformer");
-    for (guint k = 0; k < N_KEYS; k++) {
-        if (strcmp(keys[k].group, "transformer") == 0 && sc->value[k] != NULL) {
-            g_key_file_set_value(kf, "transformer", keys[k].key, sc->value[k]);
-            g_string_append_printf(text, " %s=%s", keys[k].key, sc->value[k]);
+    for (guint k = 0; k < n_keys; k++) {
+        if (strcmp(flat[k].row->group, "transformer") == 0 && sc->value[k] != NULL) {
+            g_string_append_printf(text, " %s=%s", flat[k].row->key, sc->value[k]);
         }
     }
-    weft_workload_t *wl = weft_gen_load_keyfile(kf, where, n_gpus, &werr);
+    weft_workload_t *wl = weft_gen_spec_generate(&cfg->transformer, n_gpus, where, &werr);
     if (wl == NULL) {
         g_string_free(text, TRUE);
         g_set_error_literal(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE, werr->message);
         return NULL;
     }
-    if (sc->value[K_TF_DP] == NULL) {
-        guint64 per_replica = 1;
-        static const guint sizes[] = {K_TF_TP, K_TF_PP, K_TF_CP};
-        for (guint i = 0; i < G_N_ELEMENTS(sizes); i++) {
-            per_replica *= sc->value[sizes[i]] != NULL ? (guint64)get_int(sc, sizes[i]) : 1;
-        }
+    if (!cfg->transformer.dp_given) {
+        const weft_gen_config_t *c = &cfg->transformer.c;
+        guint64 per_replica = (guint64)c->tp * c->pp * c->cp;
         g_string_append_printf(text, " dp=%" G_GUINT64_FORMAT " (from the cluster)",
                                wl->n_ranks / per_replica);
     }
@@ -1471,20 +1181,16 @@ weft_scenario_run(const weft_scenario_t *sc, GError **error)
     return weft_scenario_run_full(sc, NULL, error);
 }
 
-/* The report's options from [output] (values checked when set); FALSE if none asks for one. */
+/* The report's options from [output]; FALSE if none asks for one. */
 static gboolean
-report_options(const weft_scenario_t *sc, weft_report_options_t *ro)
+report_options(const weft_scenario_output_t *o, weft_report_options_t *ro)
 {
     memset(ro, 0, sizeof *ro);
-    ro->timeline = current(sc, K_TIMELINE) != NULL;
-    ro->timeline_ranks = current(sc, K_TIMELINE_RANKS);
-    if (current(sc, K_TIMELINE_WINDOW) != NULL) {
-        weft_report_parse_window(current(sc, K_TIMELINE_WINDOW), &ro->window_start_ps,
-                                 &ro->window_end_ps, NULL);
-    }
-    if (current(sc, K_LINK_SERIES) != NULL) {
-        weft_units_parse_time(current(sc, K_LINK_SERIES), &ro->link_interval_ps, NULL);
-    }
+    ro->timeline = o->timeline != NULL;
+    ro->timeline_ranks = o->timeline_ranks;
+    ro->window_start_ps = o->window_start_ps;
+    ro->window_end_ps = o->window_end_ps;
+    ro->link_interval_ps = o->link_interval_ps;
     return ro->timeline || ro->link_interval_ps > 0;
 }
 
@@ -1497,11 +1203,16 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
     if (!weft_scenario_check(sc, error)) {
         return NULL;
     }
-    const char *out_dir = current(sc, K_OUTPUT_DIR);
+    /* the configuration, resolved once into typed structs (checked when set) */
+    weft_scenario_config_t cfg;
+    if (!weft_scenario_resolve(sc, &cfg, error)) {
+        return NULL;
+    }
+    const char *out_dir = cfg.output.dir;
     if (out_dir != NULL && !prepare_output_dir(out_dir, error)) {
         return NULL;
     }
-    const char *timeline = current(sc, K_TIMELINE);
+    const char *timeline = cfg.output.timeline;
     if (timeline != NULL) {
         g_autofree char *tl_dir = g_path_get_dirname(timeline);
         if (!prepare_output_dir_for(tl_dir, "timeline", timeline, error)) {
@@ -1509,35 +1220,31 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
         }
     }
     weft_report_options_t rep_opts;
-    gboolean want_report = report_options(sc, &rep_opts) || (ropts != NULL && ropts->report);
+    gboolean want_report = report_options(&cfg.output, &rep_opts) || (ropts != NULL && ropts->report);
 
     g_autoptr(weft_scenario_run_t) run = g_new0(weft_scenario_run_t, 1);
-    run->topo = build_cluster(sc, error);
+    run->topo = build_cluster(sc, &cfg, error);
     if (run->topo == NULL) {
         return NULL;
     }
-    weft_topo_set_ecmp_seed(run->topo, (guint64)get_int(sc, K_ECMP_SEED));
+    weft_topo_set_ecmp_seed(run->topo, (guint64)cfg.ecmp_seed);
 
-    run->workload = load_workload(sc, weft_topo_n_gpus(run->topo), &run->trace_label, error);
+    run->workload =
+        load_workload(sc, &cfg, weft_topo_n_gpus(run->topo), &run->trace_label, error);
     if (run->workload == NULL) {
         return NULL;
     }
     if (!weft_workload_check(run->workload, weft_topo_n_gpus(run->topo), error)) {
         /* a trace's message names its files; a generated workload's says which keys */
-        if (current(sc, K_TRACE) == NULL) {
+        if (cfg.workload.trace == NULL) {
             g_prefix_error(error, "workload %s%s: ", run->trace_label,
-                           current(sc, K_COLLECTIVE) != NULL ? " (workload.collective_ranks)" : "");
+                           cfg.workload.collective != NULL ? " (workload.collective_ranks)" : "");
         }
         return NULL;
     }
 
-    weft_place_policy_t policy = WEFT_PLACE_IN_ORDER;
-    if (!weft_place_policy_from_name(current(sc, K_PLACEMENT), &policy, error)) {
-        return NULL;
-    }
-    run->rank_gpu = weft_topo_place(run->topo, run->workload->n_ranks, policy,
-                                    (guint64)get_int(sc, K_PLACEMENT_SEED),
-                                    current(sc, K_PLACEMENT_FILE), error);
+    run->rank_gpu = weft_topo_place(run->topo, run->workload->n_ranks, cfg.placement.policy,
+                                    (guint64)cfg.placement.seed, cfg.placement.file, error);
     if (run->rank_gpu == NULL) {
         return NULL;
     }
@@ -1546,43 +1253,39 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
         run->report = weft_report_new(run->topo, run->workload, run->rank_gpu, &rep_opts, &rerr);
         if (run->report == NULL) {
             g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE,
-                        "output.timeline_ranks = \"%s\": %s", current(sc, K_TIMELINE_RANKS),
+                        "output.timeline_ranks = \"%s\": %s", cfg.output.timeline_ranks,
                         rerr->message);
             return NULL;
         }
     }
 
-    weft_net_options_t net_opts = {.model = WEFT_NET_ANALYTICAL};
-    if (!weft_net_model_from_name(current(sc, K_MODEL), &net_opts.model, error) ||
-        !weft_net_update_from_name(current(sc, K_UPDATE), &net_opts.update, error)) {
-        return NULL;
-    }
+    weft_net_options_t net_opts = cfg.network;
     run->network_model = g_strdup(weft_net_model_name(net_opts.model));
-    run->chunks = sc->value[K_CHUNKS] != NULL ? (guint)get_int(sc, K_CHUNKS) : 1;
+    const weft_coll_settings_t *cs = &cfg.collectives;
+    run->chunks = cs->chunks_given ? cs->chunks : 1;
     run->nccl_tuning =
-        strcmp(current(sc, K_TUNING), "nccl") == 0 ||
-        (strcmp(current(sc, K_TUNING), "auto") == 0 && !weft_topo_is_abstract(run->topo));
-    run->chunks_given = sc->value[K_CHUNKS] != NULL;
-    run->abstract = !run->nccl_tuning && strcmp(current(sc, K_TUNING), "auto") == 0;
-    run->duration_scale = g_ascii_strtod(current(sc, K_DURATION_SCALE), NULL);
-    run->placement = placement_text(sc);
-    const char *file = current(sc, K_CLUSTER_FILE);
-    run->cluster_label = file != NULL ? g_strdup(sc->given[K_CLUSTER_FILE])
+        cs->tuning == WEFT_COLL_TUNING_NCCL ||
+        (cs->tuning == WEFT_COLL_TUNING_AUTO && !weft_topo_is_abstract(run->topo));
+    run->chunks_given = cs->chunks_given;
+    run->abstract = !run->nccl_tuning && cs->tuning == WEFT_COLL_TUNING_AUTO;
+    run->duration_scale = cfg.replay.duration_scale;
+    run->placement = placement_text(&cfg.placement);
+    const char *file = cfg.cluster_file;
+    run->cluster_label = file != NULL ? g_strdup(sc->given[key_index("cluster", "file")])
                                       : g_strdup_printf("%s (inline)", weft_topo_name(run->topo));
 
     weft_coll_tuning_t tuning = {0};
-    scenario_tuning(sc, &tuning);
+    weft_coll_settings_tuning(cs, &tuning);
     weft_coll_algo_t plain_algo[WEFT_COLL_N_OPS] = {0};
-    if (!run->nccl_tuning && !plain_forced(sc, &tuning, plain_algo, &run->plain_forced, error)) {
+    if (!run->nccl_tuning && !plain_forced(cs, plain_algo, &run->plain_forced, error)) {
         return NULL;
     }
     g_autoptr(weft_fault_plan_t) faults = NULL;
-    if (current(sc, K_FAULTS_FILE) != NULL || current(sc, K_FAULTS_EVENTS) != NULL) {
+    if (cfg.faults_file != NULL || cfg.faults_events != NULL) {
         faults = weft_fault_plan_new(run->topo);
-        if ((current(sc, K_FAULTS_FILE) != NULL &&
-             !weft_fault_plan_add_file(faults, current(sc, K_FAULTS_FILE), error)) ||
-            (current(sc, K_FAULTS_EVENTS) != NULL &&
-             !weft_fault_plan_add_text(faults, current(sc, K_FAULTS_EVENTS), "faults.events", TRUE,
+        if ((cfg.faults_file != NULL && !weft_fault_plan_add_file(faults, cfg.faults_file, error)) ||
+            (cfg.faults_events != NULL &&
+             !weft_fault_plan_add_text(faults, cfg.faults_events, "faults.events", TRUE,
                                        error))) {
             return NULL;
         }
@@ -1591,9 +1294,10 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
      * time series need every transfer (replay.h). A run that finds a timed collective not
      * alone names its shape and is run again without timing that shape: at most one rerun
      * per shape, bounded here all the same. */
-    gboolean coarse = strcmp(current(sc, K_DETAIL), "coarse") == 0;
+    gboolean coarse = cfg.replay.detail == WEFT_REPLAY_DETAIL_COARSE;
+    gboolean flow = net_opts.model == WEFT_NET_FLOW;
     run->coarse_asked = coarse;
-    if (coarse && strcmp(run->network_model, "flow") != 0) {
+    if (coarse && !flow) {
         run->coarse_skipped = "under analytical every collective it could aggregate is timed "
                               "exactly (as collectives.detail = auto)";
     } else if (coarse && faults != NULL) {
@@ -1602,9 +1306,8 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
         run->coarse_skipped = "link time series simulate every transfer";
     }
     weft_replay_detail_t detail =
-        (coarse || strcmp(current(sc, K_DETAIL), "auto") == 0) && faults == NULL &&
-                !(run->report != NULL && rep_opts.link_interval_ps > 0 &&
-                  strcmp(run->network_model, "flow") == 0)
+        (coarse || cfg.replay.detail == WEFT_REPLAY_DETAIL_AUTO) && faults == NULL &&
+                !(run->report != NULL && rep_opts.link_interval_ps > 0 && flow)
             ? (coarse ? WEFT_REPLAY_DETAIL_COARSE : WEFT_REPLAY_DETAIL_AUTO)
             : WEFT_REPLAY_DETAIL_TRANSFERS;
     g_autoptr(GHashTable) banned = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
@@ -1665,21 +1368,19 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
     }
     if (run->report != NULL) {
         g_autofree char *ini = weft_scenario_to_ini(sc);
-        weft_net_update_t update = WEFT_NET_UPDATE_INCREMENTAL;
-        weft_net_update_from_name(current(sc, K_UPDATE), &update, NULL);
         weft_report_meta_t meta = {
             .cluster = run->cluster_label,
             .workload = run->trace_label,
             .placement = run->placement,
             .network_model = run->network_model,
-            .network_update = weft_net_update_name(update),
+            .network_update = weft_net_update_name(net_opts.update),
             /* what ran: auto resolves to nccl or (an abstract cluster) off */
             .collective_tuning = run->nccl_tuning ? "nccl" : "off",
             /* 0: NCCL's tuning chose the chunks of each collective (collectives.csv) */
             .chunks = run->nccl_tuning && !run->chunks_given ? 0 : run->chunks,
             .sim_seed = weft_sim_seed(sim),
-            .placement_seed = (guint64)get_int(sc, K_PLACEMENT_SEED),
-            .ecmp_seed = (guint64)get_int(sc, K_ECMP_SEED),
+            .placement_seed = (guint64)cfg.placement.seed,
+            .ecmp_seed = (guint64)cfg.ecmp_seed,
             .config_ini = ini,
         };
         weft_report_finish(run->report, net, run->replay);

@@ -27,9 +27,12 @@
 #include <glib.h>
 #include <stdio.h>
 
+#include "coll/tuning.h"
 #include "replay/replay.h"
 #include "report/report.h"
+#include "topo/placement.h"
 #include "topo/topo.h"
+#include "workload/gen.h"
 #include "workload/workload.h"
 
 G_BEGIN_DECLS
@@ -108,6 +111,56 @@ gboolean weft_scenario_check(const weft_scenario_t *sc, GError **error);
  * any [transformer] key is set (whether they agree is weft_scenario_check()'s).
  */
 gboolean weft_scenario_has_workload(const weft_scenario_t *sc);
+
+/** [workload]'s own keys, resolved (strings borrowed from the scenario). */
+typedef struct {
+    const char *trace;       /* Chakra prefix, text workload or generator spec; NULL: none */
+    const char *comm_groups; /* NULL: none */
+    const char *collective;  /* workload.collective as given; NULL: no such workload */
+    weft_coll_op_t collective_op;
+    guint64 collective_bytes; /* 0: unset */
+    guint collective_iterations;
+    guint collective_ranks; /* when collective_ranks_given; else every GPU */
+    gboolean collective_ranks_given;
+} weft_scenario_workload_t;
+
+/** [output], resolved. */
+typedef struct {
+    const char *dir, *timeline, *timeline_ranks; /* NULL: unset */
+    weft_time_t window_start_ps, window_end_ps;  /* output.timeline_window; 0, 0: all */
+    weft_time_t link_interval_ps;                /* output.link_series; 0: none */
+} weft_scenario_output_t;
+
+/**
+ * The typed configuration of a scenario: the composition of the module tables
+ * (core/keyfile.h; doc/scenario.md lists them), resolved once by
+ * weft_scenario_resolve(). Strings are borrowed from the scenario and valid
+ * until it changes or is freed.
+ */
+typedef struct {
+    const char *cluster_file; /* NULL: the cluster is described inline */
+    weft_scenario_workload_t workload;
+    weft_place_config_t placement;   /* topo/placement.h */
+    weft_gen_spec_t transformer;     /* workload/gen.h; used when transformer_given */
+    gboolean transformer_given;      /* some [transformer] key is set */
+    weft_coll_settings_t collectives; /* coll/tuning.h */
+    weft_replay_config_t replay;     /* replay/replay.h: detail, duration_scale */
+    weft_net_options_t network;      /* net/net.h: model, update */
+    gint64 ecmp_seed;
+    const char *faults_file, *faults_events;
+    weft_scenario_output_t output;
+} weft_scenario_config_t;
+
+/**
+ * weft_scenario_resolve:
+ * Fills @cfg with every key's typed value: defaults first, then the keys set,
+ * in the table's order (the [transformer] preset before what overrides it).
+ * Values were checked when set; an error here is an internal inconsistency.
+ * Complexity: O(keys).
+ * Returns: FALSE with WEFT_SCENARIO_ERROR_VALUE naming the key.
+ */
+gboolean weft_scenario_resolve(const weft_scenario_t *sc, weft_scenario_config_t *cfg,
+                               GError **error);
 
 /** Everything one replay of a scenario produced. */
 typedef struct {

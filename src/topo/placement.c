@@ -18,14 +18,27 @@
  */
 #define PLACE_STREAM 0x706c6163u
 
-static const char *const policy_names[] = {"in-order", "round-robin", "random", "file"};
+static const char *const policy_names[] = {"in-order", "round-robin", "random", "file", NULL};
+const weft_enum_t weft_place_policy_enum = {"placement", policy_names};
+
+const weft_key_t weft_place_keys[] = {
+    {"workload", "placement", WEFT_KEY_ENUM, "in-order",
+     "ranks to GPUs: in-order, round-robin (over nodes), random, file",
+     .choices = &weft_place_policy_enum, .field = WEFT_KEY_FIELD(weft_place_config_t, policy)},
+    {"workload", "placement_seed", WEFT_KEY_INT, "1", "seed of placement = random", .imin = 0,
+     .imax = G_MAXINT64, .field = WEFT_KEY_FIELD(weft_place_config_t, seed)},
+    {"workload", "placement_file", WEFT_KEY_PATH, NULL,
+     "placement = file: one GPU (number or vertex name) per rank, per line",
+     .field = WEFT_KEY_FIELD(weft_place_config_t, file)},
+};
+const guint weft_place_n_keys = G_N_ELEMENTS(weft_place_keys);
 
 gboolean
 weft_place_policy_from_name(const char *name, weft_place_policy_t *policy, GError **error)
 {
     g_return_val_if_fail(name != NULL && policy != NULL, FALSE);
     g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
-    for (guint i = 0; i < G_N_ELEMENTS(policy_names); i++) {
+    for (guint i = 0; policy_names[i] != NULL; i++) {
         if (g_strcmp0(name, policy_names[i]) == 0) {
             *policy = (weft_place_policy_t)i;
             return TRUE;

@@ -18,6 +18,7 @@
 
 #include <glib.h>
 
+#include "core/keyfile.h"
 #include "topo/topo.h"
 
 G_BEGIN_DECLS
@@ -28,6 +29,18 @@ typedef enum {
     WEFT_PLACE_RANDOM,
     WEFT_PLACE_FILE,
 } weft_place_policy_t;
+
+/** The placement keys of [workload] (weft_place_keys[]), resolved. */
+typedef struct {
+    weft_place_policy_t policy; /* workload.placement */
+    gint64 seed;                /* workload.placement_seed (placement = random) */
+    const char *file;           /* workload.placement_file (placement = file); borrowed */
+} weft_place_config_t;
+
+/* Its rows (core/keyfile.h) and the policies' name table. */
+extern const weft_key_t weft_place_keys[];
+extern const guint weft_place_n_keys;
+extern const weft_enum_t weft_place_policy_enum;
 
 /** weft_place_policy_from_name: "in-order", "round-robin", "random", "file"; WEFT_TOPO_ERROR_KEY listing them otherwise. */
 gboolean weft_place_policy_from_name(const char *name, weft_place_policy_t *policy, GError **error);

@@ -9,6 +9,8 @@
  */
 #include "workload/gen.h"
 
+#include "core/keyfile.h"
+
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <math.h>
@@ -887,52 +889,174 @@ weft_gen_is_spec(const char *path)
     return found;
 }
 
-/* The integer keys of a spec and where they go. */
-typedef struct {
-    const char *key;
-    gsize offset;
-} spec_key_t;
+/* ---- the [transformer] keys -------------------------------------------------------- */
 
-static const spec_key_t spec_keys[] = {
-    {"layers", G_STRUCT_OFFSET(weft_gen_config_t, layers)},
-    {"hidden", G_STRUCT_OFFSET(weft_gen_config_t, hidden)},
-    {"heads", G_STRUCT_OFFSET(weft_gen_config_t, heads)},
-    {"kv_heads", G_STRUCT_OFFSET(weft_gen_config_t, kv_heads)},
-    {"ffn", G_STRUCT_OFFSET(weft_gen_config_t, ffn)},
-    {"vocab", G_STRUCT_OFFSET(weft_gen_config_t, vocab)},
-    {"seq", G_STRUCT_OFFSET(weft_gen_config_t, seq)},
-    {"experts", G_STRUCT_OFFSET(weft_gen_config_t, experts)},
-    {"top_k", G_STRUCT_OFFSET(weft_gen_config_t, top_k)},
-    {"tp", G_STRUCT_OFFSET(weft_gen_config_t, tp)},
-    {"pp", G_STRUCT_OFFSET(weft_gen_config_t, pp)},
-    {"dp", G_STRUCT_OFFSET(weft_gen_config_t, dp)},
-    {"cp", G_STRUCT_OFFSET(weft_gen_config_t, cp)},
-    {"ep", G_STRUCT_OFFSET(weft_gen_config_t, ep)},
-    {"vpp", G_STRUCT_OFFSET(weft_gen_config_t, vpp)},
-    {"micro_batch", G_STRUCT_OFFSET(weft_gen_config_t, micro_batch)},
-    {"global_batch", G_STRUCT_OFFSET(weft_gen_config_t, global_batch)},
+static const char *const recompute_names[] = {"none", "selective", "full", NULL};
+const weft_enum_t weft_gen_recompute_enum = {"recompute mode", recompute_names};
+static const char *const precision_names[] = {"bf16", "fp8", NULL};
+const weft_enum_t weft_gen_precision_enum = {"GEMM precision", precision_names};
+static const char *const attention_names[] = {"fused", "unfused", NULL};
+const weft_enum_t weft_gen_attention_enum = {"attention kind", attention_names};
+
+/* transformer.model: a preset (the error lists them), applied before every other key. */
+static gboolean
+check_model(const char *text, GError **error)
+{
+    weft_gen_config_t c;
+    return weft_gen_preset(text, &c, error);
+}
+
+static gboolean
+apply_model(void *obj, const char *text, GError **error)
+{
+    return weft_gen_preset(text, &((weft_gen_spec_t *)obj)->c, error);
+}
+
+/* transformer.gpu: a GPU of the hw catalog; the error lists them. */
+static gboolean
+check_gpu(const char *text, GError **error)
+{
+    return weft_hw_gpu(text, error) != NULL;
+}
+
+#define C_FIELD(m) WEFT_KEY_FIELD(weft_gen_spec_t, c.m)
+#define TF_UINT(name, lo, m, opt, what)                                                            \
+    {                                                                                              \
+        "transformer", name, WEFT_KEY_UINT, NULL, what, .imin = lo, .imax = G_MAXUINT32,           \
+        .field = C_FIELD(m), .option = opt, .arg = "N"                                             \
+    }
+#define TF_BOOL(name, m, opt, flag, what)                                                          \
+    {                                                                                              \
+        "transformer", name, WEFT_KEY_BOOL, NULL, what, .field = C_FIELD(m), .option = opt,        \
+        .flag_value = flag, .arg = "0|1"                                                           \
+    }
+#define TF_ENUM(name, m, table, opt, arg_, what)                                                   \
+    {                                                                                              \
+        "transformer", name, WEFT_KEY_ENUM, NULL, what, .choices = &table, .field = C_FIELD(m),   \
+        .option = opt, .arg = arg_                                                                 \
+    }
+
+/* In the order they apply (model first) and are written. */
+const weft_key_t weft_gen_keys[] = {
+    {"transformer", "model", WEFT_KEY_STRING, NULL,
+     "instead of a trace, generate a training step: a weft gen preset (gpt3-175b, "
+     "llama3.1-405b, ...) whose fields the keys below override",
+     .check = check_model, .apply = apply_model, .field = WEFT_KEY_FIELD(weft_gen_spec_t, model),
+     .option = "model", .short_option = 'm', .arg = "NAME"},
+    TF_UINT("layers", 1, layers, "layers", "transformer layers"),
+    TF_UINT("hidden", 1, hidden, "hidden", "hidden size"),
+    TF_UINT("heads", 1, heads, "heads", "attention heads"),
+    TF_UINT("kv_heads", 1, kv_heads, "kv-heads", "key-value heads (grouped-query attention)"),
+    TF_UINT("ffn", 1, ffn, "ffn", "MLP hidden size"),
+    TF_UINT("vocab", 1, vocab, "vocab", "vocabulary size"),
+    TF_UINT("seq", 1, seq, "seq", "sequence length (tokens)"),
+    TF_UINT("experts", 0, experts, "experts", "MoE experts (0 or 1: dense MLP)"),
+    TF_UINT("top_k", 0, top_k, "top-k", "experts per token"),
+    TF_BOOL("gated", gated, "gated", NULL,
+            "SwiGLU MLP, 3 matrices (Llama, Mixtral): true or false"),
+    TF_ENUM("attention", unfused_attention, weft_gen_attention_enum, "attention", "KIND",
+            "fused (flash attention) or unfused (Megatron-LM 2022)"),
+    TF_UINT("tp", 1, tp, "tp", "tensor-parallel size (default 1)"),
+    TF_UINT("pp", 1, pp, "pp", "pipeline-parallel size (default 1)"),
+    {"transformer", "dp", WEFT_KEY_UINT, NULL,
+     "data-parallel size; unset: the cluster's GPUs / (tp x pp x cp)", .imin = 1,
+     .imax = G_MAXUINT32, .field = C_FIELD(dp), .given = WEFT_KEY_FIELD(weft_gen_spec_t, dp_given),
+     .option = "dp", .arg = "N"},
+    TF_UINT("cp", 1, cp, "cp", "context-parallel size (default 1)"),
+    TF_UINT("ep", 1, ep, "ep", "expert-parallel size, inside dp (default 1)"),
+    TF_UINT("vpp", 1, vpp, "vpp", "virtual pipeline stages per rank (default 1: 1F1B)"),
+    TF_BOOL("sp", sp, "sp", "true", "sequence parallelism (with tp > 1): true or false"),
+    TF_BOOL("dist_opt", dist_opt, "dist-opt", "true",
+            "distributed optimizer (reduce-scatter + all-gather): true or false"),
+    TF_BOOL("overlap_dp", overlap_dp, "no-overlap", "false",
+            "overlap gradient reduction and parameter gathering with compute (presets: true)"),
+    TF_UINT("micro_batch", 1, micro_batch, "micro-batch", "sequences per micro-batch (default 1)"),
+    {"transformer", "global_batch", WEFT_KEY_UINT, NULL,
+     "sequences per step; unset: micro_batch x dp", .imin = 1, .imax = G_MAXUINT32,
+     .field = C_FIELD(global_batch), .given = WEFT_KEY_FIELD(weft_gen_spec_t, global_batch_given),
+     .option = "global-batch", .arg = "N"},
+    TF_ENUM("recompute", recompute, weft_gen_recompute_enum, "recompute", "MODE",
+            "activation recomputation: none, selective, full"),
+    TF_ENUM("precision", fp8, weft_gen_precision_enum, "precision", "P",
+            "GEMM precision: bf16 (default) or fp8"),
+    {"transformer", "gpu", WEFT_KEY_STRING, NULL,
+     "GPU model of the compute times (hw catalog); unset: h100", .check = check_gpu,
+     .field = WEFT_KEY_FIELD(weft_gen_spec_t, gpu), .option = "gpu", .arg = "NAME"},
 };
+const guint weft_gen_n_keys = G_N_ELEMENTS(weft_gen_keys);
 
-static const char *const recompute_names[] = {"none", "selective", "full"};
+void
+weft_gen_spec_init(weft_gen_spec_t *spec)
+{
+    g_return_if_fail(spec != NULL);
+    memset(spec, 0, sizeof *spec);
+    weft_gen_config_t *c = &spec->c;
+    c->tp = c->pp = c->dp = c->cp = c->ep = c->vpp = c->micro_batch = 1;
+    c->overlap_dp = TRUE;
+}
+
+gboolean
+weft_gen_spec_finish(weft_gen_spec_t *spec, guint n_gpus, const char *origin, GError **error)
+{
+    g_return_val_if_fail(spec != NULL && origin != NULL, FALSE);
+    weft_gen_config_t *c = &spec->c;
+    if (spec->model == NULL) {
+        if (c->layers == 0 || c->hidden == 0 || c->heads == 0) {
+            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                        "%s: give a model preset (model), or layers, hidden and heads (and "
+                        "optionally ffn, vocab, ...)",
+                        origin);
+            return FALSE;
+        }
+        /* the defaults of a model described by its sizes (doc/workloads.md) */
+        c->kv_heads = c->kv_heads > 0 ? c->kv_heads : c->heads;
+        c->ffn = c->ffn > 0 ? c->ffn : 4 * c->hidden;
+        c->vocab = c->vocab > 0 ? c->vocab : 51200;
+        c->seq = c->seq > 0 ? c->seq : 2048;
+    }
+    /* dp unset: every GPU of the cluster (when the caller knows it) takes part. */
+    if (n_gpus > 0 && !spec->dp_given) {
+        guint per_replica = c->tp * c->pp * c->cp;
+        if (per_replica == 0 || n_gpus % per_replica != 0) {
+            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                        "%s: [transformer] dp is unset and the cluster's %u GPUs are not a "
+                        "multiple of tp x pp x cp = %u x %u x %u = %u: set dp",
+                        origin, n_gpus, c->tp, c->pp, c->cp, per_replica);
+            return FALSE;
+        }
+        c->dp = n_gpus / per_replica;
+    }
+    /* global_batch unset: one micro-batch per data-parallel rank (weft gen's default). */
+    if (!spec->global_batch_given) {
+        c->global_batch = c->micro_batch * c->dp;
+    }
+    if (spec->gpu == NULL) {
+        spec->gpu = "h100";
+    }
+    return TRUE;
+}
 
 gboolean
 weft_gen_write_spec(const weft_gen_config_t *c, const char *gpu, const char *path, GError **error)
 {
     g_return_val_if_fail(c != NULL && gpu != NULL && path != NULL, FALSE);
     g_autoptr(GKeyFile) kf = g_key_file_new();
-    for (gsize i = 0; i < G_N_ELEMENTS(spec_keys); i++) {
-        g_key_file_set_uint64(kf, "transformer", spec_keys[i].key,
-                              G_STRUCT_MEMBER(guint, c, spec_keys[i].offset));
+    /* every field of the table, as its row stores it (the model is already applied) */
+    weft_gen_spec_t spec = {.c = *c, .gpu = gpu};
+    for (guint i = 0; i < weft_gen_n_keys; i++) {
+        const weft_key_t *k = &weft_gen_keys[i];
+        gconstpointer f = G_STRUCT_MEMBER_P(&spec, k->field - 1);
+        if (k->type == WEFT_KEY_UINT) {
+            g_key_file_set_uint64(kf, "transformer", k->key, *(const guint *)f);
+        } else if (k->type == WEFT_KEY_BOOL) {
+            g_key_file_set_boolean(kf, "transformer", k->key, *(const gboolean *)f);
+        } else if (k->type == WEFT_KEY_ENUM) {
+            g_key_file_set_string(kf, "transformer", k->key,
+                                  weft_enum_name(k->choices, *(const gint *)f));
+        } else if (*(const char *const *)f != NULL) {
+            g_key_file_set_string(kf, "transformer", k->key, *(const char *const *)f);
+        }
     }
-    g_key_file_set_boolean(kf, "transformer", "gated", c->gated);
-    g_key_file_set_boolean(kf, "transformer", "sp", c->sp);
-    g_key_file_set_boolean(kf, "transformer", "dist_opt", c->dist_opt);
-    g_key_file_set_boolean(kf, "transformer", "overlap_dp", c->overlap_dp);
-    g_key_file_set_string(kf, "transformer", "attention",
-                          c->unfused_attention ? "unfused" : "fused");
-    g_key_file_set_string(kf, "transformer", "recompute", recompute_names[c->recompute]);
-    g_key_file_set_string(kf, "transformer", "precision", c->fp8 ? "fp8" : "bf16");
-    g_key_file_set_string(kf, "transformer", "gpu", gpu);
     gsize len = 0;
     g_autofree char *body = g_key_file_to_data(kf, &len, NULL);
     g_autofree char *text = g_strdup_printf("# weft gen transformer: one training step, "
@@ -967,109 +1091,64 @@ weft_workload_t *
 weft_gen_load_keyfile(GKeyFile *kf, const char *path, guint n_gpus, GError **error)
 {
     g_return_val_if_fail(kf != NULL && path != NULL, NULL);
-    g_autoptr(GError) e = NULL;
-    weft_gen_config_t c = {.tp = 1, .pp = 1, .dp = 1, .cp = 1, .ep = 1, .vpp = 1, .micro_batch = 1};
-    g_autofree char *model = g_key_file_get_string(kf, "transformer", "model", NULL);
-    if (model != NULL && !weft_gen_preset(model, &c, error)) {
-        g_prefix_error(error, "%s: [transformer] model: ", path);
+    /* each key checked against its row; then the rows apply in the table's order */
+    g_autofree char **texts = g_new0(char *, weft_gen_n_keys);
+    g_auto(GStrv) keys = g_key_file_get_keys(kf, "transformer", NULL, NULL);
+    gboolean ok = TRUE;
+    for (guint k = 0; ok && keys != NULL && keys[k] != NULL; k++) {
+        g_autofree char *v = g_strstrip(g_key_file_get_value(kf, "transformer", keys[k], NULL));
+        const weft_key_t *row = weft_keys_find(weft_gen_keys, weft_gen_n_keys, "transformer",
+                                               keys[k]);
+        g_autoptr(GError) e = NULL;
+        if (row == NULL) {
+            g_autofree char *valid = weft_keys_list(weft_gen_keys, weft_gen_n_keys, "transformer");
+            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                        "%s: [transformer] unknown key '%s' (value '%s'); valid keys: %s", path,
+                        keys[k], v, valid);
+            ok = FALSE;
+        } else if (!weft_key_check(row, v, NULL, &texts[row - weft_gen_keys], &e)) {
+            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE, "%s: %s", path,
+                        e->message);
+            ok = FALSE;
+        }
+    }
+    weft_gen_spec_t spec;
+    weft_gen_spec_init(&spec);
+    for (guint i = 0; ok && i < weft_gen_n_keys; i++) {
+        g_autoptr(GError) e = NULL;
+        if (!weft_key_apply(&weft_gen_keys[i], texts[i], &spec, &e)) {
+            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE, "%s: %s", path,
+                        e->message);
+            ok = FALSE;
+        }
+    }
+    weft_workload_t *wl = ok ? weft_gen_spec_generate(&spec, n_gpus, path, error) : NULL;
+    for (guint i = 0; i < weft_gen_n_keys; i++) {
+        g_free(texts[i]);
+    }
+    return wl;
+}
+
+weft_workload_t *
+weft_gen_spec_generate(weft_gen_spec_t *spec, guint n_gpus, const char *origin, GError **error)
+{
+    g_return_val_if_fail(spec != NULL && origin != NULL, NULL);
+    if (!weft_gen_spec_finish(spec, n_gpus, origin, error)) {
         return NULL;
     }
-    g_auto(GStrv) keys = g_key_file_get_keys(kf, "transformer", NULL, NULL);
-    for (guint k = 0; keys != NULL && keys[k] != NULL; k++) {
-        const char *key = keys[k];
-        g_autofree char *v = g_key_file_get_value(kf, "transformer", key, NULL);
-        gboolean done = strcmp(key, "model") == 0 || strcmp(key, "gpu") == 0;
-        for (gsize i = 0; i < G_N_ELEMENTS(spec_keys) && !done; i++) {
-            if (strcmp(key, spec_keys[i].key) == 0) {
-                guint64 x = 0;
-                if (!g_ascii_string_to_unsigned(g_strstrip(v), 10, 0, G_MAXUINT32, &x, NULL)) {
-                    g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
-                                "%s: [transformer] %s = '%s' is not an integer", path, key, v);
-                    return NULL;
-                }
-                G_STRUCT_MEMBER(guint, &c, spec_keys[i].offset) = (guint)x;
-                done = TRUE;
-            }
-        }
-        if (done) {
-            continue;
-        }
-        gboolean *flag = strcmp(key, "gated") == 0        ? &c.gated
-                         : strcmp(key, "sp") == 0         ? &c.sp
-                         : strcmp(key, "dist_opt") == 0   ? &c.dist_opt
-                         : strcmp(key, "overlap_dp") == 0 ? &c.overlap_dp
-                                                          : NULL;
-        if (flag != NULL) {
-            g_autoptr(GError) be = NULL;
-            *flag = g_key_file_get_boolean(kf, "transformer", key, &be);
-            if (be != NULL) {
-                g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
-                            "%s: [transformer] %s = '%s' is not true or false", path, key, v);
-                return NULL;
-            }
-        } else if (strcmp(key, "recompute") == 0) {
-            guint i = 0;
-            while (i < G_N_ELEMENTS(recompute_names) && strcmp(v, recompute_names[i]) != 0) {
-                i++;
-            }
-            if (i == G_N_ELEMENTS(recompute_names)) {
-                g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
-                            "%s: [transformer] recompute = '%s': expected none, selective or "
-                            "full",
-                            path, v);
-                return NULL;
-            }
-            c.recompute = (weft_gen_recompute_t)i;
-        } else if (strcmp(key, "attention") == 0) {
-            if (strcmp(v, "fused") != 0 && strcmp(v, "unfused") != 0) {
-                g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
-                            "%s: [transformer] attention = '%s': expected fused or unfused", path,
-                            v);
-                return NULL;
-            }
-            c.unfused_attention = strcmp(v, "unfused") == 0;
-        } else if (strcmp(key, "precision") == 0) {
-            if (strcmp(v, "bf16") != 0 && strcmp(v, "fp8") != 0) {
-                g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
-                            "%s: [transformer] precision = '%s': expected bf16 or fp8", path, v);
-                return NULL;
-            }
-            c.fp8 = strcmp(v, "fp8") == 0;
-        } else {
-            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
-                        "%s: [transformer] unknown key '%s' (value '%s')", path, key, v);
-            return NULL;
-        }
-    }
-    /* dp unset: every GPU of the cluster (when the caller knows it) takes part. */
-    if (n_gpus > 0 && !g_key_file_has_key(kf, "transformer", "dp", NULL)) {
-        guint per_replica = c.tp * c.pp * c.cp;
-        if (per_replica == 0 || n_gpus % per_replica != 0) {
-            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
-                        "%s: [transformer] dp is unset and the cluster's %u GPUs are not a "
-                        "multiple of tp x pp x cp = %u x %u x %u = %u: set dp",
-                        path, n_gpus, c.tp, c.pp, c.cp, per_replica);
-            return NULL;
-        }
-        c.dp = n_gpus / per_replica;
-    }
-    /* global_batch unset: one micro-batch per data-parallel rank (weft gen's default). */
-    if (c.global_batch == 0 || !g_key_file_has_key(kf, "transformer", "global_batch", NULL)) {
-        c.global_batch = c.micro_batch * c.dp;
-    }
-    g_autofree char *gpu_name = g_key_file_get_string(kf, "transformer", "gpu", NULL);
-    const weft_hw_gpu_t *gpu = weft_hw_gpu(gpu_name != NULL ? gpu_name : "h100", &e);
+    g_autoptr(GError) e = NULL;
+    const weft_hw_gpu_t *gpu = weft_hw_gpu(spec->gpu, &e);
     if (gpu == NULL) {
         g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
-                    "%s: [transformer] gpu: %s", path, e->message);
+                    "%s: [transformer] gpu: %s", origin, e->message);
         return NULL;
     }
-    weft_workload_t *wl = weft_gen_transformer(&c, gpu, error);
+    weft_workload_t *wl = weft_gen_transformer(&spec->c, gpu, error);
     if (wl == NULL) {
-        g_prefix_error(error, "%s: ", path);
+        g_prefix_error(error, "%s: ", origin);
         return NULL;
     }
     g_free(wl->source);
-    wl->source = g_strdup(path);
+    wl->source = g_strdup(origin);
     return wl;
 }

@@ -48,6 +48,7 @@
 
 #include <glib.h>
 
+#include "core/keyfile.h"
 #include "hw/hw.h"
 #include "workload/workload.h"
 
@@ -117,6 +118,52 @@ typedef struct {
                                    (2022): batched GEMMs over the whole score matrix and the
                                    scores through HBM; else fused (flash) attention */
 } weft_gen_config_t;
+
+/*
+ * The [transformer] group: a configuration with what decides its defaults.
+ * weft_gen_keys[] is its one table (core/keyfile.h): scenario files, generator
+ * specs and `weft gen transformer`'s options all read it. Strings are borrowed
+ * from the texts the keys were applied from.
+ */
+typedef struct {
+    weft_gen_config_t c;
+    const char *model;           /* the preset applied first, or NULL (sizes given) */
+    const char *gpu;             /* hw catalog name; NULL until finished: "h100" */
+    gboolean dp_given;           /* unset: the cluster's GPUs / (tp x pp x cp) */
+    gboolean global_batch_given; /* unset: micro_batch x dp */
+} weft_gen_spec_t;
+
+/* The rows of [transformer], in the order they apply (model first: a preset resets the
+ * configuration, then the other keys override it). */
+extern const weft_key_t weft_gen_keys[];
+extern const guint weft_gen_n_keys;
+/* Name tables of the enum keys: recompute (weft_gen_recompute_t), precision (bf16, fp8:
+ * weft_gen_config_t.fp8) and attention (fused, unfused: .unfused_attention). */
+extern const weft_enum_t weft_gen_recompute_enum;
+extern const weft_enum_t weft_gen_precision_enum;
+extern const weft_enum_t weft_gen_attention_enum;
+
+/** weft_gen_spec_init: the state before any key: parallel sizes and micro-batch 1, overlap on. */
+void weft_gen_spec_init(weft_gen_spec_t *spec);
+
+/**
+ * weft_gen_spec_finish:
+ * Fills what the keys left to defaults: without a model the sizes' defaults
+ * (kv_heads = heads, ffn = 4 hidden, vocab 51200, seq 2048; layers, hidden and
+ * heads are required), dp from @n_gpus (0: dp stays as set, default 1),
+ * global_batch = micro_batch x dp, gpu "h100".
+ * @origin: names the configuration in messages.
+ * Returns: FALSE with WEFT_WORKLOAD_ERROR_VALUE naming @origin and the keys.
+ */
+gboolean weft_gen_spec_finish(weft_gen_spec_t *spec, guint n_gpus, const char *origin,
+                              GError **error);
+
+/**
+ * weft_gen_spec_generate: weft_gen_spec_finish(), then the step on the spec's GPU.
+ * Returns: (transfer full): the workload (source = @origin), or NULL with the error.
+ */
+weft_workload_t *weft_gen_spec_generate(weft_gen_spec_t *spec, guint n_gpus, const char *origin,
+                                        GError **error);
 
 /** Per-GPU memory (bytes) of the most loaded pipeline stage (stage 0). */
 typedef struct {
