@@ -64,7 +64,7 @@ expect 1 "ep not dividing experts" "ep 3 does not divide experts 8" -- \
     "$WEFT" gen transformer --model mixtral-8x7b --ep 3 --dp 3
 expect 2 "unknown preset" "is not a preset" -- "$WEFT" gen transformer --model gpt5
 expect 0 "memory warning" "do not fit" -- "$WEFT" gen transformer --model gpt3-175b
-expect 2 "a parallel size of 0" "--tp 0: a size must be at least 1" -- "$WEFT" gen transformer \
+expect 2 "a parallel size of 0" "--tp 0: expected a whole number from 1 to" -- "$WEFT" gen transformer \
     --model gpt3-1.3b --tp 0 --spec "$tmp/zero.gen"
 expect 2 "no generator" "transformer" -- "$WEFT" gen
 expect 2 "bad recompute" "recompute" -- "$WEFT" gen transformer --model gpt3-1.3b \

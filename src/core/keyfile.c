@@ -359,7 +359,16 @@ typedef struct {
     const weft_key_t *keys;
     guint n;
     char **texts;
+    GPtrArray *help; /* descriptions made here, freed with the group */
 } option_ctx;
+
+static void
+option_ctx_free(gpointer p)
+{
+    option_ctx *ctx = p;
+    g_ptr_array_unref(ctx->help);
+    g_free(ctx);
+}
 
 static gboolean
 option_cb(const char *option_name, const char *value, gpointer data, GError **error)
@@ -402,8 +411,9 @@ weft_keys_option_group(const weft_key_t *keys, guint n, const char *group, char 
     ctx->keys = keys;
     ctx->n = n;
     ctx->texts = texts;
+    ctx->help = g_ptr_array_new_with_free_func(g_free);
     GOptionGroup *og = g_option_group_new(group != NULL ? group : "keys", "Configuration",
-                                          "Show the configuration options", ctx, g_free);
+                                          "Show the configuration options", ctx, option_ctx_free);
     GArray *entries = g_array_new(TRUE, TRUE, sizeof(GOptionEntry));
     for (guint i = 0; i < n; i++) {
         const weft_key_t *k = &keys[i];
@@ -419,6 +429,12 @@ weft_keys_option_group(const weft_key_t *keys, guint n, const char *group, char 
             .description = k->doc,
             .arg_description = k->flag_value != NULL ? NULL : k->arg,
         };
+        if (k->flag_value != NULL) {
+            /* a flag says which value it stands for: --no-overlap is overlap_dp = false */
+            char *help = g_strdup_printf("%s.%s = %s: %s", k->group, k->key, k->flag_value, k->doc);
+            g_ptr_array_add(ctx->help, help);
+            e.description = help;
+        }
         g_array_append_val(entries, e);
     }
     g_option_group_add_entries(og, (const GOptionEntry *)(void *)entries->data);

@@ -1003,8 +1003,8 @@ weft_gen_spec_finish(weft_gen_spec_t *spec, guint n_gpus, const char *origin, GE
     if (spec->model == NULL) {
         if (c->layers == 0 || c->hidden == 0 || c->heads == 0) {
             g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
-                        "%s: give a model preset (model), or layers, hidden and heads (and "
-                        "optionally ffn, vocab, ...)",
+                        "%s: give a model preset (model, --model NAME), or layers, hidden and "
+                        "heads (and optionally ffn, vocab, ...)",
                         origin);
             return FALSE;
         }
