@@ -1,0 +1,606 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Running a scenario: the cluster, the workload, placement, network, the
+ * replay (rerun once per shape a timed collective found not alone), and the
+ * files of [output]. The keys and their resolution are scenario.c's.
+ */
+#include "scenario/scenario.h"
+
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "core/sim.h"
+#include "fault/step.h"
+#include "net/net.h"
+#include "report/report.h"
+#include "scenario/scenario_private.h"
+
+/* ---- running ----------------------------------------------------------------------------------
+ */
+
+/* Creates @dir if missing and proves it writable by creating and removing a file in it;
+ * errors name output.@key = "@value". */
+static gboolean
+prepare_output_dir_for(const char *dir, const char *key, const char *value, GError **error)
+{
+    if (g_mkdir_with_parents(dir, 0755) != 0) {
+        int e = errno;
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_IO,
+                    "output.%s = \"%s\": cannot create %s: %s", key, value, dir, g_strerror(e));
+        return FALSE;
+    }
+    g_autofree char *probe = g_build_filename(dir, ".weft-probe-XXXXXX", NULL);
+    int fd = g_mkstemp(probe);
+    if (fd < 0) {
+        int e = errno;
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_IO,
+                    "output.%s = \"%s\": %s is not writable: %s", key, value, dir, g_strerror(e));
+        return FALSE;
+    }
+    close(fd);
+    g_unlink(probe);
+    return TRUE;
+}
+
+static gboolean
+prepare_output_dir(const char *dir, GError **error)
+{
+    return prepare_output_dir_for(dir, "dir", dir, error);
+}
+
+static gboolean
+write_output(const char *dir, const char *name, const char *text, GError **error)
+{
+    g_autofree char *path = g_build_filename(dir, name, NULL);
+    g_autoptr(GError) ioerr = NULL;
+    /* GLib writes to a temporary file in the same directory, then renames it. */
+    if (!g_file_set_contents_full(path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, &ioerr)) {
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_IO, "%s: cannot write: %s",
+                    path, ioerr->message);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+/*
+ * Turns a cluster builder's error into a scenario error that names the scenario
+ * and [cluster]: unknown keys and kinds become WEFT_SCENARIO_ERROR_KEY, values
+ * that do not parse or are out of range WEFT_SCENARIO_ERROR_VALUE, unreadable
+ * files WEFT_SCENARIO_ERROR_IO; anything else (an invalid graph) keeps its
+ * WEFT_TOPO_ERROR code.
+ */
+static void
+cluster_error(GError **error, GError *terr, const char *where)
+{
+    gint code = -1;
+    if (terr->domain == WEFT_TOPO_ERROR) {
+        switch (terr->code) {
+        case WEFT_TOPO_ERROR_KEY:
+            code = WEFT_SCENARIO_ERROR_KEY;
+            break;
+        case WEFT_TOPO_ERROR_PARSE:
+        case WEFT_TOPO_ERROR_VALUE:
+            code = WEFT_SCENARIO_ERROR_VALUE;
+            break;
+        case WEFT_TOPO_ERROR_IO:
+            code = WEFT_SCENARIO_ERROR_IO;
+            break;
+        default:
+            break;
+        }
+    }
+    g_autofree char *prefix = where != NULL ? g_strdup_printf("scenario %s: [cluster]: ", where)
+                                            : g_strdup("[cluster]: ");
+    if (code < 0) {
+        g_propagate_prefixed_error(error, terr, "%s", prefix);
+        return;
+    }
+    g_set_error(error, WEFT_SCENARIO_ERROR, code, "%s%s", prefix, terr->message);
+    g_error_free(terr);
+}
+
+static weft_topo_t *
+build_cluster(const weft_scenario_t *sc, const weft_scenario_config_t *cfg, GError **error)
+{
+    const char *where = sc->source;
+    const char *file = cfg->cluster_file;
+    GError *terr = NULL;
+    weft_topo_t *topo = NULL;
+    if (file != NULL && sc->format == CLUSTER_FILE_YAML) {
+        topo = weft_topo_load_astra_yaml(file, &terr);
+    } else if (file != NULL && sc->format == CLUSTER_FILE_GRAPHML) {
+        topo = weft_topo_load_graphml(file, &terr);
+    } else {
+        g_autoptr(GKeyFile) kf = g_key_file_new();
+        g_autoptr(GPtrArray) merged = weft_scenario_i_merged_cluster_keys(sc);
+        for (guint i = 0; i < merged->len; i++) {
+            kv_pair *kv = g_ptr_array_index(merged, i);
+            g_key_file_set_value(kf, "cluster", kv->key, kv->value);
+        }
+        const char *origin = file != NULL ? file : (where != NULL ? where : "scenario");
+        topo = weft_topo_load_keyfile(kf, "cluster", origin, &terr);
+    }
+    if (topo == NULL) {
+        cluster_error(error, terr, where);
+    }
+    return topo;
+}
+
+static char *
+placement_text(const weft_place_config_t *p)
+{
+    if (p->policy == WEFT_PLACE_RANDOM) {
+        return g_strdup_printf("random (seed %" G_GINT64_FORMAT ")", p->seed);
+    }
+    if (p->policy == WEFT_PLACE_FILE) {
+        return g_strdup_printf("file %s", p->file);
+    }
+    return g_strdup(weft_place_policy_name(p->policy));
+}
+
+static char *
+ranks_csv(const weft_scenario_run_t *run)
+{
+    GString *s = g_string_new("rank,gpu,finish_us,compute_us,exposed_comm_us,idle_us\n");
+    const weft_replay_result_t *res = run->replay;
+    for (guint r = 0; r < res->n_ranks; r++) {
+        const weft_rank_result_t *rr = &res->ranks[r];
+        g_string_append_printf(s, "%u,%u,%.6f,%.6f,%.6f,%.6f\n", r, run->rank_gpu[r],
+                               weft_time_to_us(rr->finish_ps), weft_time_to_us(rr->compute_ps),
+                               weft_time_to_us(rr->exposed_comm_ps), weft_time_to_us(rr->idle_ps));
+    }
+    return g_string_free(s, FALSE);
+}
+
+/* Rank rows the summary prints when a report gives the distribution instead. */
+#define SUMMARY_MAX_RANK_ROWS 64
+
+char *
+weft_scenario_run_summary(const weft_scenario_run_t *run)
+{
+    g_return_val_if_fail(run != NULL, NULL);
+    const weft_replay_result_t *res = run->replay;
+    GString *s = g_string_new(NULL);
+    g_string_append_printf(s, "cluster      %s (%u GPUs, %u vertices, %u directed links)\n",
+                           run->cluster_label, weft_topo_n_gpus(run->topo),
+                           weft_topo_n_vertices(run->topo), weft_topo_n_edges(run->topo));
+    g_string_append_printf(s, "workload     %s (%u rank%s, %" G_GUINT64_FORMAT " nodes)\n",
+                           run->trace_label, run->workload->n_ranks,
+                           run->workload->n_ranks == 1 ? "" : "s",
+                           weft_workload_node_count(run->workload));
+    g_string_append_printf(s, "placement    %s\n", run->placement);
+    if (run->nccl_tuning && !run->chunks_given) {
+        g_string_append_printf(s,
+                               "network      %s, chunks per collective as NCCL's tuning chooses\n",
+                               run->network_model);
+    } else {
+        g_string_append_printf(s, "network      %s, %u chunk(s) per collective%s\n",
+                               run->network_model, run->chunks,
+                               run->nccl_tuning ? " (forced over NCCL's tuning)"
+                               : run->abstract && run->plain_forced != NULL
+                                   ? ", plain model (an abstract cluster: no NVLink, no NICs; "
+                                     "collectives.tuning)"
+                               : run->abstract ? ", plain rings (an abstract cluster: no NVLink, "
+                                                 "no NICs; collectives.tuning)"
+                                               : "");
+        if (run->plain_forced != NULL) {
+            g_string_append_printf(s, "algorithms   %s (forced; the plain model's default: ring)\n",
+                                   run->plain_forced);
+        }
+    }
+    g_string_append_printf(s,
+                           "collectives  %" G_GUINT64_FORMAT
+                           ", point-to-point transfers %" G_GUINT64_FORMAT
+                           ", events %" G_GUINT64_FORMAT "\n",
+                           res->collectives, res->p2p_transfers, res->events);
+    if (run->coarse_asked && run->coarse_skipped != NULL) {
+        g_string_append_printf(s, "coarse       not applied: %s\n", run->coarse_skipped);
+    } else if (run->coarse_asked) {
+        /* collectives.detail = coarse: an approximation (doc/replay.md) */
+        g_string_append_printf(s,
+                               "coarse       %" G_GUINT64_FORMAT
+                               " collective(s) ran as one aggregate flow (collectives.detail = "
+                               "coarse, approximate)\n",
+                               res->coarse_collectives);
+    }
+    g_string_append_printf(s, "step time    %.6f us\n", weft_time_to_us(res->step_ps));
+    for (guint i = 0; res->faults_applied != NULL && i < res->faults_applied->len; i++) {
+        g_string_append_printf(s, "fault        %s\n",
+                               (const char *)g_ptr_array_index(res->faults_applied, i));
+    }
+    /* what the reader worked around in the trace (workload.h): said once, here */
+    const GPtrArray *warnings = run->workload->warnings;
+    for (guint i = 0; warnings != NULL && i < warnings->len; i++) {
+        g_string_append_printf(s, "warning      %s\n",
+                               (const char *)g_ptr_array_index(warnings, i));
+    }
+    g_string_append_c(s, '\n');
+    /* With a report, large runs get the per-rank distribution instead of one line per rank. */
+    if (run->report != NULL && res->n_ranks > SUMMARY_MAX_RANK_ROWS) {
+        g_string_append_printf(s, "(%u ranks: one row per rank in ranks.csv with --out DIR)\n",
+                               res->n_ranks);
+        g_autofree char *more = weft_report_summary_text(run->report);
+        g_string_append(s, more);
+        return g_string_free(s, FALSE);
+    }
+    g_string_append_printf(s, "%6s %16s %16s %20s %16s\n", "rank", "finish_us", "compute_us",
+                           "exposed_comm_us", "idle_us");
+    for (guint r = 0; r < res->n_ranks; r++) {
+        const weft_rank_result_t *rr = &res->ranks[r];
+        g_string_append_printf(s, "%6u %16.6f %16.6f %20.6f %16.6f\n", r,
+                               weft_time_to_us(rr->finish_ps), weft_time_to_us(rr->compute_ps),
+                               weft_time_to_us(rr->exposed_comm_ps), weft_time_to_us(rr->idle_ps));
+    }
+    if (run->report != NULL) {
+        g_autofree char *more = weft_report_summary_text(run->report);
+        g_string_append(s, more);
+    }
+    return g_string_free(s, FALSE);
+}
+
+/*
+ * The plain model's forced algorithms (collectives.tuning = off, or auto on an abstract
+ * cluster): ring, tree, halving_doubling and direct have flat plans and run as asked; the
+ * algorithms that need the communicator's layout on the cluster (nvls, nvls_tree, collnet,
+ * hierarchical) and forced protocols (the plain model has none) are refused with the key,
+ * never ignored. Fills @algo per operation and *@text ("all_reduce halving_doubling"),
+ * NULL when nothing is forced.
+ */
+static gboolean
+plain_forced(const weft_coll_settings_t *cs, weft_coll_algo_t *algo, char **text, GError **error)
+{
+    const char *why_plain = cs->tuning == WEFT_COLL_TUNING_OFF
+                                ? "collectives.tuning = off"
+                                : "collectives.tuning = auto on an abstract cluster";
+    GString *desc = g_string_new(NULL);
+    for (guint k = 0; k < WEFT_COLL_N_KEY_OPS; k++) {
+        weft_coll_op_t op = weft_coll_key_op((weft_coll_key_op_t)k);
+        if (cs->proto[k] != WEFT_COLL_PROTO_AUTO) {
+            g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE,
+                        "collectives.%s = %s: the plain model (%s) has no protocols; set "
+                        "collectives.tuning = nccl to run NCCL's protocols",
+                        weft_coll_key_op_row((weft_coll_key_op_t)k, TRUE)->key,
+                        weft_enum_name(&weft_coll_proto_enum, (gint)cs->proto[k]), why_plain);
+            g_string_free(desc, TRUE);
+            return FALSE;
+        }
+        weft_coll_algo_t a = cs->algo[k];
+        if (a == WEFT_COLL_ALGO_AUTO) {
+            continue;
+        }
+        if (a != WEFT_COLL_ALGO_RING && a != WEFT_COLL_ALGO_TREE && a != WEFT_COLL_ALGO_DIRECT &&
+            a != WEFT_COLL_ALGO_HALVING_DOUBLING) {
+            g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE,
+                        "collectives.%s = %s: the plain model (%s) runs ring, tree and "
+                        "halving_doubling (direct for all-to-all, gather and scatter); %s needs "
+                        "NCCL's tuning over the cluster's NVSwitches and switches "
+                        "(collectives.tuning = nccl)",
+                        weft_coll_key_op_row((weft_coll_key_op_t)k, FALSE)->key,
+                        weft_coll_algo_name(a), why_plain, weft_coll_algo_name(a));
+            g_string_free(desc, TRUE);
+            return FALSE;
+        }
+        g_string_append_printf(desc, "%s%s %s", desc->len > 0 ? ", " : "", weft_coll_op_name(op),
+                               weft_coll_algo_name(a));
+    }
+    /* the same forced choice for the operations that share each key */
+    weft_coll_tuning_t t;
+    weft_coll_settings_tuning(cs, &t);
+    for (guint op = 0; op < WEFT_COLL_N_OPS; op++) {
+        algo[op] = t.algo[op];
+    }
+    *text = desc->len > 0 ? g_string_free(desc, FALSE) : (g_string_free(desc, TRUE), NULL);
+    return TRUE;
+}
+
+/*
+ * The workload of a checked scenario on a cluster of @n_gpus GPUs: the trace,
+ * the [transformer] step generated in memory (an unset dp fills the cluster) or
+ * the one-collective workload. *@label gets its name for the report.
+ */
+static weft_workload_t *
+load_workload(const weft_scenario_t *sc, weft_scenario_config_t *cfg, guint n_gpus, char **label,
+              GError **error)
+{
+    const char *where = sc->source != NULL ? sc->source : "scenario";
+    g_autoptr(GError) werr = NULL;
+    const weft_scenario_workload_t *w = &cfg->workload;
+    if (w->trace != NULL) {
+        *label = g_strdup(weft_scenario_i_given(sc, "workload", "trace"));
+        return weft_workload_load_chakra(w->trace, w->comm_groups, error);
+    }
+    if (w->collective != NULL) {
+        weft_coll_op_t op = w->collective_op;
+        guint n_ranks = w->collective_ranks_given ? w->collective_ranks : n_gpus;
+        weft_workload_t *wl = weft_workload_collective(op, w->collective_bytes,
+                                                       w->collective_iterations, n_ranks, &werr);
+        if (wl == NULL) {
+            g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE,
+                        "%s: workload.collective: %s", where, werr->message);
+            return NULL;
+        }
+        *label = g_strdup_printf(
+            "%s of %s x %u on %u ranks", weft_coll_op_name(op),
+            op == WEFT_COLL_BARRIER ? "0 B" : weft_scenario_i_text(sc, "workload", "collective_bytes"),
+            w->collective_iterations, n_ranks);
+        return wl;
+    }
+    /* [transformer]: the resolved spec, generated on the cluster's GPUs. */
+    g_autofree char *first = weft_scenario_i_transformer_label(sc);
+    GString *text = g_string_new(first);
+    weft_workload_t *wl = weft_gen_spec_generate(&cfg->transformer, n_gpus, where, &werr);
+    if (wl == NULL) {
+        g_string_free(text, TRUE);
+        g_set_error_literal(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE, werr->message);
+        return NULL;
+    }
+    if (!cfg->transformer.dp_given) {
+        const weft_gen_config_t *c = &cfg->transformer.c;
+        guint64 per_replica = (guint64)c->tp * c->pp * c->cp;
+        g_string_append_printf(text, " dp=%" G_GUINT64_FORMAT " (from the cluster)",
+                               wl->n_ranks / per_replica);
+    }
+    *label = g_string_free(text, FALSE);
+    return wl;
+}
+
+weft_scenario_run_t *
+weft_scenario_run(const weft_scenario_t *sc, GError **error)
+{
+    return weft_scenario_run_full(sc, NULL, error);
+}
+
+/* The report's options from [output]; FALSE if none asks for one. */
+static gboolean
+report_options(const weft_scenario_output_t *o, weft_report_options_t *ro)
+{
+    memset(ro, 0, sizeof *ro);
+    ro->timeline = o->timeline != NULL;
+    ro->timeline_ranks = o->timeline_ranks;
+    ro->window_start_ps = o->window_start_ps;
+    ro->window_end_ps = o->window_end_ps;
+    ro->link_interval_ps = o->link_interval_ps;
+    return ro->timeline || ro->link_interval_ps > 0;
+}
+
+weft_scenario_run_t *
+weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_options_t *ropts,
+                       GError **error)
+{
+    g_return_val_if_fail(sc != NULL, NULL);
+    g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+    if (!weft_scenario_check(sc, error)) {
+        return NULL;
+    }
+    /* the configuration, resolved once into typed structs (checked when set) */
+    weft_scenario_config_t cfg;
+    if (!weft_scenario_resolve(sc, &cfg, error)) {
+        return NULL;
+    }
+    const char *out_dir = cfg.output.dir;
+    if (out_dir != NULL && !prepare_output_dir(out_dir, error)) {
+        return NULL;
+    }
+    const char *timeline = cfg.output.timeline;
+    if (timeline != NULL) {
+        g_autofree char *tl_dir = g_path_get_dirname(timeline);
+        if (!prepare_output_dir_for(tl_dir, "timeline", timeline, error)) {
+            return NULL;
+        }
+    }
+    weft_report_options_t rep_opts;
+    gboolean want_report = report_options(&cfg.output, &rep_opts) || (ropts != NULL && ropts->report);
+
+    g_autoptr(weft_scenario_run_t) run = g_new0(weft_scenario_run_t, 1);
+    run->topo = build_cluster(sc, &cfg, error);
+    if (run->topo == NULL) {
+        return NULL;
+    }
+    weft_topo_set_ecmp_seed(run->topo, (guint64)cfg.ecmp_seed);
+
+    run->workload =
+        load_workload(sc, &cfg, weft_topo_n_gpus(run->topo), &run->trace_label, error);
+    if (run->workload == NULL) {
+        return NULL;
+    }
+    if (!weft_workload_check(run->workload, weft_topo_n_gpus(run->topo), error)) {
+        /* a trace's message names its files; a generated workload's says which keys */
+        if (cfg.workload.trace == NULL) {
+            g_prefix_error(error, "workload %s%s: ", run->trace_label,
+                           cfg.workload.collective != NULL ? " (workload.collective_ranks)" : "");
+        }
+        return NULL;
+    }
+
+    run->rank_gpu = weft_topo_place(run->topo, run->workload->n_ranks, cfg.placement.policy,
+                                    (guint64)cfg.placement.seed, cfg.placement.file, error);
+    if (run->rank_gpu == NULL) {
+        return NULL;
+    }
+    if (want_report) {
+        g_autoptr(GError) rerr = NULL;
+        run->report = weft_report_new(run->topo, run->workload, run->rank_gpu, &rep_opts, &rerr);
+        if (run->report == NULL) {
+            g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE,
+                        "output.timeline_ranks = \"%s\": %s", cfg.output.timeline_ranks,
+                        rerr->message);
+            return NULL;
+        }
+    }
+
+    weft_net_options_t net_opts = cfg.network;
+    run->network_model = g_strdup(weft_net_model_name(net_opts.model));
+    const weft_coll_settings_t *cs = &cfg.collectives;
+    run->chunks = cs->chunks_given ? cs->chunks : 1;
+    run->nccl_tuning =
+        cs->tuning == WEFT_COLL_TUNING_NCCL ||
+        (cs->tuning == WEFT_COLL_TUNING_AUTO && !weft_topo_is_abstract(run->topo));
+    run->chunks_given = cs->chunks_given;
+    run->abstract = !run->nccl_tuning && cs->tuning == WEFT_COLL_TUNING_AUTO;
+    run->duration_scale = cfg.replay.duration_scale;
+    run->placement = placement_text(&cfg.placement);
+    const char *file = cfg.cluster_file;
+    run->cluster_label = file != NULL ? g_strdup(weft_scenario_i_given(sc, "cluster", "file"))
+                                      : g_strdup_printf("%s (inline)", weft_topo_name(run->topo));
+
+    weft_coll_tuning_t tuning = {0};
+    weft_coll_settings_tuning(cs, &tuning);
+    weft_coll_algo_t plain_algo[WEFT_COLL_N_OPS] = {0};
+    if (!run->nccl_tuning && !plain_forced(cs, plain_algo, &run->plain_forced, error)) {
+        return NULL;
+    }
+    g_autoptr(weft_fault_plan_t) faults = NULL;
+    if (cfg.faults_file != NULL || cfg.faults_events != NULL) {
+        faults = weft_fault_plan_new(run->topo);
+        if ((cfg.faults_file != NULL && !weft_fault_plan_add_file(faults, cfg.faults_file, error)) ||
+            (cfg.faults_events != NULL &&
+             !weft_fault_plan_add_text(faults, cfg.faults_events, "faults.events", TRUE,
+                                       error))) {
+            return NULL;
+        }
+    }
+    /* collectives.detail = auto runs lone collectives as one timed event; faults and link
+     * time series need every transfer (replay.h). A run that finds a timed collective not
+     * alone names its shape and is run again without timing that shape: at most one rerun
+     * per shape, bounded here all the same. */
+    gboolean coarse = cfg.replay.detail == WEFT_REPLAY_DETAIL_COARSE;
+    gboolean flow = net_opts.model == WEFT_NET_FLOW;
+    run->coarse_asked = coarse;
+    if (coarse && !flow) {
+        run->coarse_skipped = "under analytical every collective it could aggregate is timed "
+                              "exactly (as collectives.detail = auto)";
+    } else if (coarse && faults != NULL) {
+        run->coarse_skipped = "faults simulate every transfer";
+    } else if (coarse && run->report != NULL && rep_opts.link_interval_ps > 0) {
+        run->coarse_skipped = "link time series simulate every transfer";
+    }
+    weft_replay_detail_t detail =
+        (coarse || cfg.replay.detail == WEFT_REPLAY_DETAIL_AUTO) && faults == NULL &&
+                !(run->report != NULL && rep_opts.link_interval_ps > 0 && flow)
+            ? (coarse ? WEFT_REPLAY_DETAIL_COARSE : WEFT_REPLAY_DETAIL_AUTO)
+            : WEFT_REPLAY_DETAIL_TRANSFERS;
+    g_autoptr(GHashTable) banned = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
+                                                         (GDestroyNotify)g_bytes_unref, NULL);
+    /* freed after the simulation, whose progress hook points to it */
+    g_autoptr(weft_report_progress_t) progress = NULL;
+    g_autoptr(weft_sim_t) sim = NULL;
+    g_autoptr(weft_net_t) net = NULL;
+    for (guint attempt = 0;; attempt++) {
+        g_clear_pointer(&net, weft_net_free);
+        g_clear_pointer(&sim, weft_sim_free);
+        if (attempt > 0 && run->report != NULL) {
+            weft_report_free(run->report);
+            run->report = weft_report_new(run->topo, run->workload, run->rank_gpu, &rep_opts, NULL);
+            g_assert(run->report != NULL); /* the same options made one before */
+        }
+        /* The simulation's own random stream is seeded with 1: nothing in an
+         * analytical replay draws from it, and placement and ECMP have their own
+         * seeds (workload.placement_seed, network.ecmp_seed). */
+        sim = weft_sim_new(1);
+        net = weft_net_new_full(sim, run->topo, &net_opts);
+        weft_replay_options_t opts = {
+            .coll_chunks = run->chunks,
+            .rank_gpu = run->rank_gpu,
+            .compute_scale = run->duration_scale,
+            .faults = faults,
+            .collective_detail = attempt < 64 ? detail : WEFT_REPLAY_DETAIL_TRANSFERS,
+            .detail_banned = banned,
+        };
+        memcpy(opts.plain_algo, plain_algo, sizeof plain_algo);
+        if (run->nccl_tuning) {
+            opts.coll_tuning = &tuning;
+        }
+        if (run->report != NULL) {
+            opts.observer = weft_report_observer(run->report);
+            weft_report_attach(run->report, net);
+        }
+        if (ropts != NULL && ropts->progress != NULL) {
+            /* runs longer than a second show progress (src/report) */
+            progress = weft_report_progress_new(ropts->progress, G_USEC_PER_SEC);
+            weft_report_progress_attach(progress, sim);
+        }
+        GError *rerr = NULL;
+        run->replay = weft_replay_run(sim, net, run->workload, &opts, &rerr);
+        weft_sim_set_progress(sim, 0, NULL, NULL);
+        g_clear_pointer(&progress, weft_report_progress_free);
+        if (run->replay == NULL &&
+            g_error_matches(rerr, WEFT_REPLAY_ERROR, WEFT_REPLAY_ERROR_DETAIL_CONFLICT)) {
+            g_debug("%s", rerr->message);
+            g_error_free(rerr);
+            continue;
+        }
+        if (run->replay == NULL) {
+            g_propagate_error(error, rerr);
+            return NULL;
+        }
+        break;
+    }
+    if (run->report != NULL) {
+        g_autofree char *ini = weft_scenario_to_ini(sc);
+        weft_report_meta_t meta = {
+            .cluster = run->cluster_label,
+            .workload = run->trace_label,
+            .placement = run->placement,
+            .network_model = run->network_model,
+            .network_update = weft_net_update_name(net_opts.update),
+            /* what ran: auto resolves to nccl or (an abstract cluster) off */
+            .collective_tuning = run->nccl_tuning ? "nccl" : "off",
+            /* 0: NCCL's tuning chose the chunks of each collective (collectives.csv) */
+            .chunks = run->nccl_tuning && !run->chunks_given ? 0 : run->chunks,
+            .sim_seed = weft_sim_seed(sim),
+            .placement_seed = (guint64)cfg.placement.seed,
+            .ecmp_seed = (guint64)cfg.ecmp_seed,
+            .config_ini = ini,
+        };
+        weft_report_finish(run->report, net, run->replay);
+        weft_report_set_meta(run->report, &meta);
+    }
+
+    if (out_dir != NULL) {
+        g_autofree char *ini = weft_scenario_to_ini(sc);
+        g_autofree char *csv = ranks_csv(run);
+        g_autofree char *summary = weft_scenario_run_summary(run);
+        if (!write_output(out_dir, "scenario.ini", ini, error) ||
+            !write_output(out_dir, "ranks.csv", csv, error) ||
+            !write_output(out_dir, "summary.txt", summary, error)) {
+            return NULL;
+        }
+        g_autoptr(GError) rerr = NULL;
+        if (run->report != NULL && !weft_report_write_files(run->report, out_dir, &rerr)) {
+            g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_IO, "%s", rerr->message);
+            return NULL;
+        }
+    }
+    if (timeline != NULL) {
+        g_autoptr(GError) rerr = NULL;
+        if (!weft_report_write_timeline(run->report, timeline, &rerr)) {
+            g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_IO, "%s", rerr->message);
+            return NULL;
+        }
+    }
+    return g_steal_pointer(&run);
+}
+
+void
+weft_scenario_run_free(weft_scenario_run_t *run)
+{
+    if (run == NULL) {
+        return;
+    }
+    weft_report_free(run->report); /* points to the workload and cluster */
+    weft_replay_result_free(run->replay);
+    g_free(run->rank_gpu);
+    weft_workload_free(run->workload);
+    weft_topo_free(run->topo);
+    g_free(run->network_model);
+    g_free(run->placement);
+    g_free(run->plain_forced);
+    g_free(run->cluster_label);
+    g_free(run->trace_label);
+    g_free(run);
+}
