@@ -906,6 +906,68 @@ START_TEST(test_collective_bad_values)
 }
 END_TEST
 
+/* weft replay --help lists every key of the composed table with what it takes. */
+START_TEST(test_keys_help)
+{
+    g_autofree char *help = weft_scenario_keys_help();
+    ck_assert_ptr_nonnull(strstr(help, "  collectives.tuning "));
+    ck_assert_ptr_nonnull(strstr(help, "auto|off|nccl (default auto)"));
+    ck_assert_ptr_nonnull(strstr(help, "  transformer.recompute "));
+    ck_assert_ptr_nonnull(strstr(help, "none|selective|full"));
+    ck_assert_ptr_nonnull(strstr(help, "  network.model "));
+    ck_assert_ptr_nonnull(strstr(help, "analytical|flow (default analytical)"));
+    ck_assert_ptr_nonnull(strstr(help, "  workload.collective_iterations "));
+    ck_assert_ptr_nonnull(strstr(help, "1..10000 (default 1)"));
+}
+END_TEST
+
+/* doc/scenario.md has a row "| group | `key` |" (or "| group | `a`, `key`, ... |") for every
+ * key of the table (and so for a key added as one row of a module's table). */
+static gboolean
+doc_has_row(const char *doc, const char *group, const char *key)
+{
+    g_autofree char *start = g_strdup_printf("| %s | ", group);
+    g_autofree char *name = g_strdup_printf("`%s`", key);
+    g_auto(GStrv) lines = g_strsplit(doc, "\n", -1);
+    for (guint i = 0; lines[i] != NULL; i++) {
+        if (!g_str_has_prefix(lines[i], start)) {
+            continue;
+        }
+        const char *cell = lines[i] + strlen(start);
+        const char *end = strchr(cell, '|');
+        g_autofree char *keys = end != NULL ? g_strndup(cell, (gsize)(end - cell)) : NULL;
+        if (keys != NULL && strstr(keys, name) != NULL) {
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+START_TEST(test_keys_documented)
+{
+    const char *srcdir = g_getenv("WEFT_SRCDIR");
+    if (srcdir == NULL) {
+        return; /* run outside make check */
+    }
+    g_autofree char *path = g_build_filename(srcdir, "doc", "scenario.md", NULL);
+    g_autofree char *doc = NULL;
+    ck_assert(g_file_get_contents(path, &doc, NULL, NULL));
+    g_autofree char *help = weft_scenario_keys_help();
+    g_auto(GStrv) lines = g_strsplit(help, "\n", -1);
+    guint checked = 0;
+    for (guint i = 0; lines[i] != NULL; i++) {
+        g_auto(GStrv) words = g_strsplit_set(g_strstrip(lines[i]), " .", 3);
+        if (words[0] == NULL || words[1] == NULL || strcmp(words[1], "KEY") == 0) {
+            continue;
+        }
+        ck_assert_msg(doc_has_row(doc, words[0], words[1]), "doc/scenario.md has no row for %s.%s",
+                      words[0], words[1]);
+        checked++;
+    }
+    ck_assert_uint_ge(checked, 60);
+}
+END_TEST
+
 static Suite *
 scenario_suite(void)
 {
@@ -923,6 +985,8 @@ scenario_suite(void)
     tcase_add_test(tc, test_effective_config_round_trip);
     tcase_add_test(tc, test_yaml_cluster_takes_no_other_key);
     tcase_add_test(tc, test_placement_file_required);
+    tcase_add_test(tc, test_keys_help);
+    tcase_add_test(tc, test_keys_documented);
     suite_add_tcase(s, tc);
     TCase *tr = tcase_create("run");
     tcase_add_checked_fixture(tr, setup, teardown);

@@ -97,8 +97,9 @@ weft_cmd_replay(int argc, char **argv)
              "(total, min, median, max), the five most expensive collectives, the five\n"
              "busiest links and the collective choices (doc/outputs.md). Runs longer than\n"
              "a second show progress on stderr when it is a terminal.");
-    g_option_context_set_description(
-        ctx, "Examples:\n  weft replay --cluster topologies/dgx-h100.ini --trace "
+    g_autofree char *keys = weft_scenario_keys_help();
+    g_autofree char *description = g_strdup_printf(
+        "Examples:\n  weft replay --cluster topologies/dgx-h100.ini --trace "
              "traces/dp-step-8/dp-step\n"
              "  weft replay scenarios/dp-step-dgx-h100.ini --set collectives.chunks=4\n"
              "  weft replay scenarios/dp-step-dgx-h100.ini --show-config\n"
@@ -109,7 +110,11 @@ weft_cmd_replay(int argc, char **argv)
              "  weft replay --cluster topologies/dgx-h100.ini --set workload.collective=all_reduce "
              "--set workload.collective_bytes=64MiB\n\n"
              "Exit status: 0 on success, 1 on bad input (a scenario or --set naming an unknown\n"
-             "key or a bad value included) or a failed run, 2 on a usage error.");
+             "key or a bad value included) or a failed run, 2 on a usage error.\n\n"
+             "Scenario keys (in a scenario file's groups, or --set GROUP.KEY=VALUE; "
+             "doc/scenario.md):\n%s",
+        keys);
+    g_option_context_set_description(ctx, description);
     g_option_context_add_main_entries(ctx, entries, NULL);
     g_autoptr(GError) error = NULL;
     if (!g_option_context_parse(ctx, &argc, &argv, &error)) {

@@ -353,6 +353,47 @@ weft_key_format(GString *out, const weft_key_t *k, const char *value)
                            value != NULL ? value : "");
 }
 
+char *
+weft_key_value_help(const weft_key_t *k)
+{
+    g_return_val_if_fail(k != NULL, NULL);
+    g_autofree char *what = NULL;
+    switch (k->type) {
+    case WEFT_KEY_PATH:
+        what = g_strdup("PATH");
+        break;
+    case WEFT_KEY_STRING:
+        what = g_strdup("TEXT");
+        break;
+    case WEFT_KEY_BOOL:
+        what = g_strdup("true|false");
+        break;
+    case WEFT_KEY_ENUM:
+        what = weft_enum_list(k->choices, "|");
+        break;
+    case WEFT_KEY_INT:
+    case WEFT_KEY_UINT:
+        what = k->imax >= G_MAXUINT32 ? g_strdup_printf(">= %" G_GINT64_FORMAT, k->imin)
+                                      : g_strdup_printf("%" G_GINT64_FORMAT "..%" G_GINT64_FORMAT,
+                                                        k->imin, k->imax);
+        break;
+    case WEFT_KEY_NUMBER:
+        what = g_strdup_printf("NUMBER %s %g", k->nmin_open ? ">" : ">=", k->nmin);
+        break;
+    case WEFT_KEY_RATE:
+        what = g_strdup("RATE (e.g. 400Gb/s)");
+        break;
+    case WEFT_KEY_TIME:
+        what = g_strdup("TIME (e.g. 5us)");
+        break;
+    case WEFT_KEY_BYTES:
+        what = g_strdup("BYTES (e.g. 64MiB)");
+        break;
+    }
+    return k->dflt != NULL ? g_strdup_printf("%s (default %s)", what, k->dflt)
+                           : g_steal_pointer(&what);
+}
+
 /* ---- subcommand options ---------------------------------------------------------------- */
 
 typedef struct {

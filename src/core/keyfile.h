@@ -182,6 +182,13 @@ void weft_keys_apply_defaults(const weft_key_t *keys, guint n, void *obj);
 void weft_key_format(GString *out, const weft_key_t *k, const char *value);
 
 /**
+ * weft_key_value_help: (transfer full): what @k takes, for --help listings:
+ * "auto|off|nccl", "1..64", "TIME", "BYTES", "RATE", "PATH", "true|false", ...,
+ * with " (default D)" when it has one.
+ */
+char *weft_key_value_help(const weft_key_t *k);
+
+/**
  * weft_keys_parse_quantity:
  * Parses @text with its unit as a WEFT_KEY_RATE (bytes/s), WEFT_KEY_TIME
  * (picoseconds) or WEFT_KEY_BYTES (bytes) into @value.

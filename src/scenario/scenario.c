@@ -688,6 +688,27 @@ weft_scenario_to_ini(const weft_scenario_t *sc)
     return g_string_free(s, FALSE);
 }
 
+char *
+weft_scenario_keys_help(void)
+{
+    compose_keys();
+    GString *s = g_string_new(NULL);
+    for (guint g = 0; groups[g] != NULL; g++) {
+        for (guint k = 0; k < n_keys; k++) {
+            if (strcmp(flat[k].row->group, groups[g]) == 0) {
+                g_autofree char *name = g_strdup_printf("%s.%s", groups[g], flat[k].row->key);
+                g_autofree char *what = weft_key_value_help(flat[k].row);
+                g_string_append_printf(s, "  %-36s %s\n", name, what);
+            }
+        }
+        if (strcmp(groups[g], "cluster") == 0) {
+            g_string_append_printf(s, "  %-36s %s\n", "cluster.KEY",
+                                   "a key of an INI cluster file (doc/clusters.md)");
+        }
+    }
+    return g_string_free(s, FALSE);
+}
+
 gboolean
 weft_scenario_resolve(const weft_scenario_t *sc, weft_scenario_config_t *cfg, GError **error)
 {

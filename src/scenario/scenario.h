@@ -152,6 +152,12 @@ typedef struct {
 } weft_scenario_config_t;
 
 /**
+ * weft_scenario_keys_help: (transfer full): every key of the table, one line
+ * each ("  group.key  what it takes (default D)"), for --help: what --set takes.
+ */
+char *weft_scenario_keys_help(void);
+
+/**
  * weft_scenario_resolve:
  * Fills @cfg with every key's typed value: defaults first, then the keys set,
  * in the table's order (the [transformer] preset before what overrides it).
