@@ -7,6 +7,7 @@
  * the run, merge.
  */
 #include "study/study.h"
+#include "study/study_private.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,282 +40,12 @@ G_DEFINE_QUARK(weft-study-error-quark, weft_study_error)
 
 /* ---- metrics ------------------------------------------------------------------------------ */
 
-/* Per-rank fields and their aggregates: metric 1 + 3 f + a is FIELD_us_AGG. */
-static const char *const rank_fields[] = {"finish", "compute", "exposed_comm", "overlapped_comm",
-                                          "idle"};
-static const char *const aggregates[] = {"max", "mean", "min"};
-#define N_RANK_METRICS (G_N_ELEMENTS(rank_fields) * G_N_ELEMENTS(aggregates))
-
-static const char *const metric_names[] = {
-    "step_time_us",
-    "finish_us_max",
-    "finish_us_mean",
-    "finish_us_min",
-    "compute_us_max",
-    "compute_us_mean",
-    "compute_us_min",
-    "exposed_comm_us_max",
-    "exposed_comm_us_mean",
-    "exposed_comm_us_min",
-    "overlapped_comm_us_max",
-    "overlapped_comm_us_mean",
-    "overlapped_comm_us_min",
-    "idle_us_max",
-    "idle_us_mean",
-    "idle_us_min",
-    "ranks",
-    "gpus",
-    "vertices",
-    "links",
-    "nodes",
-    "collectives",
-    "p2p_transfers",
-    "events",
-    NULL,
-};
-enum { M_STEP = 0, M_RANKS = 1 + N_RANK_METRICS };
-
+/* The tables are metrics.c's (study_private.h); these are the columns a study gets unasked. */
 static const char *const default_metrics = "step_time_us, compute_us_max, exposed_comm_us_max, "
                                            "idle_us_max, events";
-
-/*
- * Metrics of a training-run study (job/job.h): statistics over the Monte
- * Carlo samples of weft_job_monte_carlo() at the point's checkpoint interval
- * (the best one of weft_job_search() with checkpoint_interval = auto), and
- * the resolved parameters. Units in the names: pct (goodput x 100), days, h,
- * s; counts bare.
- */
-static const char *const train_metric_names[] = {
-    "goodput_pct_mean",
-    "goodput_pct_ci95_lo",
-    "goodput_pct_ci95_hi",
-    "goodput_pct_median",
-    "goodput_pct_min",
-    "e2e_days_mean",
-    "e2e_days_ci95_lo",
-    "e2e_days_ci95_hi",
-    "e2e_days_median",
-    "e2e_days_p90",
-    "interruptions_mean",
-    "interruptions_p90",
-    "lost_work_h_mean",
-    "checkpoint_h_mean",
-    "restart_h_mean",
-    "slowdown_h_mean",
-    "steps_done_mean",
-    "checkpoint_interval_steps",
-    "checkpoint_interval_s",
-    "step_time_s",
-    "checkpoint_write_s",
-    "restart_s",
-    "system_mtbf_h",
-    "young_interval_steps",
-    "daly_interval_steps",
-    "samples",
-    NULL,
-};
-
 static const char *const default_train_metrics =
     "goodput_pct_mean, goodput_pct_ci95_lo, goodput_pct_ci95_hi, e2e_days_mean, "
     "e2e_days_median, e2e_days_p90, interruptions_mean, checkpoint_interval_s";
-
-const char *const *
-weft_study_metric_names(void)
-{
-    return metric_names;
-}
-
-const char *const *
-weft_study_train_metric_names(void)
-{
-    return train_metric_names;
-}
-
-/* What a training-run point produced: the resolved parameters and the Monte Carlo. */
-typedef struct {
-    weft_job_params_t p;
-    weft_job_mc_t mc;
-} train_run_t;
-
-/* Appends train metric @m of @tr to @s (no separator). */
-static void
-append_train_metric(GString *s, guint m, const train_run_t *tr)
-{
-    const weft_job_mc_t *mc = &tr->mc;
-    const weft_job_params_t *p = &tr->p;
-    const double day = 86400.0, hour = 3600.0;
-    double M = weft_job_system_mtbf_s(p);
-    double v = 0.0;
-    guint64 count = 0;
-    gboolean is_count = FALSE;
-    switch (m) {
-    case 0:
-        v = 100.0 * mc->goodput.mean;
-        break;
-    case 1:
-        v = 100.0 * mc->goodput.ci95_lo;
-        break;
-    case 2:
-        v = 100.0 * mc->goodput.ci95_hi;
-        break;
-    case 3:
-        v = 100.0 * mc->goodput.median;
-        break;
-    case 4:
-        v = 100.0 * mc->goodput.min;
-        break;
-    case 5:
-        v = mc->wall_s.mean / day;
-        break;
-    case 6:
-        v = mc->wall_s.ci95_lo / day;
-        break;
-    case 7:
-        v = mc->wall_s.ci95_hi / day;
-        break;
-    case 8:
-        v = mc->wall_s.median / day;
-        break;
-    case 9:
-        v = mc->wall_s.p90 / day;
-        break;
-    case 10:
-        v = mc->interruptions.mean;
-        break;
-    case 11:
-        v = mc->interruptions.p90;
-        break;
-    case 12:
-        v = mc->lost_s.mean / hour;
-        break;
-    case 13:
-        v = mc->checkpoint_s.mean / hour;
-        break;
-    case 14:
-        v = mc->restart_s.mean / hour;
-        break;
-    case 15:
-        v = mc->slowdown_s.mean / hour;
-        break;
-    case 16:
-        v = mc->steps_done.mean;
-        break;
-    case 17:
-        is_count = TRUE;
-        count = mc->checkpoint_steps;
-        break;
-    case 18:
-        v = (double)mc->checkpoint_steps * p->step_time_s;
-        break;
-    case 19:
-        v = p->step_time_s;
-        break;
-    case 20:
-        v = p->checkpoint_write_s;
-        break;
-    case 21:
-        v = p->restart_s;
-        break;
-    case 22:
-        v = M / hour;
-        break;
-    case 23:
-    case 24: {
-        is_count = TRUE;
-        double tau = m == 23 ? weft_job_young_s(p->checkpoint_write_s, M)
-                             : weft_job_daly_s(p->checkpoint_write_s, M);
-        count = isfinite(M) ? weft_job_interval_steps(p, tau) : 0;
-        break;
-    }
-    default:
-        is_count = TRUE;
-        count = mc->samples;
-        break;
-    }
-    if (is_count) {
-        g_string_append_printf(s, "%" G_GUINT64_FORMAT, count);
-    } else if (isfinite(v)) {
-        g_string_append_printf(s, "%.6f", v);
-    } else {
-        g_string_append(s, "inf");
-    }
-}
-
-static weft_time_t
-rank_field(const weft_rank_result_t *rr, guint f)
-{
-    switch (f) {
-    case 0:
-        return rr->finish_ps;
-    case 1:
-        return rr->compute_ps;
-    case 2:
-        return rr->exposed_comm_ps;
-    case 3:
-        return rr->overlapped_comm_ps;
-    default:
-        return rr->idle_ps;
-    }
-}
-
-/* Appends metric @m of @run to @s (no separator). */
-static void
-append_metric(GString *s, guint m, const weft_scenario_run_t *run)
-{
-    const weft_replay_result_t *res = run->replay;
-    if (m == M_STEP) {
-        g_string_append_printf(s, "%.6f", weft_time_to_us(res->step_ps));
-        return;
-    }
-    if (m < M_RANKS) {
-        guint f = (m - 1) / G_N_ELEMENTS(aggregates);
-        guint a = (m - 1) % G_N_ELEMENTS(aggregates);
-        weft_time_t mx = G_MININT64, mn = G_MAXINT64;
-        double sum = 0.0;
-        for (guint r = 0; r < res->n_ranks; r++) {
-            weft_time_t v = rank_field(&res->ranks[r], f);
-            mx = MAX(mx, v);
-            mn = MIN(mn, v);
-            sum += (double)v;
-        }
-        if (res->n_ranks == 0) {
-            mx = mn = 0;
-        }
-        double us = a == 0   ? weft_time_to_us(mx)
-                    : a == 2 ? weft_time_to_us(mn)
-                             : (res->n_ranks > 0 ? sum / res->n_ranks / 1e6 : 0.0);
-        g_string_append_printf(s, "%.6f", us);
-        return;
-    }
-    guint64 v = 0;
-    switch (m - M_RANKS) {
-    case 0:
-        v = res->n_ranks;
-        break;
-    case 1:
-        v = weft_topo_n_gpus(run->topo);
-        break;
-    case 2:
-        v = weft_topo_n_vertices(run->topo);
-        break;
-    case 3:
-        v = weft_topo_n_edges(run->topo);
-        break;
-    case 4:
-        v = weft_workload_node_count(run->workload);
-        break;
-    case 5:
-        v = res->collectives;
-        break;
-    case 6:
-        v = res->p2p_transfers;
-        break;
-    default:
-        v = res->events;
-        break;
-    }
-    g_string_append_printf(s, "%" G_GUINT64_FORMAT, v);
-}
 
 /* ---- the study ------------------------------------------------------------------------------ */
 
@@ -361,7 +92,7 @@ struct weft_study {
     GPtrArray *base; /* setting_t: the study's own scenario groups, in file order */
     GPtrArray *axes; /* axis_t, in file order */
     gboolean zip;    /* mode = zip */
-    GArray *metrics; /* guint: indexes into metric_names */
+    GPtrArray *metrics; /* const weft_study_metric_t *: the columns, in order */
     guint n_points;  /* grid size */
     char *results;   /* default CSV path */
     char *hash;      /* SHA-256 of the effective definition, hex */
@@ -447,7 +178,7 @@ weft_study_free(weft_study_t *st)
         g_ptr_array_unref(st->axes);
     }
     if (st->metrics != NULL) {
-        g_array_unref(st->metrics);
+        g_ptr_array_unref(st->metrics);
     }
     g_free(st->results);
     g_free(st->hash);
@@ -793,22 +524,18 @@ check_axes(const weft_study_t *st, GError **error)
 static gboolean
 parse_metrics(weft_study_t *st, const char *text, GError **error)
 {
-    const char *const *names = st->train ? train_metric_names : metric_names;
     g_auto(GStrv) items = g_strsplit(text, ",", -1);
     for (guint i = 0; items[i] != NULL; i++) {
         g_strstrip(items[i]);
-        guint m = 0;
-        while (names[m] != NULL && strcmp(names[m], items[i]) != 0) {
-            m++;
-        }
-        if (names[m] == NULL) {
-            g_autofree char *valid = g_strjoinv(", ", (char **)names);
+        const weft_study_metric_t *m = weft_study_i_metric_find(st->train, items[i]);
+        if (m == NULL) {
+            g_autofree char *valid = weft_study_i_metric_list(st->train);
             g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_KEY,
                         "%s: metrics: unknown %smetric \"%s\"; valid metrics: %s", st->path,
                         st->train ? "training-run " : "", items[i], valid);
             return FALSE;
         }
-        g_array_append_val(st->metrics, m);
+        g_ptr_array_add(st->metrics, (gpointer)m);
     }
     return TRUE;
 }
@@ -840,7 +567,6 @@ append_field(GString *s, const char *text)
 static void
 make_header_and_hash(weft_study_t *st, const config_t *base)
 {
-    const char *const *names = st->train ? train_metric_names : metric_names;
     GString *h = g_string_new("point");
     for (guint a = 0; a < st->axes->len; a++) {
         axis_t *ax = g_ptr_array_index(st->axes, a);
@@ -849,7 +575,8 @@ make_header_and_hash(weft_study_t *st, const config_t *base)
         append_field(h, col);
     }
     for (guint m = 0; m < st->metrics->len; m++) {
-        g_string_append_printf(h, ",%s", names[g_array_index(st->metrics, guint, m)]);
+        const weft_study_metric_t *metric = g_ptr_array_index(st->metrics, m);
+        g_string_append_printf(h, ",%s", metric->name);
     }
     g_string_append(h, ",status,error\n");
     st->header = g_string_free(h, FALSE);
@@ -898,7 +625,7 @@ weft_study_load(const char *path, GError **error)
     st->dir = g_path_get_dirname(abs);
     st->base = g_ptr_array_new_with_free_func(setting_free);
     st->axes = g_ptr_array_new_with_free_func(axis_free);
-    st->metrics = g_array_new(FALSE, FALSE, sizeof(guint));
+    st->metrics = g_ptr_array_new();
     if (!g_key_file_has_group(kf, "study")) {
         g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_KEY,
                     "%s: missing group [study] (scenario, axis.NAME, mode, metrics, results)",
@@ -1076,7 +803,7 @@ weft_study_load(const char *path, GError **error)
  * its points, and the samples do not depend on the thread count (job.h).
  */
 static gboolean
-run_train(const weft_job_config_t *cfg, train_run_t *tr, GError **error)
+run_train(const weft_job_config_t *cfg, weft_study_train_run_t *tr, GError **error)
 {
     if (!weft_job_config_resolve(cfg, &tr->p, NULL, error)) {
         return FALSE;
@@ -1115,7 +842,7 @@ run_point(const weft_study_t *st, guint i, gboolean *failed)
     }
     g_autoptr(GError) err = NULL;
     g_autoptr(weft_scenario_run_t) run = NULL;
-    train_run_t tr;
+    weft_study_train_run_t tr;
     gboolean ran = FALSE;
     g_autoptr(config_t) sc = build_base(st, &err);
     for (guint a = 0; sc != NULL && a < st->axes->len; a++) {
@@ -1131,10 +858,8 @@ run_point(const weft_study_t *st, guint i, gboolean *failed)
     }
     for (guint m = 0; m < st->metrics->len; m++) {
         g_string_append_c(row, ',');
-        if (ran && st->train) {
-            append_train_metric(row, g_array_index(st->metrics, guint, m), &tr);
-        } else if (ran) {
-            append_metric(row, g_array_index(st->metrics, guint, m), run);
+        if (ran) {
+            weft_study_i_metric_append(row, g_ptr_array_index(st->metrics, m), run, &tr);
         }
     }
     *failed = !ran;

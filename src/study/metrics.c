@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A study's metrics as tables: each row is a column of the results CSV with
+ * its name, unit and accessor. A replay point's metrics read the scenario's
+ * run; a training-run point's read its resolved parameters and Monte Carlo
+ * (job/job.h). Adding a metric is one row (and its accessor).
+ */
+#include "study/study_private.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "topo/topo.h"
+
+/* ---- replay metrics ---------------------------------------------------------------------- */
+
+/* The per-rank aggregates, as the argument of rank_metric(): field offset x 4 + aggregate. */
+enum { AGG_MAX, AGG_MEAN, AGG_MIN };
+#define RANK_ARG(field, agg) (G_STRUCT_OFFSET(weft_rank_result_t, field) * 4 + (agg))
+
+static double
+rank_metric(const weft_scenario_run_t *run, gsize arg)
+{
+    const weft_replay_result_t *res = run->replay;
+    gsize offset = arg / 4, agg = arg % 4;
+    weft_time_t mx = G_MININT64, mn = G_MAXINT64;
+    double sum = 0.0;
+    for (guint r = 0; r < res->n_ranks; r++) {
+        weft_time_t v = G_STRUCT_MEMBER(weft_time_t, &res->ranks[r], offset);
+        mx = MAX(mx, v);
+        mn = MIN(mn, v);
+        sum += (double)v;
+    }
+    if (res->n_ranks == 0) {
+        mx = mn = 0;
+    }
+    return agg == AGG_MAX   ? weft_time_to_us(mx)
+           : agg == AGG_MIN ? weft_time_to_us(mn)
+                            : (res->n_ranks > 0 ? sum / res->n_ranks / 1e6 : 0.0);
+}
+
+static double
+step_time_us(const weft_scenario_run_t *run, gsize arg)
+{
+    (void)arg;
+    return weft_time_to_us(run->replay->step_ps);
+}
+
+/* The counts, by the argument of count_metric(). */
+enum { C_RANKS, C_GPUS, C_VERTICES, C_LINKS, C_NODES, C_COLLECTIVES, C_P2P, C_EVENTS };
+
+static double
+count_metric(const weft_scenario_run_t *run, gsize arg)
+{
+    const weft_replay_result_t *res = run->replay;
+    switch (arg) {
+    case C_RANKS:
+        return res->n_ranks;
+    case C_GPUS:
+        return weft_topo_n_gpus(run->topo);
+    case C_VERTICES:
+        return weft_topo_n_vertices(run->topo);
+    case C_LINKS:
+        return weft_topo_n_edges(run->topo);
+    case C_NODES:
+        return (double)weft_workload_node_count(run->workload);
+    case C_COLLECTIVES:
+        return (double)res->collectives;
+    case C_P2P:
+        return (double)res->p2p_transfers;
+    default:
+        return (double)res->events;
+    }
+}
+
+#define RANK_ROWS(field, name)                                                                     \
+    {name "_us_max", "us", FALSE, rank_metric, NULL, RANK_ARG(field, AGG_MAX)},                    \
+        {name "_us_mean", "us", FALSE, rank_metric, NULL, RANK_ARG(field, AGG_MEAN)},              \
+        {name "_us_min", "us", FALSE, rank_metric, NULL, RANK_ARG(field, AGG_MIN)}
+
+const weft_study_metric_t weft_study_replay_metrics[] = {
+    {"step_time_us", "us", FALSE, step_time_us, NULL, 0},
+    RANK_ROWS(finish_ps, "finish"),
+    RANK_ROWS(compute_ps, "compute"),
+    RANK_ROWS(exposed_comm_ps, "exposed_comm"),
+    RANK_ROWS(overlapped_comm_ps, "overlapped_comm"),
+    RANK_ROWS(idle_ps, "idle"),
+    {"ranks", "count", TRUE, count_metric, NULL, C_RANKS},
+    {"gpus", "count", TRUE, count_metric, NULL, C_GPUS},
+    {"vertices", "count", TRUE, count_metric, NULL, C_VERTICES},
+    {"links", "count", TRUE, count_metric, NULL, C_LINKS},
+    {"nodes", "count", TRUE, count_metric, NULL, C_NODES},
+    {"collectives", "count", TRUE, count_metric, NULL, C_COLLECTIVES},
+    {"p2p_transfers", "count", TRUE, count_metric, NULL, C_P2P},
+    {"events", "count", TRUE, count_metric, NULL, C_EVENTS},
+};
+const guint weft_study_n_replay_metrics = G_N_ELEMENTS(weft_study_replay_metrics);
+
+/* ---- training-run metrics ---------------------------------------------------------------- */
+
+#define DAY 86400.0
+#define HOUR 3600.0
+
+/* A training-run accessor: @expr over mc (weft_job_mc_t) and p (weft_job_params_t). */
+#define TRAIN_ACCESSOR(fn, expr)                                                                   \
+    static double fn(const weft_study_train_run_t *tr)                                            \
+    {                                                                                              \
+        const weft_job_mc_t *mc = &tr->mc;                                                         \
+        const weft_job_params_t *p = &tr->p;                                                       \
+        (void)mc;                                                                                  \
+        (void)p;                                                                                   \
+        return (expr);                                                                             \
+    }
+
+TRAIN_ACCESSOR(goodput_mean, 100.0 * mc->goodput.mean)
+TRAIN_ACCESSOR(goodput_lo, 100.0 * mc->goodput.ci95_lo)
+TRAIN_ACCESSOR(goodput_hi, 100.0 * mc->goodput.ci95_hi)
+TRAIN_ACCESSOR(goodput_median, 100.0 * mc->goodput.median)
+TRAIN_ACCESSOR(goodput_min, 100.0 * mc->goodput.min)
+TRAIN_ACCESSOR(e2e_mean, mc->wall_s.mean / DAY)
+TRAIN_ACCESSOR(e2e_lo, mc->wall_s.ci95_lo / DAY)
+TRAIN_ACCESSOR(e2e_hi, mc->wall_s.ci95_hi / DAY)
+TRAIN_ACCESSOR(e2e_median, mc->wall_s.median / DAY)
+TRAIN_ACCESSOR(e2e_p90, mc->wall_s.p90 / DAY)
+TRAIN_ACCESSOR(interruptions_mean, mc->interruptions.mean)
+TRAIN_ACCESSOR(interruptions_p90, mc->interruptions.p90)
+TRAIN_ACCESSOR(lost_mean, mc->lost_s.mean / HOUR)
+TRAIN_ACCESSOR(checkpoint_mean, mc->checkpoint_s.mean / HOUR)
+TRAIN_ACCESSOR(restart_mean, mc->restart_s.mean / HOUR)
+TRAIN_ACCESSOR(slowdown_mean, mc->slowdown_s.mean / HOUR)
+TRAIN_ACCESSOR(steps_done_mean, mc->steps_done.mean)
+TRAIN_ACCESSOR(interval_steps, (double)mc->checkpoint_steps)
+TRAIN_ACCESSOR(interval_s, (double)mc->checkpoint_steps * p->step_time_s)
+TRAIN_ACCESSOR(step_time_s, p->step_time_s)
+TRAIN_ACCESSOR(checkpoint_write_s, p->checkpoint_write_s)
+TRAIN_ACCESSOR(restart_s, p->restart_s)
+TRAIN_ACCESSOR(system_mtbf_h, weft_job_system_mtbf_s(p) / HOUR)
+TRAIN_ACCESSOR(samples, (double)mc->samples)
+
+/* Young's and Daly's intervals in steps; 0 when nothing fails (an infinite MTBF). */
+static double
+young_steps(const weft_study_train_run_t *tr)
+{
+    double M = weft_job_system_mtbf_s(&tr->p);
+    return isfinite(M) ? (double)weft_job_interval_steps(
+                             &tr->p, weft_job_young_s(tr->p.checkpoint_write_s, M))
+                       : 0.0;
+}
+
+static double
+daly_steps(const weft_study_train_run_t *tr)
+{
+    double M = weft_job_system_mtbf_s(&tr->p);
+    return isfinite(M) ? (double)weft_job_interval_steps(
+                             &tr->p, weft_job_daly_s(tr->p.checkpoint_write_s, M))
+                       : 0.0;
+}
+
+/* Units in the names: pct (goodput x 100), days, h, s; counts bare. */
+const weft_study_metric_t weft_study_train_metrics[] = {
+    {"goodput_pct_mean", "pct", FALSE, NULL, goodput_mean, 0},
+    {"goodput_pct_ci95_lo", "pct", FALSE, NULL, goodput_lo, 0},
+    {"goodput_pct_ci95_hi", "pct", FALSE, NULL, goodput_hi, 0},
+    {"goodput_pct_median", "pct", FALSE, NULL, goodput_median, 0},
+    {"goodput_pct_min", "pct", FALSE, NULL, goodput_min, 0},
+    {"e2e_days_mean", "days", FALSE, NULL, e2e_mean, 0},
+    {"e2e_days_ci95_lo", "days", FALSE, NULL, e2e_lo, 0},
+    {"e2e_days_ci95_hi", "days", FALSE, NULL, e2e_hi, 0},
+    {"e2e_days_median", "days", FALSE, NULL, e2e_median, 0},
+    {"e2e_days_p90", "days", FALSE, NULL, e2e_p90, 0},
+    {"interruptions_mean", "count", FALSE, NULL, interruptions_mean, 0},
+    {"interruptions_p90", "count", FALSE, NULL, interruptions_p90, 0},
+    {"lost_work_h_mean", "h", FALSE, NULL, lost_mean, 0},
+    {"checkpoint_h_mean", "h", FALSE, NULL, checkpoint_mean, 0},
+    {"restart_h_mean", "h", FALSE, NULL, restart_mean, 0},
+    {"slowdown_h_mean", "h", FALSE, NULL, slowdown_mean, 0},
+    {"steps_done_mean", "steps", FALSE, NULL, steps_done_mean, 0},
+    {"checkpoint_interval_steps", "steps", TRUE, NULL, interval_steps, 0},
+    {"checkpoint_interval_s", "s", FALSE, NULL, interval_s, 0},
+    {"step_time_s", "s", FALSE, NULL, step_time_s, 0},
+    {"checkpoint_write_s", "s", FALSE, NULL, checkpoint_write_s, 0},
+    {"restart_s", "s", FALSE, NULL, restart_s, 0},
+    {"system_mtbf_h", "h", FALSE, NULL, system_mtbf_h, 0},
+    {"young_interval_steps", "steps", TRUE, NULL, young_steps, 0},
+    {"daly_interval_steps", "steps", TRUE, NULL, daly_steps, 0},
+    {"samples", "count", TRUE, NULL, samples, 0},
+};
+const guint weft_study_n_train_metrics = G_N_ELEMENTS(weft_study_train_metrics);
+
+/* ---- by name, and as text ------------------------------------------------------------------ */
+
+void
+weft_study_i_metrics(gboolean train, const weft_study_metric_t **table, guint *n)
+{
+    *table = train ? weft_study_train_metrics : weft_study_replay_metrics;
+    *n = train ? weft_study_n_train_metrics : weft_study_n_replay_metrics;
+}
+
+const weft_study_metric_t *
+weft_study_i_metric_find(gboolean train, const char *name)
+{
+    const weft_study_metric_t *table;
+    guint n;
+    weft_study_i_metrics(train, &table, &n);
+    for (guint i = 0; i < n; i++) {
+        if (strcmp(table[i].name, name) == 0) {
+            return &table[i];
+        }
+    }
+    return NULL;
+}
+
+char *
+weft_study_i_metric_list(gboolean train)
+{
+    const weft_study_metric_t *table;
+    guint n;
+    weft_study_i_metrics(train, &table, &n);
+    GString *s = g_string_new(NULL);
+    for (guint i = 0; i < n; i++) {
+        g_string_append_printf(s, "%s%s", i > 0 ? ", " : "", table[i].name);
+    }
+    return g_string_free(s, FALSE);
+}
+
+void
+weft_study_i_metric_append(GString *s, const weft_study_metric_t *m, const weft_scenario_run_t *run,
+                           const weft_study_train_run_t *tr)
+{
+    double v = m->replay != NULL ? m->replay(run, m->arg) : m->train(tr);
+    if (m->count) {
+        g_string_append_printf(s, "%" G_GUINT64_FORMAT, (guint64)v);
+    } else if (isfinite(v)) {
+        g_string_append_printf(s, "%.6f", v);
+    } else {
+        g_string_append(s, "inf");
+    }
+}
+
+/* NULL-terminated name lists, built once from the tables (study.h). */
+static const char *const *
+names_of(gboolean train)
+{
+    static const char **lists[2];
+    static gsize once[2];
+    if (g_once_init_enter(&once[train ? 1 : 0])) {
+        const weft_study_metric_t *table;
+        guint n;
+        weft_study_i_metrics(train, &table, &n);
+        const char **names = g_new0(const char *, n + 1);
+        for (guint i = 0; i < n; i++) {
+            names[i] = table[i].name;
+        }
+        lists[train ? 1 : 0] = names;
+        g_once_init_leave(&once[train ? 1 : 0], 1);
+    }
+    return lists[train ? 1 : 0];
+}
+
+const char *const *
+weft_study_metric_names(void)
+{
+    return names_of(FALSE);
+}
+
+const char *const *
+weft_study_train_metric_names(void)
+{
+    return names_of(TRUE);
+}
