@@ -525,6 +525,41 @@ START_TEST(memory_estimate)
 }
 END_TEST
 
+/* memory.oom: a step above the GPU's HBM warns (warn, the default) or fails (error). */
+START_TEST(memory_oom_policy)
+{
+    weft_gen_spec_t spec;
+    weft_gen_spec_init(&spec);
+    spec.model = "gpt3-13b";
+    ck_assert(weft_gen_preset(spec.model, &spec.c, NULL));
+    /* 13e9 parameters on one H100: 2 (BF16) + 4 (gradients) + 12 (Adam) bytes each
+     * already exceed 80 GB */
+    g_autoptr(GError) err = NULL;
+    g_autoptr(weft_workload_t) wl = weft_gen_spec_generate(&spec, 0, "t", &err);
+    ck_assert_msg(wl != NULL, "%s", err ? err->message : "");
+    ck_assert_ptr_nonnull(wl->warnings);
+    ck_assert_uint_eq(wl->warnings->len, 1);
+    const char *w = g_ptr_array_index(wl->warnings, 0);
+    ck_assert_msg(strstr(w, "do not fit the 75 GiB of H100-SXM's HBM (memory.oom = warn)"), "%s",
+                  w);
+    weft_gen_spec_init(&spec);
+    spec.model = "gpt3-13b";
+    ck_assert(weft_gen_preset(spec.model, &spec.c, NULL));
+    spec.oom = WEFT_GEN_OOM_ERROR;
+    ck_assert_ptr_null(weft_gen_spec_generate(&spec, 0, "t", &err));
+    ck_assert(g_error_matches(err, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE));
+    ck_assert_msg(strstr(err->message, "(memory.oom = error)"), "%s", err->message);
+    /* GPT-3 1.3B fits: no warning */
+    g_clear_error(&err);
+    weft_gen_spec_init(&spec);
+    spec.model = "gpt3-1.3b";
+    ck_assert(weft_gen_preset(spec.model, &spec.c, NULL));
+    g_autoptr(weft_workload_t) small = weft_gen_spec_generate(&spec, 0, "t", &err);
+    ck_assert_msg(small != NULL, "%s", err ? err->message : "");
+    ck_assert(small->warnings == NULL || small->warnings->len == 0);
+}
+END_TEST
+
 /* weft_gen_load_keyfile: an unset dp fills the GPUs it is given; unset, 0 GPUs, dp is 1. */
 START_TEST(keyfile_derives_dp_from_the_gpus)
 {
@@ -582,6 +617,7 @@ gen_suite(void)
     tcase_add_test(tc, backward_accumulates_weight_gradients);
     tcase_add_test(tc, memory_estimate);
     tcase_add_test(tc, keyfile_derives_dp_from_the_gpus);
+    tcase_add_test(tc, memory_oom_policy);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -245,4 +245,10 @@ grep -q '^coarse       not applied: under analytical' "$tmp/out" && ok "coarse s
     bad "no 'not applied' line under analytical"
 expect 1 "collectives.detail = bogus" "collectives.detail.*bogus" -- "$WEFT" replay "$scen" --set collectives.detail=bogus
 
+# memory.oom: GPT-3 13B unsharded needs ~233 GiB per GPU against the H100's 75 GiB
+expect 1 "memory.oom = error refuses what does not fit" "do not fit the 75 GiB.*memory.oom = error" -- \
+    "$WEFT" replay --cluster "$dgx" --gen model=gpt3-13b --set memory.oom=error
+expect 1 "memory.oom = maybe" "memory.oom = \"maybe\": expected one of warn, error" -- \
+    "$WEFT" replay --cluster "$dgx" --gen model=gpt3-13b --set memory.oom=maybe
+
 finish scenario_cli.sh

@@ -207,14 +207,13 @@ static const section_t sections[] = {
     {own_collective, &n_own_collective, 0},
     {weft_gen_keys, &weft_gen_n_keys, G_STRUCT_OFFSET(weft_scenario_config_t, transformer)},
     {weft_coll_keys, &weft_coll_n_keys, G_STRUCT_OFFSET(weft_scenario_config_t, collectives)},
-    {weft_replay_keys, &weft_replay_n_keys, G_STRUCT_OFFSET(weft_scenario_config_t, replay)},
     {weft_net_keys, &weft_net_n_keys, G_STRUCT_OFFSET(weft_scenario_config_t, network)},
+    {weft_replay_keys, &weft_replay_n_keys, G_STRUCT_OFFSET(weft_scenario_config_t, replay)},
     {own_run, &n_own_run, 0},
 };
 
-/* The groups, in the order they are written. */
-static const char *const groups[] = {"cluster", "workload", "transformer", "collectives", "network",
-                                     "compute", "faults",   "output",      NULL};
+/* The groups, in the order they are written: that of their first key in the sections. */
+static const char **groups;
 
 /* The composed table: every row with the offset of its section, in the sections' order. */
 typedef struct {
@@ -245,6 +244,14 @@ compose_keys(void)
                 rows[k] = sections[s].rows[i];
             }
         }
+        GPtrArray *g = g_ptr_array_new();
+        for (guint i = 0; i < n; i++) {
+            if (!g_ptr_array_find_with_equal_func(g, rows[i].group, g_str_equal, NULL)) {
+                g_ptr_array_add(g, (gpointer)rows[i].group);
+            }
+        }
+        g_ptr_array_add(g, NULL);
+        groups = (const char **)g_ptr_array_free(g, FALSE);
         flat = f;
         flat_rows = rows;
         n_keys = n;
@@ -485,7 +492,7 @@ static gboolean
 set_internal(weft_scenario_t *sc, const char *group, const char *key, const char *value,
              const char *base_dir, GError **error)
 {
-    if (!g_strv_contains(groups, group)) {
+    if (!g_strv_contains((const char *const *)groups, group)) {
         g_autofree char *valid = valid_groups_text();
         g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
                     "unknown group [%s]; valid groups: %s", group, valid);
@@ -604,7 +611,7 @@ weft_scenario_load(weft_scenario_t *sc, const char *path, GError **error)
     g_auto(GStrv) kf_groups = g_key_file_get_groups(kf, NULL);
     for (guint i = 0; kf_groups[i] != NULL; i++) {
         g_auto(GStrv) names = g_key_file_get_keys(kf, kf_groups[i], NULL, NULL);
-        if (!g_strv_contains(groups, kf_groups[i])) {
+        if (!g_strv_contains((const char *const *)groups, kf_groups[i])) {
             g_autofree char *valid = valid_groups_text();
             g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
                         "%s: unknown group [%s]; valid groups: %s", path, kf_groups[i], valid);

@@ -896,6 +896,8 @@ const weft_enum_t weft_gen_recompute_enum = {"recompute mode", recompute_names};
 static const char *const precision_names[] = {"bf16", "fp8", NULL};
 const weft_enum_t weft_gen_precision_enum = {"GEMM precision", precision_names};
 static const char *const attention_names[] = {"fused", "unfused", NULL};
+static const char *const oom_names[] = {"warn", "error", NULL};
+const weft_enum_t weft_gen_oom_enum = {"out-of-memory policy", oom_names};
 const weft_enum_t weft_gen_attention_enum = {"attention kind", attention_names};
 
 /* transformer.model: a preset (the error lists them), applied before every other key. */
@@ -982,6 +984,11 @@ const weft_key_t weft_gen_keys[] = {
     {"transformer", "gpu", WEFT_KEY_STRING, NULL,
      "GPU model of the compute times (hw catalog); unset: h100", .check = check_gpu,
      .field = WEFT_KEY_FIELD(weft_gen_spec_t, gpu), .option = "gpu", .arg = "NAME"},
+    {"memory", "oom", WEFT_KEY_ENUM, "warn",
+     "a generated step whose per-GPU memory estimate (weights, gradients, optimizer, "
+     "activations of stage 0; weft gen) exceeds the GPU's HBM: warn (a warning line) or error "
+     "(the run fails)",
+     .choices = &weft_gen_oom_enum, .field = WEFT_KEY_FIELD(weft_gen_spec_t, oom)},
 };
 const guint weft_gen_n_keys = G_N_ELEMENTS(weft_gen_keys);
 
@@ -1045,6 +1052,9 @@ weft_gen_write_spec(const weft_gen_config_t *c, const char *gpu, const char *pat
     weft_gen_spec_t spec = {.c = *c, .gpu = gpu};
     for (guint i = 0; i < weft_gen_n_keys; i++) {
         const weft_key_t *k = &weft_gen_keys[i];
+        if (strcmp(k->group, "transformer") != 0) {
+            continue; /* memory.oom is the scenario's, not the spec's */
+        }
         gconstpointer f = G_STRUCT_MEMBER_P(&spec, k->field - 1);
         if (k->type == WEFT_KEY_UINT) {
             g_key_file_set_uint64(kf, "transformer", k->key, *(const guint *)f);
@@ -1143,6 +1153,23 @@ weft_gen_spec_generate(weft_gen_spec_t *spec, guint n_gpus, const char *origin, 
                     "%s: [transformer] gpu: %s", origin, e->message);
         return NULL;
     }
+    weft_gen_memory_t mem;
+    weft_gen_memory(&spec->c, &mem);
+    g_autofree char *oom = NULL;
+    if (mem.total > gpu->hbm_bytes) {
+        oom = g_strdup_printf("%.1f GiB per GPU on stage 0 (weights %.1f, gradients %.1f, "
+                              "optimizer %.1f, activations %.1f; weft gen's estimate) do not fit "
+                              "the %.0f GiB of %s's HBM (memory.oom = %s)",
+                              mem.total / 1073741824.0, mem.weights / 1073741824.0,
+                              mem.grads / 1073741824.0, mem.optimizer / 1073741824.0,
+                              mem.activations / 1073741824.0, gpu->hbm_bytes / 1073741824.0,
+                              gpu->name, weft_enum_name(&weft_gen_oom_enum, (gint)spec->oom));
+        if (spec->oom == WEFT_GEN_OOM_ERROR) {
+            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE, "%s: %s", origin,
+                        oom);
+            return NULL;
+        }
+    }
     weft_workload_t *wl = weft_gen_transformer(&spec->c, gpu, error);
     if (wl == NULL) {
         g_prefix_error(error, "%s: ", origin);
@@ -1150,5 +1177,11 @@ weft_gen_spec_generate(weft_gen_spec_t *spec, guint n_gpus, const char *origin, 
     }
     g_free(wl->source);
     wl->source = g_strdup(origin);
+    if (oom != NULL) {
+        if (wl->warnings == NULL) {
+            wl->warnings = g_ptr_array_new_with_free_func(g_free);
+        }
+        g_ptr_array_add(wl->warnings, g_steal_pointer(&oom));
+    }
     return wl;
 }

@@ -119,6 +119,13 @@ typedef struct {
                                    scores through HBM; else fused (flash) attention */
 } weft_gen_config_t;
 
+/** memory.oom: what a generated step does when its memory estimate exceeds the HBM. */
+typedef enum {
+    WEFT_GEN_OOM_WARN,  /* the summary's warning line says so; the step runs */
+    WEFT_GEN_OOM_ERROR, /* the run fails, naming the estimate and the capacity */
+} weft_gen_oom_t;
+extern const weft_enum_t weft_gen_oom_enum;
+
 /*
  * The [transformer] group: a configuration with what decides its defaults.
  * weft_gen_keys[] is its one table (core/keyfile.h): scenario files, generator
@@ -131,6 +138,7 @@ typedef struct {
     const char *gpu;             /* hw catalog name; NULL until finished: "h100" */
     gboolean dp_given;           /* unset: the cluster's GPUs / (tp x pp x cp) */
     gboolean global_batch_given; /* unset: micro_batch x dp */
+    weft_gen_oom_t oom;          /* memory.oom: above the GPU's HBM, warn or fail */
 } weft_gen_spec_t;
 
 /* The rows of [transformer], in the order they apply (model first: a preset resets the
