@@ -456,13 +456,17 @@ START_TEST(evq_kinds_have_names_and_env_picks_default)
 {
     for (guint k = 0; k < WEFT_EVQ_N_KINDS; k++) {
         weft_evq_kind_t back;
-        ck_assert(weft_evq_kind_from_name(weft_evq_kind_name((weft_evq_kind_t)k), &back));
+        ck_assert(weft_evq_kind_from_name(weft_evq_kind_name((weft_evq_kind_t)k), &back, NULL));
         ck_assert_int_eq(back, k);
     }
     weft_evq_kind_t kind;
-    ck_assert(weft_evq_kind_from_name("RADIX", &kind));
+    /* one spelling per kind (issue 15): the name table's, case included */
+    ck_assert(weft_evq_kind_from_name("radix", &kind, NULL));
     ck_assert_int_eq(kind, WEFT_EVQ_RADIX);
-    ck_assert(!weft_evq_kind_from_name("calendar", &kind));
+    ck_assert(!weft_evq_kind_from_name("RADIX", &kind, NULL));
+    g_autoptr(GError) err = NULL;
+    ck_assert(!weft_evq_kind_from_name("calendar", &kind, &err));
+    ck_assert_ptr_nonnull(strstr(err->message, "expected one of heap, radix"));
     g_setenv("WEFT_EVQ", "heap", TRUE); /* this test runs in its own process */
     g_autoptr(weft_evq_t) h = weft_evq_new();
     ck_assert_int_eq(weft_evq_get_kind(h), WEFT_EVQ_HEAP);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/keyfile.h"
 #include "topo/analysis.h"
 #include "topo/topo.h"
 
@@ -335,7 +336,10 @@ cmd_export(int argc, char **argv)
     if (format == NULL) {
         return weft_cli_usage_error("topo export", "--format graphml|dot is required");
     }
-    if (strcmp(format, "graphml") != 0 && strcmp(format, "dot") != 0) {
+    static const char *const format_names[] = {"graphml", "dot", NULL};
+    static const weft_enum_t format_enum = {"export format", format_names};
+    gint fmt = 0;
+    if (!weft_enum_from_name(&format_enum, format, &fmt, NULL)) {
         g_autofree char *msg = g_strdup_printf("--format must be graphml or dot, not '%s'", format);
         return weft_cli_usage_error("topo export", msg);
     }
@@ -348,7 +352,7 @@ cmd_export(int argc, char **argv)
     if (topo == NULL) {
         return weft_cli_error("topo export", error);
     }
-    gboolean dot = strcmp(format, "dot") == 0;
+    gboolean dot = fmt == 1;
     gboolean ok =
         out != NULL ? write_cluster(topo, dot, out, &error) : write_stdout(topo, dot, &error);
     if (!ok) {

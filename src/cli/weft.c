@@ -77,7 +77,7 @@ main(int argc, char **argv)
     /* the event queue's environment choice (core/evq.h), checked before any run */
     const char *evq = g_getenv("WEFT_EVQ");
     weft_evq_kind_t evq_kind;
-    if (evq != NULL && *evq != '\0' && !weft_evq_kind_from_name(evq, &evq_kind)) {
+    if (evq != NULL && *evq != '\0' && !weft_evq_kind_from_name(evq, &evq_kind, NULL)) {
         fprintf(stderr, "weft: WEFT_EVQ=%s: unknown event queue; expected heap or radix\n", evq);
         return WEFT_EXIT_USAGE;
     }

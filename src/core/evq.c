@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/evq_private.h"
+#include "core/keyfile.h"
 
 /* ---- keys ------------------------------------------------------------------
  * A key is the event's time with its sign bit flipped (so unsigned order is
@@ -126,7 +127,7 @@ struct weft_evq {
     bucket_t buckets[N_BUCKETS];
 };
 
-static const char *const kind_names[WEFT_EVQ_N_KINDS] = {"heap", "radix"};
+static const char *const kind_names[WEFT_EVQ_N_KINDS + 1] = {"heap", "radix", NULL};
 
 static inline guint64
 global_seq(const weft_evq_t *q, guint64 local)
@@ -513,16 +514,16 @@ weft_evq_kind_name(weft_evq_kind_t kind)
 }
 
 gboolean
-weft_evq_kind_from_name(const char *name, weft_evq_kind_t *kind)
+weft_evq_kind_from_name(const char *name, weft_evq_kind_t *kind, GError **error)
 {
     g_return_val_if_fail(name != NULL && kind != NULL, FALSE);
-    for (guint k = 0; k < WEFT_EVQ_N_KINDS; k++) {
-        if (g_ascii_strcasecmp(name, kind_names[k]) == 0) {
-            *kind = (weft_evq_kind_t)k;
-            return TRUE;
-        }
+    const weft_enum_t e = {"event queue", kind_names};
+    gint v = 0;
+    if (!weft_enum_from_name(&e, name, &v, error)) {
+        return FALSE;
     }
-    return FALSE;
+    *kind = (weft_evq_kind_t)v;
+    return TRUE;
 }
 
 weft_evq_kind_t
@@ -530,7 +531,7 @@ weft_evq_default_kind(void)
 {
     const char *name = g_getenv("WEFT_EVQ");
     weft_evq_kind_t kind = WEFT_EVQ_RADIX; /* the faster on every case measured (evq.h) */
-    if (name != NULL && *name != '\0' && !weft_evq_kind_from_name(name, &kind)) {
+    if (name != NULL && *name != '\0' && !weft_evq_kind_from_name(name, &kind, NULL)) {
         /* the weft program refuses it before any run (cli/weft.c); a library user gets
          * the default and one warning */
         static gsize warned = 0;

@@ -101,8 +101,11 @@ typedef enum {
 /** weft_evq_kind_name: "heap" or "radix". */
 const char *weft_evq_kind_name(weft_evq_kind_t kind);
 
-/** weft_evq_kind_from_name: parses weft_evq_kind_name() spellings (any case); FALSE if unknown. */
-gboolean weft_evq_kind_from_name(const char *name, weft_evq_kind_t *kind);
+/**
+ * weft_evq_kind_from_name: parses weft_evq_kind_name() spellings ("heap", "radix").
+ * @error: WEFT_KEYFILE_ERROR_VALUE listing them if unknown.
+ */
+gboolean weft_evq_kind_from_name(const char *name, weft_evq_kind_t *kind, GError **error);
 
 /**
  * weft_evq_default_kind:

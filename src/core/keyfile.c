@@ -346,6 +346,13 @@ weft_keys_apply_defaults(const weft_key_t *keys, guint n, void *obj)
     }
 }
 
+gboolean
+weft_key_is_default(const weft_key_t *k, const char *text)
+{
+    g_return_val_if_fail(k != NULL, FALSE);
+    return g_strcmp0(text, k->dflt) == 0;
+}
+
 void
 weft_key_format(GString *out, const weft_key_t *k, const char *value)
 {

@@ -174,6 +174,9 @@ gboolean weft_key_apply(const weft_key_t *k, const char *text, void *obj, GError
  */
 void weft_keys_apply_defaults(const weft_key_t *keys, guint n, void *obj);
 
+/** weft_key_is_default: TRUE if the stored @text is @k's default text (or both are unset). */
+gboolean weft_key_is_default(const weft_key_t *k, const char *text);
+
 /**
  * weft_key_format:
  * Appends "# doc\nkey = value\n" (or "key =" when @value is NULL) to @out:

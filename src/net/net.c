@@ -811,36 +811,41 @@ const guint weft_net_n_keys = G_N_ELEMENTS(weft_net_keys);
 
 /* ---- public functions -------------------------------------------------------- */
 
+/* The name tables' errors, in net's own domain and code. */
+static gboolean
+net_enum(const weft_enum_t *e, const char *name, gint *v, gint code, GError **error)
+{
+    GError *err = NULL;
+    if (weft_enum_from_name(e, name, v, &err)) {
+        return TRUE;
+    }
+    g_set_error_literal(error, WEFT_NET_ERROR, code, err->message);
+    g_error_free(err);
+    return FALSE;
+}
+
 gboolean
 weft_net_model_from_name(const char *name, weft_net_model_t *model, GError **error)
 {
-    g_return_val_if_fail(name != NULL, FALSE);
-    g_return_val_if_fail(model != NULL, FALSE);
-    for (guint m = 0; m < G_N_ELEMENTS(model_table); m++) {
-        if (g_strcmp0(name, model_table[m]->name) == 0) {
-            *model = (weft_net_model_t)m;
-            return TRUE;
-        }
+    g_return_val_if_fail(name != NULL && model != NULL, FALSE);
+    gint v = 0;
+    if (!net_enum(&weft_net_model_enum, name, &v, WEFT_NET_ERROR_MODEL, error)) {
+        return FALSE;
     }
-    g_set_error(error, WEFT_NET_ERROR, WEFT_NET_ERROR_MODEL,
-                "unknown network model \"%s\" (known: analytical, flow)", name);
-    return FALSE;
+    *model = (weft_net_model_t)v;
+    return TRUE;
 }
 
 gboolean
 weft_net_update_from_name(const char *name, weft_net_update_t *update, GError **error)
 {
-    g_return_val_if_fail(name != NULL, FALSE);
-    g_return_val_if_fail(update != NULL, FALSE);
-    for (guint u = 0; update_names[u] != NULL; u++) {
-        if (g_strcmp0(name, update_names[u]) == 0) {
-            *update = (weft_net_update_t)u;
-            return TRUE;
-        }
+    g_return_val_if_fail(name != NULL && update != NULL, FALSE);
+    gint v = 0;
+    if (!net_enum(&weft_net_update_enum, name, &v, WEFT_NET_ERROR_UPDATE, error)) {
+        return FALSE;
     }
-    g_set_error(error, WEFT_NET_ERROR, WEFT_NET_ERROR_UPDATE,
-                "unknown network update mode \"%s\" (known: incremental, full)", name);
-    return FALSE;
+    *update = (weft_net_update_t)v;
+    return TRUE;
 }
 
 const char *

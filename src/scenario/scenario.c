@@ -800,7 +800,7 @@ check_workload_keys(const weft_scenario_t *sc, const weft_scenario_config_t *cfg
     /* (a saved configuration writes every default: collective_iterations = 1 is no request) */
     for (guint i = 1; coll == NULL && i < G_N_ELEMENTS(own_collective); i++) {
         guint k = key_index("workload", own_collective[i].key);
-        if (sc->value[k] != NULL && g_strcmp0(sc->value[k], own_collective[i].dflt) != 0) {
+        if (sc->value[k] != NULL && !weft_key_is_default(&own_collective[i], sc->value[k])) {
             g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
                         "%s: workload.%s = \"%s\" without workload.collective", where,
                         own_collective[i].key, sc->value[k]);

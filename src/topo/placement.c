@@ -38,15 +38,15 @@ weft_place_policy_from_name(const char *name, weft_place_policy_t *policy, GErro
 {
     g_return_val_if_fail(name != NULL && policy != NULL, FALSE);
     g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
-    for (guint i = 0; policy_names[i] != NULL; i++) {
-        if (g_strcmp0(name, policy_names[i]) == 0) {
-            *policy = (weft_place_policy_t)i;
-            return TRUE;
-        }
+    gint v = 0;
+    GError *err = NULL;
+    if (!weft_enum_from_name(&weft_place_policy_enum, name, &v, &err)) {
+        g_set_error_literal(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_KEY, err->message);
+        g_error_free(err);
+        return FALSE;
     }
-    g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_KEY,
-                "placement \"%s\" is not one of in-order, round-robin, random, file", name);
-    return FALSE;
+    *policy = (weft_place_policy_t)v;
+    return TRUE;
 }
 
 const char *

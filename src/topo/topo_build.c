@@ -22,6 +22,8 @@
  */
 #include "topo/topo_build.h"
 
+#include "core/keyfile.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -893,7 +895,9 @@ default_radix(const weft_hw_nic_t *nic)
 
 typedef enum { FABRIC_NONE, FABRIC_RAIL, FABRIC_LEAF_SPINE, FABRIC_FAT_TREE } fabric_kind;
 
-static const char *const fabric_names[] = {"none", "rail-optimized", "leaf-spine", "fat-tree"};
+static const char *const fabric_names[] = {"none", "rail-optimized", "leaf-spine", "fat-tree",
+                                           NULL};
+static const weft_enum_t fabric_enum = {"fabric", fabric_names};
 
 /* Keys that need a fabric, and the fabrics each applies to (bit i = fabric_kind i). */
 static const struct {
@@ -977,14 +981,10 @@ build_node_kind(const node_desc *d, const weft_topo_i_ini_t *c, weft_topo_t *top
     g_autofree char *fabric_text = weft_topo_i_ini_text(c, "fabric", FALSE, NULL);
     fabric_kind fk = FABRIC_NONE;
     if (fabric_text != NULL) {
-        gboolean found = FALSE;
-        for (guint i = 0; i < G_N_ELEMENTS(fabric_names); i++) {
-            if (g_strcmp0(fabric_text, fabric_names[i]) == 0) {
-                fk = (fabric_kind)i;
-                found = TRUE;
-            }
-        }
-        if (!found) {
+        gint v = 0;
+        if (weft_enum_from_name(&fabric_enum, fabric_text, &v, NULL)) {
+            fk = (fabric_kind)v;
+        } else {
             g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
                         "%s: %s.fabric = \"%s\" is unknown; valid fabrics: none, rail-optimized, "
                         "leaf-spine, fat-tree",
