@@ -3,6 +3,8 @@
  * Strict INI loading: GKeyFile does the parsing; this file only adds the check
  * that no key is set twice and no group appears twice. See keyfile.h.
  */
+#define G_LOG_DOMAIN "weft-core"
+
 #include "core/keyfile.h"
 
 #include <string.h>

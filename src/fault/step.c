@@ -7,6 +7,8 @@
  * the network, failures that stop the simulation, and straggler windows
  * integrated into compute end times.
  */
+#define G_LOG_DOMAIN "weft-fault"
+
 #include "fault/step.h"
 
 #include <math.h>

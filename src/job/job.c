@@ -5,6 +5,8 @@
  * samples in a thread pool, the Young and Daly intervals and the search for the best one. The
  * configuration files and reports are in job_config.c. See job.h for the model.
  */
+#define G_LOG_DOMAIN "weft-job"
+
 #include "job/job.h"
 
 #include <math.h>

@@ -5,6 +5,8 @@
  * scenario replay) and the reports (summary.json, the goodput-against-interval CSV). See
  * job.h and doc/failures.md.
  */
+#define G_LOG_DOMAIN "weft-job"
+
 #include "job/job.h"
 
 #include "config.h"

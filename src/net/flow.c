@@ -9,6 +9,8 @@
  * bandwidth-phase end events, then updates the statistics of the marked edges.
  * Nothing here allocates per event once the arrays have grown to the peak.
  */
+#define G_LOG_DOMAIN "weft-net"
+
 #include <math.h>
 
 #include "net/net_private.h"

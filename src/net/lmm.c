@@ -40,6 +40,8 @@
  * the current level), so each component's arithmetic is independent of any
  * other component solved at the same time.
  */
+#define G_LOG_DOMAIN "weft-net"
+
 #include "net/lmm.h"
 
 #include <math.h>

@@ -10,6 +10,8 @@
  * the flow model (flow.c, max-min sharing) fills in the same table with its
  * own start and cancel. Link statistics live here, shared by both models.
  */
+#define G_LOG_DOMAIN "weft-net"
+
 #include "net/net.h"
 
 #include <math.h>

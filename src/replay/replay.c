@@ -4,6 +4,8 @@
  * Streams, matching of collectives and point-to-point pairs, per-rank time
  * accounting and the deadlock report are described in replay.h.
  */
+#define G_LOG_DOMAIN "weft-replay"
+
 #include "replay/replay.h"
 
 #include <math.h>

@@ -6,6 +6,8 @@
  * and shard CSVs merged. The file layout: definition, points, rows, journal,
  * the run, merge.
  */
+#define G_LOG_DOMAIN "weft-study"
+
 #include "study/study.h"
 
 #include <errno.h>

@@ -5,6 +5,8 @@
  * check, the accessors, and the loader that picks a file format by content.
  * Routing (NVLink domains, views, ECMP, caches) lives in route.c.
  */
+#define G_LOG_DOMAIN "weft-topo"
+
 #include "topo/topo.h"
 
 #include <math.h>

@@ -6,6 +6,8 @@
  * operation ranges, rank count against the cluster). The Chakra reader lives
  * in chakra.c.
  */
+#define G_LOG_DOMAIN "weft-workload"
+
 #include "workload/workload.h"
 
 #include <string.h>
