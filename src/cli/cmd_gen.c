@@ -6,6 +6,8 @@
  * (workload/gen.h), prints what it generated and the per-GPU memory estimate,
  * and warns when that does not fit the GPU's HBM.
  */
+#define G_LOG_DOMAIN "weft-cli"
+
 #include "config.h"
 
 #include <stdio.h>
@@ -102,6 +104,7 @@ weft_cmd_gen(int argc, char **argv)
              "  weft gen transformer --model gpt3-175b ... --spec /tmp/gpt3.gen\n"
              "  weft replay --cluster ... --trace /tmp/gpt3.gen   (generated in memory)\n");
     g_option_context_add_main_entries(ctx, entries, NULL);
+    weft_cli_add_log_options(ctx);
     g_autoptr(GError) error = NULL;
     if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
         return weft_cli_usage_error("gen", error->message);

@@ -5,6 +5,8 @@
  * print the step time and per-rank breakdown, or with --show-config the
  * effective configuration without running.
  */
+#define G_LOG_DOMAIN "weft-cli"
+
 #include "config.h"
 
 #include <stdio.h>
@@ -111,6 +113,7 @@ weft_cmd_replay(int argc, char **argv)
              "Exit status: 0 on success, 1 on bad input (a scenario or --set naming an unknown\n"
              "key or a bad value included) or a failed run, 2 on a usage error.");
     g_option_context_add_main_entries(ctx, entries, NULL);
+    weft_cli_add_log_options(ctx);
     g_autoptr(GError) error = NULL;
     if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
         return weft_cli_usage_error("replay", error->message);
