@@ -81,6 +81,23 @@ weft_log_enabled(const char *domain)
     return list != NULL && listed(list, domain);
 }
 
+/* " t=OUTER+INNER": the clocks from the outermost running simulation in, each from its
+ * integer picoseconds as whole milliseconds then nanoseconds. */
+static void
+append_time(GString *out, const weft_sim_t *sim)
+{
+    const weft_sim_t *outer = weft_sim_outer(sim);
+    if (outer != NULL) {
+        append_time(out, outer);
+        g_string_append_c(out, '+');
+    } else {
+        g_string_append(out, " t=");
+    }
+    weft_time_t t = weft_sim_now(sim);
+    g_string_append_printf(out, "%" G_GINT64_FORMAT ".%06" G_GINT64_FORMAT "ms", t / WEFT_PS_PER_MS,
+                           (t % WEFT_PS_PER_MS) / WEFT_PS_PER_NS);
+}
+
 void
 weft_log_format_prefix(GString *out, const char *domain)
 {
@@ -89,10 +106,7 @@ weft_log_format_prefix(GString *out, const char *domain)
     g_string_append(out, domain != NULL ? domain : "weft");
     const weft_sim_t *sim = weft_sim_current();
     if (sim != NULL) {
-        /* from the integer picoseconds: whole milliseconds, then nanoseconds */
-        weft_time_t t = weft_sim_now(sim);
-        g_string_append_printf(out, " t=%" G_GINT64_FORMAT ".%06" G_GINT64_FORMAT "ms",
-                               t / WEFT_PS_PER_MS, (t % WEFT_PS_PER_MS) / WEFT_PS_PER_NS);
+        append_time(out, sim);
     }
     g_string_append(out, "] ");
 }
@@ -122,15 +136,34 @@ weft_log_writer(GLogLevelFlags log_level, const GLogField *fields, gsize n_field
     if (!weft_log_enabled(domain)) {
         return G_LOG_WRITER_HANDLED;
     }
-    GString *line = g_string_sized_new(128);
-    weft_log_format_prefix(line, domain);
-    if (message != NULL) {
-        g_string_append_len(line, message, message_len);
+    if (message == NULL) {
+        message = "";
+        message_len = 0;
     }
-    g_string_append_c(line, '\n');
-    /* one write per line: concurrent threads' lines never interleave */
-    fwrite(line->str, 1, line->len, stderr);
+    gsize len = message_len < 0 ? strlen(message) : (gsize)message_len;
+    if (len > 0 && message[len - 1] == '\n') {
+        len--;
+    }
+    GString *prefix = g_string_sized_new(48);
+    weft_log_format_prefix(prefix, domain);
+    /* every line of a message gets the prefix, so that grep finds a dump's lines too */
+    GString *text = g_string_sized_new(len + prefix->len + 1);
+    const char *p = message, *end = message + len;
+    for (;;) {
+        const char *nl = memchr(p, '\n', (gsize)(end - p));
+        const char *stop = nl != NULL ? nl : end;
+        g_string_append_len(text, prefix->str, (gssize)prefix->len);
+        g_string_append_len(text, p, stop - p);
+        g_string_append_c(text, '\n');
+        if (nl == NULL) {
+            break;
+        }
+        p = nl + 1;
+    }
+    /* one write per message: concurrent threads' lines never interleave */
+    fwrite(text->str, 1, text->len, stderr);
     fflush(stderr);
-    g_string_free(line, TRUE);
+    g_string_free(text, TRUE);
+    g_string_free(prefix, TRUE);
     return G_LOG_WRITER_HANDLED;
 }

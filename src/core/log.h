@@ -20,8 +20,12 @@
  *
  * the domain, then, when a simulation is running on the calling thread
  * (weft_sim_current(), core/sim.h), its simulated time in milliseconds with
- * nanosecond digits (exact: formatted from the integer picoseconds). Lines
- * are written whole, so the threads of a study do not cut into each other's.
+ * nanosecond digits (exact: formatted from the integer picoseconds). A
+ * simulation run inside an event of another (a collective measured alone)
+ * shows the outer clock, "+", and its own: "t=2.500000ms+0.042657ms". A
+ * message of several lines (a solver dump) gets the prefix on every line.
+ * Messages are written whole, so the threads of a study do not cut into each
+ * other's lines.
  * Nothing is ever logged to stdout, where results go: messages, warnings,
  * criticals and errors keep GLib's default writer and its format
  * ("weft-core-WARNING **: ...", on stderr; fatal ones still abort).
@@ -78,7 +82,8 @@ gboolean weft_log_enabled(const char *domain);
  * @domain: (nullable): the log domain; NULL is written as "weft".
  *
  * Appends the prefix of a log line, "[DOMAIN t=12.345678ms] ", with the time
- * part only when a simulation runs on the calling thread (weft_sim_current()).
+ * part only when a simulation runs on the calling thread (weft_sim_current();
+ * "t=OUTER+INNER" for nested runs, see above).
  */
 void weft_log_format_prefix(GString *out, const char *domain);
 

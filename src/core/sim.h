@@ -76,6 +76,15 @@ guint64 weft_sim_run(weft_sim_t *sim);
  */
 const weft_sim_t *weft_sim_current(void);
 
+/**
+ * weft_sim_outer:
+ * @sim: a simulation.
+ * Returns: (transfer none) (nullable): while @sim's weft_sim_run() runs inside
+ * an event of another simulation on the same thread (a collective measured
+ * alone), that simulation; otherwise NULL.
+ */
+const weft_sim_t *weft_sim_outer(const weft_sim_t *sim);
+
 /** weft_sim_stop: makes weft_sim_run() return after the current event. */
 void weft_sim_stop(weft_sim_t *sim);
 
