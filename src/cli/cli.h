@@ -66,6 +66,15 @@ int weft_cmd_plot(int argc, char **argv);
  */
 int weft_cmd_gen(int argc, char **argv);
 
+/**
+ * weft_cli_add_log_options:
+ * @ctx: a subcommand's option context.
+ *
+ * Adds -v/--verbose to @ctx's options (and so to its --help): when parsed, it
+ * turns on the debug lines of every weft-* log domain (core/log.h).
+ */
+void weft_cli_add_log_options(GOptionContext *ctx);
+
 /** weft_cli_usage_error: prints "weft CMD: MESSAGE" and a hint to stderr; returns WEFT_EXIT_USAGE.
  */
 int weft_cli_usage_error(const char *cmd, const char *message);

@@ -8,6 +8,8 @@
  * time, algbw, busbw, the choice, and NCCL's own predicted time beside it.
  * --compare puts a measured nccl-tests table beside the predictions.
  */
+#define G_LOG_DOMAIN "weft-cli"
+
 #include "config.h"
 
 #include <errno.h>
@@ -348,6 +350,7 @@ weft_cmd_coll(int argc, char **argv)
              "Exit status: 0 on success, 1 on bad input or an unsupported forced choice,\n"
              "2 on a usage error.");
     g_option_context_add_main_entries(ctx, entries, NULL);
+    weft_cli_add_log_options(ctx);
     g_autoptr(GError) error = NULL;
     if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
         return weft_cli_usage_error("coll", error->message);

@@ -6,6 +6,8 @@
  * (workload/gen.h), prints what it generated and the per-GPU memory estimate,
  * and warns when that does not fit the GPU's HBM.
  */
+#define G_LOG_DOMAIN "weft-cli"
+
 #include "config.h"
 
 #include <stdio.h>
@@ -68,6 +70,7 @@ weft_cmd_gen(int argc, char **argv)
     g_option_context_set_main_group(
         ctx, weft_keys_option_group(weft_gen_keys, weft_gen_n_keys, "transformer", texts));
     g_option_context_add_main_entries(ctx, entries, NULL);
+    weft_cli_add_log_options(ctx);
     g_autoptr(GError) error = NULL;
     gboolean parsed = g_option_context_parse(ctx, &argc, &argv, &error);
     weft_gen_spec_t gs;

@@ -8,6 +8,8 @@
  * fields, the axis columns NAME:GROUP.KEY) and writes gnuplot one data block
  * per line of the figure, then runs plots/sweep.gp on it.
  */
+#define G_LOG_DOMAIN "weft-cli"
+
 #include "config.h"
 
 #include <errno.h>
@@ -590,6 +592,7 @@ weft_cmd_plot(int argc, char **argv)
              "Exit status: 0 on success, 1 on a missing input, a missing gnuplot or a\n"
              "failed gnuplot run, 2 on a usage error.");
     g_option_context_add_main_entries(ctx, entries, NULL);
+    weft_cli_add_log_options(ctx);
     g_autoptr(GError) error = NULL;
     if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
         return weft_cli_usage_error("plot", error->message);

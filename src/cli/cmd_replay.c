@@ -5,6 +5,8 @@
  * print the step time and per-rank breakdown, or with --show-config the
  * effective configuration without running.
  */
+#define G_LOG_DOMAIN "weft-cli"
+
 #include "config.h"
 
 #include <stdio.h>
@@ -116,6 +118,7 @@ weft_cmd_replay(int argc, char **argv)
         keys);
     g_option_context_set_description(ctx, description);
     g_option_context_add_main_entries(ctx, entries, NULL);
+    weft_cli_add_log_options(ctx);
     g_autoptr(GError) error = NULL;
     if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
         return weft_cli_usage_error("replay", error->message);

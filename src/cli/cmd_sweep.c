@@ -4,6 +4,8 @@
  * one simulation per point on all cores, a results CSV in grid order; resume
  * an interrupted study, run one shard of it, or merge the shards' CSVs.
  */
+#define G_LOG_DOMAIN "weft-cli"
+
 #include "config.h"
 
 #include <stdio.h>
@@ -54,6 +56,7 @@ weft_cmd_sweep(int argc, char **argv)
              "status and error columns), 1 on a bad study, journal or shard file, 2 on a\n"
              "usage error.");
     g_option_context_add_main_entries(ctx, entries, NULL);
+    weft_cli_add_log_options(ctx);
     g_autoptr(GError) error = NULL;
     /* GOption reads "-j4" as two short options; take it as make does: "-j 4" */
     g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func(g_free);

@@ -6,6 +6,8 @@
  * as text or JSON; `export` writes it as GraphML or Graphviz DOT; `check` runs
  * the structural checks and fails with the findings.
  */
+#define G_LOG_DOMAIN "weft-cli"
+
 #include "config.h"
 
 #include <glib/gstdio.h>
@@ -243,6 +245,7 @@ cmd_show(int argc, char **argv)
     g_option_context_set_description(ctx, "Exit status: 0 on success, 1 on a bad cluster file, 2 "
                                           "on a usage error.");
     g_option_context_add_main_entries(ctx, entries, NULL);
+    weft_cli_add_log_options(ctx);
     g_autoptr(GError) error = NULL;
     if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
         return weft_cli_usage_error("topo show", error->message);
@@ -322,6 +325,7 @@ cmd_export(int argc, char **argv)
              "Exit status: 0 on success, 1 on a bad cluster file or a write error, 2 on a "
              "usage error.");
     g_option_context_add_main_entries(ctx, entries, NULL);
+    weft_cli_add_log_options(ctx);
     g_autoptr(GError) error = NULL;
     if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
         return weft_cli_usage_error("topo export", error->message);
@@ -374,6 +378,7 @@ cmd_check(int argc, char **argv)
              "switch has links down and up. Prints one line per problem.");
     g_option_context_set_description(ctx, "Exit status: 0 if nothing is wrong, 1 on a bad "
                                           "cluster file or any problem, 2 on a usage error.");
+    weft_cli_add_log_options(ctx);
     g_autoptr(GError) error = NULL;
     if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
         return weft_cli_usage_error("topo check", error->message);

@@ -6,6 +6,8 @@
  * Young's and Daly's; with --out DIR, summary.json, the effective train.ini and the CSV of
  * goodput against checkpoint interval.
  */
+#define G_LOG_DOMAIN "weft-cli"
+
 #include "config.h"
 
 #include <errno.h>
@@ -215,6 +217,7 @@ weft_cmd_train(int argc, char **argv)
              "  weft train scenarios/train-llama3-405b.ini --set failures.distribution=weibull\n\n"
              "Exit status: 0 on success, 1 on bad input or a failed run, 2 on a usage error.");
     g_option_context_add_main_entries(ctx, entries, NULL);
+    weft_cli_add_log_options(ctx);
     g_autoptr(GError) error = NULL;
     if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
         return weft_cli_usage_error("train", error->message);

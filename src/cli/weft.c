@@ -3,6 +3,8 @@
  * weft: the command-line entry point. Dispatches to one function per
  * subcommand and handles --help and --version.
  */
+#define G_LOG_DOMAIN "weft-cli"
+
 #include "config.h"
 
 #include <igraph.h>
@@ -12,6 +14,7 @@
 
 #include "cli/cli.h"
 #include "core/evq.h"
+#include "core/log.h"
 
 typedef struct {
     const char *name;
@@ -45,8 +48,31 @@ print_help(FILE *out)
                  "Options:\n"
                  "  -h, --help     show this help\n"
                  "  -V, --version  show the version\n"
+                 "  -v, --verbose  debug lines on stderr (here or after COMMAND)\n"
                  "\n"
                  "Run 'weft COMMAND --help' for the options of a command.\n");
+}
+
+static gboolean
+on_verbose(const char *name, const char *value, gpointer data, GError **error)
+{
+    (void)name, (void)value, (void)data, (void)error;
+    weft_log_set_verbose(TRUE);
+    return TRUE;
+}
+
+void
+weft_cli_add_log_options(GOptionContext *ctx)
+{
+    /* a callback: the flag takes effect as it is parsed, before the command does anything */
+    static const GOptionEntry entries[] = {
+        {"verbose", 'v', G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer)on_verbose,
+         "print debug lines on stderr, stamped with the simulated time (all weft-* log "
+         "domains; G_MESSAGES_DEBUG=weft-net,... picks some; doc/outputs.md)",
+         NULL},
+        {NULL},
+    };
+    g_option_context_add_main_entries(ctx, entries, NULL);
 }
 
 int
@@ -69,6 +95,8 @@ main(int argc, char **argv)
     /* the user's character set for messages; numbers always with a decimal point */
     setlocale(LC_ALL, "");
     setlocale(LC_NUMERIC, "C");
+    /* debug lines go to stderr, stamped with the simulated time (core/log.h) */
+    weft_log_init();
     /* igraph's default error handler aborts the process; weft turns igraph's
      * error codes into GErrors instead. */
     igraph_set_error_handler(igraph_error_handler_ignore);
@@ -80,6 +108,13 @@ main(int argc, char **argv)
     if (evq != NULL && *evq != '\0' && !weft_evq_kind_from_name(evq, &evq_kind, NULL)) {
         fprintf(stderr, "weft: WEFT_EVQ=%s: unknown event queue; expected heap or radix\n", evq);
         return WEFT_EXIT_USAGE;
+    }
+    /* --verbose given before the command: as if given after it */
+    while (argc >= 2 && (strcmp(argv[1], "-v") == 0 || strcmp(argv[1], "--verbose") == 0)) {
+        weft_log_set_verbose(TRUE);
+        argv[1] = argv[0];
+        argc--;
+        argv++;
     }
     if (argc < 2) {
         print_help(stderr);

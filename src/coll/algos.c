@@ -10,6 +10,8 @@
  * each (channel, source, destination), in the order the link should carry
  * them; the builder adds the link dependencies.
  */
+#define G_LOG_DOMAIN "weft-coll"
+
 #include "coll/coll.h"
 
 #include <string.h>

@@ -9,6 +9,8 @@
  * forms). Transfers are emitted in an order where every predecessor comes
  * first, so the plan is topological by construction (asserted per dependency).
  */
+#define G_LOG_DOMAIN "weft-coll"
+
 #include "coll/coll.h"
 
 #include <string.h>

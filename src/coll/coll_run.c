@@ -14,6 +14,8 @@
  * another, each holding the member's network path for msg_ps per msg_bytes it
  * carries (coll.h, weft_coll_exec_t).
  */
+#define G_LOG_DOMAIN "weft-coll"
+
 #include "coll/coll.h"
 
 #include <math.h>

@@ -17,6 +17,8 @@
  * peak the largest usage over capacity, computed as they come; an edge crossed by several
  * keeps its phases and sorts them (weft_net_phases_busy_peak()).
  */
+#define G_LOG_DOMAIN "weft-coll"
+
 #include "coll/coll.h"
 
 #include <math.h>

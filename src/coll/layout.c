@@ -8,6 +8,8 @@
  * NVSwitch systems: a node's GPUs consecutively, rotated so that a ring leaves
  * a node and enters the next on the same rail).
  */
+#define G_LOG_DOMAIN "weft-coll"
+
 #include "coll/coll.h"
 
 #include <string.h>

@@ -6,6 +6,8 @@
  * per call (src/enqueue.cc), and the costs the executor charges for the choice.
  * No NCCL code is copied; the numbers are restated with their source.
  */
+#define G_LOG_DOMAIN "weft-coll"
+
 #include "coll/tuning.h"
 
 #include <math.h>

@@ -6,6 +6,8 @@
  * The file has four parts: keys and the slot pool (shared), the heap, the radix
  * queue, and the public functions, which dispatch on the queue's kind.
  */
+#define G_LOG_DOMAIN "weft-core"
+
 #include "core/evq.h"
 
 #include <string.h>

@@ -4,6 +4,8 @@
  * that no key is set twice and no group appears twice; and the one engine over
  * configuration tables (weft_key_t). See keyfile.h.
  */
+#define G_LOG_DOMAIN "weft-core"
+
 #include "core/keyfile.h"
 
 #include <errno.h>

@@ -3,6 +3,8 @@
  * Reproducible random streams: GLib's GRand seeded through SplitMix64 from
  * (seed, stream). See rng.h.
  */
+#define G_LOG_DOMAIN "weft-core"
+
 #include "core/rng.h"
 
 struct weft_rng {

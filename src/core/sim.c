@@ -2,6 +2,8 @@
 /*
  * The simulation clock and run loop. See sim.h.
  */
+#define G_LOG_DOMAIN "weft-core"
+
 #include "core/sim.h"
 
 struct weft_sim {
@@ -15,7 +17,25 @@ struct weft_sim {
     void *progress_data;
     guint64 progress_every; /* call progress_fn after this many events */
     guint64 progress_left;  /* events until the next call */
+
+    const weft_sim_t *outer; /* while running: the thread's simulation when the run began */
 };
+
+/* The simulation weft_sim_run() is running on this thread (weft_sim_current()). */
+static _Thread_local const weft_sim_t *current_sim;
+
+const weft_sim_t *
+weft_sim_current(void)
+{
+    return current_sim;
+}
+
+const weft_sim_t *
+weft_sim_outer(const weft_sim_t *sim)
+{
+    g_return_val_if_fail(sim != NULL, NULL);
+    return sim->outer;
+}
 
 weft_sim_t *
 weft_sim_new(guint64 seed)
@@ -82,6 +102,8 @@ weft_sim_run(weft_sim_t *sim)
     guint64 n = 0;
     weft_event_t ev;
     sim->stop = FALSE;
+    sim->outer = current_sim; /* a run inside an event of another */
+    current_sim = sim;
     while (!sim->stop && weft_evq_pop(sim->q, &ev)) {
         g_assert(ev.time >= sim->now);
         sim->now = ev.time;
@@ -92,6 +114,8 @@ weft_sim_run(weft_sim_t *sim)
             sim->progress_fn(sim->progress_data, sim->now, sim->events + n);
         }
     }
+    current_sim = sim->outer;
+    sim->outer = NULL;
     sim->events += n;
     return n;
 }

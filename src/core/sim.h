@@ -60,10 +60,30 @@ gboolean weft_sim_cancel(weft_sim_t *sim, weft_event_handle_t handle);
  * weft_sim_run:
  * @sim: the simulation.
  *
- * Runs events until the queue is empty or weft_sim_stop() is called.
+ * Runs events until the queue is empty or weft_sim_stop() is called. While it
+ * runs, @sim is the calling thread's weft_sim_current().
  * Returns: the number of events run by this call.
  */
 guint64 weft_sim_run(weft_sim_t *sim);
+
+/**
+ * weft_sim_current:
+ *
+ * The simulation whose weft_sim_run() is running on the calling thread (the
+ * innermost, when runs nest), or NULL. Per thread: each of a study's threads
+ * sees its own. The log writer (core/log.h) stamps lines with its clock.
+ * Returns: (transfer none) (nullable): the running simulation.
+ */
+const weft_sim_t *weft_sim_current(void);
+
+/**
+ * weft_sim_outer:
+ * @sim: a simulation.
+ * Returns: (transfer none) (nullable): while @sim's weft_sim_run() runs inside
+ * an event of another simulation on the same thread (a collective measured
+ * alone), that simulation; otherwise NULL.
+ */
+const weft_sim_t *weft_sim_outer(const weft_sim_t *sim);
 
 /** weft_sim_stop: makes weft_sim_run() return after the current event. */
 void weft_sim_stop(weft_sim_t *sim);

@@ -4,6 +4,8 @@
  * number is read by g_ascii_strtod (locale-independent); the unit is looked up
  * in one table per dimension. See units.h for the accepted units.
  */
+#define G_LOG_DOMAIN "weft-core"
+
 #include "core/units.h"
 
 #include <math.h>

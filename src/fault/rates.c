@@ -4,6 +4,8 @@
  * and the seeded samplers that draw a run's failures (exponential as one superposed Poisson
  * process, Weibull component by component from a heap). See rates.h for the model.
  */
+#define G_LOG_DOMAIN "weft-fault"
+
 #include "fault/rates.h"
 
 #include <math.h>

@@ -7,6 +7,8 @@
  * the network, failures that stop the simulation, and straggler windows
  * integrated into compute end times.
  */
+#define G_LOG_DOMAIN "weft-fault"
+
 #include "fault/step.h"
 
 #include <math.h>
@@ -470,6 +472,7 @@ on_action(void *ctx, void *data)
     weft_time_t now = weft_sim_now(run->sim);
     g_ptr_array_add(run->applied, g_strdup_printf("%.6f us  %s%s", weft_time_to_us(now),
                                                   a->undo ? "end of " : "", f->text));
+    g_debug("fault %s%s", a->undo ? "ends: " : "applied: ", f->text);
     switch (f->kind) {
     case WEFT_STEP_LINK_DOWN:
     case WEFT_STEP_LINK_UP:

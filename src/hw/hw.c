@@ -6,6 +6,8 @@
  * every figure). The tables are read-only static data, so lookups are
  * thread-safe and return pointers that live as long as the program.
  */
+#define G_LOG_DOMAIN "weft-hw"
+
 #include "hw/hw.h"
 
 /* The quark's name is stringified from tokens: clang-format must not space its dashes. */

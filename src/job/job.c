@@ -5,6 +5,8 @@
  * samples in a thread pool, the Young and Daly intervals and the search for the best one. The
  * configuration files and reports are in job_config.c. See job.h for the model.
  */
+#define G_LOG_DOMAIN "weft-job"
+
 #include "job/job.h"
 
 #include <math.h>
@@ -534,6 +536,9 @@ weft_job_monte_carlo(const weft_job_params_t *p, guint64 checkpoint_steps, weft_
         out->degradations += samples[i].degradations;
         out->degradations_ignored |= samples[i].degradations_ignored;
     }
+    g_debug("Monte Carlo at a checkpoint every %" G_GUINT64_FORMAT " steps: %u samples on %u "
+            "threads, mean wall time %.6g s, mean goodput %.6f",
+            checkpoint_steps, n, MAX(threads, 1u), out->wall_s.mean, out->goodput.mean);
     if (samples_out != NULL) {
         *samples_out = g_steal_pointer(&samples);
     }
@@ -665,6 +670,9 @@ weft_job_search(const weft_job_params_t *p, gboolean refine, GError **error)
     s->young_steps = weft_job_interval_steps(p, s->young_s);
     s->daly_steps = weft_job_interval_steps(p, s->daly_s);
 
+    g_debug("checkpoint interval search: system MTBF %.6g s, Young %" G_GUINT64_FORMAT
+            " steps, Daly %" G_GUINT64_FORMAT " steps%s",
+            M, s->young_steps, s->daly_steps, refine ? ", refined around the best grid point" : "");
     /* a geometric grid of 33 points from Daly / 4 to 4 Daly: ratio 16^(1/32) ~ 1.09 */
     const guint n_grid = 33;
     double lo = MAX(1.0, (double)s->daly_steps / 4.0);
@@ -712,5 +720,7 @@ weft_job_search(const weft_job_params_t *p, gboolean refine, GError **error)
         b = best_point(s);
     }
     s->best_steps = g_array_index(s->points, weft_job_mc_t, b).checkpoint_steps;
+    g_debug("checkpoint interval search: best every %" G_GUINT64_FORMAT " steps, over %u intervals",
+            s->best_steps, s->points->len);
     return g_steal_pointer(&s);
 }

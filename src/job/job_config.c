@@ -5,6 +5,8 @@
  * scenario replay) and the reports (summary.json, the goodput-against-interval CSV). See
  * job.h and doc/failures.md.
  */
+#define G_LOG_DOMAIN "weft-job"
+
 #include "job/job.h"
 
 #include "config.h"
@@ -620,6 +622,7 @@ weft_job_config_resolve(const weft_job_config_t *cfg, weft_job_params_t *p, GStr
             return FALSE;
         }
         p->step_time_s = weft_time_to_s(run->replay->step_ps);
+        g_debug("step time %.6f s from replaying train.scenario %s", p->step_time_s, scenario);
         if (!(p->step_time_s > 0.0)) {
             g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_VALUE,
                         "%strain.scenario = '%s': the replayed step takes 0 s", origin, scenario);

@@ -9,6 +9,8 @@
  * bandwidth-phase end events, then updates the statistics of the marked edges.
  * Nothing here allocates per event once the arrays have grown to the peak.
  */
+#define G_LOG_DOMAIN "weft-net"
+
 #include <math.h>
 
 #include "net/net_private.h"
@@ -199,6 +201,18 @@ update_links(weft_net_t *net, weft_time_t now)
     }
 }
 
+/* Logs the solver's state (weft_lmm_dump()) in the weft-net domain, after a line saying why. */
+static void
+log_dump(weft_net_t *net, const char *why)
+{
+    if (!net->log_debug) {
+        return;
+    }
+    g_autoptr(GString) text = g_string_new(NULL);
+    weft_lmm_dump(net->lmm, text);
+    g_debug("flow solver state (%s): %s", why, text->str);
+}
+
 static void
 on_solve(void *ctx, void *data)
 {
@@ -207,8 +221,18 @@ on_solve(void *ctx, void *data)
     net->solve = 0;
     weft_lmm_solve(net->lmm);
     net->stats.solves++;
-    if (net->opts.check_solves && net->check_error == NULL) {
-        weft_lmm_check(net->lmm, &net->check_error);
+    if (net->opts.check_solves && net->check_error == NULL &&
+        !weft_lmm_check(net->lmm, &net->check_error)) {
+        log_dump(net, net->check_error->message);
+    }
+    if (G_UNLIKELY(net->log_debug)) {
+        /* the busiest states so far, at 1, 2, 4, 8... flows at once: a few dumps per run */
+        guint n = weft_lmm_n_variables(net->lmm);
+        net->log_peak = MAX(net->log_peak, n);
+        if (n > 0 && n >= 2 * net->log_dumped) {
+            net->log_dumped = n;
+            log_dump(net, "busiest so far");
+        }
     }
     weft_time_t now = weft_sim_now(net->sim);
     guint it = 0, v;
@@ -319,6 +343,11 @@ weft_net_i_flow_clear(weft_net_t *net)
         weft_sim_cancel(net->sim, net->solve);
         net->solve = 0;
     }
+    weft_lmm_stats_t st = weft_lmm_stats(net->lmm);
+    g_debug("flow solver: %" G_GUINT64_FORMAT " re-solves, %" G_GUINT64_FORMAT
+            " components and %" G_GUINT64_FORMAT " variables re-solved, %" G_GUINT64_FORMAT
+            " rate changes, most flows at once %u",
+            st.solves, st.components, st.variables_solved, net->stats.rate_changes, net->log_peak);
     weft_lmm_free(net->lmm);
     g_array_unref(net->var_xfer);
     g_array_unref(net->dirty);

@@ -40,6 +40,8 @@
  * the current level), so each component's arithmetic is independent of any
  * other component solved at the same time.
  */
+#define G_LOG_DOMAIN "weft-net"
+
 #include "net/lmm.h"
 
 #include <math.h>
@@ -1277,4 +1279,90 @@ weft_lmm_n_constraints(const weft_lmm_t *lmm)
 {
     g_return_val_if_fail(lmm != NULL, 0);
     return lmm->n_cnsts;
+}
+
+/* ---- dump ------------------------------------------------------------------------------ */
+
+/* A rate or capacity in bytes/s, as weft_lmm_dump() writes it. */
+static void
+dump_Bps(GString *out, double Bps)
+{
+    if (isinf(Bps)) {
+        g_string_append(out, "none");
+    } else {
+        g_string_append_printf(out, "%.9g B/s", Bps);
+    }
+}
+
+void
+weft_lmm_dump(const weft_lmm_t *lmm, GString *out)
+{
+    g_return_if_fail(lmm != NULL && out != NULL);
+    const double eps = WEFT_LMM_EPSILON;
+    guint used = 0;
+    for (guint cid = 0; cid < lmm->cnsts_len; cid++) {
+        used += lmm->cnsts[cid].alive && lmm->cnsts[cid].n_live > 0;
+    }
+    g_string_append_printf(out,
+                           "lmm: %u constraints (%u with variables), %u variables, "
+                           "%" G_GUINT64_FORMAT " solves (%s)\n",
+                           lmm->n_cnsts, used, lmm->n_vars, lmm->stats.solves,
+                           lmm->incremental ? "incremental" : "full");
+    guint shown = 0;
+    for (guint cid = 0; cid < lmm->cnsts_len && shown < WEFT_LMM_DUMP_MAX; cid++) {
+        const cnst_t *c = &lmm->cnsts[cid];
+        if (!c->alive || c->n_live == 0) {
+            continue;
+        }
+        shown++;
+        g_string_append_printf(out, "  constraint %u: capacity ", cid);
+        dump_Bps(out, c->capacity);
+        g_string_append(out, ", usage ");
+        dump_Bps(out, c->usage);
+        g_string_append_printf(
+            out, "%s, %u variables:", c->usage >= c->capacity * (1 - eps) ? " (saturated)" : "",
+            c->n_live);
+        /* the list is in ascending variable order but for entries appended since the last
+         * solve: the first few live entries, in list order */
+        guint listed = 0;
+        for (guint j = 0; j < c->len && listed < WEFT_LMM_DUMP_MAX; j++) {
+            if (c->elems[j].var != DEAD) {
+                g_string_append_printf(out, " %u", c->elems[j].var);
+                listed++;
+            }
+        }
+        if (listed < c->n_live) {
+            g_string_append_printf(out, " (+%u)", c->n_live - listed);
+        }
+        g_string_append_c(out, '\n');
+    }
+    if (used > shown) {
+        g_string_append_printf(out, "  ... and %u more constraints with variables\n", used - shown);
+    }
+    shown = 0;
+    for (guint vid = 0; vid < lmm->vars_len && shown < WEFT_LMM_DUMP_MAX; vid++) {
+        if (!(lmm->vflags[vid] & VAR_ALIVE)) {
+            continue;
+        }
+        const var_t *v = &lmm->vars[vid];
+        shown++;
+        g_string_append_printf(out, "  variable %u: weight %.9g, bound ", vid, v->weight);
+        dump_Bps(out, v->bound);
+        g_string_append(out, ", rate ");
+        dump_Bps(out, lmm->rate[vid]);
+        g_string_append(out, ", constraints");
+        for (guint k = 0; k < v->len && k < WEFT_LMM_DUMP_MAX; k++) {
+            g_string_append_printf(out, " %u", v->elems[k].cnst);
+            if (v->elems[k].coef != 1.0) {
+                g_string_append_printf(out, "(x%.9g)", v->elems[k].coef);
+            }
+        }
+        if (v->len > WEFT_LMM_DUMP_MAX) {
+            g_string_append_printf(out, " (+%u)", v->len - WEFT_LMM_DUMP_MAX);
+        }
+        g_string_append_c(out, '\n');
+    }
+    if (lmm->n_vars > shown) {
+        g_string_append_printf(out, "  ... and %u more variables\n", lmm->n_vars - shown);
+    }
 }

@@ -279,6 +279,27 @@ guint weft_lmm_n_variables(const weft_lmm_t *lmm);
 /** weft_lmm_n_constraints: live constraints. */
 guint weft_lmm_n_constraints(const weft_lmm_t *lmm);
 
+/** WEFT_LMM_DUMP_MAX: how many constraints, variables, and ids per line weft_lmm_dump() lists. */
+#define WEFT_LMM_DUMP_MAX 8
+
+/**
+ * weft_lmm_dump:
+ * @lmm: the solver.
+ * @out: appended to.
+ *
+ * Appends the solver's state as text, for debugging (the flow model logs it
+ * in the weft-net domain: doc/network.md): a header line (constraints, how
+ * many have variables, variables, solves, mode), then one line per
+ * constraint that has variables (capacity, usage as of the last solve, a
+ * "(saturated)" mark, its variables' ids) and one per variable (weight,
+ * bound, rate, its constraints, with the coefficient as "ID(xCOEF)" when it is
+ * not 1), in ascending id. Bounded: the first WEFT_LMM_DUMP_MAX of each,
+ * then a line counting the rest; rates in B/s with 9 significant digits.
+ * Like weft_lmm_check(), it reads the rates of the last solve.
+ * Time complexity: O(C + V) to count, plus the lines written.
+ */
+void weft_lmm_dump(const weft_lmm_t *lmm, GString *out);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(weft_lmm_t, weft_lmm_free)
 
 G_END_DECLS

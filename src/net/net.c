@@ -10,10 +10,13 @@
  * the flow model (flow.c, max-min sharing) fills in the same table with its
  * own start and cancel. Link statistics live here, shared by both models.
  */
+#define G_LOG_DOMAIN "weft-net"
+
 #include "net/net.h"
 
 #include <math.h>
 
+#include "core/log.h"
 #include "net/net_private.h"
 
 /* The quark's name is stringified from tokens: clang-format must not space its dashes. */
@@ -882,6 +885,11 @@ weft_net_new_full(weft_sim_t *sim, weft_topo_t *topo, const weft_net_options_t *
     if (opts->model == WEFT_NET_FLOW) {
         weft_net_i_flow_init(net);
     }
+    net->log_debug = weft_log_enabled(G_LOG_DOMAIN);
+    g_debug("network model %s%s%s over cluster %s (%u directed edges)", net->ops->name,
+            opts->model == WEFT_NET_FLOW ? ", update " : "",
+            opts->model == WEFT_NET_FLOW ? update_names[opts->update] : "", weft_topo_name(topo),
+            net->n_edges);
     return net;
 }
 

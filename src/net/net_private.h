@@ -165,6 +165,12 @@ struct weft_net {
     GArray *scratch_cnst; /* of guint: for weft_lmm_variable_new() */
     GArray *scratch_coef; /* of double */
     GError *check_error;
+
+    /* logging (weft-net domain) */
+    gboolean log_debug; /* its debug lines on: weft_log_enabled(), read at weft_net_new() */
+    guint log_dumped;   /* flow: variables at the last solver dump logged (0: none yet) */
+    guint log_peak;     /* flow: most variables at one solve, counted when log_debug */
+
     GError *stranded; /* the first transfer left with no path by a link going down */
     gboolean freeing; /* weft_net_free() in progress: no more solves */
     /* (src, dst) -> transfers so far of pairs chosen per flow: n_pairs used slots of

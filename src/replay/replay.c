@@ -4,10 +4,14 @@
  * Streams, matching of collectives and point-to-point pairs, per-rank time
  * accounting and the deadlock report are described in replay.h.
  */
+#define G_LOG_DOMAIN "weft-replay"
+
 #include "replay/replay.h"
 
 #include <math.h>
 #include <string.h>
+
+#include "core/units.h"
 
 /* clang-format off */
 G_DEFINE_QUARK(weft-replay-error-quark, weft_replay_error)
@@ -1364,6 +1368,11 @@ tuned_plan(replay_t *R, guint c, weft_coll_op_t op, guint64 bytes, const gint *v
     if (plan == NULL) {
         return NULL;
     }
+    g_autofree char *size = weft_units_format_bytes(bytes);
+    g_debug("plan %s of %s over %u members (communicator \"%s\"): NCCL's model chose %s, %s, %u "
+            "channels, %u chunks",
+            weft_coll_op_name(op), size, comm->n_ranks, comm->name, weft_coll_algo_name(cfg.algo),
+            weft_coll_proto_name(cfg.proto), cfg.channels, cfg.chunks);
     weft_coll_tuning_fill_exec(R->comm_sys[c], &costs, &plan->exec);
     g_ptr_array_add(R->plan_store, plan);
     if (shape != NULL) {
@@ -1385,6 +1394,9 @@ get_plan(replay_t *R, guint c, weft_coll_op_t op, guint n, guint64 bytes, const 
             plan = weft_coll_plan_new(op, R->plain_algo[op], n, bytes, R->chunks, error);
             if (plan != NULL) {
                 g_ptr_array_add(R->plan_store, plan);
+                g_autofree char *size = weft_units_format_bytes(bytes);
+                g_debug("plan %s of %s over %u members: plain %s, %u chunks", weft_coll_op_name(op),
+                        size, n, weft_coll_algo_name(R->plain_algo[op]), R->chunks);
             }
         }
         if (plan == NULL) {
@@ -2283,6 +2295,13 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
         weft_net_enable_guard(net, on_detail_conflict, &R);
         weft_net_set_pair_conflict(net, on_pair_conflict, &R);
     }
+    g_debug("replay of %s starts: %u ranks, %u communicators, collectives %s, detail %s%s",
+            wl->source, wl->n_ranks, wl->comms->len,
+            R.tuned ? "tuned by NCCL's model" : "plain (collectives.tuning = off)",
+            R.coarse        ? "coarse"
+            : R.detail_auto ? "auto"
+                            : "transfers",
+            R.faults != NULL ? ", with faults" : "");
     guint64 events_before = weft_sim_events(sim);
     if (R.faults != NULL) {
         /* Faults of an instant apply before anything else at it (fault/step.h), time 0
@@ -2341,6 +2360,11 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
             g_ptr_array_add(res->faults_applied, g_strdup(g_ptr_array_index(applied, i)));
         }
     }
+    g_debug("replay of %s done: step %.6f ms, %" G_GUINT64_FORMAT " events, %" G_GUINT64_FORMAT
+            " collectives (%" G_GUINT64_FORMAT " timed, %" G_GUINT64_FORMAT
+            " coarse), %" G_GUINT64_FORMAT " send/recv pairs, %u plans",
+            wl->source, weft_time_to_us(res->step_ps) / 1e3, res->events, res->collectives,
+            res->timed_collectives, res->coarse_collectives, res->p2p_transfers, R.plan_store->len);
     replay_clear(&R);
     return res;
 }

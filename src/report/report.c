@@ -4,6 +4,8 @@
  * per-rank distribution, link statistics, and the text, JSON and CSV outputs.
  * The Chrome trace writer is in timeline.c; see report.h for the figures.
  */
+#define G_LOG_DOMAIN "weft-report"
+
 #include "report/report.h"
 
 #include "config.h"

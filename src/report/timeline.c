@@ -5,6 +5,8 @@
  * streamed to a temporary file and renamed, so a run of millions of nodes
  * never holds a JSON tree. See weft_report_write_timeline() for the layout.
  */
+#define G_LOG_DOMAIN "weft-report"
+
 #include "report/report.h"
 
 #include "config.h"

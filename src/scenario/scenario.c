@@ -7,6 +7,8 @@
  * [cluster] is the one open group: besides `file` it takes the keys of a
  * cluster file, which the cluster builders (topo_ini.c) check, not this file.
  */
+#define G_LOG_DOMAIN "weft-scenario"
+
 #include "scenario/scenario.h"
 
 #include "config.h"

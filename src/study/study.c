@@ -6,6 +6,8 @@
  * and shard CSVs merged. The file layout: definition, points, rows, journal,
  * the run, merge.
  */
+#define G_LOG_DOMAIN "weft-study"
+
 #include "study/study.h"
 #include "study/study_private.h"
 
@@ -21,6 +23,7 @@
 
 #include "coll/coll.h"
 #include "core/keyfile.h"
+#include "core/log.h"
 #include "core/units.h"
 #include "fault/rates.h"
 #include "hw/hw.h"
@@ -840,6 +843,11 @@ run_point(const weft_study_t *st, guint i, gboolean *failed)
         g_string_append_c(row, ',');
         append_field(row, g_ptr_array_index(ax->shown, idx[a]));
     }
+    gint64 start_us = g_get_monotonic_time();
+    if (weft_log_enabled(G_LOG_DOMAIN)) {
+        g_autofree char *text = weft_study_point_text(st, i);
+        g_debug("point %u of %u starts: %s", i, st->n_points, text);
+    }
     g_autoptr(GError) err = NULL;
     g_autoptr(weft_scenario_run_t) run = NULL;
     weft_study_train_run_t tr;
@@ -862,6 +870,11 @@ run_point(const weft_study_t *st, guint i, gboolean *failed)
             weft_study_i_metric_append(row, g_ptr_array_index(st->metrics, m), run, &tr);
         }
     }
+    g_debug("point %u done in %.3f s: %s", i,
+            (double)(g_get_monotonic_time() - start_us) / G_USEC_PER_SEC,
+            ran           ? "ok"
+            : err != NULL ? err->message
+                          : "unknown error");
     *failed = !ran;
     if (ran) {
         g_string_append(row, ",ok,");

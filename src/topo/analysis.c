@@ -6,6 +6,8 @@
  * check`. Definitions are in topo/analysis.h. Only the public accessors of
  * topo/topo.h are used: this file builds its own igraph graphs from them.
  */
+#define G_LOG_DOMAIN "weft-topo"
+
 #include "topo/analysis.h"
 #include "topo/topo_private.h"
 

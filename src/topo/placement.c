@@ -4,6 +4,8 @@
  * round-robin over hosts, a seeded random permutation, or a file naming one GPU
  * per rank.
  */
+#define G_LOG_DOMAIN "weft-topo"
+
 #include "topo/placement.h"
 
 #include <stdlib.h>

@@ -11,6 +11,8 @@
  * affinity over the segments, the route cache per (src, dst, ECMP slot), and
  * the equal-cost path count.
  */
+#define G_LOG_DOMAIN "weft-topo"
+
 #include "topo/topo.h"
 
 #include <math.h>

@@ -5,6 +5,8 @@
  * check, the accessors, and the loader that picks a file format by content.
  * Routing (NVLink domains, views, ECMP, caches) lives in route.c.
  */
+#define G_LOG_DOMAIN "weft-topo"
+
 #include "topo/topo.h"
 
 #include <math.h>
@@ -77,6 +79,7 @@ weft_topo_new(const char *name)
     topo->e_bw = g_array_new(FALSE, FALSE, sizeof(double));
     topo->e_lat = g_array_new(FALSE, FALSE, sizeof(weft_time_t));
     topo->e_lanes = g_array_new(FALSE, FALSE, sizeof(guint));
+    topo->created_us = g_get_monotonic_time();
     return topo;
 }
 
@@ -228,6 +231,13 @@ weft_topo_finalize(weft_topo_t *topo, GError **error)
     weft_topo_i_igraph_lock();
     gboolean ok = finalize_locked(topo, error);
     weft_topo_i_igraph_unlock();
+    if (ok) {
+        g_debug("cluster %s built: %u GPUs, %u hosts, %u vertices, %u links (%u directed edges), "
+                "%u NVLink domains, in %.1f ms",
+                topo->name, topo->gpu_vertex->len, topo->n_hosts, topo->v_name->len,
+                topo->e_from->len / 2, topo->e_from->len, topo->n_domains,
+                (double)(g_get_monotonic_time() - topo->created_us) / 1e3);
+    }
     return ok;
 }
 

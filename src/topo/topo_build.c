@@ -20,6 +20,8 @@
  * Complexity: O(V + E) for every kind, plus O(leaves x spines + spines x cores)
  * for the lane tables of the scale-out tiers.
  */
+#define G_LOG_DOMAIN "weft-topo"
+
 #include "topo/topo_build.h"
 
 #include "core/keyfile.h"

@@ -16,6 +16,8 @@
  * file goes through weft_topo_add_vertex/add_link/finalize, so it gets the same
  * checks as every other cluster.
  */
+#define G_LOG_DOMAIN "weft-topo"
+
 #include "topo/topo.h"
 
 #include <errno.h>

@@ -9,6 +9,8 @@
  * file passes its own [cluster] group through weft_topo_load_keyfile().
  * doc/clusters.md is the user-facing description of each kind.
  */
+#define G_LOG_DOMAIN "weft-topo"
+
 #include "topo/topo.h"
 
 #include <math.h>

@@ -52,6 +52,8 @@ struct weft_topo {
     guint n_domains;
     guint64 ecmp_seed;
     weft_routing_t *routing;
+
+    gint64 created_us; /* g_get_monotonic_time() at weft_topo_new(), for the "built" log line */
 };
 
 /*

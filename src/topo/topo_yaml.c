@@ -21,6 +21,8 @@
  * is in nanoseconds. Later astra-network-analytical versions switched to
  * GB = 1e9 bytes; files written for them read 7.4% fast here.
  */
+#define G_LOG_DOMAIN "weft-topo"
+
 #include "topo/topo.h"
 
 #include <errno.h>

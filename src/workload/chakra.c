@@ -8,6 +8,8 @@
  * communicators (from METADATA process-group records or a comm-group JSON
  * file) and dependencies in CSR form. doc/formats.md states the rules.
  */
+#define G_LOG_DOMAIN "weft-workload"
+
 #include "workload/workload.h"
 
 #include <gio/gio.h>

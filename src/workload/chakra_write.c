@@ -8,6 +8,8 @@
  * written to a temporary name and renamed, so weft and other Chakra users can
  * replay what the generator made.
  */
+#define G_LOG_DOMAIN "weft-workload"
+
 #include "workload/gen.h"
 
 #include <gio/gio.h>

@@ -7,6 +7,8 @@
  * parallelism, recomputation) into a weft_workload_t whose ranks of one
  * pipeline stage share node arrays, as text workloads do.
  */
+#define G_LOG_DOMAIN "weft-workload"
+
 #include "workload/gen.h"
 
 #include "core/keyfile.h"

@@ -4,6 +4,8 @@
  * text-workload reader (seq.h): growable columns, predecessor lists in CSR
  * form (dep_off, deps), and the hand-over of the arrays to a stage's ranks.
  */
+#define G_LOG_DOMAIN "weft-workload"
+
 #include "workload/seq.h"
 
 void

@@ -10,6 +10,8 @@
  * peer of each node are per rank, which keeps the 9,216-GPU SimAI workload in
  * a few hundred MB. doc/workloads.md states the mapping.
  */
+#define G_LOG_DOMAIN "weft-workload"
+
 #include "workload/workload.h"
 
 #include <errno.h>

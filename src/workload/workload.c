@@ -6,6 +6,8 @@
  * operation ranges, rank count against the cluster). The Chakra reader lives
  * in chakra.c.
  */
+#define G_LOG_DOMAIN "weft-workload"
+
 #include "workload/workload.h"
 
 #include <string.h>
@@ -522,6 +524,9 @@ weft_workload_check(const weft_workload_t *wl, guint n_gpus, GError **error)
         g_propagate_error(error, first);
         return FALSE;
     }
+    g_debug("workload %s loaded and checked: %u ranks, %" G_GUINT64_FORMAT
+            " nodes, %u communicators",
+            wl->source, wl->n_ranks, weft_workload_node_count(wl), wl->comms->len);
     return TRUE;
 }
 
