@@ -4,6 +4,7 @@
  * replay (rerun once per shape a timed collective found not alone), and the
  * files of [output]. The keys and their resolution are scenario.c's.
  */
+#define G_LOG_DOMAIN "weft-scenario"
 #include "scenario/scenario.h"
 
 #include "config.h"

@@ -5,6 +5,7 @@
  * run; a training-run point's read its resolved parameters and Monte Carlo
  * (job/job.h). Adding a metric is one row (and its accessor).
  */
+#define G_LOG_DOMAIN "weft-study"
 #include "study/study_private.h"
 
 #include <math.h>
