@@ -605,8 +605,31 @@ make_header_and_hash(weft_study_t *st, const config_t *base)
     st->hash = g_strdup(g_checksum_get_string(sum));
 }
 
-static const char *const study_keys[] = {"scenario", "mode",      "metrics",
-                                         "results",  "axis.NAME", NULL};
+/* ---- the [study] keys ------------------------------------------------------------------ */
+
+typedef struct {
+    const char *scenario; /* the base scenario or weft train configuration; NULL: none */
+    gint zip;             /* mode: 0 cartesian, 1 zip */
+    const char *metrics;  /* NULL: the defaults */
+    const char *results;  /* NULL: beside the study */
+} study_keys_t;
+
+static const char *const mode_names[] = {"cartesian", "zip", NULL};
+static const weft_enum_t mode_enum = {"study mode", mode_names};
+
+/* The fixed keys of [study]; axis.NAME keys are the axes (parse_axis()). */
+static const weft_key_t study_rows[] = {
+    {"study", "scenario", WEFT_KEY_PATH, NULL,
+     "the base scenario, or a weft train configuration (a training-run study)",
+     .field = WEFT_KEY_FIELD(study_keys_t, scenario)},
+    {"study", "mode", WEFT_KEY_ENUM, "cartesian",
+     "cartesian: every combination of the axes' values; zip: the i-th value of each axis",
+     .choices = &mode_enum, .field = WEFT_KEY_FIELD(study_keys_t, zip)},
+    {"study", "metrics", WEFT_KEY_STRING, NULL, "the CSV's metric columns, comma-separated",
+     .field = WEFT_KEY_FIELD(study_keys_t, metrics)},
+    {"study", "results", WEFT_KEY_PATH, NULL, "the results CSV; unset: beside the study",
+     .field = WEFT_KEY_FIELD(study_keys_t, results)},
+};
 
 weft_study_t *
 weft_study_load(const char *path, GError **error)
@@ -635,34 +658,38 @@ weft_study_load(const char *path, GError **error)
                     path);
         return NULL;
     }
-    g_autofree char *metrics = NULL;
-    g_autofree char *results = NULL;
+    /* the fixed keys through their table; their texts live until the end of the load */
+    g_autoptr(GPtrArray) texts = g_ptr_array_new_with_free_func(g_free);
+    study_keys_t sk = {0};
+    weft_keys_apply_defaults(study_rows, G_N_ELEMENTS(study_rows), &sk);
     g_auto(GStrv) keys = g_key_file_get_keys(kf, "study", NULL, NULL);
     for (guint i = 0; keys[i] != NULL; i++) {
-        g_autofree char *v = g_strstrip(g_key_file_get_value(kf, "study", keys[i], NULL));
-        if (strcmp(keys[i], "scenario") == 0) {
-            st->scenario = v[0] != '\0' ? g_canonicalize_filename(v, st->dir) : NULL;
-        } else if (strcmp(keys[i], "mode") == 0) {
-            if (strcmp(v, "zip") != 0 && strcmp(v, "cartesian") != 0) {
-                g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_PARSE,
-                            "%s: mode = \"%s\": expected cartesian or zip", path, v);
-                return NULL;
-            }
-            st->zip = strcmp(v, "zip") == 0;
-        } else if (strcmp(keys[i], "metrics") == 0) {
-            g_free(metrics);
-            metrics = g_strdup(v);
-        } else if (strcmp(keys[i], "results") == 0) {
-            g_free(results);
-            results = v[0] != '\0' ? g_canonicalize_filename(v, st->dir) : NULL;
-        } else if (!g_str_has_prefix(keys[i], "axis.")) {
-            g_autofree char *valid = g_strjoinv(", ", (char **)study_keys);
+        if (g_str_has_prefix(keys[i], "axis.")) {
+            continue;
+        }
+        const weft_key_t *row = weft_keys_find(study_rows, G_N_ELEMENTS(study_rows), "study",
+                                               keys[i]);
+        if (row == NULL) {
+            g_autofree char *valid = weft_keys_list(study_rows, G_N_ELEMENTS(study_rows), "study");
             g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_KEY,
-                        "%s: unknown key study.%s; valid keys of [study]: %s", path, keys[i],
-                        valid);
+                        "%s: unknown key study.%s; valid keys of [study]: %s, axis.NAME", path,
+                        keys[i], valid);
+            return NULL;
+        }
+        g_autofree char *v = g_strstrip(g_key_file_get_value(kf, "study", keys[i], NULL));
+        char *text = NULL;
+        g_autoptr(GError) kerr2 = NULL;
+        if (!weft_key_check(row, v, st->dir, &text, &kerr2) ||
+            (g_ptr_array_add(texts, text), !weft_key_apply(row, text, &sk, &kerr2))) {
+            g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_PARSE, "%s: %s", path,
+                        kerr2->message);
             return NULL;
         }
     }
+    st->scenario = g_strdup(sk.scenario);
+    st->zip = sk.zip == 1;
+    g_autofree char *metrics = g_strdup(sk.metrics);
+    g_autofree char *results = g_strdup(sk.results);
     /* a training-run study: the base file is a `weft train` configuration, or the study
      * has no base file and its own groups are [train] or [failures] */
     g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
