@@ -20,6 +20,7 @@
 
 #include "coll/tuning.h"
 #include "core/keyfile.h"
+#include "core/output.h"
 #include "core/sim.h"
 #include "core/units.h"
 #include "fault/step.h"
@@ -1118,10 +1119,8 @@ write_output(const char *dir, const char *name, const char *text, GError **error
 {
     g_autofree char *path = g_build_filename(dir, name, NULL);
     g_autoptr(GError) ioerr = NULL;
-    /* GLib writes to a temporary file in the same directory, then renames it. */
-    if (!g_file_set_contents_full(path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, &ioerr)) {
-        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_IO, "%s: cannot write: %s",
-                    path, ioerr->message);
+    if (!weft_output_write(path, text, -1, &ioerr)) {
+        g_set_error_literal(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_IO, ioerr->message);
         return FALSE;
     }
     return TRUE;
