@@ -4,7 +4,8 @@
  * rename (a reader holding the old file keeps it), symbolic links written
  * through, /dev/null and a FIFO written directly, "-" to standard output, an
  * unwritable directory failing with the path named and the old file kept, an
- * aborted stream leaving no trace, and the JSON adders' exact text.
+ * aborted stream leaving no trace, a check that writes nothing, and the JSON
+ * adders' exact text.
  */
 #include <check.h>
 #include <errno.h>
@@ -461,6 +462,31 @@ START_TEST(test_write_error_on_commit_is_reported)
 }
 END_TEST
 
+START_TEST(test_check_writes_nothing_and_opens_no_fifo)
+{
+    g_autofree char *fresh = in_tmp("timeline.json");
+    g_autofree char *pipe = in_tmp("pipe");
+    g_autofree char *plain = in_tmp("plain");
+    g_autofree char *under = in_tmp("plain/t.json");
+    ck_assert_int_eq(mkfifo(pipe, 0600), 0);
+    ck_assert(g_file_set_contents(plain, "", -1, NULL));
+    g_autoptr(GError) err = NULL;
+    ck_assert(weft_output_check(fresh, &err));
+    ck_assert(weft_output_check("-", &err));
+    ck_assert(weft_output_check(pipe, &err)); /* would block here, had it opened the FIFO */
+    ck_assert(!g_file_test(fresh, G_FILE_TEST_EXISTS));
+    g_autofree char *names = listing(tmpdir);
+    ck_assert_str_eq(names, "pipe plain");
+    /* a directory under a regular file cannot be made, by root either */
+    ck_assert(!weft_output_check(under, &err));
+    ck_assert(g_error_matches(err, G_FILE_ERROR, G_FILE_ERROR_NOTDIR));
+    ck_assert_ptr_nonnull(strstr(err->message, under));
+    g_clear_error(&err);
+    ck_assert(!weft_output_check(tmpdir, &err));
+    ck_assert(g_error_matches(err, G_FILE_ERROR, G_FILE_ERROR_ISDIR));
+}
+END_TEST
+
 /* ---- JSON ---------------------------------------------------------------------------- */
 
 START_TEST(test_json_members_and_text)
@@ -525,6 +551,7 @@ output_suite(void)
     tcase_add_test(tc, test_stream_abort_keeps_the_old_file_and_leaves_no_temp);
     tcase_add_test(tc, test_stream_commit_replaces_the_file);
     tcase_add_test(tc, test_write_error_on_commit_is_reported);
+    tcase_add_test(tc, test_check_writes_nothing_and_opens_no_fifo);
     suite_add_tcase(s, tc);
     tc = tcase_create("json");
     tcase_add_test(tc, test_json_members_and_text);

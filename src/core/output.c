@@ -136,38 +136,100 @@ open_tmp(weft_output_t *out, GError **error)
     return TRUE;
 }
 
+/* How a path is written. */
+typedef enum {
+    WRITE_STDOUT,  /* "-" */
+    WRITE_DIRECT,  /* an existing device or FIFO, possibly through links */
+    WRITE_REPLACE, /* a regular file or a new name: a temporary file renamed over it */
+} write_kind_t;
+
+/* Decides how @path is written; *@nonempty tells that a non-empty regular file is there. */
+static gboolean
+classify(const char *path, write_kind_t *kind, gboolean *nonempty, GError **error)
+{
+    *nonempty = FALSE;
+    if (strcmp(path, "-") == 0) {
+        *kind = WRITE_STDOUT;
+        return TRUE;
+    }
+    /* stat() follows the links: what is written is decided by what they end at */
+    GStatBuf st;
+    if (g_stat(path, &st) != 0) {
+        int e = errno;
+        if (e != ENOENT) {
+            set_error(error, path, NULL, e);
+            return FALSE;
+        }
+        *kind = WRITE_REPLACE; /* a new name, or a dangling link */
+        return TRUE;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        set_error(error, path, NULL, EISDIR);
+        return FALSE;
+    }
+    *kind = S_ISREG(st.st_mode) ? WRITE_REPLACE : WRITE_DIRECT;
+    *nonempty = S_ISREG(st.st_mode) && st.st_size > 0;
+    return TRUE;
+}
+
+gboolean
+weft_output_check(const char *path, GError **error)
+{
+    g_return_val_if_fail(path != NULL && path[0] != '\0', FALSE);
+    g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+    write_kind_t kind;
+    gboolean nonempty;
+    if (!classify(path, &kind, &nonempty, error)) {
+        return FALSE;
+    }
+    if (kind == WRITE_STDOUT) {
+        return TRUE;
+    }
+    if (kind == WRITE_DIRECT) {
+        /* not opened: a FIFO would wait for a reader, and the reader would see an empty write */
+        if (g_access(path, W_OK) != 0) {
+            int e = errno;
+            set_error(error, path, NULL, e);
+            return FALSE;
+        }
+        return TRUE;
+    }
+    g_autoptr(weft_output_t) out = g_new0(weft_output_t, 1);
+    out->path = g_strdup(path);
+    out->target = follow_links(path, error);
+    return out->target != NULL && open_tmp(out, error); /* removed when out is aborted */
+}
+
 weft_output_t *
 weft_output_open(const char *path, GError **error)
 {
     g_return_val_if_fail(path != NULL && path[0] != '\0', NULL);
     g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+    write_kind_t kind;
+    gboolean nonempty;
+    if (!classify(path, &kind, &nonempty, error)) {
+        return NULL;
+    }
     g_autoptr(weft_output_t) out = g_new0(weft_output_t, 1);
     out->path = g_strdup(path);
-    if (strcmp(path, "-") == 0) {
+    out->replace = nonempty;
+    switch (kind) {
+    case WRITE_STDOUT:
         out->f = stdout;
-        return g_steal_pointer(&out);
-    }
-    /* stat() follows the links: what is written is decided by what they end at */
-    GStatBuf st;
-    if (g_stat(path, &st) == 0) {
-        if (S_ISDIR(st.st_mode)) {
-            set_error(error, path, NULL, EISDIR);
+        break;
+    case WRITE_DIRECT:
+        /* open() follows the links too, also the kernel's own (/dev/stdout) */
+        out->target = g_strdup(path);
+        if (!open_direct(out, error)) {
             return NULL;
         }
-        if (!S_ISREG(st.st_mode)) {
-            /* open() follows the links too, also the kernel's own (/dev/stdout) */
-            out->target = g_strdup(path);
-            return open_direct(out, error) ? g_steal_pointer(&out) : NULL;
+        break;
+    case WRITE_REPLACE:
+        out->target = follow_links(path, error);
+        if (out->target == NULL || !open_tmp(out, error)) {
+            return NULL;
         }
-        out->replace = st.st_size > 0;
-    } else if (errno != ENOENT) {
-        int e = errno;
-        set_error(error, path, NULL, e);
-        return NULL;
-    }
-    out->target = follow_links(path, error);
-    if (out->target == NULL || !open_tmp(out, error)) {
-        return NULL;
+        break;
     }
     return g_steal_pointer(&out);
 }

@@ -59,6 +59,20 @@ typedef struct weft_output weft_output_t;
 gboolean weft_output_write(const char *path, const char *data, gssize len, GError **error);
 
 /**
+ * weft_output_check: tells, before any work, whether @path can be written by
+ * the policy above, without writing it: for a regular file or a new name, a
+ * temporary file is created beside where the links end and removed; for a
+ * device or FIFO, write permission is checked (a FIFO is not opened, which
+ * would wait for a reader); "-" always passes.
+ * @path: the file name, or "-".
+ * @error: G_FILE_ERROR naming @path, as weft_output_open() would set it.
+ * Returns: TRUE when @path looks writable. A later write can still fail (a
+ *   full disk, a directory made read-only meanwhile).
+ * Time complexity: O(1) system calls, O(links) for a chain of symbolic links.
+ */
+gboolean weft_output_check(const char *path, GError **error);
+
+/**
  * weft_output_open: starts writing @path by the policy above, for writers that
  * stream into a FILE * (igraph's GraphML writer, the Chrome trace). Write
  * through weft_output_stream(), then call weft_output_commit() to put the file

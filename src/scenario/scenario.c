@@ -1114,6 +1114,28 @@ prepare_output_dir(const char *dir, GError **error)
     return prepare_output_dir_for(dir, "dir", dir, error);
 }
 
+/* Creates the directory of the file @path if missing and checks that @path can be written as
+ * core/output.h writes it (through links; /dev/null, a FIFO or "-" directly); errors name
+ * output.@key. */
+static gboolean
+prepare_output_file(const char *path, const char *key, GError **error)
+{
+    g_autofree char *dir = g_path_get_dirname(path);
+    if (strcmp(path, "-") != 0 && g_mkdir_with_parents(dir, 0755) != 0) {
+        int e = errno;
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_IO,
+                    "output.%s = \"%s\": cannot create %s: %s", key, path, dir, g_strerror(e));
+        return FALSE;
+    }
+    g_autoptr(GError) ioerr = NULL;
+    if (!weft_output_check(path, &ioerr)) {
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_IO, "output.%s: %s", key,
+                    ioerr->message);
+        return FALSE;
+    }
+    return TRUE;
+}
+
 static gboolean
 write_output(const char *dir, const char *name, const char *text, GError **error)
 {
@@ -1501,11 +1523,8 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
         return NULL;
     }
     const char *timeline = current(sc, K_TIMELINE);
-    if (timeline != NULL) {
-        g_autofree char *tl_dir = g_path_get_dirname(timeline);
-        if (!prepare_output_dir_for(tl_dir, "timeline", timeline, error)) {
-            return NULL;
-        }
+    if (timeline != NULL && !prepare_output_file(timeline, "timeline", error)) {
+        return NULL;
     }
     weft_report_options_t rep_opts;
     gboolean want_report = report_options(sc, &rep_opts) || (ropts != NULL && ropts->report);
