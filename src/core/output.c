@@ -64,7 +64,7 @@ follow_links(const char *path, GError **error)
         if (g_lstat(cur, &st) != 0) {
             int e = errno;
             if (e == ENOENT) {
-                return g_steal_pointer(&cur); /* the last link dangles: create its target */
+                return g_steal_pointer(&cur); /* a new name, or where a dangling link points */
             }
             set_error(error, path, cur, e);
             return NULL;
