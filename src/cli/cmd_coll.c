@@ -21,6 +21,7 @@
 #include "cli/cli.h"
 #include "coll/coll.h"
 #include "coll/tuning.h"
+#include "core/output.h"
 #include "core/sim.h"
 #include "core/units.h"
 #include "net/net.h"
@@ -564,7 +565,7 @@ weft_cmd_coll(int argc, char **argv)
         }
     }
     if (rc == WEFT_EXIT_OK && csv != NULL &&
-        !g_file_set_contents(csv, csv_text->str, (gssize)csv_text->len, &error)) {
+        !weft_output_write(csv, csv_text->str, (gssize)csv_text->len, &error)) {
         rc = weft_cli_error("coll", error);
     }
     g_string_free(csv_text, TRUE);

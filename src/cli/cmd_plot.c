@@ -19,6 +19,7 @@
 #include <glib/gstdio.h>
 
 #include "cli/cli.h"
+#include "core/output.h"
 #include "core/units.h"
 
 /* One kind of figure: its script and the file it reads from a --out directory. */
@@ -492,7 +493,7 @@ prepare_sweep(const char *input, const sweep_opts_t *o, const char *data, GPtrAr
         fprintf(stderr, "weft plot: --logy: left out %u point%s with %s <= 0\n", dropped_logy,
                 dropped_logy == 1 ? "" : "s", o->y);
     }
-    gboolean ok = g_file_set_contents(data, out->str, (gssize)out->len, &error);
+    gboolean ok = weft_output_write(data, out->str, (gssize)out->len, &error);
     g_string_free(out, TRUE);
     if (!ok) {
         return weft_cli_error("plot", error);
@@ -700,25 +701,20 @@ weft_cmd_plot(int argc, char **argv)
     }
     g_autofree char *script = g_build_filename(plots, k->script, NULL);
 
-    /* gnuplot writes a temporary name with the same extension (it picks nothing from it,
-     * but the script does), renamed once gnuplot succeeded */
-    g_autofree char *dir = g_path_get_dirname(output);
-    g_autofree char *base = g_path_get_basename(output);
-    g_autofree char *tmp_name = g_strdup_printf(".%s.XXXXXX", base);
-    g_autofree char *tmp_stem = g_build_filename(dir, tmp_name, NULL);
-    int fd = g_mkstemp(tmp_stem);
-    if (fd < 0) {
-        int e = errno;
-        g_set_error(&error, G_FILE_ERROR, g_file_error_from_errno(e), "-o %s: cannot write: %s",
-                    output, g_strerror(e));
+    /* -o is opened first, so that an unwritable one fails before gnuplot runs, and
+     * committed once gnuplot succeeded; gnuplot writes a scratch file with the same
+     * extension (it picks nothing from it, but the script does), copied into it */
+    g_autoptr(weft_output_t) dest = weft_output_open(output, &error);
+    g_autofree char *scratch = dest != NULL ? g_dir_make_tmp("weft-plot-XXXXXX", &error) : NULL;
+    if (scratch == NULL) {
+        g_prefix_error(&error, "-o ");
         if (data != NULL) {
             g_unlink(data);
         }
         return weft_cli_error("plot", error);
     }
-    close(fd);
-    g_unlink(tmp_stem);
-    g_autofree char *tmp = g_strconcat(tmp_stem, ext, NULL);
+    g_autofree char *tmp_name = g_strconcat("plot", ext, NULL);
+    g_autofree char *tmp = g_build_filename(scratch, tmp_name, NULL);
 
     g_autofree char *n_text = g_strdup_printf("%d", n_links > 0 ? n_links : 16);
     const char *args[16] = {gnuplot, "-c", script, is_sweep ? data : input, tmp, NULL};
@@ -737,29 +733,30 @@ weft_cmd_plot(int argc, char **argv)
     if (data != NULL) {
         g_unlink(data);
     }
-    if (!spawned) {
-        g_unlink(tmp);
-        return weft_cli_error("plot", error);
-    }
     g_autoptr(GError) exit_error = NULL;
-    if (!g_spawn_check_wait_status(status, &exit_error)) {
-        g_unlink(tmp);
+    g_autofree char *figure = NULL;
+    gsize figure_len = 0;
+    if (spawned && !g_spawn_check_wait_status(status, &exit_error)) {
         g_set_error(&error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED, "gnuplot %s %s failed (%s):\n%s",
                     script, input, exit_error->message, err_text != NULL ? err_text : "");
-        return weft_cli_error("plot", error);
-    }
-    GStatBuf st;
-    if (g_stat(tmp, &st) != 0 || st.st_size == 0) {
-        g_unlink(tmp);
+    } else if (spawned &&
+               (!g_file_get_contents(tmp, &figure, &figure_len, NULL) || figure_len == 0)) {
         g_set_error(&error, G_SPAWN_ERROR, G_SPAWN_ERROR_FAILED, "gnuplot %s %s wrote nothing:\n%s",
                     script, input, err_text != NULL ? err_text : "");
-        return weft_cli_error("plot", error);
     }
-    if (g_rename(tmp, output) != 0) {
+    g_unlink(tmp);
+    g_rmdir(scratch);
+    if (error != NULL) {
+        return weft_cli_error("plot", error); /* -o is aborted: it keeps what it held */
+    }
+    if (fwrite(figure, 1, figure_len, weft_output_stream(dest)) != figure_len) {
         int e = errno;
-        g_unlink(tmp);
         g_set_error(&error, G_FILE_ERROR, g_file_error_from_errno(e), "-o %s: cannot write: %s",
                     output, g_strerror(e));
+        return weft_cli_error("plot", error);
+    }
+    if (!weft_output_commit(g_steal_pointer(&dest), &error)) {
+        g_prefix_error(&error, "-o ");
         return weft_cli_error("plot", error);
     }
     /* gnuplot's warnings (a column out of range, ...) are worth seeing */

@@ -10,13 +10,13 @@
 
 #include "config.h"
 
-#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "core/keyfile.h"
+#include "core/json.h"
 #include "topo/analysis.h"
 #include "topo/topo.h"
 
@@ -151,25 +151,9 @@ json_range(JsonBuilder *b, const char *name, double min, double max)
 {
     json_builder_set_member_name(b, name);
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "min");
-    json_builder_add_double_value(b, min);
-    json_builder_set_member_name(b, "max");
-    json_builder_add_double_value(b, max);
+    weft_json_add_double(b, "min", min);
+    weft_json_add_double(b, "max", max);
     json_builder_end_object(b);
-}
-
-static void
-json_uint(JsonBuilder *b, const char *name, guint v)
-{
-    json_builder_set_member_name(b, name);
-    json_builder_add_int_value(b, v);
-}
-
-static void
-json_double(JsonBuilder *b, const char *name, double v)
-{
-    json_builder_set_member_name(b, name);
-    json_builder_add_double_value(b, v);
 }
 
 static void
@@ -177,52 +161,46 @@ print_json(const char *file, const weft_topo_t *topo, const weft_topo_summary_t 
 {
     g_autoptr(JsonBuilder) b = json_builder_new();
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "file");
-    json_builder_add_string_value(b, file);
-    json_builder_set_member_name(b, "name");
-    json_builder_add_string_value(b, weft_topo_name(topo));
+    weft_json_add_string(b, "file", file);
+    weft_json_add_string(b, "name", weft_topo_name(topo));
     json_builder_set_member_name(b, "vertices");
     json_builder_begin_object(b);
     for (guint k = 0; k <= WEFT_VERTEX_HOST; k++) {
-        json_uint(b, weft_topo_vertex_kind_name((weft_vertex_kind_t)k), s->n_vertices_by_kind[k]);
+        weft_json_add_int(b, weft_topo_vertex_kind_name((weft_vertex_kind_t)k),
+                          s->n_vertices_by_kind[k]);
     }
     json_builder_end_object(b);
     json_builder_set_member_name(b, "links");
     json_builder_begin_object(b);
     for (guint k = 0; k <= WEFT_LINK_GENERIC; k++) {
-        json_uint(b, weft_topo_link_kind_name((weft_link_kind_t)k), s->n_links_by_kind[k]);
+        weft_json_add_int(b, weft_topo_link_kind_name((weft_link_kind_t)k), s->n_links_by_kind[k]);
     }
     json_builder_end_object(b);
-    json_uint(b, "gpus", s->n_gpus);
-    json_uint(b, "hosts", s->n_hosts);
-    json_uint(b, "nvlink_domains", s->n_domains);
+    weft_json_add_int(b, "gpus", s->n_gpus);
+    weft_json_add_int(b, "hosts", s->n_hosts);
+    weft_json_add_int(b, "nvlink_domains", s->n_domains);
     json_range(b, "scaleup_Bps", s->scaleup_min_Bps, s->scaleup_max_Bps);
     json_range(b, "injection_Bps", s->injection_min_Bps, s->injection_max_Bps);
-    json_double(b, "bisection_Bps", s->bisection_Bps);
-    json_uint(b, "diameter_hops", s->diameter_hops);
+    weft_json_add_double(b, "bisection_Bps", s->bisection_Bps);
+    weft_json_add_int(b, "diameter_hops", s->diameter_hops);
     json_builder_set_member_name(b, "tiers");
     json_builder_begin_array(b);
     for (guint i = 0; i < s->n_tiers; i++) {
         const weft_topo_tier_t *t = &s->tiers[i];
         json_builder_begin_object(b);
-        json_uint(b, "tier", t->tier);
-        json_builder_set_member_name(b, "name");
-        json_builder_add_string_value(b, tier_names[i]);
-        json_uint(b, "switches", t->n_switches);
-        json_double(b, "down_Bps", t->down_Bps);
-        json_double(b, "up_Bps", t->up_Bps);
-        json_double(b, "peer_Bps", t->peer_Bps);
-        json_double(b, "oversubscription", t->oversubscription);
+        weft_json_add_int(b, "tier", t->tier);
+        weft_json_add_string(b, "name", tier_names[i]);
+        weft_json_add_int(b, "switches", t->n_switches);
+        weft_json_add_double(b, "down_Bps", t->down_Bps);
+        weft_json_add_double(b, "up_Bps", t->up_Bps);
+        weft_json_add_double(b, "peer_Bps", t->peer_Bps);
+        weft_json_add_double(b, "oversubscription", t->oversubscription);
         json_builder_end_object(b);
     }
     json_builder_end_array(b);
     json_builder_end_object(b);
-    g_autoptr(JsonNode) root = json_builder_get_root(b);
-    g_autoptr(JsonGenerator) gen = json_generator_new();
-    json_generator_set_pretty(gen, TRUE);
-    json_generator_set_root(gen, root);
-    g_autofree char *text = json_generator_to_data(gen, NULL);
-    printf("%s\n", text);
+    g_autofree char *text = weft_json_to_text(b, TRUE);
+    fputs(text, stdout);
 }
 
 static int
@@ -280,28 +258,6 @@ write_cluster(const weft_topo_t *topo, gboolean dot, const char *path, GError **
                : weft_topo_write_graphml(topo, path, error);
 }
 
-/* Writes to a file in a fresh temporary directory, then copies it to stdout. */
-static gboolean
-write_stdout(const weft_topo_t *topo, gboolean dot, GError **error)
-{
-    g_autofree char *dir = g_dir_make_tmp("weft-topo-XXXXXX", error);
-    if (dir == NULL) {
-        return FALSE;
-    }
-    g_autofree char *path = g_build_filename(dir, dot ? "cluster.dot" : "cluster.graphml", NULL);
-    g_autofree char *text = NULL;
-    gsize len = 0;
-    gboolean ok =
-        write_cluster(topo, dot, path, error) && g_file_get_contents(path, &text, &len, error);
-    g_unlink(path);
-    g_rmdir(dir);
-    if (ok && fwrite(text, 1, len, stdout) != len) {
-        g_set_error(error, G_FILE_ERROR, G_FILE_ERROR_IO, "cannot write to standard output");
-        ok = FALSE;
-    }
-    return ok;
-}
-
 static int
 cmd_export(int argc, char **argv)
 {
@@ -357,9 +313,8 @@ cmd_export(int argc, char **argv)
         return weft_cli_error("topo export", error);
     }
     gboolean dot = fmt == 1;
-    gboolean ok =
-        out != NULL ? write_cluster(topo, dot, out, &error) : write_stdout(topo, dot, &error);
-    if (!ok) {
+    /* "-" (the default) is standard output, through the same writers */
+    if (!write_cluster(topo, dot, out != NULL ? out : "-", &error)) {
         return weft_cli_error("topo export", error);
     }
     return WEFT_EXIT_OK;

@@ -18,6 +18,7 @@
 #include <glib/gstdio.h>
 
 #include "cli/cli.h"
+#include "core/output.h"
 #include "job/job.h"
 
 /* One row of the results table: mean, 95% CI, median and p90 of @st times @scale, with @prec
@@ -140,10 +141,8 @@ write_outputs(const char *dir, const weft_job_config_t *cfg, const weft_job_para
     g_autofree char *ini_path = g_build_filename(dir, "train.ini", NULL);
     g_autofree char *ini = weft_job_config_to_ini(cfg);
     g_autoptr(GError) ioerr = NULL;
-    if (!g_file_set_contents_full(ini_path, ini, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644,
-                                  &ioerr)) {
-        g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_IO, "%s: cannot write: %s", ini_path,
-                    ioerr->message);
+    if (!weft_output_write(ini_path, ini, -1, &ioerr)) {
+        g_set_error_literal(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_IO, ioerr->message);
         return FALSE;
     }
     if (!weft_job_write_summary_json(summary, p, mc, search, error)) {

@@ -314,9 +314,10 @@ gboolean weft_job_config_resolve(const weft_job_config_t *cfg, weft_job_params_t
 
 /**
  * weft_job_write_summary_json:
- * Writes @path atomically (temporary name, then rename): the parameters, M, Young and Daly,
- * and @mc (mean, sd, se, 95% CI, median, p90 of every quantity; interruptions per category;
- * lost work; checkpoint overhead). @search may be NULL.
+ * Writes @path by weft_output_write() (atomic: temporary name, then rename): the parameters,
+ * M, Young and Daly, and @mc (mean, sd, se, 95% CI, median, p90 of every quantity;
+ * interruptions per category; lost work; checkpoint overhead); doubles that are not finite
+ * (an MTBF of "never") as null. @search may be NULL.
  */
 gboolean weft_job_write_summary_json(const char *path, const weft_job_params_t *p,
                                      const weft_job_mc_t *mc, const weft_job_search_t *search,

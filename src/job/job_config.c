@@ -16,7 +16,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/json.h"
 #include "core/keyfile.h"
+#include "core/output.h"
 #include "core/units.h"
 #include "fault/step.h"
 #include "scenario/scenario.h"
@@ -757,24 +759,11 @@ static gboolean
 write_atomically(const char *path, const char *text, GError **error)
 {
     g_autoptr(GError) ioerr = NULL;
-    /* GLib writes to a temporary file in the same directory, then renames it */
-    if (!g_file_set_contents_full(path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, &ioerr)) {
-        g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_IO, "%s: cannot write: %s", path,
-                    ioerr->message);
+    if (!weft_output_write(path, text, -1, &ioerr)) {
+        g_set_error_literal(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_IO, ioerr->message);
         return FALSE;
     }
     return TRUE;
-}
-
-static void
-add_double(JsonBuilder *b, const char *name, double v)
-{
-    json_builder_set_member_name(b, name);
-    if (isfinite(v)) {
-        json_builder_add_double_value(b, v);
-    } else {
-        json_builder_add_null_value(b); /* JSON has no infinity: "never" */
-    }
 }
 
 static void
@@ -782,15 +771,15 @@ add_stat(JsonBuilder *b, const char *name, const weft_job_stat_t *st)
 {
     json_builder_set_member_name(b, name);
     json_builder_begin_object(b);
-    add_double(b, "mean", st->mean);
-    add_double(b, "sd", st->sd);
-    add_double(b, "se", st->se);
-    add_double(b, "ci95_lo", st->ci95_lo);
-    add_double(b, "ci95_hi", st->ci95_hi);
-    add_double(b, "median", st->median);
-    add_double(b, "p90", st->p90);
-    add_double(b, "min", st->min);
-    add_double(b, "max", st->max);
+    weft_json_add_double_or_null(b, "mean", st->mean);
+    weft_json_add_double_or_null(b, "sd", st->sd);
+    weft_json_add_double_or_null(b, "se", st->se);
+    weft_json_add_double_or_null(b, "ci95_lo", st->ci95_lo);
+    weft_json_add_double_or_null(b, "ci95_hi", st->ci95_hi);
+    weft_json_add_double_or_null(b, "median", st->median);
+    weft_json_add_double_or_null(b, "p90", st->p90);
+    weft_json_add_double_or_null(b, "min", st->min);
+    weft_json_add_double_or_null(b, "max", st->max);
     json_builder_end_object(b);
 }
 
@@ -798,10 +787,10 @@ gboolean
 weft_job_write_summary_json(const char *path, const weft_job_params_t *p, const weft_job_mc_t *mc,
                             const weft_job_search_t *search, GError **error)
 {
+    /* doubles go through _or_null: JSON has no infinity, and an MTBF may be "never" */
     g_autoptr(JsonBuilder) b = json_builder_new();
     json_builder_begin_object(b);
-    json_builder_set_member_name(b, "weft_version");
-    json_builder_add_string_value(b, PACKAGE_VERSION);
+    weft_json_add_string(b, "weft_version", PACKAGE_VERSION);
 
     json_builder_set_member_name(b, "parameters");
     json_builder_begin_object(b);
@@ -811,39 +800,35 @@ weft_job_write_summary_json(const char *path, const weft_job_params_t *p, const 
     } else {
         json_builder_add_int_value(b, (gint64)p->steps);
     }
-    add_double(b, "span_s", p->span_s);
-    add_double(b, "step_time_s", p->step_time_s);
-    json_builder_set_member_name(b, "checkpoint_interval_steps");
-    json_builder_add_int_value(b, (gint64)mc->checkpoint_steps);
-    add_double(b, "checkpoint_interval_s", (double)mc->checkpoint_steps * p->step_time_s);
-    add_double(b, "checkpoint_write_s", p->checkpoint_write_s);
-    add_double(b, "restart_s", p->restart_s);
-    json_builder_set_member_name(b, "samples");
-    json_builder_add_int_value(b, p->samples);
-    json_builder_set_member_name(b, "seed");
+    weft_json_add_double_or_null(b, "span_s", p->span_s);
+    weft_json_add_double_or_null(b, "step_time_s", p->step_time_s);
+    weft_json_add_int(b, "checkpoint_interval_steps", (gint64)mc->checkpoint_steps);
+    weft_json_add_double_or_null(b, "checkpoint_interval_s",
+                                 (double)mc->checkpoint_steps * p->step_time_s);
+    weft_json_add_double_or_null(b, "checkpoint_write_s", p->checkpoint_write_s);
+    weft_json_add_double_or_null(b, "restart_s", p->restart_s);
+    weft_json_add_int(b, "samples", p->samples);
     g_autofree char *seed = g_strdup_printf("%" G_GUINT64_FORMAT, p->seed);
-    json_builder_add_string_value(b, seed); /* as text: JSON numbers lose 64-bit integers */
-    json_builder_set_member_name(b, "distribution");
-    json_builder_add_string_value(b, weft_fault_dist_name(p->rates.dist));
+    weft_json_add_string(b, "seed", seed); /* as text: JSON numbers lose 64-bit integers */
+    weft_json_add_string(b, "distribution", weft_fault_dist_name(p->rates.dist));
     if (p->rates.dist == WEFT_FAULT_DIST_WEIBULL) {
-        add_double(b, "weibull_shape", p->rates.weibull_shape);
+        weft_json_add_double_or_null(b, "weibull_shape", p->rates.weibull_shape);
     }
     json_builder_set_member_name(b, "components");
     json_builder_begin_object(b);
     for (guint c = 0; c < WEFT_FAULT_N_CLASSES; c++) {
         json_builder_set_member_name(b, weft_fault_class_name(c));
         json_builder_begin_object(b);
-        json_builder_set_member_name(b, "count");
-        json_builder_add_int_value(b, (gint64)p->counts.n[c]);
-        add_double(b, "mtbf_s", p->rates.mtbf_s[c]);
-        add_double(b, "degrade_mtbf_s", p->rates.degrade_mtbf_s[c]);
+        weft_json_add_int(b, "count", (gint64)p->counts.n[c]);
+        weft_json_add_double_or_null(b, "mtbf_s", p->rates.mtbf_s[c]);
+        weft_json_add_double_or_null(b, "degrade_mtbf_s", p->rates.degrade_mtbf_s[c]);
         json_builder_end_object(b);
     }
     json_builder_end_object(b);
     double M = weft_job_system_mtbf_s(p);
-    add_double(b, "system_mtbf_s", M);
-    add_double(b, "young_interval_s", weft_job_young_s(p->checkpoint_write_s, M));
-    add_double(b, "daly_interval_s", weft_job_daly_s(p->checkpoint_write_s, M));
+    weft_json_add_double_or_null(b, "system_mtbf_s", M);
+    weft_json_add_double_or_null(b, "young_interval_s", weft_job_young_s(p->checkpoint_write_s, M));
+    weft_json_add_double_or_null(b, "daly_interval_s", weft_job_daly_s(p->checkpoint_write_s, M));
     json_builder_end_object(b);
 
     json_builder_set_member_name(b, "results");
@@ -863,35 +848,24 @@ weft_job_write_summary_json(const char *path, const weft_job_params_t *p, const 
         add_stat(b, weft_fault_category_key(k), &mc->per_category[k]);
     }
     json_builder_end_object(b);
-    json_builder_set_member_name(b, "degrading_faults");
-    json_builder_add_int_value(b, (gint64)mc->degradations);
-    json_builder_set_member_name(b, "degrading_faults_ignored");
-    json_builder_add_boolean_value(b, mc->degradations_ignored);
+    weft_json_add_int(b, "degrading_faults", (gint64)mc->degradations);
+    weft_json_add_bool(b, "degrading_faults_ignored", mc->degradations_ignored);
     json_builder_end_object(b);
 
     if (search != NULL) {
         json_builder_set_member_name(b, "interval_search");
         json_builder_begin_object(b);
-        json_builder_set_member_name(b, "best_steps");
-        json_builder_add_int_value(b, (gint64)search->best_steps);
-        add_double(b, "best_s", (double)search->best_steps * p->step_time_s);
-        json_builder_set_member_name(b, "young_steps");
-        json_builder_add_int_value(b, (gint64)search->young_steps);
-        json_builder_set_member_name(b, "daly_steps");
-        json_builder_add_int_value(b, (gint64)search->daly_steps);
-        json_builder_set_member_name(b, "points");
-        json_builder_add_int_value(b, search->points->len);
+        weft_json_add_int(b, "best_steps", (gint64)search->best_steps);
+        weft_json_add_double_or_null(b, "best_s", (double)search->best_steps * p->step_time_s);
+        weft_json_add_int(b, "young_steps", (gint64)search->young_steps);
+        weft_json_add_int(b, "daly_steps", (gint64)search->daly_steps);
+        weft_json_add_int(b, "points", search->points->len);
         json_builder_end_object(b);
     }
     json_builder_end_object(b);
 
-    g_autoptr(JsonNode) root = json_builder_get_root(b);
-    g_autoptr(JsonGenerator) gen = json_generator_new();
-    json_generator_set_pretty(gen, TRUE);
-    json_generator_set_root(gen, root);
-    g_autofree char *text = json_generator_to_data(gen, NULL);
-    g_autofree char *with_nl = g_strconcat(text, "\n", NULL);
-    return write_atomically(path, with_nl, error);
+    g_autofree char *text = weft_json_to_text(b, TRUE);
+    return write_atomically(path, text, error);
 }
 
 gboolean

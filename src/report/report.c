@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "coll/tuning.h"
+#include "core/json.h"
+#include "core/output.h"
 #include "core/units.h"
 #include "report/report_private.h"
 
@@ -645,31 +647,6 @@ weft_report_summary_text(const weft_report_t *rep)
 /* ---- summary.json -------------------------------------------------------------------------------
  */
 
-static void
-add_double(JsonBuilder *b, const char *name, double v)
-{
-    json_builder_set_member_name(b, name);
-    json_builder_add_double_value(b, v);
-}
-
-static void
-add_int(JsonBuilder *b, const char *name, gint64 v)
-{
-    json_builder_set_member_name(b, name);
-    json_builder_add_int_value(b, v);
-}
-
-static void
-add_string(JsonBuilder *b, const char *name, const char *v)
-{
-    json_builder_set_member_name(b, name);
-    if (v != NULL) {
-        json_builder_add_string_value(b, v);
-    } else {
-        json_builder_add_null_value(b);
-    }
-}
-
 /* The effective configuration as {group: {key: value or null}}, in the INI's order. */
 static void
 add_config(JsonBuilder *b, const char *ini)
@@ -688,7 +665,7 @@ add_config(JsonBuilder *b, const char *ini)
         g_auto(GStrv) keys = g_key_file_get_keys(kf, groups[g], NULL, NULL);
         for (guint k = 0; keys != NULL && keys[k] != NULL; k++) {
             g_autofree char *v = g_key_file_get_value(kf, groups[g], keys[k], NULL);
-            add_string(b, keys[k], v != NULL && *v != '\0' ? v : NULL);
+            weft_json_add_string(b, keys[k], v != NULL && *v != '\0' ? v : NULL);
         }
         json_builder_end_object(b);
     }
@@ -698,20 +675,20 @@ add_config(JsonBuilder *b, const char *ini)
 static void
 add_coll_members(JsonBuilder *b, const weft_report_t *rep, const weft_report_coll_t *c)
 {
-    add_int(b, "communicator", c->comm);
-    add_string(b, "communicator_name", comm_name(rep, c->comm));
-    add_int(b, "seq", c->seq);
-    add_string(b, "op", weft_coll_op_name((weft_coll_op_t)c->op));
-    add_int(b, "bytes", (gint64)c->size_bytes);
-    add_int(b, "members", c->n_members);
-    add_string(b, "algorithm", weft_coll_algo_name((weft_coll_algo_t)c->algo));
-    add_string(b, "protocol", weft_report_i_proto_name(c->proto));
-    add_int(b, "channels", c->channels);
-    add_double(b, "start_us", weft_time_to_us(c->start_ps));
-    add_double(b, "end_us", weft_time_to_us(c->end_ps));
-    add_double(b, "time_us", weft_time_to_us(c->end_ps - c->start_ps));
-    add_double(b, "algbw_GBps", weft_report_coll_algbw_GBps(c));
-    add_double(b, "busbw_GBps", weft_report_coll_busbw_GBps(c));
+    weft_json_add_int(b, "communicator", c->comm);
+    weft_json_add_string(b, "communicator_name", comm_name(rep, c->comm));
+    weft_json_add_int(b, "seq", c->seq);
+    weft_json_add_string(b, "op", weft_coll_op_name((weft_coll_op_t)c->op));
+    weft_json_add_int(b, "bytes", (gint64)c->size_bytes);
+    weft_json_add_int(b, "members", c->n_members);
+    weft_json_add_string(b, "algorithm", weft_coll_algo_name((weft_coll_algo_t)c->algo));
+    weft_json_add_string(b, "protocol", weft_report_i_proto_name(c->proto));
+    weft_json_add_int(b, "channels", c->channels);
+    weft_json_add_double(b, "start_us", weft_time_to_us(c->start_ps));
+    weft_json_add_double(b, "end_us", weft_time_to_us(c->end_ps));
+    weft_json_add_double(b, "time_us", weft_time_to_us(c->end_ps - c->start_ps));
+    weft_json_add_double(b, "algbw_GBps", weft_report_coll_algbw_GBps(c));
+    weft_json_add_double(b, "busbw_GBps", weft_report_coll_busbw_GBps(c));
 }
 
 char *
@@ -721,42 +698,42 @@ weft_report_summary_json(const weft_report_t *rep)
     const weft_report_meta_t *m = &rep->meta;
     g_autoptr(JsonBuilder) b = json_builder_new();
     json_builder_begin_object(b);
-    add_string(b, "weft_version", PACKAGE_VERSION);
+    weft_json_add_string(b, "weft_version", PACKAGE_VERSION);
     json_builder_set_member_name(b, "seeds");
     json_builder_begin_object(b);
-    add_int(b, "simulation", (gint64)m->sim_seed);
-    add_int(b, "placement", (gint64)m->placement_seed);
-    add_int(b, "ecmp", (gint64)m->ecmp_seed);
+    weft_json_add_int(b, "simulation", (gint64)m->sim_seed);
+    weft_json_add_int(b, "placement", (gint64)m->placement_seed);
+    weft_json_add_int(b, "ecmp", (gint64)m->ecmp_seed);
     json_builder_end_object(b);
 
     json_builder_set_member_name(b, "run");
     json_builder_begin_object(b);
-    add_string(b, "cluster", m->cluster);
-    add_string(b, "workload", m->workload);
-    add_string(b, "placement", m->placement);
-    add_string(b, "network_model", m->network_model);
-    add_string(b, "network_update", m->network_update);
-    add_string(b, "collective_tuning", m->collective_tuning);
-    add_int(b, "chunks", m->chunks);
+    weft_json_add_string(b, "cluster", m->cluster);
+    weft_json_add_string(b, "workload", m->workload);
+    weft_json_add_string(b, "placement", m->placement);
+    weft_json_add_string(b, "network_model", m->network_model);
+    weft_json_add_string(b, "network_update", m->network_update);
+    weft_json_add_string(b, "collective_tuning", m->collective_tuning);
+    weft_json_add_int(b, "chunks", m->chunks);
     json_builder_end_object(b);
     add_config(b, m->config_ini);
 
     json_builder_set_member_name(b, "counts");
     json_builder_begin_object(b);
-    add_int(b, "ranks", rep->n_ranks);
-    add_int(b, "nodes", (gint64)weft_workload_node_count(rep->wl));
-    add_int(b, "communicators", rep->n_comms);
-    add_int(b, "collectives", (gint64)rep->n_coll_run);
-    add_int(b, "p2p_transfers", (gint64)rep->n_p2p);
-    add_int(b, "events", (gint64)rep->events_run);
-    add_int(b, "coarse_collectives", (gint64)rep->n_coarse);
-    add_int(b, "gpus", weft_topo_n_gpus(rep->topo));
-    add_int(b, "vertices", weft_topo_n_vertices(rep->topo));
-    add_int(b, "directed_links", rep->n_links);
-    add_int(b, "links_used", rep->links_used);
+    weft_json_add_int(b, "ranks", rep->n_ranks);
+    weft_json_add_int(b, "nodes", (gint64)weft_workload_node_count(rep->wl));
+    weft_json_add_int(b, "communicators", rep->n_comms);
+    weft_json_add_int(b, "collectives", (gint64)rep->n_coll_run);
+    weft_json_add_int(b, "p2p_transfers", (gint64)rep->n_p2p);
+    weft_json_add_int(b, "events", (gint64)rep->events_run);
+    weft_json_add_int(b, "coarse_collectives", (gint64)rep->n_coarse);
+    weft_json_add_int(b, "gpus", weft_topo_n_gpus(rep->topo));
+    weft_json_add_int(b, "vertices", weft_topo_n_vertices(rep->topo));
+    weft_json_add_int(b, "directed_links", rep->n_links);
+    weft_json_add_int(b, "links_used", rep->links_used);
     json_builder_end_object(b);
 
-    add_double(b, "step_time_us", weft_time_to_us(rep->step_ps));
+    weft_json_add_double(b, "step_time_us", weft_time_to_us(rep->step_ps));
     /* the in-step faults applied, as the summary lists them (doc/failures.md) */
     json_builder_set_member_name(b, "faults_applied");
     json_builder_begin_array(b);
@@ -777,10 +754,10 @@ weft_report_summary_json(const weft_report_t *rep)
         dist_t d = distribution(rep, f);
         json_builder_set_member_name(b, figure_key[f]);
         json_builder_begin_object(b);
-        add_double(b, "total", d.total_us);
-        add_double(b, "min", d.min_us);
-        add_double(b, "median", d.median_us);
-        add_double(b, "max", d.max_us);
+        weft_json_add_double(b, "total", d.total_us);
+        weft_json_add_double(b, "min", d.min_us);
+        weft_json_add_double(b, "median", d.median_us);
+        weft_json_add_double(b, "max", d.max_us);
         json_builder_end_object(b);
     }
     json_builder_end_object(b);
@@ -802,21 +779,22 @@ weft_report_summary_json(const weft_report_t *rep)
         guint e = rep->link_order[i];
         const weft_net_link_stats_t *l = &rep->links[e];
         json_builder_begin_object(b);
-        add_int(b, "edge", e);
-        add_string(b, "kind", weft_topo_link_kind_name(weft_topo_edge_kind(rep->topo, (gint)e)));
-        add_string(b, "from",
-                   weft_topo_vertex_name(rep->topo, weft_topo_edge_from(rep->topo, (gint)e)));
-        add_string(b, "to",
-                   weft_topo_vertex_name(rep->topo, weft_topo_edge_to(rep->topo, (gint)e)));
-        add_double(b, "capacity_GBps", l->capacity_Bps / 1e9);
-        add_double(b, "bytes", l->bytes);
-        add_double(b, "busy_us", weft_time_to_us(l->busy_ps));
-        add_double(b, "mean_util", l->mean_util);
-        add_double(b, "peak_util", l->peak_util);
+        weft_json_add_int(b, "edge", e);
+        weft_json_add_string(b, "kind",
+                             weft_topo_link_kind_name(weft_topo_edge_kind(rep->topo, (gint)e)));
+        weft_json_add_string(
+            b, "from", weft_topo_vertex_name(rep->topo, weft_topo_edge_from(rep->topo, (gint)e)));
+        weft_json_add_string(
+            b, "to", weft_topo_vertex_name(rep->topo, weft_topo_edge_to(rep->topo, (gint)e)));
+        weft_json_add_double(b, "capacity_GBps", l->capacity_Bps / 1e9);
+        weft_json_add_double(b, "bytes", l->bytes);
+        weft_json_add_double(b, "busy_us", weft_time_to_us(l->busy_ps));
+        weft_json_add_double(b, "mean_util", l->mean_util);
+        weft_json_add_double(b, "peak_util", l->peak_util);
         json_builder_end_object(b);
     }
     json_builder_end_array(b);
-    add_double(b, "link_bytes_total", rep->total_link_bytes);
+    weft_json_add_double(b, "link_bytes_total", rep->total_link_bytes);
 
     g_autoptr(GArray) ch = choices(rep);
     json_builder_set_member_name(b, "collective_choices");
@@ -824,23 +802,18 @@ weft_report_summary_json(const weft_report_t *rep)
     for (guint i = 0; i < ch->len; i++) {
         const choice_t *c = &g_array_index(ch, choice_t, i);
         json_builder_begin_object(b);
-        add_string(b, "op", weft_coll_op_name((weft_coll_op_t)c->op));
-        add_string(b, "algorithm", weft_coll_algo_name((weft_coll_algo_t)c->algo));
-        add_string(b, "protocol", weft_report_i_proto_name(c->proto));
-        add_int(b, "channels", c->channels);
-        add_int(b, "instances", c->instances);
-        add_double(b, "time_us", weft_time_to_us(c->total_ps));
+        weft_json_add_string(b, "op", weft_coll_op_name((weft_coll_op_t)c->op));
+        weft_json_add_string(b, "algorithm", weft_coll_algo_name((weft_coll_algo_t)c->algo));
+        weft_json_add_string(b, "protocol", weft_report_i_proto_name(c->proto));
+        weft_json_add_int(b, "channels", c->channels);
+        weft_json_add_int(b, "instances", c->instances);
+        weft_json_add_double(b, "time_us", weft_time_to_us(c->total_ps));
         json_builder_end_object(b);
     }
     json_builder_end_array(b);
     json_builder_end_object(b);
 
-    g_autoptr(JsonNode) root = json_builder_get_root(b);
-    g_autoptr(JsonGenerator) gen = json_generator_new();
-    json_generator_set_pretty(gen, TRUE);
-    json_generator_set_root(gen, root);
-    g_autofree char *text = json_generator_to_data(gen, NULL);
-    return g_strconcat(text, "\n", NULL);
+    return weft_json_to_text(b, TRUE);
 }
 
 /* ---- CSV ------------------------------------------------------------------------------------ */
@@ -935,10 +908,8 @@ weft_report_i_write_text(const char *dir, const char *name, const char *text, GE
 {
     g_autofree char *path = dir != NULL ? g_build_filename(dir, name, NULL) : g_strdup(name);
     g_autoptr(GError) ioerr = NULL;
-    /* GLib writes a temporary file in the same directory, then renames it. */
-    if (!g_file_set_contents_full(path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, &ioerr)) {
-        g_set_error(error, WEFT_REPORT_ERROR, WEFT_REPORT_ERROR_IO, "%s: cannot write: %s", path,
-                    ioerr->message);
+    if (!weft_output_write(path, text, -1, &ioerr)) {
+        g_set_error_literal(error, WEFT_REPORT_ERROR, WEFT_REPORT_ERROR_IO, ioerr->message);
         return FALSE;
     }
     return TRUE;

@@ -197,8 +197,8 @@ char *weft_report_links_timeseries_csv(const weft_report_t *rep);
 /**
  * weft_report_write_files:
  * Writes summary.json, collectives.csv, links.csv and, with a series,
- * links_timeseries.csv into @dir (which exists), each to a temporary name
- * then renamed.
+ * links_timeseries.csv into @dir (which exists), each by weft_output_write()
+ * (core/output.h: to a temporary name, then renamed).
  * @error: WEFT_REPORT_ERROR_IO naming the file.
  */
 gboolean weft_report_write_files(const weft_report_t *rep, const char *dir, GError **error);
@@ -206,7 +206,8 @@ gboolean weft_report_write_files(const weft_report_t *rep, const char *dir, GErr
 /**
  * weft_report_write_timeline:
  * Writes the Chrome trace event JSON of the recorded nodes to @path (streamed
- * to a temporary file in the same directory, then renamed): one process per
+ * by weft_output_open(), core/output.h: a temporary file in the same
+ * directory, then renamed; "-" is standard output): one process per
  * host (pid = host number, process_name "host N"; ranks whose GPU has no host
  * go to pid = the number of hosts, "no host"), one thread per (rank, stream)
  * (tid = rank x 8 + stream, thread_name "rank R compute"), one complete ("X")

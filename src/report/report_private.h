@@ -45,7 +45,8 @@ struct weft_report {
     double **series;     /* per series edge, n_samples usages in bytes/s */
 };
 
-/* Writes @text to @dir/@name (@dir NULL: @name is the path) through a temporary file. */
+/* Writes @text to @dir/@name (@dir NULL: @name is the path) by weft_output_write();
+ * WEFT_REPORT_ERROR_IO with its message. */
 gboolean weft_report_i_write_text(const char *dir, const char *name, const char *text,
                                   GError **error);
 

@@ -2,8 +2,9 @@
 /*
  * The timeline: Chrome trace event JSON (the "JSON Array/Object Format" of the
  * Trace Event Format document, which Perfetto and chrome://tracing open),
- * streamed to a temporary file and renamed, so a run of millions of nodes
- * never holds a JSON tree. See weft_report_write_timeline() for the layout.
+ * streamed through weft_output_open() (a temporary file renamed into place),
+ * so a run of millions of nodes never holds a JSON tree. See
+ * weft_report_write_timeline() for the layout.
  */
 #define G_LOG_DOMAIN "weft-report"
 
@@ -11,13 +12,9 @@
 
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <unistd.h>
 #include <string.h>
 
-#include <glib/gstdio.h>
-
+#include "core/output.h"
 #include "report/report_private.h"
 
 /* Threads per rank in the tid numbering: tid = rank x TIDS_PER_RANK + stream. */
@@ -257,41 +254,14 @@ weft_report_write_timeline(const weft_report_t *rep, const char *path, GError **
 {
     g_return_val_if_fail(rep != NULL && rep->finished && path != NULL, FALSE);
     g_return_val_if_fail(rep->opts.timeline, FALSE);
-    g_autofree char *dir = g_path_get_dirname(path);
-    g_autofree char *base = g_path_get_basename(path);
-    g_autofree char *tmp_name = g_strdup_printf(".%s.XXXXXX", base);
-    g_autofree char *tmp = g_build_filename(dir, tmp_name, NULL);
-    int fd = g_mkstemp_full(tmp, O_WRONLY, 0644);
-    if (fd < 0) {
-        int e = errno;
-        g_set_error(error, WEFT_REPORT_ERROR, WEFT_REPORT_ERROR_IO, "%s: cannot write: %s", path,
-                    g_strerror(e));
-        return FALSE;
-    }
-    FILE *f = fdopen(fd, "w");
-    if (f == NULL) {
-        int e = errno;
-        close(fd);
-        g_unlink(tmp);
-        g_set_error(error, WEFT_REPORT_ERROR, WEFT_REPORT_ERROR_IO, "%s: cannot write: %s", path,
-                    g_strerror(e));
-        return FALSE;
-    }
-    put_trace(f, rep);
-    gboolean bad = ferror(f) != 0;
-    int e = errno;
-    if (fclose(f) != 0 && !bad) {
-        bad = TRUE;
-        e = errno;
-    }
-    if (bad || g_rename(tmp, path) != 0) {
-        if (!bad) {
-            e = errno;
+    g_autoptr(GError) ioerr = NULL;
+    g_autoptr(weft_output_t) out = weft_output_open(path, &ioerr);
+    if (out != NULL) {
+        put_trace(weft_output_stream(out), rep);
+        if (weft_output_commit(g_steal_pointer(&out), &ioerr)) {
+            return TRUE;
         }
-        g_unlink(tmp);
-        g_set_error(error, WEFT_REPORT_ERROR, WEFT_REPORT_ERROR_IO, "%s: cannot write: %s", path,
-                    g_strerror(e));
-        return FALSE;
     }
-    return TRUE;
+    g_set_error_literal(error, WEFT_REPORT_ERROR, WEFT_REPORT_ERROR_IO, ioerr->message);
+    return FALSE;
 }

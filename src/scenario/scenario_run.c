@@ -15,6 +15,7 @@
 
 #include <glib/gstdio.h>
 
+#include "core/output.h"
 #include "core/sim.h"
 #include "fault/step.h"
 #include "net/net.h"
@@ -54,15 +55,35 @@ prepare_output_dir(const char *dir, GError **error)
     return prepare_output_dir_for(dir, "dir", dir, error);
 }
 
+/* Creates the directory of the file @path if missing and checks that @path can be written as
+ * core/output.h writes it (through links; /dev/null, a FIFO or "-" directly); errors name
+ * output.@key. */
+static gboolean
+prepare_output_file(const char *path, const char *key, GError **error)
+{
+    g_autofree char *dir = g_path_get_dirname(path);
+    if (strcmp(path, "-") != 0 && g_mkdir_with_parents(dir, 0755) != 0) {
+        int e = errno;
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_IO,
+                    "output.%s = \"%s\": cannot create %s: %s", key, path, dir, g_strerror(e));
+        return FALSE;
+    }
+    g_autoptr(GError) ioerr = NULL;
+    if (!weft_output_check(path, &ioerr)) {
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_IO, "output.%s: %s", key,
+                    ioerr->message);
+        return FALSE;
+    }
+    return TRUE;
+}
+
 static gboolean
 write_output(const char *dir, const char *name, const char *text, GError **error)
 {
     g_autofree char *path = g_build_filename(dir, name, NULL);
     g_autoptr(GError) ioerr = NULL;
-    /* GLib writes to a temporary file in the same directory, then renames it. */
-    if (!g_file_set_contents_full(path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, &ioerr)) {
-        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_IO, "%s: cannot write: %s",
-                    path, ioerr->message);
+    if (!weft_output_write(path, text, -1, &ioerr)) {
+        g_set_error_literal(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_IO, ioerr->message);
         return FALSE;
     }
     return TRUE;
@@ -388,11 +409,8 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
         return NULL;
     }
     const char *timeline = cfg.output.timeline;
-    if (timeline != NULL) {
-        g_autofree char *tl_dir = g_path_get_dirname(timeline);
-        if (!prepare_output_dir_for(tl_dir, "timeline", timeline, error)) {
-            return NULL;
-        }
+    if (timeline != NULL && !prepare_output_file(timeline, "timeline", error)) {
+        return NULL;
     }
     weft_report_options_t rep_opts;
     gboolean want_report = report_options(&cfg.output, &rep_opts) || (ropts != NULL && ropts->report);

@@ -24,6 +24,7 @@
 #include "coll/coll.h"
 #include "core/keyfile.h"
 #include "core/log.h"
+#include "core/output.h"
 #include "core/units.h"
 #include "fault/rates.h"
 #include "hw/hw.h"
@@ -936,10 +937,8 @@ static gboolean
 write_atomic(const char *path, const char *text, GError **error)
 {
     g_autoptr(GError) ioerr = NULL;
-    /* GLib writes a temporary file beside @path, then renames it. */
-    if (!g_file_set_contents_full(path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, &ioerr)) {
-        g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_IO, "%s: cannot write: %s", path,
-                    ioerr->message);
+    if (!weft_output_write(path, text, -1, &ioerr)) {
+        g_set_error_literal(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_IO, ioerr->message);
         return FALSE;
     }
     return TRUE;

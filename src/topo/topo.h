@@ -510,7 +510,8 @@ weft_topo_t *weft_topo_load_graphml(const char *path, GError **error);
  * weft_topo_write_graphml: writes @topo as GraphML through igraph, with vertex
  * attributes kind, name, host, rail, tier, edge attributes kind,
  * bandwidth_Bps, latency_ps, lanes (every directed edge, in id order) and graph
- * attribute name. Written to a temporary name, then renamed. igraph 0.10 writes
+ * attribute name. Written by weft_output_open() (core/output.h: a temporary
+ * name, then renamed; "-" is standard output). igraph 0.10 writes
  * numbers with 15 significant digits, so a bandwidth with more (1e10/3 B/s)
  * reads back rounded; every value a cluster file can state round-trips.
  * Errors: WEFT_TOPO_ERROR_IO.

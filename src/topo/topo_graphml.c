@@ -21,13 +21,12 @@
 #include "topo/topo.h"
 
 #include <errno.h>
-#include <sys/stat.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "core/output.h"
 #include "topo/topo_private.h"
 
 /*
@@ -43,58 +42,14 @@ use_c_attributes(void)
     igraph_set_attribute_table(&igraph_cattribute_table);
 }
 
-/* ---- atomic files ----------------------------------------------------------------- */
+/* ---- output files ----------------------------------------------------------------- */
 
-/* Opens a temporary file beside @path; *@tmp gets its name. */
-static FILE *
-open_tmp(const char *path, char **tmp, GError **error)
-{
-    *tmp = g_strdup_printf("%s.tmp.XXXXXX", path);
-    int fd = g_mkstemp(*tmp);
-    if (fd < 0) {
-        int errsv = errno;
-        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_IO, "%s: cannot create %s: %s", path,
-                    *tmp, g_strerror(errsv));
-        g_clear_pointer(tmp, g_free);
-        return NULL;
-    }
-    /* mkstemp creates the file 0600; an exported cluster is an ordinary file */
-    (void)fchmod(fd, 0644);
-    FILE *f = fdopen(fd, "w");
-    if (f == NULL) {
-        int errsv = errno;
-        close(fd);
-        g_unlink(*tmp);
-        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_IO, "%s: cannot open %s: %s", path,
-                    *tmp, g_strerror(errsv));
-        g_clear_pointer(tmp, g_free);
-        return NULL;
-    }
-    return f;
-}
-
-/* Closes @f and renames @tmp to @path when @ok; removes @tmp otherwise. */
+/* core/output.c's G_FILE_ERROR as WEFT_TOPO_ERROR_IO, with its message (it names the path). */
 static gboolean
-close_tmp(FILE *f, char *tmp, const char *path, gboolean ok, GError **error)
+io_error(GError **error, const GError *ioerr)
 {
-    g_autofree char *owned = tmp;
-    gboolean write_error = ferror(f) != 0;
-    if (fclose(f) != 0 || write_error) {
-        if (ok) {
-            g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_IO, "%s: write failed", path);
-        }
-        ok = FALSE;
-    }
-    if (ok && g_rename(tmp, path) != 0) {
-        int errsv = errno;
-        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_IO, "%s: cannot rename %s: %s", path,
-                    tmp, g_strerror(errsv));
-        ok = FALSE;
-    }
-    if (!ok) {
-        g_unlink(tmp);
-    }
-    return ok;
+    g_set_error_literal(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_IO, ioerr->message);
+    return FALSE;
 }
 
 /* ---- GraphML out ------------------------------------------------------------------- */
@@ -253,20 +208,24 @@ write_graphml_locked(const weft_topo_t *topo, const char *path, GError **error)
     if (!attributed_graph(topo, &g, error)) {
         return FALSE;
     }
-    char *tmp = NULL;
-    FILE *f = open_tmp(path, &tmp, error);
-    if (f == NULL) {
+    g_autoptr(GError) ioerr = NULL;
+    g_autoptr(weft_output_t) out = weft_output_open(path, &ioerr);
+    if (out == NULL) {
         igraph_destroy(&g);
-        return FALSE;
+        return io_error(error, ioerr);
     }
     /* prefixattr: keys v_kind / e_kind keep the vertex and edge "kind" apart */
-    igraph_error_t rc = igraph_write_graph_graphml(&g, f, TRUE);
+    igraph_error_t rc = igraph_write_graph_graphml(&g, weft_output_stream(out), TRUE);
     igraph_destroy(&g);
     if (rc != IGRAPH_SUCCESS) {
         g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_IO, "%s: igraph GraphML writer: %s",
                     path, igraph_strerror(rc));
+        return FALSE; /* the output is aborted: @path keeps what it held */
     }
-    return close_tmp(f, tmp, path, rc == IGRAPH_SUCCESS, error);
+    if (!weft_output_commit(g_steal_pointer(&out), &ioerr)) {
+        return io_error(error, ioerr);
+    }
+    return TRUE;
 }
 
 /* ---- GraphML in -------------------------------------------------------------------- */
@@ -763,16 +722,11 @@ weft_topo_write_dot(const weft_topo_t *topo, const char *path, GError **error)
     }
     g_string_append(out, "}\n");
 
-    char *tmp = NULL;
-    FILE *f = open_tmp(path, &tmp, error);
-    if (f == NULL) {
-        return FALSE;
+    g_autoptr(GError) ioerr = NULL;
+    if (!weft_output_write(path, out->str, (gssize)out->len, &ioerr)) {
+        return io_error(error, ioerr);
     }
-    gboolean ok = fwrite(out->str, 1, out->len, f) == out->len;
-    if (!ok) {
-        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_IO, "%s: write failed", path);
-    }
-    return close_tmp(f, tmp, path, ok, error);
+    return TRUE;
 }
 
 /* ---- comparison -------------------------------------------------------------------- */

@@ -5,7 +5,7 @@
  * and the attributes the reader understands: comm_type, comm_size, comm_src,
  * comm_dst, comm_tag, pg_name, num_ops, tensor_size, is_cpu_op) and the
  * communicators as an ASTRA-sim comm-group JSON file "<prefix>.json", each
- * written to a temporary name and renamed, so weft and other Chakra users can
+ * written by weft_output_write() (a temporary name, renamed), so weft and other Chakra users can
  * replay what the generator made.
  */
 #define G_LOG_DOMAIN "weft-workload"
@@ -13,12 +13,12 @@
 #include "workload/gen.h"
 
 #include <gio/gio.h>
-#include <errno.h>
-#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
 
+#include "core/json.h"
+#include "core/output.h"
 #include "workload/chakra.pb-c.h"
 
 static void
@@ -41,16 +41,13 @@ put_message(GByteArray *b, gsize len, const guint8 *msg)
     g_byte_array_append(b, msg, (guint)len);
 }
 
-/* Writes @bytes to @path through "<path>.tmp" and a rename. */
+/* Writes @len bytes of @data to @path by weft_output_write(); WEFT_WORKLOAD_ERROR_IO. */
 static gboolean
 write_atomic(const char *path, const void *data, gsize len, GError **error)
 {
-    g_autofree char *tmp = g_strdup_printf("%s.tmp", path);
     g_autoptr(GError) e = NULL;
-    if (!g_file_set_contents(tmp, data, (gssize)len, &e) || g_rename(tmp, path) != 0) {
-        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_IO, "%s: %s", path,
-                    e != NULL ? e->message : g_strerror(errno));
-        g_unlink(tmp);
+    if (!weft_output_write(path, data, (gssize)len, &e)) {
+        g_set_error_literal(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_IO, e->message);
         return FALSE;
     }
     return TRUE;
@@ -189,11 +186,7 @@ weft_workload_write_chakra(const weft_workload_t *wl, const char *prefix, GError
         json_builder_end_array(jb);
     }
     json_builder_end_object(jb);
-    g_autoptr(JsonGenerator) gen = json_generator_new();
-    g_autoptr(JsonNode) root = json_builder_get_root(jb);
-    json_generator_set_root(gen, root);
-    gsize len = 0;
-    g_autofree char *text = json_generator_to_data(gen, &len);
+    g_autofree char *text = weft_json_to_text(jb, FALSE); /* one line, as ASTRA-sim's */
     g_autofree char *path = g_strdup_printf("%s.json", prefix);
-    return write_atomic(path, text, len, error);
+    return write_atomic(path, text, strlen(text), error);
 }

@@ -11,14 +11,12 @@
 
 #include "workload/gen.h"
 
-#include "core/keyfile.h"
-
-#include <errno.h>
-#include <glib/gstdio.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "core/keyfile.h"
+#include "core/output.h"
 #include "workload/chakra.h"
 #include "workload/seq.h"
 
@@ -1074,11 +1072,9 @@ weft_gen_write_spec(const weft_gen_config_t *c, const char *gpu, const char *pat
     g_autofree char *text = g_strdup_printf("# weft gen transformer: one training step, "
                                             "generated when weft replay --trace loads it\n%s",
                                             body);
-    g_autofree char *tmp = g_strdup_printf("%s.tmp", path);
     g_autoptr(GError) e = NULL;
-    if (!g_file_set_contents(tmp, text, -1, &e) || g_rename(tmp, path) != 0) {
-        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_IO, "%s: %s", path,
-                    e != NULL ? e->message : g_strerror(errno));
+    if (!weft_output_write(path, text, -1, &e)) {
+        g_set_error_literal(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_IO, e->message);
         return FALSE;
     }
     return TRUE;

@@ -232,8 +232,8 @@ weft_workload_t *weft_gen_transformer(const weft_gen_config_t *cfg, const weft_h
  *   are the config's fields (layers, hidden, heads, kv_heads, ffn, vocab, seq,
  *   experts, top_k, gated, tp, pp, dp, cp, ep, vpp, sp, dist_opt, micro_batch,
  *   global_batch, recompute = none|selective|full, precision = bf16|fp8, gpu;
- *   model = a preset whose fields the other keys override). Written through a
- *   temporary name.
+ *   model = a preset whose fields the other keys override). Written by
+ *   weft_output_write() (a temporary name, renamed).
  * Returns: FALSE with WEFT_WORKLOAD_ERROR_IO.
  */
 gboolean weft_gen_write_spec(const weft_gen_config_t *cfg, const char *gpu, const char *path,
