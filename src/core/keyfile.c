@@ -449,7 +449,7 @@ weft_keys_option_group(const weft_key_t *keys, guint n, const char *group, char 
 
 /* ---- special words, parse hooks, counts ------------------------------------------------- */
 
-/* 2^53: the largest count below which every whole number is a double. */
+/* 2^53: up to it, every whole number is exactly a double. */
 #define COUNT_MAX 9007199254740992.0
 
 /* The types read here rather than by weft_key_check() and weft_key_apply() above. */
