@@ -4,6 +4,7 @@
  * the simulation loop, random streams, and quantities with units.
  */
 #include <check.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -651,6 +652,94 @@ START_TEST(keyfile_refuses_a_key_or_group_set_twice)
 }
 END_TEST
 
+/* A parse hook for the test: "Nd" is N days, in seconds. */
+static gboolean
+parse_days(const char *text, double *value, GError **error)
+{
+    char *end = NULL;
+    double d = g_ascii_strtod(text, &end);
+    if (end == text || strcmp(end, "d") != 0) {
+        g_set_error(error, WEFT_KEYFILE_ERROR, WEFT_KEYFILE_ERROR_VALUE, "'%s' is not Nd", text);
+        return FALSE;
+    }
+    *value = d * 86400.0;
+    return TRUE;
+}
+
+typedef struct {
+    guint64 interval, seed;
+    double mtbf_s;
+    gboolean mtbf_given;
+} ext_obj;
+
+START_TEST(keyfile_special_words_parse_hooks_and_counts)
+{
+    const weft_key_t keys[] = {
+        {"t", "interval", WEFT_KEY_COUNT, "auto", "K, or auto", .imin = 1, .special = "auto",
+         .special_value = 0, .field = WEFT_KEY_FIELD(ext_obj, interval)},
+        {"t", "seed", WEFT_KEY_UINT64, "1", "seed", .field = WEFT_KEY_FIELD(ext_obj, seed)},
+        {"t", "mtbf", WEFT_KEY_NUMBER, NULL, "MTBF, or off", .parse = parse_days, .nmin = 0.0,
+         .nmin_open = TRUE, .nmax = INFINITY, .special = "off", .special_value = INFINITY,
+         .field = WEFT_KEY_FIELD(ext_obj, mtbf_s), .given = WEFT_KEY_FIELD(ext_obj, mtbf_given)},
+    };
+    ext_obj o = {99, 99, 0.0, FALSE};
+    weft_keys_apply_defaults(keys, G_N_ELEMENTS(keys), &o);
+    ck_assert_uint_eq(o.interval, 0); /* "auto" */
+    ck_assert_uint_eq(o.seed, 1);
+    ck_assert(!o.mtbf_given);
+    char *norm = NULL;
+    GError *err = NULL;
+    /* a count as core/units.h writes one, kept as written */
+    ck_assert(weft_key_check(&keys[0], "1e3", NULL, &norm, &err));
+    ck_assert_str_eq(norm, "1e3");
+    ck_assert(weft_key_apply(&keys[0], norm, &o, &err));
+    ck_assert_uint_eq(o.interval, 1000);
+    g_free(norm);
+    /* refused: 0, a fraction; the reason adds the special word */
+    const char *bad_counts[] = {"0", "2.5", "x", "-1"};
+    for (guint i = 0; i < G_N_ELEMENTS(bad_counts); i++) {
+        ck_assert(!weft_key_check(&keys[0], bad_counts[i], NULL, &norm, &err));
+        ck_assert(g_error_matches(err, WEFT_KEYFILE_ERROR, WEFT_KEYFILE_ERROR_VALUE));
+        ck_assert(g_str_has_suffix(err->message, ", or auto"));
+        g_clear_error(&err);
+    }
+    ck_assert(!weft_key_check(&keys[0], "0", NULL, &norm, &err));
+    ck_assert_str_eq(err->message, "t.interval = \"0\": expected a whole number >= 1, or auto");
+    ck_assert_str_eq(weft_key_error_reason(&keys[0], "0", err),
+                     "expected a whole number >= 1, or auto");
+    g_clear_error(&err);
+    /* the whole 64-bit range, exactly */
+    ck_assert(weft_key_check(&keys[1], "18446744073709551615", NULL, &norm, &err));
+    ck_assert(weft_key_apply(&keys[1], norm, &o, &err));
+    ck_assert_uint_eq(o.seed, G_MAXUINT64);
+    g_free(norm);
+    ck_assert(!weft_key_check(&keys[1], "18446744073709551616", NULL, &norm, &err));
+    g_clear_error(&err);
+    ck_assert(!weft_key_check(&keys[1], "-1", NULL, &norm, &err));
+    g_clear_error(&err);
+    /* the hook's syntax, range-checked; off stores INFINITY and sets the given flag */
+    ck_assert(weft_key_check(&keys[2], "3650d", NULL, &norm, &err));
+    ck_assert_str_eq(norm, "3650d");
+    ck_assert(weft_key_apply(&keys[2], norm, &o, &err));
+    ck_assert_double_eq(o.mtbf_s, 3650 * 86400.0); /* 315,360,000 s: past int64 picoseconds */
+    ck_assert(o.mtbf_given);
+    g_free(norm);
+    ck_assert(weft_key_check(&keys[2], "off", NULL, &norm, &err));
+    ck_assert(weft_key_apply(&keys[2], norm, &o, &err));
+    ck_assert(isinf(o.mtbf_s));
+    g_free(norm);
+    ck_assert(!weft_key_check(&keys[2], "0d", NULL, &norm, &err));
+    ck_assert_str_eq(weft_key_error_reason(&keys[2], "0d", err), "must be > 0, or off");
+    g_clear_error(&err);
+    ck_assert(!weft_key_check(&keys[2], "5h", NULL, &norm, &err));
+    ck_assert_str_eq(weft_key_error_reason(&keys[2], "5h", err), "'5h' is not Nd, or off");
+    g_clear_error(&err);
+    /* a key without default: the empty text is "unset" */
+    ck_assert(weft_key_check(&keys[2], "", NULL, &norm, &err));
+    ck_assert_ptr_null(norm);
+}
+END_TEST
+
 static Suite *
 core_suite(void)
 {
@@ -684,6 +773,7 @@ core_suite(void)
     tcase_add_test(tc, units_refuse_missing_unknown_and_wrong_units);
     tcase_add_test(tc, time_conversions_round_to_nearest_ps);
     tcase_add_test(tc, keyfile_refuses_a_key_or_group_set_twice);
+    tcase_add_test(tc, keyfile_special_words_parse_hooks_and_counts);
     suite_add_tcase(s, tc);
     return s;
 }

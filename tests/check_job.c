@@ -768,6 +768,78 @@ START_TEST(test_config_file_resolves)
 }
 END_TEST
 
+START_TEST(test_keys_store_typed_values)
+{
+    /* 18 [train] rows, 4 shared [failures] rows, mtbf_ and degrade_mtbf_ for 9 classes */
+    guint n = 0;
+    const weft_key_t *keys = weft_job_keys(&n);
+    ck_assert_uint_eq(n, 18 + 4 + 2 * WEFT_FAULT_N_CLASSES);
+    ck_assert_ptr_nonnull(weft_keys_find(keys, n, "failures", "degrade_mtbf_planned"));
+    ck_assert(weft_job_config_has_group("train") && weft_job_config_has_group("failures"));
+    ck_assert(!weft_job_config_has_group("output"));
+
+    g_autoptr(weft_job_config_t) cfg = weft_job_config_new();
+    weft_job_settings_t s;
+    ck_assert(weft_job_config_settings(cfg, &s, NULL));
+    /* the defaults: auto is 0; 5.67 TB; 2 TB/s; 60 s; 1000 samples; the Llama 3 rates */
+    weft_fault_rates_t def;
+    weft_fault_rates_init_default(&def);
+    ck_assert_uint_eq(s.checkpoint_interval, 0);
+    ck_assert_uint_eq(s.checkpoint_size_B, 5670000000000);
+    ck_assert_double_eq(s.storage_write_Bps, 2e12);
+    ck_assert(!s.storage_read_given);
+    ck_assert_double_eq(s.detection_s, 60.0);
+    ck_assert_uint_eq(s.samples, 1000);
+    ck_assert_uint_eq(s.gpus_per_host, 8);
+    ck_assert_uint_eq(s.seed, 1);
+    ck_assert(!s.steps_given && !s.gpus_given && s.cluster == NULL);
+    ck_assert_int_eq(s.rates.dist, WEFT_FAULT_DIST_EXPONENTIAL);
+    ck_assert(!s.rates.weibull_new);
+    ck_assert_double_eq(s.rates.degrade_repair_s, 4 * 3600.0);
+    for (guint c = 0; c < WEFT_FAULT_N_CLASSES; c++) {
+        ck_assert_double_eq(s.rates.mtbf_s[c], def.mtbf_s[c]);
+        ck_assert(isinf(s.rates.degrade_mtbf_s[c]));
+    }
+
+    const char *sets[] = {"train.steps=1e6",
+                          "train.checkpoint_interval=30",
+                          "train.seed=18446744073709551615",
+                          "failures.distribution=weibull",
+                          "failures.weibull_start=new",
+                          "failures.mtbf_gpu=off",
+                          "failures.mtbf_host=10y" /* y: no such unit, refused */,
+                          "failures.mtbf_nic=3650d",
+                          "failures.degrade_mtbf_cable=1d",
+                          "train.cluster=c.ini"};
+    for (guint i = 0; i < G_N_ELEMENTS(sets); i++) {
+        g_autoptr(GError) err = NULL;
+        gboolean ok = weft_job_config_set(cfg, sets[i], &err);
+        ck_assert_msg(ok == (i != 6), "%s: %s", sets[i], err != NULL ? err->message : "accepted");
+    }
+    ck_assert(weft_job_config_settings(cfg, &s, NULL));
+    ck_assert(s.steps_given);
+    ck_assert_uint_eq(s.steps, 1000000);
+    ck_assert_uint_eq(s.checkpoint_interval, 30);
+    ck_assert_uint_eq(s.seed, G_MAXUINT64); /* every bit of a 64-bit seed */
+    ck_assert_int_eq(s.rates.dist, WEFT_FAULT_DIST_WEIBULL);
+    ck_assert(s.rates.weibull_new);
+    ck_assert(isinf(s.rates.mtbf_s[WEFT_FAULT_GPU]));
+    ck_assert_double_eq(s.rates.mtbf_s[WEFT_FAULT_HOST], def.mtbf_s[WEFT_FAULT_HOST]);
+    ck_assert_double_eq(s.rates.mtbf_s[WEFT_FAULT_NIC], 3650 * 86400.0); /* past int64 ps */
+    ck_assert_double_eq(s.rates.degrade_mtbf_s[WEFT_FAULT_CABLE], 86400.0);
+    ck_assert(g_path_is_absolute(s.cluster));
+    /* the text as written, in the effective configuration */
+    ck_assert_str_eq(weft_job_config_get(cfg, "train", "steps"), "1e6");
+    g_autofree char *ini = weft_job_config_to_ini(cfg);
+    ck_assert_ptr_nonnull(strstr(ini, "\nsteps = 1e6\n"));
+    ck_assert_ptr_nonnull(strstr(ini, "\nmtbf_gpu = off\n"));
+    ck_assert_ptr_nonnull(strstr(ini, "\n# gpus = (unset: "));
+    /* an empty value of a key without default: back to unset */
+    ck_assert(weft_job_config_set(cfg, "train.cluster=", NULL));
+    ck_assert_ptr_null(weft_job_config_get(cfg, "train", "cluster"));
+}
+END_TEST
+
 /* ---- reports ------------------------------------------------------------------------------- */
 
 START_TEST(test_reports_are_written)
@@ -995,6 +1067,7 @@ job_suite(void)
     tcase_add_test(cfg, test_bad_values_are_errors);
     tcase_add_test(cfg, test_incomplete_configurations_are_errors);
     tcase_add_test(cfg, test_config_file_resolves);
+    tcase_add_test(cfg, test_keys_store_typed_values);
     tcase_add_test(cfg, test_reports_are_written);
     tcase_add_test(cfg, test_degrading_cable_fault_replays_the_step);
     suite_add_tcase(s, cfg);

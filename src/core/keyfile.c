@@ -185,6 +185,12 @@ value_error(GError **error, const weft_key_t *k, const char *text, const char *w
     return FALSE;
 }
 
+/* Special words, parse hooks, WEFT_KEY_COUNT and WEFT_KEY_UINT64: at the end of the file. */
+static gboolean key_is_extended(const weft_key_t *k);
+static gboolean check_extended(const weft_key_t *k, const char *text, const char *base_dir,
+                               char **normalized, GError **error);
+static gboolean apply_extended(const weft_key_t *k, const char *text, void *obj, GError **error);
+
 gboolean
 weft_key_check(const weft_key_t *k, const char *text, const char *base_dir, char **normalized,
                GError **error)
@@ -194,6 +200,9 @@ weft_key_check(const weft_key_t *k, const char *text, const char *base_dir, char
     *normalized = NULL;
     if (text[0] == '\0' && k->dflt == NULL) {
         return TRUE; /* "key =" in an effective configuration: a key without default, unset */
+    }
+    if (key_is_extended(k)) {
+        return check_extended(k, text, base_dir, normalized, error);
     }
     switch (k->type) {
     case WEFT_KEY_PATH:
@@ -260,6 +269,9 @@ weft_key_check(const weft_key_t *k, const char *text, const char *base_dir, char
         *normalized = g_strdup(text);
         return TRUE;
     }
+    case WEFT_KEY_COUNT:
+    case WEFT_KEY_UINT64:
+        break; /* check_extended() */
     }
     g_return_val_if_reached(FALSE);
 }
@@ -270,6 +282,9 @@ weft_key_apply(const weft_key_t *k, const char *text, void *obj, GError **error)
     g_return_val_if_fail(k != NULL && obj != NULL, FALSE);
     if (text == NULL) {
         return TRUE;
+    }
+    if (key_is_extended(k)) {
+        return apply_extended(k, text, obj, error);
     }
     if (k->field != 0) {
         gpointer f = G_STRUCT_MEMBER_P(obj, k->field - 1);
@@ -322,6 +337,9 @@ weft_key_apply(const weft_key_t *k, const char *text, void *obj, GError **error)
             }
             break;
         }
+        case WEFT_KEY_COUNT:
+        case WEFT_KEY_UINT64:
+            g_return_val_if_reached(FALSE); /* apply_extended() */
         }
     }
     if (k->given != 0) {
@@ -341,7 +359,10 @@ weft_keys_apply_defaults(const weft_key_t *keys, guint n, void *obj)
                                       .choices = keys[i].choices,
                                       .imin = keys[i].imin,
                                       .imax = keys[i].imax,
-                                      .field = keys[i].field};
+                                      .field = keys[i].field,
+                                      .parse = keys[i].parse,
+                                      .special = keys[i].special,
+                                      .special_value = keys[i].special_value};
             gboolean ok = weft_key_apply(&plain, keys[i].dflt, obj, NULL);
             g_assert(ok); /* a table's default is one of its own values */
         }
@@ -490,4 +511,195 @@ weft_keys_option_group(const weft_key_t *keys, guint n, const char *group, char 
     g_option_group_add_entries(og, (const GOptionEntry *)(void *)entries->data);
     g_array_free(entries, TRUE);
     return og;
+}
+
+/* ---- special words, parse hooks, counts ------------------------------------------------- */
+
+/* 2^53: up to it, every whole number is exactly a double. */
+#define COUNT_MAX 9007199254740992.0
+
+/* The types read here rather than by weft_key_check() and weft_key_apply() above. */
+static gboolean
+own_syntax(const weft_key_t *k)
+{
+    return (k->type == WEFT_KEY_NUMBER && k->parse != NULL) || k->type == WEFT_KEY_COUNT ||
+           k->type == WEFT_KEY_UINT64;
+}
+
+static gboolean
+key_is_extended(const weft_key_t *k)
+{
+    return k->special != NULL || own_syntax(k);
+}
+
+/* A WEFT_KEY_COUNT: a count as core/units.h reads one, whole, in [imin, imax or 2^53]. */
+static gboolean
+parse_count(const weft_key_t *k, const char *text, guint64 *value, GError **error)
+{
+    double x = 0.0;
+    g_autoptr(GError) uerr = NULL;
+    if (!weft_units_parse_count(text, &x, &uerr)) {
+        return value_error(error, k, text, uerr->message);
+    }
+    double max = k->imax > 0 ? MIN((double)k->imax, COUNT_MAX) : COUNT_MAX;
+    if (x != floor(x) || x < (double)k->imin || x > max) {
+        g_autofree char *why =
+            k->imax > 0 ? g_strdup_printf("expected a whole number from %" G_GINT64_FORMAT
+                                          " to %" G_GINT64_FORMAT,
+                                          k->imin, k->imax)
+                        : g_strdup_printf("expected a whole number >= %" G_GINT64_FORMAT, k->imin);
+        return value_error(error, k, text, why);
+    }
+    *value = (guint64)x;
+    return TRUE;
+}
+
+/* A WEFT_KEY_UINT64: decimal digits, in [imin, G_MAXUINT64]. */
+static gboolean
+parse_uint64(const weft_key_t *k, const char *text, guint64 *value, GError **error)
+{
+    guint64 min = k->imin > 0 ? (guint64)k->imin : 0;
+    if (!g_ascii_string_to_unsigned(text, 10, min, G_MAXUINT64, value, NULL)) {
+        g_autofree char *why = g_strdup_printf(
+            "expected a whole number from %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT, min,
+            G_MAXUINT64);
+        return value_error(error, k, text, why);
+    }
+    return TRUE;
+}
+
+/* A WEFT_KEY_NUMBER with a parse hook; @range: check nmin and nmax as a plain number's are. */
+static gboolean
+parse_hooked(const weft_key_t *k, const char *text, gboolean range, double *value, GError **error)
+{
+    g_autoptr(GError) err = NULL;
+    double v = 0.0;
+    if (!k->parse(text, &v, &err)) {
+        return value_error(error, k, text, err->message);
+    }
+    if (range && (isnan(v) || (k->nmin_open ? v <= k->nmin : v < k->nmin) || v > k->nmax)) {
+        g_autofree char *why = g_strdup_printf("must be %s %g", k->nmin_open ? ">" : ">=", k->nmin);
+        return value_error(error, k, text, why);
+    }
+    *value = v;
+    return TRUE;
+}
+
+static gboolean
+is_special(const weft_key_t *k, const char *text)
+{
+    return k->special != NULL && strcmp(text, k->special) == 0;
+}
+
+static gboolean
+check_extended(const weft_key_t *k, const char *text, const char *base_dir, char **normalized,
+               GError **error)
+{
+    if (is_special(k, text)) {
+        *normalized = g_strdup(text);
+        return TRUE;
+    }
+    g_autoptr(GError) err = NULL;
+    gboolean ok;
+    if (own_syntax(k)) {
+        guint64 u = 0;
+        double x = 0.0;
+        ok = k->type == WEFT_KEY_COUNT    ? parse_count(k, text, &u, &err)
+             : k->type == WEFT_KEY_UINT64 ? parse_uint64(k, text, &u, &err)
+                                          : parse_hooked(k, text, TRUE, &x, &err);
+        if (ok) {
+            *normalized = g_strdup(text);
+        }
+    } else {
+        weft_key_t plain = *k; /* a special word beside a type weft_key_check() reads */
+        plain.special = NULL;
+        ok = weft_key_check(&plain, text, base_dir, normalized, &err);
+    }
+    if (ok) {
+        return TRUE;
+    }
+    if (k->special == NULL) {
+        g_propagate_error(error, g_steal_pointer(&err));
+    } else {
+        g_set_error(error, err->domain, err->code, "%s, or %s", err->message, k->special);
+    }
+    return FALSE;
+}
+
+/* Stores .special_value in @k's field @f, converted to the field's type. */
+static void
+store_special(const weft_key_t *k, gpointer f)
+{
+    double v = k->special_value;
+    switch (k->type) {
+    case WEFT_KEY_NUMBER:
+    case WEFT_KEY_RATE:
+        *(double *)f = v;
+        return;
+    case WEFT_KEY_TIME:
+        *(weft_time_t *)f = (weft_time_t)v;
+        return;
+    case WEFT_KEY_BYTES:
+    case WEFT_KEY_COUNT:
+    case WEFT_KEY_UINT64:
+        *(guint64 *)f = (guint64)v;
+        return;
+    case WEFT_KEY_INT:
+        *(gint64 *)f = (gint64)v;
+        return;
+    case WEFT_KEY_UINT:
+        *(guint *)f = (guint)v;
+        return;
+    case WEFT_KEY_BOOL:
+    case WEFT_KEY_ENUM:
+        *(gint *)f = (gint)v;
+        return;
+    case WEFT_KEY_PATH:
+    case WEFT_KEY_STRING:
+        break; /* a word of its own is already a string's value */
+    }
+    g_return_if_reached();
+}
+
+static gboolean
+apply_extended(const weft_key_t *k, const char *text, void *obj, GError **error)
+{
+    gboolean special = is_special(k, text);
+    if (!special && !own_syntax(k)) {
+        weft_key_t plain = *k;
+        plain.special = NULL;
+        return weft_key_apply(&plain, text, obj, error);
+    }
+    if (k->field != 0) {
+        gpointer f = G_STRUCT_MEMBER_P(obj, k->field - 1);
+        guint64 u = 0;
+        double x = 0.0;
+        if (special) {
+            store_special(k, f);
+        } else if (k->type == WEFT_KEY_NUMBER) {
+            if (!parse_hooked(k, text, FALSE, &x, error)) {
+                return FALSE;
+            }
+            *(double *)f = x;
+        } else {
+            if (!(k->type == WEFT_KEY_COUNT ? parse_count(k, text, &u, error)
+                                            : parse_uint64(k, text, &u, error))) {
+                return FALSE;
+            }
+            *(guint64 *)f = u;
+        }
+    }
+    if (k->given != 0) {
+        G_STRUCT_MEMBER(gboolean, obj, k->given - 1) = TRUE;
+    }
+    return k->apply == NULL || k->apply(obj, text, error);
+}
+
+const char *
+weft_key_error_reason(const weft_key_t *k, const char *text, const GError *error)
+{
+    g_return_val_if_fail(k != NULL && text != NULL && error != NULL, NULL);
+    /* the beginning value_error() writes */
+    g_autofree char *head = g_strdup_printf("%s.%s = \"%s\": ", k->group, k->key, text);
+    return g_str_has_prefix(error->message, head) ? error->message + strlen(head) : error->message;
 }

@@ -102,12 +102,20 @@ typedef enum {
     WEFT_KEY_RATE,   /* double, bytes per second, with its unit (core/units.h) */
     WEFT_KEY_TIME,   /* weft_time_t, picoseconds, with its unit */
     WEFT_KEY_BYTES,  /* guint64 bytes, with its unit */
+    WEFT_KEY_COUNT,  /* guint64: a whole number written as weft writes counts (2048, 1e6:
+                        core/units.h) from imin to imax (imax 0: to 2^53, where a double still
+                        counts exactly); kept as written */
+    WEFT_KEY_UINT64, /* guint64, decimal, from imin to G_MAXUINT64 (a 64-bit seed); kept as
+                        written */
 } weft_key_type_t;
 
 typedef gboolean (*weft_key_check_fn)(const char *text, GError **error);
 /* Stores a checked @text into @obj (the row's struct) where a plain field does not do,
  * e.g. a preset that sets many fields or a window that sets two. */
 typedef gboolean (*weft_key_apply_fn)(void *obj, const char *text, GError **error);
+/* Parses the text of a WEFT_KEY_NUMBER written in a syntax of its own (a duration in days,
+ * beyond what core/units.h holds) into @value; the error says why, without naming the key. */
+typedef gboolean (*weft_key_parse_fn)(const char *text, double *value, GError **error);
 
 /* WEFT_KEY_FIELD(T, member): the field of a row (0 means "no field"). */
 #define WEFT_KEY_FIELD(T, member) (G_STRUCT_OFFSET(T, member) + 1)
@@ -130,6 +138,13 @@ typedef struct {
     gchar short_option;         /* and its one-letter form, 0: none */
     const char *flag_value;     /* a bare --option (no argument) stands for this text */
     const char *arg;            /* the option's argument in --help ("N") */
+    /* Special words and parse hooks (see weft_key_error_reason() below). */
+    weft_key_parse_fn parse; /* WEFT_KEY_NUMBER: its syntax, the text kept as written (range:
+                                nmin, nmin_open, nmax); NULL: a plain number */
+    const char *special;     /* a word accepted besides the type's values ("off", "auto");
+                                not for WEFT_KEY_PATH and WEFT_KEY_STRING rows */
+    double special_value;    /* what .special stores, converted to the field's type: INFINITY
+                                in a double ("MTBF off"), 0 in a count ("interval auto") */
 } weft_key_t;
 
 /**
@@ -213,6 +228,33 @@ gboolean weft_keys_parse_quantity(weft_key_type_t type, const char *text, double
  */
 GOptionGroup *weft_keys_option_group(const weft_key_t *keys, guint n, const char *group,
                                      char **texts);
+
+/* ---- special words, parse hooks, counts ------------------------------------------------- *
+ *
+ * Some keys take a word besides their type's values: an MTBF is a duration > 0 or `off`
+ * (never fails), a checkpoint interval a count >= 1 or `auto` (searched). A row names the
+ * word in .special and the value it stands for in .special_value; weft_key_check()
+ * accepts the word as it is and adds ", or WORD" to the reason it refuses anything else
+ * with, and weft_key_apply() stores the value in the field, converted to its type. A
+ * WEFT_KEY_NUMBER with a .parse hook is written in that parser's syntax (weft train's
+ * durations reach years, in days) and range-checked like a plain number; its text, like
+ * a WEFT_KEY_COUNT's and a WEFT_KEY_UINT64's, is kept as written.
+ *
+ * Example: {"train", "checkpoint_interval", WEFT_KEY_COUNT, "auto", ..., .imin = 1,
+ * .special = "auto", .special_value = 0} accepts "auto" (stores 0) and "30" and "1e3",
+ * and refuses "0" with `train.checkpoint_interval = "0": expected a whole number >= 1,
+ * or auto`.
+ */
+
+/**
+ * weft_key_error_reason:
+ * The reason of a weft_key_check() or weft_key_apply() error on @k and @text: its message
+ * without the leading `group.key = "text": `, for callers that name the key their own way
+ * (weft train's `FILE: group.key = 'text': reason`).
+ * Returns: (transfer none): a part of @error's message (all of it when it has no such
+ *   beginning).
+ */
+const char *weft_key_error_reason(const weft_key_t *k, const char *text, const GError *error);
 
 G_END_DECLS
 

@@ -15,9 +15,25 @@
 
 G_DEFINE_QUARK(weft - fault - error - quark, weft_fault_error)
 
-static const char *const class_names[WEFT_FAULT_N_CLASSES] = {
-    "gpu", "host", "nic", "switch", "cable", "software", "maintenance", "unknown", "planned",
+static const char *const class_names[WEFT_FAULT_N_CLASSES + 1] = {
+    "gpu", "host", "nic", "switch", "cable", "software", "maintenance", "unknown", "planned", NULL,
 };
+const weft_enum_t weft_fault_class_enum = {"component class", class_names};
+
+static const char *const dist_names[] = {
+    [WEFT_FAULT_DIST_EXPONENTIAL] = "exponential",
+    [WEFT_FAULT_DIST_WEIBULL] = "weibull",
+    NULL,
+};
+const weft_enum_t weft_fault_dist_enum = {"distribution", dist_names};
+
+/* Indexed by weft_fault_rates_t.weibull_new. */
+static const char *const weibull_start_names[] = {
+    [FALSE] = "stationary",
+    [TRUE] = "new",
+    NULL,
+};
+const weft_enum_t weft_fault_weibull_start_enum = {"Weibull start", weibull_start_names};
 
 static const weft_fault_category_t class_categories[WEFT_FAULT_N_CLASSES] = {
     WEFT_FAULT_CAT_GPU,
@@ -212,23 +228,21 @@ weft_fault_rate_per_s(const weft_fault_rates_t *rates, const weft_fault_counts_t
 gboolean
 weft_fault_dist_from_name(const char *name, weft_fault_dist_t *dist, GError **error)
 {
-    if (g_strcmp0(name, "exponential") == 0) {
-        *dist = WEFT_FAULT_DIST_EXPONENTIAL;
-        return TRUE;
+    gint v = 0;
+    if (!weft_enum_from_name(&weft_fault_dist_enum, name, &v, NULL)) {
+        g_autofree char *valid = weft_enum_list(&weft_fault_dist_enum, " or ");
+        g_set_error(error, WEFT_FAULT_ERROR, WEFT_FAULT_ERROR_KEY,
+                    "unknown distribution '%s': expected %s", name, valid);
+        return FALSE;
     }
-    if (g_strcmp0(name, "weibull") == 0) {
-        *dist = WEFT_FAULT_DIST_WEIBULL;
-        return TRUE;
-    }
-    g_set_error(error, WEFT_FAULT_ERROR, WEFT_FAULT_ERROR_KEY,
-                "unknown distribution '%s': expected exponential or weibull", name);
-    return FALSE;
+    *dist = (weft_fault_dist_t)v;
+    return TRUE;
 }
 
 const char *
 weft_fault_dist_name(weft_fault_dist_t dist)
 {
-    return dist == WEFT_FAULT_DIST_WEIBULL ? "weibull" : "exponential";
+    return weft_enum_name(&weft_fault_dist_enum, (gint)dist);
 }
 
 gboolean

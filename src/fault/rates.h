@@ -62,6 +62,7 @@
 
 #include <glib.h>
 
+#include "core/keyfile.h"
 #include "topo/topo.h"
 
 G_BEGIN_DECLS
@@ -207,6 +208,14 @@ void weft_fault_counts_for_gpus(guint64 n_gpus, guint gpus_per_host, weft_fault_
 double weft_fault_rate_per_s(const weft_fault_rates_t *rates, const weft_fault_counts_t *counts,
                              gboolean degrading);
 
+/* Name tables (core/keyfile.h): the component classes (gpu, host, nic, switch, cable,
+ * software, maintenance, unknown, planned: the suffixes of the mtbf_* keys), the
+ * distributions (exponential, weibull), and the ages of Weibull parts at time 0, indexed
+ * by weft_fault_rates_t.weibull_new (FALSE: stationary, TRUE: new). */
+extern const weft_enum_t weft_fault_class_enum;
+extern const weft_enum_t weft_fault_dist_enum;
+extern const weft_enum_t weft_fault_weibull_start_enum;
+
 /** weft_fault_class_name: "gpu", "host", "nic", "switch", "cable", "software", "maintenance",
  * "unknown", "planned" (the suffixes of the mtbf_* keys). */
 const char *weft_fault_class_name(weft_fault_class_t c);
@@ -224,7 +233,7 @@ const char *weft_fault_category_key(weft_fault_category_t cat);
 
 /**
  * weft_fault_dist_from_name:
- * @name: "exponential" or "weibull".
+ * @name: "exponential" or "weibull" (weft_fault_dist_enum).
  * @error: WEFT_FAULT_ERROR_KEY quoting @name and listing both.
  */
 gboolean weft_fault_dist_from_name(const char *name, weft_fault_dist_t *dist, GError **error);

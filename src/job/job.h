@@ -63,6 +63,7 @@
 
 #include <glib.h>
 
+#include "core/keyfile.h"
 #include "fault/rates.h"
 
 G_BEGIN_DECLS
@@ -252,6 +253,58 @@ void weft_job_search_free(weft_job_search_t *s);
  */
 typedef struct weft_job_config weft_job_config_t;
 
+/**
+ * The keys of a `weft train` file, typed (units in the names): what the rows of
+ * weft_job_keys() store, defaults included. weft_job_config_resolve() turns them into
+ * weft_job_params_t (loading the cluster, replaying the scenario).
+ */
+typedef struct {
+    /* [train] */
+    const char *cluster; /* absolute; NULL: unset */
+    guint64 gpus;        /* >= 1, with gpus_given */
+    gboolean gpus_given;
+    guint64 gpus_per_host; /* >= 1 */
+    const char *scenario;  /* absolute; NULL: unset */
+    double step_time_s;    /* > 0, with step_time_given */
+    gboolean step_time_given;
+    guint64 steps; /* >= 1, with steps_given */
+    gboolean steps_given;
+    double tokens, tokens_per_step; /* > 0, with their given flags */
+    gboolean tokens_given, tokens_per_step_given;
+    double span_s; /* > 0, with span_given */
+    gboolean span_given;
+    guint64 checkpoint_interval; /* K >= 1; 0: auto */
+    guint64 checkpoint_size_B;
+    double storage_write_Bps; /* > 0 */
+    double storage_read_Bps;  /* > 0, with storage_read_given (else: the write one) */
+    gboolean storage_read_given;
+    double detection_s, reschedule_s; /* >= 0 */
+    guint64 samples;                  /* >= 1 (at most 2^31 - 1: weft_job_config_resolve()) */
+    guint64 seed;
+    guint64 threads; /* 0: one per CPU */
+    /* [failures]: distribution, weibull_shape, weibull_start (weibull_new), degrade_repair_time,
+     * mtbf_CLASS, degrade_mtbf_CLASS; the MTBFs start at weft_fault_rates_init_default()'s */
+    weft_fault_rates_t rates;
+} weft_job_settings_t;
+
+/**
+ * weft_job_keys:
+ * The rows of a `weft train` file over weft_job_settings_t (core/keyfile.h; keys and
+ * defaults in doc/failures.md): [train], then [failures] (distribution, weibull_shape,
+ * weibull_start, degrade_repair_time, then mtbf_CLASS and degrade_mtbf_CLASS for every
+ * class of weft_fault_class_enum, in its order, made once). The per-class rows have no
+ * default text: their default is the struct's, weft_fault_rates_init_default().
+ * @n_keys: (out): the number of rows.
+ * Returns: (transfer none): the rows, for the life of the process.
+ */
+const weft_key_t *weft_job_keys(guint *n_keys);
+
+/** weft_job_config_has_group: TRUE if @group is a group of a train file (has rows). */
+gboolean weft_job_config_has_group(const char *group);
+
+/** weft_job_config_is_train_file: TRUE if @kf has a group of a train file ([train], [failures]). */
+gboolean weft_job_config_is_train_file(GKeyFile *kf);
+
 /** weft_job_config_new: every key at its default (unset keys). */
 weft_job_config_t *weft_job_config_new(void);
 
@@ -280,6 +333,14 @@ gboolean weft_job_config_set(weft_job_config_t *cfg, const char *assignment, GEr
 
 /** weft_job_config_get: (transfer none): the current text of @group.@key or NULL if unset. */
 const char *weft_job_config_get(const weft_job_config_t *cfg, const char *group, const char *key);
+
+/**
+ * weft_job_config_settings:
+ * @s: (out): every key's value: the one set, else its default. Strings point into @cfg.
+ * @error: WEFT_JOB_ERROR_VALUE (a value was checked when set: not expected).
+ */
+gboolean weft_job_config_settings(const weft_job_config_t *cfg, weft_job_settings_t *s,
+                                  GError **error);
 
 /**
  * weft_job_config_to_ini:

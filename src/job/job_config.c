@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `weft train` configuration files ([train] and [failures] groups, checked key by key, then
- * resolved into weft_job_params_t: component counts from a cluster, the step time from a
- * scenario replay) and the reports (summary.json, the goodput-against-interval CSV). See
- * job.h and doc/failures.md.
+ * `weft train` configuration files ([train] and [failures] groups: rows of the one engine,
+ * core/keyfile.h, over weft_job_settings_t, checked key by key, then resolved into
+ * weft_job_params_t: component counts from a cluster, the step time from a scenario replay)
+ * and the reports (summary.json, the goodput-against-interval CSV). See job.h and
+ * doc/failures.md.
  */
 #define G_LOG_DOMAIN "weft-job"
 
@@ -11,7 +12,6 @@
 
 #include "config.h"
 
-#include <errno.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
@@ -24,54 +24,82 @@
 #include "scenario/scenario.h"
 #include "topo/topo.h"
 
-typedef enum {
-    K_PATH,     /* a file name; relative to the config file */
-    K_COUNT,    /* an integer >= 1 */
-    K_COUNT0,   /* an integer >= 0 */
-    K_AMOUNT,   /* a number > 0 (tokens) */
-    K_STEPTIME, /* a duration > 0 */
-    K_DURATION, /* a duration >= 0 */
-    K_MTBF,     /* a duration > 0, or off */
-    K_INTERVAL, /* auto or an integer >= 1 */
-    K_BYTES,    /* a size >= 0 */
-    K_RATE,     /* a rate > 0 */
-    K_DIST,     /* exponential | weibull */
-    K_SHAPE,    /* a number > 0 */
-    K_SEED,     /* an unsigned 64-bit integer */
-    K_START,    /* stationary | new */
-} ktype_t;
+/* ---- the keys ------------------------------------------------------------------------------ */
 
-typedef struct {
-    const char *group, *key;
-    ktype_t type;
-    const char *def; /* NULL: unset by default (the comment in to_ini says what that means) */
-    const char *help;
-} key_t_;
+#define F(member) WEFT_KEY_FIELD(weft_job_settings_t, member)
 
-/* Defaults and their sources are in doc/failures.md. */
-static const key_t_ train_keys[] = {
-    {"train", "cluster", K_PATH, NULL, "cluster file: component counts"},
-    {"train", "gpus", K_COUNT, NULL, "GPUs, when there is no cluster file"},
-    {"train", "gpus_per_host", K_COUNT, "8", "GPUs per host, with gpus"},
-    {"train", "scenario", K_PATH, NULL, "scenario whose replayed step time is the step time"},
-    {"train", "step_time", K_STEPTIME, NULL, "time of one training step"},
-    {"train", "steps", K_COUNT, NULL, "training steps"},
-    {"train", "tokens", K_AMOUNT, NULL, "training tokens (with tokens_per_step)"},
-    {"train", "tokens_per_step", K_AMOUNT, NULL, "tokens per step (global batch)"},
-    {"train", "span", K_STEPTIME, NULL, "a fixed wall-clock span instead of steps"},
-    {"train", "checkpoint_interval", K_INTERVAL, "auto", "steps between checkpoints, or auto"},
-    {"train", "checkpoint_size", K_BYTES, "5.67TB", "bytes written per checkpoint"},
-    {"train", "storage_write_bandwidth", K_RATE, "2TB/s", "checkpoint write bandwidth"},
-    {"train", "storage_read_bandwidth", K_RATE, NULL, "reload bandwidth (default: write)"},
-    {"train", "detection_time", K_DURATION, "60s", "time to notice a failure"},
-    {"train", "reschedule_time", K_DURATION, "300s", "time to get nodes and relaunch"},
-    {"train", "samples", K_COUNT, "1000", "Monte Carlo samples"},
-    {"train", "seed", K_SEED, "1", "random seed"},
-    {"train", "threads", K_COUNT0, "0", "worker threads (0: one per CPU)"},
-    {"failures", "distribution", K_DIST, "exponential", "exponential or weibull"},
-    {"failures", "weibull_shape", K_SHAPE, "0.7", "Weibull shape k"},
-    {"failures", "weibull_start", K_START, "stationary", "Weibull parts' ages: stationary or new"},
-    {"failures", "degrade_repair_time", K_STEPTIME, "4h", "how long a degrading fault lasts"},
+/* A duration, reaching past the ~106 days of core/units.h's picoseconds (fault/rates.h). */
+static gboolean
+parse_seconds(const char *text, double *seconds, GError **error)
+{
+    return weft_fault_parse_duration(text, FALSE, seconds, error);
+}
+
+/* An MTBF: a duration, or never (the rows' special word "off"; "inf" also reads as never). */
+static gboolean
+parse_mtbf(const char *text, double *seconds, GError **error)
+{
+    return weft_fault_parse_duration(text, TRUE, seconds, error);
+}
+
+/* Durations, and numbers written as weft writes counts (core/units.h: 15.6e12), are kept as
+ * written; every range is in the row. Defaults and their sources are in doc/failures.md;
+ * the docs are the comments of unset keys in the effective configuration. */
+#define SECONDS_GT0 .parse = parse_seconds, .nmin = 0.0, .nmin_open = TRUE, .nmax = G_MAXDOUBLE
+#define SECONDS_GE0 .parse = parse_seconds, .nmin = 0.0, .nmax = G_MAXDOUBLE
+#define NUMBER_GT0                                                                                 \
+    .parse = weft_units_parse_count, .nmin = 0.0, .nmin_open = TRUE, .nmax = G_MAXDOUBLE
+
+static const weft_key_t train_rows[] = {
+    {"train", "cluster", WEFT_KEY_PATH, NULL, "cluster file: component counts",
+     .field = F(cluster)},
+    {"train", "gpus", WEFT_KEY_COUNT, NULL, "GPUs, when there is no cluster file", .imin = 1,
+     .field = F(gpus), .given = F(gpus_given)},
+    {"train", "gpus_per_host", WEFT_KEY_COUNT, "8", "GPUs per host, with gpus", .imin = 1,
+     .field = F(gpus_per_host)},
+    {"train", "scenario", WEFT_KEY_PATH, NULL, "scenario whose replayed step time is the step time",
+     .field = F(scenario)},
+    {"train", "step_time", WEFT_KEY_NUMBER, NULL, "time of one training step", SECONDS_GT0,
+     .field = F(step_time_s), .given = F(step_time_given)},
+    {"train", "steps", WEFT_KEY_COUNT, NULL, "training steps", .imin = 1, .field = F(steps),
+     .given = F(steps_given)},
+    {"train", "tokens", WEFT_KEY_NUMBER, NULL, "training tokens (with tokens_per_step)", NUMBER_GT0,
+     .field = F(tokens), .given = F(tokens_given)},
+    {"train", "tokens_per_step", WEFT_KEY_NUMBER, NULL, "tokens per step (global batch)",
+     NUMBER_GT0, .field = F(tokens_per_step), .given = F(tokens_per_step_given)},
+    {"train", "span", WEFT_KEY_NUMBER, NULL, "a fixed wall-clock span instead of steps",
+     SECONDS_GT0, .field = F(span_s), .given = F(span_given)},
+    {"train", "checkpoint_interval", WEFT_KEY_COUNT, "auto", "steps between checkpoints, or auto",
+     .imin = 1, .special = "auto", .special_value = 0.0, .field = F(checkpoint_interval)},
+    {"train", "checkpoint_size", WEFT_KEY_BYTES, "5.67TB", "bytes written per checkpoint",
+     .field = F(checkpoint_size_B)},
+    {"train", "storage_write_bandwidth", WEFT_KEY_RATE, "2TB/s", "checkpoint write bandwidth",
+     .nmin = 0.0, .nmin_open = TRUE, .field = F(storage_write_Bps)},
+    {"train", "storage_read_bandwidth", WEFT_KEY_RATE, NULL, "reload bandwidth (default: write)",
+     .nmin = 0.0, .nmin_open = TRUE, .field = F(storage_read_Bps), .given = F(storage_read_given)},
+    {"train", "detection_time", WEFT_KEY_NUMBER, "60s", "time to notice a failure", SECONDS_GE0,
+     .field = F(detection_s)},
+    {"train", "reschedule_time", WEFT_KEY_NUMBER, "300s", "time to get nodes and relaunch",
+     SECONDS_GE0, .field = F(reschedule_s)},
+    {"train", "samples", WEFT_KEY_COUNT, "1000", "Monte Carlo samples", .imin = 1,
+     .field = F(samples)},
+    {"train", "seed", WEFT_KEY_UINT64, "1", "random seed", .field = F(seed)},
+    {"train", "threads", WEFT_KEY_COUNT, "0", "worker threads (0: one per CPU)", .imin = 0,
+     .field = F(threads)},
+};
+
+/* The [failures] keys shared by every class; mtbf_CLASS and degrade_mtbf_CLASS follow them
+ * in weft_job_keys(). The defaults are weft_fault_rates_init_default()'s. */
+static const weft_key_t failures_rows[] = {
+    {"failures", "distribution", WEFT_KEY_ENUM, "exponential", "exponential or weibull",
+     .choices = &weft_fault_dist_enum, .field = F(rates.dist)},
+    {"failures", "weibull_shape", WEFT_KEY_NUMBER, "0.7", "Weibull shape k", NUMBER_GT0,
+     .field = F(rates.weibull_shape)},
+    {"failures", "weibull_start", WEFT_KEY_ENUM, "stationary",
+     "Weibull parts' ages: stationary or new", .choices = &weft_fault_weibull_start_enum,
+     .field = F(rates.weibull_new)},
+    {"failures", "degrade_repair_time", WEFT_KEY_NUMBER, "4h", "how long a degrading fault lasts",
+     SECONDS_GT0, .field = F(rates.degrade_repair_s)},
 };
 
 /*
@@ -145,8 +173,87 @@ replay_step_time(const weft_fault_event_t *fault, double nominal_step_s, double 
     return TRUE;
 }
 
+/* ---- the configuration --------------------------------------------------------------------- */
+
+/* weft_job_keys(): train_rows, failures_rows, then one mtbf_CLASS row per class of
+ * weft_fault_class_enum and one degrade_mtbf_CLASS row per class. */
+#define FIRST_FAILURES_ROW G_N_ELEMENTS(train_rows)
+#define FIRST_CLASS_ROW (G_N_ELEMENTS(train_rows) + G_N_ELEMENTS(failures_rows))
+static const weft_key_t *job_keys;
+static guint n_job_keys;
+
+static void
+compose_keys(void)
+{
+    static gsize once = 0;
+    if (g_once_init_enter(&once)) {
+        guint n = FIRST_CLASS_ROW + 2 * WEFT_FAULT_N_CLASSES;
+        weft_key_t *rows = g_new0(weft_key_t, n);
+        memcpy(rows, train_rows, sizeof train_rows);
+        memcpy(rows + FIRST_FAILURES_ROW, failures_rows, sizeof failures_rows);
+        for (guint deg = 0; deg < 2; deg++) {
+            for (guint c = 0; c < WEFT_FAULT_N_CLASSES; c++) {
+                const char *cls = weft_enum_name(&weft_fault_class_enum, (gint)c);
+                gssize field = deg ? F(rates.degrade_mtbf_s) : F(rates.mtbf_s);
+                /* the names and docs live as long as the table: the process */
+                rows[FIRST_CLASS_ROW + deg * WEFT_FAULT_N_CLASSES + c] = (weft_key_t){
+                    "failures",
+                    g_strdup_printf("%smtbf_%s", deg ? "degrade_" : "", cls),
+                    WEFT_KEY_NUMBER,
+                    NULL,
+                    g_strdup_printf("%s: MTBF per %s, or off",
+                                    deg ? "degrading faults" : "interruptions", cls),
+                    .parse = parse_mtbf,
+                    .nmin = 0.0,
+                    .nmin_open = TRUE,
+                    .nmax = INFINITY,
+                    .special = "off",
+                    .special_value = INFINITY,
+                    .field = field + (gssize)(c * sizeof(double)),
+                };
+            }
+        }
+        job_keys = rows;
+        n_job_keys = n;
+        g_once_init_leave(&once, 1);
+    }
+}
+
+const weft_key_t *
+weft_job_keys(guint *n_keys)
+{
+    compose_keys();
+    if (n_keys != NULL) {
+        *n_keys = n_job_keys;
+    }
+    return job_keys;
+}
+
+gboolean
+weft_job_config_has_group(const char *group)
+{
+    g_return_val_if_fail(group != NULL, FALSE);
+    compose_keys();
+    g_autofree char *keys = weft_keys_list(job_keys, n_job_keys, group);
+    return keys[0] != '\0';
+}
+
+gboolean
+weft_job_config_is_train_file(GKeyFile *kf)
+{
+    g_return_val_if_fail(kf != NULL, FALSE);
+    g_auto(GStrv) groups = g_key_file_get_groups(kf, NULL);
+    for (guint g = 0; groups[g] != NULL; g++) {
+        if (weft_job_config_has_group(groups[g])) {
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
 struct weft_job_config {
-    GHashTable *values;        /* "group.key" -> the text set (paths resolved) */
+    char **value;              /* per row of weft_job_keys(): the text set (paths absolute);
+                                  NULL: the row's default */
     char *origin;              /* the last file loaded, for messages */
     step_provider_t *provider; /* made by weft_job_config_resolve() when needed */
 };
@@ -154,8 +261,9 @@ struct weft_job_config {
 weft_job_config_t *
 weft_job_config_new(void)
 {
+    compose_keys();
     weft_job_config_t *cfg = g_new0(weft_job_config_t, 1);
-    cfg->values = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    cfg->value = g_new0(char *, n_job_keys);
     return cfg;
 }
 
@@ -165,7 +273,10 @@ weft_job_config_free(weft_job_config_t *cfg)
     if (cfg == NULL) {
         return;
     }
-    g_hash_table_unref(cfg->values);
+    for (guint i = 0; i < n_job_keys; i++) {
+        g_free(cfg->value[i]);
+    }
+    g_free(cfg->value);
     g_free(cfg->origin);
     step_provider_free(cfg->provider);
     g_free(cfg);
@@ -178,195 +289,31 @@ where(const char *origin)
     return origin != NULL ? g_strdup_printf("%s: ", origin) : g_strdup("");
 }
 
-/* Finds @group.@key: a train_keys entry, or a [failures] mtbf_CLASS / degrade_mtbf_CLASS key
- * (filled into @tmp). */
-static const key_t_ *
-find_key(const char *group, const char *key, key_t_ *tmp)
-{
-    for (guint i = 0; i < G_N_ELEMENTS(train_keys); i++) {
-        if (strcmp(train_keys[i].group, group) == 0 && strcmp(train_keys[i].key, key) == 0) {
-            return &train_keys[i];
-        }
-    }
-    if (strcmp(group, "failures") != 0) {
-        return NULL;
-    }
-    const char *cls = NULL;
-    if (g_str_has_prefix(key, "mtbf_")) {
-        cls = key + 5;
-    } else if (g_str_has_prefix(key, "degrade_mtbf_")) {
-        cls = key + 13;
-    } else {
-        return NULL;
-    }
-    for (guint c = 0; c < WEFT_FAULT_N_CLASSES; c++) {
-        if (strcmp(cls, weft_fault_class_name(c)) == 0) {
-            *tmp = (key_t_){"failures", key, K_MTBF, NULL, NULL};
-            return tmp;
-        }
-    }
-    return NULL;
-}
-
+/* The keys of @group for messages: the per-class ones as mtbf_CLASS, degrade_mtbf_CLASS. */
 static char *
 valid_keys(const char *group)
 {
-    GString *s = g_string_new(NULL);
-    for (guint i = 0; i < G_N_ELEMENTS(train_keys); i++) {
-        if (strcmp(train_keys[i].group, group) == 0) {
-            g_string_append_printf(s, "%s%s", s->len ? ", " : "", train_keys[i].key);
-        }
+    g_autofree char *shared = weft_keys_list(job_keys, FIRST_CLASS_ROW, group);
+    g_autofree char *per_class =
+        weft_keys_list(job_keys + FIRST_CLASS_ROW, n_job_keys - FIRST_CLASS_ROW, group);
+    if (per_class[0] == '\0') {
+        return g_steal_pointer(&shared);
     }
-    if (strcmp(group, "failures") == 0) {
-        g_string_append(s, ", mtbf_CLASS, degrade_mtbf_CLASS (CLASS: ");
-        for (guint c = 0; c < WEFT_FAULT_N_CLASSES; c++) {
-            g_string_append_printf(s, "%s%s", c ? ", " : "", weft_fault_class_name(c));
-        }
-        g_string_append(s, ")");
-    }
-    return g_string_free(s, FALSE);
-}
-
-/* Parses a whole number in [min, 2^53]. */
-static gboolean
-parse_integer(const char *text, double min, guint64 *v, GError **error)
-{
-    double x;
-    if (!weft_units_parse_count(text, &x, error)) {
-        return FALSE;
-    }
-    if (x != floor(x) || x < min || x > 9007199254740992.0) {
-        g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_VALUE, "expected a whole number >= %.0f",
-                    min);
-        return FALSE;
-    }
-    *v = (guint64)x;
-    return TRUE;
-}
-
-/* Parses @text as a value of @k; values in SI units (seconds, bytes, bytes/s) into @num. */
-static gboolean
-parse_value(const key_t_ *k, const char *text, double *num, GError **error)
-{
-    guint64 u = 0;
-    double x = 0.0;
-    switch (k->type) {
-    case K_PATH:
-        if (text[0] == '\0') {
-            g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_VALUE, "empty file name");
-            return FALSE;
-        }
-        return TRUE;
-    case K_COUNT:
-    case K_COUNT0:
-        if (!parse_integer(text, k->type == K_COUNT ? 1.0 : 0.0, &u, error)) {
-            return FALSE;
-        }
-        *num = (double)u;
-        return TRUE;
-    case K_AMOUNT:
-        if (!weft_units_parse_count(text, &x, error)) {
-            return FALSE;
-        }
-        if (!(x > 0.0)) {
-            g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_VALUE, "must be > 0");
-            return FALSE;
-        }
-        *num = x;
-        return TRUE;
-    case K_STEPTIME:
-    case K_DURATION:
-    case K_MTBF:
-        if (!weft_fault_parse_duration(text, k->type == K_MTBF, &x, error)) {
-            return FALSE;
-        }
-        if (k->type != K_DURATION && !(x > 0.0)) {
-            g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_VALUE,
-                        k->type == K_MTBF ? "an MTBF must be > 0 (write 'off' for never)"
-                                          : "must be > 0");
-            return FALSE;
-        }
-        *num = x;
-        return TRUE;
-    case K_INTERVAL:
-        if (strcmp(text, "auto") == 0) {
-            *num = 0.0;
-            return TRUE;
-        }
-        if (!parse_integer(text, 1.0, &u, error)) {
-            g_prefix_error(error, "expected 'auto' or steps between checkpoints: ");
-            return FALSE;
-        }
-        *num = (double)u;
-        return TRUE;
-    case K_BYTES: {
-        guint64 b;
-        if (!weft_units_parse_bytes(text, &b, error)) {
-            return FALSE;
-        }
-        *num = (double)b;
-        return TRUE;
-    }
-    case K_RATE:
-        if (!weft_units_parse_rate(text, &x, error)) {
-            return FALSE;
-        }
-        if (!(x > 0.0)) {
-            g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_VALUE, "must be > 0");
-            return FALSE;
-        }
-        *num = x;
-        return TRUE;
-    case K_DIST: {
-        weft_fault_dist_t d;
-        return weft_fault_dist_from_name(text, &d, error);
-    }
-    case K_SHAPE:
-        if (!weft_units_parse_count(text, &x, error)) {
-            return FALSE;
-        }
-        if (!(x > 0.0) || !isfinite(x)) {
-            g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_VALUE, "must be > 0");
-            return FALSE;
-        }
-        *num = x;
-        return TRUE;
-    case K_START:
-        if (strcmp(text, "stationary") != 0 && strcmp(text, "new") != 0) {
-            g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_VALUE,
-                        "expected stationary (parts of every age) or new (all new at time 0)");
-            return FALSE;
-        }
-        return TRUE;
-    case K_SEED: {
-        char *end = NULL;
-        errno = 0;
-        guint64 s = g_ascii_strtoull(text, &end, 10);
-        if (end == text || *end != '\0' || errno != 0 || text[0] == '-') {
-            g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_VALUE,
-                        "expected an unsigned integer");
-            return FALSE;
-        }
-        *num = (double)s;
-        return TRUE;
-    }
-    }
-    return TRUE;
+    g_autofree char *classes = weft_enum_list(&weft_fault_class_enum, ", ");
+    return g_strdup_printf("%s, mtbf_CLASS, degrade_mtbf_CLASS (CLASS: %s)", shared, classes);
 }
 
 static gboolean
 set_checked(weft_job_config_t *cfg, const char *origin, const char *group, const char *key,
             const char *value, const char *base_dir, GError **error)
 {
-    key_t_ tmp;
-    const key_t_ *k = NULL;
     g_autofree char *at = where(origin);
-    if (strcmp(group, "train") != 0 && strcmp(group, "failures") != 0) {
+    if (!weft_job_config_has_group(group)) {
         g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_KEY,
                     "%sunknown group [%s]: expected [train] or [failures]", at, group);
         return FALSE;
     }
-    k = find_key(group, key, &tmp);
+    const weft_key_t *k = weft_keys_find(job_keys, n_job_keys, group, key);
     if (k == NULL) {
         g_autofree char *valid = valid_keys(group);
         g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_KEY,
@@ -374,19 +321,19 @@ set_checked(weft_job_config_t *cfg, const char *origin, const char *group, const
         return FALSE;
     }
     g_autofree char *v = g_strstrip(g_strdup(value));
-    g_autoptr(GError) perr = NULL;
-    double num;
-    if (!parse_value(k, v, &num, &perr)) {
-        g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_VALUE, "%s%s.%s = '%s': %s", at, group,
-                    key, v, perr->message);
-        return FALSE;
-    }
     /* Paths are kept absolute (relative to the config file, or to the working directory
      * on the command line) so that a saved train.ini runs again from anywhere. */
     g_autofree char *base_abs = base_dir != NULL ? g_canonicalize_filename(base_dir, NULL) : NULL;
-    char *stored = k->type == K_PATH && v[0] != '\0' ? g_canonicalize_filename(v, base_abs)
-                                                     : g_steal_pointer(&v);
-    g_hash_table_replace(cfg->values, g_strdup_printf("%s.%s", group, key), stored);
+    char *checked = NULL;
+    g_autoptr(GError) kerr = NULL;
+    if (!weft_key_check(k, v, base_abs, &checked, &kerr)) {
+        g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_VALUE, "%s%s.%s = '%s': %s", at, group,
+                    key, v, weft_key_error_reason(k, v, kerr));
+        return FALSE;
+    }
+    guint i = (guint)(k - job_keys);
+    g_free(cfg->value[i]);
+    cfg->value[i] = checked; /* NULL: "key =", back to the default */
     return TRUE;
 }
 
@@ -432,7 +379,7 @@ weft_job_config_load(weft_job_config_t *cfg, const char *path, GError **error)
     g_auto(GStrv) groups = g_key_file_get_groups(kf, &n_groups);
     for (gsize g = 0; g < n_groups; g++) {
         g_auto(GStrv) keys = g_key_file_get_keys(kf, groups[g], NULL, NULL);
-        if (strcmp(groups[g], "train") != 0 && strcmp(groups[g], "failures") != 0) {
+        if (!weft_job_config_has_group(groups[g])) {
             g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_KEY,
                         "%s: unknown group [%s]: expected [train] or [failures]", path, groups[g]);
             return FALSE;
@@ -452,21 +399,36 @@ weft_job_config_load(weft_job_config_t *cfg, const char *path, GError **error)
 const char *
 weft_job_config_get(const weft_job_config_t *cfg, const char *group, const char *key)
 {
-    g_autofree char *name = g_strdup_printf("%s.%s", group, key);
-    return g_hash_table_lookup(cfg->values, name);
+    const weft_key_t *k = weft_keys_find(job_keys, n_job_keys, group, key);
+    return k != NULL ? cfg->value[k - job_keys] : NULL;
 }
 
-/* The effective text of a key: its value, else its default, else NULL. */
-static const char *
-text_of(const weft_job_config_t *cfg, const char *group, const char *key)
+/* Every row's default, in a settings struct. */
+static void
+settings_init(weft_job_settings_t *s)
 {
-    const char *v = weft_job_config_get(cfg, group, key);
-    if (v != NULL) {
-        return v;
+    memset(s, 0, sizeof *s);
+    weft_fault_rates_init_default(&s->rates);
+    weft_keys_apply_defaults(job_keys, n_job_keys, s);
+}
+
+gboolean
+weft_job_config_settings(const weft_job_config_t *cfg, weft_job_settings_t *s, GError **error)
+{
+    g_return_val_if_fail(cfg != NULL && s != NULL, FALSE);
+    settings_init(s);
+    for (guint i = 0; i < n_job_keys; i++) {
+        g_autoptr(GError) kerr = NULL;
+        const weft_key_t *k = &job_keys[i];
+        if (!weft_key_apply(k, cfg->value[i], s, &kerr)) {
+            g_autofree char *at = where(cfg->origin);
+            g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_VALUE, "%s%s.%s = '%s': %s", at,
+                        k->group, k->key, cfg->value[i],
+                        weft_key_error_reason(k, cfg->value[i], kerr));
+            return FALSE;
+        }
     }
-    key_t_ tmp;
-    const key_t_ *k = find_key(group, key, &tmp);
-    return k != NULL ? k->def : NULL;
+    return TRUE;
 }
 
 static char *
@@ -487,56 +449,27 @@ format_duration(double s)
 char *
 weft_job_config_to_ini(const weft_job_config_t *cfg)
 {
+    weft_job_settings_t def;
+    settings_init(&def);
     GString *s = g_string_new("# weft " PACKAGE_VERSION " train: effective configuration\n");
-    g_string_append(s, "[train]\n");
-    for (guint i = 0; i < G_N_ELEMENTS(train_keys); i++) {
-        const key_t_ *k = &train_keys[i];
-        if (strcmp(k->group, "train") != 0) {
-            continue;
+    for (guint i = 0; i < n_job_keys; i++) {
+        const weft_key_t *k = &job_keys[i];
+        if (i == 0 || i == FIRST_FAILURES_ROW) {
+            g_string_append_printf(s, "%s[%s]\n", i > 0 ? "\n" : "", k->group);
         }
-        const char *v = text_of(cfg, k->group, k->key);
+        const char *v = cfg->value[i] != NULL ? cfg->value[i] : k->dflt;
+        g_autofree char *d = NULL;
+        if (v == NULL && i >= FIRST_CLASS_ROW) {
+            /* the per-class MTBFs: their default is weft_fault_rates_init_default()'s */
+            v = d = format_duration(G_STRUCT_MEMBER(double, &def, k->field - 1));
+        }
         if (v != NULL) {
             g_string_append_printf(s, "%s = %s\n", k->key, v);
         } else {
-            g_string_append_printf(s, "# %s = (unset: %s)\n", k->key, k->help);
-        }
-    }
-    g_string_append(s, "\n[failures]\n");
-    for (guint i = 0; i < G_N_ELEMENTS(train_keys); i++) {
-        const key_t_ *k = &train_keys[i];
-        if (strcmp(k->group, "failures") == 0) {
-            g_string_append_printf(s, "%s = %s\n", k->key, text_of(cfg, k->group, k->key));
-        }
-    }
-    weft_fault_rates_t def;
-    weft_fault_rates_init_default(&def);
-    for (guint deg = 0; deg < 2; deg++) {
-        for (guint c = 0; c < WEFT_FAULT_N_CLASSES; c++) {
-            g_autofree char *key =
-                g_strdup_printf("%smtbf_%s", deg ? "degrade_" : "", weft_fault_class_name(c));
-            const char *v = weft_job_config_get(cfg, "failures", key);
-            g_autofree char *d = format_duration(deg ? def.degrade_mtbf_s[c] : def.mtbf_s[c]);
-            g_string_append_printf(s, "%s = %s\n", key, v != NULL ? v : d);
+            g_string_append_printf(s, "# %s = (unset: %s)\n", k->key, k->doc);
         }
     }
     return g_string_free(s, FALSE);
-}
-
-/* The numeric value of a key already checked when set (or its default). */
-static gboolean
-num_of(const weft_job_config_t *cfg, const char *group, const char *key, double *num)
-{
-    const char *v = text_of(cfg, group, key);
-    if (v == NULL) {
-        return FALSE;
-    }
-    key_t_ tmp;
-    const key_t_ *k = find_key(group, key, &tmp);
-    g_autoptr(GError) err = NULL;
-    if (!parse_value(k, v, num, &err)) {
-        g_error("%s.%s = '%s' was checked when set: %s", group, key, v, err->message);
-    }
-    return TRUE;
 }
 
 gboolean
@@ -545,55 +478,37 @@ weft_job_config_resolve(const weft_job_config_t *cfg, weft_job_params_t *p, GStr
 {
     g_autofree char *origin = where(cfg->origin);
     weft_job_params_init(p);
-    double x;
-
-    /* failures */
-    const char *dist = text_of(cfg, "failures", "distribution");
-    if (!weft_fault_dist_from_name(dist, &p->rates.dist, NULL)) {
-        g_assert_not_reached();
-    }
-    num_of(cfg, "failures", "weibull_shape", &p->rates.weibull_shape);
-    p->rates.weibull_new = strcmp(text_of(cfg, "failures", "weibull_start"), "new") == 0;
-    num_of(cfg, "failures", "degrade_repair_time", &p->rates.degrade_repair_s);
-    for (guint deg = 0; deg < 2; deg++) {
-        for (guint c = 0; c < WEFT_FAULT_N_CLASSES; c++) {
-            g_autofree char *key =
-                g_strdup_printf("%smtbf_%s", deg ? "degrade_" : "", weft_fault_class_name(c));
-            if (num_of(cfg, "failures", key, &x)) {
-                (deg ? p->rates.degrade_mtbf_s : p->rates.mtbf_s)[c] = x;
-            }
-        }
-    }
-
-    /* the run's checkpoints and restarts */
-    double size_B, write_Bps, read_Bps, detect_s, resched_s;
-    num_of(cfg, "train", "checkpoint_size", &size_B);
-    num_of(cfg, "train", "storage_write_bandwidth", &write_Bps);
-    if (!num_of(cfg, "train", "storage_read_bandwidth", &read_Bps)) {
-        read_Bps = write_Bps;
-    }
-    num_of(cfg, "train", "detection_time", &detect_s);
-    num_of(cfg, "train", "reschedule_time", &resched_s);
-    p->checkpoint_write_s = size_B / write_Bps;
-    p->restart_s = detect_s + resched_s + size_B / read_Bps;
-    num_of(cfg, "train", "checkpoint_interval", &x);
-    p->checkpoint_auto = x == 0.0;
-    p->checkpoint_steps = p->checkpoint_auto ? 1 : (guint64)x;
-    num_of(cfg, "train", "samples", &x);
-    if (x > G_MAXUINT32 / 2) {
-        g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_VALUE,
-                    "%strain.samples = %.0f: at most %u", origin, x, G_MAXUINT32 / 2);
+    weft_job_settings_t s;
+    if (!weft_job_config_settings(cfg, &s, error)) {
         return FALSE;
     }
-    p->samples = (guint)x;
-    num_of(cfg, "train", "threads", &x);
-    p->threads = (guint)MIN(x, 1024.0);
-    const char *seed = text_of(cfg, "train", "seed");
-    p->seed = g_ascii_strtoull(seed, NULL, 10);
+
+    /* failures */
+    p->rates = s.rates;
+
+    /* the run's checkpoints and restarts */
+    double size_B = (double)s.checkpoint_size_B;
+    double read_Bps = s.storage_read_given ? s.storage_read_Bps : s.storage_write_Bps;
+    p->checkpoint_write_s = size_B / s.storage_write_Bps;
+    p->restart_s = s.detection_s + s.reschedule_s + size_B / read_Bps;
+    p->checkpoint_auto = s.checkpoint_interval == 0;
+    p->checkpoint_steps = p->checkpoint_auto ? 1 : s.checkpoint_interval;
+    if (s.samples > G_MAXUINT32 / 2) {
+        g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_VALUE,
+                    "%strain.samples = %.0f: at most %u", origin, (double)s.samples,
+                    G_MAXUINT32 / 2);
+        return FALSE;
+    }
+    p->samples = (guint)s.samples;
+    p->threads = (guint)MIN(s.threads, 1024);
+    p->seed = s.seed;
 
     /* the step time */
-    const char *scenario = text_of(cfg, "train", "scenario");
-    gboolean have_step = num_of(cfg, "train", "step_time", &p->step_time_s);
+    const char *scenario = s.scenario;
+    gboolean have_step = s.step_time_given;
+    if (have_step) {
+        p->step_time_s = s.step_time_s;
+    }
     if (scenario != NULL && have_step) {
         g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_KEY,
                     "%strain.step_time and train.scenario both give the step time; keep one",
@@ -670,11 +585,11 @@ weft_job_config_resolve(const weft_job_config_t *cfg, weft_job_params_t *p, GStr
     }
 
     /* the run's length */
-    double steps = 0.0, tokens = 0.0, tps = 0.0, span = 0.0;
-    gboolean have_steps = num_of(cfg, "train", "steps", &steps);
-    gboolean have_tokens = num_of(cfg, "train", "tokens", &tokens);
-    gboolean have_tps = num_of(cfg, "train", "tokens_per_step", &tps);
-    gboolean have_span = num_of(cfg, "train", "span", &span);
+    double steps = (double)s.steps;
+    gboolean have_steps = s.steps_given;
+    gboolean have_tokens = s.tokens_given;
+    gboolean have_tps = s.tokens_per_step_given;
+    gboolean have_span = s.span_given;
     if (have_tokens != have_tps) {
         g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_KEY,
                     "%strain.tokens and train.tokens_per_step go together", origin);
@@ -688,21 +603,19 @@ weft_job_config_resolve(const weft_job_config_t *cfg, weft_job_params_t *p, GStr
         return FALSE;
     }
     if (have_tokens) {
-        steps = ceil(tokens / tps);
+        steps = ceil(s.tokens / s.tokens_per_step);
     }
     if (have_span) {
         p->steps = G_MAXUINT64;
-        p->span_s = span;
+        p->span_s = s.span_s;
     } else {
         p->steps = (guint64)steps;
         p->span_s = INFINITY;
     }
 
     /* the components */
-    const char *cluster = text_of(cfg, "train", "cluster");
-    double gpus = 0.0, per_host = 8.0;
-    gboolean have_gpus = num_of(cfg, "train", "gpus", &gpus);
-    num_of(cfg, "train", "gpus_per_host", &per_host);
+    const char *cluster = s.cluster;
+    gboolean have_gpus = s.gpus_given;
     if (cluster != NULL && have_gpus) {
         g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_KEY,
                     "%strain.cluster and train.gpus both give the cluster; keep one", origin);
@@ -725,13 +638,13 @@ weft_job_config_resolve(const weft_job_config_t *cfg, weft_job_params_t *p, GStr
             g_string_append_printf(notes, "components counted in %s\n", cluster);
         }
     } else if (have_gpus) {
-        weft_fault_counts_for_gpus((guint64)gpus, (guint)per_host, &p->counts);
+        weft_fault_counts_for_gpus(s.gpus, (guint)s.gpus_per_host, &p->counts);
         if (notes != NULL) {
             g_string_append_printf(notes,
                                    "components for %.0f GPUs as in a DGX H100-like rail-optimized "
                                    "3-tier fabric (1 NIC and 3 cables per GPU, 5/64 switch per "
                                    "GPU)\n",
-                                   gpus);
+                                   (double)s.gpus);
         }
     } else if (scenario != NULL) {
         /* the replay's cluster (kept by the step-time provider when there is one) */

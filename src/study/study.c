@@ -163,7 +163,7 @@ is_train_file(const char *path)
     if (!weft_keyfile_load_file(kf, path, NULL)) {
         return FALSE; /* loading the base reports it */
     }
-    return g_key_file_has_group(kf, "train") || g_key_file_has_group(kf, "failures");
+    return weft_job_config_is_train_file(kf);
 }
 
 void
@@ -697,7 +697,7 @@ weft_study_load(const char *path, GError **error)
     if (st->scenario != NULL) {
         st->train = is_train_file(st->scenario);
     } else {
-        st->train = g_key_file_has_group(kf, "train") || g_key_file_has_group(kf, "failures");
+        st->train = weft_job_config_is_train_file(kf);
     }
     if (metrics == NULL) {
         metrics = g_strdup(st->train ? default_train_metrics : default_metrics);
@@ -717,7 +717,7 @@ weft_study_load(const char *path, GError **error)
             g_ptr_array_add(st->base, s);
         }
         if ((names == NULL || names[0] == NULL) && st->train) {
-            if (strcmp(groups[g], "train") != 0 && strcmp(groups[g], "failures") != 0) {
+            if (!weft_job_config_has_group(groups[g])) {
                 g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_BASE,
                             "%s: unknown group [%s]: a training-run study takes [train] and "
                             "[failures]",
