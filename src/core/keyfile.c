@@ -410,6 +410,12 @@ weft_key_value_help(const weft_key_t *k)
     case WEFT_KEY_NUMBER:
         what = g_strdup_printf("NUMBER %s %g", k->nmin_open ? ">" : ">=", k->nmin);
         break;
+    case WEFT_KEY_COUNT:
+        what = g_strdup_printf("COUNT >= %" G_GINT64_FORMAT " (e.g. 2048, 1e6)", k->imin);
+        break;
+    case WEFT_KEY_UINT64:
+        what = g_strdup("0..18446744073709551615");
+        break;
     case WEFT_KEY_RATE:
         what = g_strdup("RATE (e.g. 400Gb/s)");
         break;
