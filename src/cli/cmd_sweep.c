@@ -46,15 +46,21 @@ weft_cmd_sweep(int argc, char **argv)
              "per point in grid order, identical for any -j. Finished rows are appended to\n"
              "FILE.partial at once, so an interrupted study loses none: --resume finishes\n"
              "it. Progress goes to stderr when it is a terminal.");
-    g_option_context_set_description(
-        ctx, "Examples:\n"
+    g_autofree char *replay_metrics = g_strjoinv(", ", (char **)weft_study_metric_names());
+    g_autofree char *train_metrics = g_strjoinv(", ", (char **)weft_study_train_metric_names());
+    g_autofree char *description = g_strdup_printf(
+        "Examples:\n"
              "  weft sweep studies/fabric-allreduce.ini\n"
              "  weft sweep -j 2 --resume studies/fabric-allreduce.ini\n"
              "  weft sweep --shard 3/8 -o part3.csv studies/fabric-allreduce.ini\n"
              "  weft sweep --merge -o all.csv part*.csv\n\n"
              "Exit status: 0 when every point has a row (failed points included: see the\n"
              "status and error columns), 1 on a bad study, journal or shard file, 2 on a\n"
-             "usage error.");
+             "usage error.\n\n"
+             "Metrics (study.metrics) of a replay study: %s.\n"
+             "Of a training-run study: %s.",
+        replay_metrics, train_metrics);
+    g_option_context_set_description(ctx, description);
     g_option_context_add_main_entries(ctx, entries, NULL);
     weft_cli_add_log_options(ctx);
     g_autoptr(GError) error = NULL;

@@ -86,13 +86,6 @@ weft_fault_plan_get(const weft_fault_plan_t *plan, guint i)
     return &((const fault_t *)g_ptr_array_index(plan->faults, i))->f;
 }
 
-const char *
-weft_step_fault_kind_name(weft_step_fault_kind_t kind)
-{
-    g_return_val_if_fail(kind < WEFT_STEP_N_KINDS, "?");
-    return kind_names[kind];
-}
-
 /* ---- parsing ------------------------------------------------------------------------ */
 
 /* Everything one line's parse needs for its messages. */

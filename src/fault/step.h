@@ -133,9 +133,6 @@ guint weft_fault_plan_len(const weft_fault_plan_t *plan);
 /** weft_fault_plan_get: (transfer none): fault @i, in the order added. */
 const weft_step_fault_t *weft_fault_plan_get(const weft_fault_plan_t *plan, guint i);
 
-/** weft_step_fault_kind_name: "link_down", ... */
-const char *weft_step_fault_kind_name(weft_step_fault_kind_t kind);
-
 /* ---- a plan armed on one simulation ------------------------------------------------- */
 
 typedef struct weft_fault_run weft_fault_run_t;

@@ -80,7 +80,7 @@ typedef struct {
     guint64 coarse_collectives; /* collectives run as one aggregate flow (collective_detail = coarse) */
     guint64 collectives;       /* collective instances run */
     guint64 p2p_transfers;     /* send/recv pairs run */
-    /* Added for issue 8: the in-step faults applied before the step ended, as
+    /* the in-step faults applied before the step ended, as
      * weft_fault_run_applied() words them (char *, owned); empty without faults. */
     GPtrArray *faults_applied;
 } weft_replay_result_t;

@@ -175,12 +175,11 @@ typedef struct {
     guint *rank_gpu;              /* placement: rank -> GPU number */
     weft_replay_result_t *replay; /* the results */
     char *network_model;          /* name of the network model used */
-    /* Added for the report (weft_scenario_run_summary()): */
-    char *placement; /* "in-order", "random (seed 7)", "file PATH", ... */
+    char *placement;  /* "in-order", "random (seed 7)", "file PATH", ... */
     guint chunks;    /* pipeline chunks per collective (collectives.chunks) */
-    /* Added for issue 5: collectives.tuning = nccl (the default), and whether
-     * collectives.chunks was given (under tuning it then forces the chunk count;
-     * otherwise NCCL's tuning chooses it per collective and chunks is unused). */
+    /* collectives.tuning resolved to nccl, and whether collectives.chunks was given
+     * (under tuning it then forces the chunk count; otherwise NCCL's tuning chooses it
+     * per collective and chunks is unused) */
     gboolean nccl_tuning;
     gboolean chunks_given;
     /* collectives.tuning = auto chose the plain model: the cluster is abstract (topo.h:
@@ -198,8 +197,8 @@ typedef struct {
                               (inline)" */
     char *trace_label;     /* workload.trace, likewise; or what was generated ("transformer
                               model=... tp=...", "all_reduce of 64MiB x 1 on 8 ranks") */
-    /* Added for issue 6 (src/report): the report, when weft_scenario_run_full() was asked
-     * for one or [output] timeline / link_series is set; NULL otherwise. */
+    /* the report (src/report), when weft_scenario_run_full() was asked for one or
+     * [output] timeline / link_series is set; NULL otherwise */
     weft_report_t *report;
 } weft_scenario_run_t;
 
