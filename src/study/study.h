@@ -1,96 +1,37 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Studies: the same workload over many variants of a scenario, in one command.
- *
- * A study file is an INI file (read with weft_keyfile_load_file(), so a key set
- * twice is an error) with one [study] group and, optionally, scenario groups:
+ * doc/studies.md is the user's description (file format, axes, grid, journal,
+ * shards, training-run studies); this is the contract.
  *
  *     [study]
  *     scenario = ../scenarios/dp-step-dgx-h100.ini   # base; relative to this file
  *     axis.spine = cluster.oversubscription: 1:1, 2:1, 4:1, 8:1
- *     axis.chunks = collectives.chunks: range 1 8 1
  *     axis.bw = cluster.link_bandwidth: log 50GB/s 800GB/s x2
  *     mode = cartesian                                # or zip
  *     metrics = step_time_us, exposed_comm_us_max
- *     results = spine.csv                             # relative to this file
  *
- *     [cluster]                                       # inline base overrides
- *     nodes = 8
- *
- * The base scenario is `scenario` (optional), then every key of the study's
- * scenario groups in file order. An axis `axis.NAME = GROUP.KEY: VALUES` sets
- * one scenario key; VALUES is a list `a, b, c` (values as a scenario file
- * would take them), `range START STOP STEP` (START, START + STEP, ... up to
- * and including STOP) or `log START STOP xF` (START, START F, START F^2, ... up
- * to and including STOP). Range and log bounds may carry one unit suffix,
- * the same on START and STOP (and STEP), which every value keeps: `log
- * 50GB/s 800GB/s x2` is 50GB/s, 100GB/s, 200GB/s, 400GB/s, 800GB/s. Generated
- * numbers are printed with %.15g, so 0.1 steps give 0.3, not
- * 0.30000000000000004; the inclusive end allows a relative slack of 1e-9.
- * Values of path keys (those a scenario resolves to absolute paths) are
- * relative to the study file, like the study's own scenario groups.
- *
- * The grid: `mode = cartesian` (default) is the product of the axes, in grid
- * order with the last axis varying fastest; `mode = zip` takes the i-th value
- * of every axis for point i (all axes must have the same length). Point i is
- * the base scenario with the point's axis values set on top
- * (weft_scenario_set_value()), in axis order.
- *
- * Everything is checked before any point runs: the base loads; every value of
- * every axis is set on a scratch scenario (base + first value of every axis),
- * which then passes weft_scenario_check(); for an axis over a [cluster] key,
- * whose values the cluster builders check, the cluster of each value is built
- * once. Any failure is a WEFT_STUDY_ERROR_AXIS naming the study file, the
- * axis, its key and the value. A combination of values that only fails
- * together (a fabric too big for its radix at 8 nodes but not at 4) is a failed
- * point: recorded with its error, and the study goes on.
- *
- * Results: one CSV row per point, in grid order: `point` (the index, from 0),
- * one column per axis named `NAME:GROUP.KEY` holding the value as written, the
- * metrics (weft_study_metric_names(); units in the names), then `status` (ok
- * or error) and `error` (the message of a failed point, quoted as RFC 4180
- * says; its metric cells are empty). Times in microseconds are printed with
- * %.6f (the replay's times are whole picoseconds, so this is exact for the
- * step and the per-rank maxima and minima; means are rounded to the
- * picosecond), counts as integers. A row depends only on its point, so the CSV
- * is byte-identical for any -j and any resume history.
- *
- * Training-run studies: when the `scenario` file is a `weft train`
- * configuration (it has a [train] or [failures] group; job/job.h,
- * doc/failures.md), or when there is no `scenario` and the study's own groups
- * are [train] or [failures], the base is that configuration
- * (weft_job_config_load(), then the study's groups) and the axes are over its
- * keys (train.checkpoint_interval, failures.mtbf_gpu, ...). The checks are the
- * same, with weft_job_config_resolve() as the cross-key check; a point resolves
- * its configuration and runs weft_job_monte_carlo() at its checkpoint interval
- * (with `auto`, weft_job_search() and its best interval), as `weft train` does,
- * in one thread per point (train.threads is ignored: the samples do not depend
- * on it). Its metrics are weft_study_train_metric_names().
- *
- * Parallel runs: points run on a GThreadPool of `jobs` threads, each with its
- * own scenario, cluster, workload and simulation (weft keeps no global mutable
- * state; igraph, which on Debian 12 is built without thread-local storage,
- * is serialized inside topo: see weft_topo_i_igraph_lock()).
- *
- * Journal and resume: each finished row is appended to RESULTS.partial and
- * flushed at once (one write per row), after a first line `# weft sweep
- * journal study=HASH points=N shard=K/N`. HASH is the SHA-256 of the study's
- * effective definition: the base scenario's effective configuration
- * (weft_scenario_to_ini(), paths absolute, weft version included), the mode,
- * every axis with its key and expanded values, and the metrics. A journal
- * whose hash or shard differs is refused (WEFT_STUDY_ERROR_JOURNAL); so is an
- * existing journal without `resume`. With `resume`, the journal's complete
- * rows are kept (a torn last line is dropped) and only the other points run.
- * When every point of the shard is done, the CSV is written to a temporary
- * name and renamed over RESULTS, and the journal is removed.
- *
- * Shards: shard K of N (1 <= K <= N) holds the points i with i mod N = K - 1
- * (round-robin, so neighbouring points, which often cost alike, spread over
- * the shards). A shard's CSV opens with a comment line `# weft sweep shard
- * study=HASH points=TOTAL shard=K/N`; weft_study_merge() checks that the shards
- * share the hash, the total and the header, that no point appears twice and
- * that none is missing, and writes the rows in grid order: the unsharded CSV,
- * byte for byte. An unsharded CSV has no comment line.
+ * - The [study] keys are a key table (core/keyfile.h); an axis `axis.NAME =
+ *   GROUP.KEY: VALUES` (a list, `range START STOP STEP` or `log START STOP xF`,
+ *   inclusive, one unit suffix kept by every value) sets one key of the base.
+ * - Grid: cartesian (the last axis fastest) or zip. Point i is the base with
+ *   its axis values set on top, in axis order (weft_scenario_set_value()).
+ * - Everything is checked before any point runs (every value of every axis;
+ *   the cluster of each [cluster] value is built once): WEFT_STUDY_ERROR_AXIS
+ *   names the file, axis, key and value. A combination that only fails
+ *   together is a failed point (status error), and the study goes on.
+ * - Results: one CSV row per point in grid order: point, one column per axis
+ *   (`NAME:GROUP.KEY`), the metrics (study/metrics.c: a table of name, unit and
+ *   accessor), status, error. A row depends only on its point: the CSV is
+ *   byte-identical for any -j, resume history and sharding.
+ * - Training-run studies: a `weft train` configuration as the base (job/job.h);
+ *   each point runs its Monte Carlo (weft_study_train_metric_names()).
+ * - Threads: points run on a GThreadPool of `jobs` threads, each with its own
+ *   scenario, workload and simulation.
+ * - Journal: finished rows are appended to RESULTS.partial at once, stamped
+ *   with the SHA-256 of the study's effective definition; a foreign journal is
+ *   refused, `resume` keeps its complete rows. Shard K of N holds the points
+ *   i with i mod N = K - 1; weft_study_merge() rebuilds the unsharded CSV.
  */
 #ifndef WEFT_STUDY_STUDY_H
 #define WEFT_STUDY_STUDY_H
