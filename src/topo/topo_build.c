@@ -14,8 +14,12 @@
  * rate and link count of the GPU, NVSwitch port count, NIC port rate, PCIe x16
  * rate. What the catalog does not hold (how many NVSwitch chips a system has,
  * how a GPU's links spread over them, which GPUs share a PCIe switch, switch
- * radixes) is written here with its source. Builders use the public topo API
- * only; the caller (topo_ini.c) finalizes. doc/clusters.md describes the keys.
+ * radixes) is written here with its source. Each kind's keys are weft_key_t rows
+ * (core/keyfile.h) over its family's parameter struct (bare_params, node_params),
+ * in the table of kinds at the end; the reader (topo_ini.c) checks and stores
+ * them, and a builder reads struct fields, deriving only the defaults and ranges
+ * that depend on other keys. Builders use the public topo API only; the caller
+ * finalizes. doc/clusters.md describes the keys.
  *
  * Complexity: O(V + E) for every kind, plus O(leaves x spines + spines x cores)
  * for the lane tables of the scale-out tiers.
@@ -75,21 +79,57 @@ ceil_div(guint64 a, guint64 b)
     return (guint)((a + b - 1) / b);
 }
 
-/* ---- generic kinds: switch, ring, fully-connected ------------------------------ */
+/* ---- the parameters of the bare-GPU kinds ---------------------------------------- */
 
+#define TORUS_MAX_DIMS 3
+
+/* The largest k of a fat-tree: k^3/4 = 524,288 endpoints at k = 128. */
+#define FAT_TREE_MAX_K 128
+
+/*
+ * Switch, ring, fully-connected, torus, leaf-spine, fat-tree and dragonfly: bare
+ * GPUs and switches whose links all have the rates and latencies of the file
+ * (the rows are under "the table of kinds" below).
+ */
 typedef struct {
-    guint gpus;
+    weft_topo_i_params_t common;
+    guint64 gpus;
+    double fat_tree_gpus; /* range 1..k^3/4: checked by the builder */
+    gboolean fat_tree_gpus_given;
+    const char *dims; /* torus: the text, for messages */
+    guint dim[TORUS_MAX_DIMS];
+    guint n_dims;
+    guint64 k;
+    guint64 switch_radix;
+    guint64 gpus_per_leaf;
+    gboolean gpus_per_leaf_given;
+    const char *oversubscription; /* the text, for messages */
+    double over_down, over_up;
+    guint64 groups, routers_per_group, gpus_per_router, global_links_per_router;
     double bw_Bps;
     weft_time_t lat_ps;
-} generic_params;
+    double global_bw_Bps;
+    gboolean global_bw_given;
+    weft_time_t global_lat_ps;
+    gboolean global_lat_given;
+} bare_params;
+
+/* .apply of oversubscription, in the bare-GPU and the node parameters */
+static gboolean
+apply_bare_ratio(void *obj, const char *text, GError **error)
+{
+    bare_params *p = obj;
+    return weft_topo_i_parse_ratio(text, &p->over_down, &p->over_up, error);
+}
 
 static gboolean
-read_generic(const weft_topo_i_ini_t *c, generic_params *p, GError **error)
+apply_dims(void *obj, const char *text, GError **error)
 {
-    return weft_topo_i_ini_count(c, "gpus", TRUE, 0, 1, MAX_GPUS, &p->gpus, error) &&
-           weft_topo_i_ini_rate(c, "link_bandwidth", 0.0, &p->bw_Bps, error) &&
-           weft_topo_i_ini_time(c, "link_latency", NULL, &p->lat_ps, error);
+    bare_params *p = obj;
+    return weft_topo_i_parse_dims(text, TORUS_MAX_DIMS, p->dim, &p->n_dims, error);
 }
+
+/* ---- generic kinds: switch, ring, fully-connected ------------------------------ */
 
 /* Adds @n bare GPUs "gpu0".."gpuN-1" (no host, no rail); their vertex ids are first + i. */
 static gint
@@ -109,13 +149,11 @@ add_bare_gpus(weft_topo_t *topo, guint n, GError **error)
 }
 
 static gboolean
-build_switch(const weft_topo_i_ini_t *c, weft_topo_t *topo, GError **error)
+build_switch(const weft_topo_i_ini_t *c, const void *params, weft_topo_t *topo, GError **error)
 {
-    generic_params p;
-    if (!read_generic(c, &p, error)) {
-        return FALSE;
-    }
-    gint g0 = add_bare_gpus(topo, p.gpus, error);
+    const bare_params *p = params;
+    guint gpus = (guint)p->gpus;
+    gint g0 = add_bare_gpus(topo, gpus, error);
     if (g0 < 0) {
         return FALSE;
     }
@@ -123,8 +161,8 @@ build_switch(const weft_topo_i_ini_t *c, weft_topo_t *topo, GError **error)
     if (sw < 0) {
         return FALSE;
     }
-    for (guint i = 0; i < p.gpus; i++) {
-        if (!add_link(topo, g0 + (gint)i, sw, WEFT_LINK_GENERIC, p.bw_Bps, p.lat_ps, 1, error)) {
+    for (guint i = 0; i < gpus; i++) {
+        if (!add_link(topo, g0 + (gint)i, sw, WEFT_LINK_GENERIC, p->bw_Bps, p->lat_ps, 1, error)) {
             return FALSE;
         }
     }
@@ -132,21 +170,19 @@ build_switch(const weft_topo_i_ini_t *c, weft_topo_t *topo, GError **error)
 }
 
 static gboolean
-build_ring(const weft_topo_i_ini_t *c, weft_topo_t *topo, GError **error)
+build_ring(const weft_topo_i_ini_t *c, const void *params, weft_topo_t *topo, GError **error)
 {
-    generic_params p;
-    if (!read_generic(c, &p, error)) {
-        return FALSE;
-    }
-    gint g0 = add_bare_gpus(topo, p.gpus, error);
+    const bare_params *p = params;
+    guint gpus = (guint)p->gpus;
+    gint g0 = add_bare_gpus(topo, gpus, error);
     if (g0 < 0) {
         return FALSE;
     }
     /* GPU i <-> GPU i+1 mod N; with N = 2 the two neighbours are the same link. */
-    guint n_links = p.gpus == 1 ? 0 : (p.gpus == 2 ? 1 : p.gpus);
+    guint n_links = gpus == 1 ? 0 : (gpus == 2 ? 1 : gpus);
     for (guint i = 0; i < n_links; i++) {
-        if (!add_link(topo, g0 + (gint)i, g0 + (gint)((i + 1) % p.gpus), WEFT_LINK_GENERIC,
-                      p.bw_Bps, p.lat_ps, 1, error)) {
+        if (!add_link(topo, g0 + (gint)i, g0 + (gint)((i + 1) % gpus), WEFT_LINK_GENERIC, p->bw_Bps,
+                      p->lat_ps, 1, error)) {
             return FALSE;
         }
     }
@@ -157,25 +193,24 @@ build_ring(const weft_topo_i_ini_t *c, weft_topo_t *topo, GError **error)
 #define MAX_FULLY_CONNECTED 4096
 
 static gboolean
-build_fully_connected(const weft_topo_i_ini_t *c, weft_topo_t *topo, GError **error)
+build_fully_connected(const weft_topo_i_ini_t *c, const void *params, weft_topo_t *topo,
+                      GError **error)
 {
-    generic_params p;
-    if (!read_generic(c, &p, error)) {
-        return FALSE;
-    }
-    if (p.gpus > MAX_FULLY_CONNECTED) {
+    const bare_params *p = params;
+    guint gpus = (guint)p->gpus;
+    if (gpus > MAX_FULLY_CONNECTED) {
         g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
                     "%s: %s.gpus = %u: a fully-connected cluster holds at most %u GPUs", c->origin,
-                    c->group, p.gpus, MAX_FULLY_CONNECTED);
+                    c->group, gpus, MAX_FULLY_CONNECTED);
         return FALSE;
     }
-    gint g0 = add_bare_gpus(topo, p.gpus, error);
+    gint g0 = add_bare_gpus(topo, gpus, error);
     if (g0 < 0) {
         return FALSE;
     }
-    for (guint i = 0; i < p.gpus; i++) {
-        for (guint j = i + 1; j < p.gpus; j++) {
-            if (!add_link(topo, g0 + (gint)i, g0 + (gint)j, WEFT_LINK_GENERIC, p.bw_Bps, p.lat_ps,
+    for (guint i = 0; i < gpus; i++) {
+        for (guint j = i + 1; j < gpus; j++) {
+            if (!add_link(topo, g0 + (gint)i, g0 + (gint)j, WEFT_LINK_GENERIC, p->bw_Bps, p->lat_ps,
                           1, error)) {
                 return FALSE;
             }
@@ -186,8 +221,6 @@ build_fully_connected(const weft_topo_i_ini_t *c, weft_topo_t *topo, GError **er
 
 /* ---- torus ----------------------------------------------------------------------- */
 
-#define TORUS_MAX_DIMS 3
-
 /*
  * GPU i has coordinates (x0, x1, x2) with i = x0 + n0*x1 + n0*n1*x2 and a link
  * to its +1 neighbour (with wraparound) in every dimension of size >= 3; in a
@@ -196,24 +229,19 @@ build_fully_connected(const weft_topo_i_ini_t *c, weft_topo_t *topo, GError **er
  * N/2 (size 2) or 0.
  */
 static gboolean
-build_torus(const weft_topo_i_ini_t *c, weft_topo_t *topo, GError **error)
+build_torus(const weft_topo_i_ini_t *c, const void *params, weft_topo_t *topo, GError **error)
 {
-    guint dims[TORUS_MAX_DIMS] = {1, 1, 1};
-    guint nd = 0;
-    double bw = 0.0;
-    weft_time_t lat = 0;
-    if (!weft_topo_i_ini_dims(c, "dims", TORUS_MAX_DIMS, dims, &nd, error) ||
-        !weft_topo_i_ini_rate(c, "link_bandwidth", 0.0, &bw, error) ||
-        !weft_topo_i_ini_time(c, "link_latency", NULL, &lat, error)) {
-        return FALSE;
-    }
+    const bare_params *p = params;
+    const guint *dims = p->dim;
+    guint nd = p->n_dims;
+    double bw = p->bw_Bps;
+    weft_time_t lat = p->lat_ps;
     guint64 n = 1;
     for (guint d = 0; d < nd; d++) {
         n *= dims[d];
         if (n > MAX_GPUS) {
-            g_autofree char *v = weft_topo_i_ini_text(c, "dims", FALSE, NULL);
             g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
-                        "%s: %s.dims = \"%s\": more than %u GPUs", c->origin, c->group, v,
+                        "%s: %s.dims = \"%s\": more than %u GPUs", c->origin, c->group, p->dims,
                         MAX_GPUS);
             return FALSE;
         }
@@ -256,25 +284,13 @@ build_torus(const weft_topo_i_ini_t *c, weft_topo_t *topo, GError **error)
  * g - d back to i). Each link is added once, from the lower group number.
  */
 static gboolean
-build_dragonfly(const weft_topo_i_ini_t *c, weft_topo_t *topo, GError **error)
+build_dragonfly(const weft_topo_i_ini_t *c, const void *params, weft_topo_t *topo, GError **error)
 {
-    guint g = 0, a = 0, p = 0, h = 0;
-    double bw = 0.0, gbw = 0.0;
-    weft_time_t lat = 0, glat = 0;
-    if (!weft_topo_i_ini_count(c, "groups", TRUE, 0, 2, 4096, &g, error) ||
-        !weft_topo_i_ini_count(c, "routers_per_group", TRUE, 0, 1, 1024, &a, error) ||
-        !weft_topo_i_ini_count(c, "gpus_per_router", TRUE, 0, 1, 1024, &p, error) ||
-        !weft_topo_i_ini_count(c, "global_links_per_router", TRUE, 0, 1, 1024, &h, error) ||
-        !weft_topo_i_ini_rate(c, "link_bandwidth", 0.0, &bw, error) ||
-        !weft_topo_i_ini_time(c, "link_latency", NULL, &lat, error) ||
-        !weft_topo_i_ini_rate(c, "global_link_bandwidth", bw, &gbw, error)) {
-        return FALSE;
-    }
-    g_autofree char *lat_text = weft_topo_i_ini_text(c, "link_latency", TRUE, error);
-    if (lat_text == NULL ||
-        !weft_topo_i_ini_time(c, "global_link_latency", lat_text, &glat, error)) {
-        return FALSE;
-    }
+    const bare_params *pp = params;
+    guint g = (guint)pp->groups, a = (guint)pp->routers_per_group, p = (guint)pp->gpus_per_router,
+          h = (guint)pp->global_links_per_router;
+    double bw = pp->bw_Bps, gbw = pp->global_bw_given ? pp->global_bw_Bps : bw;
+    weft_time_t lat = pp->lat_ps, glat = pp->global_lat_given ? pp->global_lat_ps : lat;
     guint ah = a * h;
     if (g > ah + 1) {
         g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
@@ -550,18 +566,19 @@ typedef struct {
     const char *unit; /* "node", "GPU" for messages */
 } endpoints;
 
-/* Rail-optimized leaf/spine(/core): see doc/clusters.md and the node builder. */
+/*
+ * Rail-optimized leaf/spine(/core): see doc/clusters.md and the node builder.
+ * @per_su_given: nodes_per_su from the file, or NULL for the most a leaf holds.
+ */
 static gboolean
 build_rail_optimized(const weft_topo_i_ini_t *c, weft_topo_t *topo, const tier_link *t,
-                     const endpoints *e, double od, double ou, GError **error)
+                     const endpoints *e, const guint64 *per_su_given, double od, double ou,
+                     GError **error)
 {
     guint rails = e->per_host, hosts_per_unit = e->per_unit / e->per_host;
     guint n_units = e->n_ep / e->per_unit;
     guint dflt = (guint)floor(t->radix * od / (od + ou) / hosts_per_unit + 1e-9);
-    guint per_su = 0;
-    if (!weft_topo_i_ini_count(c, "nodes_per_su", FALSE, dflt, 1, MAX_GPUS, &per_su, error)) {
-        return FALSE;
-    }
+    guint per_su = per_su_given != NULL ? (guint)*per_su_given : dflt;
     if (per_su == 0) {
         g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
                     "%s: [%s]: switch_radix = %u leaves no leaf port for one %s's NICs of a rail",
@@ -594,18 +611,19 @@ build_rail_optimized(const weft_topo_i_ini_t *c, weft_topo_t *topo, const tier_l
     return build_upper_tiers(c, topo, t, leaf, n_su * rails, n_su, up, error);
 }
 
-/* Plain leaf-spine: whole units (nodes) per leaf, leaves in order. */
+/*
+ * Plain leaf-spine: whole units (nodes) per leaf, leaves in order. @per_leaf_key
+ * names the key of @per_leaf_given: its value from the file, or NULL for the most
+ * a leaf holds.
+ */
 static gboolean
 build_leaf_spine_fabric(const weft_topo_i_ini_t *c, weft_topo_t *topo, const tier_link *t,
-                        const endpoints *e, const char *per_leaf_key, double od, double ou,
-                        GError **error)
+                        const endpoints *e, const char *per_leaf_key, const guint64 *per_leaf_given,
+                        double od, double ou, GError **error)
 {
     guint n_units = e->n_ep / e->per_unit;
     guint dflt = (guint)floor(t->radix * od / (od + ou) / e->per_unit + 1e-9);
-    guint per_leaf = 0;
-    if (!weft_topo_i_ini_count(c, per_leaf_key, FALSE, dflt, 1, MAX_GPUS, &per_leaf, error)) {
-        return FALSE;
-    }
+    guint per_leaf = per_leaf_given != NULL ? (guint)*per_leaf_given : dflt;
     if (per_leaf == 0) {
         g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
                     "%s: [%s]: switch_radix = %u leaves no leaf port for one %s's %u endpoints",
@@ -633,9 +651,6 @@ build_leaf_spine_fabric(const weft_topo_i_ini_t *c, weft_topo_t *topo, const tie
     }
     return build_upper_tiers(c, topo, t, leaf, n_leaves, n_leaves, up, error);
 }
-
-/* The largest k of a fat-tree: k^3/4 = 524,288 endpoints at k = 128. */
-#define FAT_TREE_MAX_K 128
 
 /*
  * k-ary fat-tree (Al-Fares, Loukissas, Vahdat, "A Scalable, Commodity Data
@@ -710,17 +725,18 @@ build_fat_tree_fabric(const weft_topo_i_ini_t *c, weft_topo_t *topo, guint k, co
     return TRUE;
 }
 
-/* k read from the file (even, 2..FAT_TREE_MAX_K), or the smallest even k holding @n_ep. */
+/*
+ * k from the file (@k_given, 2..FAT_TREE_MAX_K by its row; even), or when NULL the
+ * smallest even k holding @n_ep.
+ */
 static gboolean
-read_fat_tree_k(const weft_topo_i_ini_t *c, guint n_ep, guint *k, GError **error)
+fat_tree_k(const weft_topo_i_ini_t *c, const guint64 *k_given, guint n_ep, guint *k, GError **error)
 {
     guint dflt = 2;
     while ((guint64)dflt * dflt * dflt / 4 < n_ep && dflt < FAT_TREE_MAX_K) {
         dflt += 2;
     }
-    if (!weft_topo_i_ini_count(c, "k", FALSE, dflt, 2, FAT_TREE_MAX_K, k, error)) {
-        return FALSE;
-    }
+    *k = k_given != NULL ? (guint)*k_given : dflt;
     if (*k % 2 != 0) {
         g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
                     "%s: %s.k = %u: a k-ary fat-tree needs an even k", c->origin, c->group, *k);
@@ -732,22 +748,18 @@ read_fat_tree_k(const weft_topo_i_ini_t *c, guint n_ep, guint *k, GError **error
 /* ---- bare-GPU scale-out kinds ---------------------------------------------------- */
 
 static gboolean
-build_fat_tree(const weft_topo_i_ini_t *c, weft_topo_t *topo, GError **error)
+build_fat_tree(const weft_topo_i_ini_t *c, const void *params, weft_topo_t *topo, GError **error)
 {
+    const bare_params *p = params;
     guint k = 0, gpus = 0;
-    tier_link t = {0, 0.0, WEFT_LINK_GENERIC, 0};
-    if (!weft_topo_i_ini_count(c, "k", TRUE, 0, 2, FAT_TREE_MAX_K, &k, error)) {
-        return FALSE;
-    }
-    if (k % 2 != 0) {
-        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
-                    "%s: %s.k = %u: a k-ary fat-tree needs an even k", c->origin, c->group, k);
+    tier_link t = {0, p->bw_Bps, WEFT_LINK_GENERIC, p->lat_ps};
+    if (!fat_tree_k(c, &p->k, 0, &k, error)) {
         return FALSE;
     }
     guint full = k * k * k / 4;
-    if (!weft_topo_i_ini_count(c, "gpus", FALSE, full, 1, full, &gpus, error) ||
-        !weft_topo_i_ini_rate(c, "link_bandwidth", 0.0, &t.bw_Bps, error) ||
-        !weft_topo_i_ini_time(c, "link_latency", NULL, &t.lat_ps, error)) {
+    gpus = full;
+    if (p->fat_tree_gpus_given &&
+        !weft_topo_i_ini_whole(c, "gpus", p->fat_tree_gpus, 1, full, &gpus, error)) {
         return FALSE;
     }
     t.radix = k;
@@ -763,18 +775,12 @@ build_fat_tree(const weft_topo_i_ini_t *c, weft_topo_t *topo, GError **error)
 }
 
 static gboolean
-build_leaf_spine(const weft_topo_i_ini_t *c, weft_topo_t *topo, GError **error)
+build_leaf_spine(const weft_topo_i_ini_t *c, const void *params, weft_topo_t *topo, GError **error)
 {
-    guint gpus = 0;
-    double od = 1.0, ou = 1.0;
-    tier_link t = {0, 0.0, WEFT_LINK_GENERIC, 0};
-    if (!weft_topo_i_ini_count(c, "gpus", TRUE, 0, 1, MAX_GPUS, &gpus, error) ||
-        !weft_topo_i_ini_count(c, "switch_radix", TRUE, 0, 2, 65536, &t.radix, error) ||
-        !weft_topo_i_ini_ratio(c, "oversubscription", &od, &ou, error) ||
-        !weft_topo_i_ini_rate(c, "link_bandwidth", 0.0, &t.bw_Bps, error) ||
-        !weft_topo_i_ini_time(c, "link_latency", NULL, &t.lat_ps, error)) {
-        return FALSE;
-    }
+    const bare_params *p = params;
+    guint gpus = (guint)p->gpus;
+    double od = p->over_down, ou = p->over_up;
+    tier_link t = {(guint)p->switch_radix, p->bw_Bps, WEFT_LINK_GENERIC, p->lat_ps};
     gint g0 = add_bare_gpus(topo, gpus, error);
     if (g0 < 0) {
         return FALSE;
@@ -784,7 +790,9 @@ build_leaf_spine(const weft_topo_i_ini_t *c, weft_topo_t *topo, GError **error)
         ep[i] = g0 + (gint)i;
     }
     endpoints e = {ep, gpus, 1, 1, "GPU"};
-    return build_leaf_spine_fabric(c, topo, &t, &e, "gpus_per_leaf", od, ou, error);
+    return build_leaf_spine_fabric(c, topo, &t, &e, "gpus_per_leaf",
+                                   p->gpus_per_leaf_given ? &p->gpus_per_leaf : NULL, od, ou,
+                                   error);
 }
 
 /* ---- node kinds ------------------------------------------------------------------------ */
@@ -901,6 +909,36 @@ static const char *const fabric_names[] = {"none", "rail-optimized", "leaf-spine
                                            NULL};
 static const weft_enum_t fabric_enum = {"fabric", fabric_names};
 
+/* The parameters of the node kinds (rows under "the table of kinds" below). */
+typedef struct {
+    weft_topo_i_params_t common;
+    double nodes; /* range 1..MAX_GPUS / GPUs per node: checked by the builder */
+    weft_time_t nvlink_lat_ps;
+    gint fabric;     /* fabric_kind */
+    const char *nic; /* a catalog NIC (hw/hw.h), or NULL for the kind's own */
+    gboolean nic_given;
+    guint64 nics_per_gpu;
+    weft_time_t pcie_lat_ps;
+    weft_time_t fabric_lat_ps;
+    guint64 switch_radix;
+    gboolean switch_radix_given;
+    const char *oversubscription; /* the text, for messages */
+    double over_down, over_up;
+    guint64 nodes_per_su;
+    gboolean nodes_per_su_given;
+    guint64 nodes_per_leaf;
+    gboolean nodes_per_leaf_given;
+    guint64 k;
+    gboolean k_given;
+} node_params;
+
+static gboolean
+apply_node_ratio(void *obj, const char *text, GError **error)
+{
+    node_params *p = obj;
+    return weft_topo_i_parse_ratio(text, &p->over_down, &p->over_up, error);
+}
+
 /* Keys that need a fabric, and the fabrics each applies to (bit i = fabric_kind i). */
 static const struct {
     const char *key;
@@ -947,7 +985,8 @@ host_prefix(const node_desc *d, guint n, guint h)
 #define SHARP_MIN_RATE_BPS 25e9 /* 200 Gb/s */
 
 static gboolean
-build_node_kind(const node_desc *d, const weft_topo_i_ini_t *c, weft_topo_t *topo, GError **error)
+build_node_kind(const node_desc *d, const weft_topo_i_ini_t *c, const node_params *p,
+                weft_topo_t *topo, GError **error)
 {
     GError *herr = NULL;
     const weft_hw_gpu_t *gpu = weft_hw_gpu(d->gpu, &herr);
@@ -979,32 +1018,18 @@ build_node_kind(const node_desc *d, const weft_topo_i_ini_t *c, weft_topo_t *top
     }
 
     guint nodes = 1;
-    weft_time_t nvl_lat = 0, pcie_lat = 0;
-    g_autofree char *fabric_text = weft_topo_i_ini_text(c, "fabric", FALSE, NULL);
-    fabric_kind fk = FABRIC_NONE;
-    if (fabric_text != NULL) {
-        gint v = 0;
-        if (weft_enum_from_name(&fabric_enum, fabric_text, &v, NULL)) {
-            fk = (fabric_kind)v;
-        } else {
-            g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
-                        "%s: %s.fabric = \"%s\" is unknown; valid fabrics: none, rail-optimized, "
-                        "leaf-spine, fat-tree",
-                        c->origin, c->group, fabric_text);
-            return FALSE;
-        }
-    }
+    weft_time_t nvl_lat = p->nvlink_lat_ps, pcie_lat = p->pcie_lat_ps;
+    fabric_kind fk = (fabric_kind)p->fabric;
     for (guint i = 0; i < G_N_ELEMENTS(fabric_keys); i++) {
         if (!(fabric_keys[i].fabrics & (1u << fk))) {
             g_autofree char *why =
-                g_strdup_printf("does not apply to fabric = %s", fabric_names[fk]);
+                g_strdup_printf("does not apply to fabric = %s", weft_enum_name(&fabric_enum, fk));
             if (!key_absent(c, fabric_keys[i].key, why, error)) {
                 return FALSE;
             }
         }
     }
-    if (!weft_topo_i_ini_count(c, "nodes", FALSE, 1, 1, MAX_GPUS / gpus_per_node, &nodes, error) ||
-        !weft_topo_i_ini_time(c, "nvlink_latency", NVLINK_LATENCY, &nvl_lat, error)) {
+    if (!weft_topo_i_ini_whole(c, "nodes", p->nodes, 1, MAX_GPUS / gpus_per_node, &nodes, error)) {
         return FALSE;
     }
     if (fk == FABRIC_NONE && nodes != 1) {
@@ -1020,8 +1045,7 @@ build_node_kind(const node_desc *d, const weft_topo_i_ini_t *c, weft_topo_t *top
     tier_link t = {0, 0.0, WEFT_LINK_INFINIBAND, 0};
     double od = 1.0, ou = 1.0;
     if (fk != FABRIC_NONE) {
-        g_autofree char *nic_text = weft_topo_i_ini_text(c, "nic", FALSE, NULL);
-        const char *nic_name = nic_text != NULL ? nic_text : d->nic;
+        const char *nic_name = p->nic_given ? p->nic : d->nic;
         nic = weft_hw_nic(nic_name, &herr);
         if (nic == NULL) {
             return hw_error(c, "nic", nic_name, herr, error);
@@ -1033,30 +1057,23 @@ build_node_kind(const node_desc *d, const weft_topo_i_ini_t *c, weft_topo_t *top
         /* nics_per_gpu: one NIC vertex stands for k ports of the catalog NIC, as AWS's
          * NCCL plugin presents the four 100 Gb/s EFA devices of a p5 GPU as one 400 Gb/s
          * device; every fabric link runs at k x the NIC's rate. */
-        guint k = 1;
-        if (!weft_topo_i_ini_count(c, "nics_per_gpu", FALSE, 1, 1, 64, &k, error)) {
-            return FALSE;
-        }
+        guint k = (guint)p->nics_per_gpu;
         t.bw_Bps = nic->rate_Bps * k;
         t.kind =
             g_strcmp0(nic->fabric, "infiniband") == 0 ? WEFT_LINK_INFINIBAND : WEFT_LINK_ETHERNET;
-        if (!weft_topo_i_ini_time(c, "pcie_latency", PCIE_LATENCY, &pcie_lat, error) ||
-            !weft_topo_i_ini_time(c, "fabric_latency", FABRIC_LATENCY, &t.lat_ps, error)) {
-            return FALSE;
-        }
+        t.lat_ps = p->fabric_lat_ps;
         if (fk == FABRIC_RAIL || fk == FABRIC_LEAF_SPINE) {
             guint dr = default_radix(nic);
-            if (dr == 0 && !g_key_file_has_key(c->kf, c->group, "switch_radix", NULL)) {
+            if (dr == 0 && !p->switch_radix_given) {
                 g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_KEY,
                             "%s: [%s] is missing the key \"switch_radix\": NIC %s (%s) has no "
                             "default switch",
                             c->origin, c->group, nic->name, nic->fabric);
                 return FALSE;
             }
-            if (!weft_topo_i_ini_count(c, "switch_radix", FALSE, dr, 2, 65536, &t.radix, error) ||
-                !weft_topo_i_ini_ratio(c, "oversubscription", &od, &ou, error)) {
-                return FALSE;
-            }
+            t.radix = p->switch_radix_given ? (guint)p->switch_radix : dr;
+            od = p->over_down;
+            ou = p->over_up;
         }
     }
 
@@ -1153,14 +1170,17 @@ build_node_kind(const node_desc *d, const weft_topo_i_ini_t *c, weft_topo_t *top
     case FABRIC_NONE:
         return TRUE;
     case FABRIC_RAIL:
-        ok = build_rail_optimized(c, topo, &t, &e, od, ou, error);
+        ok = build_rail_optimized(c, topo, &t, &e, p->nodes_per_su_given ? &p->nodes_per_su : NULL,
+                                  od, ou, error);
         break;
     case FABRIC_LEAF_SPINE:
-        ok = build_leaf_spine_fabric(c, topo, &t, &e, "nodes_per_leaf", od, ou, error);
+        ok = build_leaf_spine_fabric(c, topo, &t, &e, "nodes_per_leaf",
+                                     p->nodes_per_leaf_given ? &p->nodes_per_leaf : NULL, od, ou,
+                                     error);
         break;
     case FABRIC_FAT_TREE: {
         guint k = 0;
-        if (!read_fat_tree_k(c, n_ep, &k, error)) {
+        if (!fat_tree_k(c, p->k_given ? &p->k : NULL, n_ep, &k, error)) {
             return FALSE;
         }
         t.radix = k;
@@ -1189,77 +1209,167 @@ build_node_kind(const node_desc *d, const weft_topo_i_ini_t *c, weft_topo_t *top
 }
 
 static gboolean
-build_dgx_a100(const weft_topo_i_ini_t *c, weft_topo_t *topo, GError **error)
+build_dgx_a100(const weft_topo_i_ini_t *c, const void *params, weft_topo_t *topo, GError **error)
 {
-    return build_node_kind(&node_kinds[0], c, topo, error);
+    return build_node_kind(&node_kinds[0], c, params, topo, error);
 }
 
 static gboolean
-build_dgx_h100(const weft_topo_i_ini_t *c, weft_topo_t *topo, GError **error)
+build_dgx_h100(const weft_topo_i_ini_t *c, const void *params, weft_topo_t *topo, GError **error)
 {
-    return build_node_kind(&node_kinds[1], c, topo, error);
+    return build_node_kind(&node_kinds[1], c, params, topo, error);
 }
 
 static gboolean
-build_dgx_b200(const weft_topo_i_ini_t *c, weft_topo_t *topo, GError **error)
+build_dgx_b200(const weft_topo_i_ini_t *c, const void *params, weft_topo_t *topo, GError **error)
 {
-    return build_node_kind(&node_kinds[2], c, topo, error);
+    return build_node_kind(&node_kinds[2], c, params, topo, error);
 }
 
 static gboolean
-build_gb200_nvl72(const weft_topo_i_ini_t *c, weft_topo_t *topo, GError **error)
+build_gb200_nvl72(const weft_topo_i_ini_t *c, const void *params, weft_topo_t *topo, GError **error)
 {
-    return build_node_kind(&node_kinds[3], c, topo, error);
+    return build_node_kind(&node_kinds[3], c, params, topo, error);
 }
 
 /* ---- the table of kinds ------------------------------------------------------------ */
 
-static const char *const generic_keys[] = {"gpus", "link_bandwidth", "link_latency", NULL};
-static const char *const torus_keys[] = {"dims", "link_bandwidth", "link_latency", NULL};
-static const char *const fat_tree_keys[] = {"k", "gpus", "link_bandwidth", "link_latency", NULL};
-static const char *const leaf_spine_keys[] = {
-    "gpus", "gpus_per_leaf", "switch_radix", "oversubscription", "link_bandwidth", "link_latency",
-    NULL};
-static const char *const dragonfly_keys[] = {"groups",
-                                             "routers_per_group",
-                                             "gpus_per_router",
-                                             "global_links_per_router",
-                                             "link_bandwidth",
-                                             "link_latency",
-                                             "global_link_bandwidth",
-                                             "global_link_latency",
-                                             NULL};
-static const char *const node_keys[] = {"nodes",
-                                        "nvlink_latency",
-                                        "fabric",
-                                        "nic",
-                                        "nics_per_gpu",
-                                        "pcie_latency",
-                                        "fabric_latency",
-                                        "switch_radix",
-                                        "oversubscription",
-                                        "nodes_per_su",
-                                        "nodes_per_leaf",
-                                        "k",
-                                        NULL};
+/* Rows of the bare-GPU kinds, shared between kinds in the order of their tables. */
+#define BARE(m) WEFT_KEY_FIELD(bare_params, m)
+/* clang-format off */
+#define ROW_GPUS {"cluster", "gpus", WEFT_KEY_COUNT, NULL, "GPUs", .imin = 1, .imax = MAX_GPUS, \
+                  .field = BARE(gpus)}
+#define ROW_LINK_BANDWIDTH {"cluster", "link_bandwidth", WEFT_KEY_RATE, NULL, \
+                            "rate of every link, per direction", .nmin_open = TRUE, \
+                            .field = BARE(bw_Bps)}
+#define ROW_LINK_LATENCY {"cluster", "link_latency", WEFT_KEY_TIME, NULL, \
+                          "one-way latency of every link", .field = BARE(lat_ps)}
+/* clang-format on */
 
-static const weft_topo_i_kind_t kinds[] = {
-    {"switch", build_switch, generic_keys},
-    {"ring", build_ring, generic_keys},
-    {"fully-connected", build_fully_connected, generic_keys},
-    {"torus", build_torus, torus_keys},
-    {"leaf-spine", build_leaf_spine, leaf_spine_keys},
-    {"fat-tree", build_fat_tree, fat_tree_keys},
-    {"dragonfly", build_dragonfly, dragonfly_keys},
-    {"dgx-a100", build_dgx_a100, node_keys},
-    {"dgx-h100", build_dgx_h100, node_keys},
-    {"dgx-b200", build_dgx_b200, node_keys},
-    {"gb200-nvl72", build_gb200_nvl72, node_keys},
+static const weft_key_t generic_keys[] = {
+    WEFT_TOPO_I_COMMON_KEYS,
+    ROW_GPUS,
+    ROW_LINK_BANDWIDTH,
+    ROW_LINK_LATENCY,
 };
 
+static const weft_key_t torus_keys[] = {
+    WEFT_TOPO_I_COMMON_KEYS,
+    {"cluster", "dims", WEFT_KEY_STRING, NULL, "GPUs per dimension joined by 'x' (4x4x4)",
+     .apply = apply_dims, .field = BARE(dims)},
+    ROW_LINK_BANDWIDTH,
+    ROW_LINK_LATENCY,
+};
+
+static const weft_key_t fat_tree_keys[] = {
+    WEFT_TOPO_I_COMMON_KEYS,
+    {"cluster", "k", WEFT_KEY_COUNT, NULL, "ports per switch (even)", .imin = 2,
+     .imax = FAT_TREE_MAX_K, .field = BARE(k)},
+    {"cluster", "gpus", WEFT_KEY_NUMBER, NULL, "GPUs, 1 to k^3/4 (default k^3/4)",
+     .parse = weft_topo_i_parse_count, .nmax = INFINITY, .field = BARE(fat_tree_gpus),
+     .given = BARE(fat_tree_gpus_given)},
+    ROW_LINK_BANDWIDTH,
+    ROW_LINK_LATENCY,
+};
+
+static const weft_key_t leaf_spine_keys[] = {
+    WEFT_TOPO_I_COMMON_KEYS,
+    ROW_GPUS,
+    {"cluster", "gpus_per_leaf", WEFT_KEY_COUNT, NULL,
+     "GPUs per leaf (default: as many as the leaf's ports allow)", .imin = 1, .imax = MAX_GPUS,
+     .field = BARE(gpus_per_leaf), .given = BARE(gpus_per_leaf_given)},
+    {"cluster", "switch_radix", WEFT_KEY_COUNT, NULL, "ports per switch", .imin = 2, .imax = 65536,
+     .field = BARE(switch_radix)},
+    {"cluster", "oversubscription", WEFT_KEY_STRING, "1:1",
+     "leaf ports down:up, such as 1:1 or 2:1", .apply = apply_bare_ratio,
+     .field = BARE(oversubscription)},
+    ROW_LINK_BANDWIDTH,
+    ROW_LINK_LATENCY,
+};
+
+static const weft_key_t dragonfly_keys[] = {
+    WEFT_TOPO_I_COMMON_KEYS,
+    {"cluster", "groups", WEFT_KEY_COUNT, NULL, "groups of routers", .imin = 2, .imax = 4096,
+     .field = BARE(groups)},
+    {"cluster", "routers_per_group", WEFT_KEY_COUNT, NULL, "routers per group", .imin = 1,
+     .imax = 1024, .field = BARE(routers_per_group)},
+    {"cluster", "gpus_per_router", WEFT_KEY_COUNT, NULL, "GPUs per router", .imin = 1, .imax = 1024,
+     .field = BARE(gpus_per_router)},
+    {"cluster", "global_links_per_router", WEFT_KEY_COUNT, NULL, "global links per router",
+     .imin = 1, .imax = 1024, .field = BARE(global_links_per_router)},
+    ROW_LINK_BANDWIDTH,
+    ROW_LINK_LATENCY,
+    {"cluster", "global_link_bandwidth", WEFT_KEY_RATE, NULL,
+     "rate of a global link (default link_bandwidth)", .nmin_open = TRUE,
+     .field = BARE(global_bw_Bps), .given = BARE(global_bw_given)},
+    {"cluster", "global_link_latency", WEFT_KEY_TIME, NULL,
+     "latency of a global link (default link_latency)", .field = BARE(global_lat_ps),
+     .given = BARE(global_lat_given)},
+};
+
+#define NODE(m) WEFT_KEY_FIELD(node_params, m)
+static const weft_key_t node_keys[] = {
+    WEFT_TOPO_I_COMMON_KEYS,
+    {"cluster", "nodes", WEFT_KEY_NUMBER, "1", "nodes (more than one needs a fabric)",
+     .parse = weft_topo_i_parse_count, .nmax = INFINITY, .field = NODE(nodes)},
+    {"cluster", "nvlink_latency", WEFT_KEY_TIME, NVLINK_LATENCY,
+     "one-way latency of a GPU-NVSwitch link", .field = NODE(nvlink_lat_ps)},
+    {"cluster", "fabric", WEFT_KEY_ENUM, "none", "the scale-out fabric between nodes",
+     .choices = &fabric_enum, .field = NODE(fabric)},
+    {"cluster", "nic", WEFT_KEY_STRING, NULL, "the catalog NIC of every GPU (default: the kind's)",
+     .field = NODE(nic), .given = NODE(nic_given)},
+    {"cluster", "nics_per_gpu", WEFT_KEY_COUNT, "1", "catalog NIC ports behind one GPU's NIC",
+     .imin = 1, .imax = 64, .field = NODE(nics_per_gpu)},
+    {"cluster", "pcie_latency", WEFT_KEY_TIME, PCIE_LATENCY, "one-way latency of a PCIe hop",
+     .field = NODE(pcie_lat_ps)},
+    {"cluster", "fabric_latency", WEFT_KEY_TIME, FABRIC_LATENCY,
+     "one-way latency of a scale-out link", .field = NODE(fabric_lat_ps)},
+    {"cluster", "switch_radix", WEFT_KEY_COUNT, NULL,
+     "ports per fabric switch (default: the NIC's InfiniBand switch)", .imin = 2, .imax = 65536,
+     .field = NODE(switch_radix), .given = NODE(switch_radix_given)},
+    {"cluster", "oversubscription", WEFT_KEY_STRING, "1:1",
+     "leaf ports down:up, such as 1:1 or 2:1", .apply = apply_node_ratio,
+     .field = NODE(oversubscription)},
+    {"cluster", "nodes_per_su", WEFT_KEY_COUNT, NULL,
+     "nodes per scalable unit (default: as many as a leaf's ports allow)", .imin = 1,
+     .imax = MAX_GPUS, .field = NODE(nodes_per_su), .given = NODE(nodes_per_su_given)},
+    {"cluster", "nodes_per_leaf", WEFT_KEY_COUNT, NULL,
+     "nodes per leaf (default: as many as a leaf's ports allow)", .imin = 1, .imax = MAX_GPUS,
+     .field = NODE(nodes_per_leaf), .given = NODE(nodes_per_leaf_given)},
+    {"cluster", "k", WEFT_KEY_COUNT, NULL,
+     "fat-tree switch ports (even; default: the smallest that holds the nodes)", .imin = 2,
+     .imax = FAT_TREE_MAX_K, .field = NODE(k), .given = NODE(k_given)},
+};
+
+/* The kinds, in the order of their names. */
+static const char *const kind_names[] = {"switch",     "ring",     "fully-connected", "torus",
+                                         "leaf-spine", "fat-tree", "dragonfly",       "dgx-a100",
+                                         "dgx-h100",   "dgx-b200", "gb200-nvl72",     NULL};
+
+const weft_enum_t weft_topo_i_kind_enum = {"kind", kind_names};
+
+#define KIND(build, keys, params)                                                                  \
+    {                                                                                              \
+        build, keys, G_N_ELEMENTS(keys), sizeof(params)                                            \
+    }
+static const weft_topo_i_kind_t kinds[] = {
+    KIND(build_switch, generic_keys, bare_params),
+    KIND(build_ring, generic_keys, bare_params),
+    KIND(build_fully_connected, generic_keys, bare_params),
+    KIND(build_torus, torus_keys, bare_params),
+    KIND(build_leaf_spine, leaf_spine_keys, bare_params),
+    KIND(build_fat_tree, fat_tree_keys, bare_params),
+    KIND(build_dragonfly, dragonfly_keys, bare_params),
+    KIND(build_dgx_a100, node_keys, node_params),
+    KIND(build_dgx_h100, node_keys, node_params),
+    KIND(build_dgx_b200, node_keys, node_params),
+    KIND(build_gb200_nvl72, node_keys, node_params),
+};
+G_STATIC_ASSERT(G_N_ELEMENTS(kinds) + 1 == G_N_ELEMENTS(kind_names));
+
 const weft_topo_i_kind_t *
-weft_topo_i_kinds(guint *n)
+weft_topo_i_kind(gint kind)
 {
-    *n = G_N_ELEMENTS(kinds);
-    return kinds;
+    g_return_val_if_fail(kind >= 0 && (guint)kind < G_N_ELEMENTS(kinds), NULL);
+    return &kinds[kind];
 }

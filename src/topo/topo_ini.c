@@ -4,10 +4,14 @@
  * names a builder (topo_build.c: node kinds such as dgx-h100, scale-out fabrics
  * such as fat-tree or dragonfly, and the generic switch, ring, fully-connected)
  * and whose other keys are that builder's parameters, every quantity written
- * with its unit (core/units.h). Unknown groups and keys are errors that list
- * the valid ones, so a typo never silently falls back to a default. A scenario
- * file passes its own [cluster] group through weft_topo_load_keyfile().
- * doc/clusters.md is the user-facing description of each kind.
+ * with its unit (core/units.h). Each kind declares its keys as weft_key_t rows
+ * (topo_build.h); this file checks a group against them with the configuration
+ * engine (core/keyfile.h): unknown groups and keys are errors that list the valid
+ * ones, so a typo never silently falls back to a default; every value is checked
+ * and stored in the kind's parameter struct, and a refused one gets topo's wording
+ * and error code in one place (value_error()). A scenario file passes its own
+ * [cluster] group through weft_topo_load_keyfile(). doc/clusters.md is the
+ * user-facing description of each kind.
  */
 #define G_LOG_DOMAIN "weft-topo"
 
@@ -21,7 +25,7 @@
 #include "topo/topo_build.h"
 #include "topo/topo_private.h"
 
-/* ---- typed getters ------------------------------------------------------------- */
+/* ---- values ------------------------------------------------------------------- */
 
 char *
 weft_topo_i_ini_text(const weft_topo_i_ini_t *c, const char *key, gboolean required, GError **error)
@@ -37,35 +41,39 @@ weft_topo_i_ini_text(const weft_topo_i_ini_t *c, const char *key, gboolean requi
     return g_strstrip(v);
 }
 
-gboolean
-weft_topo_i_ini_count(const weft_topo_i_ini_t *c, const char *key, gboolean required, guint dflt,
-                      guint min, guint max, guint *out, GError **error)
+/* A core/units failure (@uerr, consumed) as the reason of a WEFT_TOPO_ERROR: VALUE for an
+ * out-of-range number, PARSE otherwise (as weft_topo_i_units_error() decides). */
+static gboolean
+units_reason(GError **error, GError *uerr)
 {
-    g_autoptr(GError) local = NULL;
-    g_autofree char *text = weft_topo_i_ini_text(c, key, required, &local);
-    if (text == NULL) {
-        if (local != NULL) {
-            g_propagate_error(error, g_steal_pointer(&local));
-            return FALSE;
-        }
-        *out = dflt;
-        return TRUE;
-    }
-    double v = 0.0;
-    g_autofree char *qkey = g_strconcat(c->group, ".", key, NULL);
-    GError *uerr = NULL;
-    if (!weft_units_parse_count(text, &v, &uerr)) {
-        weft_topo_i_units_error(error, uerr, c->origin, qkey, text);
-        return FALSE;
-    }
+    gint code = g_error_matches(uerr, WEFT_UNITS_ERROR, WEFT_UNITS_ERROR_RANGE)
+                    ? WEFT_TOPO_ERROR_VALUE
+                    : WEFT_TOPO_ERROR_PARSE;
+    g_set_error_literal(error, WEFT_TOPO_ERROR, code, uerr->message);
+    g_error_free(uerr);
+    return FALSE;
+}
+
+gboolean
+weft_topo_i_parse_count(const char *text, double *value, GError **error)
+{
+    return weft_units_parse_count(text, value, error);
+}
+
+gboolean
+weft_topo_i_ini_whole(const weft_topo_i_ini_t *c, const char *key, double v, guint min, guint max,
+                      guint *out, GError **error)
+{
+    g_autofree char *text = weft_topo_i_ini_text(c, key, FALSE, NULL);
     if (v != floor(v)) {
         g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_PARSE,
-                    "%s: %s = \"%s\": expected a whole number", c->origin, qkey, text);
+                    "%s: %s.%s = \"%s\": expected a whole number", c->origin, c->group, key, text);
         return FALSE;
     }
     if (v < min || v > max) {
         g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
-                    "%s: %s = \"%s\": must be between %u and %u", c->origin, qkey, text, min, max);
+                    "%s: %s.%s = \"%s\": must be between %u and %u", c->origin, c->group, key, text,
+                    min, max);
         return FALSE;
     }
     *out = (guint)v;
@@ -73,84 +81,23 @@ weft_topo_i_ini_count(const weft_topo_i_ini_t *c, const char *key, gboolean requ
 }
 
 gboolean
-weft_topo_i_ini_rate(const weft_topo_i_ini_t *c, const char *key, double dflt_Bps, double *out_Bps,
-                     GError **error)
+weft_topo_i_parse_ratio(const char *text, double *down, double *up, GError **error)
 {
-    gboolean required = !(dflt_Bps > 0.0);
-    g_autoptr(GError) local = NULL;
-    g_autofree char *text = weft_topo_i_ini_text(c, key, required, &local);
-    if (text == NULL) {
-        if (local != NULL) {
-            g_propagate_error(error, g_steal_pointer(&local));
-            return FALSE;
-        }
-        *out_Bps = dflt_Bps;
-        return TRUE;
-    }
-    g_autofree char *qkey = g_strconcat(c->group, ".", key, NULL);
-    GError *uerr = NULL;
-    if (!weft_units_parse_rate(text, out_Bps, &uerr)) {
-        weft_topo_i_units_error(error, uerr, c->origin, qkey, text);
-        return FALSE;
-    }
-    if (!(*out_Bps > 0.0) || !isfinite(*out_Bps)) {
-        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
-                    "%s: %s = \"%s\": bandwidth must be positive and finite", c->origin, qkey,
-                    text);
-        return FALSE;
-    }
-    return TRUE;
-}
-
-gboolean
-weft_topo_i_ini_time(const weft_topo_i_ini_t *c, const char *key, const char *dflt,
-                     weft_time_t *out_ps, GError **error)
-{
-    g_autofree char *text = weft_topo_i_ini_text(c, key, dflt == NULL, error);
-    if (text == NULL) {
-        if (dflt == NULL) {
-            return FALSE;
-        }
-        text = g_strdup(dflt);
-    }
-    g_autofree char *qkey = g_strconcat(c->group, ".", key, NULL);
-    GError *uerr = NULL;
-    if (!weft_units_parse_time(text, out_ps, &uerr)) {
-        weft_topo_i_units_error(error, uerr, c->origin, qkey, text);
-        return FALSE;
-    }
-    return TRUE;
-}
-
-gboolean
-weft_topo_i_ini_ratio(const weft_topo_i_ini_t *c, const char *key, double *down, double *up,
-                      GError **error)
-{
-    g_autofree char *text = weft_topo_i_ini_text(c, key, FALSE, NULL);
-    if (text == NULL) {
-        *down = 1.0;
-        *up = 1.0;
-        return TRUE;
-    }
-    g_autofree char *qkey = g_strconcat(c->group, ".", key, NULL);
     g_auto(GStrv) parts = g_strsplit(text, ":", -1);
     if (g_strv_length(parts) != 2) {
-        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_PARSE,
-                    "%s: %s = \"%s\": expected a ratio down:up such as 1:1 or 2:1", c->origin, qkey,
-                    text);
+        g_set_error_literal(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_PARSE,
+                            "expected a ratio down:up such as 1:1 or 2:1");
         return FALSE;
     }
     double v[2];
     for (guint i = 0; i < 2; i++) {
         GError *uerr = NULL;
         if (!weft_units_parse_count(g_strstrip(parts[i]), &v[i], &uerr)) {
-            weft_topo_i_units_error(error, uerr, c->origin, qkey, text);
-            return FALSE;
+            return units_reason(error, uerr);
         }
         if (!(v[i] > 0.0)) {
-            g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
-                        "%s: %s = \"%s\": both sides of the ratio must be positive", c->origin,
-                        qkey, text);
+            g_set_error_literal(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                                "both sides of the ratio must be positive");
             return FALSE;
         }
     }
@@ -160,20 +107,13 @@ weft_topo_i_ini_ratio(const weft_topo_i_ini_t *c, const char *key, double *down,
 }
 
 gboolean
-weft_topo_i_ini_dims(const weft_topo_i_ini_t *c, const char *key, guint max_dims, guint *dims,
-                     guint *n_dims, GError **error)
+weft_topo_i_parse_dims(const char *text, guint max_dims, guint *dims, guint *n_dims, GError **error)
 {
-    g_autofree char *text = weft_topo_i_ini_text(c, key, TRUE, error);
-    if (text == NULL) {
-        return FALSE;
-    }
-    g_autofree char *qkey = g_strconcat(c->group, ".", key, NULL);
     g_auto(GStrv) parts = g_strsplit(text, "x", -1);
     guint n = g_strv_length(parts);
     if (n == 0 || n > max_dims) {
         g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_PARSE,
-                    "%s: %s = \"%s\": expected 1 to %u sizes joined by 'x', such as 4x4x4",
-                    c->origin, qkey, text, max_dims);
+                    "expected 1 to %u sizes joined by 'x', such as 4x4x4", max_dims);
         return FALSE;
     }
     for (guint i = 0; i < n; i++) {
@@ -182,8 +122,7 @@ weft_topo_i_ini_dims(const weft_topo_i_ini_t *c, const char *key, guint max_dims
         guint64 v = g_ascii_strtoull(p, &end, 10);
         if (p[0] < '0' || p[0] > '9' || end == NULL || *end != '\0' || v == 0 || v > G_MAXINT) {
             g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_PARSE,
-                        "%s: %s = \"%s\": \"%s\" is not a whole number >= 1", c->origin, qkey, text,
-                        p);
+                        "\"%s\" is not a whole number >= 1", p);
             return FALSE;
         }
         dims[i] = (guint)v;
@@ -192,27 +131,98 @@ weft_topo_i_ini_dims(const weft_topo_i_ini_t *c, const char *key, guint max_dims
     return TRUE;
 }
 
+/*
+ * The one place where a refused value gets topo's wording: "FILE: group.key =
+ * "text": reason" with WEFT_TOPO_ERROR_PARSE for text that is not of the row's
+ * syntax (core/units decides for quantities) and WEFT_TOPO_ERROR_VALUE for a value
+ * out of the row's range, or "FILE: group.key = "text" is unknown; valid WHATs:
+ * a, b" for an enum. @err: the engine's error (WEFT_KEYFILE_ERROR, whose wording
+ * is the engine's and is replaced), an .apply hook's (WEFT_TOPO_ERROR, the reason
+ * only, kept) or NULL (a rate that overflowed to infinity).
+ */
+static gboolean
+value_error(const weft_topo_i_ini_t *c, const weft_key_t *k, const char *text, const GError *err,
+            GError **error)
+{
+    GError *uerr = NULL;
+    g_autoptr(GError) why = NULL;
+    double v = 0.0;
+    weft_time_t ps = 0;
+    if (err != NULL && err->domain == WEFT_TOPO_ERROR) {
+        why = g_error_copy(err);
+    } else {
+        switch (k->type) {
+        case WEFT_KEY_ENUM: {
+            g_autofree char *valid = weft_enum_list(k->choices, ", ");
+            g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                        "%s: %s.%s = \"%s\" is unknown; valid %ss: %s", c->origin, c->group, k->key,
+                        text, k->choices->what, valid);
+            return FALSE;
+        }
+        case WEFT_KEY_COUNT:
+        case WEFT_KEY_NUMBER:
+            if (!weft_units_parse_count(text, &v, &uerr)) {
+                units_reason(&why, uerr);
+            } else if (v != floor(v)) {
+                g_set_error_literal(&why, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_PARSE,
+                                    "expected a whole number");
+            } else {
+                g_set_error(&why, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                            "must be between %" G_GINT64_FORMAT " and %" G_GINT64_FORMAT, k->imin,
+                            k->imax);
+            }
+            break;
+        case WEFT_KEY_RATE:
+            if (err != NULL && !weft_units_parse_rate(text, &v, &uerr)) {
+                units_reason(&why, uerr);
+            } else {
+                g_set_error_literal(&why, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                                    "bandwidth must be positive and finite");
+            }
+            break;
+        case WEFT_KEY_TIME:
+            if (!weft_units_parse_time(text, &ps, &uerr)) {
+                units_reason(&why, uerr);
+                break;
+            }
+            G_GNUC_FALLTHROUGH;
+        default:
+            /* the rows of topo_build.c use no other type, nor other checks */
+            g_set_error_literal(&why, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                                err != NULL ? weft_key_error_reason(k, text, err)
+                                            : "invalid value");
+            break;
+        }
+    }
+    g_set_error(error, WEFT_TOPO_ERROR, why->code, "%s: %s.%s = \"%s\": %s", c->origin, c->group,
+                k->key, text, why->message);
+    return FALSE;
+}
+
+/*
+ * Checks @text of row @k with the engine and stores it in @params. An empty text
+ * is not "unset" as in a scenario's effective configuration but a value that must
+ * parse (gpus = is an error, as is fabric =); the engine's apply refuses it.
+ * @text: borrowed by string fields; must outlive @params.
+ */
+static gboolean
+apply_row(const weft_topo_i_ini_t *c, const weft_key_t *k, const char *text, void *params,
+          GError **error)
+{
+    g_autoptr(GError) err = NULL;
+    g_autofree char *norm = NULL;
+    if ((text[0] != '\0' && !weft_key_check(k, text, NULL, &norm, &err)) ||
+        !weft_key_apply(k, text, params, &err)) {
+        return value_error(c, k, text, err, error);
+    }
+    /* core/units refuses an infinite number, not a finite one times a large unit */
+    if (k->type == WEFT_KEY_RATE && !isfinite(G_STRUCT_MEMBER(double, params, k->field - 1))) {
+        return value_error(c, k, text, NULL, error);
+    }
+    return TRUE;
+}
+
 /* ---- dispatch ----------------------------------------------------------------- */
-
-static char *
-valid_keys_text(const weft_topo_i_kind_t *k)
-{
-    GString *s = g_string_new("kind, name");
-    for (guint i = 0; k->keys[i] != NULL; i++) {
-        g_string_append_printf(s, ", %s", k->keys[i]);
-    }
-    return g_string_free(s, FALSE);
-}
-
-static char *
-valid_kinds_text(const weft_topo_i_kind_t *kinds, guint n)
-{
-    GString *s = g_string_new(NULL);
-    for (guint i = 0; i < n; i++) {
-        g_string_append_printf(s, "%s%s", i > 0 ? ", " : "", kinds[i].kind);
-    }
-    return g_string_free(s, FALSE);
-}
 
 weft_topo_t *
 weft_topo_load_keyfile(GKeyFile *kf, const char *group, const char *origin, GError **error)
@@ -234,26 +244,19 @@ weft_topo_load_keyfile(GKeyFile *kf, const char *group, const char *origin, GErr
     if (kind == NULL) {
         return NULL;
     }
-    guint n_kinds = 0;
-    const weft_topo_i_kind_t *kinds = weft_topo_i_kinds(&n_kinds);
-    const weft_topo_i_kind_t *k = NULL;
-    for (guint i = 0; i < n_kinds; i++) {
-        if (g_strcmp0(kinds[i].kind, kind) == 0) {
-            k = &kinds[i];
-        }
-    }
-    if (k == NULL) {
-        g_autofree char *valid = valid_kinds_text(kinds, n_kinds);
+    gint kv = 0;
+    if (!weft_enum_from_name(&weft_topo_i_kind_enum, kind, &kv, NULL)) {
+        g_autofree char *valid = weft_enum_list(&weft_topo_i_kind_enum, ", ");
         g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_KEY,
                     "%s: %s.kind = \"%s\" is unknown; valid kinds: %s", origin, group, kind, valid);
         return NULL;
     }
+    const weft_topo_i_kind_t *k = weft_topo_i_kind(kv);
+    const char *rows_group = k->keys[0].group;
     g_auto(GStrv) keys = g_key_file_get_keys(kf, group, NULL, NULL);
     for (guint i = 0; keys != NULL && keys[i] != NULL; i++) {
-        gboolean ok = g_strcmp0(keys[i], "kind") == 0 || g_strcmp0(keys[i], "name") == 0 ||
-                      g_strv_contains(k->keys, keys[i]);
-        if (!ok) {
-            g_autofree char *valid = valid_keys_text(k);
+        if (weft_keys_find(k->keys, k->n_keys, rows_group, keys[i]) == NULL) {
+            g_autofree char *valid = weft_keys_list(k->keys, k->n_keys, rows_group);
             g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_KEY,
                         "%s: unknown key %s.%s for kind %s; valid keys: %s", origin, group, keys[i],
                         kind, valid);
@@ -261,7 +264,31 @@ weft_topo_load_keyfile(GKeyFile *kf, const char *group, const char *origin, GErr
         }
     }
 
-    g_autofree char *name = weft_topo_i_ini_text(&c, "name", FALSE, NULL);
+    /* Every row in order: a given text, else the row's default, else its absence is the
+     * builder's default or (for a row with neither) an error. The texts outlive the build. */
+    g_autofree void *params = g_malloc0(k->params_size);
+    g_autoptr(GPtrArray) texts = g_ptr_array_new_with_free_func(g_free);
+    for (guint i = 0; i < k->n_keys; i++) {
+        const weft_key_t *row = &k->keys[i];
+        gboolean required = row->dflt == NULL && row->given == 0;
+        char *text = weft_topo_i_ini_text(&c, row->key, required, error);
+        if (text == NULL && required) {
+            return NULL;
+        }
+        if (text == NULL && row->dflt == NULL) {
+            continue;
+        }
+        if (text == NULL) {
+            text = g_strdup(row->dflt);
+        }
+        g_ptr_array_add(texts, text);
+        if (!apply_row(&c, row, text, params, error)) {
+            return NULL;
+        }
+    }
+
+    weft_topo_i_params_t *common = params;
+    g_autofree char *name = g_strdup(common->name);
     if (name == NULL || name[0] == '\0') {
         g_free(name);
         g_autofree char *base = g_path_get_basename(origin);
@@ -272,7 +299,7 @@ weft_topo_load_keyfile(GKeyFile *kf, const char *group, const char *origin, GErr
         name = g_strdup(base);
     }
     g_autoptr(weft_topo_t) topo = weft_topo_new(name);
-    if (!k->build(&c, topo, error)) {
+    if (!k->build(&c, params, topo, error)) {
         return NULL;
     }
     if (!weft_topo_finalize(topo, error)) {
