@@ -697,6 +697,14 @@ weft_scenario_to_ini(const weft_scenario_t *sc)
     return g_string_free(s, FALSE);
 }
 
+const weft_key_t *
+weft_scenario_key(const char *group, const char *key)
+{
+    g_return_val_if_fail(group != NULL && key != NULL, NULL);
+    compose_keys();
+    return weft_keys_find(flat_rows, n_keys, group, key);
+}
+
 char *
 weft_scenario_keys_help(void)
 {

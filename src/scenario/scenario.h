@@ -152,6 +152,12 @@ typedef struct {
 } weft_scenario_config_t;
 
 /**
+ * weft_scenario_key: (transfer none) (nullable): the table's row of @group.@key
+ * (NULL for a cluster builder key or an unknown one). O(keys).
+ */
+const weft_key_t *weft_scenario_key(const char *group, const char *key);
+
+/**
  * weft_scenario_keys_help: (transfer full): every key of the table, one line
  * each ("  group.key  what it takes (default D)"), for --help: what --set takes.
  */

@@ -142,13 +142,6 @@ config_set(config_t *c, const char *group, const char *key, const char *value, G
                           : weft_scenario_set_value(c->sc, group, key, value, error);
 }
 
-static const char *
-config_get(const config_t *c, const char *group, const char *key)
-{
-    return c->job != NULL ? weft_job_config_get(c->job, group, key)
-                          : weft_scenario_get(c->sc, group, key);
-}
-
 static char *
 config_to_ini(const config_t *c)
 {
@@ -211,23 +204,19 @@ weft_study_results_path(const weft_study_t *st)
     return st->results;
 }
 
-/*
- * Whether group.key holds a path, found by asking a scenario rather than by
- * a second list of path keys: a path key stores a relative value as an
- * absolute path (cluster.file reads the file at once, so a missing one fails
- * with WEFT_SCENARIO_ERROR_IO, which only paths do).
- */
+/* Whether group.key holds a path: its row in the scenario's or weft train's key table says so. */
 static gboolean
 is_path_key(gboolean train, const char *group, const char *key)
 {
-    static const char probe[] = "weft-study-path-probe";
-    g_autoptr(config_t) c = config_new(train);
-    g_autoptr(GError) err = NULL;
-    if (!config_set(c, group, key, probe, &err)) {
-        return g_error_matches(err, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_IO);
+    const weft_key_t *row = NULL;
+    if (train) {
+        guint n = 0;
+        const weft_key_t *keys = weft_job_keys(&n);
+        row = weft_keys_find(keys, n, group, key);
+    } else {
+        row = weft_scenario_key(group, key);
     }
-    const char *v = config_get(c, group, key);
-    return v != NULL && g_path_is_absolute(v) && strcmp(v, probe) != 0;
+    return row != NULL && row->type == WEFT_KEY_PATH;
 }
 
 /* @value as given to the scenario: a relative path resolved against the study's directory. */
@@ -343,8 +332,16 @@ expand_values(axis_t *ax, const char *values, const char *what, GError **error)
         }
     }
     g_autoptr(GPtrArray) word = w;
-    gboolean is_range = word->len > 0 && strcmp(g_ptr_array_index(word, 0), "range") == 0;
-    gboolean is_log = word->len > 0 && strcmp(g_ptr_array_index(word, 0), "log") == 0;
+    /* the generated forms: `range START STOP STEP` and `log START STOP xF` */
+    static const char *const form_names[] = {"range", "log", NULL};
+    static const weft_enum_t form_enum = {"axis form", form_names};
+    gint generated = -1;
+    if (word->len > 0 &&
+        !weft_enum_from_name(&form_enum, g_ptr_array_index(word, 0), &generated, NULL)) {
+        generated = -1;
+    }
+    gboolean is_range = generated == 0;
+    gboolean is_log = generated == 1;
     if (!is_range && !is_log) {
         g_auto(GStrv) items = g_strsplit(values, ",", -1);
         for (guint i = 0; items[i] != NULL; i++) {
