@@ -18,6 +18,7 @@
 
 #include "cli/cli.h"
 #include "coll/coll.h"
+#include "coll/planner.h"
 #include "coll/tuning.h"
 #include "core/sim.h"
 #include "core/units.h"
@@ -190,13 +191,13 @@ read_measured(const char *path, GError **error)
     return rows;
 }
 
-/* Everything one sweep needs, built once. */
+/* Everything one sweep needs, built once: the communicator is the planner's communicator 0. */
 typedef struct {
     weft_topo_t *topo;
     weft_sim_t *sim;
     weft_net_t *net;
-    weft_coll_layout_t *layout;
-    weft_coll_system_t sys;
+    weft_coll_planner_t *planner;
+    GArray *members; /* of gint: the communicator's cluster vertices */
     weft_coll_tuning_t tuning;
     weft_coll_op_t op;
 } bench_t;
@@ -204,7 +205,10 @@ typedef struct {
 static void
 bench_clear(bench_t *b)
 {
-    weft_coll_layout_free(b->layout);
+    weft_coll_planner_free(b->planner);
+    if (b->members != NULL) {
+        g_array_unref(b->members);
+    }
     weft_net_free(b->net);
     weft_sim_free(b->sim);
     weft_topo_free(b->topo);
@@ -222,36 +226,39 @@ typedef struct {
 static guint64
 weft_size(const bench_t *b, guint64 size)
 {
-    guint n = b->layout->n_members;
+    guint n = b->members->len;
     if (b->op == WEFT_COLL_ALL_GATHER || b->op == WEFT_COLL_GATHER || b->op == WEFT_COLL_SCATTER) {
         return size / n;
     }
     return size;
 }
 
-static weft_coll_plan_t *
+/* The plan of nccl-tests size @size: NCCL's choice over the communicator (owned by the
+ * planner). */
+static const weft_coll_plan_t *
 plan_for(bench_t *b, guint64 size, result_t *r, GError **error)
 {
-    guint64 s = weft_size(b, size);
-    if (!weft_coll_tune(&b->tuning, &b->sys, b->op, s, &r->cfg, &r->costs, error)) {
-        return NULL;
+    weft_coll_choice_t choice;
+    const weft_coll_plan_t *plan =
+        weft_coll_planner_plan(b->planner, b->op, weft_size(b, size), 0, &choice, error);
+    if (plan != NULL) {
+        r->cfg = choice.config;
+        r->costs = choice.costs;
     }
-    weft_coll_plan_t *plan = weft_coll_plan_build(b->op, &r->cfg, b->layout, s, error);
-    if (plan == NULL) {
-        return NULL;
-    }
-    weft_coll_tuning_fill_exec(&b->sys, &r->costs, &plan->exec);
     return plan;
 }
 
 static gboolean
 predict(bench_t *b, guint64 size, result_t *r, GError **error)
 {
-    g_autoptr(weft_coll_plan_t) plan = plan_for(b, size, r, error);
+    const weft_coll_plan_t *plan = plan_for(b, size, r, error);
     if (plan == NULL) {
         return FALSE;
     }
-    r->time_ps = weft_coll_time_full(b->sim, b->net, plan, b->layout->vertex, NULL, error);
+    r->time_ps =
+        weft_coll_time_full(b->sim, b->net, plan, (const gint *)b->members->data, NULL, error);
+    /* sizes do not repeat: one plan at a time */
+    weft_coll_planner_forget(b->planner);
     return r->time_ps >= 0;
 }
 
@@ -438,24 +445,27 @@ weft_cmd_coll(int argc, char **argv)
     if (b.topo == NULL) {
         return weft_cli_error("coll", error);
     }
-    g_autoptr(GArray) members = pick_gpus(b.topo, gpus, nodes, per_node, &error);
-    if (members == NULL) {
+    b.members = pick_gpus(b.topo, gpus, nodes, per_node, &error);
+    if (b.members == NULL) {
         bench_clear(&b);
         return weft_cli_error("coll", error);
     }
-    b.layout = weft_coll_layout_new(b.topo, (const gint *)members->data, members->len);
-    if (!weft_coll_system_init(&b.sys, b.topo, b.layout, &b.tuning, &error)) {
+    weft_coll_planner_config_t pcfg = {.tuning = &b.tuning};
+    b.planner = weft_coll_planner_new(b.topo, &pcfg);
+    weft_coll_planner_add_comm(b.planner, (const gint *)b.members->data, b.members->len);
+    const weft_coll_system_t *sys = weft_coll_planner_system(b.planner, 0, &error);
+    if (sys == NULL) {
         bench_clear(&b);
         return weft_cli_error("coll", error);
     }
     b.sim = weft_sim_new(1);
     b.net = weft_net_new_full(b.sim, b.topo, &net_opts);
-    guint n = b.layout->n_members;
+    guint n = b.members->len;
     double factor = weft_coll_tuning_busbw_factor(b.op, n);
 
     if (show_plan) {
         result_t r = {0};
-        g_autoptr(weft_coll_plan_t) plan = plan_for(&b, min_b, &r, &error);
+        const weft_coll_plan_t *plan = plan_for(&b, min_b, &r, &error);
         if (plan == NULL) {
             bench_clear(&b);
             return weft_cli_error("coll", error);
@@ -469,12 +479,12 @@ weft_cmd_coll(int argc, char **argv)
     }
 
     printf("# weft coll: %s on %u ranks, %u nodes (%s), network %s, cpu %s\n",
-           weft_coll_op_name(b.op), n, b.sys.n_nodes, weft_topo_name(b.topo),
+           weft_coll_op_name(b.op), n, sys->n_nodes, weft_topo_name(b.topo),
            weft_net_model_name(model), cpu_text != NULL ? cpu_text : "intel");
     printf("# NCCL graphs: ring %u x %.1f GB/s, nvls %u x %.1f/%.1f GB/s; %u coll channels\n",
-           b.sys.graph[WEFT_NCCL_RING].channels, b.sys.graph[WEFT_NCCL_RING].bw_intra,
-           b.sys.graph[WEFT_NCCL_NVLS].channels, b.sys.graph[WEFT_NCCL_NVLS].bw_intra,
-           b.sys.graph[WEFT_NCCL_NVLS].bw_inter, b.sys.coll_channels);
+           sys->graph[WEFT_NCCL_RING].channels, sys->graph[WEFT_NCCL_RING].bw_intra,
+           sys->graph[WEFT_NCCL_NVLS].channels, sys->graph[WEFT_NCCL_NVLS].bw_intra,
+           sys->graph[WEFT_NCCL_NVLS].bw_inter, sys->coll_channels);
     GString *csv_text = g_string_new(NULL);
     int rc = WEFT_EXIT_OK;
     if (measured == NULL) {

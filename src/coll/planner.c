@@ -284,3 +284,12 @@ weft_coll_planner_plan(weft_coll_planner_t *planner, weft_coll_op_t op, guint64 
     g_hash_table_insert(p->plans, g_memdup2(&key, sizeof key), plan);
     return plan;
 }
+
+void
+weft_coll_planner_forget(weft_coll_planner_t *planner)
+{
+    g_return_if_fail(planner != NULL);
+    g_hash_table_remove_all(planner->plans);
+    g_hash_table_remove_all(planner->shapes);
+    g_ptr_array_set_size(planner->store, 0);
+}

@@ -33,8 +33,8 @@
  * Contract: the same (op, S, communicator) always returns the same plan, the
  * same pointer, and the same choice; a plan is never modified once returned.
  * Plans are owned by the planner (transfer none) and live until
- * weft_coll_planner_free(): callers may key their own caches by the pointer
- * (the replay's per-plan duration memo does).
+ * weft_coll_planner_free() or weft_coll_planner_forget(): callers may key their
+ * own caches by the pointer (the replay's per-plan duration memo does).
  *
  * Complexity: a communicator's first tuned call builds its layout and system,
  * O(n log n + vertices + routes of max_per_domain x n_domains pairs); a call
@@ -134,12 +134,21 @@ const weft_coll_system_t *weft_coll_planner_system(weft_coll_planner_t *planner,
  * The plan of (@op, @size_bytes) on communicator @comm under the planner's model (see
  * the essay: the same pointer every time). An error is not cached: the same call
  * fails again the same way.
- * Returns: (transfer none): owned by the planner, valid until weft_coll_planner_free(),
- * or NULL on error. Time complexity: see the essay.
+ * Returns: (transfer none): owned by the planner, valid until weft_coll_planner_free() or
+ * weft_coll_planner_forget(), or NULL on error. Time complexity: see the essay.
  */
 const weft_coll_plan_t *weft_coll_planner_plan(weft_coll_planner_t *planner, weft_coll_op_t op,
                                                guint64 size_bytes, guint comm,
                                                weft_coll_choice_t *choice, GError **error);
+
+/**
+ * weft_coll_planner_forget:
+ * Frees every plan @planner returned (their pointers become invalid) and forgets which
+ * calls made them; communicators, layouts and systems stay. For callers whose calls do
+ * not repeat, such as a size sweep, so that memory holds one plan at a time rather than
+ * all of them. O(plans).
+ */
+void weft_coll_planner_forget(weft_coll_planner_t *planner);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(weft_coll_planner_t, weft_coll_planner_free)
 
