@@ -11,6 +11,7 @@
 /* A registered communicator: its members, and (tuned) its layout and system once built. */
 typedef struct {
     guint off, n; /* members: vertices[off .. off + n) */
+    guint next;   /* the next communicator whose members hash alike, id + 1; 0: none */
     weft_coll_layout_t *layout;
     weft_coll_system_t *sys;
 } planner_comm_t;
@@ -28,12 +29,13 @@ struct weft_coll_planner {
     gboolean tuned;
     weft_coll_tuning_t tuning; /* tuned */
     weft_coll_algo_t plain_algo[WEFT_COLL_N_OPS];
-    guint chunks;       /* plain */
-    GArray *vertices;   /* of gint: every communicator's members */
-    GArray *comms;      /* of planner_comm_t */
-    GHashTable *plans;  /* plan_key_t -> weft_coll_plan_t* (in store) */
-    GHashTable *shapes; /* tuned plans by shape (plan_shape()) -> plan (in store) */
-    GPtrArray *store;   /* every plan built (owned) */
+    guint chunks;           /* plain */
+    GArray *vertices;       /* of gint: every communicator's members */
+    GArray *comms;          /* of planner_comm_t */
+    GHashTable *by_members; /* members_hash() -> the first communicator with it, id + 1 */
+    GHashTable *plans;      /* plan_key_t -> weft_coll_plan_t* (in store) */
+    GHashTable *shapes;     /* tuned plans by shape (plan_shape()) -> plan (in store) */
+    GPtrArray *store;       /* every plan built (owned) */
 };
 
 static guint
@@ -68,6 +70,7 @@ weft_coll_planner_new(weft_topo_t *topo, const weft_coll_planner_config_t *confi
     }
     p->vertices = g_array_new(FALSE, FALSE, sizeof(gint));
     p->comms = g_array_new(FALSE, FALSE, sizeof(planner_comm_t));
+    p->by_members = g_hash_table_new(g_direct_hash, g_direct_equal);
     p->plans = g_hash_table_new_full(plan_key_hash, plan_key_equal, g_free, NULL);
     p->shapes =
         g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL);
@@ -87,6 +90,7 @@ weft_coll_planner_free(weft_coll_planner_t *planner)
         g_free(pc->sys);
     }
     g_array_unref(planner->comms);
+    g_hash_table_unref(planner->by_members);
     g_array_unref(planner->vertices);
     g_hash_table_unref(planner->plans);
     g_hash_table_unref(planner->shapes);
@@ -94,14 +98,36 @@ weft_coll_planner_free(weft_coll_planner_t *planner)
     g_free(planner);
 }
 
+/* FNV-1a over the member count and vertices. */
+static guint
+members_hash(const gint *v, guint n)
+{
+    guint32 h = 2166136261u ^ n;
+    for (guint i = 0; i < n; i++) {
+        h = (h ^ (guint32)v[i]) * 16777619u;
+    }
+    return h;
+}
+
 guint
 weft_coll_planner_add_comm(weft_coll_planner_t *planner, const gint *member_vertex, guint n)
 {
     g_return_val_if_fail(planner != NULL, G_MAXUINT);
     g_return_val_if_fail(n == 0 || member_vertex != NULL, G_MAXUINT);
-    planner_comm_t pc = {.off = planner->vertices->len, .n = n};
+    gpointer key = GUINT_TO_POINTER(members_hash(member_vertex, n));
+    guint head = GPOINTER_TO_UINT(g_hash_table_lookup(planner->by_members, key));
+    for (guint id1 = head; id1 != 0;) {
+        const planner_comm_t *pc = &g_array_index(planner->comms, planner_comm_t, id1 - 1);
+        if (pc->n == n && (n == 0 || memcmp(&g_array_index(planner->vertices, gint, pc->off),
+                                            member_vertex, n * sizeof(gint)) == 0)) {
+            return id1 - 1;
+        }
+        id1 = pc->next;
+    }
+    planner_comm_t pc = {.off = planner->vertices->len, .n = n, .next = head};
     g_array_append_vals(planner->vertices, member_vertex, n);
     g_array_append_val(planner->comms, pc);
+    g_hash_table_insert(planner->by_members, key, GUINT_TO_POINTER(planner->comms->len));
     return planner->comms->len - 1;
 }
 

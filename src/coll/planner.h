@@ -46,7 +46,8 @@
  * distinct shape.
  *
  * Thread-safety: none. A planner belongs to one run (the replay makes one per
- * weft_replay_run()); runs on other threads make their own. Building layouts
+ * weft_replay_run()) or is lent to runs one after another (weft coll's sweep:
+ * weft_replay_options_t.planner); runs on other threads make their own. Building layouts
  * and systems looks up routes on the cluster, so planners of one cluster on
  * several threads are as safe as its routing is (topo.h).
  */
@@ -104,8 +105,11 @@ void weft_coll_planner_free(weft_coll_planner_t *planner);
  * weft_coll_planner_add_comm:
  * @member_vertex: the @n members' cluster vertices (GPUs), in communicator order (copied).
  * @n: member count (0: a communicator that cannot plan anything, WEFT_COLL_ERROR_VALUE).
- * Registers a communicator; its layout and system are built on its first call.
- * Returns: its id, the number of communicators registered before it (0, 1, ...). O(n).
+ * Registers a communicator; its layout and system are built on its first call. A
+ * communicator is its member list: one registered before with the same members in the
+ * same order is found, not added again, so that its layout, system and plans are shared
+ * (a sweep that replays each size with one planner plans each size once).
+ * Returns: its id (ids are 0, 1, ... in order of first registration). O(n).
  */
 guint weft_coll_planner_add_comm(weft_coll_planner_t *planner, const gint *member_vertex, guint n);
 

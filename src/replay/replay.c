@@ -9,8 +9,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "coll/planner.h"
-
 /* clang-format off */
 G_DEFINE_QUARK(weft-replay-error-quark, weft_replay_error)
 /* clang-format on */
@@ -126,7 +124,8 @@ typedef struct {
  */
 typedef struct {
     coll_inst_t inst[2];
-    gint *vertices; /* per member, the GPU vertex its rank runs on */
+    gint *vertices;  /* per member, the GPU vertex its rank runs on */
+    guint plan_comm; /* its communicator id in R->planner */
     /* The communicator's last few (operation, size)s and what they resolved to, so that a
      * collective's plan and memo are one short scan, not two table lookups (a step repeats
      * a communicator's few collectives many times); plan NULL: empty */
@@ -167,9 +166,10 @@ struct replay {
     GHashTable *links;  /* a trace's deps array -> the first rank's link array (owned) */
     GPtrArray *own_links;     /* link arrays of ranks that could not share one (owned) */
     comm_state_t *comm_state; /* per communicator */
-    /* every collective's plan (its communicator id there is its index in wl->comms); owns the
-     * plans */
+    /* every collective's plan (comm_state_t.plan_comm: each communicator's id there); owns
+     * the plans */
     weft_coll_planner_t *planner;
+    gboolean own_planner; /* made here (else opts->planner) */
     /* p2p_key_t -> p2p_wait_t of the messages waiting for their other side; an entry goes
      * when its last message is matched, so the table holds what is in flight, not the step */
     GHashTable *p2p_waiting;
@@ -1306,7 +1306,7 @@ coll_start(replay_t *R, coll_inst_t *ci)
     }
     if (k == G_N_ELEMENTS(cs->recent)) {
         const weft_coll_plan_t *plan =
-            weft_coll_planner_plan(R->planner, op, bytes, ci->comm, NULL, &error);
+            weft_coll_planner_plan(R->planner, op, bytes, cs->plan_comm, NULL, &error);
         if (plan == NULL) {
             g_prefix_error(&error, "%s: rank %u node %" G_GUINT64_FORMAT " (%s): ", t0->file,
                            comm->ranks[0], t0->id[n0], node_name(t0, n0));
@@ -1818,7 +1818,9 @@ replay_clear(replay_t *R)
         }
         g_clear_pointer(&R->comm_state, g_free);
     }
-    g_clear_pointer(&R->planner, weft_coll_planner_free);
+    if (R->own_planner) {
+        g_clear_pointer(&R->planner, weft_coll_planner_free);
+    }
     g_clear_pointer(&R->p2p_waiting, g_hash_table_unref);
     g_clear_pointer(&R->p2p_wait_pool, g_ptr_array_unref);
     g_clear_pointer(&R->p2p, g_array_unref);
@@ -2024,7 +2026,9 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
     R.rank_gpu = opts != NULL ? opts->rank_gpu : NULL;
     R.compute_scale = opts != NULL && opts->compute_scale > 0 ? opts->compute_scale : 1.0;
     R.observer = opts != NULL ? opts->observer : NULL;
-    {
+    if (opts != NULL && opts->planner != NULL) {
+        R.planner = opts->planner;
+    } else {
         weft_coll_planner_config_t pcfg = {0};
         if (opts != NULL) {
             pcfg.tuning = opts->coll_tuning; /* its chunks, not coll_chunks, apply */
@@ -2032,6 +2036,7 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
             pcfg.chunks = opts->coll_chunks;
         }
         R.planner = weft_coll_planner_new(R.topo, &pcfg);
+        R.own_planner = TRUE;
     }
     g_return_val_if_fail(wl->n_ranks <= weft_topo_n_gpus(R.topo), NULL);
 
@@ -2080,8 +2085,8 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
         for (guint m = 0; m < comm->n_ranks; m++) {
             R.comm_state[c].vertices[m] = R.ranks[comm->ranks[m]].vertex;
         }
-        guint id = weft_coll_planner_add_comm(R.planner, R.comm_state[c].vertices, comm->n_ranks);
-        g_assert(id == c);
+        R.comm_state[c].plan_comm =
+            weft_coll_planner_add_comm(R.planner, R.comm_state[c].vertices, comm->n_ranks);
     }
 
     for (guint r = 0; r < wl->n_ranks; r++) {
