@@ -267,6 +267,7 @@ weft_coll_planner_plan(weft_coll_planner_t *planner, weft_coll_op_t op, guint64 
                        guint comm, weft_coll_choice_t *choice, GError **error)
 {
     g_return_val_if_fail(planner != NULL, NULL);
+    g_return_val_if_fail((guint)op < WEFT_COLL_N_OPS, NULL);
     g_return_val_if_fail(comm < planner->comms->len, NULL);
     g_return_val_if_fail(error == NULL || *error == NULL, NULL);
     weft_coll_planner_t *p = planner;

@@ -3,7 +3,7 @@
  * The collective planner: one call from (operation, size, communicator) to the
  * plan that runs it.
  *
- * Running a collective as a real library would takes four steps in a fixed
+ * Running a collective the way a real library does takes four steps in a fixed
  * order: lay the communicator's members out on the cluster (coll.h,
  * weft_coll_layout_new()), derive NCCL's view of that communicator (tuning.h,
  * weft_coll_system_init()), choose algorithm, protocol, channels and chunks
@@ -47,9 +47,9 @@
  *
  * Thread-safety: none. A planner belongs to one run (the replay makes one per
  * weft_replay_run()) or is lent to runs one after another (weft coll's sweep:
- * weft_replay_options_t.planner); runs on other threads make their own. Building layouts
- * and systems looks up routes on the cluster, so planners of one cluster on
- * several threads are as safe as its routing is (topo.h).
+ * weft_replay_options_t.planner); runs on other threads make their own.
+ * Building layouts and systems looks up routes on the cluster, so planners of
+ * one cluster on several threads are as safe as its routing is (topo.h).
  */
 #ifndef WEFT_COLL_PLANNER_H
 #define WEFT_COLL_PLANNER_H
