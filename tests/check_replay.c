@@ -2,10 +2,10 @@
 /*
  * Unit tests of replay/: streams and overlap, collective matching, send/recv
  * rendezvous, sub-communicators, the time accounting identity, the deadlock
- * report and mismatched collectives. Traces are written with testutil.h into a
- * scratch directory, read back by the Chakra reader and replayed on small
- * clusters built through the topo API; every expected time is derived by hand
- * beside its assertion.
+ * report and mismatched collectives, a planner lent to runs size after size.
+ * Traces are written with testutil.h into a scratch directory, read back by the
+ * Chakra reader and replayed on small clusters built through the topo API;
+ * every expected time is derived by hand beside its assertion.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -880,6 +880,83 @@ START_TEST(a_coarse_collective_alone_takes_its_run_alone)
 }
 END_TEST
 
+/* The plan of each collective a run executes (a lent planner's, see below). */
+static void
+see_plan(void *data, const weft_replay_coll_event_t *ev)
+{
+    const weft_coll_plan_t **plan = data;
+    *plan = ev->plan;
+}
+
+START_TEST(a_lent_planner_runs_its_callers_plans_size_after_size)
+{
+    /*
+     * weft coll's sweep: a caller plans each size with its planner (NCCL's tuning), then
+     * replays the one-collective workload with that planner lent to the run, size after
+     * size on one network. Each run executes the very plan the caller got (the workload's
+     * world communicator has the caller's members: the planner finds it) and lasts what
+     * that plan took run alone after the same sizes on one network, the former weft coll.
+     * On the bundled dragonfly under flow a pair's path is chosen per flow id, counted per
+     * pair over the network's life (net.h, weft_net_next_flow_id()): 512 KiB after 32 KiB
+     * is not 512 KiB first, so the sequences agree only if they run alike.
+     */
+    const char *src = g_getenv("WEFT_SRCDIR");
+    g_autofree char *path =
+        g_build_filename(src != NULL ? src : ".", "topologies", "dragonfly.ini", NULL);
+    GError *err = NULL;
+    g_autoptr(weft_topo_t) topo = weft_topo_load(path, &err);
+    ck_assert_msg(topo != NULL, "%s", err ? err->message : "");
+    guint n = weft_topo_n_gpus(topo);
+    g_autofree gint *members = g_new(gint, n);
+    for (guint g = 0; g < n; g++) {
+        members[g] = weft_topo_gpu_vertex(topo, g);
+    }
+    weft_coll_tuning_t tun = {0};
+    weft_coll_planner_config_t pcfg = {.tuning = &tun};
+    g_autoptr(weft_coll_planner_t) P = weft_coll_planner_new(topo, &pcfg);
+    ck_assert_uint_eq(weft_coll_planner_add_comm(P, members, n), 0);
+    static const guint64 sizes[] = {32 * 1024, 512 * 1024};
+    /* the former weft coll: each plan alone, one after the other on one network */
+    weft_time_t alone[G_N_ELEMENTS(sizes)], first;
+    {
+        g_autoptr(weft_sim_t) sim = weft_sim_new(1);
+        g_autoptr(weft_net_t) net = weft_net_new(sim, topo, WEFT_NET_FLOW);
+        for (guint i = 0; i < G_N_ELEMENTS(sizes); i++) {
+            const weft_coll_plan_t *p =
+                weft_coll_planner_plan(P, WEFT_COLL_ALL_REDUCE, sizes[i], 0, NULL, &err);
+            ck_assert_msg(p != NULL, "%s", err ? err->message : "");
+            alone[i] = weft_coll_time_full(sim, net, p, members, NULL, &err);
+            ck_assert_int_gt(alone[i], 0);
+        }
+        g_autoptr(weft_sim_t) sim1 = weft_sim_new(1);
+        g_autoptr(weft_net_t) net1 = weft_net_new(sim1, topo, WEFT_NET_FLOW);
+        first = weft_coll_time_full(
+            sim1, net1, weft_coll_planner_plan(P, WEFT_COLL_ALL_REDUCE, sizes[1], 0, NULL, NULL),
+            members, NULL, &err);
+    }
+    ck_assert_int_ne(alone[1], first); /* the history shows */
+    g_autoptr(weft_sim_t) sim = weft_sim_new(1);
+    g_autoptr(weft_net_t) net = weft_net_new(sim, topo, WEFT_NET_FLOW);
+    for (guint i = 0; i < G_N_ELEMENTS(sizes); i++) {
+        const weft_coll_plan_t *p =
+            weft_coll_planner_plan(P, WEFT_COLL_ALL_REDUCE, sizes[i], 0, NULL, &err);
+        g_autoptr(weft_workload_t) wl =
+            weft_workload_collective(WEFT_COLL_ALL_REDUCE, sizes[i], 1, n, &err);
+        ck_assert(weft_workload_check(wl, n, &err));
+        const weft_coll_plan_t *ran = NULL;
+        weft_replay_observer_t obs = {.data = &ran, .collective = see_plan};
+        weft_replay_options_t opts = {.planner = P, .observer = &obs};
+        weft_time_t start = weft_sim_now(sim);
+        g_autoptr(weft_replay_result_t) res = weft_replay_run(sim, net, wl, &opts, &err);
+        ck_assert_msg(res != NULL, "%s", err ? err->message : "");
+        ck_assert_ptr_eq(ran, p);
+        ck_assert_int_eq(res->step_ps - start, alone[i]);
+    }
+    /* the runs registered no communicator of their own */
+    ck_assert_uint_eq(weft_coll_planner_add_comm(P, members, n), 0);
+}
+END_TEST
+
 static Suite *
 replay_suite(void)
 {
@@ -906,6 +983,7 @@ replay_suite(void)
     tcase_add_test(tc, timed_collectives_over_ecmp_pairs_give_the_transfer_level_results);
     tcase_add_test(tc, a_transfer_on_a_timed_collectives_ecmp_pair_is_a_conflict);
     tcase_add_test(tc, a_coarse_collective_alone_takes_its_run_alone);
+    tcase_add_test(tc, a_lent_planner_runs_its_callers_plans_size_after_size);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -7,13 +7,16 @@
  * time derived by hand, and the [output] files (and an unwritable output
  * directory failing before anything runs); workloads without a trace: the
  * [transformer] group against the equivalent generator spec, the one-collective
- * workload against the closed-form ring, and their cross-key errors. Scratch
- * files live in a temporary directory per test.
+ * workload against the closed-form ring and against its plan run alone on
+ * bundled clusters, and their cross-key errors. Scratch files live in a
+ * temporary directory per test.
  */
 #include <check.h>
 #include <stdlib.h>
 
 #include "config.h"
+#include "coll/planner.h"
+#include "core/sim.h"
 #include "scenario/scenario.h"
 #include "testutil.h"
 #include "workload/gen.h"
@@ -870,6 +873,74 @@ START_TEST(test_collective_ring)
 }
 END_TEST
 
+START_TEST(test_collective_takes_its_plan_alone)
+{
+    /*
+     * The one-collective workload through the scenario run path (weft replay's) takes, to
+     * the picosecond, what its plan takes run alone on an idle network of the cluster: the
+     * plan of a planner over the same cluster, NCCL's tuning (the default, auto, on these
+     * clusters), every GPU in order. That is weft coll's time for the first size of a
+     * sweep (coll_cli.sh checks the command's own output against weft replay).
+     */
+    static const struct {
+        const char *cluster, *op, *model;
+        guint64 bytes;
+    } cases[] = {
+        {"dgx-h100.ini", "all_reduce", "analytical", 4096},
+        {"dgx-h100.ini", "all_reduce", "analytical", 1u << 20},
+        {"dgx-h100.ini", "all_reduce", "analytical", 256u << 20},
+        {"dgx-h100.ini", "all_gather", "analytical", 1u << 20},
+        {"dgx-h100.ini", "all_reduce", "flow", 64u << 20},
+        {"p5-h100-2node.ini", "all_reduce", "analytical", 4096},
+        {"p5-h100-2node.ini", "all_reduce", "analytical", 64u << 20},
+        {"p5-h100-2node.ini", "all_reduce", "flow", 64u << 20},
+        {"p5-h100-2node.ini", "reduce_scatter", "flow", 4u << 20},
+    };
+    const char *src = g_getenv("WEFT_SRCDIR");
+    for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autofree char *path =
+            g_build_filename(src != NULL ? src : ".", "topologies", cases[i].cluster, NULL);
+        g_autofree char *bytes = g_strdup_printf("%" G_GUINT64_FORMAT "B", cases[i].bytes);
+        g_autoptr(GError) err = NULL;
+        g_autoptr(weft_scenario_t) sc = weft_scenario_new();
+        ck_assert(weft_scenario_set_value(sc, "cluster", "file", path, &err));
+        ck_assert(weft_scenario_set_value(sc, "workload", "collective", cases[i].op, &err));
+        ck_assert(weft_scenario_set_value(sc, "workload", "collective_bytes", bytes, &err));
+        ck_assert(weft_scenario_set_value(sc, "network", "model", cases[i].model, &err));
+        g_autoptr(weft_scenario_run_t) run = weft_scenario_run(sc, &err);
+        ck_assert_msg(run != NULL, "%s", err ? err->message : "");
+        ck_assert(run->nccl_tuning);
+
+        weft_coll_op_t op;
+        ck_assert(weft_coll_op_from_name(cases[i].op, &op));
+        weft_net_model_t model;
+        ck_assert(weft_net_model_from_name(cases[i].model, &model, &err));
+        g_autoptr(weft_topo_t) topo = weft_topo_load(path, &err);
+        ck_assert_ptr_nonnull(topo);
+        guint n = weft_topo_n_gpus(topo);
+        g_autofree gint *members = g_new(gint, n);
+        for (guint g = 0; g < n; g++) {
+            members[g] = weft_topo_gpu_vertex(topo, g);
+        }
+        weft_coll_tuning_t tun = {0};
+        weft_coll_planner_config_t pcfg = {.tuning = &tun};
+        g_autoptr(weft_coll_planner_t) P = weft_coll_planner_new(topo, &pcfg);
+        weft_coll_planner_add_comm(P, members, n);
+        const weft_coll_plan_t *plan =
+            weft_coll_planner_plan(P, op, cases[i].bytes, 0, NULL, &err);
+        ck_assert_msg(plan != NULL, "%s", err ? err->message : "");
+        g_autoptr(weft_sim_t) sim = weft_sim_new(1);
+        g_autoptr(weft_net_t) net = weft_net_new(sim, topo, model);
+        weft_time_t alone = weft_coll_time_full(sim, net, plan, members, NULL, &err);
+        ck_assert_msg(run->replay->step_ps == alone,
+                      "%s %s of %" G_GUINT64_FORMAT " B under %s: replayed %" G_GINT64_FORMAT
+                      " ps, alone %" G_GINT64_FORMAT " ps",
+                      cases[i].cluster, cases[i].op, cases[i].bytes, cases[i].model,
+                      run->replay->step_ps, alone);
+    }
+}
+END_TEST
+
 START_TEST(test_collective_bad_values)
 {
     g_autoptr(weft_scenario_t) sc = weft_scenario_new();
@@ -1005,6 +1076,7 @@ scenario_suite(void)
     tcase_add_test(tw, test_transformer_bad_values);
     tcase_add_test(tw, test_workload_exclusive);
     tcase_add_test(tw, test_collective_ring);
+    tcase_add_test(tw, test_collective_takes_its_plan_alone);
     tcase_add_test(tw, test_collective_bad_values);
     suite_add_tcase(s, tw);
     return s;

@@ -6,7 +6,8 @@
  * and refused choices, monotonic predictions; then the validation against the
  * published nccl-tests measurements in $WEFT_SHARED/validation (skipped when
  * WEFT_SHARED is absent), which prints the whole table predicted beside
- * measured.
+ * measured; and the planner (coll/planner.h): its plans are those of the four
+ * steps done by hand, cached, shared by shape, and its errors not cached.
  */
 #include "coll/tuning.h"
 
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "coll/planner.h"
 #include "core/sim.h"
 #include "hw/hw.h"
 #include "net/net.h"
@@ -505,6 +507,220 @@ START_TEST(names_round_trip)
     ck_assert_double_eq_tol(weft_coll_tuning_busbw_factor(WEFT_COLL_ALL_GATHER, 8), 0.875, 1e-12);
     ck_assert_double_eq_tol(weft_coll_tuning_busbw_factor(WEFT_COLL_ALL_TO_ALL, 8), 0.875, 1e-12);
     ck_assert_double_eq_tol(weft_coll_tuning_busbw_factor(WEFT_COLL_BROADCAST, 8), 1.0, 1e-12);
+}
+END_TEST
+
+/* ---- the planner (coll/planner.h) ----------------------------------------------------- */
+
+/* GPUs @first .. @first + @n - 1 of @t as cluster vertices (@v holds @n). */
+static void
+gpu_range(weft_topo_t *t, guint first, guint n, gint *v)
+{
+    for (guint i = 0; i < n; i++) {
+        v[i] = weft_topo_gpu_vertex(t, first + i);
+    }
+}
+
+/* What the planner must return: the four steps by hand (layout, system, tune and the
+ * executor's costs, build), as weft coll and the replay each wrote them out before. */
+static weft_coll_plan_t *
+plan_by_hand(weft_topo_t *t, const gint *members, guint n, const weft_coll_tuning_t *tun,
+             weft_coll_op_t op, guint64 S, weft_coll_config_t *cfg, weft_coll_costs_t *c)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(weft_coll_layout_t) L = weft_coll_layout_new(t, members, n);
+    weft_coll_system_t sys;
+    ck_assert(weft_coll_system_init(&sys, t, L, tun, &error));
+    tune_ok(tun, &sys, op, S, cfg, c);
+    weft_coll_plan_t *plan = weft_coll_plan_build(op, cfg, L, S, &error);
+    ck_assert_msg(plan != NULL, "%s", error != NULL ? error->message : "");
+    weft_coll_tuning_fill_exec(&sys, c, &plan->exec);
+    return plan;
+}
+
+static void
+assert_same_config(const weft_coll_config_t *a, const weft_coll_config_t *b)
+{
+    ck_assert_int_eq(a->algo, b->algo);
+    ck_assert_int_eq(a->proto, b->proto);
+    ck_assert_uint_eq(a->channels, b->channels);
+    ck_assert_uint_eq(a->chunks, b->chunks);
+}
+
+START_TEST(planner_returns_its_cached_plan_and_the_same_choice)
+{
+    /* One DGX H100, every GPU: each size's plan is the one the four steps build by hand
+     * (the same transfers and costs) with the same choice; asked again, the same pointer
+     * and the same choice. */
+    g_autofree char *path = topo_path("dgx-h100.ini");
+    g_autoptr(GError) error = NULL;
+    weft_topo_t *t = weft_topo_load(path, &error);
+    ck_assert_ptr_nonnull(t);
+    gint members[8];
+    gpu_range(t, 0, 8, members);
+    weft_coll_tuning_t tun = {0};
+    weft_coll_planner_config_t pcfg = {.tuning = &tun};
+    g_autoptr(weft_coll_planner_t) P = weft_coll_planner_new(t, &pcfg);
+    ck_assert_uint_eq(weft_coll_planner_add_comm(P, members, 8), 0);
+    /* a communicator is its members: the same list again is communicator 0 */
+    ck_assert_uint_eq(weft_coll_planner_add_comm(P, members, 8), 0);
+    const weft_coll_system_t *sys = weft_coll_planner_system(P, 0, &error);
+    ck_assert_ptr_nonnull(sys);
+    ck_assert_uint_eq(sys->n_ranks, 8);
+    ck_assert_uint_eq(sys->n_nodes, 1);
+    static const guint64 sizes[] = {4096, 1u << 20, 256u << 20};
+    const weft_coll_plan_t *prev = NULL;
+    for (guint i = 0; i < G_N_ELEMENTS(sizes); i++) {
+        weft_coll_choice_t c1, c2;
+        const weft_coll_plan_t *p =
+            weft_coll_planner_plan(P, WEFT_COLL_ALL_REDUCE, sizes[i], 0, &c1, &error);
+        ck_assert_msg(p != NULL, "%s", error != NULL ? error->message : "");
+        ck_assert_ptr_eq(weft_coll_planner_plan(P, WEFT_COLL_ALL_REDUCE, sizes[i], 0, &c2, NULL),
+                         p);
+        ck_assert(c1.tuned && c2.tuned);
+        assert_same_config(&c1.config, &c2.config);
+        ck_assert_int_eq(c1.costs.model_ps, c2.costs.model_ps);
+        ck_assert_int_eq(c1.costs.base_ps, c2.costs.base_ps);
+        ck_assert_ptr_ne(p, prev); /* another size, another plan */
+        prev = p;
+        weft_coll_config_t cfg;
+        weft_coll_costs_t c;
+        g_autoptr(weft_coll_plan_t) h =
+            plan_by_hand(t, members, 8, &tun, WEFT_COLL_ALL_REDUCE, sizes[i], &cfg, &c);
+        assert_same_config(&c1.config, &cfg);
+        ck_assert_int_eq(c1.costs.model_ps, c.model_ps);
+        ck_assert_int_gt(c1.costs.model_ps, 0);
+        ck_assert(weft_coll_plan_equal(p, h));
+        ck_assert_int_eq(memcmp(&p->exec, &h->exec, sizeof p->exec), 0);
+    }
+    /* forgotten, a plan is built again: equal, wherever it lives */
+    weft_coll_choice_t c3;
+    weft_coll_planner_forget(P);
+    const weft_coll_plan_t *again =
+        weft_coll_planner_plan(P, WEFT_COLL_ALL_REDUCE, 1u << 20, 0, &c3, &error);
+    ck_assert_ptr_nonnull(again);
+    weft_coll_config_t cfg;
+    weft_coll_costs_t c;
+    g_autoptr(weft_coll_plan_t) h =
+        plan_by_hand(t, members, 8, &tun, WEFT_COLL_ALL_REDUCE, 1u << 20, &cfg, &c);
+    ck_assert(weft_coll_plan_equal(again, h));
+    assert_same_config(&c3.config, &cfg);
+    g_clear_pointer(&P, weft_coll_planner_free);
+    weft_topo_free(t);
+}
+END_TEST
+
+START_TEST(planner_shares_a_plan_between_communicators_of_one_shape)
+{
+    /* The two nodes of the p5 pair as two communicators: a forced ring all-reduce has one
+     * shape on both (the same domains, positions and costs), so both get one plan; NVLS
+     * names each node's NVSwitch chips, so each node gets its own. */
+    g_autofree char *path = topo_path("p5-h100-2node.ini");
+    g_autoptr(GError) error = NULL;
+    weft_topo_t *t = weft_topo_load(path, &error);
+    ck_assert_ptr_nonnull(t);
+    gint a[8], b[8];
+    gpu_range(t, 0, 8, a);
+    gpu_range(t, 8, 8, b);
+    weft_coll_tuning_t tun = {0};
+    tun.algo[WEFT_COLL_ALL_REDUCE] = WEFT_COLL_ALGO_RING;
+    weft_coll_planner_config_t pcfg = {.tuning = &tun};
+    g_autoptr(weft_coll_planner_t) P = weft_coll_planner_new(t, &pcfg);
+    ck_assert_uint_eq(weft_coll_planner_add_comm(P, a, 8), 0);
+    ck_assert_uint_eq(weft_coll_planner_add_comm(P, b, 8), 1);
+    const weft_coll_plan_t *pa =
+        weft_coll_planner_plan(P, WEFT_COLL_ALL_REDUCE, 64u << 20, 0, NULL, &error);
+    const weft_coll_plan_t *pb =
+        weft_coll_planner_plan(P, WEFT_COLL_ALL_REDUCE, 64u << 20, 1, NULL, &error);
+    ck_assert_ptr_nonnull(pa);
+    ck_assert_ptr_eq(pa, pb);
+    ck_assert_int_eq(pa->algo, WEFT_COLL_ALGO_RING);
+    g_clear_pointer(&P, weft_coll_planner_free);
+
+    weft_coll_tuning_t none = {0};
+    weft_coll_planner_config_t auto_cfg = {.tuning = &none};
+    P = weft_coll_planner_new(t, &auto_cfg);
+    weft_coll_planner_add_comm(P, a, 8);
+    weft_coll_planner_add_comm(P, b, 8);
+    pa = weft_coll_planner_plan(P, WEFT_COLL_ALL_REDUCE, 1u << 30, 0, NULL, &error);
+    pb = weft_coll_planner_plan(P, WEFT_COLL_ALL_REDUCE, 1u << 30, 1, NULL, &error);
+    ck_assert_ptr_nonnull(pa);
+    ck_assert_ptr_nonnull(pb);
+    ck_assert_int_eq(pa->algo, WEFT_COLL_ALGO_NVLS); /* one node: NVLS at 1 GiB */
+    ck_assert_ptr_ne(pa, pb);
+    ck_assert_int_ne(pa->virtual_vertex[0], pb->virtual_vertex[0]);
+    g_clear_pointer(&P, weft_coll_planner_free);
+    weft_topo_free(t);
+}
+END_TEST
+
+START_TEST(planner_plain_model_plans_by_member_count)
+{
+    /* No cluster: weft_coll_plan_new() with the forced algorithm and chunks, one plan for
+     * every communicator of n members; the choice says the plain model chose. */
+    weft_coll_planner_config_t pcfg = {.chunks = 4};
+    pcfg.plain_algo[WEFT_COLL_ALL_REDUCE] = WEFT_COLL_ALGO_HALVING_DOUBLING;
+    g_autoptr(weft_coll_planner_t) P = weft_coll_planner_new(NULL, &pcfg);
+    const gint a[] = {0, 1, 2, 3}, b[] = {4, 5, 6, 7}, c[] = {0, 1};
+    ck_assert_uint_eq(weft_coll_planner_add_comm(P, a, 4), 0);
+    ck_assert_uint_eq(weft_coll_planner_add_comm(P, b, 4), 1);
+    ck_assert_uint_eq(weft_coll_planner_add_comm(P, c, 2), 2);
+    g_autoptr(GError) error = NULL;
+    weft_coll_choice_t ch;
+    const weft_coll_plan_t *p =
+        weft_coll_planner_plan(P, WEFT_COLL_ALL_REDUCE, 1u << 20, 0, &ch, &error);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_ptr_eq(weft_coll_planner_plan(P, WEFT_COLL_ALL_REDUCE, 1u << 20, 1, NULL, NULL), p);
+    ck_assert_ptr_ne(weft_coll_planner_plan(P, WEFT_COLL_ALL_REDUCE, 1u << 20, 2, NULL, NULL), p);
+    g_autoptr(weft_coll_plan_t) h = weft_coll_plan_new(
+        WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALGO_HALVING_DOUBLING, 4, 1u << 20, 4, &error);
+    ck_assert(weft_coll_plan_equal(p, h));
+    ck_assert(!ch.tuned);
+    ck_assert_int_eq(ch.config.algo, WEFT_COLL_ALGO_HALVING_DOUBLING);
+    ck_assert_int_eq(ch.config.proto, WEFT_COLL_PROTO_SIMPLE);
+    ck_assert_uint_eq(ch.config.channels, 1);
+    ck_assert_uint_eq(ch.config.chunks, 4);
+    ck_assert_int_eq(ch.costs.model_ps, -1);
+    /* an operation left to the default: the ring */
+    const weft_coll_plan_t *bc =
+        weft_coll_planner_plan(P, WEFT_COLL_BROADCAST, 1u << 20, 0, &ch, &error);
+    ck_assert_ptr_nonnull(bc);
+    ck_assert_int_eq(bc->algo, WEFT_COLL_ALGO_RING);
+    ck_assert_int_eq(ch.config.algo, WEFT_COLL_ALGO_RING);
+}
+END_TEST
+
+START_TEST(planner_errors_are_not_cached)
+{
+    /* NVLS tree on one node cannot run: the call fails, and fails again the same way. */
+    g_autofree char *path = topo_path("dgx-h100.ini");
+    g_autoptr(GError) error = NULL;
+    weft_topo_t *t = weft_topo_load(path, &error);
+    ck_assert_ptr_nonnull(t);
+    gint members[8];
+    gpu_range(t, 0, 8, members);
+    weft_coll_tuning_t tun = {0};
+    tun.algo[WEFT_COLL_ALL_REDUCE] = WEFT_COLL_ALGO_NVLS_TREE;
+    tun.algo[WEFT_COLL_BROADCAST] = WEFT_COLL_ALGO_HALVING_DOUBLING;
+    weft_coll_planner_config_t pcfg = {.tuning = &tun};
+    g_autoptr(weft_coll_planner_t) P = weft_coll_planner_new(t, &pcfg);
+    weft_coll_planner_add_comm(P, members, 8);
+    for (guint k = 0; k < 2; k++) {
+        ck_assert_ptr_null(
+            weft_coll_planner_plan(P, WEFT_COLL_ALL_REDUCE, 1u << 20, 0, NULL, &error));
+        ck_assert(g_error_matches(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED));
+        g_clear_error(&error);
+        /* a pair the plan builder refuses (the tuner lets it through: weft's own algorithm) */
+        ck_assert_ptr_null(
+            weft_coll_planner_plan(P, WEFT_COLL_BROADCAST, 1u << 20, 0, NULL, &error));
+        ck_assert(g_error_matches(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED));
+        g_clear_error(&error);
+    }
+    /* the rest of the communicator still plans */
+    ck_assert_ptr_nonnull(
+        weft_coll_planner_plan(P, WEFT_COLL_ALL_GATHER, 1u << 20, 0, NULL, &error));
+    g_clear_pointer(&P, weft_coll_planner_free);
+    weft_topo_free(t);
 }
 END_TEST
 
@@ -1051,6 +1267,12 @@ tuning_suite(void)
     tcase_add_test(choice, one_gpu_per_node_ring_runs_at_nic_speed);
     tcase_add_test(choice, uneven_layouts_choose_what_they_can_run);
     suite_add_tcase(s, choice);
+    TCase *planner = tcase_create("planner");
+    tcase_add_test(planner, planner_returns_its_cached_plan_and_the_same_choice);
+    tcase_add_test(planner, planner_shares_a_plan_between_communicators_of_one_shape);
+    tcase_add_test(planner, planner_plain_model_plans_by_member_count);
+    tcase_add_test(planner, planner_errors_are_not_cached);
+    suite_add_tcase(s, planner);
     TCase *props = tcase_create("properties");
     tcase_set_timeout(props, 0); /* bounded by its loops; never by the machine's speed */
     tcase_add_test(props, tuning_properties_hold_on_every_bundled_cluster);

@@ -4,7 +4,8 @@
 # choices (exit 1), a sweep's rows and sizes (nccl-tests' "16G" = 16 GiB),
 # algbw = size / time and busbw = algbw x 2(n-1)/n checked on the printed rows,
 # the CSV file, --plan, and --compare against the DGX H100 measurements (when
-# WEFT_SHARED holds them), printing the whole table into the test log.
+# WEFT_SHARED holds them), printing the whole table into the test log; and
+# weft coll's times against weft replay of the same one-collective workload.
 set -u
 : "${WEFT:?set by make check}" "${WEFT_SRCDIR:?}"
 . "$WEFT_SRCDIR/tests/testlib.sh"
@@ -145,5 +146,37 @@ scen15="$tmp/uneven.ini"
 printf '[cluster]\nfile = %s\n[workload]\ncollective = all_reduce\ncollective_bytes = 256MiB\ncollective_ranks = 15\n' \
     "$p5" >"$scen15"
 expect 0 "replay of an all-reduce on 8 + 7 GPUs" "" -- "$WEFT" replay -q "$scen15"
+
+# ---- weft coll and weft replay agree (one planning call, one run path) ----
+# Each size of weft coll is the replay of the one-collective workload (workload.collective):
+# the same time as `weft replay` of that workload on the same GPUs, to the printed digits
+# (weft coll's CSV: 3 decimals of us; replay's step time: 6).
+# coll_vs_replay NAME CLUSTER SIZE WEFT_S OP GPUS MODEL: GPUS a comma list, or "" for all;
+# the name goes in $cv, as expect sets $name
+coll_vs_replay() {
+    cv=$1 cluster=$2 size=$3 wsize=$4 op=$5 gpus=$6 model=$7
+    set -- --cluster "$cluster" --op "$op" -b "$size" -e "$size" -n "$model" --csv "$tmp/cv.csv"
+    [ -n "$gpus" ] && set -- "$@" -g "$gpus"
+    expect 0 "$cv: weft coll" "" -- "$WEFT" coll "$@"
+    c=$(awk -F, 'NR == 2 { print $4 }' "$tmp/cv.csv")
+    set -- --cluster "$cluster" --set workload.collective="$op" \
+        --set workload.collective_bytes="${wsize}B" --set network.model="$model"
+    if [ -n "$gpus" ]; then
+        echo "$gpus" | tr ',' '\n' >"$tmp/cv.gpus"
+        set -- "$@" --set workload.collective_ranks="$(wc -l <"$tmp/cv.gpus" | tr -d ' ')" \
+            --set workload.placement=file --set workload.placement_file="$tmp/cv.gpus"
+    fi
+    expect 0 "$cv: weft replay" "" -- "$WEFT" replay -q "$@"
+    r=$(awk '/^step time/ { print $3 }' "$tmp/out")
+    awk -v c="$c" -v r="$r" 'BEGIN { d = c - r; exit !(c != "" && r != "" && d * d < 3.6e-7) }' &&
+        ok "$cv: weft coll $c us = weft replay $r us" ||
+        bad "$cv: weft coll $c us, weft replay $r us"
+}
+# all_gather's size is the output: 4 MiB on 8 GPUs is S = 512 KiB per rank
+coll_vs_replay "DGX H100 all_gather 4 MiB" "$dgx" 4M 524288 all_gather "" analytical
+coll_vs_replay "DGX H100 all_reduce 256 MiB, flow" "$dgx" 256M 268435456 all_reduce "" flow
+coll_vs_replay "p5 GPUs 0,1,8,9 all_reduce 64 MiB, flow" "$p5" 64M 67108864 all_reduce 0,1,8,9 flow
+coll_vs_replay "leaf-spine 4 x 1 GPU all_reduce 256 MiB, flow" "$ls21" 256M 268435456 all_reduce \
+    0,8,16,24 flow
 
 finish coll_cli.sh

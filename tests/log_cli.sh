@@ -25,7 +25,7 @@ done
 grep -Eq '^\[weft-workload\] workload .*dp-step loaded and checked: 8 ranks, 48 nodes' "$tmp/err" &&
     grep -Eq '^\[weft-net\] network model analytical' "$tmp/err" &&
     grep -Eq '^\[weft-replay\] replay of .* starts: 8 ranks' "$tmp/err" &&
-    grep -Eq '^\[weft-replay t=[0-9]+\.[0-9]{6}ms\] plan all_reduce of 128 MiB over 8 members .*: NCCL.s model chose [a-z_]+, [A-Za-z0-9]+, [0-9]+ channels, [0-9]+ chunks$' "$tmp/err" &&
+    grep -Eq '^\[weft-coll t=[0-9]+\.[0-9]{6}ms\] plan all_reduce of 128 MiB over 8 members: NCCL.s model chose [a-z_]+, [A-Za-z0-9]+, [0-9]+ channels, [0-9]+ chunks$' "$tmp/err" &&
     grep -Eq '^\[weft-replay\] replay of .* done: step [0-9.]+ ms, [0-9]+ events' "$tmp/err" &&
     ok "replay -v: workload, network model, replay start and end, the plan NCCL's model chose" ||
     { bad "replay -v lacks a line"; sed 's/^/     /' "$tmp/err"; }

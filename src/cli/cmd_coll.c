@@ -2,11 +2,12 @@
 /*
  * weft coll: an nccl-tests-style sweep of one collective over a communicator
  * of a cluster. For each size, NCCL's tuning model (coll/tuning.h) chooses the
- * algorithm, protocol and channels (or takes the forced ones), the plan is
- * built over the communicator's layout and simulated alone on an idle network
- * with the executor's costs from the model; the table gives size, count, type,
- * time, algbw, busbw, the choice, and NCCL's own predicted time beside it.
- * --compare puts a measured nccl-tests table beside the predictions.
+ * algorithm, protocol and channels (or takes the forced ones) and the plan is
+ * built over the communicator's layout (coll/planner.h); the one-collective
+ * workload is then replayed (replay/replay.h) with that plan, alone on the
+ * network, with the executor's costs from the model; the table gives size,
+ * count, type, time, algbw, busbw, the choice, and NCCL's own predicted time
+ * beside it. --compare puts a measured nccl-tests table beside the predictions.
  */
 #define G_LOG_DOMAIN "weft-cli"
 
@@ -20,12 +21,15 @@
 
 #include "cli/cli.h"
 #include "coll/coll.h"
+#include "coll/planner.h"
 #include "coll/tuning.h"
 #include "core/output.h"
 #include "core/sim.h"
 #include "core/units.h"
 #include "net/net.h"
+#include "replay/replay.h"
 #include "topo/topo.h"
+#include "workload/workload.h"
 
 /* nccl-tests' data type: float (4 bytes); count = size / 4. */
 #define TYPE_BYTES 4
@@ -72,12 +76,13 @@ parse_size(const char *text, guint64 *out, GError **error)
     return weft_units_parse_bytes(text, out, error);
 }
 
-/* The GPUs of the communicator: all, a list, or the first G GPUs of the first N nodes. */
+/* The GPUs of the communicator (GPU numbers, a GArray of guint): all, a list, or the first G
+ * GPUs of the first N nodes. */
 static GArray *
 pick_gpus(weft_topo_t *topo, const char *list, gint nodes, gint per_node, GError **error)
 {
     guint n_gpus = weft_topo_n_gpus(topo);
-    GArray *v = g_array_new(FALSE, FALSE, sizeof(gint));
+    GArray *v = g_array_new(FALSE, FALSE, sizeof(guint));
     if (list != NULL) {
         g_auto(GStrv) parts = g_strsplit(list, ",", -1);
         for (guint i = 0; parts[i] != NULL; i++) {
@@ -90,9 +95,9 @@ pick_gpus(weft_topo_t *topo, const char *list, gint nodes, gint per_node, GError
                 g_array_free(v, TRUE);
                 return NULL;
             }
-            gint vert = weft_topo_gpu_vertex(topo, (guint)g);
+            guint gpu = (guint)g;
             for (guint j = 0; j < v->len; j++) {
-                if (g_array_index(v, gint, j) == vert) {
+                if (g_array_index(v, guint, j) == gpu) {
                     g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_VALUE,
                                 "--gpus %s: GPU %s is listed twice (a communicator holds each GPU "
                                 "once)",
@@ -101,7 +106,7 @@ pick_gpus(weft_topo_t *topo, const char *list, gint nodes, gint per_node, GError
                     return NULL;
                 }
             }
-            g_array_append_val(v, vert);
+            g_array_append_val(v, gpu);
         }
     } else if (nodes > 0 || per_node > 0) {
         /* GPUs grouped by NVLink domain, in GPU order. */
@@ -110,9 +115,8 @@ pick_gpus(weft_topo_t *topo, const char *list, gint nodes, gint per_node, GError
         for (guint d = 0; d < n_dom && (nodes <= 0 || taken_nodes < (guint)nodes); d++) {
             guint taken = 0;
             for (guint g = 0; g < n_gpus && (per_node <= 0 || taken < (guint)per_node); g++) {
-                gint vert = weft_topo_gpu_vertex(topo, g);
-                if (weft_topo_vertex_domain(topo, vert) == (gint)d) {
-                    g_array_append_val(v, vert);
+                if (weft_topo_vertex_domain(topo, weft_topo_gpu_vertex(topo, g)) == (gint)d) {
+                    g_array_append_val(v, g);
                     taken++;
                 }
             }
@@ -132,8 +136,7 @@ pick_gpus(weft_topo_t *topo, const char *list, gint nodes, gint per_node, GError
         }
     } else {
         for (guint g = 0; g < n_gpus; g++) {
-            gint vert = weft_topo_gpu_vertex(topo, g);
-            g_array_append_val(v, vert);
+            g_array_append_val(v, g);
         }
     }
     if (v->len == 0) {
@@ -193,13 +196,19 @@ read_measured(const char *path, GError **error)
     return rows;
 }
 
-/* Everything one sweep needs, built once. */
+/*
+ * Everything one sweep needs, built once. Sizes run one after the other on one network, as
+ * nccl-tests runs them in one process: ECMP flow ids go on counting from size to size
+ * (net.h, weft_net_next_flow_id()). The planner (the communicator is its communicator 0)
+ * gives the header, each size's choice, --plan, and the plan each size's replay runs.
+ */
 typedef struct {
     weft_topo_t *topo;
     weft_sim_t *sim;
     weft_net_t *net;
-    weft_coll_layout_t *layout;
-    weft_coll_system_t sys;
+    weft_coll_planner_t *planner;
+    GArray *gpus;    /* of guint: the communicator's GPU numbers, in rank order */
+    GArray *members; /* of gint: their cluster vertices */
     weft_coll_tuning_t tuning;
     weft_coll_op_t op;
 } bench_t;
@@ -207,7 +216,13 @@ typedef struct {
 static void
 bench_clear(bench_t *b)
 {
-    weft_coll_layout_free(b->layout);
+    weft_coll_planner_free(b->planner);
+    if (b->members != NULL) {
+        g_array_unref(b->members);
+    }
+    if (b->gpus != NULL) {
+        g_array_unref(b->gpus);
+    }
     weft_net_free(b->net);
     weft_sim_free(b->sim);
     weft_topo_free(b->topo);
@@ -221,40 +236,73 @@ typedef struct {
 } result_t;
 
 /* weft's S from nccl-tests' size: all-gather, gather and scatter print the whole buffer
- * (n contributions); weft's S is one contribution (doc/collectives.md). */
+ * (n contributions); weft's S is one contribution (doc/collectives.md); a barrier carries
+ * none (its plan and NCCL's choice for it do not depend on the size). */
 static guint64
 weft_size(const bench_t *b, guint64 size)
 {
-    guint n = b->layout->n_members;
+    guint n = b->members->len;
     if (b->op == WEFT_COLL_ALL_GATHER || b->op == WEFT_COLL_GATHER || b->op == WEFT_COLL_SCATTER) {
         return size / n;
     }
-    return size;
+    return b->op == WEFT_COLL_BARRIER ? 0 : size;
 }
 
-static weft_coll_plan_t *
+/* The plan of nccl-tests size @size: NCCL's choice over the communicator (owned by the
+ * planner). */
+static const weft_coll_plan_t *
 plan_for(bench_t *b, guint64 size, result_t *r, GError **error)
 {
-    guint64 s = weft_size(b, size);
-    if (!weft_coll_tune(&b->tuning, &b->sys, b->op, s, &r->cfg, &r->costs, error)) {
-        return NULL;
+    weft_coll_choice_t choice;
+    const weft_coll_plan_t *plan =
+        weft_coll_planner_plan(b->planner, b->op, weft_size(b, size), 0, &choice, error);
+    if (plan != NULL) {
+        r->cfg = choice.config;
+        r->costs = choice.costs;
     }
-    weft_coll_plan_t *plan = weft_coll_plan_build(b->op, &r->cfg, b->layout, s, error);
-    if (plan == NULL) {
-        return NULL;
-    }
-    weft_coll_tuning_fill_exec(&b->sys, &r->costs, &plan->exec);
     return plan;
 }
 
+/*
+ * How long one collective of weft's S = @s bytes takes: the replay of the one-collective
+ * workload (weft_workload_collective(), what a scenario's workload.collective runs), rank r
+ * on the communicator's r-th GPU, every transfer simulated, on the sweep's network and with
+ * its planner, so that the run executes the plan plan_for() returned.
+ */
+static weft_time_t
+replay_time(bench_t *b, guint64 s, GError **error)
+{
+    g_autoptr(weft_workload_t) wl = weft_workload_collective(b->op, s, 1, b->gpus->len, error);
+    if (wl == NULL || !weft_workload_check(wl, weft_topo_n_gpus(b->topo), error)) {
+        return -1;
+    }
+    weft_replay_options_t opts = {
+        .rank_gpu = (const guint *)b->gpus->data,
+        .collective_detail = WEFT_REPLAY_DETAIL_TRANSFERS,
+        .planner = b->planner,
+    };
+    weft_time_t start = weft_sim_now(b->sim);
+    g_autoptr(weft_replay_result_t) res = weft_replay_run(b->sim, b->net, wl, &opts, error);
+    return res != NULL ? res->step_ps - start : -1;
+}
+
+/* The choice (the planner's, whose errors are weft coll's) and the time of @size. A
+ * workload's collective carries at least a byte (but for a barrier): the zero-byte sizes
+ * (-b 0; all-gather, gather and scatter below n bytes) run their plan alone instead. */
 static gboolean
 predict(bench_t *b, guint64 size, result_t *r, GError **error)
 {
-    g_autoptr(weft_coll_plan_t) plan = plan_for(b, size, r, error);
+    const weft_coll_plan_t *plan = plan_for(b, size, r, error);
     if (plan == NULL) {
         return FALSE;
     }
-    r->time_ps = weft_coll_time_full(b->sim, b->net, plan, b->layout->vertex, NULL, error);
+    guint64 s = weft_size(b, size);
+    r->time_ps = s > 0 || b->op == WEFT_COLL_BARRIER
+                     ? replay_time(b, s, error)
+                     : weft_coll_time_full(b->sim, b->net, plan, (const gint *)b->members->data,
+                                           NULL, error);
+    /* sizes do not repeat: one plan at a time */
+    weft_coll_planner_forget(b->planner);
     return r->time_ps >= 0;
 }
 
@@ -442,24 +490,32 @@ weft_cmd_coll(int argc, char **argv)
     if (b.topo == NULL) {
         return weft_cli_error("coll", error);
     }
-    g_autoptr(GArray) members = pick_gpus(b.topo, gpus, nodes, per_node, &error);
-    if (members == NULL) {
+    b.gpus = pick_gpus(b.topo, gpus, nodes, per_node, &error);
+    if (b.gpus == NULL) {
         bench_clear(&b);
         return weft_cli_error("coll", error);
     }
-    b.layout = weft_coll_layout_new(b.topo, (const gint *)members->data, members->len);
-    if (!weft_coll_system_init(&b.sys, b.topo, b.layout, &b.tuning, &error)) {
+    b.members = g_array_sized_new(FALSE, FALSE, sizeof(gint), b.gpus->len);
+    for (guint i = 0; i < b.gpus->len; i++) {
+        gint vert = weft_topo_gpu_vertex(b.topo, g_array_index(b.gpus, guint, i));
+        g_array_append_val(b.members, vert);
+    }
+    weft_coll_planner_config_t pcfg = {.tuning = &b.tuning};
+    b.planner = weft_coll_planner_new(b.topo, &pcfg);
+    weft_coll_planner_add_comm(b.planner, (const gint *)b.members->data, b.members->len);
+    const weft_coll_system_t *sys = weft_coll_planner_system(b.planner, 0, &error);
+    if (sys == NULL) {
         bench_clear(&b);
         return weft_cli_error("coll", error);
     }
     b.sim = weft_sim_new(1);
     b.net = weft_net_new_full(b.sim, b.topo, &net_opts);
-    guint n = b.layout->n_members;
+    guint n = b.members->len;
     double factor = weft_coll_tuning_busbw_factor(b.op, n);
 
     if (show_plan) {
         result_t r = {0};
-        g_autoptr(weft_coll_plan_t) plan = plan_for(&b, min_b, &r, &error);
+        const weft_coll_plan_t *plan = plan_for(&b, min_b, &r, &error);
         if (plan == NULL) {
             bench_clear(&b);
             return weft_cli_error("coll", error);
@@ -473,12 +529,12 @@ weft_cmd_coll(int argc, char **argv)
     }
 
     printf("# weft coll: %s on %u ranks, %u nodes (%s), network %s, cpu %s\n",
-           weft_coll_op_name(b.op), n, b.sys.n_nodes, weft_topo_name(b.topo),
+           weft_coll_op_name(b.op), n, sys->n_nodes, weft_topo_name(b.topo),
            weft_net_model_name(model), cpu_text != NULL ? cpu_text : "intel");
     printf("# NCCL graphs: ring %u x %.1f GB/s, nvls %u x %.1f/%.1f GB/s; %u coll channels\n",
-           b.sys.graph[WEFT_NCCL_RING].channels, b.sys.graph[WEFT_NCCL_RING].bw_intra,
-           b.sys.graph[WEFT_NCCL_NVLS].channels, b.sys.graph[WEFT_NCCL_NVLS].bw_intra,
-           b.sys.graph[WEFT_NCCL_NVLS].bw_inter, b.sys.coll_channels);
+           sys->graph[WEFT_NCCL_RING].channels, sys->graph[WEFT_NCCL_RING].bw_intra,
+           sys->graph[WEFT_NCCL_NVLS].channels, sys->graph[WEFT_NCCL_NVLS].bw_intra,
+           sys->graph[WEFT_NCCL_NVLS].bw_inter, sys->coll_channels);
     GString *csv_text = g_string_new(NULL);
     int rc = WEFT_EXIT_OK;
     if (measured == NULL) {

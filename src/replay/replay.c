@@ -153,7 +153,8 @@ typedef struct {
  */
 typedef struct {
     coll_inst_t inst[2];
-    gint *vertices; /* per member, the GPU vertex its rank runs on */
+    gint *vertices;  /* per member, the GPU vertex its rank runs on */
+    guint plan_comm; /* its communicator id in R->planner */
     /* The communicator's last few (operation, size)s and what they resolved to, so that a
      * collective's plan and memo are one short scan, not two table lookups (a step repeats
      * a communicator's few collectives many times); plan NULL: empty */
@@ -180,7 +181,6 @@ struct replay {
     weft_net_t *net;
     weft_topo_t *topo;
     const weft_workload_t *wl;
-    guint chunks;
     const guint *rank_gpu;                  /* placement, or NULL for in order */
     double compute_scale;                   /* multiplies compute durations */
     const weft_replay_observer_t *observer; /* or NULL */
@@ -195,14 +195,10 @@ struct replay {
     GHashTable *links;  /* a trace's deps array -> the first rank's link array (owned) */
     GPtrArray *own_links;     /* link arrays of ranks that could not share one (owned) */
     comm_state_t *comm_state; /* per communicator */
-    GHashTable *plans;   /* plan_key_t -> weft_coll_plan_t* (in plan_store) */
-    GPtrArray *plan_store;    /* every plan built (owned) */
-    GHashTable *shared_plans; /* tuned plans by shape (plan_shape()) -> plan (in plan_store) */
-    gboolean tuned;      /* opts->coll_tuning was given */
-    weft_coll_algo_t plain_algo[WEFT_COLL_N_OPS]; /* opts->plain_algo (untuned only) */
-    weft_coll_tuning_t tuning;
-    weft_coll_layout_t **comm_layout; /* per communicator, built on first use (tuned) */
-    weft_coll_system_t **comm_sys;    /* per communicator, likewise */
+    /* every collective's plan (comm_state_t.plan_comm: each communicator's id there); owns
+     * the plans */
+    weft_coll_planner_t *planner;
+    gboolean own_planner; /* made here (else opts->planner) */
     /* p2p_key_t -> p2p_wait_t of the messages waiting for their other side; an entry goes
      * when its last message is matched, so the table holds what is in flight, not the step */
     GHashTable *p2p_waiting;
@@ -259,30 +255,6 @@ p2p_key_equal(gconstpointer a, gconstpointer b)
 {
     const p2p_key_t *x = a, *y = b;
     return x->src == y->src && x->dst == y->dst && x->tag == y->tag;
-}
-
-/* Cache key of collective plans: (operation, members, chunks, bytes) for plain plans;
- * tuned plans also by communicator (comm = its index + 1; 0 for plain plans), whose
- * layout and tuning determine the configuration. */
-typedef struct {
-    guint op, n, chunks, comm;
-    guint64 bytes;
-} plan_key_t;
-
-static guint
-plan_key_hash(gconstpointer p)
-{
-    const plan_key_t *k = p;
-    return (k->op * 31u + k->n) * 2654435761u ^ (guint)k->bytes ^ (guint)(k->bytes >> 32) ^
-           k->chunks ^ (k->comm * 40503u);
-}
-
-static gboolean
-plan_key_equal(gconstpointer a, gconstpointer b)
-{
-    const plan_key_t *x = a, *y = b;
-    return x->op == y->op && x->n == y->n && x->chunks == y->chunks && x->bytes == y->bytes &&
-           x->comm == y->comm;
 }
 
 static void finish_node(replay_t *R, guint rank, guint node);
@@ -1298,116 +1270,6 @@ on_pair_conflict(void *ctx, void *owner, gint src, gint dst)
 }
 
 /*
- * The shape of a tuned plan: everything weft_coll_plan_build() and the executor's costs
- * read (operation, size, configuration, costs, and the layout as the builders see it:
- * members' layout domains, positions and rail-sorted order), so that communicators of the
- * same shape (the data-parallel groups of every rail, the TP groups of every node) share
- * one plan. Plans that name cluster vertices (NVLS and CollNet switches as virtual
- * members) are not shared: NULL.
- */
-static GBytes *
-plan_shape(const weft_coll_layout_t *L, weft_coll_op_t op, guint64 bytes,
-           const weft_coll_config_t *cfg, const weft_coll_exec_t *x)
-{
-    if (cfg->algo == WEFT_COLL_ALGO_NVLS || cfg->algo == WEFT_COLL_ALGO_NVLS_TREE ||
-        cfg->algo == WEFT_COLL_ALGO_COLLNET) {
-        return NULL;
-    }
-    GByteArray *sig = g_byte_array_new();
-    guint64 head[] = {op,
-                      bytes,
-                      cfg->algo,
-                      cfg->proto,
-                      cfg->channels,
-                      cfg->chunks,
-                      L->n_members,
-                      L->n_domains,
-                      L->max_per_domain,
-                      L->uniform,
-                      L->nvls,
-                      L->collnet};
-    for (guint i = 0; i < G_N_ELEMENTS(head); i++) {
-        sig_u64(sig, head[i]);
-    }
-    sig_exec(sig, x);
-    sig_f64(sig, L->hbm_Bps);
-    g_byte_array_append(sig, (const guint8 *)L->dom, L->n_members * sizeof(guint));
-    g_byte_array_append(sig, (const guint8 *)L->local, L->n_members * sizeof(guint));
-    g_byte_array_append(sig, (const guint8 *)L->dom_off, (L->n_domains + 1) * sizeof(guint));
-    g_byte_array_append(sig, (const guint8 *)L->dom_members, L->n_members * sizeof(guint));
-    return g_byte_array_free_to_bytes(sig);
-}
-
-/* The plan of a tuned collective: NCCL's choice over communicator @c's layout (shared with
- * every communicator of the same shape; owned by R->plan_store). */
-static weft_coll_plan_t *
-tuned_plan(replay_t *R, guint c, weft_coll_op_t op, guint64 bytes, const gint *vertices,
-           GError **error)
-{
-    const weft_comm_t *comm = g_ptr_array_index(R->wl->comms, c);
-    if (R->comm_layout[c] == NULL) {
-        R->comm_layout[c] = weft_coll_layout_new(R->topo, vertices, comm->n_ranks);
-        R->comm_sys[c] = g_new0(weft_coll_system_t, 1);
-        if (!weft_coll_system_init(R->comm_sys[c], R->topo, R->comm_layout[c], &R->tuning, error)) {
-            return NULL;
-        }
-    }
-    weft_coll_config_t cfg;
-    weft_coll_costs_t costs;
-    if (!weft_coll_tune(&R->tuning, R->comm_sys[c], op, bytes, &cfg, &costs, error)) {
-        return NULL;
-    }
-    weft_coll_exec_t exec = {0};
-    weft_coll_tuning_fill_exec(R->comm_sys[c], &costs, &exec);
-    g_autoptr(GBytes) shape = plan_shape(R->comm_layout[c], op, bytes, &cfg, &exec);
-    weft_coll_plan_t *plan = shape != NULL ? g_hash_table_lookup(R->shared_plans, shape) : NULL;
-    if (plan != NULL) {
-        return plan;
-    }
-    plan = weft_coll_plan_build(op, &cfg, R->comm_layout[c], bytes, error);
-    if (plan == NULL) {
-        return NULL;
-    }
-    g_autofree char *size = weft_units_format_bytes(bytes);
-    g_debug("plan %s of %s over %u members (communicator \"%s\"): NCCL's model chose %s, %s, %u "
-            "channels, %u chunks",
-            weft_coll_op_name(op), size, comm->n_ranks, comm->name, weft_coll_algo_name(cfg.algo),
-            weft_coll_proto_name(cfg.proto), cfg.channels, cfg.chunks);
-    weft_coll_tuning_fill_exec(R->comm_sys[c], &costs, &plan->exec);
-    g_ptr_array_add(R->plan_store, plan);
-    if (shape != NULL) {
-        g_hash_table_insert(R->shared_plans, g_bytes_ref(shape), plan);
-    }
-    return plan;
-}
-
-static const weft_coll_plan_t *
-get_plan(replay_t *R, guint c, weft_coll_op_t op, guint n, guint64 bytes, const gint *vertices,
-         GError **error)
-{
-    plan_key_t key = {op, n, R->chunks, R->tuned ? c + 1 : 0, bytes};
-    weft_coll_plan_t *plan = g_hash_table_lookup(R->plans, &key);
-    if (plan == NULL) {
-        if (R->tuned) {
-            plan = tuned_plan(R, c, op, bytes, vertices, error);
-        } else {
-            plan = weft_coll_plan_new(op, R->plain_algo[op], n, bytes, R->chunks, error);
-            if (plan != NULL) {
-                g_ptr_array_add(R->plan_store, plan);
-                g_autofree char *size = weft_units_format_bytes(bytes);
-                g_debug("plan %s of %s over %u members: plain %s, %u chunks", weft_coll_op_name(op),
-                        size, n, weft_coll_algo_name(R->plain_algo[op]), R->chunks);
-            }
-        }
-        if (plan == NULL) {
-            return NULL;
-        }
-        g_hash_table_insert(R->plans, g_memdup2(&key, sizeof key), plan);
-    }
-    return plan;
-}
-
-/*
  * @error (consumed) is why collective @ci could not start. When that is a missing route and a
  * fault has taken links down (weft_topo_link_version() > 0), the collective is stranded, as
  * a transfer about to start is (net.h): it is recorded for the stranded report
@@ -1473,7 +1335,7 @@ coll_start(replay_t *R, coll_inst_t *ci)
     }
     if (k == G_N_ELEMENTS(cs->recent)) {
         const weft_coll_plan_t *plan =
-            get_plan(R, ci->comm, op, comm->n_ranks, bytes, vertices, &error);
+            weft_coll_planner_plan(R->planner, op, bytes, cs->plan_comm, NULL, &error);
         if (plan == NULL) {
             g_prefix_error(&error, "%s: rank %u node %" G_GUINT64_FORMAT " (%s): ", t0->file,
                            comm->ranks[0], t0->id[n0], node_name(t0, n0));
@@ -1985,16 +1847,8 @@ replay_clear(replay_t *R)
         }
         g_clear_pointer(&R->comm_state, g_free);
     }
-    g_clear_pointer(&R->plans, g_hash_table_unref);
-    g_clear_pointer(&R->shared_plans, g_hash_table_unref);
-    g_clear_pointer(&R->plan_store, g_ptr_array_unref);
-    if (R->comm_layout != NULL) {
-        for (guint c = 0; c < R->wl->comms->len; c++) {
-            weft_coll_layout_free(R->comm_layout[c]);
-            g_free(R->comm_sys[c]);
-        }
-        g_free(R->comm_layout);
-        g_free(R->comm_sys);
+    if (R->own_planner) {
+        g_clear_pointer(&R->planner, weft_coll_planner_free);
     }
     g_clear_pointer(&R->p2p_waiting, g_hash_table_unref);
     g_clear_pointer(&R->p2p_wait_pool, g_ptr_array_unref);
@@ -2198,18 +2052,20 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
     R.net = net;
     R.topo = weft_net_topo(net);
     R.wl = wl;
-    R.chunks = opts != NULL && opts->coll_chunks > 0 ? opts->coll_chunks : 1;
     R.rank_gpu = opts != NULL ? opts->rank_gpu : NULL;
     R.compute_scale = opts != NULL && opts->compute_scale > 0 ? opts->compute_scale : 1.0;
     R.observer = opts != NULL ? opts->observer : NULL;
-    if (opts != NULL) {
-        memcpy(R.plain_algo, opts->plain_algo, sizeof R.plain_algo);
-    }
-    if (opts != NULL && opts->coll_tuning != NULL) {
-        R.tuned = TRUE;
-        R.tuning = *opts->coll_tuning; /* its chunks, not coll_chunks, apply */
-        R.comm_layout = g_new0(weft_coll_layout_t *, wl->comms->len);
-        R.comm_sys = g_new0(weft_coll_system_t *, wl->comms->len);
+    if (opts != NULL && opts->planner != NULL) {
+        R.planner = opts->planner;
+    } else {
+        weft_coll_planner_config_t pcfg = {0};
+        if (opts != NULL) {
+            pcfg.tuning = opts->coll_tuning; /* its chunks, not coll_chunks, apply */
+            memcpy(pcfg.plain_algo, opts->plain_algo, sizeof pcfg.plain_algo);
+            pcfg.chunks = opts->coll_chunks;
+        }
+        R.planner = weft_coll_planner_new(R.topo, &pcfg);
+        R.own_planner = TRUE;
     }
     g_return_val_if_fail(wl->n_ranks <= weft_topo_n_gpus(R.topo), NULL);
 
@@ -2242,10 +2098,6 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
             }
         }
     }
-    R.plans = g_hash_table_new_full(plan_key_hash, plan_key_equal, g_free, NULL);
-    R.plan_store = g_ptr_array_new_with_free_func((GDestroyNotify)weft_coll_plan_free);
-    R.shared_plans = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
-                                           (GDestroyNotify)g_bytes_unref, NULL);
     R.p2p_waiting = g_hash_table_new_full(p2p_key_hash, p2p_key_equal, NULL, g_free);
     R.p2p_wait_pool = g_ptr_array_new_with_free_func(g_free);
     R.p2p = g_array_new(FALSE, FALSE, sizeof(p2p_t));
@@ -2262,6 +2114,8 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
         for (guint m = 0; m < comm->n_ranks; m++) {
             R.comm_state[c].vertices[m] = R.ranks[comm->ranks[m]].vertex;
         }
+        R.comm_state[c].plan_comm =
+            weft_coll_planner_add_comm(R.planner, R.comm_state[c].vertices, comm->n_ranks);
     }
 
     for (guint r = 0; r < wl->n_ranks; r++) {
@@ -2297,7 +2151,8 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
     }
     g_debug("replay of %s starts: %u ranks, %u communicators, collectives %s, detail %s%s",
             wl->source, wl->n_ranks, wl->comms->len,
-            R.tuned ? "tuned by NCCL's model" : "plain (collectives.tuning = off)",
+            opts != NULL && opts->coll_tuning != NULL ? "tuned by NCCL's model"
+                                      : "plain (collectives.tuning = off)",
             R.coarse        ? "coarse"
             : R.detail_auto ? "auto"
                             : "transfers",
@@ -2362,9 +2217,9 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
     }
     g_debug("replay of %s done: step %.6f ms, %" G_GUINT64_FORMAT " events, %" G_GUINT64_FORMAT
             " collectives (%" G_GUINT64_FORMAT " timed, %" G_GUINT64_FORMAT
-            " coarse), %" G_GUINT64_FORMAT " send/recv pairs, %u plans",
+            " coarse), %" G_GUINT64_FORMAT " send/recv pairs",
             wl->source, weft_time_to_us(res->step_ps) / 1e3, res->events, res->collectives,
-            res->timed_collectives, res->coarse_collectives, res->p2p_transfers, R.plan_store->len);
+            res->timed_collectives, res->coarse_collectives, res->p2p_transfers);
     replay_clear(&R);
     return res;
 }

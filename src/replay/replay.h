@@ -37,6 +37,7 @@
 
 #include <glib.h>
 
+#include "coll/planner.h"
 #include "coll/tuning.h"
 #include "net/net.h"
 #include "fault/step.h"
@@ -165,8 +166,8 @@ typedef struct {
      * is ignored)
      * and weft_coll_plan_build() over its communicator's layout on the cluster, with the
      * executor's costs from the tuning model; plans are cached per (communicator,
-     * operation, size). NULL: the plain single-ring / direct plans of weft_coll_plan_new()
-     * with coll_chunks and no protocol costs. */
+     * operation, size) (coll/planner.h). NULL: the plain single-ring / direct plans of
+     * weft_coll_plan_new() with coll_chunks and no protocol costs. */
     const weft_coll_tuning_t *coll_tuning;
     /* The plain model's algorithm per operation (used only when coll_tuning is NULL):
      * WEFT_COLL_ALGO_AUTO (0, the zero-initialized default) = ring, direct for all-to-all,
@@ -190,11 +191,21 @@ typedef struct {
      * predecessors are released from an event at 0 queued after the faults'
      * (one more event in weft_replay_result_t.events). */
     const weft_fault_plan_t *faults;
+    /* (nullable) the planner to plan every collective with, instead of one the run makes
+     * from coll_tuning, plain_algo and coll_chunks (which are then ignored): not owned, over
+     * @net's cluster, alive until the run returns. The run registers the workload's
+     * communicators in it (one with the members of a communicator it holds is that one),
+     * so a caller that plans a collective before the run gets the very plan the run
+     * executes, built once (weft coll reads its choices that way). */
+    weft_coll_planner_t *planner;
 } weft_replay_options_t;
 
 /**
  * weft_replay_run:
- * @sim: an idle simulation at time 0.
+ * @sim: an idle simulation, normally at time 0. A run may start later (weft coll
+ *   replays size after size on one network): it starts at the simulation's time and
+ *   every time it reports is the simulation's (step_ps, finish_ps, the observers'), so it
+ *   lasted step_ps minus its start, and idle_ps counts from time 0.
  * @net: the network over the cluster (its topology gives GPUs).
  * @wl: a workload that passed weft_workload_check() for this cluster.
  * @opts: (nullable): options.

@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The collective planner (planner.h): per communicator its layout and NCCL's view of it,
+ * built on first use; per (operation, size, communicator) the plan, shared between
+ * communicators of the same shape; every plan owned here.
+ */
+#define G_LOG_DOMAIN "weft-coll"
+
+#include "coll/planner.h"
+
+#include <string.h>
+
+#include "core/units.h"
+
+/* A registered communicator: its members, and (tuned) its layout and system once built. */
+typedef struct {
+    guint off, n; /* members: vertices[off .. off + n) */
+    guint next;   /* the next communicator whose members hash alike, id + 1; 0: none */
+    weft_coll_layout_t *layout;
+    weft_coll_system_t *sys;
+} planner_comm_t;
+
+/* Cache key: (operation, members, communicator, S); comm is the id + 1 for tuned plans,
+ * whose layout and tuning decide the configuration, and 0 for plain plans, which depend
+ * on the member count alone. */
+typedef struct {
+    guint op, n, comm;
+    guint64 bytes;
+} plan_key_t;
+
+struct weft_coll_planner {
+    weft_topo_t *topo;
+    gboolean tuned;
+    weft_coll_tuning_t tuning; /* tuned */
+    weft_coll_algo_t plain_algo[WEFT_COLL_N_OPS];
+    guint chunks;           /* plain */
+    GArray *vertices;       /* of gint: every communicator's members */
+    GArray *comms;          /* of planner_comm_t */
+    GHashTable *by_members; /* members_hash() -> the first communicator with it, id + 1 */
+    GHashTable *plans;      /* plan_key_t -> weft_coll_plan_t* (in store) */
+    GHashTable *shapes;     /* tuned plans by shape (plan_shape()) -> plan (in store) */
+    GPtrArray *store;       /* every plan built (owned) */
+};
+
+static guint
+plan_key_hash(gconstpointer p)
+{
+    const plan_key_t *k = p;
+    return (k->op * 31u + k->n) * 2654435761u ^ (guint)k->bytes ^ (guint)(k->bytes >> 32) ^
+           (k->comm * 40503u);
+}
+
+static gboolean
+plan_key_equal(gconstpointer a, gconstpointer b)
+{
+    const plan_key_t *x = a, *y = b;
+    return x->op == y->op && x->n == y->n && x->bytes == y->bytes && x->comm == y->comm;
+}
+
+weft_coll_planner_t *
+weft_coll_planner_new(weft_topo_t *topo, const weft_coll_planner_config_t *config)
+{
+    g_return_val_if_fail(topo != NULL || config == NULL || config->tuning == NULL, NULL);
+    weft_coll_planner_t *p = g_new0(weft_coll_planner_t, 1);
+    p->topo = topo;
+    p->chunks = 1;
+    if (config != NULL) {
+        p->tuned = config->tuning != NULL;
+        if (p->tuned) {
+            p->tuning = *config->tuning;
+        }
+        memcpy(p->plain_algo, config->plain_algo, sizeof p->plain_algo);
+        p->chunks = config->chunks > 0 ? config->chunks : 1;
+    }
+    p->vertices = g_array_new(FALSE, FALSE, sizeof(gint));
+    p->comms = g_array_new(FALSE, FALSE, sizeof(planner_comm_t));
+    p->by_members = g_hash_table_new(g_direct_hash, g_direct_equal);
+    p->plans = g_hash_table_new_full(plan_key_hash, plan_key_equal, g_free, NULL);
+    p->shapes =
+        g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL);
+    p->store = g_ptr_array_new_with_free_func((GDestroyNotify)weft_coll_plan_free);
+    return p;
+}
+
+void
+weft_coll_planner_free(weft_coll_planner_t *planner)
+{
+    if (planner == NULL) {
+        return;
+    }
+    for (guint c = 0; c < planner->comms->len; c++) {
+        planner_comm_t *pc = &g_array_index(planner->comms, planner_comm_t, c);
+        weft_coll_layout_free(pc->layout);
+        g_free(pc->sys);
+    }
+    g_array_unref(planner->comms);
+    g_hash_table_unref(planner->by_members);
+    g_array_unref(planner->vertices);
+    g_hash_table_unref(planner->plans);
+    g_hash_table_unref(planner->shapes);
+    g_ptr_array_unref(planner->store);
+    g_free(planner);
+}
+
+/* FNV-1a over the member count and vertices. */
+static guint
+members_hash(const gint *v, guint n)
+{
+    guint32 h = 2166136261u ^ n;
+    for (guint i = 0; i < n; i++) {
+        h = (h ^ (guint32)v[i]) * 16777619u;
+    }
+    return h;
+}
+
+guint
+weft_coll_planner_add_comm(weft_coll_planner_t *planner, const gint *member_vertex, guint n)
+{
+    g_return_val_if_fail(planner != NULL, G_MAXUINT);
+    g_return_val_if_fail(n == 0 || member_vertex != NULL, G_MAXUINT);
+    gpointer key = GUINT_TO_POINTER(members_hash(member_vertex, n));
+    guint head = GPOINTER_TO_UINT(g_hash_table_lookup(planner->by_members, key));
+    for (guint id1 = head; id1 != 0;) {
+        const planner_comm_t *pc = &g_array_index(planner->comms, planner_comm_t, id1 - 1);
+        if (pc->n == n && (n == 0 || memcmp(&g_array_index(planner->vertices, gint, pc->off),
+                                            member_vertex, n * sizeof(gint)) == 0)) {
+            return id1 - 1;
+        }
+        id1 = pc->next;
+    }
+    planner_comm_t pc = {.off = planner->vertices->len, .n = n, .next = head};
+    g_array_append_vals(planner->vertices, member_vertex, n);
+    g_array_append_val(planner->comms, pc);
+    g_hash_table_insert(planner->by_members, key, GUINT_TO_POINTER(planner->comms->len));
+    return planner->comms->len - 1;
+}
+
+/* Communicator @comm's layout and system, built on first use (tuned planners). */
+static planner_comm_t *
+comm_tuned(weft_coll_planner_t *p, guint comm, GError **error)
+{
+    planner_comm_t *pc = &g_array_index(p->comms, planner_comm_t, comm);
+    if (pc->sys == NULL) {
+        const gint *v = &g_array_index(p->vertices, gint, pc->off);
+        g_autoptr(weft_coll_layout_t) layout = weft_coll_layout_new(p->topo, v, pc->n);
+        g_autofree weft_coll_system_t *sys = g_new0(weft_coll_system_t, 1);
+        if (!weft_coll_system_init(sys, p->topo, layout, &p->tuning, error)) {
+            return NULL;
+        }
+        pc->layout = g_steal_pointer(&layout);
+        pc->sys = g_steal_pointer(&sys);
+    }
+    return pc;
+}
+
+const weft_coll_system_t *
+weft_coll_planner_system(weft_coll_planner_t *planner, guint comm, GError **error)
+{
+    g_return_val_if_fail(planner != NULL && planner->tuned, NULL);
+    g_return_val_if_fail(comm < planner->comms->len, NULL);
+    g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+    planner_comm_t *pc = comm_tuned(planner, comm, error);
+    return pc != NULL ? pc->sys : NULL;
+}
+
+static void
+shape_u64(GByteArray *sig, guint64 v)
+{
+    g_byte_array_append(sig, (const guint8 *)&v, sizeof v);
+}
+
+static void
+shape_f64(GByteArray *sig, double v)
+{
+    guint64 bits;
+    memcpy(&bits, &v, sizeof bits);
+    shape_u64(sig, bits);
+}
+
+/*
+ * The shape of a tuned plan: everything weft_coll_plan_build() and the executor's costs
+ * read (operation, size, configuration, costs, and the layout as the builders see it:
+ * members' layout domains, positions and rail-sorted order), so that communicators of the
+ * same shape (the data-parallel groups of every rail, the TP groups of every node) share
+ * one plan. Plans that name cluster vertices (NVLS and CollNet switches as virtual
+ * members) are not shared: NULL.
+ */
+static GBytes *
+plan_shape(const weft_coll_layout_t *L, weft_coll_op_t op, guint64 bytes,
+           const weft_coll_config_t *cfg, const weft_coll_exec_t *x)
+{
+    if (cfg->algo == WEFT_COLL_ALGO_NVLS || cfg->algo == WEFT_COLL_ALGO_NVLS_TREE ||
+        cfg->algo == WEFT_COLL_ALGO_COLLNET) {
+        return NULL;
+    }
+    GByteArray *sig = g_byte_array_new();
+    guint64 head[] = {op,
+                      bytes,
+                      cfg->algo,
+                      cfg->proto,
+                      cfg->channels,
+                      cfg->chunks,
+                      L->n_members,
+                      L->n_domains,
+                      L->max_per_domain,
+                      L->uniform,
+                      L->nvls,
+                      L->collnet,
+                      (guint64)x->base_ps,
+                      (guint64)x->step_intra_ps,
+                      (guint64)x->step_inter_ps,
+                      (guint64)x->msg_ps,
+                      x->msg_bytes};
+    for (guint i = 0; i < G_N_ELEMENTS(head); i++) {
+        shape_u64(sig, head[i]);
+    }
+    shape_f64(sig, x->efficiency);
+    shape_f64(sig, x->efficiency_intra);
+    shape_f64(sig, x->channel_Bps);
+    shape_f64(sig, x->hbm_Bps);
+    shape_f64(sig, L->hbm_Bps);
+    g_byte_array_append(sig, (const guint8 *)L->dom, L->n_members * sizeof(guint));
+    g_byte_array_append(sig, (const guint8 *)L->local, L->n_members * sizeof(guint));
+    g_byte_array_append(sig, (const guint8 *)L->dom_off, (L->n_domains + 1) * sizeof(guint));
+    g_byte_array_append(sig, (const guint8 *)L->dom_members, L->n_members * sizeof(guint));
+    return g_byte_array_free_to_bytes(sig);
+}
+
+/* The tuned plan of (@op, @bytes) over @pc (shared with every communicator of its shape);
+ * @cfg and @costs get NCCL's choice. */
+static weft_coll_plan_t *
+tuned_plan(weft_coll_planner_t *p, const planner_comm_t *pc, weft_coll_op_t op, guint64 bytes,
+           weft_coll_config_t *cfg, weft_coll_costs_t *costs, GError **error)
+{
+    if (!weft_coll_tune(&p->tuning, pc->sys, op, bytes, cfg, costs, error)) {
+        return NULL;
+    }
+    weft_coll_exec_t exec = {0};
+    weft_coll_tuning_fill_exec(pc->sys, costs, &exec);
+    g_autoptr(GBytes) shape = plan_shape(pc->layout, op, bytes, cfg, &exec);
+    weft_coll_plan_t *plan = shape != NULL ? g_hash_table_lookup(p->shapes, shape) : NULL;
+    if (plan != NULL) {
+        return plan;
+    }
+    plan = weft_coll_plan_build(op, cfg, pc->layout, bytes, error);
+    if (plan == NULL) {
+        return NULL;
+    }
+    weft_coll_tuning_fill_exec(pc->sys, costs, &plan->exec);
+    g_ptr_array_add(p->store, plan);
+    g_autofree char *size = weft_units_format_bytes(bytes);
+    g_debug("plan %s of %s over %u members: NCCL's model chose %s, %s, %u channels, %u chunks",
+            weft_coll_op_name(op), size, pc->n, weft_coll_algo_name(cfg->algo),
+            weft_coll_proto_name(cfg->proto), cfg->channels, cfg->chunks);
+    if (shape != NULL) {
+        g_hash_table_insert(p->shapes, g_bytes_ref(shape), plan);
+    }
+    return plan;
+}
+
+/* The plain model's choice, as the plan shows it. */
+static void
+plain_choice(const weft_coll_planner_t *p, const weft_coll_plan_t *plan, weft_coll_choice_t *ch)
+{
+    memset(ch, 0, sizeof *ch);
+    ch->config.algo = plan->algo;
+    ch->config.proto = plan->proto;
+    ch->config.channels = 1;
+    ch->config.chunks = p->chunks;
+    ch->costs.model_ps = -1;
+}
+
+const weft_coll_plan_t *
+weft_coll_planner_plan(weft_coll_planner_t *planner, weft_coll_op_t op, guint64 size_bytes,
+                       guint comm, weft_coll_choice_t *choice, GError **error)
+{
+    g_return_val_if_fail(planner != NULL, NULL);
+    g_return_val_if_fail((guint)op < WEFT_COLL_N_OPS, NULL);
+    g_return_val_if_fail(comm < planner->comms->len, NULL);
+    g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+    weft_coll_planner_t *p = planner;
+    const planner_comm_t *pc = &g_array_index(p->comms, planner_comm_t, comm);
+    plan_key_t key = {op, pc->n, p->tuned ? comm + 1 : 0, size_bytes};
+    weft_coll_plan_t *plan = g_hash_table_lookup(p->plans, &key);
+    if (plan != NULL) {
+        if (choice != NULL && p->tuned) {
+            /* the same lookup that chose the plan: it cannot fail now */
+            memset(choice, 0, sizeof *choice);
+            choice->tuned = TRUE;
+            if (!weft_coll_tune(&p->tuning, pc->sys, op, size_bytes, &choice->config,
+                                &choice->costs, NULL)) {
+                g_assert_not_reached();
+            }
+        } else if (choice != NULL) {
+            plain_choice(p, plan, choice);
+        }
+        return plan;
+    }
+    weft_coll_choice_t local;
+    weft_coll_choice_t *ch = choice != NULL ? choice : &local;
+    if (p->tuned) {
+        pc = comm_tuned(p, comm, error);
+        if (pc == NULL) {
+            return NULL;
+        }
+        memset(ch, 0, sizeof *ch);
+        ch->tuned = TRUE;
+        plan = tuned_plan(p, pc, op, size_bytes, &ch->config, &ch->costs, error);
+    } else {
+        plan = weft_coll_plan_new(op, p->plain_algo[op], pc->n, size_bytes, p->chunks, error);
+        if (plan != NULL) {
+            g_ptr_array_add(p->store, plan);
+            plain_choice(p, plan, ch);
+            g_autofree char *size = weft_units_format_bytes(size_bytes);
+            g_debug("plan %s of %s over %u members: plain %s, %u chunks", weft_coll_op_name(op),
+                    size, pc->n, weft_coll_algo_name(p->plain_algo[op]), p->chunks);
+        }
+    }
+    if (plan == NULL) {
+        return NULL;
+    }
+    g_hash_table_insert(p->plans, g_memdup2(&key, sizeof key), plan);
+    return plan;
+}
+
+void
+weft_coll_planner_forget(weft_coll_planner_t *planner)
+{
+    g_return_if_fail(planner != NULL);
+    g_hash_table_remove_all(planner->plans);
+    g_hash_table_remove_all(planner->shapes);
+    g_ptr_array_set_size(planner->store, 0);
+}
