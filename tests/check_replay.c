@@ -129,7 +129,8 @@ replay_opts(weft_topo_t *topo, const char *name, const char *groups,
         return NULL;
     }
     g_autoptr(weft_sim_t) sim = weft_sim_new(1);
-    g_autoptr(weft_net_t) net = weft_net_new(sim, topo, WEFT_NET_ANALYTICAL);
+    g_autoptr(weft_fabric_t) fabric = weft_fabric_new(topo);
+    g_autoptr(weft_net_t) net = weft_net_new(sim, fabric, WEFT_NET_ANALYTICAL);
     return weft_replay_run(sim, net, wl, opts, error);
 }
 
@@ -576,7 +577,8 @@ replay_detail(weft_topo_t *topo, const char *name, const char *groups, weft_net_
         return NULL;
     }
     g_autoptr(weft_sim_t) sim = weft_sim_new(1);
-    g_autoptr(weft_net_t) net = weft_net_new(sim, topo, model);
+    g_autoptr(weft_fabric_t) fabric = weft_fabric_new(topo);
+    g_autoptr(weft_net_t) net = weft_net_new(sim, fabric, model);
     weft_replay_options_t opts = {.collective_detail = detail, .detail_banned = banned};
     weft_replay_result_t *res = weft_replay_run(sim, net, wl, &opts, error);
     for (guint e = 0; res != NULL && links != NULL && e < weft_topo_n_edges(topo); e++) {
@@ -745,8 +747,9 @@ START_TEST(timed_collectives_over_ecmp_pairs_give_the_transfer_level_results)
     g_autofree char *groups = g_build_filename(tmpdir, "egroups.json", NULL);
     ck_assert(g_file_set_contents(groups, "{\"1\": [0, 2], \"2\": [1, 3]}", -1, NULL));
     g_autoptr(weft_topo_t) topo = leaf_spine4();
-    ck_assert(!weft_topo_route_is_fixed(topo, 1, 2));
-    ck_assert(weft_topo_route_is_fixed(topo, 0, 1));
+    g_autoptr(weft_fabric_t) fabric = weft_fabric_new(topo);
+    ck_assert(!weft_fabric_route_is_fixed(fabric, 1, 2));
+    ck_assert(weft_fabric_route_is_fixed(fabric, 0, 1));
     guint ne = weft_topo_n_edges(topo);
     static const char *const names[] = {"edp", "egroups"};
     for (guint c = 0; c < G_N_ELEMENTS(names); c++) {
@@ -842,7 +845,8 @@ START_TEST(a_coarse_collective_alone_takes_its_run_alone)
         g_autoptr(weft_workload_t) wl = weft_workload_load_chakra(prefix, groups, &err);
         ck_assert_msg(wl != NULL, "%s", err ? err->message : "");
         g_autoptr(weft_sim_t) sim = weft_sim_new(1);
-        g_autoptr(weft_net_t) net = weft_net_new(sim, topo, WEFT_NET_FLOW);
+        g_autoptr(weft_fabric_t) fabric = weft_fabric_new(topo);
+        g_autoptr(weft_net_t) net = weft_net_new(sim, fabric, WEFT_NET_FLOW);
         weft_replay_options_t opts = {
             .coll_chunks = 1024,
             .collective_detail = i == 0 ? WEFT_REPLAY_DETAIL_TRANSFERS : WEFT_REPLAY_DETAIL_COARSE};

@@ -71,7 +71,7 @@ parse_size(const char *text, guint64 *out, GError **error)
 
 /* The GPUs of the communicator: all, a list, or the first G GPUs of the first N nodes. */
 static GArray *
-pick_gpus(weft_topo_t *topo, const char *list, gint nodes, gint per_node, GError **error)
+pick_gpus(const weft_topo_t *topo, const char *list, gint nodes, gint per_node, GError **error)
 {
     guint n_gpus = weft_topo_n_gpus(topo);
     GArray *v = g_array_new(FALSE, FALSE, sizeof(gint));
@@ -193,6 +193,7 @@ read_measured(const char *path, GError **error)
 /* Everything one sweep needs, built once. */
 typedef struct {
     weft_topo_t *topo;
+    weft_fabric_t *fabric; /* the cluster's routes (ECMP seed 0, every link up) */
     weft_sim_t *sim;
     weft_net_t *net;
     weft_coll_layout_t *layout;
@@ -207,6 +208,7 @@ bench_clear(bench_t *b)
     weft_coll_layout_free(b->layout);
     weft_net_free(b->net);
     weft_sim_free(b->sim);
+    weft_fabric_free(b->fabric);
     weft_topo_free(b->topo);
 }
 
@@ -438,18 +440,19 @@ weft_cmd_coll(int argc, char **argv)
     if (b.topo == NULL) {
         return weft_cli_error("coll", error);
     }
+    b.fabric = weft_fabric_new(b.topo);
     g_autoptr(GArray) members = pick_gpus(b.topo, gpus, nodes, per_node, &error);
     if (members == NULL) {
         bench_clear(&b);
         return weft_cli_error("coll", error);
     }
-    b.layout = weft_coll_layout_new(b.topo, (const gint *)members->data, members->len);
-    if (!weft_coll_system_init(&b.sys, b.topo, b.layout, &b.tuning, &error)) {
+    b.layout = weft_coll_layout_new(b.fabric, (const gint *)members->data, members->len);
+    if (!weft_coll_system_init(&b.sys, b.fabric, b.layout, &b.tuning, &error)) {
         bench_clear(&b);
         return weft_cli_error("coll", error);
     }
     b.sim = weft_sim_new(1);
-    b.net = weft_net_new_full(b.sim, b.topo, &net_opts);
+    b.net = weft_net_new_full(b.sim, b.fabric, &net_opts);
     guint n = b.layout->n_members;
     double factor = weft_coll_tuning_busbw_factor(b.op, n);
 

@@ -1516,7 +1516,9 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
     if (run->topo == NULL) {
         return NULL;
     }
-    weft_topo_set_ecmp_seed(run->topo, (guint64)get_int(sc, K_ECMP_SEED));
+    /* what this run changes about the cluster (ECMP seed, faults' link state, routes) */
+    g_autoptr(weft_fabric_t) fabric = weft_fabric_new(run->topo);
+    weft_fabric_set_ecmp_seed(fabric, (guint64)get_int(sc, K_ECMP_SEED));
 
     run->workload = load_workload(sc, weft_topo_n_gpus(run->topo), &run->trace_label, error);
     if (run->workload == NULL) {
@@ -1625,7 +1627,7 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
          * analytical replay draws from it, and placement and ECMP have their own
          * seeds (workload.placement_seed, network.ecmp_seed). */
         sim = weft_sim_new(1);
-        net = weft_net_new_full(sim, run->topo, &net_opts);
+        net = weft_net_new_full(sim, fabric, &net_opts);
         weft_replay_options_t opts = {
             .coll_chunks = run->chunks,
             .rank_gpu = run->rank_gpu,
