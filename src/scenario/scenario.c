@@ -1164,9 +1164,10 @@ cluster_error(GError **error, GError *terr, const char *where)
     g_error_free(terr);
 }
 
-static weft_topo_t *
-build_cluster(const weft_scenario_t *sc, GError **error)
+weft_topo_t *
+weft_scenario_build_cluster(const weft_scenario_t *sc, GError **error)
 {
+    g_return_val_if_fail(sc != NULL, NULL);
     const char *where = sc->source;
     const char *file = current(sc, K_CLUSTER_FILE);
     GError *terr = NULL;
@@ -1187,7 +1188,10 @@ build_cluster(const weft_scenario_t *sc, GError **error)
     }
     if (topo == NULL) {
         cluster_error(error, terr, where);
+        return NULL;
     }
+    g_debug("cluster %s built: %u GPUs, %u vertices, %u links", weft_topo_name(topo),
+            weft_topo_n_gpus(topo), weft_topo_n_vertices(topo), weft_topo_n_edges(topo) / 2);
     return topo;
 }
 
@@ -1512,9 +1516,13 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
     gboolean want_report = report_options(sc, &rep_opts) || (ropts != NULL && ropts->report);
 
     g_autoptr(weft_scenario_run_t) run = g_new0(weft_scenario_run_t, 1);
-    run->topo = build_cluster(sc, error);
-    if (run->topo == NULL) {
-        return NULL;
+    if (ropts != NULL && ropts->cluster != NULL) {
+        run->topo = ropts->cluster; /* shared: not ours to free */
+    } else {
+        run->topo = run->topo_owned = weft_scenario_build_cluster(sc, error);
+        if (run->topo == NULL) {
+            return NULL;
+        }
     }
     /* what this run changes about the cluster (ECMP seed, faults' link state, routes) */
     g_autoptr(weft_fabric_t) fabric = weft_fabric_new(run->topo);
@@ -1723,7 +1731,7 @@ weft_scenario_run_free(weft_scenario_run_t *run)
     weft_replay_result_free(run->replay);
     g_free(run->rank_gpu);
     weft_workload_free(run->workload);
-    weft_topo_free(run->topo);
+    weft_topo_free(run->topo_owned); /* a lent cluster is its lender's */
     g_free(run->network_model);
     g_free(run->placement);
     g_free(run->plain_forced);
