@@ -68,9 +68,16 @@
  * on it). Its metrics are weft_study_train_metric_names().
  *
  * Parallel runs: points run on a GThreadPool of `jobs` threads, each with its
- * own scenario, cluster, workload and simulation (weft keeps no global mutable
- * state; igraph, which on Debian 12 is built without thread-local storage,
- * is serialized inside topo: see weft_topo_i_igraph_lock()).
+ * own scenario, workload, fabric state and simulation (weft keeps no global
+ * mutable state; igraph, which on Debian 12 is built without thread-local
+ * storage, is serialized inside topo: see weft_topo_i_igraph_lock()). Points
+ * whose effective [cluster] configuration is the same (the same keys and
+ * values, the same cluster.file) share one cluster, built once before the
+ * threads start and freed when the last of them is done: a finalized cluster
+ * is read only (topo/topo.h), and what a run changes about it is the run's
+ * own fabric state (topo/fabric.h). An axis over a [cluster] key builds one
+ * cluster per distinct value; a point alone with its cluster builds it in its
+ * own thread.
  *
  * Journal and resume: each finished row is appended to RESULTS.partial and
  * flushed at once (one write per row), after a first line `# weft sweep
@@ -195,6 +202,9 @@ typedef struct {
  * hold, appending each row to OUTPUT.partial as it finishes, then writes
  * OUTPUT (temporary name, then rename) in grid order and removes the journal.
  * A point that fails is a row with status error; it does not fail the study.
+ * Before the threads start, the points to run that share an effective
+ * [cluster] configuration get one cluster, built once (see the essay); the
+ * rows are the same as with a cluster per point.
  * @stats: (out) (nullable): what was done.
  * @error: WEFT_STUDY_ERROR_JOURNAL, _IO or _USAGE.
  * Returns: TRUE unless the study could not run or write (stop_after stopping
