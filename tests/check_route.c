@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Check tests of routing (NVLink domains, the NVLink and fabric views, ECMP
- * spreading, rail affinity, the full-graph fallback, equal-cost path counts),
+ * spreading, rail affinity, the full-graph fallback, equal-cost path counts,
+ * fabric states sharing one cluster with their own links and seeds),
  * GraphML and DOT files, and placement, on small fabrics built by hand through
  * the public API, with the expected values derived beside each assertion.
  */
@@ -608,6 +609,126 @@ START_TEST(rail_segments_need_the_far_gpu_reachable_in_the_network)
 }
 END_TEST
 
+/* ---- fabric states: a run's link state and routes apart from the shared cluster ------------ */
+
+/* Sets every directed edge between vertices @u and @v (both directions) to @fraction in @fab. */
+static void
+set_link(weft_fabric_t *fab, const char *u, const char *v, double fraction)
+{
+    const weft_topo_t *t = weft_fabric_topo(fab);
+    g_autoptr(GArray) es = g_array_new(FALSE, FALSE, sizeof(gint));
+    ck_assert_uint_eq(
+        weft_topo_edges_between(t, weft_topo_find_vertex(t, u), weft_topo_find_vertex(t, v), es),
+        2);
+    for (guint i = 0; i < es->len; i++) {
+        GError *err = NULL;
+        ck_assert_msg(
+            weft_fabric_set_link_fraction(fab, g_array_index(es, gint, i), fraction, &err), "%s",
+            err != NULL ? err->message : "?");
+    }
+}
+
+/* The edge u -> v. */
+static gint
+edge_of(const weft_topo_t *t, const char *u, const char *v)
+{
+    g_autoptr(GArray) es = g_array_new(FALSE, FALSE, sizeof(gint));
+    gint a = weft_topo_find_vertex(t, u);
+    weft_topo_edges_between(t, a, weft_topo_find_vertex(t, v), es);
+    for (guint i = 0; i < es->len; i++) {
+        if (weft_topo_edge_from(t, g_array_index(es, gint, i)) == a) {
+            return g_array_index(es, gint, i);
+        }
+    }
+    ck_abort_msg("no edge %s -> %s", u, v);
+    return -1;
+}
+
+START_TEST(two_fabric_states_on_one_cluster_route_apart_and_leave_it_unchanged)
+{
+    /* The leaf-spine fixture shared by two fabric states. In fb leaf0's links to spine0..2
+     * go down and the one to spine3 runs at 0.2 x 50 = 10 GB/s; fa keeps every link up. */
+    g_autoptr(weft_topo_t) t = leaf_spine(FALSE);
+    g_autoptr(weft_fabric_t) fa = weft_fabric_new(t);
+    g_autoptr(weft_fabric_t) fb = weft_fabric_new(t);
+    ck_assert_ptr_eq(weft_fabric_topo(fa), t);
+    /* fa's routes before fb changes anything, kept to compare */
+    guint before[64];
+    for (guint64 f = 0; f < 64; f++) {
+        before[f] = spine_of(fa, f);
+    }
+    for (guint s = 0; s < 3; s++) {
+        g_autofree char *sp = g_strdup_printf("spine%u", s);
+        set_link(fb, "leaf0", sp, 0.0);
+    }
+    set_link(fb, "leaf0", "spine3", 0.2);
+    gint up3 = edge_of(t, "leaf0", "spine3");
+    /* bandwidths: fb sees the degraded link, fa and the cluster the nominal 50 GB/s */
+    ck_assert(weft_fabric_edge_bw_now(fb, up3) == 10e9);
+    ck_assert(weft_fabric_edge_bw_now(fa, up3) == 50e9);
+    ck_assert(weft_topo_edge_bw(t, up3) == 50e9);
+    ck_assert_double_eq(weft_fabric_edge_fraction(fb, up3), 0.2);
+    ck_assert_double_eq(weft_fabric_edge_fraction(fa, up3), 1.0);
+    ck_assert_uint_eq(weft_fabric_link_version(fa), 0);
+    ck_assert_uint_eq(weft_fabric_link_version(fb), 8); /* 4 links x 2 directions */
+    /* routes: every fb flow crosses spine3 at the degraded 10 GB/s (1 equal-cost path left);
+     * fa's flows keep their 4 spines at min(32, 25, 50, 50, 25, 32) = 25 GB/s, the same
+     * routes as before fb's changes, and fa has 4 paths */
+    guint fa_spines = 0;
+    for (guint64 f = 0; f < 64; f++) {
+        ck_assert_uint_eq(spine_of(fb, f), 3);
+        ck_assert(route_flow(fb, "node0/gpu0", "node1/gpu0", f)->rate_Bps == 10e9);
+        ck_assert_uint_eq(spine_of(fa, f), before[f]);
+        ck_assert(route_flow(fa, "node0/gpu0", "node1/gpu0", f)->rate_Bps == 25e9);
+        fa_spines |= 1u << before[f];
+    }
+    ck_assert_uint_eq(fa_spines, 0xf); /* 64 slots over 4 spines: each carries some */
+    ck_assert_uint_eq(count(fb, "node0/gpu0", "node1/gpu0"), 1);
+    ck_assert_uint_eq(count(fa, "node0/gpu0", "node1/gpu0"), 4);
+    /* the cluster is what a fresh build gives, and a new fabric state sees it whole */
+    g_autoptr(weft_topo_t) fresh = leaf_spine(FALSE);
+    g_autoptr(GString) why = g_string_new(NULL);
+    ck_assert_msg(weft_topo_equal(t, fresh, why), "%s", why->str);
+    g_autoptr(weft_fabric_t) fc = weft_fabric_new(t);
+    ck_assert_uint_eq(count(fc, "node0/gpu0", "node1/gpu0"), 4);
+    ck_assert(weft_fabric_edge_bw_now(fc, up3) == 50e9);
+    /* fb's links back up: the cluster's views again, the routes fa gives, per flow */
+    for (guint s = 0; s < 4; s++) {
+        g_autofree char *sp = g_strdup_printf("spine%u", s);
+        set_link(fb, "leaf0", sp, 1.0);
+    }
+    for (guint64 f = 0; f < 64; f++) {
+        const weft_route_t *ra = route_flow(fa, "node0/gpu0", "node1/gpu0", f);
+        const weft_route_t *rb = route_flow(fb, "node0/gpu0", "node1/gpu0", f);
+        ck_assert_uint_eq(ra->hops, rb->hops);
+        ck_assert_mem_eq(ra->edges, rb->edges, sizeof(gint32) * ra->hops);
+        ck_assert(ra->rate_Bps == rb->rate_Bps);
+    }
+}
+END_TEST
+
+START_TEST(fabric_state_seed_is_its_own)
+{
+    /* Two fabric states on one cluster, seeds 42 and 43: each gives the assignment a
+     * cluster of its own with that seed gives (the seed is the state's, not the cluster's) */
+    g_autoptr(weft_topo_t) t = leaf_spine(FALSE);
+    g_autoptr(weft_topo_t) u = leaf_spine(FALSE);
+    g_autoptr(weft_fabric_t) f42 = weft_fabric_new(t);
+    g_autoptr(weft_fabric_t) f43 = weft_fabric_new(t);
+    g_autoptr(weft_fabric_t) alone = weft_fabric_new(u);
+    weft_fabric_set_ecmp_seed(f42, 42);
+    weft_fabric_set_ecmp_seed(f43, 43);
+    weft_fabric_set_ecmp_seed(alone, 43);
+    ck_assert_uint_eq(weft_fabric_ecmp_seed(f42), 42);
+    guint differ = 0;
+    for (guint64 f = 0; f < 200; f++) {
+        ck_assert_uint_eq(spine_of(f43, f), spine_of(alone, f));
+        differ += spine_of(f42, f) != spine_of(f43, f);
+    }
+    ck_assert_uint_gt(differ, 100); /* about 3/4 of 200 */
+}
+END_TEST
+
 /* ---- files -------------------------------------------------------------------------- */
 
 static char *
@@ -1033,6 +1154,11 @@ route_suite(void)
     tcase_add_test(tc, rail_segments_apply_on_each_side_alone);
     tcase_add_test(tc, rail_segments_need_gpus_on_rails);
     tcase_add_test(tc, rail_segments_need_the_far_gpu_reachable_in_the_network);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("fabric state");
+    tcase_add_test(tc, two_fabric_states_on_one_cluster_route_apart_and_leave_it_unchanged);
+    tcase_add_test(tc, fabric_state_seed_is_its_own);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("files");
