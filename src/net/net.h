@@ -599,7 +599,7 @@ weft_net_model_t weft_net_model(const weft_net_t *net);
  * Flow: the rates of the transfers sharing the edge's component are re-solved
  * at the current instant (batched with other changes). Routes do not change
  * (rerouting around a failed link is the fault module's business). The
- * analytical model ignores capacities (it reads route rates from the cluster).
+ * analytical model ignores capacities (it reads route rates from the fabric state).
  * Time complexity: O(1) now plus its part of the next solve.
  */
 void weft_net_set_link_capacity(weft_net_t *net, gint edge, double capacity_Bps);

@@ -16,8 +16,8 @@
  * whose links go down builds its own views without them (O(V + E)) and
  * drops them when the last one comes back up, so the views it routes on are
  * always exactly those a cluster built without the down links would have.
- * Nothing here writes into the cluster; routes a fabric state hands out
- * point into it and live as long as it does.
+ * Nothing here writes into the cluster; the routes a fabric state hands out
+ * live as long as it does.
  *
  * Threads: a fabric state belongs to one thread at a time (its caches change
  * on every lookup); the cluster under it may be shared by any number of

@@ -79,7 +79,7 @@ typedef struct weft_topo weft_topo_t;
 /** weft_topo_new: an empty cluster named @name (for messages; may be NULL). */
 weft_topo_t *weft_topo_new(const char *name);
 
-/** weft_topo_free: NULL is a no-op. */
+/** weft_topo_free: NULL is a no-op. Free every fabric state over @topo (topo/fabric.h) first. */
 void weft_topo_free(weft_topo_t *topo);
 
 /**
@@ -152,6 +152,7 @@ gint weft_topo_vertex_rail(const weft_topo_t *topo, gint v);
 gint weft_topo_find_vertex(const weft_topo_t *topo, const char *name);
 gint weft_topo_edge_from(const weft_topo_t *topo, gint e);
 gint weft_topo_edge_to(const weft_topo_t *topo, gint e);
+/* weft_topo_edge_bw: the nominal bandwidth (a run's, faults included: weft_fabric_edge_bw_now()) */
 double weft_topo_edge_bw(const weft_topo_t *topo, gint e);
 weft_time_t weft_topo_edge_latency(const weft_topo_t *topo, gint e);
 weft_link_kind_t weft_topo_edge_kind(const weft_topo_t *topo, gint e);
