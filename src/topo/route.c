@@ -440,6 +440,8 @@ weft_fabric_topo(const weft_fabric_t *fab)
 
 /* ---- distances -------------------------------------------------------------------- */
 
+/* The igraph graph of view @vi: shared with other threads when it is the cluster's, so pass it
+ * to igraph only under weft_topo_i_igraph_lock() (topo_private.h: igraph's property cache). */
 static const igraph_t *
 view_graph(const weft_fabric_t *r, guint vi)
 {

@@ -20,7 +20,11 @@
 G_BEGIN_DECLS
 
 /* The routing views built at finalize (NVLink, fabric, full, network); defined in route.c.
- * Immutable: shared by every fabric state over the cluster (topo/fabric.h). */
+ * Immutable: shared by every fabric state over the cluster (topo/fabric.h), in any thread.
+ * Their CSR arrays are only read. Their igraph graphs (and the cluster's own, the full view
+ * while every link is up) are only passed to igraph as const, but igraph 0.10 may still fill
+ * the property cache inside an igraph_t through a const pointer (igraph_t.cache), so every
+ * igraph call on them runs under weft_topo_i_igraph_lock(), which serializes that too. */
 typedef struct weft_topo_views weft_topo_views_t;
 
 struct weft_topo {
