@@ -72,10 +72,11 @@ stop_event(void *ctx, void *data)
 }
 
 static void
-one_solve(weft_topo_t *topo, guint n, guint64 seed, gboolean to_the_end)
+one_solve(weft_fabric_t *fabric, guint n, guint64 seed, gboolean to_the_end)
 {
+    const weft_topo_t *topo = weft_fabric_topo(fabric);
     g_autoptr(weft_sim_t) sim = weft_sim_new(1);
-    g_autoptr(weft_net_t) net = weft_net_new(sim, topo, WEFT_NET_FLOW);
+    g_autoptr(weft_net_t) net = weft_net_new(sim, fabric, WEFT_NET_FLOW);
     GRand *r = g_rand_new_with_seed((guint32)seed);
     guint n_gpus = weft_topo_n_gpus(topo);
     guint64 done = 0;
@@ -120,8 +121,9 @@ one_solve(weft_topo_t *topo, guint n, guint64 seed, gboolean to_the_end)
 }
 
 static void
-collective(weft_topo_t *topo, const char *label, weft_coll_op_t op, guint n, guint64 bytes)
+collective(weft_fabric_t *fabric, const char *label, weft_coll_op_t op, guint n, guint64 bytes)
 {
+    const weft_topo_t *topo = weft_fabric_topo(fabric);
     g_autoptr(GError) error = NULL;
     double t0 = now_s();
     /* every transfer stored and run (never an implicit plan): this measures the engine */
@@ -143,7 +145,7 @@ collective(weft_topo_t *topo, const char *label, weft_coll_op_t op, guint n, gui
     for (guint m = 0; m < 2; m++) {
         weft_net_model_t model = m == 0 ? WEFT_NET_FLOW : WEFT_NET_ANALYTICAL;
         g_autoptr(weft_sim_t) sim = weft_sim_new(1);
-        g_autoptr(weft_net_t) net = weft_net_new(sim, topo, model);
+        g_autoptr(weft_net_t) net = weft_net_new(sim, fabric, model);
         double t1 = now_s();
         weft_time_t d = weft_coll_time(sim, net, plan, mv, &error);
         double t2 = now_s();
@@ -171,11 +173,13 @@ main(int argc, char **argv)
     printf("fat-tree k = 16: %u GPUs, %u vertices, %u directed edges, built in %.3f s\n",
            weft_topo_n_gpus(topo), weft_topo_n_vertices(topo), weft_topo_n_edges(topo),
            now_s() - t0);
-    one_solve(topo, n, seed, FALSE);
-    one_solve(topo, n / 10, seed, TRUE);
-    collective(topo, "2. ring all-reduce, 1024 ranks, 1 GiB", WEFT_COLL_ALL_REDUCE, 1024,
+    /* one fabric state for every case: routes computed once, as when they lived in the cluster */
+    g_autoptr(weft_fabric_t) fabric = weft_fabric_new(topo);
+    one_solve(fabric, n, seed, FALSE);
+    one_solve(fabric, n / 10, seed, TRUE);
+    collective(fabric, "2. ring all-reduce, 1024 ranks, 1 GiB", WEFT_COLL_ALL_REDUCE, 1024,
                (guint64)1 << 30);
-    collective(topo, "3. all-to-all, 256 ranks, 64 MiB per rank", WEFT_COLL_ALL_TO_ALL, 256,
+    collective(fabric, "3. all-to-all, 256 ranks, 64 MiB per rank", WEFT_COLL_ALL_TO_ALL, 256,
                (guint64)64 << 20);
     return 0;
 }

@@ -83,7 +83,8 @@ main(int argc, char **argv)
         return 1;
     }
     g_autoptr(weft_sim_t) sim = weft_sim_new(1);
-    g_autoptr(weft_net_t) net = weft_net_new(sim, topo, WEFT_NET_ANALYTICAL);
+    g_autoptr(weft_fabric_t) fabric = weft_fabric_new(topo);
+    g_autoptr(weft_net_t) net = weft_net_new(sim, fabric, WEFT_NET_ANALYTICAL);
     double t3 = now_s();
     g_autoptr(weft_replay_result_t) res = weft_replay_run(sim, net, wl, NULL, &error);
     double t4 = now_s();

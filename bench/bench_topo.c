@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "topo/fabric.h"
 #include "topo/topo.h"
 
 static double
@@ -46,6 +47,7 @@ run_case(const char *path, guint stride)
         g_error_free(error);
         return 1;
     }
+    g_autoptr(weft_fabric_t) fabric = weft_fabric_new(topo);
     guint n = weft_topo_n_gpus(topo);
     guint64 hops = 0;
     double min_rate = G_MAXDOUBLE;
@@ -53,7 +55,7 @@ run_case(const char *path, guint stride)
     for (guint g = 0; g < n; g++) {
         gint src = weft_topo_gpu_vertex(topo, g);
         gint dst = weft_topo_gpu_vertex(topo, (g + stride) % n);
-        const weft_route_t *r = weft_topo_route(topo, src, dst, &error);
+        const weft_route_t *r = weft_fabric_route(fabric, src, dst, &error);
         if (r == NULL) {
             fprintf(stderr, "bench_topo: %s\n", error->message);
             g_error_free(error);

@@ -67,13 +67,23 @@ switch_cluster(guint n, double bw, weft_time_t lat)
     return t;
 }
 
+/* The layout of members @v[0..n) on @topo, found over a fabric state of its own (ECMP seed 0,
+ * every link up): a layout keeps no route. */
+static weft_coll_layout_t *
+layout_on(const weft_topo_t *topo, const gint *v, guint n)
+{
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(topo);
+    return weft_coll_layout_new(f, v, n);
+}
+
 /* Runs a fresh plan (@op, AUTO, @n, @S, @C) alone on @topo, members = GPUs 0..n-1. */
 static weft_time_t
 time_on(weft_topo_t *topo, weft_coll_op_t op, guint n, guint64 S, guint C)
 {
     GError *error = NULL;
     g_autoptr(weft_sim_t) sim = weft_sim_new(1);
-    g_autoptr(weft_net_t) net = weft_net_new(sim, topo, WEFT_NET_ANALYTICAL);
+    g_autoptr(weft_fabric_t) fabric = weft_fabric_new(topo);
+    g_autoptr(weft_net_t) net = weft_net_new(sim, fabric, WEFT_NET_ANALYTICAL);
     g_autoptr(weft_coll_plan_t) plan = weft_coll_plan_new(op, WEFT_COLL_ALGO_AUTO, n, S, C, &error);
     ck_assert_msg(plan != NULL, "%s", error ? error->message : "");
     g_autofree gint *members = g_new(gint, n);
@@ -280,7 +290,8 @@ START_TEST(empty_plan_completes_through_the_event_loop)
 {
     g_autoptr(weft_topo_t) t = switch_cluster(2, B_50GBPS, ALPHA);
     g_autoptr(weft_sim_t) sim = weft_sim_new(1);
-    g_autoptr(weft_net_t) net = weft_net_new(sim, t, WEFT_NET_ANALYTICAL);
+    g_autoptr(weft_fabric_t) fabric = weft_fabric_new(t);
+    g_autoptr(weft_net_t) net = weft_net_new(sim, fabric, WEFT_NET_ANALYTICAL);
     g_autoptr(weft_coll_plan_t) plan =
         weft_coll_plan_new(WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALGO_AUTO, 1, 100, 1, NULL);
     gint member = weft_topo_gpu_vertex(t, 1);
@@ -311,7 +322,8 @@ START_TEST(abandoned_run_never_calls_back)
 {
     g_autoptr(weft_topo_t) t = ring_cluster(4, B_50GBPS, ALPHA);
     g_autoptr(weft_sim_t) sim = weft_sim_new(1);
-    g_autoptr(weft_net_t) net = weft_net_new(sim, t, WEFT_NET_ANALYTICAL);
+    g_autoptr(weft_fabric_t) fabric = weft_fabric_new(t);
+    g_autoptr(weft_net_t) net = weft_net_new(sim, fabric, WEFT_NET_ANALYTICAL);
     g_autoptr(weft_coll_plan_t) plan =
         weft_coll_plan_new(WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALGO_RING, 4, MIB, 1, NULL);
     gint members[4] = {0, 1, 2, 3};
@@ -342,7 +354,8 @@ START_TEST(unreachable_member_is_no_route)
     weft_topo_add_link(t, g0, g1, WEFT_LINK_NVLINK, B_50GBPS, ALPHA, 1, &error);
     ck_assert_msg(weft_topo_finalize(t, &error), "%s", error ? error->message : "");
     g_autoptr(weft_sim_t) sim = weft_sim_new(1);
-    g_autoptr(weft_net_t) net = weft_net_new(sim, t, WEFT_NET_ANALYTICAL);
+    g_autoptr(weft_fabric_t) fabric = weft_fabric_new(t);
+    g_autoptr(weft_net_t) net = weft_net_new(sim, fabric, WEFT_NET_ANALYTICAL);
     g_autoptr(weft_coll_plan_t) plan =
         weft_coll_plan_new(WEFT_COLL_ALL_GATHER, WEFT_COLL_ALGO_AUTO, 3, 64, 1, NULL);
     gint members[3] = {g0, g1, h};
@@ -643,7 +656,8 @@ run_plan(weft_topo_t *topo, const weft_coll_plan_t *plan, const guint *gpus, wef
     GError *error = NULL;
     g_autoptr(weft_sim_t) sim = weft_sim_new(1);
     weft_net_options_t opts = {.model = model, .check_solves = TRUE};
-    g_autoptr(weft_net_t) net = weft_net_new_full(sim, topo, &opts);
+    g_autoptr(weft_fabric_t) fabric = weft_fabric_new(topo);
+    g_autoptr(weft_net_t) net = weft_net_new_full(sim, fabric, &opts);
     g_autofree gint *members = g_new(gint, plan->n_members);
     for (guint i = 0; i < plan->n_members; i++) {
         members[i] = weft_topo_gpu_vertex(topo, gpus != NULL ? gpus[i] : i);
@@ -665,7 +679,7 @@ plan_on(weft_topo_t *topo, guint n, weft_coll_op_t op, weft_coll_algo_t algo,
     for (guint i = 0; i < n; i++) {
         members[i] = weft_topo_gpu_vertex(topo, i);
     }
-    g_autoptr(weft_coll_layout_t) L = weft_coll_layout_new(topo, members, n);
+    g_autoptr(weft_coll_layout_t) L = layout_on(topo, members, n);
     weft_coll_config_t cfg = {algo, proto, channels, chunks, 0};
     weft_coll_plan_t *p = weft_coll_plan_build(op, &cfg, L, S, &error);
     ck_assert_msg(p != NULL, "%s", error ? error->message : "");
@@ -707,10 +721,11 @@ START_TEST(net_sent_callback_ends_the_bandwidth_phase)
      * delivered a later at 21471520 ps, under both models; a 0-byte transfer is sent at
      * its start (through an event) and delivered a later. */
     g_autoptr(weft_topo_t) t = ring_cluster(2, B_50GBPS, ALPHA);
+    g_autoptr(weft_fabric_t) fabric = weft_fabric_new(t);
     for (guint m = 0; m < 2; m++) {
         g_autoptr(weft_sim_t) sim = weft_sim_new(1);
         g_autoptr(weft_net_t) net =
-            weft_net_new(sim, t, m == 0 ? WEFT_NET_ANALYTICAL : WEFT_NET_FLOW);
+            weft_net_new(sim, fabric, m == 0 ? WEFT_NET_ANALYTICAL : WEFT_NET_FLOW);
         weft_time_t at[4] = {-1, -1, -1, -1};
         mark_t rec = {sim, at};
         ck_assert(weft_net_transfer_start_full(net, 0, 1, MIB, 0, 1.0, on_mark_time, on_mark_time,
@@ -916,7 +931,7 @@ START_TEST(layouts_know_domains_rails_nvls_and_sharp)
     for (guint i = 0; i < 16; i++) {
         members[i] = weft_topo_gpu_vertex(t, 15 - i); /* reversed: sorting must undo it */
     }
-    g_autoptr(weft_coll_layout_t) L = weft_coll_layout_new(t, members, 16);
+    g_autoptr(weft_coll_layout_t) L = layout_on(t, members, 16);
     ck_assert_uint_eq(L->n_domains, 2);
     ck_assert_uint_eq(L->max_per_domain, 8);
     ck_assert(L->uniform);
@@ -948,7 +963,7 @@ START_TEST(layouts_know_domains_rails_nvls_and_sharp)
     for (guint i = 0; i < 8; i++) {
         am[i] = weft_topo_gpu_vertex(a, i);
     }
-    g_autoptr(weft_coll_layout_t) LA = weft_coll_layout_new(a, am, 8);
+    g_autoptr(weft_coll_layout_t) LA = layout_on(a, am, 8);
     ck_assert(!LA->nvls);
     ck_assert(!LA->collnet);
     GError *error = NULL;
@@ -966,7 +981,7 @@ START_TEST(layouts_know_domains_rails_nvls_and_sharp)
     ck_assert(g_error_matches(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED));
     g_clear_error(&error);
     /* 9 members over 2 nodes (8 + 1): hierarchical needs equal domains. */
-    g_autoptr(weft_coll_layout_t) L9 = weft_coll_layout_new(t, members, 9);
+    g_autoptr(weft_coll_layout_t) L9 = layout_on(t, members, 9);
     ck_assert(!L9->uniform);
     cfg.algo = WEFT_COLL_ALGO_HIERARCHICAL;
     ck_assert_ptr_null(weft_coll_plan_build(WEFT_COLL_ALL_REDUCE, &cfg, L9, MIB, &error));
@@ -1185,7 +1200,7 @@ START_TEST(every_plan_delivers_the_operations_data)
                     guint gpu = shape == 1 ? i : (i % 4) * 8 + i / 4;
                     mv[i] = weft_topo_gpu_vertex(t, gpu);
                 }
-                L = weft_coll_layout_new(t, mv, n);
+                L = layout_on(t, mv, n);
             }
             for (guint op = 0; op < WEFT_COLL_N_OPS; op++) {
                 for (guint algo = WEFT_COLL_ALGO_RING; algo < WEFT_COLL_N_ALGOS; algo++) {
@@ -1239,7 +1254,7 @@ START_TEST(every_algorithm_is_exercised_by_the_data_check)
     for (guint i = 0; i < 16; i++) {
         mv[i] = weft_topo_gpu_vertex(t, (i % 4) * 8 + i / 4); /* 4 per node */
     }
-    g_autoptr(weft_coll_layout_t) L = weft_coll_layout_new(t, mv, 16);
+    g_autoptr(weft_coll_layout_t) L = layout_on(t, mv, 16);
     ck_assert(L->nvls && L->collnet && L->uniform);
     ck_assert_uint_eq(L->n_domains, 4);
     for (guint algo = WEFT_COLL_ALGO_RING; algo < WEFT_COLL_N_ALGOS; algo++) {
@@ -1281,7 +1296,7 @@ START_TEST(collnet_aggregates_at_sharp_leaves_first)
     for (guint i = 0; i < 64; i++) {
         mv[i] = weft_topo_gpu_vertex(t, 8 * i);
     }
-    g_autoptr(weft_coll_layout_t) L = weft_coll_layout_new(t, mv, 64);
+    g_autoptr(weft_coll_layout_t) L = layout_on(t, mv, 64);
     ck_assert(L->collnet);
     gint root = L->collnet_switch[0];
     ck_assert_uint_eq(weft_topo_vertex_tier(t, root), 2); /* a spine */
@@ -1341,7 +1356,7 @@ START_TEST(implicit_ring_builds_the_same_transfers)
     for (guint i = 0; i < 16; i++) {
         v[i] = weft_topo_gpu_vertex(topo, i);
     }
-    g_autoptr(weft_coll_layout_t) node2 = weft_coll_layout_new(topo, v, 16);
+    g_autoptr(weft_coll_layout_t) node2 = layout_on(topo, v, 16);
     const guint64 sizes[] = {1000003, 16 * MIB};
     guint checked = 0;
     for (guint k = 0; k < G_N_ELEMENTS(ring_ops); k++) {
@@ -1395,7 +1410,8 @@ run_with_links(weft_topo_t *topo, const weft_coll_plan_t *plan, const gint *v,
 {
     GError *error = NULL;
     g_autoptr(weft_sim_t) sim = weft_sim_new(1);
-    g_autoptr(weft_net_t) net = weft_net_new(sim, topo, WEFT_NET_ANALYTICAL);
+    g_autoptr(weft_fabric_t) fabric = weft_fabric_new(topo);
+    g_autoptr(weft_net_t) net = weft_net_new(sim, fabric, WEFT_NET_ANALYTICAL);
     weft_time_t ps = weft_coll_time_full(sim, net, plan, v, exec, &error);
     ck_assert_msg(ps >= 0, "%s", error ? error->message : "");
     for (guint e = 0; e < weft_topo_n_edges(topo); e++) {
@@ -1425,7 +1441,8 @@ check_sweep(weft_topo_t *topo, const weft_coll_layout_t *L, const gint *v, weft_
         /* the sweep applies (no fallback to events) */
         GError *error = NULL;
         g_autoptr(weft_sim_t) sim = weft_sim_new(1);
-        g_autoptr(weft_net_t) net = weft_net_new(sim, topo, WEFT_NET_ANALYTICAL);
+        g_autoptr(weft_fabric_t) fabric = weft_fabric_new(topo);
+        g_autoptr(weft_net_t) net = weft_net_new(sim, fabric, WEFT_NET_ANALYTICAL);
         weft_time_t d;
         g_autoptr(GArray) links = NULL;
         ck_assert_msg(weft_coll_sweep(net, im, v, exec, &d, &links, &error), "%s",
@@ -1476,7 +1493,7 @@ START_TEST(sweep_matches_the_event_run)
         for (guint i = 0; i < n; i++) {
             v[i] = weft_topo_gpu_vertex(topos[t], i);
         }
-        g_autoptr(weft_coll_layout_t) L = weft_coll_layout_new(topos[t], v, n);
+        g_autoptr(weft_coll_layout_t) L = layout_on(topos[t], v, n);
         for (guint k = 0; k < G_N_ELEMENTS(ring_ops); k++) {
             for (guint si = 0; si < G_N_ELEMENTS(sizes); si++) {
                 for (guint ch = 1; ch <= 3; ch += 2) {
@@ -1501,12 +1518,13 @@ START_TEST(sweep_refuses_what_it_cannot_compute)
     for (guint i = 0; i < 5; i++) {
         v[i] = weft_topo_gpu_vertex(ring, i);
     }
-    g_autoptr(weft_coll_layout_t) L = weft_coll_layout_new(ring, v, 5);
+    g_autoptr(weft_coll_layout_t) L = layout_on(ring, v, 5);
     g_autoptr(weft_coll_plan_t) im = ring_plan(WEFT_COLL_ALL_REDUCE, L, MIB, 1, 2, TRUE);
     g_autoptr(weft_coll_plan_t) e = ring_plan(WEFT_COLL_ALL_REDUCE, L, MIB, 1, 2, FALSE);
     g_autoptr(weft_sim_t) sim = weft_sim_new(1);
     weft_net_options_t fopts = {.model = WEFT_NET_FLOW, .check_solves = TRUE};
-    g_autoptr(weft_net_t) flow = weft_net_new_full(sim, ring, &fopts);
+    g_autoptr(weft_fabric_t) fabric = weft_fabric_new(ring);
+    g_autoptr(weft_net_t) flow = weft_net_new_full(sim, fabric, &fopts);
     weft_time_t d;
     GArray *links = NULL;
     ck_assert(!weft_coll_sweep(flow, im, v, NULL, &d, &links, &error));
@@ -1517,7 +1535,7 @@ START_TEST(sweep_refuses_what_it_cannot_compute)
                      run_plan(ring, e, NULL, WEFT_NET_FLOW, NULL));
     /* per-message costs across domains: not swept, run */
     weft_coll_exec_t msg = {.msg_ps = 1000000, .efficiency = 1.0};
-    g_autoptr(weft_net_t) an = weft_net_new(sim, ring, WEFT_NET_ANALYTICAL);
+    g_autoptr(weft_net_t) an = weft_net_new(sim, fabric, WEFT_NET_ANALYTICAL);
     ck_assert(!weft_coll_sweep(an, im, v, &msg, &d, &links, &error));
     ck_assert(g_error_matches(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED));
     g_clear_error(&error);

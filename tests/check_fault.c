@@ -66,7 +66,7 @@ two_spines(void)
 
 /* The directed edge u -> v. */
 static gint
-edge(weft_topo_t *t, const char *u, const char *v)
+edge(const weft_topo_t *t, const char *u, const char *v)
 {
     g_autoptr(GArray) es = g_array_new(FALSE, FALSE, sizeof(gint));
     gint a = weft_topo_find_vertex(t, u), b = weft_topo_find_vertex(t, v);
@@ -99,18 +99,19 @@ on_coll_done(void *ctx, guint64 tag)
 
 /*
  * Runs a direct all-to-all of c bytes per pair over the 4 GPUs under flow with
- * ECMP seed @seed and the faults @events (nullable); returns its completion
- * time (-1 if it did not finish) and leaves the network in *net_out.
+ * ECMP seed @seed and the faults @events (nullable) on fabric state @f; returns its
+ * completion time (-1 if it did not finish) and leaves the network (over @f) in *net_out.
  */
 static weft_time_t
-all_to_all(weft_topo_t *t, guint64 seed, const char *events, weft_sim_t **sim_out,
+all_to_all(weft_fabric_t *f, guint64 seed, const char *events, weft_sim_t **sim_out,
            weft_net_t **net_out)
 {
-    weft_topo_set_ecmp_seed(t, seed);
+    const weft_topo_t *t = weft_fabric_topo(f);
+    weft_fabric_set_ecmp_seed(f, seed);
     GError *err = NULL;
     weft_sim_t *sim = weft_sim_new(1);
     weft_net_options_t o = {.model = WEFT_NET_FLOW, .check_solves = TRUE};
-    weft_net_t *net = weft_net_new_full(sim, t, &o);
+    weft_net_t *net = weft_net_new_full(sim, f, &o);
     g_autoptr(weft_fault_plan_t) plan = weft_fault_plan_new(t);
     if (events != NULL) {
         ck_assert_msg(weft_fault_plan_add_text(plan, events, "test", TRUE, &err), "%s",
@@ -138,12 +139,13 @@ all_to_all(weft_topo_t *t, guint64 seed, const char *events, weft_sim_t **sim_ou
  * over the spines (the case derived by hand below); the test says so if none does.
  */
 static guint64
-balanced_seed(weft_topo_t *t)
+balanced_seed(weft_fabric_t *f)
 {
+    const weft_topo_t *t = weft_fabric_topo(f);
     for (guint64 seed = 0; seed < 256; seed++) {
         weft_sim_t *sim;
         weft_net_t *net;
-        weft_time_t end = all_to_all(t, seed, NULL, &sim, &net);
+        weft_time_t end = all_to_all(f, seed, NULL, &sim, &net);
         double up = weft_net_link_stats(net, edge(t, "leaf0", "spine0")).bytes;
         double down = weft_net_link_stats(net, edge(t, "spine0", "leaf0")).bytes;
         weft_net_free(net);
@@ -162,7 +164,8 @@ balanced_seed(weft_topo_t *t)
 START_TEST(link_down_mid_all_to_all_moves_traffic_to_the_other_spine)
 {
     g_autoptr(weft_topo_t) t = two_spines();
-    guint64 seed = balanced_seed(t);
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
+    guint64 seed = balanced_seed(f);
     weft_sim_t *sim;
     weft_net_t *net;
     /*
@@ -174,7 +177,7 @@ START_TEST(link_down_mid_all_to_all_moves_traffic_to_the_other_spine)
      * 4 hops later (the new route also has 4 links): 74 us, against 44 us unfaulted.
      * Equivalently 4c/B - T + 4A = 80 - 10 + 4.
      */
-    weft_time_t end = all_to_all(t, seed, "10us link_down leaf0 spine0", &sim, &net);
+    weft_time_t end = all_to_all(f, seed, "10us link_down leaf0 spine0", &sim, &net);
     ck_assert_int_eq(end, 74 * US);
     /* leaf0 -> spine0 carried only what its 2 flows sent before T: 2 x 2.5e5 = 5e5 B;
      * leaf0 -> spine1 the rest of the 4c = 4e6 B crossing from leaf0: 3.5e6 B */
@@ -189,7 +192,7 @@ START_TEST(link_down_mid_all_to_all_moves_traffic_to_the_other_spine)
     weft_sim_free(sim);
 
     /* Same seed, same faults: the same picosecond (determinism). */
-    weft_time_t again = all_to_all(t, seed, "10us link_down leaf0 spine0", &sim, &net);
+    weft_time_t again = all_to_all(f, seed, "10us link_down leaf0 spine0", &sim, &net);
     ck_assert_int_eq(again, end);
     weft_net_free(net);
     weft_sim_free(sim);
@@ -199,9 +202,9 @@ START_TEST(link_down_mid_all_to_all_moves_traffic_to_the_other_spine)
      * spine0 again, but the moved flows keep their new routes (routes handed out
      * stay), so the all-to-all still ends at 74 us.
      */
-    end = all_to_all(t, seed, "10us link_down leaf0 spine0 for 10us", &sim, &net);
+    end = all_to_all(f, seed, "10us link_down leaf0 spine0 for 10us", &sim, &net);
     ck_assert_int_eq(end, 74 * US);
-    ck_assert_double_eq(weft_topo_edge_fraction(t, edge(t, "leaf0", "spine0")), 1.0);
+    ck_assert_double_eq(weft_fabric_edge_fraction(f, edge(t, "leaf0", "spine0")), 1.0);
     weft_net_free(net);
     weft_sim_free(sim);
 }
@@ -210,10 +213,11 @@ END_TEST
 START_TEST(both_spines_down_gives_the_stranded_report_not_a_hang)
 {
     g_autoptr(weft_topo_t) t = two_spines();
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
     weft_sim_t *sim;
     weft_net_t *net;
     weft_time_t end =
-        all_to_all(t, 0, "10us link_down leaf0 spine0; 10us link_down leaf0 spine1", &sim, &net);
+        all_to_all(f, 0, "10us link_down leaf0 spine0; 10us link_down leaf0 spine1", &sim, &net);
     ck_assert_int_eq(end, -1); /* never finished */
     const GError *e = weft_net_stranded(net);
     ck_assert_ptr_nonnull(e);
@@ -229,10 +233,11 @@ END_TEST
 START_TEST(degraded_link_halves_a_transfer_rate)
 {
     g_autoptr(weft_topo_t) t = two_spines();
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
     for (guint model = 0; model < 2; model++) {
         g_autoptr(weft_sim_t) sim = weft_sim_new(1);
         weft_net_options_t o = {.model = model == 0 ? WEFT_NET_FLOW : WEFT_NET_ANALYTICAL};
-        g_autoptr(weft_net_t) net = weft_net_new_full(sim, t, &o);
+        g_autoptr(weft_net_t) net = weft_net_new_full(sim, f, &o);
         g_autoptr(weft_fault_plan_t) plan = weft_fault_plan_new(t);
         GError *err = NULL;
         /* every uplink at half bandwidth from time 0 */
@@ -258,15 +263,16 @@ END_TEST
 START_TEST(analytical_routes_avoid_a_link_that_is_down)
 {
     g_autoptr(weft_topo_t) t = two_spines();
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
     g_autoptr(weft_sim_t) sim = weft_sim_new(1);
-    g_autoptr(weft_net_t) net = weft_net_new(sim, t, WEFT_NET_ANALYTICAL);
+    g_autoptr(weft_net_t) net = weft_net_new(sim, f, WEFT_NET_ANALYTICAL);
     GError *err = NULL;
     gint down = edge(t, "leaf0", "spine0");
     ck_assert(weft_net_set_link_fraction(net, down, 0.0, &err));
     ck_assert(weft_net_set_link_fraction(net, edge(t, "spine0", "leaf0"), 0.0, &err));
     /* every one of the 64 ECMP slots of a0 -> b0 now goes through spine1 */
     for (guint64 flow = 0; flow < 256; flow++) {
-        const weft_route_t *r = weft_topo_route_ecmp(t, 0, 2, flow, &err);
+        const weft_route_t *r = weft_fabric_route_ecmp(f, 0, 2, flow, &err);
         ck_assert_ptr_nonnull(r);
         for (guint32 k = 0; k < r->path_off[r->n_paths]; k++) {
             ck_assert_int_ne(r->edges[k], down);
@@ -294,7 +300,8 @@ START_TEST(compute_end_integrates_straggler_windows)
 {
     g_autoptr(weft_topo_t) t = two_spines();
     g_autoptr(weft_sim_t) sim = weft_sim_new(1);
-    g_autoptr(weft_net_t) net = weft_net_new(sim, t, WEFT_NET_ANALYTICAL);
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
+    g_autoptr(weft_net_t) net = weft_net_new(sim, f, WEFT_NET_ANALYTICAL);
     g_autoptr(weft_fault_plan_t) plan = weft_fault_plan_new(t);
     GError *err = NULL;
     ck_assert(weft_fault_plan_add_text(plan,
@@ -372,7 +379,8 @@ dp_step(weft_topo_t *t, const char *events, GError **error)
     g_autoptr(weft_workload_t) wl = weft_workload_load_chakra(prefix, NULL, error);
     ck_assert_ptr_nonnull(wl);
     g_autoptr(weft_sim_t) sim = weft_sim_new(1);
-    g_autoptr(weft_net_t) net = weft_net_new(sim, t, WEFT_NET_ANALYTICAL);
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
+    g_autoptr(weft_net_t) net = weft_net_new(sim, f, WEFT_NET_ANALYTICAL);
     g_autoptr(weft_fault_plan_t) plan = weft_fault_plan_new(t);
     weft_replay_options_t opts = {0};
     if (events != NULL) {
@@ -497,7 +505,8 @@ ring8_all_reduce(weft_net_model_t model, const char *events)
         weft_workload_collective(WEFT_COLL_ALL_REDUCE, 1048576, 1, 8, &err);
     ck_assert_msg(wl != NULL, "%s", err ? err->message : "");
     g_autoptr(weft_sim_t) sim = weft_sim_new(1);
-    g_autoptr(weft_net_t) net = weft_net_new(sim, t, model);
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
+    g_autoptr(weft_net_t) net = weft_net_new(sim, f, model);
     g_autoptr(weft_fault_plan_t) plan = weft_fault_plan_new(t);
     weft_replay_options_t opts = {0};
     if (events != NULL) {

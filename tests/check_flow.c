@@ -82,10 +82,10 @@ finalize(weft_topo_t *t)
 }
 
 static weft_net_t *
-flow_net(weft_sim_t *sim, weft_topo_t *topo, weft_net_update_t update)
+flow_net(weft_sim_t *sim, weft_fabric_t *fabric, weft_net_update_t update)
 {
     weft_net_options_t o = {.model = WEFT_NET_FLOW, .update = update, .check_solves = TRUE};
-    return weft_net_new_full(sim, topo, &o);
+    return weft_net_new_full(sim, fabric, &o);
 }
 
 static void
@@ -107,6 +107,7 @@ assert_checks_passed(const weft_net_t *net)
 
 static weft_sim_t *sim;
 static weft_topo_t *topo;
+static weft_fabric_t *fabric;
 static weft_net_t *net;
 static gint gpu0, gpu1;
 static log_t lg;
@@ -120,7 +121,8 @@ setup_pair(void)
     gpu1 = add_vertex(topo, WEFT_VERTEX_GPU, "gpu1");
     add_link(topo, gpu0, gpu1, B, A); /* edge 0: gpu0 -> gpu1, edge 1: gpu1 -> gpu0 */
     finalize(topo);
-    net = flow_net(sim, topo, WEFT_NET_UPDATE_INCREMENTAL);
+    fabric = weft_fabric_new(topo);
+    net = flow_net(sim, fabric, WEFT_NET_UPDATE_INCREMENTAL);
     log_init(&lg, sim);
 }
 
@@ -128,6 +130,7 @@ static void
 teardown_pair(void)
 {
     weft_net_free(net);
+    weft_fabric_free(fabric);
     weft_topo_free(topo);
     weft_sim_free(sim);
 }
@@ -266,7 +269,7 @@ END_TEST
 
 START_TEST(analytical_link_statistics_do_not_share)
 {
-    g_autoptr(weft_net_t) an = weft_net_new(sim, topo, WEFT_NET_ANALYTICAL);
+    g_autoptr(weft_net_t) an = weft_net_new(sim, fabric, WEFT_NET_ANALYTICAL);
     ck_assert(weft_net_transfer_start(an, gpu0, gpu1, S, on_done, &lg, 0, NULL));
     ck_assert(weft_net_transfer_start(an, gpu0, gpu1, S, on_done, &lg, 1, NULL));
     weft_sim_run(sim);
@@ -335,7 +338,7 @@ START_TEST(rate_cap_bounds_a_transfer_and_leaves_the_rest)
     /* 1e6 x 1e12 / 37.5e9 = 26666666.67 -> 26666667 ps */
     ck_assert_int_eq(lg.at[1], 26666667 + A);
     /* The analytical model honours the cap too: a + S / min(B, B/4) = 80.5 us. */
-    g_autoptr(weft_net_t) an = weft_net_new(sim, topo, WEFT_NET_ANALYTICAL);
+    g_autoptr(weft_net_t) an = weft_net_new(sim, fabric, WEFT_NET_ANALYTICAL);
     log_t alog;
     log_init(&alog, sim);
     weft_time_t t0 = weft_sim_now(sim);
@@ -420,7 +423,8 @@ START_TEST(zero_latency_callbacks_start_transfers_in_the_same_instant)
     gint b = add_vertex(t, WEFT_VERTEX_GPU, "b");
     add_link(t, a, b, B, 0);
     finalize(t);
-    g_autoptr(weft_net_t) n = flow_net(s, t, WEFT_NET_UPDATE_INCREMENTAL);
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
+    g_autoptr(weft_net_t) n = flow_net(s, f, WEFT_NET_UPDATE_INCREMENTAL);
     chain_t ch = {n, a, b, 99, 0};
     ck_assert(weft_net_transfer_start(n, a, b, S, on_chain, &ch, 0, NULL));
     weft_sim_run(s);
@@ -449,7 +453,8 @@ parking_lot(weft_net_update_t update, log_t *log, weft_time_t *makespan)
         add_link(t, g[i], g[i + 1], B, A);
     }
     finalize(t);
-    g_autoptr(weft_net_t) n = flow_net(s, t, update);
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
+    g_autoptr(weft_net_t) n = flow_net(s, f, update);
     log_init(log, s);
     start(n, g[0], g[3], 2 * S, log, 0); /* long, 2S */
     start(n, g[0], g[1], S, log, 1);
@@ -503,7 +508,8 @@ START_TEST(incast_through_a_switch_shares_the_receiver_link)
         add_link(t, g[i], sw, B, A);
     }
     finalize(t);
-    g_autoptr(weft_net_t) n = flow_net(s, t, WEFT_NET_UPDATE_INCREMENTAL);
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
+    g_autoptr(weft_net_t) n = flow_net(s, f, WEFT_NET_UPDATE_INCREMENTAL);
     log_t log;
     log_init(&log, s);
     for (guint k = 1; k <= 4; k++) {
@@ -551,12 +557,13 @@ START_TEST(ecmp_collision_halves_the_spine_link)
         }
     }
     finalize(t);
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
     gint chosen[3] = {-1, -1, -1};
     guint64 seed;
     for (seed = 0; seed < 1000; seed++) {
-        weft_topo_set_ecmp_seed(t, seed);
+        weft_fabric_set_ecmp_seed(f, seed);
         for (guint i = 0; i < 3; i++) {
-            const weft_route_t *r = weft_topo_route_ecmp(t, a[i], b[i], i, NULL);
+            const weft_route_t *r = weft_fabric_route_ecmp(f, a[i], b[i], i, NULL);
             ck_assert_uint_eq(r->n_paths, 1);
             ck_assert_uint_eq(r->hops, 4);
             chosen[i] = weft_topo_edge_to(t, r->edges[1]); /* leaf0 -> spine: which spine */
@@ -566,7 +573,7 @@ START_TEST(ecmp_collision_halves_the_spine_link)
         }
     }
     ck_assert_uint_lt(seed, 1000);
-    g_autoptr(weft_net_t) n = flow_net(s, t, WEFT_NET_UPDATE_INCREMENTAL);
+    g_autoptr(weft_net_t) n = flow_net(s, f, WEFT_NET_UPDATE_INCREMENTAL);
     log_t log;
     log_init(&log, s);
     for (guint i = 0; i < 3; i++) {
@@ -580,7 +587,7 @@ START_TEST(ecmp_collision_halves_the_spine_link)
     ck_assert_int_eq(log.at[1], 40 * US + 4 * A);
     ck_assert_int_eq(log.at[2], 20 * US + 4 * A);
     /* the analytical model shares nothing: 22 us for all three */
-    g_autoptr(weft_net_t) an = weft_net_new(s, t, WEFT_NET_ANALYTICAL);
+    g_autoptr(weft_net_t) an = weft_net_new(s, f, WEFT_NET_ANALYTICAL);
     for (guint i = 0; i < 3; i++) {
         ck_assert_int_eq(weft_net_transfer_time(an, a[i], b[i], S, NULL), 20 * US + 4 * A);
     }
@@ -618,19 +625,20 @@ START_TEST(all_to_all_on_oversubscribed_spine_takes_the_spine_time)
         }
     }
     finalize(t);
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
     g_autoptr(GError) error = NULL;
     g_autoptr(weft_coll_plan_t) plan =
         weft_coll_plan_new(WEFT_COLL_ALL_TO_ALL, WEFT_COLL_ALGO_DIRECT, 8, 8 * S, 1, &error);
     ck_assert_ptr_nonnull(plan);
     g_autoptr(weft_sim_t) s2 = weft_sim_new(1);
-    g_autoptr(weft_net_t) n = flow_net(s, t, WEFT_NET_UPDATE_INCREMENTAL);
+    g_autoptr(weft_net_t) n = flow_net(s, f, WEFT_NET_UPDATE_INCREMENTAL);
     ck_assert_int_eq(weft_coll_time(s, n, plan, gpu, &error), 160 * US + 4 * A);
     assert_checks_passed(n);
     /* the leaf -> spine edge (the first edge added) carried 16 x 1e6 B, busy 160 us */
     ck_assert_double_eq_tol(weft_net_link_stats(n, 0).bytes, 16e6, 1e-3);
     ck_assert_int_eq(weft_net_link_stats(n, 0).busy_ps, 160 * US);
     /* analytical: every transfer alone, 1e6 B at B = 20 us + 4a */
-    g_autoptr(weft_net_t) an = weft_net_new(s2, t, WEFT_NET_ANALYTICAL);
+    g_autoptr(weft_net_t) an = weft_net_new(s2, f, WEFT_NET_ANALYTICAL);
     ck_assert_int_eq(weft_coll_time(s2, an, plan, gpu, &error), 20 * US + 4 * A);
 }
 END_TEST
@@ -651,6 +659,7 @@ assert_ring_same_as_analytical(const char *file, guint64 bytes)
     g_autoptr(GError) error = NULL;
     g_autoptr(weft_topo_t) t = weft_topo_load(path, &error);
     ck_assert_msg(t != NULL, "%s", error ? error->message : "");
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
     guint n = weft_topo_n_gpus(t);
     g_autofree gint *mv = g_new(gint, n);
     for (guint i = 0; i < n; i++) {
@@ -666,7 +675,7 @@ assert_ring_same_as_analytical(const char *file, guint64 bytes)
         g_autofree weft_net_link_stats_t *st_flow = g_new0(weft_net_link_stats_t, ne);
         {
             g_autoptr(weft_sim_t) s = weft_sim_new(1);
-            g_autoptr(weft_net_t) an = weft_net_new(s, t, WEFT_NET_ANALYTICAL);
+            g_autoptr(weft_net_t) an = weft_net_new(s, f, WEFT_NET_ANALYTICAL);
             t_an = weft_coll_time(s, an, plan, mv, &error);
             for (guint e = 0; e < ne; e++) {
                 st_an[e] = weft_net_link_stats(an, (gint)e);
@@ -674,7 +683,7 @@ assert_ring_same_as_analytical(const char *file, guint64 bytes)
         }
         {
             g_autoptr(weft_sim_t) s = weft_sim_new(1);
-            g_autoptr(weft_net_t) fl = flow_net(s, t, WEFT_NET_UPDATE_INCREMENTAL);
+            g_autoptr(weft_net_t) fl = flow_net(s, f, WEFT_NET_UPDATE_INCREMENTAL);
             t_flow = weft_coll_time(s, fl, plan, mv, &error);
             assert_checks_passed(fl);
             for (guint e = 0; e < ne; e++) {
@@ -789,16 +798,18 @@ random_cluster(GRand *r)
         }
     }
     finalize(t);
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
     return t;
 }
 
 /* Runs @plan on @t under @update (with capacity changes @caps); fills @log and @started. */
 static void
-run_random(weft_topo_t *t, weft_net_update_t update, const planned_t *plan, guint n,
+run_random(weft_fabric_t *f, weft_net_update_t update, const planned_t *plan, guint n,
            const cap_ev_t *caps, guint n_caps, log_t *log, weft_time_t *started, guint64 *flow_id)
 {
+    const weft_topo_t *t = weft_fabric_topo(f);
     g_autoptr(weft_sim_t) s = weft_sim_new(1);
-    g_autoptr(weft_net_t) n_ = flow_net(s, t, update);
+    g_autoptr(weft_net_t) n_ = flow_net(s, f, update);
     log_init(log, s);
     g_autofree start_ev_t *evs = g_new(start_ev_t, n);
     g_autofree cap_ev_t *cevs = g_new(cap_ev_t, n_caps + 1);
@@ -828,7 +839,7 @@ run_random(weft_topo_t *t, weft_net_update_t update, const planned_t *plan, guin
     for (guint i = 0; i < n; i++) {
         if (plan[i].src != plan[i].dst) {
             const weft_route_t *r =
-                weft_topo_route_ecmp(t, plan[i].src, plan[i].dst, flow_id[i], NULL);
+                weft_fabric_route_ecmp(f, plan[i].src, plan[i].dst, flow_id[i], NULL);
             for (guint p = 0; p < r->n_paths; p++) {
                 expected += (double)plan[i].bytes * r->share[p] *
                             (double)(r->path_off[p + 1] - r->path_off[p]);
@@ -842,6 +853,7 @@ START_TEST(random_transfers_keep_the_invariants_and_modes_agree)
 {
     GRand *r = g_rand_new_with_seed(1000 + (guint32)_i);
     g_autoptr(weft_topo_t) t = random_cluster(r);
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
     guint n_gpus = weft_topo_n_gpus(t);
     guint n = (guint)g_rand_int_range(r, 5, 200);
     g_autofree planned_t *plan = g_new(planned_t, n);
@@ -868,8 +880,8 @@ START_TEST(random_transfers_keep_the_invariants_and_modes_agree)
     g_autofree log_t *full = g_new(log_t, 1);
     g_autofree weft_time_t *started = g_new(weft_time_t, n);
     g_autofree guint64 *flow_id = g_new(guint64, n);
-    run_random(t, WEFT_NET_UPDATE_INCREMENTAL, plan, n, caps, 3, inc, started, flow_id);
-    run_random(t, WEFT_NET_UPDATE_FULL, plan, n, caps, 3, full, started, flow_id);
+    run_random(f, WEFT_NET_UPDATE_INCREMENTAL, plan, n, caps, 3, inc, started, flow_id);
+    run_random(f, WEFT_NET_UPDATE_FULL, plan, n, caps, 3, full, started, flow_id);
     for (guint i = 0; i < n; i++) {
         /* incremental == full, picosecond for picosecond */
         ck_assert_int_eq(inc->at[i], full->at[i]);
@@ -878,7 +890,7 @@ START_TEST(random_transfers_keep_the_invariants_and_modes_agree)
         weft_time_t alone = 0;
         if (plan[i].src != plan[i].dst) {
             const weft_route_t *rt =
-                weft_topo_route_ecmp(t, plan[i].src, plan[i].dst, flow_id[i], NULL);
+                weft_fabric_route_ecmp(f, plan[i].src, plan[i].dst, flow_id[i], NULL);
             alone = rt->latency_ps + weft_time_for_bytes(plan[i].bytes, rt->rate_Bps);
         }
         ck_assert_int_ge(inc->at[i] - started[i], alone - 1);
@@ -921,9 +933,10 @@ START_TEST(flow_ids_count_each_pair_apart_as_the_table_grows)
         }
     }
     finalize(t);
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
     for (int m = 0; m < 2; m++) {
         g_autoptr(weft_sim_t) s = weft_sim_new(1);
-        g_autoptr(weft_net_t) n = weft_net_new(s, t, m == 0 ? WEFT_NET_FLOW : WEFT_NET_ANALYTICAL);
+        g_autoptr(weft_net_t) n = weft_net_new(s, f, m == 0 ? WEFT_NET_FLOW : WEFT_NET_ANALYTICAL);
         guint done = 0, started = 0;
         for (guint l = 0; l < 2; l++) {
             for (guint i = 0; i < N; i++) {

@@ -20,6 +20,7 @@
 
 static weft_sim_t *sim;
 static weft_topo_t *topo;
+static weft_fabric_t *fabric;
 static weft_net_t *net;
 static gint gpu0, gpu1, lonely;
 
@@ -37,13 +38,15 @@ setup_pair(void)
         weft_topo_add_link(topo, gpu0, gpu1, WEFT_LINK_NVLINK, RATE_50GBPS, LAT_500NS, 1, &error),
         0);
     ck_assert_msg(weft_topo_finalize(topo, &error), "%s", error ? error->message : "");
-    net = weft_net_new(sim, topo, WEFT_NET_ANALYTICAL);
+    fabric = weft_fabric_new(topo);
+    net = weft_net_new(sim, fabric, WEFT_NET_ANALYTICAL);
 }
 
 static void
 teardown_pair(void)
 {
     weft_net_free(net);
+    weft_fabric_free(fabric);
     weft_topo_free(topo);
     weft_sim_free(sim);
 }
@@ -404,6 +407,7 @@ START_TEST(accessors_return_what_was_given)
 {
     ck_assert_ptr_eq(weft_net_sim(net), sim);
     ck_assert_ptr_eq(weft_net_topo(net), topo);
+    ck_assert_ptr_eq(weft_net_fabric(net), fabric);
 }
 END_TEST
 
@@ -420,7 +424,8 @@ START_TEST(two_hop_route_uses_bottleneck_and_summed_latency)
     weft_topo_add_link(t2, a, sw, WEFT_LINK_INFINIBAND, 100e9, 200 * WEFT_PS_PER_NS, 1, &error);
     weft_topo_add_link(t2, sw, b, WEFT_LINK_INFINIBAND, 25e9, 300 * WEFT_PS_PER_NS, 1, &error);
     ck_assert_msg(weft_topo_finalize(t2, &error), "%s", error ? error->message : "");
-    g_autoptr(weft_net_t) n2 = weft_net_new(s2, t2, WEFT_NET_ANALYTICAL);
+    g_autoptr(weft_fabric_t) f2 = weft_fabric_new(t2);
+    g_autoptr(weft_net_t) n2 = weft_net_new(s2, f2, WEFT_NET_ANALYTICAL);
     /* latency 200 + 300 = 500 ns; bottleneck 25 GB/s = 40 ps/B; 1e6 B -> 4e7 ps;
      * total 500000 + 40000000 = 40500000 ps */
     ck_assert_int_eq(weft_net_transfer_time(n2, a, b, 1000000, NULL), 40500000);

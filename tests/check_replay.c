@@ -5,12 +5,15 @@
  * report and mismatched collectives, a planner lent to runs size after size.
  * Traces are written with testutil.h into a scratch directory, read back by the
  * Chakra reader and replayed on small clusters built through the topo API;
- * every expected time is derived by hand beside its assertion.
+ * every expected time is derived by hand beside its assertion. Replays in threads
+ * sharing one cluster, each with its own fabric state, give the results of the
+ * same replays run one by one.
  */
 #include <check.h>
 #include <stdlib.h>
 
 #include "core/sim.h"
+#include "fault/step.h"
 #include "net/net.h"
 #include "replay/replay.h"
 #include "testutil.h"
@@ -129,7 +132,8 @@ replay_opts(weft_topo_t *topo, const char *name, const char *groups,
         return NULL;
     }
     g_autoptr(weft_sim_t) sim = weft_sim_new(1);
-    g_autoptr(weft_net_t) net = weft_net_new(sim, topo, WEFT_NET_ANALYTICAL);
+    g_autoptr(weft_fabric_t) fabric = weft_fabric_new(topo);
+    g_autoptr(weft_net_t) net = weft_net_new(sim, fabric, WEFT_NET_ANALYTICAL);
     return weft_replay_run(sim, net, wl, opts, error);
 }
 
@@ -576,7 +580,8 @@ replay_detail(weft_topo_t *topo, const char *name, const char *groups, weft_net_
         return NULL;
     }
     g_autoptr(weft_sim_t) sim = weft_sim_new(1);
-    g_autoptr(weft_net_t) net = weft_net_new(sim, topo, model);
+    g_autoptr(weft_fabric_t) fabric = weft_fabric_new(topo);
+    g_autoptr(weft_net_t) net = weft_net_new(sim, fabric, model);
     weft_replay_options_t opts = {.collective_detail = detail, .detail_banned = banned};
     weft_replay_result_t *res = weft_replay_run(sim, net, wl, &opts, error);
     for (guint e = 0; res != NULL && links != NULL && e < weft_topo_n_edges(topo); e++) {
@@ -745,8 +750,9 @@ START_TEST(timed_collectives_over_ecmp_pairs_give_the_transfer_level_results)
     g_autofree char *groups = g_build_filename(tmpdir, "egroups.json", NULL);
     ck_assert(g_file_set_contents(groups, "{\"1\": [0, 2], \"2\": [1, 3]}", -1, NULL));
     g_autoptr(weft_topo_t) topo = leaf_spine4();
-    ck_assert(!weft_topo_route_is_fixed(topo, 1, 2));
-    ck_assert(weft_topo_route_is_fixed(topo, 0, 1));
+    g_autoptr(weft_fabric_t) fabric = weft_fabric_new(topo);
+    ck_assert(!weft_fabric_route_is_fixed(fabric, 1, 2));
+    ck_assert(weft_fabric_route_is_fixed(fabric, 0, 1));
     guint ne = weft_topo_n_edges(topo);
     static const char *const names[] = {"edp", "egroups"};
     for (guint c = 0; c < G_N_ELEMENTS(names); c++) {
@@ -842,7 +848,8 @@ START_TEST(a_coarse_collective_alone_takes_its_run_alone)
         g_autoptr(weft_workload_t) wl = weft_workload_load_chakra(prefix, groups, &err);
         ck_assert_msg(wl != NULL, "%s", err ? err->message : "");
         g_autoptr(weft_sim_t) sim = weft_sim_new(1);
-        g_autoptr(weft_net_t) net = weft_net_new(sim, topo, WEFT_NET_FLOW);
+        g_autoptr(weft_fabric_t) fabric = weft_fabric_new(topo);
+        g_autoptr(weft_net_t) net = weft_net_new(sim, fabric, WEFT_NET_FLOW);
         weft_replay_options_t opts = {
             .coll_chunks = 1024,
             .collective_detail = i == 0 ? WEFT_REPLAY_DETAIL_TRANSFERS : WEFT_REPLAY_DETAIL_COARSE};
@@ -913,14 +920,16 @@ START_TEST(a_lent_planner_runs_its_callers_plans_size_after_size)
     }
     weft_coll_tuning_t tun = {0};
     weft_coll_planner_config_t pcfg = {.tuning = &tun};
-    g_autoptr(weft_coll_planner_t) P = weft_coll_planner_new(topo, &pcfg);
+    /* one fabric state for the caller and its runs, as weft coll has */
+    g_autoptr(weft_fabric_t) fabric = weft_fabric_new(topo);
+    g_autoptr(weft_coll_planner_t) P = weft_coll_planner_new(fabric, &pcfg);
     ck_assert_uint_eq(weft_coll_planner_add_comm(P, members, n), 0);
     static const guint64 sizes[] = {32 * 1024, 512 * 1024};
     /* the former weft coll: each plan alone, one after the other on one network */
     weft_time_t alone[G_N_ELEMENTS(sizes)], first;
     {
         g_autoptr(weft_sim_t) sim = weft_sim_new(1);
-        g_autoptr(weft_net_t) net = weft_net_new(sim, topo, WEFT_NET_FLOW);
+        g_autoptr(weft_net_t) net = weft_net_new(sim, fabric, WEFT_NET_FLOW);
         for (guint i = 0; i < G_N_ELEMENTS(sizes); i++) {
             const weft_coll_plan_t *p =
                 weft_coll_planner_plan(P, WEFT_COLL_ALL_REDUCE, sizes[i], 0, NULL, &err);
@@ -929,14 +938,14 @@ START_TEST(a_lent_planner_runs_its_callers_plans_size_after_size)
             ck_assert_int_gt(alone[i], 0);
         }
         g_autoptr(weft_sim_t) sim1 = weft_sim_new(1);
-        g_autoptr(weft_net_t) net1 = weft_net_new(sim1, topo, WEFT_NET_FLOW);
+        g_autoptr(weft_net_t) net1 = weft_net_new(sim1, fabric, WEFT_NET_FLOW);
         first = weft_coll_time_full(
             sim1, net1, weft_coll_planner_plan(P, WEFT_COLL_ALL_REDUCE, sizes[1], 0, NULL, NULL),
             members, NULL, &err);
     }
     ck_assert_int_ne(alone[1], first); /* the history shows */
     g_autoptr(weft_sim_t) sim = weft_sim_new(1);
-    g_autoptr(weft_net_t) net = weft_net_new(sim, topo, WEFT_NET_FLOW);
+    g_autoptr(weft_net_t) net = weft_net_new(sim, fabric, WEFT_NET_FLOW);
     for (guint i = 0; i < G_N_ELEMENTS(sizes); i++) {
         const weft_coll_plan_t *p =
             weft_coll_planner_plan(P, WEFT_COLL_ALL_REDUCE, sizes[i], 0, NULL, &err);
@@ -954,6 +963,135 @@ START_TEST(a_lent_planner_runs_its_callers_plans_size_after_size)
     }
     /* the runs registered no communicator of their own */
     ck_assert_uint_eq(weft_coll_planner_add_comm(P, members, n), 0);
+}
+END_TEST
+
+/* ---- one cluster shared by replays in threads ------------------------------------------------ */
+
+/* One replay on a shared cluster with a fabric state of its own (for the threads test). */
+typedef struct {
+    const weft_topo_t *topo; /* shared, read only */
+    const char *prefix;      /* the workload's trace prefix */
+    weft_net_model_t model;
+    weft_replay_detail_t detail;
+    guint64 seed;       /* the fabric state's ECMP seed */
+    const char *faults; /* (nullable) fault lines, ';'-separated */
+    weft_replay_result_t *res;
+    weft_net_link_stats_t *links; /* per edge, after the step */
+    char *error;                  /* why it failed: a thread does not ck_assert */
+} shared_job_t;
+
+static gpointer
+shared_job_run(gpointer data)
+{
+    shared_job_t *j = data;
+    g_autoptr(GError) err = NULL;
+    g_autoptr(weft_workload_t) wl = weft_workload_load_chakra(j->prefix, NULL, &err);
+    if (wl == NULL || !weft_workload_check(wl, weft_topo_n_gpus(j->topo), &err)) {
+        j->error = g_strdup(err->message);
+        return NULL;
+    }
+    g_autoptr(weft_fabric_t) fabric = weft_fabric_new(j->topo);
+    weft_fabric_set_ecmp_seed(fabric, j->seed);
+    g_autoptr(weft_fault_plan_t) plan = weft_fault_plan_new(j->topo);
+    weft_replay_options_t opts = {.collective_detail = j->detail};
+    if (j->faults != NULL) {
+        if (!weft_fault_plan_add_text(plan, j->faults, "test", TRUE, &err)) {
+            j->error = g_strdup(err->message);
+            return NULL;
+        }
+        opts.faults = plan;
+    }
+    g_autoptr(weft_sim_t) sim = weft_sim_new(1);
+    g_autoptr(weft_net_t) net = weft_net_new(sim, fabric, j->model);
+    j->res = weft_replay_run(sim, net, wl, &opts, &err);
+    if (j->res == NULL) {
+        j->error = g_strdup(err->message);
+        return NULL;
+    }
+    guint ne = weft_topo_n_edges(j->topo);
+    j->links = g_new0(weft_net_link_stats_t, ne);
+    for (guint e = 0; e < ne; e++) {
+        j->links[e] = weft_net_link_stats(net, (gint)e);
+    }
+    return NULL;
+}
+
+static void
+shared_job_clear(shared_job_t *j)
+{
+    g_clear_pointer(&j->res, weft_replay_result_free);
+    g_clear_pointer(&j->links, g_free);
+    g_clear_pointer(&j->error, g_free);
+}
+
+START_TEST(replays_in_threads_on_one_cluster_match_sequential_runs)
+{
+    /* The data-parallel step on the 4-GPU leaf-spine (ECMP across the leaves), one cluster
+     * shared by four replays that differ in model, ECMP seed, collective detail and faults
+     * (a spine link down mid-step, a spine link at a fifth of its bandwidth): run one after
+     * the other, then all four at once in threads, three times, each with a fabric state of
+     * its own. The threads give the sequential results to the picosecond (nothing one run
+     * changes reaches another), and the cluster is left as built. */
+    write_dp_step("shared", 4);
+    g_autofree char *prefix = g_build_filename(tmpdir, "shared", NULL);
+    g_autoptr(weft_topo_t) topo = leaf_spine4();
+    guint ne = weft_topo_n_edges(topo);
+    const struct {
+        weft_net_model_t model;
+        weft_replay_detail_t detail;
+        guint64 seed;
+        const char *faults;
+    } spec[] = {
+        {WEFT_NET_FLOW, WEFT_REPLAY_DETAIL_TRANSFERS, 7, NULL},
+        {WEFT_NET_FLOW, WEFT_REPLAY_DETAIL_TRANSFERS, 7,
+         "0us link_degrade gpu1 leaf0 0.5; 3ms link_down leaf0 spine0; 3ms link_down leaf0 spine1"},
+        {WEFT_NET_ANALYTICAL, WEFT_REPLAY_DETAIL_AUTO, 3, NULL},
+        {WEFT_NET_ANALYTICAL, WEFT_REPLAY_DETAIL_TRANSFERS, 3,
+         "0us link_degrade gpu2 leaf1 0.4; 0us link_down leaf1 spine3"},
+    };
+    enum { N = G_N_ELEMENTS(spec) };
+    shared_job_t seq[N], par[N];
+    for (guint i = 0; i < N; i++) {
+        seq[i] = (shared_job_t){.topo = topo,
+                                .prefix = prefix,
+                                .model = spec[i].model,
+                                .detail = spec[i].detail,
+                                .seed = spec[i].seed,
+                                .faults = spec[i].faults};
+        shared_job_run(&seq[i]);
+        ck_assert_msg(seq[i].error == NULL, "job %u: %s", i, seq[i].error);
+    }
+    /* the faults matter: a GPU link at half (or 0.4 x) its bandwidth slows the step, and
+     * spine links go down (the fabric state builds views without them) */
+    ck_assert_int_gt(seq[1].res->step_ps, seq[0].res->step_ps);
+    ck_assert_int_gt(seq[3].res->step_ps, seq[2].res->step_ps);
+    ck_assert_uint_eq(seq[1].res->faults_applied->len, 3);
+    for (guint round = 0; round < 3; round++) {
+        GThread *th[N];
+        for (guint i = 0; i < N; i++) {
+            par[i] = seq[i];
+            par[i].res = NULL;
+            par[i].links = NULL;
+            th[i] = g_thread_new("replay", shared_job_run, &par[i]);
+        }
+        for (guint i = 0; i < N; i++) {
+            g_thread_join(th[i]);
+        }
+        for (guint i = 0; i < N; i++) {
+            ck_assert_msg(par[i].error == NULL, "round %u, job %u: %s", round, i, par[i].error);
+            assert_same_run(seq[i].res, par[i].res, seq[i].links, par[i].links, ne);
+            ck_assert_uint_eq(par[i].res->events, seq[i].res->events);
+            ck_assert_uint_eq(par[i].res->faults_applied->len, seq[i].res->faults_applied->len);
+            shared_job_clear(&par[i]);
+        }
+    }
+    g_autoptr(weft_topo_t) fresh = leaf_spine4();
+    g_autoptr(GString) why = g_string_new(NULL);
+    ck_assert_msg(weft_topo_equal(topo, fresh, why), "%s", why->str);
+    for (guint i = 0; i < N; i++) {
+        shared_job_clear(&seq[i]);
+    }
 }
 END_TEST
 
@@ -984,6 +1122,7 @@ replay_suite(void)
     tcase_add_test(tc, a_transfer_on_a_timed_collectives_ecmp_pair_is_a_conflict);
     tcase_add_test(tc, a_coarse_collective_alone_takes_its_run_alone);
     tcase_add_test(tc, a_lent_planner_runs_its_callers_plans_size_after_size);
+    tcase_add_test(tc, replays_in_threads_on_one_cluster_match_sequential_runs);
     suite_add_tcase(s, tc);
     return s;
 }

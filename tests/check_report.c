@@ -105,6 +105,7 @@ make_cluster(const char *kind)
 
 typedef struct {
     weft_topo_t *topo;
+    weft_fabric_t *fabric; /* the run's routes */
     const weft_workload_t *wl;
     const weft_replay_observer_t *inner; /* the report's */
     double expected_link_bytes; /* sum over plans of wire bytes x route hops (share-weighted) */
@@ -140,7 +141,7 @@ spy_collective(void *data, const weft_replay_coll_event_t *ev)
                                          : p->virtual_vertex[x->src - p->n_members];
         gint dst = x->dst < p->n_members ? weft_topo_gpu_vertex(spy->topo, comm->ranks[x->dst])
                                          : p->virtual_vertex[x->dst - p->n_members];
-        const weft_route_t *route = weft_topo_route(spy->topo, src, dst, NULL);
+        const weft_route_t *route = weft_fabric_route(spy->fabric, src, dst, NULL);
         ck_assert_ptr_nonnull(route);
         double hops = 0.0; /* a path's edges times its share of the bytes */
         for (guint k = 0; k < route->n_paths; k++) {
@@ -152,6 +153,7 @@ spy_collective(void *data, const weft_replay_coll_event_t *ev)
 
 typedef struct {
     weft_topo_t *topo;
+    weft_fabric_t *fabric;
     weft_workload_t *wl;
     weft_report_t *rep;
     weft_replay_result_t *res;
@@ -164,6 +166,7 @@ world_free(world_t *w)
     weft_report_free(w->rep);
     weft_replay_result_free(w->res);
     weft_workload_free(w->wl);
+    weft_fabric_free(w->fabric);
     weft_topo_free(w->topo);
     g_hash_table_unref(w->spy.node_times);
     g_free(w);
@@ -178,12 +181,14 @@ run_world(const char *prefix, const char *kind, weft_net_model_t model,
     world_t *w = g_new0(world_t, 1);
     g_autoptr(GError) err = NULL;
     w->topo = make_cluster(kind);
+    w->fabric = weft_fabric_new(w->topo);
     w->wl = weft_workload_load_chakra(prefix, NULL, &err);
     ck_assert_msg(w->wl != NULL, "%s", err ? err->message : "");
     ck_assert_msg(weft_workload_check(w->wl, 4, &err), "%s", err ? err->message : "");
     w->rep = weft_report_new(w->topo, w->wl, NULL, ro, &err);
     ck_assert_msg(w->rep != NULL, "%s", err ? err->message : "");
     w->spy.topo = w->topo;
+    w->spy.fabric = w->fabric;
     w->spy.wl = w->wl;
     w->spy.inner = weft_report_observer(w->rep);
     w->spy.node_times = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
@@ -193,7 +198,7 @@ run_world(const char *prefix, const char *kind, weft_net_model_t model,
     }
     g_autoptr(weft_sim_t) sim = weft_sim_new(1);
     weft_net_options_t no = {.model = model};
-    g_autoptr(weft_net_t) net = weft_net_new_full(sim, w->topo, &no);
+    g_autoptr(weft_net_t) net = weft_net_new_full(sim, w->fabric, &no);
     weft_report_attach(w->rep, net);
     weft_replay_options_t opts = {.observer = &obs};
     w->res = weft_replay_run(sim, net, w->wl, &opts, &err);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Check tests of routing (NVLink domains, the NVLink and fabric views, ECMP
- * spreading, rail affinity, the full-graph fallback, equal-cost path counts),
+ * spreading, rail affinity, the full-graph fallback, equal-cost path counts,
+ * fabric states sharing one cluster with their own links and seeds),
  * GraphML and DOT files, and placement, on small fabrics built by hand through
  * the public API, with the expected values derived beside each assertion.
  */
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "topo/fabric.h"
 #include "topo/placement.h"
 #include "topo/topo.h"
 
@@ -105,32 +107,34 @@ leaf_spine(gboolean zoo)
 }
 
 static const weft_route_t *
-route_flow(weft_topo_t *t, const char *a, const char *b, guint64 flow)
+route_flow(weft_fabric_t *fab, const char *a, const char *b, guint64 flow)
 {
+    const weft_topo_t *t = weft_fabric_topo(fab);
     GError *err = NULL;
     gint u = weft_topo_find_vertex(t, a);
     gint v = weft_topo_find_vertex(t, b);
     ck_assert(u >= 0 && v >= 0);
-    const weft_route_t *r = weft_topo_route_ecmp(t, u, v, flow, &err);
+    const weft_route_t *r = weft_fabric_route_ecmp(fab, u, v, flow, &err);
     ck_assert_msg(r != NULL, "route %s -> %s: %s", a, b, err != NULL ? err->message : "?");
     return r;
 }
 
 /* The name of the vertex edge @i of path 0 of @r leads to. */
 static const char *
-hop_to(weft_topo_t *t, const weft_route_t *r, guint i)
+hop_to(const weft_topo_t *t, const weft_route_t *r, guint i)
 {
     ck_assert_uint_lt(i, r->path_off[1]);
     return weft_topo_vertex_name(t, weft_topo_edge_to(t, r->edges[i]));
 }
 
 static guint64
-count(weft_topo_t *t, const char *a, const char *b)
+count(weft_fabric_t *fab, const char *a, const char *b)
 {
+    const weft_topo_t *t = weft_fabric_topo(fab);
     GError *err = NULL;
     guint64 n = 0;
-    ck_assert(weft_topo_count_paths(t, weft_topo_find_vertex(t, a), weft_topo_find_vertex(t, b), &n,
-                                    &err));
+    ck_assert(weft_fabric_count_paths(fab, weft_topo_find_vertex(t, a), weft_topo_find_vertex(t, b),
+                                      &n, &err));
     return n;
 }
 
@@ -193,7 +197,8 @@ END_TEST
 START_TEST(intra_node_route_uses_nvlink_only)
 {
     g_autoptr(weft_topo_t) t = leaf_spine(FALSE);
-    const weft_route_t *r = route_flow(t, "node0/gpu0", "node0/gpu1", 0);
+    g_autoptr(weft_fabric_t) fab = weft_fabric_new(t);
+    const weft_route_t *r = route_flow(fab, "node0/gpu0", "node0/gpu1", 0);
     /* gpu0 -> nvswitch -> gpu1 (the PCIe/NIC/leaf way is 4 hops and not in the NVLink view) */
     ck_assert_uint_eq(r->n_paths, 1);
     ck_assert_uint_eq(r->hops, 2);
@@ -206,15 +211,16 @@ START_TEST(intra_node_route_uses_nvlink_only)
     ck_assert(r->rate_Bps == 100e9);
     ck_assert_int_eq(r->latency_ps, 200 * NS);
     /* one path, and every flow id gets the same cached route */
-    ck_assert_uint_eq(count(t, "node0/gpu0", "node0/gpu1"), 1);
-    ck_assert_ptr_eq(route_flow(t, "node0/gpu0", "node0/gpu1", 12345), r);
+    ck_assert_uint_eq(count(fab, "node0/gpu0", "node0/gpu1"), 1);
+    ck_assert_ptr_eq(route_flow(fab, "node0/gpu0", "node0/gpu1", 12345), r);
 }
 END_TEST
 
 START_TEST(inter_node_route_leaves_through_own_nic)
 {
     g_autoptr(weft_topo_t) t = leaf_spine(FALSE);
-    const weft_route_t *r = route_flow(t, "node0/gpu1", "node1/gpu1", 7);
+    g_autoptr(weft_fabric_t) fab = weft_fabric_new(t);
+    const weft_route_t *r = route_flow(fab, "node0/gpu1", "node1/gpu1", 7);
     /* gpu -> own NIC -> leaf0 -> a spine -> leaf1 -> NIC -> gpu: 6 hops, no NVLink */
     ck_assert_uint_eq(r->n_paths, 1);
     ck_assert_uint_eq(r->hops, 6);
@@ -232,27 +238,28 @@ START_TEST(inter_node_route_leaves_through_own_nic)
     ck_assert(r->rate_Bps == 25e9);
     ck_assert_int_eq(r->latency_ps, 1100 * NS);
     /* one equal-cost path per spine */
-    ck_assert_uint_eq(count(t, "node0/gpu1", "node1/gpu1"), 4);
+    ck_assert_uint_eq(count(fab, "node0/gpu1", "node1/gpu1"), 4);
 }
 END_TEST
 
 START_TEST(routes_to_and_from_network_vertices)
 {
     g_autoptr(weft_topo_t) t = leaf_spine(FALSE);
+    g_autoptr(weft_fabric_t) fab = weft_fabric_new(t);
     /* leaf1 -> node1/gpu0: enters through gpu0's own NIC: leaf1 -> nic0 -> gpu0, 2 hops */
-    ck_assert_uint_eq(route_flow(t, "leaf1", "node1/gpu0", 0)->hops, 2);
+    ck_assert_uint_eq(route_flow(fab, "leaf1", "node1/gpu0", 0)->hops, 2);
     /* the NIC on the destination's chain: 1 hop */
-    ck_assert_uint_eq(route_flow(t, "node1/nic0", "node1/gpu0", 0)->hops, 1);
+    ck_assert_uint_eq(route_flow(fab, "node1/nic0", "node1/gpu0", 0)->hops, 1);
     /* GPU to a remote NIC: exits through its own NIC: gpu -> nic -> leaf0 -> spine -> leaf1 -> nic
      * = 5 hops, 1 x 4 paths */
-    ck_assert_uint_eq(route_flow(t, "node0/gpu0", "node1/nic0", 3)->hops, 5);
-    ck_assert_uint_eq(count(t, "node0/gpu0", "node1/nic0"), 4);
+    ck_assert_uint_eq(route_flow(fab, "node0/gpu0", "node1/nic0", 3)->hops, 5);
+    ck_assert_uint_eq(count(fab, "node0/gpu0", "node1/nic0"), 4);
     /* a GPU to its own NVSwitch (same domain): 1 NVLink hop */
-    const weft_route_t *r = route_flow(t, "node0/gpu0", "node0/nvswitch", 0);
+    const weft_route_t *r = route_flow(fab, "node0/gpu0", "node0/nvswitch", 0);
     ck_assert_uint_eq(r->hops, 1);
     ck_assert_int_eq(weft_topo_edge_kind(t, r->edges[0]), WEFT_LINK_NVLINK);
     /* a vertex to itself: one (empty) path */
-    ck_assert_uint_eq(count(t, "spine0", "spine0"), 1);
+    ck_assert_uint_eq(count(fab, "spine0", "spine0"), 1);
 }
 END_TEST
 
@@ -274,12 +281,13 @@ START_TEST(route_falls_back_to_full_graph_when_fabric_cannot_reach)
     lnk(t, na, sw, WEFT_LINK_INFINIBAND, 25e9, 0, 1);
     lnk(t, nb, sw, WEFT_LINK_INFINIBAND, 25e9, 0, 1);
     finalize(t);
+    g_autoptr(weft_fabric_t) fab = weft_fabric_new(t);
     /* a1 has no fabric link: b0 -> nb -> sw -> na -> a0 -> nvs -> a1 = 6 hops over all edges */
-    const weft_route_t *r = route_flow(t, "b0", "a1", 0);
+    const weft_route_t *r = route_flow(fab, "b0", "a1", 0);
     ck_assert_uint_eq(r->hops, 6);
     ck_assert_str_eq(hop_to(t, r, 4), "nvs");
     /* b0 -> a0 stays in the fabric: 4 hops */
-    ck_assert_uint_eq(route_flow(t, "b0", "a0", 0)->hops, 4);
+    ck_assert_uint_eq(route_flow(fab, "b0", "a0", 0)->hops, 4);
 }
 END_TEST
 
@@ -296,11 +304,12 @@ START_TEST(sprayed_nvlink_route_counts_as_one_path)
     lnk(t, g0, s1, WEFT_LINK_NVLINK, 25e9, 0, 1);
     lnk(t, g1, s1, WEFT_LINK_NVLINK, 25e9, 0, 1);
     finalize(t);
-    const weft_route_t *r = route_flow(t, "g0", "g1", 99);
+    g_autoptr(weft_fabric_t) fab = weft_fabric_new(t);
+    const weft_route_t *r = route_flow(fab, "g0", "g1", 99);
     ck_assert_uint_eq(r->n_paths, 2);
     /* rate = 50 + 25 GB/s */
     ck_assert_double_eq_tol(r->rate_Bps, 75e9, 1.0);
-    ck_assert_uint_eq(count(t, "g0", "g1"), 1);
+    ck_assert_uint_eq(count(fab, "g0", "g1"), 1);
 }
 END_TEST
 
@@ -313,8 +322,9 @@ START_TEST(count_paths_unreachable_is_no_route)
     gint spare = vtx(t, WEFT_VERTEX_SWITCH, "spare", -1, -1);
     lnk(t, a, b, WEFT_LINK_GENERIC, 1e9, 0, 1);
     finalize(t);
+    g_autoptr(weft_fabric_t) fab = weft_fabric_new(t);
     guint64 n = 7;
-    ck_assert(!weft_topo_count_paths(t, a, spare, &n, &err));
+    ck_assert(!weft_fabric_count_paths(fab, a, spare, &n, &err));
     ck_assert(g_error_matches(err, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_NO_ROUTE));
 }
 END_TEST
@@ -323,9 +333,10 @@ END_TEST
 
 /* Spine index (0..3) that flow @f of node0/gpu0 -> node1/gpu0 crosses. */
 static guint
-spine_of(weft_topo_t *t, guint64 f)
+spine_of(weft_fabric_t *fab, guint64 f)
 {
-    const char *s = hop_to(t, route_flow(t, "node0/gpu0", "node1/gpu0", f), 2);
+    const weft_topo_t *t = weft_fabric_topo(fab);
+    const char *s = hop_to(t, route_flow(fab, "node0/gpu0", "node1/gpu0", f), 2);
     ck_assert(g_str_has_prefix(s, "spine"));
     return (guint)(s[5] - '0');
 }
@@ -333,11 +344,12 @@ spine_of(weft_topo_t *t, guint64 f)
 START_TEST(ecmp_spreads_1000_transfers_evenly_over_spines)
 {
     g_autoptr(weft_topo_t) t = leaf_spine(FALSE);
+    g_autoptr(weft_fabric_t) fab = weft_fabric_new(t);
     guint n[4] = {0, 0, 0, 0};
     GHashTable *distinct = g_hash_table_new(g_direct_hash, g_direct_equal);
     for (guint64 f = 0; f < 1000; f++) {
-        n[spine_of(t, f)]++;
-        g_hash_table_add(distinct, (gpointer)route_flow(t, "node0/gpu0", "node1/gpu0", f));
+        n[spine_of(fab, f)]++;
+        g_hash_table_add(distinct, (gpointer)route_flow(fab, "node0/gpu0", "node1/gpu0", f));
     }
     /* even is 1000 / 4 = 250 per spine; within 10 %: 225 .. 275 */
     for (guint s = 0; s < 4; s++) {
@@ -353,16 +365,18 @@ END_TEST
 START_TEST(ecmp_same_seed_same_routes_other_seed_other_assignment)
 {
     g_autoptr(weft_topo_t) a = leaf_spine(FALSE);
+    g_autoptr(weft_fabric_t) fa = weft_fabric_new(a);
     g_autoptr(weft_topo_t) b = leaf_spine(FALSE);
-    weft_topo_set_ecmp_seed(a, 42);
-    weft_topo_set_ecmp_seed(b, 42);
+    g_autoptr(weft_fabric_t) fb = weft_fabric_new(b);
+    weft_fabric_set_ecmp_seed(fa, 42);
+    weft_fabric_set_ecmp_seed(fb, 42);
     for (guint64 f = 0; f < 1000; f++) {
-        ck_assert_uint_eq(spine_of(a, f), spine_of(b, f));
+        ck_assert_uint_eq(spine_of(fa, f), spine_of(fb, f));
     }
     /* a route handed out before the seed changes stays valid */
-    const weft_route_t *old = route_flow(b, "node0/gpu0", "node1/gpu0", 5);
-    guint old_spine = spine_of(b, 5);
-    weft_topo_set_ecmp_seed(b, 43);
+    const weft_route_t *old = route_flow(fb, "node0/gpu0", "node1/gpu0", 5);
+    guint old_spine = spine_of(fb, 5);
+    weft_fabric_set_ecmp_seed(fb, 43);
     ck_assert_uint_eq(old->hops, 6);
     g_autofree char *want = g_strdup_printf("spine%u", old_spine);
     ck_assert_str_eq(hop_to(b, old, 2), want);
@@ -371,9 +385,9 @@ START_TEST(ecmp_same_seed_same_routes_other_seed_other_assignment)
     guint moved = 0;
     guint n[4] = {0, 0, 0, 0};
     for (guint64 f = 0; f < 1000; f++) {
-        guint s = spine_of(b, f);
+        guint s = spine_of(fb, f);
         n[s]++;
-        moved += s != spine_of(a, f);
+        moved += s != spine_of(fa, f);
     }
     ck_assert_msg(moved > 500, "%u flows moved", moved);
     for (guint s = 0; s < 4; s++) {
@@ -438,7 +452,7 @@ a100_like(void)
 
 /* Asserts that path 0 of @r visits the vertices named in @want (NULL-terminated), in order. */
 static void
-assert_hops(weft_topo_t *t, const weft_route_t *r, const char *const *want)
+assert_hops(const weft_topo_t *t, const weft_route_t *r, const char *const *want)
 {
     guint n = 0;
     while (want[n] != NULL) {
@@ -455,35 +469,37 @@ assert_hops(weft_topo_t *t, const weft_route_t *r, const char *const *want)
 START_TEST(rail_segments_same_rail_stays_on_the_rail_leaf)
 {
     g_autoptr(weft_topo_t) t = a100_like();
+    g_autoptr(weft_fabric_t) fab = weft_fabric_new(t);
     /* exit node0/nic0 (rail 0), entry node1/nic0 (rail 0): the middle segment nic0 -> rail0-leaf
      * -> nic0 is 2 hops, shorter than any way over a spine (4 hops): one path */
     static const char *const want[] = {"node0/pcie", "node0/nic0", "rail0-leaf", "node1/nic0",
                                        "node1/pcie", "node1/gpu0", NULL};
     for (guint64 f = 0; f < 100; f++) {
-        assert_hops(t, route_flow(t, "node0/gpu0", "node1/gpu0", f), want);
+        assert_hops(t, route_flow(fab, "node0/gpu0", "node1/gpu0", f), want);
     }
-    const weft_route_t *r = route_flow(t, "node0/gpu0", "node1/gpu0", 0);
+    const weft_route_t *r = route_flow(fab, "node0/gpu0", "node1/gpu0", 0);
     /* bottleneck min(32, 32, 25, 25, 32, 32) GB/s = 25 GB/s; latency 50 + 50 + 200 + 200 + 50 + 50
      * = 600 ns */
     ck_assert(r->rate_Bps == 25e9);
     ck_assert_int_eq(r->latency_ps, 600 * NS);
-    ck_assert_uint_eq(count(t, "node0/gpu0", "node1/gpu0"), 1);
+    ck_assert_uint_eq(count(fab, "node0/gpu0", "node1/gpu0"), 1);
     /* rail 1 likewise: node0/gpu1 -> node0/nic1 -> rail1-leaf -> node1/nic1 */
     static const char *const want1[] = {"node0/pcie", "node0/nic1", "rail1-leaf", "node1/nic1",
                                         "node1/pcie", "node1/gpu1", NULL};
-    assert_hops(t, route_flow(t, "node0/gpu1", "node1/gpu1", 3), want1);
+    assert_hops(t, route_flow(fab, "node0/gpu1", "node1/gpu1", 3), want1);
 }
 END_TEST
 
 START_TEST(rail_segments_cross_rail_leaves_via_own_nic_enters_via_peer_nic)
 {
     g_autoptr(weft_topo_t) t = a100_like();
+    g_autoptr(weft_fabric_t) fab = weft_fabric_new(t);
     /* GPU 0 exits through its rail's NIC 0, crosses a spine to rail 1, and enters through the
      * destination GPU 1's NIC 1: 2 + 4 + 2 = 8 hops (shortest paths alone would take node0/nic1
      * and 6 hops) */
     guint n_spine[2] = {0, 0};
     for (guint64 f = 0; f < 1000; f++) {
-        const weft_route_t *r = route_flow(t, "node0/gpu0", "node1/gpu1", f);
+        const weft_route_t *r = route_flow(fab, "node0/gpu0", "node1/gpu1", f);
         const char *spine = hop_to(t, r, 3);
         ck_assert(g_str_has_prefix(spine, "spine"));
         n_spine[spine[5] - '0']++;
@@ -500,33 +516,35 @@ START_TEST(rail_segments_cross_rail_leaves_via_own_nic_enters_via_peer_nic)
     ck_assert_msg(n_spine[0] >= 450 && n_spine[0] <= 550, "spine0 carries %u", n_spine[0]);
     /* rate: min(32, 32, 25, 25, 25, 25, 32, 32) GB/s = 25 GB/s (the bottleneck over all three
      * segments); latency 50 + 50 + 200 + 300 + 300 + 200 + 50 + 50 = 1200 ns */
-    const weft_route_t *r = route_flow(t, "node0/gpu0", "node1/gpu1", 7);
+    const weft_route_t *r = route_flow(fab, "node0/gpu0", "node1/gpu1", 7);
     ck_assert(r->rate_Bps == 25e9);
     ck_assert_int_eq(r->latency_ps, 1200 * NS);
     /* ECMP chooses only among the spines: 1 x 2 x 1 paths */
-    ck_assert_uint_eq(count(t, "node0/gpu0", "node1/gpu1"), 2);
+    ck_assert_uint_eq(count(fab, "node0/gpu0", "node1/gpu1"), 2);
     /* and back: node1/gpu1 leaves via node1/nic1, enters node0/gpu0 via node0/nic0 */
-    r = route_flow(t, "node1/gpu1", "node0/gpu0", 7);
+    r = route_flow(fab, "node1/gpu1", "node0/gpu0", 7);
     ck_assert_uint_eq(r->hops, 8);
     ck_assert_str_eq(hop_to(t, r, 1), "node1/nic1");
     ck_assert_str_eq(hop_to(t, r, 5), "node0/nic0");
     /* inside a node the NVLink route is unchanged: gpu0 -> nvswitch -> gpu1 */
-    ck_assert_uint_eq(route_flow(t, "node0/gpu0", "node0/gpu1", 0)->hops, 2);
+    ck_assert_uint_eq(route_flow(fab, "node0/gpu0", "node0/gpu1", 0)->hops, 2);
 }
 END_TEST
 
 START_TEST(rail_segments_are_deterministic)
 {
     g_autoptr(weft_topo_t) a = a100_like();
+    g_autoptr(weft_fabric_t) fa = weft_fabric_new(a);
     g_autoptr(weft_topo_t) b = a100_like();
+    g_autoptr(weft_fabric_t) fb = weft_fabric_new(b);
     /* the same cluster and seed give the same edges for every flow, and a flow gets its cached
      * route back */
     for (guint64 f = 0; f < 200; f++) {
-        const weft_route_t *ra = route_flow(a, "node0/gpu0", "node1/gpu1", f);
-        const weft_route_t *rb = route_flow(b, "node0/gpu0", "node1/gpu1", f);
+        const weft_route_t *ra = route_flow(fa, "node0/gpu0", "node1/gpu1", f);
+        const weft_route_t *rb = route_flow(fb, "node0/gpu0", "node1/gpu1", f);
         ck_assert_uint_eq(ra->hops, rb->hops);
         ck_assert_mem_eq(ra->edges, rb->edges, sizeof(gint32) * ra->hops);
-        ck_assert_ptr_eq(route_flow(a, "node0/gpu0", "node1/gpu1", f), ra);
+        ck_assert_ptr_eq(route_flow(fa, "node0/gpu0", "node1/gpu1", f), ra);
     }
 }
 END_TEST
@@ -534,21 +552,22 @@ END_TEST
 START_TEST(rail_segments_apply_on_each_side_alone)
 {
     g_autoptr(weft_topo_t) t = a100_like();
+    g_autoptr(weft_fabric_t) fab = weft_fabric_new(t);
     /* to a remote NIC (no entry NIC: it is not a GPU): exit node0/nic0, then nic0 -> rail0-leaf
      * -> spine -> rail1-leaf -> node1/nic1 = 2 + 4 = 6 hops, one path per spine (shortest paths
      * alone: gpu0 -> pcie -> nic1 -> rail1-leaf -> nic1, 4 hops) */
-    const weft_route_t *r = route_flow(t, "node0/gpu0", "node1/nic1", 0);
+    const weft_route_t *r = route_flow(fab, "node0/gpu0", "node1/nic1", 0);
     ck_assert_uint_eq(r->hops, 6);
     ck_assert_str_eq(hop_to(t, r, 1), "node0/nic0");
-    ck_assert_uint_eq(count(t, "node0/gpu0", "node1/nic1"), 2);
+    ck_assert_uint_eq(count(fab, "node0/gpu0", "node1/nic1"), 2);
     /* from a leaf (no exit NIC) to node1/gpu0: enters through node1/nic0: rail1-leaf -> spine ->
      * rail0-leaf -> nic0 -> pcie -> gpu0 = 5 hops (not rail1-leaf -> nic1 -> pcie -> gpu0) */
-    r = route_flow(t, "rail1-leaf", "node1/gpu0", 0);
+    r = route_flow(fab, "rail1-leaf", "node1/gpu0", 0);
     ck_assert_uint_eq(r->hops, 5);
     ck_assert_str_eq(hop_to(t, r, 2), "node1/nic0");
     /* a GPU to its own NIC stays inside the host (one host: the current rule): gpu1 -> pcie ->
      * nic0 */
-    r = route_flow(t, "node0/gpu1", "node0/nic0", 0);
+    r = route_flow(fab, "node0/gpu1", "node0/nic0", 0);
     ck_assert_uint_eq(r->hops, 2);
 }
 END_TEST
@@ -559,10 +578,11 @@ START_TEST(rail_segments_need_gpus_on_rails)
      * nic0 or nic1 -> that rail's leaf -> nic -> pcie -> node1/gpu1 = 6 hops (the segment rule
      * would take 8), two paths (one per NIC), spread by ECMP */
     g_autoptr(weft_topo_t) t = a100_like_rails(0);
-    ck_assert_uint_eq(count(t, "node0/gpu0", "node1/gpu1"), 2);
+    g_autoptr(weft_fabric_t) fab = weft_fabric_new(t);
+    ck_assert_uint_eq(count(fab, "node0/gpu0", "node1/gpu1"), 2);
     guint via_nic1 = 0;
     for (guint64 f = 0; f < 100; f++) {
-        const weft_route_t *r = route_flow(t, "node0/gpu0", "node1/gpu1", f);
+        const weft_route_t *r = route_flow(fab, "node0/gpu0", "node1/gpu1", f);
         ck_assert_uint_eq(r->hops, 6);
         via_nic1 += strcmp(hop_to(t, r, 1), "node0/nic1") == 0;
     }
@@ -578,13 +598,134 @@ START_TEST(rail_segments_need_the_far_gpu_reachable_in_the_network)
      * paths with rail affinity, as before: node0/pcie -> nic0 (rail 0 of the source) ->
      * rail0-leaf -> node1/nic0 -> pcie -> gpu1, 6 hops, not 8 */
     g_autoptr(weft_topo_t) t = a100_like_rails(1);
+    g_autoptr(weft_fabric_t) fab = weft_fabric_new(t);
     static const char *const want[] = {"node0/pcie", "node0/nic0", "rail0-leaf", "node1/nic0",
                                        "node1/pcie", "node1/gpu1", NULL};
-    assert_hops(t, route_flow(t, "node0/gpu0", "node1/gpu1", 0), want);
+    assert_hops(t, route_flow(fab, "node0/gpu0", "node1/gpu1", 0), want);
     /* and back: rail affinity towards the destination's rail 0 at node1/pcie */
     static const char *const back[] = {"node1/pcie", "node1/nic0", "rail0-leaf", "node0/nic0",
                                        "node0/pcie", "node0/gpu0", NULL};
-    assert_hops(t, route_flow(t, "node1/gpu1", "node0/gpu0", 0), back);
+    assert_hops(t, route_flow(fab, "node1/gpu1", "node0/gpu0", 0), back);
+}
+END_TEST
+
+/* ---- fabric states: a run's link state and routes apart from the shared cluster ------------ */
+
+/* Sets every directed edge between vertices @u and @v (both directions) to @fraction in @fab. */
+static void
+set_link(weft_fabric_t *fab, const char *u, const char *v, double fraction)
+{
+    const weft_topo_t *t = weft_fabric_topo(fab);
+    g_autoptr(GArray) es = g_array_new(FALSE, FALSE, sizeof(gint));
+    ck_assert_uint_eq(
+        weft_topo_edges_between(t, weft_topo_find_vertex(t, u), weft_topo_find_vertex(t, v), es),
+        2);
+    for (guint i = 0; i < es->len; i++) {
+        GError *err = NULL;
+        ck_assert_msg(
+            weft_fabric_set_link_fraction(fab, g_array_index(es, gint, i), fraction, &err), "%s",
+            err != NULL ? err->message : "?");
+    }
+}
+
+/* The edge u -> v. */
+static gint
+edge_of(const weft_topo_t *t, const char *u, const char *v)
+{
+    g_autoptr(GArray) es = g_array_new(FALSE, FALSE, sizeof(gint));
+    gint a = weft_topo_find_vertex(t, u);
+    weft_topo_edges_between(t, a, weft_topo_find_vertex(t, v), es);
+    for (guint i = 0; i < es->len; i++) {
+        if (weft_topo_edge_from(t, g_array_index(es, gint, i)) == a) {
+            return g_array_index(es, gint, i);
+        }
+    }
+    ck_abort_msg("no edge %s -> %s", u, v);
+    return -1;
+}
+
+START_TEST(two_fabric_states_on_one_cluster_route_apart_and_leave_it_unchanged)
+{
+    /* The leaf-spine fixture shared by two fabric states. In fb leaf0's links to spine0..2
+     * go down and the one to spine3 runs at 0.2 x 50 = 10 GB/s; fa keeps every link up. */
+    g_autoptr(weft_topo_t) t = leaf_spine(FALSE);
+    g_autoptr(weft_fabric_t) fa = weft_fabric_new(t);
+    g_autoptr(weft_fabric_t) fb = weft_fabric_new(t);
+    ck_assert_ptr_eq(weft_fabric_topo(fa), t);
+    /* fa's routes before fb changes anything, kept to compare */
+    guint before[64];
+    for (guint64 f = 0; f < 64; f++) {
+        before[f] = spine_of(fa, f);
+    }
+    for (guint s = 0; s < 3; s++) {
+        g_autofree char *sp = g_strdup_printf("spine%u", s);
+        set_link(fb, "leaf0", sp, 0.0);
+    }
+    set_link(fb, "leaf0", "spine3", 0.2);
+    gint up3 = edge_of(t, "leaf0", "spine3");
+    /* bandwidths: fb sees the degraded link, fa and the cluster the nominal 50 GB/s */
+    ck_assert(weft_fabric_edge_bw_now(fb, up3) == 10e9);
+    ck_assert(weft_fabric_edge_bw_now(fa, up3) == 50e9);
+    ck_assert(weft_topo_edge_bw(t, up3) == 50e9);
+    ck_assert_double_eq(weft_fabric_edge_fraction(fb, up3), 0.2);
+    ck_assert_double_eq(weft_fabric_edge_fraction(fa, up3), 1.0);
+    ck_assert_uint_eq(weft_fabric_link_version(fa), 0);
+    ck_assert_uint_eq(weft_fabric_link_version(fb), 8); /* 4 links x 2 directions */
+    /* routes: every fb flow crosses spine3 at the degraded 10 GB/s (1 equal-cost path left);
+     * fa's flows keep their 4 spines at min(32, 25, 50, 50, 25, 32) = 25 GB/s, the same
+     * routes as before fb's changes, and fa has 4 paths */
+    guint fa_spines = 0;
+    for (guint64 f = 0; f < 64; f++) {
+        ck_assert_uint_eq(spine_of(fb, f), 3);
+        ck_assert(route_flow(fb, "node0/gpu0", "node1/gpu0", f)->rate_Bps == 10e9);
+        ck_assert_uint_eq(spine_of(fa, f), before[f]);
+        ck_assert(route_flow(fa, "node0/gpu0", "node1/gpu0", f)->rate_Bps == 25e9);
+        fa_spines |= 1u << before[f];
+    }
+    ck_assert_uint_eq(fa_spines, 0xf); /* 64 slots over 4 spines: each carries some */
+    ck_assert_uint_eq(count(fb, "node0/gpu0", "node1/gpu0"), 1);
+    ck_assert_uint_eq(count(fa, "node0/gpu0", "node1/gpu0"), 4);
+    /* the cluster is what a fresh build gives, and a new fabric state sees it whole */
+    g_autoptr(weft_topo_t) fresh = leaf_spine(FALSE);
+    g_autoptr(GString) why = g_string_new(NULL);
+    ck_assert_msg(weft_topo_equal(t, fresh, why), "%s", why->str);
+    g_autoptr(weft_fabric_t) fc = weft_fabric_new(t);
+    ck_assert_uint_eq(count(fc, "node0/gpu0", "node1/gpu0"), 4);
+    ck_assert(weft_fabric_edge_bw_now(fc, up3) == 50e9);
+    /* fb's links back up: the cluster's views again, the routes fa gives, per flow */
+    for (guint s = 0; s < 4; s++) {
+        g_autofree char *sp = g_strdup_printf("spine%u", s);
+        set_link(fb, "leaf0", sp, 1.0);
+    }
+    for (guint64 f = 0; f < 64; f++) {
+        const weft_route_t *ra = route_flow(fa, "node0/gpu0", "node1/gpu0", f);
+        const weft_route_t *rb = route_flow(fb, "node0/gpu0", "node1/gpu0", f);
+        ck_assert_uint_eq(ra->hops, rb->hops);
+        ck_assert_mem_eq(ra->edges, rb->edges, sizeof(gint32) * ra->hops);
+        ck_assert(ra->rate_Bps == rb->rate_Bps);
+    }
+}
+END_TEST
+
+START_TEST(fabric_state_seed_is_its_own)
+{
+    /* Two fabric states on one cluster, seeds 42 and 43: each gives the assignment a
+     * cluster of its own with that seed gives (the seed is the state's, not the cluster's) */
+    g_autoptr(weft_topo_t) t = leaf_spine(FALSE);
+    g_autoptr(weft_topo_t) u = leaf_spine(FALSE);
+    g_autoptr(weft_fabric_t) f42 = weft_fabric_new(t);
+    g_autoptr(weft_fabric_t) f43 = weft_fabric_new(t);
+    g_autoptr(weft_fabric_t) alone = weft_fabric_new(u);
+    weft_fabric_set_ecmp_seed(f42, 42);
+    weft_fabric_set_ecmp_seed(f43, 43);
+    weft_fabric_set_ecmp_seed(alone, 43);
+    ck_assert_uint_eq(weft_fabric_ecmp_seed(f42), 42);
+    guint differ = 0;
+    for (guint64 f = 0; f < 200; f++) {
+        ck_assert_uint_eq(spine_of(f43, f), spine_of(alone, f));
+        differ += spine_of(f42, f) != spine_of(f43, f);
+    }
+    ck_assert_uint_gt(differ, 100); /* about 3/4 of 200 */
 }
 END_TEST
 
@@ -631,6 +772,7 @@ files_in(const char *d)
 START_TEST(graphml_round_trip_is_equal)
 {
     g_autoptr(weft_topo_t) t = leaf_spine(TRUE);
+    g_autoptr(weft_fabric_t) fab = weft_fabric_new(t);
     /* a NIC's per-message cost (EFA's 3 us) is kept too */
     weft_topo_set_vertex_msg_cost(t, weft_topo_find_vertex(t, "node1/nic0"), 3000000);
     g_autofree char *d = tmp_dir();
@@ -640,6 +782,7 @@ START_TEST(graphml_round_trip_is_equal)
     ck_assert_msg(weft_topo_write_graphml(t, p, &err), "%s", err != NULL ? err->message : "?");
     ck_assert_uint_eq(files_in(d), 1); /* the temporary file was renamed */
     g_autoptr(weft_topo_t) u = weft_topo_load(p, &err);
+    g_autoptr(weft_fabric_t) fu = weft_fabric_new(u);
     ck_assert_msg(u != NULL, "%s", err != NULL ? err->message : "?");
     g_autoptr(GString) why = g_string_new(NULL);
     ck_assert_msg(weft_topo_equal(t, u, why), "%s", why->str);
@@ -653,8 +796,8 @@ START_TEST(graphml_round_trip_is_equal)
     ck_assert_uint_eq(weft_topo_n_edges(u), 50);
     /* same cluster, same routes */
     for (guint64 f = 0; f < 20; f++) {
-        const weft_route_t *a = route_flow(t, "node0/gpu1", "node1/gpu0", f);
-        const weft_route_t *b = route_flow(u, "node0/gpu1", "node1/gpu0", f);
+        const weft_route_t *a = route_flow(fab, "node0/gpu1", "node1/gpu0", f);
+        const weft_route_t *b = route_flow(fu, "node0/gpu1", "node1/gpu0", f);
         ck_assert_uint_eq(a->hops, b->hops);
         ck_assert_mem_eq(a->edges, b->edges, sizeof(gint32) * a->hops);
     }
@@ -1011,6 +1154,11 @@ route_suite(void)
     tcase_add_test(tc, rail_segments_apply_on_each_side_alone);
     tcase_add_test(tc, rail_segments_need_gpus_on_rails);
     tcase_add_test(tc, rail_segments_need_the_far_gpu_reachable_in_the_network);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("fabric state");
+    tcase_add_test(tc, two_fabric_states_on_one_cluster_route_apart_and_leave_it_unchanged);
+    tcase_add_test(tc, fabric_state_seed_is_its_own);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("files");

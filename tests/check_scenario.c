@@ -924,13 +924,14 @@ START_TEST(test_collective_takes_its_plan_alone)
         }
         weft_coll_tuning_t tun = {0};
         weft_coll_planner_config_t pcfg = {.tuning = &tun};
-        g_autoptr(weft_coll_planner_t) P = weft_coll_planner_new(topo, &pcfg);
+        g_autoptr(weft_fabric_t) F = weft_fabric_new(topo);
+        g_autoptr(weft_coll_planner_t) P = weft_coll_planner_new(F, &pcfg);
         weft_coll_planner_add_comm(P, members, n);
         const weft_coll_plan_t *plan =
             weft_coll_planner_plan(P, op, cases[i].bytes, 0, NULL, &err);
         ck_assert_msg(plan != NULL, "%s", err ? err->message : "");
         g_autoptr(weft_sim_t) sim = weft_sim_new(1);
-        g_autoptr(weft_net_t) net = weft_net_new(sim, topo, model);
+        g_autoptr(weft_net_t) net = weft_net_new(sim, F, model);
         weft_time_t alone = weft_coll_time_full(sim, net, plan, members, NULL, &err);
         ck_assert_msg(run->replay->step_ps == alone,
                       "%s %s of %" G_GUINT64_FORMAT " B under %s: replayed %" G_GINT64_FORMAT

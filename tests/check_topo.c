@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "topo/fabric.h"
 #include "topo/topo.h"
 #include "testutil.h"
 
@@ -69,11 +70,12 @@ load_text(const char *name, const char *text)
 }
 
 static const weft_route_t *
-route_gpus(weft_topo_t *t, guint a, guint b)
+route_gpus(weft_fabric_t *f, guint a, guint b)
 {
+    const weft_topo_t *t = weft_fabric_topo(f);
     g_autoptr(GError) err = NULL;
     const weft_route_t *r =
-        weft_topo_route(t, weft_topo_gpu_vertex(t, a), weft_topo_gpu_vertex(t, b), &err);
+        weft_fabric_route(f, weft_topo_gpu_vertex(t, a), weft_topo_gpu_vertex(t, b), &err);
     ck_assert_msg(r != NULL, "route gpu%u->gpu%u: %s", a, b, err ? err->message : "?");
     return r;
 }
@@ -206,7 +208,8 @@ START_TEST(route_to_self_is_empty)
     GError *err = NULL;
     gint a = weft_topo_add_vertex(t, WEFT_VERTEX_GPU, "a", -1, -1, &err);
     ck_assert(weft_topo_finalize(t, &err));
-    const weft_route_t *r = weft_topo_route(t, a, a, &err);
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
+    const weft_route_t *r = weft_fabric_route(f, a, a, &err);
     ck_assert_ptr_nonnull(r);
     /* contract: no paths, latency 0, rate infinite */
     ck_assert_uint_eq(r->n_paths, 0);
@@ -226,7 +229,8 @@ START_TEST(route_to_unreachable_switch_is_no_route)
     gint sw = weft_topo_add_vertex(t, WEFT_VERTEX_SWITCH, "spare", -1, -1, &err);
     weft_topo_add_link(t, a, b, WEFT_LINK_GENERIC, 1e9, 0, 1, &err);
     ck_assert(weft_topo_finalize(t, &err));
-    ck_assert_ptr_null(weft_topo_route(t, a, sw, &err));
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
+    ck_assert_ptr_null(weft_fabric_route(f, a, sw, &err));
     ck_assert(g_error_matches(err, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_NO_ROUTE));
 }
 END_TEST
@@ -235,9 +239,10 @@ START_TEST(route_is_cached_per_pair)
 {
     g_autoptr(weft_topo_t) t = load_text("r.ini", "[cluster]\nkind=ring\ngpus=4\n"
                                                   "link_bandwidth=50GB/s\nlink_latency=500ns\n");
-    const weft_route_t *r1 = route_gpus(t, 0, 2);
-    const weft_route_t *r2 = route_gpus(t, 0, 2);
-    const weft_route_t *back = route_gpus(t, 2, 0);
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
+    const weft_route_t *r1 = route_gpus(f, 0, 2);
+    const weft_route_t *r2 = route_gpus(f, 0, 2);
+    const weft_route_t *back = route_gpus(f, 2, 0);
     /* the same pair gives the same cached object; the reverse pair is its own route */
     ck_assert_ptr_eq(r1, r2);
     ck_assert_ptr_ne(r1, back);
@@ -259,7 +264,8 @@ START_TEST(route_over_plain_switches_takes_one_path)
     weft_topo_add_link(t, a, s1, WEFT_LINK_ETHERNET, 20e9, 300 * NS, 1, &err);
     weft_topo_add_link(t, s1, b, WEFT_LINK_ETHERNET, 20e9, 300 * NS, 1, &err);
     ck_assert(weft_topo_finalize(t, &err));
-    const weft_route_t *r = route_gpus(t, 0, 1);
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
+    const weft_route_t *r = route_gpus(f, 0, 1);
     ck_assert_uint_eq(r->n_paths, 1);
     ck_assert(r->share[0] == 1.0);
     ck_assert_uint_eq(r->hops, 2);
@@ -286,7 +292,8 @@ START_TEST(route_mixed_nvswitch_and_switch_takes_one_path)
     weft_topo_add_link(t, a, s1, WEFT_LINK_ETHERNET, 10e9, 0, 1, &err);
     weft_topo_add_link(t, s1, b, WEFT_LINK_ETHERNET, 10e9, 0, 1, &err);
     ck_assert(weft_topo_finalize(t, &err));
-    ck_assert_uint_eq(route_gpus(t, 0, 1)->n_paths, 1);
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
+    ck_assert_uint_eq(route_gpus(f, 0, 1)->n_paths, 1);
 }
 END_TEST
 
@@ -304,7 +311,8 @@ START_TEST(route_sprays_over_nvswitch_planes_by_bottleneck)
     weft_topo_add_link(t, a, s1, WEFT_LINK_NVLINK, 10e9, 200 * NS, 1, &err); /* bottleneck 10 */
     weft_topo_add_link(t, s1, b, WEFT_LINK_NVLINK, 10e9, 50 * NS, 1, &err);
     ck_assert(weft_topo_finalize(t, &err));
-    const weft_route_t *r = route_gpus(t, 0, 1);
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
+    const weft_route_t *r = route_gpus(f, 0, 1);
     ck_assert_uint_eq(r->n_paths, 2);
     for (guint p = 0; p < 2; p++) {
         gint mid = weft_topo_edge_to(t, r->edges[r->path_off[p]]);
@@ -331,7 +339,8 @@ START_TEST(ini_ring4_two_hops_to_opposite_gpu)
     ck_assert_uint_eq(weft_topo_n_vertices(t), 4);
     ck_assert_uint_eq(weft_topo_n_edges(t), 8);
     ck_assert_str_eq(weft_topo_name(t), "ring4");
-    const weft_route_t *r = route_gpus(t, 0, 2);
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
+    const weft_route_t *r = route_gpus(f, 0, 2);
     /* gpu0 -> gpu1 -> gpu2 (or via gpu3): 2 hops, 2 x 500 ns, rate = one link's 50e9 B/s;
      * the two directions round the ring are not NVSwitch planes, so one path */
     ck_assert_uint_eq(r->hops, 2);
@@ -340,7 +349,7 @@ START_TEST(ini_ring4_two_hops_to_opposite_gpu)
     ck_assert(r->rate_Bps == 50e9);
     ck_assert_double_eq_tol(share_sum(r), 1.0, 1e-12);
     /* neighbours: 1 hop */
-    ck_assert_uint_eq(route_gpus(t, 0, 3)->hops, 1);
+    ck_assert_uint_eq(route_gpus(f, 0, 3)->hops, 1);
 }
 END_TEST
 
@@ -362,7 +371,8 @@ START_TEST(ini_switch8_two_hops)
     ck_assert_uint_eq(weft_topo_n_vertices(t), 9);
     ck_assert_uint_eq(weft_topo_n_edges(t), 16);
     ck_assert_str_eq(weft_topo_name(t), "s8");
-    const weft_route_t *r = route_gpus(t, 3, 7);
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
+    const weft_route_t *r = route_gpus(f, 3, 7);
     /* gpu3 -> switch0 -> gpu7: 2 hops, 2 x 1.5 us, 400 Gb/s = 50e9 B/s */
     ck_assert_uint_eq(r->hops, 2);
     ck_assert_int_eq(r->latency_ps, 3000 * NS);
@@ -378,7 +388,8 @@ START_TEST(ini_fully_connected_one_hop)
                                                    "link_bandwidth=100GB/s\nlink_latency=250ns\n");
     /* 5 GPUs: C(5,2) = 10 links = 20 edges; every pair 1 hop */
     ck_assert_uint_eq(weft_topo_n_edges(t), 20);
-    const weft_route_t *r = route_gpus(t, 1, 4);
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
+    const weft_route_t *r = route_gpus(f, 1, 4);
     ck_assert_uint_eq(r->hops, 1);
     ck_assert_int_eq(r->latency_ps, 250 * NS);
     ck_assert(r->rate_Bps == 100e9);
@@ -397,7 +408,8 @@ START_TEST(ini_dgx_h100_sprays_over_four_nvswitches)
     ck_assert_int_eq(weft_topo_vertex_rail(t, g3), 3);
     ck_assert_int_eq(weft_topo_vertex_host(t, g3), 0);
 
-    const weft_route_t *r = route_gpus(t, 0, 1);
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
+    const weft_route_t *r = route_gpus(f, 0, 1);
     /* four planes gpu0 -> nvswitch_k -> gpu1; a plane's bottleneck is lanes_k x 25 GB/s */
     ck_assert_uint_eq(r->n_paths, 4);
     ck_assert_uint_eq(r->hops, 2);
@@ -429,7 +441,8 @@ START_TEST(ini_dgx_h100_nvlink_latency_override)
     g_autoptr(weft_topo_t) t =
         load_text("dgx2.ini", "[cluster]\nkind = dgx-h100\nnodes = 1\nnvlink_latency = 0.2us\n");
     /* 2 x 200 ns */
-    ck_assert_int_eq(route_gpus(t, 7, 2)->latency_ps, 400 * NS);
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
+    ck_assert_int_eq(route_gpus(f, 7, 2)->latency_ps, 400 * NS);
 }
 END_TEST
 
@@ -460,7 +473,8 @@ START_TEST(ini_bundled_topologies_load)
         ck_assert_msg(t != NULL, "%s: %s", path, err ? err->message : "?");
         ck_assert_uint_eq(weft_topo_n_gpus(t), cases[i].gpus);
         ck_assert_uint_eq(weft_topo_n_vertices(t), cases[i].vertices);
-        const weft_route_t *r = route_gpus(t, 0, 1);
+        g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
+        const weft_route_t *r = route_gpus(f, 0, 1);
         ck_assert_double_eq_tol(r->rate_Bps, cases[i].rate_0_1, 1.0);
         ck_assert_int_eq(r->latency_ps, cases[i].lat_0_1);
     }
@@ -546,16 +560,17 @@ START_TEST(yaml_switch_switch_8x4)
     ck_assert_uint_eq(weft_topo_n_vertices(t), 44);
     ck_assert_uint_eq(weft_topo_n_edges(t), 128);
     /* gpu0 -> gpu1 share x1 = 0: dim-0 switch, 2 x 500 ns, 450 GiB/s */
-    const weft_route_t *r = route_gpus(t, 0, 1);
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
+    const weft_route_t *r = route_gpus(f, 0, 1);
     ck_assert_uint_eq(r->hops, 2);
     ck_assert_int_eq(r->latency_ps, 1000 * NS);
     ck_assert_double_eq_tol(r->rate_Bps, 450 * GIB, 1.0);
     /* gpu0 -> gpu8: x = (0,0) -> (0,1): dim-1 switch, 50 GiB/s */
-    r = route_gpus(t, 0, 8);
+    r = route_gpus(f, 0, 8);
     ck_assert_uint_eq(r->hops, 2);
     ck_assert_double_eq_tol(r->rate_Bps, 50 * GIB, 1.0);
     /* gpu0 -> gpu9: x = (0,0) -> (1,1): 4 hops, 4 x 500 ns, bottleneck 50 GiB/s, one path */
-    r = route_gpus(t, 0, 9);
+    r = route_gpus(f, 0, 9);
     ck_assert_uint_eq(r->hops, 4);
     ck_assert_uint_eq(r->n_paths, 1);
     ck_assert_int_eq(r->latency_ps, 2000 * NS);
@@ -573,16 +588,17 @@ START_TEST(yaml_ring_by_fully_connected_block_structure)
     ck_assert_uint_eq(weft_topo_n_vertices(t), 12);
     ck_assert_uint_eq(weft_topo_n_edges(t), 48);
     /* rank 5 = (1, 1), rank 9 = (1, 2): same x0, dim-1 neighbours in a clique: 1 hop */
-    const weft_route_t *r = route_gpus(t, 5, 9);
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
+    const weft_route_t *r = route_gpus(f, 5, 9);
     ck_assert_uint_eq(r->hops, 1);
     ck_assert_double_eq_tol(r->rate_Bps, 25 * GIB, 1.0);
     ck_assert_int_eq(r->latency_ps, 0);
     /* rank 4 = (0,1) and 7 = (3,1) are ring neighbours (wrap-around): 1 hop of 10 ns */
-    r = route_gpus(t, 4, 7);
+    r = route_gpus(f, 4, 7);
     ck_assert_uint_eq(r->hops, 1);
     ck_assert_int_eq(r->latency_ps, 10 * NS);
     /* rank 0 -> rank 2: opposite on a 4-ring: 2 hops */
-    ck_assert_uint_eq(route_gpus(t, 0, 2)->hops, 2);
+    ck_assert_uint_eq(route_gpus(f, 0, 2)->hops, 2);
 }
 END_TEST
 
@@ -594,7 +610,8 @@ START_TEST(yaml_chosen_by_content_without_extension)
                                                     "latency: [ 1 ]\n");
     /* Ring of 2: one link = 2 edges */
     ck_assert_uint_eq(weft_topo_n_edges(t), 2);
-    ck_assert_double_eq_tol(route_gpus(t, 0, 1)->rate_Bps, GIB, 1e-3);
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
+    ck_assert_double_eq_tol(route_gpus(f, 0, 1)->rate_Bps, GIB, 1e-3);
 }
 END_TEST
 
@@ -675,7 +692,8 @@ START_TEST(real_astra_sim_network_files_load)
         ck_assert_uint_eq(weft_topo_n_gpus(t), cases[i].gpus);
         ck_assert_uint_eq(weft_topo_n_vertices(t), cases[i].vertices);
         /* every GPU pair is routable: check the farthest rank from 0 */
-        ck_assert(route_gpus(t, 0, cases[i].gpus - 1)->rate_Bps > 0);
+        g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
+        ck_assert(route_gpus(f, 0, cases[i].gpus - 1)->rate_Bps > 0);
     }
 }
 END_TEST

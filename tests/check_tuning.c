@@ -88,8 +88,9 @@ typedef struct {
 } hand_layout_t;
 
 static void
-hand_layout(weft_topo_t *t, hand_layout_t *h)
+hand_layout(weft_fabric_t *f, hand_layout_t *h)
 {
+    const weft_topo_t *t = weft_fabric_topo(f);
     memset(h, 0, sizeof *h);
     guint n = weft_topo_n_gpus(t);
     ck_assert_uint_le(n, 64);
@@ -111,7 +112,7 @@ hand_layout(weft_topo_t *t, hand_layout_t *h)
         h->l.max_per_domain = MAX(h->l.max_per_domain, per[d]);
     }
     /* NVLS as the cluster's own layout finds it (every member reaches an NVLS chip) */
-    g_autoptr(weft_coll_layout_t) real = weft_coll_layout_new(t, h->vertex, n);
+    g_autoptr(weft_coll_layout_t) real = weft_coll_layout_new(f, h->vertex, n);
     h->l.nvls = real->nvls;
     h->l.uniform = real->uniform;
 }
@@ -124,10 +125,11 @@ START_TEST(dgx_h100_graphs_follow_nccl_search)
     g_autoptr(GError) error = NULL;
     weft_topo_t *t = weft_topo_load(path, &error);
     ck_assert_ptr_nonnull(t);
+    weft_fabric_t *f = weft_fabric_new(t);
     hand_layout_t h;
-    hand_layout(t, &h);
+    hand_layout(f, &h);
     weft_coll_system_t s;
-    ck_assert(weft_coll_system_init(&s, t, &h.l, NULL, &error));
+    ck_assert(weft_coll_system_init(&s, f, &h.l, NULL, &error));
     /* 18 NVLink lanes of 25 GB/s: Hopper; NCCL counts 18 x 20.6 = 370.8 GB/s. */
     ck_assert_uint_eq(s.arch, 90);
     ck_assert_double_eq_tol(s.intra_GBps, 370.8, 1e-9);
@@ -144,6 +146,7 @@ START_TEST(dgx_h100_graphs_follow_nccl_search)
     ck_assert_uint_eq(s.coll_channels, 24);
     ck_assert_uint_eq(s.n_nodes, 1);
     ck_assert_double_eq_tol(s.net_GBps, 0.0, 1e-12);
+    weft_fabric_free(f);
     weft_topo_free(t);
 }
 END_TEST
@@ -154,12 +157,13 @@ START_TEST(p5_graphs_follow_nccl_search)
     g_autoptr(GError) error = NULL;
     weft_topo_t *t = weft_topo_load(path, &error);
     ck_assert_ptr_nonnull(t);
+    weft_fabric_t *f = weft_fabric_new(t);
     hand_layout_t h;
-    hand_layout(t, &h);
+    hand_layout(f, &h);
     weft_coll_tuning_t tun = {0};
     tun.cpu = WEFT_COLL_CPU_AMD;
     weft_coll_system_t s;
-    ck_assert(weft_coll_system_init(&s, t, &h.l, &tun, &error));
+    ck_assert(weft_coll_system_init(&s, f, &h.l, &tun, &error));
     ck_assert_uint_eq(s.n_nodes, 2);
     ck_assert_uint_eq(s.ppn, 8);
     /* 4 x 100 Gb/s EFA per GPU = 50 GB/s. */
@@ -174,6 +178,7 @@ START_TEST(p5_graphs_follow_nccl_search)
     ck_assert_double_eq_tol(s.graph[WEFT_NCCL_NVLS].bw_intra, 40.0, 1e-9);
     ck_assert_double_eq_tol(s.graph[WEFT_NCCL_NVLS].bw_inter, 48.0, 1e-9);
     ck_assert_uint_eq(s.coll_channels, 16);
+    weft_fabric_free(f);
     weft_topo_free(t);
 }
 END_TEST
@@ -528,9 +533,10 @@ plan_by_hand(weft_topo_t *t, const gint *members, guint n, const weft_coll_tunin
              weft_coll_op_t op, guint64 S, weft_coll_config_t *cfg, weft_coll_costs_t *c)
 {
     g_autoptr(GError) error = NULL;
-    g_autoptr(weft_coll_layout_t) L = weft_coll_layout_new(t, members, n);
+    g_autoptr(weft_fabric_t) F = weft_fabric_new(t); /* seed 0, every link up */
+    g_autoptr(weft_coll_layout_t) L = weft_coll_layout_new(F, members, n);
     weft_coll_system_t sys;
-    ck_assert(weft_coll_system_init(&sys, t, L, tun, &error));
+    ck_assert(weft_coll_system_init(&sys, F, L, tun, &error));
     tune_ok(tun, &sys, op, S, cfg, c);
     weft_coll_plan_t *plan = weft_coll_plan_build(op, cfg, L, S, &error);
     ck_assert_msg(plan != NULL, "%s", error != NULL ? error->message : "");
@@ -560,7 +566,8 @@ START_TEST(planner_returns_its_cached_plan_and_the_same_choice)
     gpu_range(t, 0, 8, members);
     weft_coll_tuning_t tun = {0};
     weft_coll_planner_config_t pcfg = {.tuning = &tun};
-    g_autoptr(weft_coll_planner_t) P = weft_coll_planner_new(t, &pcfg);
+    g_autoptr(weft_fabric_t) F = weft_fabric_new(t);
+    g_autoptr(weft_coll_planner_t) P = weft_coll_planner_new(F, &pcfg);
     ck_assert_uint_eq(weft_coll_planner_add_comm(P, members, 8), 0);
     /* a communicator is its members: the same list again is communicator 0 */
     ck_assert_uint_eq(weft_coll_planner_add_comm(P, members, 8), 0);
@@ -625,7 +632,8 @@ START_TEST(planner_shares_a_plan_between_communicators_of_one_shape)
     weft_coll_tuning_t tun = {0};
     tun.algo[WEFT_COLL_ALL_REDUCE] = WEFT_COLL_ALGO_RING;
     weft_coll_planner_config_t pcfg = {.tuning = &tun};
-    g_autoptr(weft_coll_planner_t) P = weft_coll_planner_new(t, &pcfg);
+    g_autoptr(weft_fabric_t) F = weft_fabric_new(t);
+    g_autoptr(weft_coll_planner_t) P = weft_coll_planner_new(F, &pcfg);
     ck_assert_uint_eq(weft_coll_planner_add_comm(P, a, 8), 0);
     ck_assert_uint_eq(weft_coll_planner_add_comm(P, b, 8), 1);
     const weft_coll_plan_t *pa =
@@ -639,7 +647,7 @@ START_TEST(planner_shares_a_plan_between_communicators_of_one_shape)
 
     weft_coll_tuning_t none = {0};
     weft_coll_planner_config_t auto_cfg = {.tuning = &none};
-    P = weft_coll_planner_new(t, &auto_cfg);
+    P = weft_coll_planner_new(F, &auto_cfg);
     weft_coll_planner_add_comm(P, a, 8);
     weft_coll_planner_add_comm(P, b, 8);
     pa = weft_coll_planner_plan(P, WEFT_COLL_ALL_REDUCE, 1u << 30, 0, NULL, &error);
@@ -703,7 +711,8 @@ START_TEST(planner_errors_are_not_cached)
     tun.algo[WEFT_COLL_ALL_REDUCE] = WEFT_COLL_ALGO_NVLS_TREE;
     tun.algo[WEFT_COLL_BROADCAST] = WEFT_COLL_ALGO_HALVING_DOUBLING;
     weft_coll_planner_config_t pcfg = {.tuning = &tun};
-    g_autoptr(weft_coll_planner_t) P = weft_coll_planner_new(t, &pcfg);
+    g_autoptr(weft_fabric_t) F = weft_fabric_new(t);
+    g_autoptr(weft_coll_planner_t) P = weft_coll_planner_new(F, &pcfg);
     weft_coll_planner_add_comm(P, members, 8);
     for (guint k = 0; k < 2; k++) {
         ck_assert_ptr_null(
@@ -771,12 +780,13 @@ validate(const char *cluster, const char *csv, weft_coll_cpu_t cpu, const char *
     g_autoptr(GError) error = NULL;
     weft_topo_t *t = weft_topo_load(tpath, &error);
     ck_assert_ptr_nonnull(t);
+    weft_fabric_t *f = weft_fabric_new(t);
     guint n = weft_topo_n_gpus(t);
     g_autofree gint *members = g_new(gint, n);
     for (guint g = 0; g < n; g++) {
         members[g] = weft_topo_gpu_vertex(t, g);
     }
-    weft_coll_layout_t *layout = weft_coll_layout_new(t, members, n);
+    weft_coll_layout_t *layout = weft_coll_layout_new(f, members, n);
     weft_coll_tuning_t tun = {0};
     tun.cpu = cpu;
     if (nic != NULL) {
@@ -786,9 +796,9 @@ validate(const char *cluster, const char *csv, weft_coll_cpu_t cpu, const char *
         tun.net_msg_ps = hn->msg_cost_ps;
     }
     weft_coll_system_t sys;
-    ck_assert(weft_coll_system_init(&sys, t, layout, &tun, &error));
+    ck_assert(weft_coll_system_init(&sys, f, layout, &tun, &error));
     weft_sim_t *sim = weft_sim_new(1);
-    weft_net_t *net = weft_net_new(sim, t, WEFT_NET_FLOW);
+    weft_net_t *net = weft_net_new(sim, f, WEFT_NET_FLOW);
     g_autoptr(GArray) rows = read_rows(cpath);
     double factor = weft_coll_tuning_busbw_factor(WEFT_COLL_ALL_REDUCE, n);
     double sum_s = 0.0, sum_b = 0.0, sum_p = 0.0;
@@ -838,6 +848,7 @@ validate(const char *cluster, const char *csv, weft_coll_cpu_t cpu, const char *
     weft_net_free(net);
     weft_sim_free(sim);
     weft_coll_layout_free(layout);
+    weft_fabric_free(f);
     weft_topo_free(t);
 }
 
@@ -922,13 +933,14 @@ START_TEST(one_gpu_per_node_ring_runs_at_nic_speed)
     g_autoptr(GError) error = NULL;
     weft_topo_t *t = weft_topo_load(path, &error);
     ck_assert_ptr_nonnull(t);
+    weft_fabric_t *f = weft_fabric_new(t);
     gint members[2] = {weft_topo_gpu_vertex(t, 0), weft_topo_gpu_vertex(t, 8)};
-    g_autoptr(weft_coll_layout_t) L = weft_coll_layout_new(t, members, 2);
+    g_autoptr(weft_coll_layout_t) L = weft_coll_layout_new(f, members, 2);
     weft_coll_tuning_t tun = {0};
     tun.algo[WEFT_COLL_ALL_REDUCE] = WEFT_COLL_ALGO_RING;
     tun.proto[WEFT_COLL_ALL_REDUCE] = WEFT_COLL_PROTO_SIMPLE;
     weft_coll_system_t sys;
-    ck_assert(weft_coll_system_init(&sys, t, L, &tun, &error));
+    ck_assert(weft_coll_system_init(&sys, f, L, &tun, &error));
     weft_coll_config_t cfg;
     weft_coll_costs_t c;
     tune_ok(&tun, &sys, WEFT_COLL_ALL_REDUCE, 512u << 20, &cfg, &c);
@@ -937,7 +949,7 @@ START_TEST(one_gpu_per_node_ring_runs_at_nic_speed)
     ck_assert_ptr_nonnull(plan);
     weft_coll_tuning_fill_exec(&sys, &c, &plan->exec);
     weft_sim_t *sim = weft_sim_new(1);
-    weft_net_t *net = weft_net_new(sim, t, WEFT_NET_FLOW);
+    weft_net_t *net = weft_net_new(sim, f, WEFT_NET_FLOW);
     weft_time_t ps = weft_coll_time_full(sim, net, plan, L->vertex, NULL, &error);
     double bound_us = 536870912.0 / 50e9 * 1e6; /* 10737.4 us */
     ck_assert_double_ge(ps / US, bound_us);
@@ -945,6 +957,7 @@ START_TEST(one_gpu_per_node_ring_runs_at_nic_speed)
     ck_assert_double_le(c.model_ps / US, 1.1 * bound_us);
     weft_net_free(net);
     weft_sim_free(sim);
+    weft_fabric_free(f);
     weft_topo_free(t);
 }
 END_TEST
@@ -959,14 +972,15 @@ START_TEST(uneven_layouts_choose_what_they_can_run)
     g_autoptr(GError) error = NULL;
     weft_topo_t *t = weft_topo_load(path, &error);
     ck_assert_ptr_nonnull(t);
+    weft_fabric_t *f = weft_fabric_new(t);
     gint members[15];
     for (guint g = 0; g < 15; g++) {
         members[g] = weft_topo_gpu_vertex(t, g);
     }
-    g_autoptr(weft_coll_layout_t) L = weft_coll_layout_new(t, members, 15);
+    g_autoptr(weft_coll_layout_t) L = weft_coll_layout_new(f, members, 15);
     ck_assert(!L->uniform);
     weft_coll_system_t sys;
-    ck_assert(weft_coll_system_init(&sys, t, L, NULL, &error));
+    ck_assert(weft_coll_system_init(&sys, f, L, NULL, &error));
     ck_assert(sys.uneven);
     ck_assert_double_eq_tol(sys.bw_GBps[F_AR][WEFT_NCCL_NVLS_TREE][SIMPLE], 0.0, 1e-12);
     weft_coll_config_t cfg;
@@ -988,10 +1002,11 @@ START_TEST(uneven_layouts_choose_what_they_can_run)
     for (guint g = 0; g < 16; g++) {
         all[g] = weft_topo_gpu_vertex(t, g);
     }
-    L16 = weft_coll_layout_new(t, all, 16);
-    ck_assert(weft_coll_system_init(&sys, t, L16, NULL, &error));
+    L16 = weft_coll_layout_new(f, all, 16);
+    ck_assert(weft_coll_system_init(&sys, f, L16, NULL, &error));
     tune_ok(NULL, &sys, WEFT_COLL_ALL_REDUCE, 256u << 20, &cfg, &c);
     ck_assert_int_eq(cfg.algo, WEFT_COLL_ALGO_NVLS_TREE);
+    weft_fabric_free(f);
     weft_topo_free(t);
 }
 END_TEST
@@ -1001,7 +1016,7 @@ END_TEST
 /* The first @g GPUs of each of the first @m NVLink domains of @t (fewer where a domain has
  * fewer); returns the member count. */
 static guint
-first_of_domains(weft_topo_t *t, guint g, guint m, gint *members, guint cap)
+first_of_domains(const weft_topo_t *t, guint g, guint m, gint *members, guint cap)
 {
     guint nd = weft_topo_n_domains(t), n = 0;
     g_autofree guint *taken = g_new0(guint, MAX(nd, 1u));
@@ -1095,8 +1110,9 @@ check_cluster_properties(const char *cluster, weft_net_model_t model, guint max_
     g_autoptr(GError) error = NULL;
     weft_topo_t *t = weft_topo_load(path, &error);
     ck_assert_msg(t != NULL, "%s: %s", cluster, error != NULL ? error->message : "?");
+    weft_fabric_t *f = weft_fabric_new(t);
     weft_sim_t *sim = weft_sim_new(1);
-    weft_net_t *net = weft_net_new(sim, t, model);
+    weft_net_t *net = weft_net_new(sim, f, model);
     static const weft_coll_op_t ops[] = {WEFT_COLL_ALL_REDUCE,     WEFT_COLL_ALL_GATHER,
                                          WEFT_COLL_REDUCE_SCATTER, WEFT_COLL_BROADCAST,
                                          WEFT_COLL_REDUCE,         WEFT_COLL_ALL_TO_ALL};
@@ -1124,10 +1140,10 @@ check_cluster_properties(const char *cluster, weft_net_model_t model, guint max_
                 if (model == WEFT_NET_FLOW && cut == 0) {
                     continue; /* the flow pass is for the uneven layouts (see below) */
                 }
-                g_autoptr(weft_coll_layout_t) L = weft_coll_layout_new(t, members, n - cut);
+                g_autoptr(weft_coll_layout_t) L = weft_coll_layout_new(f, members, n - cut);
                 weft_coll_tuning_t tun = {0};
                 weft_coll_system_t sys;
-                ck_assert(weft_coll_system_init(&sys, t, L, &tun, &error));
+                ck_assert(weft_coll_system_init(&sys, f, L, &tun, &error));
                 for (guint o = 0; o < G_N_ELEMENTS(ops); o++) {
                     for (guint s = 0; s < G_N_ELEMENTS(sizes); s++) {
                         char what[160];
@@ -1217,6 +1233,7 @@ check_cluster_properties(const char *cluster, weft_net_model_t model, guint max_
     }
     weft_net_free(net);
     weft_sim_free(sim);
+    weft_fabric_free(f);
     weft_topo_free(t);
 }
 

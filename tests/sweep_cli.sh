@@ -5,7 +5,8 @@
 # K/4 for K = 1..4 covers every point once and --merge gives the unsharded
 # CSV; a bad axis fails (exit 1) before any point runs, naming the axis; a
 # journal left behind is refused without --resume; usage errors exit 2; no
-# progress is printed when stderr is not a terminal; the bundled studies run
+# progress is printed when stderr is not a terminal; points with the same
+# [cluster] share one cluster built once (64 points: one build); the bundled studies run
 # (spine-oversubscription-gpt3 as one shard) and show what their headers say;
 # `weft plot sweep` draws PNG, SVG and PDF and refuses bad columns (exit 2).
 set -u
@@ -106,6 +107,43 @@ expect 1 "--merge with a shard missing" "missing" -- "$WEFT" sweep --merge -o "$
     "$tmp/part1.csv" "$tmp/part2.csv" "$tmp/part4.csv"
 expect 1 "--merge with a shard twice" "twice" -- "$WEFT" sweep --merge -o "$tmp/m2.csv" \
     "$tmp/part1.csv" "$tmp/part2.csv" "$tmp/part3.csv" "$tmp/part4.csv" "$tmp/part2.csv"
+
+# ---- points with the same [cluster] share one cluster, built once ----
+# 64 points varying network.model and workload.collective_bytes (no [cluster] key): the
+# cluster is built once before the threads start, so the builder's debug line appears once
+# (G_MESSAGES_DEBUG output goes to stdout: both streams are counted); an axis over a
+# [cluster] key builds one cluster per value. The rows are those of -j 1.
+cat >"$tmp/s64.ini" <<EOF
+[study]
+axis.model = network.model: analytical, flow
+axis.bytes = workload.collective_bytes: range 4KiB 128KiB 4KiB
+metrics = step_time_us, gpus, events
+[cluster]
+kind = dgx-h100
+nodes = 2
+fabric = rail-optimized
+[workload]
+collective = all_reduce
+EOF
+built() { # built NAME COUNT: the builder's debug line COUNT times in $tmp/out and $tmp/err
+    n=$(cat "$tmp/out" "$tmp/err" | grep -c 'cluster .* built: ')
+    if [ "$n" -eq "$2" ]; then ok "$1"; else bad "$1: $n builds, expected $2"; fi
+}
+expect 0 "64 points sharing a cluster, -j 2" "" -- \
+    env G_MESSAGES_DEBUG=all "$WEFT" sweep -j 2 -o "$tmp/s64.csv" "$tmp/s64.ini"
+built "64 points: the cluster is built once" 1
+rows=$(grep -c ',ok,$' "$tmp/s64.csv")
+if [ "$rows" -eq 64 ]; then ok "64 points: 64 rows ok"; else bad "64 points: $rows rows ok"; fi
+expect 0 "64 points, -j 1" "" -- "$WEFT" sweep -q -j 1 -o "$tmp/s64-j1.csv" "$tmp/s64.ini"
+same "64 points: -j 1 and -j 2 give the same CSV" "$tmp/s64.csv" "$tmp/s64-j1.csv"
+sed 's/range 4KiB 128KiB 4KiB/4KiB, 8KiB/' "$tmp/s64.ini" >"$tmp/s12.ini"
+printf 'axis.nodes = cluster.nodes: 1, 2, 4\n' >"$tmp/axis"
+sed "/^axis.bytes/r $tmp/axis" "$tmp/s12.ini" >"$tmp/s12b.ini"
+expect 0 "12 points over 3 clusters" "" -- \
+    env G_MESSAGES_DEBUG=all "$WEFT" sweep -j 2 -o "$tmp/s12.csv" "$tmp/s12b.ini"
+# each value's cluster is built once to check it when the study loads (before any point
+# runs), and once more to be shared by its 4 points: 6 builds, not 12
+built "12 points over 3 clusters: 3 checks + 3 shared builds" 6
 
 # ---- bad axes fail before any point runs ----
 bad_axis() { # NAME AXIS-LINE PATTERN

@@ -79,7 +79,7 @@ parse_size(const char *text, guint64 *out, GError **error)
 /* The GPUs of the communicator (GPU numbers, a GArray of guint): all, a list, or the first G
  * GPUs of the first N nodes. */
 static GArray *
-pick_gpus(weft_topo_t *topo, const char *list, gint nodes, gint per_node, GError **error)
+pick_gpus(const weft_topo_t *topo, const char *list, gint nodes, gint per_node, GError **error)
 {
     guint n_gpus = weft_topo_n_gpus(topo);
     GArray *v = g_array_new(FALSE, FALSE, sizeof(guint));
@@ -204,6 +204,7 @@ read_measured(const char *path, GError **error)
  */
 typedef struct {
     weft_topo_t *topo;
+    weft_fabric_t *fabric; /* the cluster's routes (ECMP seed 0, every link up) */
     weft_sim_t *sim;
     weft_net_t *net;
     weft_coll_planner_t *planner;
@@ -225,6 +226,7 @@ bench_clear(bench_t *b)
     }
     weft_net_free(b->net);
     weft_sim_free(b->sim);
+    weft_fabric_free(b->fabric);
     weft_topo_free(b->topo);
 }
 
@@ -490,6 +492,7 @@ weft_cmd_coll(int argc, char **argv)
     if (b.topo == NULL) {
         return weft_cli_error("coll", error);
     }
+    b.fabric = weft_fabric_new(b.topo);
     b.gpus = pick_gpus(b.topo, gpus, nodes, per_node, &error);
     if (b.gpus == NULL) {
         bench_clear(&b);
@@ -501,7 +504,7 @@ weft_cmd_coll(int argc, char **argv)
         g_array_append_val(b.members, vert);
     }
     weft_coll_planner_config_t pcfg = {.tuning = &b.tuning};
-    b.planner = weft_coll_planner_new(b.topo, &pcfg);
+    b.planner = weft_coll_planner_new(b.fabric, &pcfg);
     weft_coll_planner_add_comm(b.planner, (const gint *)b.members->data, b.members->len);
     const weft_coll_system_t *sys = weft_coll_planner_system(b.planner, 0, &error);
     if (sys == NULL) {
@@ -509,7 +512,7 @@ weft_cmd_coll(int argc, char **argv)
         return weft_cli_error("coll", error);
     }
     b.sim = weft_sim_new(1);
-    b.net = weft_net_new_full(b.sim, b.topo, &net_opts);
+    b.net = weft_net_new_full(b.sim, b.fabric, &net_opts);
     guint n = b.members->len;
     double factor = weft_coll_tuning_busbw_factor(b.op, n);
 

@@ -372,7 +372,8 @@ typedef struct {
 
 /**
  * weft_coll_layout_new:
- * @topo: a finalized cluster.
+ * @fabric: the fabric state of the cluster (topo/fabric.h): its routes, under the run's
+ *   ECMP seed and link state, find the NVLS chips and SHARP switches; the cluster is read.
  * @member_vertex: the n members' cluster vertices (GPUs; copied).
  * @n: member count (>= 1).
  *
@@ -387,7 +388,7 @@ typedef struct {
  * Returns: (transfer full): the layout. Time complexity: O(n log n +
  * vertices + routes of max_per_domain x n_domains pairs).
  */
-weft_coll_layout_t *weft_coll_layout_new(weft_topo_t *topo, const gint *member_vertex, guint n);
+weft_coll_layout_t *weft_coll_layout_new(weft_fabric_t *fabric, const gint *member_vertex, guint n);
 
 /**
  * weft_coll_layout_new_flat:

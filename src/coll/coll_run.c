@@ -125,8 +125,8 @@ start_xfer_now(weft_coll_run_t *run, guint32 t)
     if (run->analytical && x->sharing > 1) {
         /* the rate of the pair's route, looked up once per source (a source sends to one
          * destination per ring and channel) */
-        weft_topo_t *topo = weft_net_topo(run->net);
-        guint64 version = weft_topo_link_version(topo);
+        weft_fabric_t *fabric = weft_net_fabric(run->net);
+        guint64 version = weft_fabric_link_version(fabric);
         if (version != run->rate_version) {
             /* a fault changed links: routes (and their rates) may have changed */
             guint n_ep = run->plan->n_members + run->plan->n_virtual;
@@ -135,7 +135,7 @@ start_xfer_now(weft_coll_run_t *run, guint32 t)
         }
         if (run->rate_dst[x->src] != (gint32)x->dst) {
             const weft_route_t *r =
-                weft_topo_route(topo, run->vertex[x->src], run->vertex[x->dst], NULL);
+                weft_fabric_route(fabric, run->vertex[x->src], run->vertex[x->dst], NULL);
             run->rate_dst[x->src] = (gint32)x->dst;
             run->rate_Bps[x->src] = r != NULL && r->n_paths > 0 ? r->rate_Bps : NAN;
         }
@@ -322,7 +322,7 @@ weft_coll_run_full(weft_net_t *net, const weft_coll_plan_t *plan, const gint *me
         run->rate_dst = g_new(gint32, MAX(n_ep, 1));
         memset(run->rate_dst, 0xff, sizeof(gint32) * MAX(n_ep, 1));
         run->rate_Bps = g_new(double, MAX(n_ep, 1));
-        run->rate_version = weft_topo_link_version(weft_net_topo(net));
+        run->rate_version = weft_fabric_link_version(weft_net_fabric(net));
     }
     run->done = done;
     run->ctx = ctx;

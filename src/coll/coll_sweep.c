@@ -332,7 +332,7 @@ sweep_setup(sweep_t *w, weft_net_t *net, const weft_coll_plan_t *plan, const gin
             GError **error)
 {
     const weft_coll_implicit_t *im = w->im;
-    weft_topo_t *topo = weft_net_topo(net);
+    weft_fabric_t *fabric = weft_net_fabric(net);
     gsize n = (gsize)im->g * im->channels;
     g_autoptr(GHashTable) slot_of = g_hash_table_new(g_direct_hash, g_direct_equal);
     w->pos = g_new0(pos_t, n);
@@ -353,14 +353,14 @@ sweep_setup(sweep_t *w, weft_net_t *net, const weft_coll_plan_t *plan, const gin
         }
         p->step_ps = inter ? w->x->step_inter_ps : w->x->step_intra_ps;
         if (vs != vd) {
-            if (!weft_topo_route_is_fixed(topo, vs, vd)) {
+            if (!weft_fabric_route_is_fixed(fabric, vs, vd)) {
                 g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED,
                             "the route from endpoint %u to endpoint %u has an ECMP choice: "
                             "not swept",
                             s, d);
                 return FALSE;
             }
-            p->r = weft_topo_route(topo, vs, vd, error);
+            p->r = weft_fabric_route(fabric, vs, vd, error);
             if (p->r == NULL) {
                 g_prefix_error(error, "%s over %u members: endpoint %u to endpoint %u: ",
                                weft_coll_op_name(plan->op), plan->n_members, s, d);
@@ -383,7 +383,7 @@ sweep_setup(sweep_t *w, weft_net_t *net, const weft_coll_plan_t *plan, const gin
                 if (!g_hash_table_lookup_extended(slot_of, GINT_TO_POINTER(e), NULL, &v)) {
                     v = GUINT_TO_POINTER(w->acc->len);
                     g_hash_table_insert(slot_of, GINT_TO_POINTER(e), v);
-                    edge_acc_t a = {.edge = e, .cap_Bps = weft_topo_edge_bw_now(topo, e)};
+                    edge_acc_t a = {.edge = e, .cap_Bps = weft_fabric_edge_bw_now(fabric, e)};
                     g_array_append_val(w->acc, a);
                 }
                 g_array_index(w->acc, edge_acc_t, GPOINTER_TO_UINT(v)).n_streams++;

@@ -97,8 +97,9 @@ weft_coll_layout_new_flat(guint n)
 
 /* NVLS chips of every layout domain (see coll.h); sets L->nvls. */
 static void
-find_nvls(weft_coll_layout_t *L, weft_topo_t *topo)
+find_nvls(weft_coll_layout_t *L, weft_fabric_t *fabric)
 {
+    const weft_topo_t *topo = weft_fabric_topo(fabric);
     guint D = L->n_domains;
     /* cluster domain -> its NVLS chips, in vertex order */
     g_autoptr(GHashTable) chips =
@@ -132,11 +133,11 @@ find_nvls(weft_coll_layout_t *L, weft_topo_t *topo)
             /* Every member must reach the chip over its own NVLink links, in one hop. */
             for (guint k = L->dom_off[d]; ok && k < L->dom_off[d + 1]; k++) {
                 const weft_route_t *r =
-                    weft_topo_route(topo, L->vertex[L->dom_members[k]], chip, NULL);
+                    weft_fabric_route(fabric, L->vertex[L->dom_members[k]], chip, NULL);
                 ok = r != NULL && r->hops == 1;
             }
             if (ok) {
-                const weft_route_t *r = weft_topo_route(topo, L->vertex[first], chip, NULL);
+                const weft_route_t *r = weft_fabric_route(fabric, L->vertex[first], chip, NULL);
                 g_array_append_val(sw, chip);
                 g_array_append_val(wt, r->rate_Bps);
             }
@@ -155,7 +156,7 @@ find_nvls(weft_coll_layout_t *L, weft_topo_t *topo)
 
 /* The switch of highest tier (first found) on the first path of a route, or -1. */
 static gint
-top_switch(weft_topo_t *topo, const weft_route_t *r, guint *tier)
+top_switch(const weft_topo_t *topo, const weft_route_t *r, guint *tier)
 {
     gint best = -1;
     *tier = 0;
@@ -175,8 +176,9 @@ top_switch(weft_topo_t *topo, const weft_route_t *r, guint *tier)
 
 /* SHARP switch per position (see coll.h); sets L->collnet. */
 static void
-find_collnet(weft_coll_layout_t *L, weft_topo_t *topo)
+find_collnet(weft_coll_layout_t *L, weft_fabric_t *fabric)
 {
+    const weft_topo_t *topo = weft_fabric_topo(fabric);
     guint D = L->n_domains;
     guint g = L->max_per_domain;
     if (D < 2 || !L->uniform) {
@@ -201,7 +203,7 @@ find_collnet(weft_coll_layout_t *L, weft_topo_t *topo)
         for (guint d = 1; d < D; d++) {
             gint to = L->vertex[L->dom_members[L->dom_off[d] + j]];
             guint tier;
-            gint s = top_switch(topo, weft_topo_route(topo, from, to, NULL), &tier);
+            gint s = top_switch(topo, weft_fabric_route(fabric, from, to, NULL), &tier);
             if (s >= 0 && tier > best_tier) {
                 best_tier = tier;
                 sw[j] = s;
@@ -219,7 +221,7 @@ find_collnet(weft_coll_layout_t *L, weft_topo_t *topo)
     L->collnet_leaf = g_new(gint, L->n_members);
     for (guint m = 0; m < L->n_members; m++) {
         gint root = sw[L->local[m]];
-        const weft_route_t *r = weft_topo_route(topo, L->vertex[m], root, NULL);
+        const weft_route_t *r = weft_fabric_route(fabric, L->vertex[m], root, NULL);
         L->collnet_leaf[m] = -1;
         for (guint32 k = 0; r != NULL && r->n_paths > 0 && k < r->path_off[1]; k++) {
             gint v = weft_topo_edge_to(topo, r->edges[k]);
@@ -246,9 +248,10 @@ find_collnet(weft_coll_layout_t *L, weft_topo_t *topo)
 }
 
 weft_coll_layout_t *
-weft_coll_layout_new(weft_topo_t *topo, const gint *member_vertex, guint n)
+weft_coll_layout_new(weft_fabric_t *fabric, const gint *member_vertex, guint n)
 {
-    g_return_val_if_fail(topo != NULL, NULL);
+    g_return_val_if_fail(fabric != NULL, NULL);
+    const weft_topo_t *topo = weft_fabric_topo(fabric);
     g_return_val_if_fail(member_vertex != NULL, NULL);
     g_return_val_if_fail(n >= 1, NULL);
     weft_coll_layout_t *L = g_new0(weft_coll_layout_t, 1);
@@ -263,8 +266,8 @@ weft_coll_layout_new(weft_topo_t *topo, const gint *member_vertex, guint n)
         L->rail[m] = weft_topo_vertex_rail(topo, member_vertex[m]);
     }
     fill_domains(L);
-    find_nvls(L, topo);
-    find_collnet(L, topo);
+    find_nvls(L, fabric);
+    find_collnet(L, fabric);
     return L;
 }
 

@@ -29,7 +29,7 @@ typedef struct {
 } plan_key_t;
 
 struct weft_coll_planner {
-    weft_topo_t *topo;
+    weft_fabric_t *fabric; /* the run's routes over the cluster (topo/fabric.h); not owned */
     gboolean tuned;
     weft_coll_tuning_t tuning; /* tuned */
     weft_coll_algo_t plain_algo[WEFT_COLL_N_OPS];
@@ -58,11 +58,11 @@ plan_key_equal(gconstpointer a, gconstpointer b)
 }
 
 weft_coll_planner_t *
-weft_coll_planner_new(weft_topo_t *topo, const weft_coll_planner_config_t *config)
+weft_coll_planner_new(weft_fabric_t *fabric, const weft_coll_planner_config_t *config)
 {
-    g_return_val_if_fail(topo != NULL || config == NULL || config->tuning == NULL, NULL);
+    g_return_val_if_fail(fabric != NULL || config == NULL || config->tuning == NULL, NULL);
     weft_coll_planner_t *p = g_new0(weft_coll_planner_t, 1);
-    p->topo = topo;
+    p->fabric = fabric;
     p->chunks = 1;
     if (config != NULL) {
         p->tuned = config->tuning != NULL;
@@ -142,9 +142,9 @@ comm_tuned(weft_coll_planner_t *p, guint comm, GError **error)
     planner_comm_t *pc = &g_array_index(p->comms, planner_comm_t, comm);
     if (pc->sys == NULL) {
         const gint *v = &g_array_index(p->vertices, gint, pc->off);
-        g_autoptr(weft_coll_layout_t) layout = weft_coll_layout_new(p->topo, v, pc->n);
+        g_autoptr(weft_coll_layout_t) layout = weft_coll_layout_new(p->fabric, v, pc->n);
         g_autofree weft_coll_system_t *sys = g_new0(weft_coll_system_t, 1);
-        if (!weft_coll_system_init(sys, p->topo, layout, &p->tuning, error)) {
+        if (!weft_coll_system_init(sys, p->fabric, layout, &p->tuning, error)) {
             return NULL;
         }
         pc->layout = g_steal_pointer(&layout);

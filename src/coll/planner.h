@@ -49,7 +49,8 @@
  * weft_replay_run()) or is lent to runs one after another (weft coll's sweep:
  * weft_replay_options_t.planner); runs on other threads make their own.
  * Building layouts and systems looks up routes on the cluster, so planners of
- * one cluster on several threads are as safe as its routing is (topo.h).
+ * one cluster on several threads are as safe as its routing is: each run has its own
+ * fabric state (topo/fabric.h).
  */
 #ifndef WEFT_COLL_PLANNER_H
 #define WEFT_COLL_PLANNER_H
@@ -58,6 +59,7 @@
 
 #include "coll/coll.h"
 #include "coll/tuning.h"
+#include "topo/fabric.h"
 #include "topo/topo.h"
 
 G_BEGIN_DECLS
@@ -90,12 +92,13 @@ typedef struct {
 
 /**
  * weft_coll_planner_new:
- * @topo: the cluster the communicators' members are vertices of; not owned, must
+ * @fabric: the run's fabric state over the cluster the communicators' members are
+ *   vertices of (its routes find NVLS chips and SHARP switches); not owned, must
  *   outlive the planner; may be NULL for the plain model.
  * @config: (nullable): the model (copied); NULL: the plain model's defaults.
  * Returns: (transfer full): a planner with no communicator. O(1).
  */
-weft_coll_planner_t *weft_coll_planner_new(weft_topo_t *topo,
+weft_coll_planner_t *weft_coll_planner_new(weft_fabric_t *fabric,
                                            const weft_coll_planner_config_t *config);
 
 /** weft_coll_planner_free: frees the planner and every plan it returned; NULL is a no-op. */

@@ -463,10 +463,12 @@ weft_coll_system_fill_tables(weft_coll_system_t *sys)
 /* ---- deriving the system from the cluster ----------------------------------------------- */
 
 gboolean
-weft_coll_system_init(weft_coll_system_t *sys, weft_topo_t *topo, const weft_coll_layout_t *layout,
-                      const weft_coll_tuning_t *tuning, GError **error)
+weft_coll_system_init(weft_coll_system_t *sys, weft_fabric_t *fabric,
+                      const weft_coll_layout_t *layout, const weft_coll_tuning_t *tuning,
+                      GError **error)
 {
-    g_return_val_if_fail(sys != NULL && topo != NULL && layout != NULL, FALSE);
+    g_return_val_if_fail(sys != NULL && fabric != NULL && layout != NULL, FALSE);
+    const weft_topo_t *topo = weft_fabric_topo(fabric);
     memset(sys, 0, sizeof *sys);
     if (layout->n_members == 0) {
         g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_VALUE,
@@ -528,7 +530,7 @@ weft_coll_system_init(weft_coll_system_t *sys, weft_topo_t *topo, const weft_col
         if ((same && have_intra) || (!same && have_inter)) {
             continue;
         }
-        const weft_route_t *r = weft_topo_route(topo, v0, layout->vertex[i], error);
+        const weft_route_t *r = weft_fabric_route(fabric, v0, layout->vertex[i], error);
         if (r == NULL) {
             return FALSE;
         }

@@ -44,6 +44,7 @@
 
 #include "coll/coll.h"
 #include "core/keyfile.h"
+#include "topo/fabric.h"
 #include "topo/topo.h"
 
 G_BEGIN_DECLS
@@ -171,7 +172,8 @@ typedef struct {
 /**
  * weft_coll_system_init:
  * @sys: (out): filled.
- * @topo: the cluster @layout's vertices belong to.
+ * @fabric: the fabric state of the cluster @layout's vertices belong to (its routes give
+ *   the latencies and the network rate; the cluster gives the links).
  * @layout: the communicator's members.
  * @tuning: (nullable): the CPU vendor is read from it.
  * @error: WEFT_COLL_ERROR_VALUE for an empty layout; WEFT_TOPO_ERROR_NO_ROUTE
@@ -198,7 +200,7 @@ typedef struct {
  *    bandwidth raised up to twice that within the NIC's rate.
  * Returns: TRUE on success.
  */
-gboolean weft_coll_system_init(weft_coll_system_t *sys, weft_topo_t *topo,
+gboolean weft_coll_system_init(weft_coll_system_t *sys, weft_fabric_t *fabric,
                                const weft_coll_layout_t *layout, const weft_coll_tuning_t *tuning,
                                GError **error);
 

@@ -37,7 +37,7 @@ typedef struct {
 } fault_t;
 
 struct weft_fault_plan {
-    weft_topo_t *topo;
+    const weft_topo_t *topo;
     GPtrArray *faults; /* fault_t, owned */
 };
 
@@ -53,7 +53,7 @@ fault_free(gpointer p)
 }
 
 weft_fault_plan_t *
-weft_fault_plan_new(weft_topo_t *topo)
+weft_fault_plan_new(const weft_topo_t *topo)
 {
     g_return_val_if_fail(topo != NULL, NULL);
     weft_fault_plan_t *plan = g_new0(weft_fault_plan_t, 1);
@@ -418,7 +418,8 @@ struct weft_fault_run {
     const weft_fault_plan_t *plan;
     weft_sim_t *sim;
     weft_net_t *net;
-    action_t *actions; /* n_actions */
+    weft_fabric_t *fabric; /* the net's: the link state the faults change */
+    action_t *actions;     /* n_actions */
     guint n_actions;
     guint8 *edge_down;   /* per edge: link_down in force */
     guint8 *vertex_down; /* per vertex: nic_down / switch_down in force */
@@ -432,13 +433,13 @@ struct weft_fault_run {
 static void
 push_edges(weft_fault_run_t *run, const GArray *edges)
 {
-    weft_topo_t *topo = weft_net_topo(run->net);
+    const weft_topo_t *topo = weft_net_topo(run->net);
     for (guint i = 0; i < edges->len; i++) {
         gint e = g_array_index(edges, gint, i);
         gboolean down = run->edge_down[e] || run->vertex_down[weft_topo_edge_from(topo, e)] ||
                         run->vertex_down[weft_topo_edge_to(topo, e)];
         double f = down ? 0.0 : run->degrade[e];
-        if (f != weft_topo_edge_fraction(topo, e)) {
+        if (f != weft_fabric_edge_fraction(run->fabric, e)) {
             /* f is in [0, 1] by construction */
             weft_net_set_link_fraction(run->net, e, f, NULL);
         }
@@ -461,7 +462,7 @@ on_action(void *ctx, void *data)
     a->handle = 0;
     weft_fault_run_t *run = a->run;
     const weft_step_fault_t *f = &a->ft->f;
-    weft_topo_t *topo = weft_net_topo(run->net);
+    const weft_topo_t *topo = weft_net_topo(run->net);
     weft_time_t now = weft_sim_now(run->sim);
     g_ptr_array_add(run->applied, g_strdup_printf("%.6f us  %s%s", weft_time_to_us(now),
                                                   a->undo ? "end of " : "", f->text));
@@ -514,11 +515,12 @@ weft_fault_run_arm(const weft_fault_plan_t *plan, weft_sim_t *sim, weft_net_t *n
 {
     g_return_val_if_fail(plan != NULL && sim != NULL && net != NULL, NULL);
     g_return_val_if_fail(weft_net_topo(net) == plan->topo, NULL);
-    weft_topo_t *topo = plan->topo;
+    const weft_topo_t *topo = plan->topo;
     weft_fault_run_t *run = g_new0(weft_fault_run_t, 1);
     run->plan = plan;
     run->sim = sim;
     run->net = net;
+    run->fabric = weft_net_fabric(net);
     guint ne = weft_topo_n_edges(topo);
     run->edge_down = g_new0(guint8, MAX(ne, 1));
     run->vertex_down = g_new0(guint8, MAX(weft_topo_n_vertices(topo), 1));
@@ -581,11 +583,12 @@ weft_fault_run_free(weft_fault_run_t *run)
         return;
     }
     weft_fault_run_disarm(run);
-    /* The cluster outlives the run: give it back its links as they were. */
-    weft_topo_t *topo = run->plan->topo;
+    /* The fabric state may outlive the run (a scenario's reruns): give it back its links as
+     * they were. */
+    const weft_topo_t *topo = run->plan->topo;
     for (guint e = 0; e < weft_topo_n_edges(topo); e++) {
-        if (weft_topo_edge_fraction(topo, (gint)e) != 1.0) {
-            weft_topo_set_link_fraction(topo, (gint)e, 1.0, NULL);
+        if (weft_fabric_edge_fraction(run->fabric, (gint)e) != 1.0) {
+            weft_fabric_set_link_fraction(run->fabric, (gint)e, 1.0, NULL);
         }
     }
     g_free(run->actions);

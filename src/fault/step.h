@@ -85,8 +85,9 @@ typedef struct {
 
 typedef struct weft_fault_plan weft_fault_plan_t;
 
-/** weft_fault_plan_new: an empty schedule for @topo (not owned; must outlive the plan). */
-weft_fault_plan_t *weft_fault_plan_new(weft_topo_t *topo);
+/** weft_fault_plan_new: an empty schedule for @topo (not owned, only read; must outlive the
+ * plan). */
+weft_fault_plan_t *weft_fault_plan_new(const weft_topo_t *topo);
 
 /** weft_fault_plan_free: NULL is a no-op. */
 void weft_fault_plan_free(weft_fault_plan_t *plan);
@@ -141,7 +142,8 @@ typedef struct weft_fault_run weft_fault_run_t;
  * weft_fault_run_arm:
  * @plan: the schedule (not owned; must outlive the run).
  * @sim: an idle simulation at time 0 (not owned).
- * @net: the network over @plan's cluster (not owned).
+ * @net: the network over @plan's cluster (not owned); the faults change the link state of
+ *   its fabric state (weft_net_fabric()), which must outlive the run.
  *
  * Schedules every fault (and its undoing) as events of @sim: link, NIC and
  * switch faults call weft_net_set_link_fraction() with the link's new state;
@@ -154,9 +156,10 @@ weft_fault_run_t *weft_fault_run_arm(const weft_fault_plan_t *plan, weft_sim_t *
                                      weft_net_t *net);
 
 /**
- * weft_fault_run_free: cancels the pending fault events and gives the cluster
- * back every link at full bandwidth (the state before the run; routes computed
- * afterwards use every link again). NULL is a no-op.
+ * weft_fault_run_free: cancels the pending fault events and gives the network's
+ * fabric state back every link at full bandwidth (the state before the run; routes
+ * computed afterwards use every link again). The cluster itself is never changed.
+ * NULL is a no-op.
  */
 void weft_fault_run_free(weft_fault_run_t *run);
 

@@ -382,7 +382,7 @@ strand(weft_net_t *net, const xfer_t *x, gint edge, double left, const GError *w
     if (net->stranded != NULL) {
         return;
     }
-    weft_topo_t *t = net->topo;
+    const weft_topo_t *t = net->topo;
     g_set_error(&net->stranded, WEFT_NET_ERROR, WEFT_NET_ERROR_STRANDED,
                 "transfer of %" G_GUINT64_FORMAT " bytes from %s to %s stranded at %.6f us with "
                 "%.0f bytes left: link %s -> %s went down and no path is left (%s)",

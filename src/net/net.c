@@ -255,7 +255,7 @@ link_peak_at(link_t *l, double cap)
 static void
 analytical_link_peak(weft_net_t *net, link_t *l, gint edge)
 {
-    link_peak_at(l, weft_topo_edge_bw_now(net->topo, edge));
+    link_peak_at(l, weft_fabric_edge_bw_now(net->fabric, edge));
 }
 
 /* A bandwidth phase [start, end) at @usage starts on a link of capacity @cap: the heap, the
@@ -315,7 +315,7 @@ static void
 link_phase_add(weft_net_t *net, link_t *l, gint e, weft_time_t start, weft_time_t end,
                double usage)
 {
-    link_phase_add_cap(l, weft_topo_edge_bw_now(net->topo, e), start, end, usage);
+    link_phase_add_cap(l, weft_fabric_edge_bw_now(net->fabric, e), start, end, usage);
 }
 
 /* Replays, in start order, the timed blocks' phases on @e that start at or before @now. */
@@ -489,10 +489,10 @@ pair_replay_one(weft_net_t *net, pair_cursor_t *c)
     const weft_net_xfer_rec_t *rec = &c->b.recs[c->i];
     guint j = c->b.rec_pair[c->i];
     gint src = c->b.pair_v[2 * j], dst = c->b.pair_v[2 * j + 1];
-    guint slot = weft_topo_ecmp_slot(net->topo, src, dst, c->flow[j]++);
+    guint slot = weft_fabric_ecmp_slot(net->fabric, src, dst, c->flow[j]++);
     const weft_route_t **slots = c->slots[j];
     if (slots[slot] == NULL) {
-        slots[slot] = weft_topo_route_slot(net->topo, src, dst, slot, NULL);
+        slots[slot] = weft_fabric_route_slot(net->fabric, src, dst, slot, NULL);
     }
     const weft_route_t *r = slots[slot];
     g_assert(r != NULL); /* the pair's routes exist: its ECMP choice was found */
@@ -576,7 +576,7 @@ weft_net_add_pair_block(weft_net_t *net, const weft_net_pair_block_t *block, voi
     }
     weft_time_t now = weft_sim_now(net->sim);
     pair_drain(net, now);
-    guint64 epoch = weft_topo_route_epoch(net->topo) + 1;
+    guint64 epoch = weft_fabric_route_epoch(net->fabric) + 1;
     pair_cursor_t c = {now + block->recs[0].start_ps, net->pcur_seq++, *block, 0, now,
                        g_new(guint64, block->n_pairs),
                        g_new(const weft_route_t **, block->n_pairs)};
@@ -584,16 +584,16 @@ weft_net_add_pair_block(weft_net_t *net, const weft_net_pair_block_t *block, voi
         gint src = block->pair_v[2 * j], dst = block->pair_v[2 * j + 1];
         pair_flow_t *p = pair_entry(net, src, dst);
         if (p->epoch != epoch) {
-            g_assert(!weft_topo_route_is_fixed(net->topo, src, dst));
+            g_assert(!weft_fabric_route_is_fixed(net->fabric, src, dst));
             p->fixed = NULL;
             if (p->slots != NULL) {
-                memset(p->slots, 0, sizeof *p->slots * WEFT_TOPO_ECMP_SLOTS);
+                memset(p->slots, 0, sizeof *p->slots * WEFT_FABRIC_ECMP_SLOTS);
             }
             p->epoch = epoch;
         }
         g_assert(p->fixed == NULL);
         if (p->slots == NULL) {
-            p->slots = g_new0(const weft_route_t *, WEFT_TOPO_ECMP_SLOTS);
+            p->slots = g_new0(const weft_route_t *, WEFT_FABRIC_ECMP_SLOTS);
         }
         pair_check_block(net, p, src, dst);
         c.flow[j] = p->count;
@@ -866,21 +866,22 @@ weft_net_model_name(weft_net_model_t model)
 }
 
 weft_net_t *
-weft_net_new_full(weft_sim_t *sim, weft_topo_t *topo, const weft_net_options_t *opts)
+weft_net_new_full(weft_sim_t *sim, weft_fabric_t *fabric, const weft_net_options_t *opts)
 {
     g_return_val_if_fail(sim != NULL, NULL);
-    g_return_val_if_fail(topo != NULL, NULL);
+    g_return_val_if_fail(fabric != NULL, NULL);
     g_return_val_if_fail(opts != NULL, NULL);
     g_return_val_if_fail((guint)opts->model < G_N_ELEMENTS(model_table), NULL);
     g_return_val_if_fail((guint)opts->update < G_N_ELEMENTS(update_names) - 1, NULL);
     weft_net_t *net = g_new0(weft_net_t, 1);
     net->sim = sim;
-    net->topo = topo;
+    net->fabric = fabric;
+    net->topo = weft_fabric_topo(fabric);
     net->opts = *opts;
     net->ops = model_table[opts->model];
     net->xfers = g_array_new(FALSE, TRUE, sizeof(xfer_t));
     net->free_idx = g_array_new(FALSE, FALSE, sizeof(guint32));
-    net->n_edges = weft_topo_n_edges(topo);
+    net->n_edges = weft_topo_n_edges(net->topo);
     net->links = g_new0(link_t, net->n_edges);
     if (opts->model == WEFT_NET_FLOW) {
         weft_net_i_flow_init(net);
@@ -888,16 +889,16 @@ weft_net_new_full(weft_sim_t *sim, weft_topo_t *topo, const weft_net_options_t *
     net->log_debug = weft_log_enabled(G_LOG_DOMAIN);
     g_debug("network model %s%s%s over cluster %s (%u directed edges)", net->ops->name,
             opts->model == WEFT_NET_FLOW ? ", update " : "",
-            opts->model == WEFT_NET_FLOW ? update_names[opts->update] : "", weft_topo_name(topo),
+            opts->model == WEFT_NET_FLOW ? update_names[opts->update] : "", weft_topo_name(net->topo),
             net->n_edges);
     return net;
 }
 
 weft_net_t *
-weft_net_new(weft_sim_t *sim, weft_topo_t *topo, weft_net_model_t model)
+weft_net_new(weft_sim_t *sim, weft_fabric_t *fabric, weft_net_model_t model)
 {
     weft_net_options_t opts = {.model = model, .update = WEFT_NET_UPDATE_INCREMENTAL};
-    return weft_net_new_full(sim, topo, &opts);
+    return weft_net_new_full(sim, fabric, &opts);
 }
 
 void
@@ -966,7 +967,7 @@ weft_net_i_lookup_route(weft_net_t *net, gint src, gint dst, guint64 flow_id,
         return TRUE;
     }
     g_autoptr(GError) topo_error = NULL;
-    *route = weft_topo_route_ecmp(net->topo, src, dst, flow_id, &topo_error);
+    *route = weft_fabric_route_ecmp(net->fabric, src, dst, flow_id, &topo_error);
     if (*route == NULL) {
         g_set_error(error, WEFT_NET_ERROR, WEFT_NET_ERROR_NO_ROUTE,
                     "no route from vertex %d to vertex %d: %s", src, dst,
@@ -1046,13 +1047,13 @@ pair_entry(weft_net_t *net, gint src, gint dst)
  * fixed route when cached (no flow id taken), else the route of the flow id the pair counts
  * (the transfers so far that took one). The pair's entry notes which it is, so later
  * transfers skip the lookup of a fixed route (one probe here) or of the fixed slot (one
- * route lookup), until the route cache is emptied (weft_topo_route_epoch()).
+ * route lookup), until the route cache is emptied (weft_fabric_route_epoch()).
  */
 static const weft_route_t *
 pair_route(weft_net_t *net, gint src, gint dst, guint64 *flow_id, GError **error)
 {
     pair_flow_t *p = pair_entry(net, src, dst);
-    guint64 epoch = weft_topo_route_epoch(net->topo) + 1;
+    guint64 epoch = weft_fabric_route_epoch(net->fabric) + 1;
     if (p->epoch == epoch) {
         if (p->fixed != NULL) {
             return p->fixed;
@@ -1063,26 +1064,26 @@ pair_route(weft_net_t *net, gint src, gint dst, guint64 *flow_id, GError **error
         *flow_id = p->count++;
         if (p->slots == NULL) {
             /* its second transfer: worth an array of its slots' routes (512 bytes) */
-            p->slots = g_new0(const weft_route_t *, WEFT_TOPO_ECMP_SLOTS);
+            p->slots = g_new0(const weft_route_t *, WEFT_FABRIC_ECMP_SLOTS);
         }
-        guint slot = weft_topo_ecmp_slot(net->topo, src, dst, *flow_id);
+        guint slot = weft_fabric_ecmp_slot(net->fabric, src, dst, *flow_id);
         if (p->slots[slot] == NULL &&
             !weft_net_i_lookup_route(net, src, dst, *flow_id, &p->slots[slot], error)) {
             return NULL;
         }
         return p->slots[slot];
     }
-    const weft_route_t *r = weft_topo_route_fixed_cached(net->topo, src, dst);
+    const weft_route_t *r = weft_fabric_route_fixed_cached(net->fabric, src, dst);
     if (r == NULL) {
         *flow_id = p->count++;
         if (!weft_net_i_lookup_route(net, src, dst, *flow_id, &r, error)) {
             return NULL;
         }
     }
-    p->fixed = weft_topo_route_fixed_cached(net->topo, src, dst);
+    p->fixed = weft_fabric_route_fixed_cached(net->fabric, src, dst);
     if (p->slots != NULL) {
         /* routes of an older epoch: looked up again as needed */
-        memset(p->slots, 0, sizeof *p->slots * WEFT_TOPO_ECMP_SLOTS);
+        memset(p->slots, 0, sizeof *p->slots * WEFT_FABRIC_ECMP_SLOTS);
     }
     p->epoch = epoch;
     return r;
@@ -1124,7 +1125,7 @@ weft_net_transfer_start_full(weft_net_t *net, gint src, gint dst, guint64 bytes,
     const weft_route_t *route = NULL;
     guint64 flow_id = 0;
     if (src != dst && (route = pair_route(net, src, dst, &flow_id, error)) == NULL) {
-        if (net->stranded == NULL && weft_topo_link_version(net->topo) > 0) {
+        if (net->stranded == NULL && weft_fabric_link_version(net->fabric) > 0) {
             /* links went down (a fault): the transfer is stranded before it starts */
             g_set_error(&net->stranded, WEFT_NET_ERROR, WEFT_NET_ERROR_STRANDED,
                         "transfer of %" G_GUINT64_FORMAT " bytes from %s to %s stranded at %.6f "
@@ -1308,11 +1309,18 @@ weft_net_in_flight(const weft_net_t *net)
     return net->in_flight;
 }
 
-weft_topo_t *
+const weft_topo_t *
 weft_net_topo(const weft_net_t *net)
 {
     g_return_val_if_fail(net != NULL, NULL);
     return net->topo;
+}
+
+weft_fabric_t *
+weft_net_fabric(const weft_net_t *net)
+{
+    g_return_val_if_fail(net != NULL, NULL);
+    return net->fabric;
 }
 
 weft_sim_t *
@@ -1362,9 +1370,9 @@ weft_net_set_link_fraction(weft_net_t *net, gint edge, double fraction, GError *
                     weft_topo_vertex_name(net->topo, weft_topo_edge_to(net->topo, edge)), fraction);
         return FALSE;
     }
-    gboolean was_up = weft_topo_edge_fraction(net->topo, edge) > 0.0;
+    gboolean was_up = weft_fabric_edge_fraction(net->fabric, edge) > 0.0;
     g_autoptr(GError) terr = NULL;
-    if (!weft_topo_set_link_fraction(net->topo, edge, fraction, &terr)) {
+    if (!weft_fabric_set_link_fraction(net->fabric, edge, fraction, &terr)) {
         /* only an igraph failure while rebuilding the views can land here */
         g_error("weft_net_set_link_fraction: %s", terr->message);
     }

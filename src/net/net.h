@@ -3,7 +3,8 @@
  * Network models and transfers.
  *
  * A transfer moves bytes from one vertex of the cluster to another over the
- * route weft_topo_route() gives; the network model decides when its last byte
+ * route the network's fabric state gives (topo/fabric.h: weft_fabric_route_ecmp());
+ * the network model decides when its last byte
  * arrives and then calls the transfer's completion callback. Collectives and
  * replay only start transfers and wait for callbacks, so they never know which
  * model runs.
@@ -93,6 +94,7 @@
 
 #include "core/keyfile.h"
 #include "core/sim.h"
+#include "topo/fabric.h"
 #include "topo/topo.h"
 
 G_BEGIN_DECLS
@@ -170,21 +172,26 @@ gboolean weft_net_model_from_name(const char *name, weft_net_model_t *model, GEr
 /**
  * weft_net_new:
  * @sim: the simulation (not owned; must outlive the network).
- * @topo: a finalized cluster (not owned; must outlive the network).
+ * @fabric: the fabric state of the cluster the network runs on (topo/fabric.h; not owned;
+ *   must outlive the network): its routes, ECMP seed and link state. The network routes
+ *   through it and changes its link state (weft_net_set_link_fraction()); the cluster under
+ *   it is only read. Networks in turn on one fabric state (a run's idle copy for measuring)
+ *   share its route caches.
  * @model: which model.
  * Returns: (transfer full): the network.
  */
-weft_net_t *weft_net_new(weft_sim_t *sim, weft_topo_t *topo, weft_net_model_t model);
+weft_net_t *weft_net_new(weft_sim_t *sim, weft_fabric_t *fabric, weft_net_model_t model);
 
 /**
  * weft_net_new_full:
- * @sim, @topo: as weft_net_new().
+ * @sim, @fabric: as weft_net_new().
  * @opts: the model, the flow model's update mode and checks (copied).
  * Returns: (transfer full): the network. weft_net_new() is this with
  * update = incremental and no checks.
  * Time complexity (flow): O(edges) to create one LMM constraint per directed edge.
  */
-weft_net_t *weft_net_new_full(weft_sim_t *sim, weft_topo_t *topo, const weft_net_options_t *opts);
+weft_net_t *weft_net_new_full(weft_sim_t *sim, weft_fabric_t *fabric,
+                              const weft_net_options_t *opts);
 
 /**
  * weft_net_update_from_name:
@@ -284,8 +291,14 @@ guint64 weft_net_in_flight(const weft_net_t *net);
 weft_time_t weft_net_transfer_time(weft_net_t *net, gint src, gint dst, guint64 bytes,
                                    GError **error);
 
-/** weft_net_topo: (transfer none): the cluster @net runs on. */
-weft_topo_t *weft_net_topo(const weft_net_t *net);
+/** weft_net_topo: (transfer none): the cluster @net runs on (read only: shared). */
+const weft_topo_t *weft_net_topo(const weft_net_t *net);
+
+/**
+ * weft_net_fabric: (transfer none): the fabric state @net routes through and whose links
+ * it changes (the one given to weft_net_new()).
+ */
+weft_fabric_t *weft_net_fabric(const weft_net_t *net);
 
 /** weft_net_sim: (transfer none): the simulation @net runs on. */
 weft_sim_t *weft_net_sim(const weft_net_t *net);
@@ -558,7 +571,7 @@ void weft_net_settle(weft_net_t *net);
  * weft_net_next_flow_id:
  * @net: the network.
  * @src, @dst: vertex ids.
- * Returns: the ECMP flow id (weft_topo_route_ecmp()) the next transfer from
+ * Returns: the ECMP flow id (weft_fabric_route_ecmp()) the next transfer from
  * @src to @dst gets: the number of transfers between them so far (pairs whose
  * route is fixed may count fewer: their flow id picks nothing). A path
  * therefore depends on its own pair's history only, never on unrelated
@@ -594,7 +607,7 @@ weft_net_model_t weft_net_model(const weft_net_t *net);
  * Flow: the rates of the transfers sharing the edge's component are re-solved
  * at the current instant (batched with other changes). Routes do not change
  * (rerouting around a failed link is the fault module's business). The
- * analytical model ignores capacities (it reads route rates from the cluster).
+ * analytical model ignores capacities (it reads route rates from the fabric state).
  * Time complexity: O(1) now plus its part of the next solve.
  */
 void weft_net_set_link_capacity(weft_net_t *net, gint edge, double capacity_Bps);
@@ -604,10 +617,11 @@ void weft_net_set_link_capacity(weft_net_t *net, gint edge, double capacity_Bps)
  * @net: the network.
  * @edge: a directed edge id of the cluster.
  * @fraction: the share of its bandwidth in service, in [0, 1]: 1 nominal,
- *   (0, 1) degraded, 0 down (a fault: weft_topo_set_link_fraction()).
+ *   (0, 1) degraded, 0 down (a fault: weft_fabric_set_link_fraction()).
  * @error: WEFT_NET_ERROR_LINK for a fraction outside [0, 1].
  *
- * Changes the link's state in the cluster (routes computed from now on avoid a
+ * Changes the link's state in the network's fabric state, never in the cluster
+ * (routes computed from now on avoid a
  * link that is down and see a degraded one's bandwidth) and, under flow, its
  * capacity (edge bandwidth x @fraction, re-solved at this instant). Under
  * flow, a link going down also moves every transfer in its bandwidth phase

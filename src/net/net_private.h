@@ -53,8 +53,8 @@ typedef struct {
     guint64 key;                /* src << 32 | dst */
     guint64 count;              /* its ECMP flow count: transfers that took a flow id */
     const weft_route_t *fixed;  /* its fixed route, when known to be fixed */
-    guint64 epoch;              /* weft_topo_route_epoch() + 1 when fixed/ECMP is known, else 0 */
-    /* a pair with an ECMP choice: the route of each slot (WEFT_TOPO_ECMP_SLOTS), NULL until
+    guint64 epoch;              /* weft_fabric_route_epoch() + 1 when fixed/ECMP is known, else 0 */
+    /* a pair with an ECMP choice: the route of each slot (WEFT_FABRIC_ECMP_SLOTS), NULL until
      * looked up; emptied when the epoch changes (owned; NULL for a fixed pair) */
     const weft_route_t **slots;
     /* a timed block's transfers on the pair (weft_net_add_pair_block()): the latest start
@@ -144,7 +144,8 @@ typedef struct {
 
 struct weft_net {
     weft_sim_t *sim;
-    weft_topo_t *topo;
+    const weft_topo_t *topo; /* weft_fabric_topo(fabric), read only */
+    weft_fabric_t *fabric;   /* routes and link state (not owned) */
     weft_net_options_t opts;
     const model_ops_t *ops;
     GArray *xfers;    /* of xfer_t */

@@ -179,7 +179,8 @@ typedef struct {
 struct replay {
     weft_sim_t *sim;
     weft_net_t *net;
-    weft_topo_t *topo;
+    const weft_topo_t *topo; /* the cluster, read only (it may be shared) */
+    weft_fabric_t *fabric;   /* the net's: routes, ECMP seed, link state */
     const weft_workload_t *wl;
     const guint *rank_gpu;                  /* placement, or NULL for in order */
     double compute_scale;                   /* multiplies compute durations */
@@ -560,17 +561,17 @@ intern_edge(GHashTable *idx, GArray *order, gint e, gboolean *added)
 /*
  * Whether every ECMP route from @vs to @vd (one per slot) has the same latency and rate, so
  * that an analytical transfer takes the same time whichever it hashes to; the first into
- * *@first. O(WEFT_TOPO_ECMP_SLOTS) route lookups.
+ * *@first. O(WEFT_FABRIC_ECMP_SLOTS) route lookups.
  */
 static gboolean
 ecmp_uniform(replay_t *R, gint vs, gint vd, const weft_route_t **first)
 {
-    const weft_route_t *r0 = weft_topo_route_slot(R->topo, vs, vd, 0, NULL);
+    const weft_route_t *r0 = weft_fabric_route_slot(R->fabric, vs, vd, 0, NULL);
     if (r0 == NULL) {
         return FALSE;
     }
-    for (guint s = 1; s < WEFT_TOPO_ECMP_SLOTS; s++) {
-        const weft_route_t *r = weft_topo_route_slot(R->topo, vs, vd, s, NULL);
+    for (guint s = 1; s < WEFT_FABRIC_ECMP_SLOTS; s++) {
+        const weft_route_t *r = weft_fabric_route_slot(R->fabric, vs, vd, s, NULL);
         if (r == NULL || r->latency_ps != r0->latency_ps || r->rate_Bps != r0->rate_Bps) {
             return FALSE;
         }
@@ -618,7 +619,7 @@ memo_signature(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices,
             continue;
         }
         const weft_route_t *u = NULL;
-        if (!weft_topo_route_is_fixed(R->topo, vs, vd) && ecmp_v != NULL &&
+        if (!weft_fabric_route_is_fixed(R->fabric, vs, vd) && ecmp_v != NULL &&
             ecmp_uniform(R, vs, vd, &u)) {
             /* its transfers are replayed on their own flows' routes (weft_net_add_pair_block()) */
             sig_u64(sig, G_MAXUINT64 - 2);
@@ -628,14 +629,14 @@ memo_signature(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices,
             g_array_append_val(ecmp_v, vd);
             continue;
         }
-        if (!weft_topo_route_is_fixed(R->topo, vs, vd)) {
+        if (!weft_fabric_route_is_fixed(R->fabric, vs, vd)) {
             g_debug("%s over %u members runs at transfer level: the route %s -> %s has an ECMP "
                     "choice",
                     weft_coll_op_name(plan->op), plan->n_members,
                     weft_topo_vertex_name(R->topo, vs), weft_topo_vertex_name(R->topo, vd));
             return FALSE;
         }
-        const weft_route_t *r = weft_topo_route(R->topo, vs, vd, NULL);
+        const weft_route_t *r = weft_fabric_route(R->fabric, vs, vd, NULL);
         if (r == NULL) {
             return FALSE;
         }
@@ -671,7 +672,7 @@ memo_measure(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices, co
              const GArray *ecmp_v, GError **error)
 {
     g_autoptr(weft_sim_t) sim = weft_sim_new(1);
-    g_autoptr(weft_net_t) net = weft_net_new_full(sim, R->topo, weft_net_options(R->net));
+    g_autoptr(weft_net_t) net = weft_net_new_full(sim, R->fabric, weft_net_options(R->net));
     /* Analytical: the phases of every edge, to replay them against other traffic
      * (weft_net_add_blocks()); an implicit plan (too many transfers to keep them) is swept and
      * runs alone under the guard instead, as under flow. */
@@ -805,7 +806,7 @@ memo_from_transfers(replay_t *R, memo_t *m, const GArray *edges, const GArray *e
         guint64 k = ((guint64)(guint32)x->src << 32) | (guint32)x->dst;
         guint idx = GPOINTER_TO_UINT(g_hash_table_lookup(pairs, &k));
         if (idx == 0) {
-            pair_info_t pi = {0, weft_topo_route_fixed_cached(R->topo, x->src, x->dst), NULL};
+            pair_info_t pi = {0, weft_fabric_route_fixed_cached(R->fabric, x->src, x->dst), NULL};
             if (pi.r == NULL) {
                 ok = FALSE;
                 break;
@@ -883,7 +884,7 @@ memo_from_transfers(replay_t *R, memo_t *m, const GArray *edges, const GArray *e
             m->bytes[c] = weft_net_bytes_from_fx(fx[c]);
             m->bytes_fx[c] = weft_net_bytes_fx(m->bytes[c], 1.0); /* as weft_net_credit() */
             weft_net_phases_busy_peak((const weft_net_phase_t *)(void *)m->phases[c]->data,
-                                      m->phases[c]->len, weft_topo_edge_bw_now(R->topo, e),
+                                      m->phases[c]->len, weft_fabric_edge_bw_now(R->fabric, e),
                                       &m->busy_ps[c], &m->peak[c]);
         }
     }
@@ -1166,20 +1167,20 @@ coarse_build(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices, we
             first_dst = vd;
         }
         total += b;
-        if (weft_topo_route_is_fixed(R->topo, vs, vd)) {
-            const weft_route_t *r = weft_topo_route(R->topo, vs, vd, NULL);
+        if (weft_fabric_route_is_fixed(R->fabric, vs, vd)) {
+            const weft_route_t *r = weft_fabric_route(R->fabric, vs, vd, NULL);
             if (r == NULL) {
                 return NULL;
             }
             coarse_add_route(r, b, edge_idx, eb, ev);
             continue;
         }
-        for (guint s = 0; s < WEFT_TOPO_ECMP_SLOTS; s++) {
-            const weft_route_t *r = weft_topo_route_slot(R->topo, vs, vd, s, NULL);
+        for (guint s = 0; s < WEFT_FABRIC_ECMP_SLOTS; s++) {
+            const weft_route_t *r = weft_fabric_route_slot(R->fabric, vs, vd, s, NULL);
             if (r == NULL) {
                 return NULL;
             }
-            coarse_add_route(r, b / WEFT_TOPO_ECMP_SLOTS, edge_idx, eb, ev);
+            coarse_add_route(r, b / WEFT_FABRIC_ECMP_SLOTS, edge_idx, eb, ev);
         }
     }
     if (total <= 0.0 || ev->len == 0) {
@@ -1196,7 +1197,7 @@ coarse_build(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices, we
         c->path_off[i] = i;
         c->edges[i] = e;
         c->share[i] = g_array_index(eb, double, i) / total;
-        rate = MIN(rate, weft_topo_edge_bw_now(R->topo, e) / c->share[i]);
+        rate = MIN(rate, weft_fabric_edge_bw_now(R->fabric, e) / c->share[i]);
     }
     c->path_off[n] = n;
     c->bytes = (guint64)llround(total);
@@ -1271,7 +1272,7 @@ on_pair_conflict(void *ctx, void *owner, gint src, gint dst)
 
 /*
  * @error (consumed) is why collective @ci could not start. When that is a missing route and a
- * fault has taken links down (weft_topo_link_version() > 0), the collective is stranded, as
+ * fault has taken links down (weft_fabric_link_version() > 0), the collective is stranded, as
  * a transfer about to start is (net.h): it is recorded for the stranded report
  * (fault_report()) and the simulation stops. Any other error fails the replay as it is.
  */
@@ -1282,7 +1283,7 @@ coll_start_failed(replay_t *R, const coll_inst_t *ci, weft_coll_op_t op, guint64
     const weft_comm_t *comm = g_ptr_array_index(R->wl->comms, ci->comm);
     gboolean no_route = g_error_matches(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_NO_ROUTE) ||
                         g_error_matches(error, WEFT_NET_ERROR, WEFT_NET_ERROR_NO_ROUTE);
-    if (!no_route || R->faults == NULL || weft_topo_link_version(R->topo) == 0) {
+    if (!no_route || R->faults == NULL || weft_fabric_link_version(R->fabric) == 0) {
         fail(R, error);
         return;
     }
@@ -2051,6 +2052,7 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
     R.sim = sim;
     R.net = net;
     R.topo = weft_net_topo(net);
+    R.fabric = weft_net_fabric(net);
     R.wl = wl;
     R.rank_gpu = opts != NULL ? opts->rank_gpu : NULL;
     R.compute_scale = opts != NULL && opts->compute_scale > 0 ? opts->compute_scale : 1.0;
@@ -2064,7 +2066,7 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
             memcpy(pcfg.plain_algo, opts->plain_algo, sizeof pcfg.plain_algo);
             pcfg.chunks = opts->coll_chunks;
         }
-        R.planner = weft_coll_planner_new(R.topo, &pcfg);
+        R.planner = weft_coll_planner_new(R.fabric, &pcfg);
         R.own_planner = TRUE;
     }
     g_return_val_if_fail(wl->n_ranks <= weft_topo_n_gpus(R.topo), NULL);

@@ -176,7 +176,9 @@ gboolean weft_scenario_resolve(const weft_scenario_t *sc, weft_scenario_config_t
 
 /** Everything one replay of a scenario produced. */
 typedef struct {
-    weft_topo_t *topo;            /* the cluster */
+    const weft_topo_t *topo;      /* the cluster (read only: it may be shared) */
+    weft_topo_t *topo_owned;      /* the same when the run built it (freed with the run); NULL
+                                     when weft_scenario_run_options_t.cluster lent it */
     weft_workload_t *workload;    /* the workload */
     guint *rank_gpu;              /* placement: rank -> GPU number */
     weft_replay_result_t *replay; /* the results */
@@ -217,6 +219,11 @@ typedef struct {
     /* (nullable) where progress lines go for runs longer than a second (the caller
      * passes a terminal only; weft replay: stderr when isatty() and not --quiet) */
     FILE *progress;
+    /* (nullable) use this cluster instead of building one: it must be what the scenario's
+     * [cluster] keys (and cluster.file) describe (weft_scenario_build_cluster() of an
+     * identical [cluster]). It is shared, only read, and not freed: it must outlive the run
+     * (weft_scenario_run_t.topo points to it). Runs in several threads may share one. */
+    const weft_topo_t *cluster;
 } weft_scenario_run_options_t;
 
 /**
@@ -244,8 +251,20 @@ weft_scenario_run_t *weft_scenario_run_full(const weft_scenario_t *sc,
                                             const weft_scenario_run_options_t *opts,
                                             GError **error);
 
-/** weft_scenario_run_free: NULL is a no-op. */
+/** weft_scenario_run_free: NULL is a no-op. A cluster lent by the options is not freed. */
 void weft_scenario_run_free(weft_scenario_run_t *run);
+
+/**
+ * weft_scenario_build_cluster:
+ * Builds the cluster the scenario's [cluster] group describes (cluster.file and the
+ * inline keys, as weft_scenario_run() does), for runs that share it
+ * (weft_scenario_run_options_t.cluster). Logs "cluster NAME built: ..." at debug level.
+ * @error: WEFT_SCENARIO_ERROR_KEY or _VALUE naming the scenario and [cluster]
+ *   (the builders' error codes mapped as weft_scenario_run() maps them).
+ * Returns: (transfer full): a finalized cluster, or NULL.
+ * Time: the builder's, O(V + E) plus the finalize checks.
+ */
+weft_topo_t *weft_scenario_build_cluster(const weft_scenario_t *sc, GError **error);
 
 /**
  * weft_scenario_run_summary:

@@ -21,6 +21,7 @@
 #include "net/net.h"
 #include "report/report.h"
 #include "scenario/scenario_private.h"
+#include "topo/fabric.h"
 
 /* ---- running ----------------------------------------------------------------------------------
  */
@@ -126,9 +127,15 @@ cluster_error(GError **error, GError *terr, const char *where)
     g_error_free(terr);
 }
 
-static weft_topo_t *
-build_cluster(const weft_scenario_t *sc, const weft_scenario_config_t *cfg, GError **error)
+weft_topo_t *
+weft_scenario_build_cluster(const weft_scenario_t *sc, GError **error)
 {
+    g_return_val_if_fail(sc != NULL, NULL);
+    weft_scenario_config_t resolved;
+    if (!weft_scenario_resolve(sc, &resolved, error)) {
+        return NULL;
+    }
+    const weft_scenario_config_t *cfg = &resolved;
     const char *where = sc->source;
     const char *file = cfg->cluster_file;
     GError *terr = NULL;
@@ -149,6 +156,7 @@ build_cluster(const weft_scenario_t *sc, const weft_scenario_config_t *cfg, GErr
     }
     if (topo == NULL) {
         cluster_error(error, terr, where);
+        return NULL;
     }
     return topo;
 }
@@ -416,11 +424,17 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
     gboolean want_report = report_options(&cfg.output, &rep_opts) || (ropts != NULL && ropts->report);
 
     g_autoptr(weft_scenario_run_t) run = g_new0(weft_scenario_run_t, 1);
-    run->topo = build_cluster(sc, &cfg, error);
-    if (run->topo == NULL) {
-        return NULL;
+    if (ropts != NULL && ropts->cluster != NULL) {
+        run->topo = ropts->cluster; /* shared: not ours to free */
+    } else {
+        run->topo = run->topo_owned = weft_scenario_build_cluster(sc, error);
+        if (run->topo == NULL) {
+            return NULL;
+        }
     }
-    weft_topo_set_ecmp_seed(run->topo, (guint64)cfg.ecmp_seed);
+    /* what this run changes about the cluster (ECMP seed, faults' link state, routes) */
+    g_autoptr(weft_fabric_t) fabric = weft_fabric_new(run->topo);
+    weft_fabric_set_ecmp_seed(fabric, (guint64)cfg.ecmp_seed);
 
     run->workload =
         load_workload(sc, &cfg, weft_topo_n_gpus(run->topo), &run->trace_label, error);
@@ -521,7 +535,7 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
          * analytical replay draws from it, and placement and ECMP have their own
          * seeds (workload.placement_seed, network.ecmp_seed). */
         sim = weft_sim_new(1);
-        net = weft_net_new_full(sim, run->topo, &net_opts);
+        net = weft_net_new_full(sim, fabric, &net_opts);
         weft_replay_options_t opts = {
             .coll_chunks = run->chunks,
             .rank_gpu = run->rank_gpu,
@@ -615,7 +629,7 @@ weft_scenario_run_free(weft_scenario_run_t *run)
     weft_replay_result_free(run->replay);
     g_free(run->rank_gpu);
     weft_workload_free(run->workload);
-    weft_topo_free(run->topo);
+    weft_topo_free(run->topo_owned); /* a lent cluster is its lender's */
     g_free(run->network_model);
     g_free(run->placement);
     g_free(run->plain_forced);

@@ -855,9 +855,11 @@ run_train(const weft_job_config_t *cfg, weft_study_train_run_t *tr, GError **err
     return weft_job_monte_carlo(&tr->p, K, &tr->mc, NULL, error);
 }
 
-/* Runs point @i and returns its CSV row (with its newline); *@failed tells whether it failed. */
+/* Runs point @i (on @cluster when not NULL: a cluster shared with other points, see
+ * share_clusters()) and returns its CSV row (with its newline); *@failed tells whether it
+ * failed. */
 static char *
-run_point(const weft_study_t *st, guint i, gboolean *failed)
+run_point(const weft_study_t *st, guint i, const weft_topo_t *cluster, gboolean *failed)
 {
     g_autofree guint *idx = g_new0(guint, MAX(st->axes->len, 1));
     point_indexes(st, i, idx);
@@ -886,7 +888,8 @@ run_point(const weft_study_t *st, guint i, gboolean *failed)
     if (sc != NULL && sc->job != NULL) {
         ran = run_train(sc->job, &tr, &err);
     } else if (sc != NULL) {
-        run = weft_scenario_run(sc->sc, &err);
+        weft_scenario_run_options_t ro = {.cluster = cluster};
+        run = weft_scenario_run_full(sc->sc, &ro, &err);
         ran = run != NULL;
     }
     for (guint m = 0; m < st->metrics->len; m++) {
@@ -998,8 +1001,16 @@ weft_study_parse_shard(const char *text, guint *k, guint *n, GError **error)
 
 /* ---- the run -------------------------------------------------------------------------------- */
 
+/* A cluster built once for the points whose [cluster] configuration is the same. */
+typedef struct {
+    weft_topo_t *topo;
+    guint users; /* points that have yet to run on it */
+} shared_cluster_t;
+
 typedef struct {
     const weft_study_t *st;
+    shared_cluster_t **cluster_of; /* by point: its shared cluster, or NULL (built in its run) */
+    GPtrArray *clusters;           /* shared_cluster_t, owned; topo NULL once its users are done */
     GMutex lock;
     GCond changed;
     int journal; /* append-only file descriptor */
@@ -1030,11 +1041,17 @@ worker(gpointer data, gpointer user_data)
     g_mutex_unlock(&r->lock);
 
     gboolean failed = FALSE;
-    char *row = run_point(r->st, i, &failed);
+    shared_cluster_t *shared = r->cluster_of[i];
+    char *row = run_point(r->st, i, shared != NULL ? shared->topo : NULL, &failed);
 
     g_mutex_lock(&r->lock);
     r->running--;
     r->pending--;
+    weft_topo_t *unused = NULL;
+    if (shared != NULL && --shared->users == 0) {
+        /* the last point on it is done: no other thread reads it any more */
+        unused = g_steal_pointer(&shared->topo);
+    }
     if (!r->stopping && r->io_error == NULL) {
         if (write_all(r->journal, row, strlen(row))) {
             r->rows[i] = row;
@@ -1054,6 +1071,7 @@ worker(gpointer data, gpointer user_data)
     g_free(row);
     g_cond_broadcast(&r->changed);
     g_mutex_unlock(&r->lock);
+    weft_topo_free(unused);
 }
 
 /*
@@ -1138,6 +1156,103 @@ print_progress(const runner_t *r, guint total, guint done, gint64 t0, gboolean f
     fflush(stderr);
 }
 
+/* The [cluster] group of an effective configuration (weft_scenario_to_ini()): cluster.file
+ * (absolute) and every cluster key with its final value; NULL if there is none. */
+static char *
+cluster_text(const char *ini)
+{
+    const char *start = strstr(ini, "\n[cluster]\n");
+    if (start == NULL) {
+        return NULL;
+    }
+    const char *end = strstr(start + 1, "\n[");
+    return end != NULL ? g_strndup(start, (gsize)(end - start)) : g_strdup(start);
+}
+
+static void
+shared_cluster_free(gpointer p)
+{
+    shared_cluster_t *c = p;
+    weft_topo_free(c->topo);
+    g_free(c);
+}
+
+/*
+ * Before the threads start: the points to run (shard @k of @n, rows not yet done) that share
+ * one effective [cluster] configuration (cluster_text(): the same keys and values, the same
+ * cluster.file) share one cluster, built here once per distinct configuration and lent to
+ * their runs (weft_scenario_run_options_t.cluster: read only, so threads share it); the last
+ * of them frees it. A point alone with its cluster, a point whose configuration does not
+ * pass weft_scenario_check() and a training-run study build in their own runs, as do the
+ * points of a cluster that fails to build here (their runs report why). Every point of a
+ * study loads the same base scenario, so the same text gives the same cluster, name
+ * included. Time: one configuration per point (as the run builds it) and one build per
+ * distinct cluster, serially; memory: the shared clusters whose points have not all run.
+ */
+static void
+share_clusters(runner_t *r, guint k, guint n)
+{
+    const weft_study_t *st = r->st;
+    r->cluster_of = g_new0(shared_cluster_t *, MAX(st->n_points, 1));
+    r->clusters = g_ptr_array_new_with_free_func(shared_cluster_free);
+    if (st->train) {
+        return;
+    }
+    /* cluster text -> index into firsts / points (first seen first) */
+    g_autoptr(GHashTable) by_text = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    g_autoptr(GPtrArray) firsts = g_ptr_array_new_with_free_func((GDestroyNotify)config_free);
+    g_autoptr(GPtrArray) points = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+    g_autofree guint *idx = g_new0(guint, MAX(st->axes->len, 1));
+    for (guint i = 0; i < st->n_points; i++) {
+        if ((n != 0 && i % n != k - 1) || r->rows[i] != NULL) {
+            continue;
+        }
+        point_indexes(st, i, idx);
+        g_autoptr(config_t) sc = build_base(st, NULL);
+        for (guint a = 0; sc != NULL && a < st->axes->len; a++) {
+            if (!set_axis(st, sc, g_ptr_array_index(st->axes, a), idx[a], NULL)) {
+                g_clear_pointer(&sc, config_free);
+            }
+        }
+        if (sc == NULL || sc->sc == NULL || !weft_scenario_check(sc->sc, NULL)) {
+            continue;
+        }
+        g_autofree char *ini = weft_scenario_to_ini(sc->sc);
+        char *text = cluster_text(ini);
+        if (text == NULL) {
+            continue;
+        }
+        gpointer at = NULL;
+        if (!g_hash_table_lookup_extended(by_text, text, NULL, &at)) {
+            at = GUINT_TO_POINTER(firsts->len);
+            g_hash_table_insert(by_text, text, at);
+            g_ptr_array_add(firsts, g_steal_pointer(&sc));
+            g_ptr_array_add(points, g_array_new(FALSE, FALSE, sizeof(guint)));
+        } else {
+            g_free(text);
+        }
+        g_array_append_val((GArray *)g_ptr_array_index(points, GPOINTER_TO_UINT(at)), i);
+    }
+    for (guint c = 0; c < firsts->len; c++) {
+        const GArray *pts = g_ptr_array_index(points, c);
+        if (pts->len < 2) {
+            continue;
+        }
+        const config_t *first = g_ptr_array_index(firsts, c);
+        weft_topo_t *topo = weft_scenario_build_cluster(first->sc, NULL);
+        if (topo == NULL) {
+            continue;
+        }
+        shared_cluster_t *shared = g_new0(shared_cluster_t, 1);
+        shared->topo = topo;
+        shared->users = pts->len;
+        g_ptr_array_add(r->clusters, shared);
+        for (guint j = 0; j < pts->len; j++) {
+            r->cluster_of[g_array_index(pts, guint, j)] = shared;
+        }
+    }
+}
+
 gboolean
 weft_study_run(weft_study_t *st, const weft_study_options_t *opts, weft_study_stats_t *stats,
                GError **error)
@@ -1218,6 +1333,7 @@ weft_study_run(weft_study_t *st, const weft_study_options_t *opts, weft_study_st
         total += (n == 0 || i % n == k - 1) ? 1 : 0;
     }
     stats->points = total;
+    share_clusters(&r, k, n);
     pool = g_thread_pool_new(worker, &r, (gint)MIN(jobs, (guint)G_MAXINT), FALSE, error);
     if (pool == NULL) {
         goto out;
@@ -1284,6 +1400,8 @@ out:
         g_free(r.rows[i]);
     }
     g_free(r.rows);
+    g_free(r.cluster_of);
+    g_clear_pointer(&r.clusters, g_ptr_array_unref); /* those of points never run */
     g_free(r.journal_path);
     g_clear_error(&r.io_error);
     g_mutex_clear(&r.lock);

@@ -27,7 +27,9 @@
  * - Training-run studies: a `weft train` configuration as the base (job/job.h);
  *   each point runs its Monte Carlo (weft_study_train_metric_names()).
  * - Threads: points run on a GThreadPool of `jobs` threads, each with its own
- *   scenario, workload and simulation.
+ *   scenario, workload, fabric state (topo/fabric.h) and simulation. Points
+ *   with the same effective [cluster] configuration share one read-only
+ *   cluster, built once before the threads start.
  * - Journal: finished rows are appended to RESULTS.partial at once, stamped
  *   with the SHA-256 of the study's effective definition; a foreign journal is
  *   refused, `resume` keeps its complete rows. Shard K of N holds the points
@@ -136,6 +138,9 @@ typedef struct {
  * hold, appending each row to OUTPUT.partial as it finishes, then writes
  * OUTPUT (temporary name, then rename) in grid order and removes the journal.
  * A point that fails is a row with status error; it does not fail the study.
+ * Before the threads start, the points to run that share an effective
+ * [cluster] configuration get one cluster, built once (see the essay); the
+ * rows are the same as with a cluster per point.
  * @stats: (out) (nullable): what was done.
  * @error: WEFT_STUDY_ERROR_JOURNAL, _IO or _USAGE.
  * Returns: TRUE unless the study could not run or write (stop_after stopping

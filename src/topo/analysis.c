@@ -541,10 +541,10 @@ out_edge_lists(const weft_topo_t *topo)
     return lists;
 }
 
-static gboolean summarize_locked(weft_topo_t *topo, weft_topo_summary_t *out, GError **error);
+static gboolean summarize_locked(const weft_topo_t *topo, weft_topo_summary_t *out, GError **error);
 
 gboolean
-weft_topo_summarize(weft_topo_t *topo, weft_topo_summary_t *out, GError **error)
+weft_topo_summarize(const weft_topo_t *topo, weft_topo_summary_t *out, GError **error)
 {
     g_return_val_if_fail(topo != NULL, FALSE);
     g_return_val_if_fail(out != NULL, FALSE);
@@ -557,7 +557,7 @@ weft_topo_summarize(weft_topo_t *topo, weft_topo_summary_t *out, GError **error)
 
 /* weft_topo_summarize() under the igraph lock (topo_private.h). */
 static gboolean
-summarize_locked(weft_topo_t *topo, weft_topo_summary_t *out, GError **error)
+summarize_locked(const weft_topo_t *topo, weft_topo_summary_t *out, GError **error)
 {
 
     igraph_quiet();
@@ -651,10 +651,10 @@ reach(const weft_topo_t *topo, const igraph_t *g, gint root, igraph_neimode_t mo
     return igraph_ok(rc, topo, "subcomponent", error);
 }
 
-static gboolean check_locked(weft_topo_t *topo, GString *report, GError **error);
+static gboolean check_locked(const weft_topo_t *topo, GString *report, GError **error);
 
 gboolean
-weft_topo_check(weft_topo_t *topo, GString *report, GError **error)
+weft_topo_check(const weft_topo_t *topo, GString *report, GError **error)
 {
     g_return_val_if_fail(topo != NULL, FALSE);
     g_return_val_if_fail(report != NULL, FALSE);
@@ -667,7 +667,7 @@ weft_topo_check(weft_topo_t *topo, GString *report, GError **error)
 
 /* weft_topo_check() under the igraph lock (topo_private.h). */
 static gboolean
-check_locked(weft_topo_t *topo, GString *report, GError **error)
+check_locked(const weft_topo_t *topo, GString *report, GError **error)
 {
 
     igraph_quiet();

@@ -81,7 +81,7 @@ typedef struct {
  * case (push-relabel; far less on fabrics), plus the diameter sweeps (above);
  * about a second for 16,384 GPUs.
  */
-gboolean weft_topo_summarize(weft_topo_t *topo, weft_topo_summary_t *out, GError **error);
+gboolean weft_topo_summarize(const weft_topo_t *topo, weft_topo_summary_t *out, GError **error);
 
 /**
  * weft_topo_check:
@@ -96,7 +96,7 @@ gboolean weft_topo_summarize(weft_topo_t *topo, weft_topo_summary_t *out, GError
  * unset when there are findings; FALSE with WEFT_TOPO_ERROR_GRAPH set when the
  * check itself failed (igraph).
  */
-gboolean weft_topo_check(weft_topo_t *topo, GString *report, GError **error);
+gboolean weft_topo_check(const weft_topo_t *topo, GString *report, GError **error);
 
 G_END_DECLS
 

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Routing on the cluster graph (the rule is described in topo/topo.h): NVLink
- * domains, the four views (NVLink edges, fabric = all but NVLink, network =
- * fabric edges between hosts, and the full graph as a fallback), the rail
+ * Routing on the cluster graph (the rule is described in topo/fabric.h): NVLink
+ * domains and the four views (NVLink edges, fabric = all but NVLink, network =
+ * fabric edges between hosts, and the full graph as a fallback), built once at
+ * finalize and kept in the cluster; the fabric state (weft_fabric_t): link
+ * fractions, the ECMP seed, views of its own while links are down, the rail
  * segment rule between nodes (GPU -> own-rail NIC inside the host, NIC -> NIC
  * over the network, NIC -> GPU inside the host), hop-count distances to a
  * segment's end (a local BFS inside an NVLink domain or a host; igraph BFS to
@@ -13,7 +15,7 @@
  */
 #define G_LOG_DOMAIN "weft-topo"
 
-#include "topo/topo.h"
+#include "topo/fabric.h"
 
 #include <math.h>
 #include <string.h>
@@ -45,7 +47,7 @@ enum {
  * even split of slots over paths (slots are spread over the hops' choices in
  * mixed radix, see ecmp_walk()).
  */
-#define ECMP_SLOTS 64u
+#define ECMP_SLOTS WEFT_FABRIC_ECMP_SLOTS
 #define SLOT_SINGLE ECMP_SLOTS /* the key of a pair with one path, or a sprayed route */
 
 /* Distance arrays kept in the LRU cache: 1 GiB. Collectives across a fabric route to every
@@ -66,11 +68,17 @@ enum {
 #define HOP_SALT G_GUINT64_CONSTANT(0x686f70)
 
 typedef struct {
-    igraph_t graph;     /* the view (VIEW_FULL uses topo->graph instead) */
+    igraph_t graph;     /* the view (VIEW_FULL with every link up uses topo->graph instead) */
     gboolean has_graph; /* graph was created here */
     guint32 *off;       /* CSR: out-edges of v are adj[off[v] .. off[v+1]) */
     gint32 *adj;        /* edge ids of the full graph */
 } view_t;
+
+/* A set of views: the cluster's (every link up), or a fabric state's own while links are
+ * down. Read only once built. */
+struct weft_topo_views {
+    view_t v[N_VIEWS];
+};
 
 /* Hops from every vertex to a funnel: one byte each (DIST8_NONE: unreachable) when the
  * farthest is under DIST8_NONE hops, as in every fabric (a fat-tree's are a handful), so
@@ -97,14 +105,21 @@ typedef struct {
     weft_route_t route;
 } route_blk;
 
-struct weft_routing {
-    view_t views[N_VIEWS];
+/*
+ * The fabric state (topo/fabric.h). Everything routing writes lives here, never in the
+ * cluster, so fabric states over one shared cluster are independent: one per thread.
+ */
+struct weft_fabric {
+    const weft_topo_t *topo;
+    const view_t *views;    /* the views routed on: topo->views->v, or own->v */
+    weft_topo_views_t *own; /* views without the links that are down; NULL while none is */
+    guint64 ecmp_seed;
     GHashTable *dist_cache; /* guint64 key -> dist_entry (owned) */
     GQueue lru;             /* dist_entry links, most recent first */
     guint dist_max;         /* byte entries the budget allows (DIST_CACHE_BYTES) */
     guint dist_used;        /* room the cached entries take, in byte entries */
     GHashTable *routes;     /* route_key -> route_blk (borrowed from all_routes) */
-    GPtrArray *all_routes;  /* every route ever returned: they live as long as the topo */
+    GPtrArray *all_routes;  /* every route ever returned: they live as long as the fabric */
     gint32 *local_dist;     /* scratch for NVLink and host BFS, all -1 between uses */
     gint32 *own_nic;        /* per vertex: its own-rail NIC, -1 none, OWN_NIC_UNKNOWN */
     GArray *touched;        /* gint32: entries of local_dist to reset */
@@ -200,10 +215,10 @@ v_kind(const weft_topo_t *topo, gint v)
 
 /* ---- views and domains ----------------------------------------------------------- */
 
+/* Whether edge @e is in view @view when the links with @frac (nullable: all up) 0 are down. */
 static gboolean
-edge_in_view(const weft_topo_t *topo, guint view, guint e)
+edge_in_view(const weft_topo_t *topo, const double *frac, guint view, guint e)
 {
-    const double *frac = topo->routing->frac;
     if (frac != NULL && frac[e] <= 0.0) {
         return FALSE; /* a link that is down leaves every view */
     }
@@ -223,19 +238,20 @@ edge_in_view(const weft_topo_t *topo, guint view, guint e)
     }
 }
 
-/* Builds view @vi: its CSR out-adjacency and (but for VIEW_FULL) its igraph graph with the same
- * vertex ids. */
+/* Builds view @vi into the zeroed @view: its CSR out-adjacency and (but for VIEW_FULL with
+ * every link up) its igraph graph with the same vertex ids, without the @n_down links whose
+ * @frac is 0. Under the igraph lock. */
 static gboolean
-view_build(weft_topo_t *topo, guint vi, GError **error)
+view_build(const weft_topo_t *topo, const double *frac, guint n_down, guint vi, view_t *view,
+           GError **error)
 {
-    view_t *view = &topo->routing->views[vi];
     guint n = topo->v_name->len;
     guint m = topo->e_from->len;
     const gint *from = (const gint *)topo->e_from->data;
     view->off = g_new0(guint32, n + 1);
     guint kept = 0;
     for (guint e = 0; e < m; e++) {
-        if (edge_in_view(topo, vi, e)) {
+        if (edge_in_view(topo, frac, vi, e)) {
             view->off[from[e] + 1]++;
             kept++;
         }
@@ -246,11 +262,11 @@ view_build(weft_topo_t *topo, guint vi, GError **error)
     view->adj = g_new(gint32, MAX(kept, 1));
     g_autofree guint32 *fill = g_memdup2(view->off, sizeof(guint32) * n);
     for (guint e = 0; e < m; e++) {
-        if (edge_in_view(topo, vi, e)) {
+        if (edge_in_view(topo, frac, vi, e)) {
             view->adj[fill[from[e]]++] = (gint32)e;
         }
     }
-    if (vi == VIEW_FULL && topo->routing->n_down == 0) {
+    if (vi == VIEW_FULL && n_down == 0) {
         return TRUE; /* the cluster's own graph serves (view_graph()) */
     }
     igraph_vector_int_t ev;
@@ -260,7 +276,7 @@ view_build(weft_topo_t *topo, guint vi, GError **error)
     }
     guint k = 0;
     for (guint e = 0; e < m; e++) {
-        if (edge_in_view(topo, vi, e)) {
+        if (edge_in_view(topo, frac, vi, e)) {
             VECTOR(ev)[2 * k] = from[e];
             VECTOR(ev)[2 * k + 1] = e_to(topo, (gint)e);
             k++;
@@ -275,6 +291,39 @@ view_build(weft_topo_t *topo, guint vi, GError **error)
     return TRUE;
 }
 
+/* Frees the views of @views (under the igraph lock); NULL-safe. */
+static void
+views_free(weft_topo_views_t *views)
+{
+    if (views == NULL) {
+        return;
+    }
+    for (guint vi = 0; vi < N_VIEWS; vi++) {
+        if (views->v[vi].has_graph) {
+            igraph_destroy(&views->v[vi].graph);
+        }
+        g_free(views->v[vi].off);
+        g_free(views->v[vi].adj);
+    }
+    g_free(views);
+}
+
+/* Builds every view without the @n_down links whose @frac is 0 (@frac NULL: all up), under
+ * the igraph lock. NULL with @error set if igraph fails. */
+static weft_topo_views_t *
+views_build(const weft_topo_t *topo, const double *frac, guint n_down, GError **error)
+{
+    weft_topo_views_t *views = g_new0(weft_topo_views_t, 1);
+    weft_topo_i_igraph_quiet();
+    for (guint vi = 0; vi < N_VIEWS; vi++) {
+        if (!view_build(topo, frac, n_down, vi, &views->v[vi], error)) {
+            views_free(views);
+            return NULL;
+        }
+    }
+    return views;
+}
+
 /* Numbers the NVLink domains as topo.h says: components of the NVLink view, by lowest GPU number.
  */
 static gboolean
@@ -287,8 +336,8 @@ number_domains(weft_topo_t *topo, GError **error)
                                   error)) {
         return FALSE;
     }
-    igraph_error_t rc = igraph_connected_components(&topo->routing->views[VIEW_NVLINK].graph,
-                                                    &membership, NULL, &n_comp, IGRAPH_WEAK);
+    igraph_error_t rc = igraph_connected_components(&topo->views->v[VIEW_NVLINK].graph, &membership,
+                                                    NULL, &n_comp, IGRAPH_WEAK);
     if (!weft_topo_i_igraph_check(rc, topo, "connected_components", error)) {
         igraph_vector_int_destroy(&membership);
         return FALSE;
@@ -315,10 +364,35 @@ number_domains(weft_topo_t *topo, GError **error)
 }
 
 gboolean
-weft_topo_i_routing_init(weft_topo_t *topo, GError **error)
+weft_topo_i_views_init(weft_topo_t *topo, GError **error)
 {
-    weft_routing_t *r = g_new0(weft_routing_t, 1);
-    topo->routing = r;
+    topo->views = views_build(topo, NULL, 0, error);
+    if (topo->views == NULL) {
+        return FALSE;
+    }
+    if (!number_domains(topo, error)) {
+        weft_topo_i_views_free(topo);
+        return FALSE;
+    }
+    return TRUE;
+}
+
+void
+weft_topo_i_views_free(weft_topo_t *topo)
+{
+    views_free(topo->views);
+    topo->views = NULL;
+}
+
+/* ---- the fabric state ------------------------------------------------------------------ */
+
+weft_fabric_t *
+weft_fabric_new(const weft_topo_t *topo)
+{
+    g_return_val_if_fail(topo != NULL && topo->finalized, NULL);
+    weft_fabric_t *r = g_new0(weft_fabric_t, 1);
+    r->topo = topo;
+    r->views = topo->views->v;
     guint n = topo->v_name->len;
     r->dist_cache = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, dist_entry_free);
     g_queue_init(&r->lru);
@@ -333,33 +407,19 @@ weft_topo_i_routing_init(weft_topo_t *topo, GError **error)
     }
     r->touched = g_array_new(FALSE, FALSE, sizeof(gint32));
     r->queue = g_array_new(FALSE, FALSE, sizeof(gint32));
-    weft_topo_i_igraph_quiet();
-    for (guint vi = 0; vi < N_VIEWS; vi++) {
-        if (!view_build(topo, vi, error)) {
-            weft_topo_i_routing_free(topo);
-            return FALSE;
-        }
-    }
-    if (!number_domains(topo, error)) {
-        weft_topo_i_routing_free(topo);
-        return FALSE;
-    }
-    return TRUE;
+    return r;
 }
 
 void
-weft_topo_i_routing_free(weft_topo_t *topo)
+weft_fabric_free(weft_fabric_t *r)
 {
-    weft_routing_t *r = topo->routing;
     if (r == NULL) {
         return;
     }
-    for (guint vi = 0; vi < N_VIEWS; vi++) {
-        if (r->views[vi].has_graph) {
-            igraph_destroy(&r->views[vi].graph);
-        }
-        g_free(r->views[vi].off);
-        g_free(r->views[vi].adj);
+    if (r->own != NULL) {
+        weft_topo_i_igraph_lock();
+        views_free(r->own);
+        weft_topo_i_igraph_unlock();
     }
     /* the LRU links are embedded in the entries, which the table frees */
     g_hash_table_destroy(r->dist_cache);
@@ -371,30 +431,40 @@ weft_topo_i_routing_free(weft_topo_t *topo)
     g_array_free(r->queue, TRUE);
     g_free(r->frac);
     g_free(r);
-    topo->routing = NULL;
+}
+
+const weft_topo_t *
+weft_fabric_topo(const weft_fabric_t *fab)
+{
+    g_return_val_if_fail(fab != NULL, NULL);
+    return fab->topo;
 }
 
 /* ---- distances -------------------------------------------------------------------- */
 
+/* The igraph graph of view @vi: shared with other threads when it is the cluster's, so pass it
+ * to igraph only under weft_topo_i_igraph_lock() (topo_private.h: igraph's property cache). */
 static const igraph_t *
-view_graph(const weft_topo_t *topo, guint vi)
+view_graph(const weft_fabric_t *r, guint vi)
 {
-    const view_t *view = &topo->routing->views[vi];
+    const weft_topo_t *topo = r->topo;
+    const view_t *view = &r->views[vi];
     return view->has_graph ? &view->graph : &topo->graph;
 }
 
 /* The adjacency a view walks: VIEW_HOST walks the fabric's. */
 static inline const view_t *
-view_adj(const weft_topo_t *topo, guint vi)
+view_adj(const weft_fabric_t *r, guint vi)
 {
-    return &topo->routing->views[vi == VIEW_HOST ? VIEW_FABRIC : vi];
+    return &r->views[vi == VIEW_HOST ? VIEW_FABRIC : vi];
 }
 
 /* Distinct neighbours of @v in view @vi other than @from, up to 2; the first is put in *@next. */
 static guint
-other_neighbours(const weft_topo_t *topo, guint vi, gint v, gint from, gint *next)
+other_neighbours(const weft_fabric_t *r, guint vi, gint v, gint from, gint *next)
 {
-    const view_t *view = &topo->routing->views[vi];
+    const weft_topo_t *topo = r->topo;
+    const view_t *view = &r->views[vi];
     guint count = 0;
     for (guint32 i = view->off[v]; i < view->off[v + 1]; i++) {
         gint w = e_to(topo, view->adj[i]);
@@ -414,9 +484,9 @@ other_neighbours(const weft_topo_t *topo, guint vi, gint v, gint from, gint *nex
 /* The distances to @funnel in view @vi into @df's df or df8, from the LRU cache or one
  * igraph BFS. */
 static gboolean
-funnel_distances(weft_topo_t *topo, guint vi, gint funnel, dist_fn *df, GError **error)
+funnel_distances(weft_fabric_t *r, guint vi, gint funnel, dist_fn *df, GError **error)
 {
-    weft_routing_t *r = topo->routing;
+    const weft_topo_t *topo = r->topo;
     guint64 key = ((guint64)vi << 32) | (guint32)funnel;
     dist_entry *d = g_hash_table_lookup(r->dist_cache, &key);
     if (d != NULL) {
@@ -438,7 +508,7 @@ funnel_distances(weft_topo_t *topo, guint vi, gint funnel, dist_fn *df, GError *
     igraph_error_t rc = igraph_vector_int_init(&layers, 0);
     if (rc == IGRAPH_SUCCESS) {
         /* mode IN: hops from every vertex to the funnel (the views are symmetric anyway) */
-        rc = igraph_bfs_simple(view_graph(topo, vi), funnel, IGRAPH_IN, &order, &layers, NULL);
+        rc = igraph_bfs_simple(view_graph(r, vi), funnel, IGRAPH_IN, &order, &layers, NULL);
         if (rc != IGRAPH_SUCCESS) {
             igraph_vector_int_destroy(&layers);
         }
@@ -494,7 +564,7 @@ funnel_distances(weft_topo_t *topo, guint vi, gint funnel, dist_fn *df, GError *
 
 /* Resets the scratch distances touched by the last local BFS. */
 static void
-local_reset(weft_routing_t *r)
+local_reset(weft_fabric_t *r)
 {
     for (guint i = 0; i < r->touched->len; i++) {
         r->local_dist[g_array_index(r->touched, gint32, i)] = -1;
@@ -510,10 +580,10 @@ local_reset(weft_routing_t *r)
  * 40k-vertex cluster.
  */
 static void
-local_bfs(weft_topo_t *topo, guint vi, gint dst)
+local_bfs(weft_fabric_t *r, guint vi, gint dst)
 {
-    weft_routing_t *r = topo->routing;
-    const view_t *view = view_adj(topo, vi);
+    const weft_topo_t *topo = r->topo;
+    const view_t *view = view_adj(r, vi);
     gint host = vi == VIEW_HOST ? v_host(topo, dst) : -1;
     local_reset(r);
     g_array_set_size(r->queue, 0);
@@ -545,10 +615,10 @@ local_bfs(weft_topo_t *topo, guint vi, gint dst)
 #define BOUNDED_BFS_MIN 1024u
 
 static gboolean
-bounded_bfs(weft_topo_t *topo, guint vi, gint funnel, gint need)
+bounded_bfs(weft_fabric_t *r, guint vi, gint funnel, gint need)
 {
-    weft_routing_t *r = topo->routing;
-    const view_t *view = view_adj(topo, vi);
+    const weft_topo_t *topo = r->topo;
+    const view_t *view = view_adj(r, vi);
     guint budget = MAX(BOUNDED_BFS_MIN, topo->v_name->len / 64);
     local_reset(r);
     g_array_set_size(r->queue, 0);
@@ -587,11 +657,11 @@ bounded_bfs(weft_topo_t *topo, guint vi, gint funnel, gint need)
  * overwrites the distances of the last one: use @d before the next call.
  */
 static gboolean
-distances_to(weft_topo_t *topo, guint vi, gint dst, gint need, dist_fn *d, GError **error)
+distances_to(weft_fabric_t *r, guint vi, gint dst, gint need, dist_fn *d, GError **error)
 {
     if (vi == VIEW_NVLINK || vi == VIEW_HOST) {
-        local_bfs(topo, vi, dst);
-        d->df = topo->routing->local_dist;
+        local_bfs(r, vi, dst);
+        d->df = r->local_dist;
         d->df8 = NULL;
         d->k = 0;
         return TRUE;
@@ -603,22 +673,21 @@ distances_to(weft_topo_t *topo, guint vi, gint dst, gint need, dist_fn *d, GErro
     d->chain[0] = dst;
     while (d->k < MAX_CHAIN) {
         gint next = -1;
-        if (other_neighbours(topo, vi, cur, prev, &next) != 1) {
+        if (other_neighbours(r, vi, cur, prev, &next) != 1) {
             break;
         }
         prev = cur;
         cur = next;
         d->chain[++d->k] = cur;
     }
-    weft_routing_t *r = topo->routing;
     guint64 key = ((guint64)vi << 32) | (guint32)cur;
     if (r->n_down == 0 && !g_hash_table_contains(r->dist_cache, &key) &&
-        bounded_bfs(topo, vi, cur, need)) {
+        bounded_bfs(r, vi, cur, need)) {
         d->df = r->local_dist;
         d->df8 = NULL;
         return TRUE;
     }
-    return funnel_distances(topo, vi, cur, d, error);
+    return funnel_distances(r, vi, cur, d, error);
 }
 
 /* ---- routes ----------------------------------------------------------------------- */
@@ -631,9 +700,10 @@ mix(guint64 h, guint64 x)
 
 /* The DAG successors of @u: out-edges in view @vi one hop closer to the destination. */
 static guint
-dag_edges(const weft_topo_t *topo, guint vi, const dist_fn *d, gint u, GArray *out)
+dag_edges(const weft_fabric_t *r, guint vi, const dist_fn *d, gint u, GArray *out)
 {
-    const view_t *view = view_adj(topo, vi);
+    const weft_topo_t *topo = r->topo;
+    const view_t *view = view_adj(r, vi);
     gint32 du = dist_of(d, u);
     g_array_set_size(out, 0);
     for (guint32 i = view->off[u]; i < view->off[u + 1]; i++) {
@@ -647,8 +717,9 @@ dag_edges(const weft_topo_t *topo, guint vi, const dist_fn *d, gint u, GArray *o
 
 /* Counts equal-cost paths src -> dst, saturating at @cap, by DP over the distance layers. */
 static guint64
-count_dag(const weft_topo_t *topo, guint vi, const dist_fn *d, gint src, gint dst, guint64 cap)
+count_dag(const weft_fabric_t *r, guint vi, const dist_fn *d, gint src, gint dst, guint64 cap)
 {
+    const weft_topo_t *topo = r->topo;
     gint32 ds = dist_of(d, src);
     g_assert(ds >= 0);
     /* layers[i]: vertices at distance ds - i reachable from src along the DAG */
@@ -664,7 +735,7 @@ count_dag(const weft_topo_t *topo, guint vi, const dist_fn *d, gint src, gint ds
         GArray *cur = g_ptr_array_index(layers, i);
         GArray *next = g_array_new(FALSE, FALSE, sizeof(gint32));
         for (guint j = 0; j < cur->len; j++) {
-            dag_edges(topo, vi, d, g_array_index(cur, gint32, j), succ);
+            dag_edges(r, vi, d, g_array_index(cur, gint32, j), succ);
             for (guint s = 0; s < succ->len; s++) {
                 gint32 w = e_to(topo, g_array_index(succ, gint32, s));
                 if (g_hash_table_add(seen, GINT_TO_POINTER(w + 1))) {
@@ -681,7 +752,7 @@ count_dag(const weft_topo_t *topo, guint vi, const dist_fn *d, gint src, gint ds
         GArray *cur = g_ptr_array_index(layers, i);
         for (guint j = 0; j < cur->len; j++) {
             gint32 u = g_array_index(cur, gint32, j);
-            dag_edges(topo, vi, d, u, succ);
+            dag_edges(r, vi, d, u, succ);
             guint64 c = 0;
             for (guint s = 0; s < succ->len; s++) {
                 gint32 w = e_to(topo, g_array_index(succ, gint32, s));
@@ -700,19 +771,20 @@ count_dag(const weft_topo_t *topo, guint vi, const dist_fn *d, gint src, gint ds
 
 /* Lists every equal-cost edge path from @u to the destination (depth-first, in edge-id order). */
 static void
-list_paths(const weft_topo_t *topo, guint vi, const dist_fn *d, gint u, GArray *prefix,
+list_paths(const weft_fabric_t *r, guint vi, const dist_fn *d, gint u, GArray *prefix,
            GPtrArray *paths)
 {
+    const weft_topo_t *topo = r->topo;
     if (dist_of(d, u) == 0) {
         g_ptr_array_add(paths, g_array_copy(prefix));
         return;
     }
     g_autoptr(GArray) succ = g_array_new(FALSE, FALSE, sizeof(gint32));
-    dag_edges(topo, vi, d, u, succ);
+    dag_edges(r, vi, d, u, succ);
     for (guint s = 0; s < succ->len; s++) {
         gint32 e = g_array_index(succ, gint32, s);
         g_array_append_val(prefix, e);
-        list_paths(topo, vi, d, e_to(topo, e), prefix, paths);
+        list_paths(r, vi, d, e_to(topo, e), prefix, paths);
         g_array_set_size(prefix, prefix->len - 1);
     }
 }
@@ -758,7 +830,7 @@ paths_are_nvswitch_planes(const weft_topo_t *topo, GPtrArray *paths)
 
 /* A route block for @n_paths paths of @hops edges each; the caller fills it. */
 static route_blk *
-route_blk_new(weft_topo_t *topo, route_key key, guint n_paths, guint hops)
+route_blk_new(weft_fabric_t *r, route_key key, guint n_paths, guint hops)
 {
     gsize size = sizeof(route_blk) + sizeof(double) * n_paths + sizeof(guint32) * (n_paths + 1) +
                  sizeof(gint32) * (gsize)n_paths * hops;
@@ -772,14 +844,15 @@ route_blk_new(weft_topo_t *topo, route_key key, guint n_paths, guint hops)
     b->route.path_off = off;
     b->route.edges = edges;
     b->route.hops = hops;
-    g_ptr_array_add(topo->routing->all_routes, b);
+    g_ptr_array_add(r->all_routes, b);
     return b;
 }
 
 /* Fills shares (proportional to bottleneck), latency and rate of a built route. */
 static void
-route_finish(const weft_topo_t *topo, weft_route_t *r)
+route_finish(const weft_fabric_t *fab, weft_route_t *r)
 {
+    const weft_topo_t *topo = fab->topo;
     g_autofree double *bottleneck = g_new(double, MAX(r->n_paths, 1));
     double sum = 0.0;
     weft_time_t latency = 0;
@@ -787,7 +860,7 @@ route_finish(const weft_topo_t *topo, weft_route_t *r)
         double b = INFINITY;
         weft_time_t lat = 0;
         for (guint32 i = r->path_off[p]; i < r->path_off[p + 1]; i++) {
-            b = MIN(b, weft_topo_edge_bw_now(topo, r->edges[i]));
+            b = MIN(b, weft_fabric_edge_bw_now(fab, r->edges[i]));
             lat += weft_topo_edge_latency(topo, r->edges[i]);
         }
         bottleneck[p] = b;
@@ -812,16 +885,16 @@ route_finish(const weft_topo_t *topo, weft_route_t *r)
  * none. Looked up once per vertex (a BFS inside the host), then kept.
  */
 static gint
-own_nic(weft_topo_t *topo, gint v)
+own_nic(weft_fabric_t *r, gint v)
 {
-    weft_routing_t *r = topo->routing;
+    const weft_topo_t *topo = r->topo;
     if (r->own_nic[v] != OWN_NIC_UNKNOWN) {
         return r->own_nic[v];
     }
     gint rail = v_rail(topo, v);
     gint best = -1;
     if (v_kind(topo, v) == WEFT_VERTEX_GPU && v_host(topo, v) >= 0 && rail >= 0) {
-        local_bfs(topo, VIEW_HOST, v);
+        local_bfs(r, VIEW_HOST, v);
         for (guint i = 0; i < r->touched->len; i++) {
             gint32 w = g_array_index(r->touched, gint32, i);
             if (v_kind(topo, w) != WEFT_VERTEX_NIC || v_rail(topo, w) != rail) {
@@ -840,12 +913,13 @@ own_nic(weft_topo_t *topo, gint v)
 /* The view for a pair: NVLink inside one domain, else the fabric if it connects them, else all
  * edges; @d holds the distances to @dst in that view. */
 static gboolean
-pick_view(weft_topo_t *topo, gint src, gint dst, guint *vi, dist_fn *d, GError **error)
+pick_view(weft_fabric_t *r, gint src, gint dst, guint *vi, dist_fn *d, GError **error)
 {
+    const weft_topo_t *topo = r->topo;
     gint ds = topo->v_domain[src];
     if (ds >= 0 && ds == topo->v_domain[dst]) {
         *vi = VIEW_NVLINK;
-        if (!distances_to(topo, VIEW_NVLINK, dst, src, d, error)) {
+        if (!distances_to(r, VIEW_NVLINK, dst, src, d, error)) {
             return FALSE;
         }
         if (dist_of(d, src) >= 0) {
@@ -854,7 +928,7 @@ pick_view(weft_topo_t *topo, gint src, gint dst, guint *vi, dist_fn *d, GError *
     }
     for (guint v = VIEW_FABRIC; v <= VIEW_FULL; v++) {
         *vi = v;
-        if (!distances_to(topo, v, dst, src, d, error)) {
+        if (!distances_to(r, v, dst, src, d, error)) {
             return FALSE;
         }
         if (dist_of(d, src) >= 0) {
@@ -875,21 +949,22 @@ pick_view(weft_topo_t *topo, gint src, gint dst, guint *vi, dist_fn *d, GError *
  * view pick_view() chooses.
  */
 static gboolean
-plan_route(weft_topo_t *topo, gint src, gint dst, plan_t *plan, GError **error)
+plan_route(weft_fabric_t *r, gint src, gint dst, plan_t *plan, GError **error)
 {
+    const weft_topo_t *topo = r->topo;
     gint ds = topo->v_domain[src];
     gint hs = v_host(topo, src);
     gboolean same_domain = ds >= 0 && ds == topo->v_domain[dst];
     gboolean same_host = hs >= 0 && hs == v_host(topo, dst);
     plan->n = 0;
     if (!same_domain && !same_host) {
-        gint exit_nic = own_nic(topo, src);
-        gint entry_nic = own_nic(topo, dst);
+        gint exit_nic = own_nic(r, src);
+        gint entry_nic = own_nic(r, dst);
         if (exit_nic >= 0 || entry_nic >= 0) {
             gint a = exit_nic >= 0 ? exit_nic : src;
             gint b = entry_nic >= 0 ? entry_nic : dst;
             dist_fn d;
-            if (!distances_to(topo, VIEW_NET, b, a, &d, error)) {
+            if (!distances_to(r, VIEW_NET, b, a, &d, error)) {
                 return FALSE;
             }
             if (dist_of(&d, a) >= 0) {
@@ -906,7 +981,7 @@ plan_route(weft_topo_t *topo, gint src, gint dst, plan_t *plan, GError **error)
     }
     guint vi;
     dist_fn d;
-    if (!pick_view(topo, src, dst, &vi, &d, error)) {
+    if (!pick_view(r, src, dst, &vi, &d, error)) {
         return FALSE;
     }
     plan->seg[plan->n++] = (segment){vi, src, dst};
@@ -924,26 +999,27 @@ plan_route(weft_topo_t *topo, gint src, gint dst, plan_t *plan, GError **error)
  * had a choice. Returns NULL only when an igraph BFS fails.
  */
 static route_blk *
-ecmp_walk(weft_topo_t *topo, const plan_t *plan, gint src, gint dst, guint slot, gboolean *branched,
+ecmp_walk(weft_fabric_t *r, const plan_t *plan, gint src, gint dst, guint slot, gboolean *branched,
           GError **error)
 {
+    const weft_topo_t *topo = r->topo;
     g_autoptr(GArray) path = g_array_new(FALSE, FALSE, sizeof(gint32));
     g_autoptr(GArray) cand = g_array_new(FALSE, FALSE, sizeof(gint32));
     g_autoptr(GArray) railed = g_array_new(FALSE, FALSE, sizeof(gint32));
     gint rail_s = v_rail(topo, src);
     gint rail_d = v_rail(topo, dst);
-    guint64 base = mix(mix(mix(topo->ecmp_seed, HOP_SALT), (guint64)src), (guint64)dst);
+    guint64 base = mix(mix(mix(r->ecmp_seed, HOP_SALT), (guint64)src), (guint64)dst);
     guint q = slot;
     *branched = FALSE;
     for (guint s = 0; s < plan->n; s++) {
         const segment *sg = &plan->seg[s];
         dist_fn d;
-        if (!distances_to(topo, sg->vi, sg->to, sg->from, &d, error)) {
+        if (!distances_to(r, sg->vi, sg->to, sg->from, &d, error)) {
             return NULL;
         }
         gint u = sg->from;
         for (gint32 left = dist_of(&d, u); left > 0; left--) {
-            guint n = dag_edges(topo, sg->vi, &d, u, cand);
+            guint n = dag_edges(r, sg->vi, &d, u, cand);
             g_assert(n > 0);
             GArray *from = cand;
             if (n > 1) {
@@ -975,39 +1051,40 @@ ecmp_walk(weft_topo_t *topo, const plan_t *plan, gint src, gint dst, guint slot,
     }
     route_key key = {src, dst, slot};
     guint hops = path->len;
-    route_blk *b = route_blk_new(topo, key, 1, hops);
+    route_blk *b = route_blk_new(r, key, 1, hops);
     ((guint32 *)b->route.path_off)[0] = 0;
     ((guint32 *)b->route.path_off)[1] = hops;
     memcpy((gint32 *)b->route.edges, path->data, sizeof(gint32) * (gsize)hops);
-    route_finish(topo, &b->route);
+    route_finish(r, &b->route);
     return b;
 }
 
 /* Builds the route of (src, dst, slot) for src != dst. */
 static route_blk *
-compute_route(weft_topo_t *topo, gint src, gint dst, guint slot, GError **error)
+compute_route(weft_fabric_t *r, gint src, gint dst, guint slot, GError **error)
 {
+    const weft_topo_t *topo = r->topo;
     plan_t plan;
-    if (!plan_route(topo, src, dst, &plan, error)) {
+    if (!plan_route(r, src, dst, &plan, error)) {
         return NULL;
     }
     guint vi = plan.seg[0].vi;
     if (plan.n == 1 && (vi == VIEW_NVLINK || vi == VIEW_FULL)) {
         /* NVSwitch planes can only appear where NVLink edges are: check for spraying */
         dist_fn d;
-        if (!distances_to(topo, vi, dst, src, &d, error)) {
+        if (!distances_to(r, vi, dst, src, &d, error)) {
             return NULL;
         }
-        guint64 n = count_dag(topo, vi, &d, src, dst, MAX_SPRAY_PATHS + 1);
+        guint64 n = count_dag(r, vi, &d, src, dst, MAX_SPRAY_PATHS + 1);
         if (n >= 2 && n <= MAX_SPRAY_PATHS) {
             g_autoptr(GPtrArray) paths =
                 g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
             g_autoptr(GArray) prefix = g_array_new(FALSE, FALSE, sizeof(gint32));
-            list_paths(topo, vi, &d, src, prefix, paths);
+            list_paths(r, vi, &d, src, prefix, paths);
             if (paths_are_nvswitch_planes(topo, paths)) {
                 guint hops = ((GArray *)g_ptr_array_index(paths, 0))->len;
                 route_key key = {src, dst, SLOT_SINGLE};
-                route_blk *b = route_blk_new(topo, key, paths->len, hops);
+                route_blk *b = route_blk_new(r, key, paths->len, hops);
                 guint32 *off = (guint32 *)b->route.path_off;
                 gint32 *edges = (gint32 *)b->route.edges;
                 for (guint p = 0; p < paths->len; p++) {
@@ -1016,13 +1093,13 @@ compute_route(weft_topo_t *topo, gint src, gint dst, guint slot, GError **error)
                     memcpy(edges + off[p], pp->data, sizeof(gint32) * hops);
                 }
                 off[paths->len] = paths->len * hops;
-                route_finish(topo, &b->route);
+                route_finish(r, &b->route);
                 return b;
             }
         }
     }
     gboolean branched = FALSE;
-    route_blk *b = ecmp_walk(topo, &plan, src, dst, slot, &branched, error);
+    route_blk *b = ecmp_walk(r, &plan, src, dst, slot, &branched, error);
     if (b != NULL && !branched) {
         b->key.slot = SLOT_SINGLE;
     }
@@ -1030,38 +1107,42 @@ compute_route(weft_topo_t *topo, gint src, gint dst, guint slot, GError **error)
 }
 
 void
-weft_topo_set_ecmp_seed(weft_topo_t *topo, guint64 seed)
+weft_fabric_set_ecmp_seed(weft_fabric_t *fab, guint64 seed)
 {
-    g_return_if_fail(topo != NULL);
-    topo->ecmp_seed = seed;
-    if (topo->routing != NULL) {
-        /* routes already handed out stay alive in all_routes */
-        g_hash_table_remove_all(topo->routing->routes);
-        topo->routing->epoch++;
-    }
+    g_return_if_fail(fab != NULL);
+    fab->ecmp_seed = seed;
+    /* routes already handed out stay alive in all_routes */
+    g_hash_table_remove_all(fab->routes);
+    fab->epoch++;
 }
 
-#define CHECK_V(topo, v, ret)                                                                      \
-    g_return_val_if_fail((v) >= 0 && (guint)(v) < (topo)->v_name->len, ret)
+guint64
+weft_fabric_ecmp_seed(const weft_fabric_t *fab)
+{
+    g_return_val_if_fail(fab != NULL, 0);
+    return fab->ecmp_seed;
+}
+
+#define CHECK_V(fab, v, ret)                                                                       \
+    g_return_val_if_fail((v) >= 0 && (guint)(v) < (fab)->topo->v_name->len, ret)
 
 guint
-weft_topo_ecmp_slot(const weft_topo_t *topo, gint src, gint dst, guint64 flow_id)
+weft_fabric_ecmp_slot(const weft_fabric_t *fab, gint src, gint dst, guint64 flow_id)
 {
-    g_return_val_if_fail(topo != NULL, 0);
-    guint64 h = mix(mix(mix(topo->ecmp_seed, (guint64)src), (guint64)dst), flow_id);
+    g_return_val_if_fail(fab != NULL, 0);
+    guint64 h = mix(mix(mix(fab->ecmp_seed, (guint64)src), (guint64)dst), flow_id);
     return (guint)(weft_rng_splitmix64(h) % ECMP_SLOTS);
 }
 
 const weft_route_t *
-weft_topo_route_slot(weft_topo_t *topo, gint src, gint dst, guint slot, GError **error)
+weft_fabric_route_slot(weft_fabric_t *r, gint src, gint dst, guint slot, GError **error)
 {
-    g_return_val_if_fail(topo != NULL && topo->finalized, NULL);
-    CHECK_V(topo, src, NULL);
-    CHECK_V(topo, dst, NULL);
+    g_return_val_if_fail(r != NULL, NULL);
+    CHECK_V(r, src, NULL);
+    CHECK_V(r, dst, NULL);
     g_return_val_if_fail(slot < ECMP_SLOTS, NULL);
     g_return_val_if_fail(error == NULL || *error == NULL, NULL);
 
-    weft_routing_t *r = topo->routing;
     route_key key = {src, dst, SLOT_SINGLE};
     route_blk *b = g_hash_table_lookup(r->routes, &key);
     if (b != NULL) {
@@ -1074,11 +1155,11 @@ weft_topo_route_slot(weft_topo_t *topo, gint src, gint dst, guint slot, GError *
     }
     if (src == dst) {
         key.slot = SLOT_SINGLE;
-        b = route_blk_new(topo, key, 0, 0);
+        b = route_blk_new(r, key, 0, 0);
         b->route.latency_ps = 0;
         b->route.rate_Bps = INFINITY;
     } else {
-        b = compute_route(topo, src, dst, key.slot, error);
+        b = compute_route(r, src, dst, key.slot, error);
         if (b == NULL) {
             return NULL;
         }
@@ -1088,73 +1169,72 @@ weft_topo_route_slot(weft_topo_t *topo, gint src, gint dst, guint slot, GError *
 }
 
 const weft_route_t *
-weft_topo_route_ecmp(weft_topo_t *topo, gint src, gint dst, guint64 flow_id, GError **error)
+weft_fabric_route_ecmp(weft_fabric_t *fab, gint src, gint dst, guint64 flow_id, GError **error)
 {
-    g_return_val_if_fail(topo != NULL && topo->finalized, NULL);
-    return weft_topo_route_slot(topo, src, dst, weft_topo_ecmp_slot(topo, src, dst, flow_id),
-                                error);
+    g_return_val_if_fail(fab != NULL, NULL);
+    return weft_fabric_route_slot(fab, src, dst, weft_fabric_ecmp_slot(fab, src, dst, flow_id),
+                                  error);
 }
 
 const weft_route_t *
-weft_topo_route_ecmp_slot(weft_topo_t *topo, gint src, gint dst, guint64 flow_id, GError **error)
+weft_fabric_route_ecmp_slot(weft_fabric_t *fab, gint src, gint dst, guint64 flow_id, GError **error)
 {
-    g_return_val_if_fail(topo != NULL && topo->finalized && src != dst, NULL);
-    CHECK_V(topo, src, NULL);
-    CHECK_V(topo, dst, NULL);
-    weft_routing_t *r = topo->routing;
-    route_key key = {src, dst, weft_topo_ecmp_slot(topo, src, dst, flow_id)};
-    route_blk *b = g_hash_table_lookup(r->routes, &key);
+    g_return_val_if_fail(fab != NULL && src != dst, NULL);
+    CHECK_V(fab, src, NULL);
+    CHECK_V(fab, dst, NULL);
+    route_key key = {src, dst, weft_fabric_ecmp_slot(fab, src, dst, flow_id)};
+    route_blk *b = g_hash_table_lookup(fab->routes, &key);
     if (b != NULL) {
         return &b->route;
     }
     /* not cached yet: the full lookup (which also finds a fixed route) */
-    return weft_topo_route_ecmp(topo, src, dst, flow_id, error);
+    return weft_fabric_route_ecmp(fab, src, dst, flow_id, error);
 }
 
 guint64
-weft_topo_route_epoch(const weft_topo_t *topo)
+weft_fabric_route_epoch(const weft_fabric_t *fab)
 {
-    g_return_val_if_fail(topo != NULL && topo->finalized, 0);
-    return topo->routing->epoch;
+    g_return_val_if_fail(fab != NULL, 0);
+    return fab->epoch;
 }
 
 const weft_route_t *
-weft_topo_route_fixed_cached(weft_topo_t *topo, gint src, gint dst)
+weft_fabric_route_fixed_cached(const weft_fabric_t *fab, gint src, gint dst)
 {
-    g_return_val_if_fail(topo != NULL && topo->finalized, NULL);
+    g_return_val_if_fail(fab != NULL, NULL);
     route_key key = {src, dst, SLOT_SINGLE};
-    route_blk *b = g_hash_table_lookup(topo->routing->routes, &key);
+    route_blk *b = g_hash_table_lookup(fab->routes, &key);
     return b != NULL ? &b->route : NULL;
 }
 
 gboolean
-weft_topo_route_is_fixed(weft_topo_t *topo, gint src, gint dst)
+weft_fabric_route_is_fixed(weft_fabric_t *fab, gint src, gint dst)
 {
-    g_return_val_if_fail(topo != NULL && topo->finalized, FALSE);
+    g_return_val_if_fail(fab != NULL, FALSE);
     if (src == dst) {
         return TRUE;
     }
-    const weft_route_t *r = weft_topo_route_ecmp(topo, src, dst, 0, NULL);
+    const weft_route_t *r = weft_fabric_route_ecmp(fab, src, dst, 0, NULL);
     if (r == NULL) {
         return FALSE;
     }
     route_key key = {src, dst, SLOT_SINGLE};
-    route_blk *b = g_hash_table_lookup(topo->routing->routes, &key);
+    route_blk *b = g_hash_table_lookup(fab->routes, &key);
     return b != NULL && &b->route == r;
 }
 
 const weft_route_t *
-weft_topo_route(weft_topo_t *topo, gint src, gint dst, GError **error)
+weft_fabric_route(weft_fabric_t *fab, gint src, gint dst, GError **error)
 {
-    return weft_topo_route_ecmp(topo, src, dst, 0, error);
+    return weft_fabric_route_ecmp(fab, src, dst, 0, error);
 }
 
 gboolean
-weft_topo_count_paths(weft_topo_t *topo, gint src, gint dst, guint64 *n_paths, GError **error)
+weft_fabric_count_paths(weft_fabric_t *r, gint src, gint dst, guint64 *n_paths, GError **error)
 {
-    g_return_val_if_fail(topo != NULL && topo->finalized, FALSE);
-    CHECK_V(topo, src, FALSE);
-    CHECK_V(topo, dst, FALSE);
+    g_return_val_if_fail(r != NULL, FALSE);
+    CHECK_V(r, src, FALSE);
+    CHECK_V(r, dst, FALSE);
     g_return_val_if_fail(n_paths != NULL, FALSE);
     g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
 
@@ -1163,7 +1243,7 @@ weft_topo_count_paths(weft_topo_t *topo, gint src, gint dst, guint64 *n_paths, G
         *n_paths = 1;
         return TRUE;
     }
-    const weft_route_t *route = weft_topo_route(topo, src, dst, error);
+    const weft_route_t *route = weft_fabric_route(r, src, dst, error);
     if (route == NULL) {
         return FALSE;
     }
@@ -1173,17 +1253,17 @@ weft_topo_count_paths(weft_topo_t *topo, gint src, gint dst, guint64 *n_paths, G
     }
     /* ECMP chooses independently in each segment: the product of the segments' counts */
     plan_t plan;
-    if (!plan_route(topo, src, dst, &plan, error)) {
+    if (!plan_route(r, src, dst, &plan, error)) {
         return FALSE;
     }
     guint64 total = 1;
     for (guint s = 0; s < plan.n; s++) {
         const segment *sg = &plan.seg[s];
         dist_fn d;
-        if (!distances_to(topo, sg->vi, sg->to, sg->from, &d, error)) {
+        if (!distances_to(r, sg->vi, sg->to, sg->from, &d, error)) {
             return FALSE;
         }
-        guint64 c = count_dag(topo, sg->vi, &d, sg->from, sg->to, G_MAXUINT64);
+        guint64 c = count_dag(r, sg->vi, &d, sg->from, sg->to, G_MAXUINT64);
         total = (c != 0 && total > G_MAXUINT64 / c) ? G_MAXUINT64 : total * c;
     }
     *n_paths = total;
@@ -1192,18 +1272,20 @@ weft_topo_count_paths(weft_topo_t *topo, gint src, gint dst, guint64 *n_paths, G
 
 /* ---- link state (faults) ------------------------------------------------------------- */
 
-/* Forgets every distance, own-rail NIC and cached route (routes handed out stay alive in
- * all_routes) and, when @views, rebuilds the views without the links that are down. */
+/*
+ * Forgets every distance, own-rail NIC and cached route (routes handed out stay alive in
+ * all_routes) and, when @views, rebuilds @r's own views without the links that are down, or
+ * goes back to the cluster's (which are those views) once none is.
+ */
 static gboolean
-routing_reset(weft_topo_t *topo, gboolean views, GError **error)
+routing_reset(weft_fabric_t *r, gboolean views, GError **error)
 {
-    weft_routing_t *r = topo->routing;
     g_hash_table_remove_all(r->routes);
     r->epoch++;
     g_hash_table_remove_all(r->dist_cache); /* frees the entries and their embedded LRU links */
     g_queue_init(&r->lru);
     r->dist_used = 0;
-    guint n = topo->v_name->len;
+    guint n = r->topo->v_name->len;
     for (guint v = 0; v < n; v++) {
         r->own_nic[v] = OWN_NIC_UNKNOWN;
     }
@@ -1211,25 +1293,24 @@ routing_reset(weft_topo_t *topo, gboolean views, GError **error)
         return TRUE;
     }
     weft_topo_i_igraph_lock();
-    gboolean ok = TRUE;
-    for (guint vi = 0; vi < N_VIEWS && ok; vi++) {
-        view_t *view = &r->views[vi];
-        if (view->has_graph) {
-            igraph_destroy(&view->graph);
+    views_free(r->own);
+    r->own = NULL;
+    r->views = r->topo->views->v;
+    if (r->n_down > 0) {
+        r->own = views_build(r->topo, r->frac, r->n_down, error);
+        if (r->own != NULL) {
+            r->views = r->own->v;
         }
-        g_free(view->off);
-        g_free(view->adj);
-        memset(view, 0, sizeof *view);
-        ok = view_build(topo, vi, error);
     }
     weft_topo_i_igraph_unlock();
-    return ok;
+    return r->n_down == 0 || r->own != NULL;
 }
 
 gboolean
-weft_topo_set_link_fraction(weft_topo_t *topo, gint e, double fraction, GError **error)
+weft_fabric_set_link_fraction(weft_fabric_t *r, gint e, double fraction, GError **error)
 {
-    g_return_val_if_fail(topo != NULL && topo->finalized, FALSE);
+    g_return_val_if_fail(r != NULL, FALSE);
+    const weft_topo_t *topo = r->topo;
     g_return_val_if_fail(e >= 0 && (guint)e < topo->e_from->len, FALSE);
     g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
     if (!(fraction >= 0.0 && fraction <= 1.0)) {
@@ -1239,7 +1320,6 @@ weft_topo_set_link_fraction(weft_topo_t *topo, gint e, double fraction, GError *
                     weft_topo_vertex_name(topo, weft_topo_edge_to(topo, e)), fraction);
         return FALSE;
     }
-    weft_routing_t *r = topo->routing;
     double old = r->frac != NULL ? r->frac[e] : 1.0;
     if (old == fraction) {
         return TRUE;
@@ -1260,30 +1340,30 @@ weft_topo_set_link_fraction(weft_topo_t *topo, gint e, double fraction, GError *
     }
     r->version++;
     /* A link going down or up changes the paths; a degraded one only the routes' rates. */
-    return routing_reset(topo, is_down != was_down, error);
+    return routing_reset(r, is_down != was_down, error);
 }
 
 double
-weft_topo_edge_fraction(const weft_topo_t *topo, gint e)
+weft_fabric_edge_fraction(const weft_fabric_t *fab, gint e)
 {
-    g_return_val_if_fail(topo != NULL && topo->finalized, 1.0);
-    g_return_val_if_fail(e >= 0 && (guint)e < topo->e_from->len, 1.0);
-    return topo->routing->frac != NULL ? topo->routing->frac[e] : 1.0;
+    g_return_val_if_fail(fab != NULL, 1.0);
+    g_return_val_if_fail(e >= 0 && (guint)e < fab->topo->e_from->len, 1.0);
+    return fab->frac != NULL ? fab->frac[e] : 1.0;
 }
 
 double
-weft_topo_edge_bw_now(const weft_topo_t *topo, gint e)
+weft_fabric_edge_bw_now(const weft_fabric_t *fab, gint e)
 {
-    double bw = weft_topo_edge_bw(topo, e);
-    if (topo->finalized && topo->routing != NULL && topo->routing->frac != NULL) {
-        bw *= topo->routing->frac[e];
+    double bw = weft_topo_edge_bw(fab->topo, e);
+    if (fab->frac != NULL) {
+        bw *= fab->frac[e];
     }
     return bw;
 }
 
 guint64
-weft_topo_link_version(const weft_topo_t *topo)
+weft_fabric_link_version(const weft_fabric_t *fab)
 {
-    g_return_val_if_fail(topo != NULL && topo->finalized, 0);
-    return topo->routing->version;
+    g_return_val_if_fail(fab != NULL, 0);
+    return fab->version;
 }

@@ -90,7 +90,7 @@ weft_topo_free(weft_topo_t *topo)
         return;
     }
     weft_topo_i_igraph_lock();
-    weft_topo_i_routing_free(topo);
+    weft_topo_i_views_free(topo);
     if (topo->finalized) {
         igraph_destroy(&topo->graph);
     }
@@ -303,7 +303,7 @@ finalize_locked(weft_topo_t *topo, GError **error)
             return FALSE;
         }
     }
-    if (!weft_topo_i_routing_init(topo, error)) {
+    if (!weft_topo_i_views_init(topo, error)) {
         igraph_destroy(&topo->graph);
         return FALSE;
     }

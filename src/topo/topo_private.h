@@ -19,8 +19,13 @@
 
 G_BEGIN_DECLS
 
-/* Routing state (views, own-rail NICs, distance cache, route cache); defined in route.c. */
-typedef struct weft_routing weft_routing_t;
+/* The routing views built at finalize (NVLink, fabric, full, network); defined in route.c.
+ * Immutable: shared by every fabric state over the cluster (topo/fabric.h), in any thread.
+ * Their CSR arrays are only read. Their igraph graphs (and the cluster's own, the full view
+ * while every link is up) are only passed to igraph as const, but igraph 0.10 may still fill
+ * the property cache inside an igraph_t through a const pointer (igraph_t.cache), so every
+ * igraph call on them runs under weft_topo_i_igraph_lock(), which serializes that too. */
+typedef struct weft_topo_views weft_topo_views_t;
 
 struct weft_topo {
     char *name;         /* for messages; never NULL */
@@ -47,11 +52,11 @@ struct weft_topo {
     GArray *e_lat;   /* weft_time_t, picoseconds */
     GArray *e_lanes; /* guint */
 
-    /* set by finalize (route.c) */
+    /* set by finalize (route.c), never changed afterwards: what changes in a run (link
+     * fractions, the ECMP seed, route caches) is a fabric state's (topo/fabric.h) */
     gint *v_domain; /* NVLink domain per vertex, -1 for none */
     guint n_domains;
-    guint64 ecmp_seed;
-    weft_routing_t *routing;
+    weft_topo_views_t *views;
 
     gint64 created_us; /* g_get_monotonic_time() at weft_topo_new(), for the "built" log line */
 };
@@ -91,16 +96,17 @@ gboolean weft_topo_i_igraph_check(igraph_error_t rc, const weft_topo_t *topo, co
                                   GError **error);
 
 /*
- * weft_topo_i_routing_init (route.c): called by finalize once topo->graph is
- * built: numbers the NVLink domains, builds the NVLink, fabric and network
- * views (see topo/topo.h) and the empty caches (distances, own-rail NICs,
- * routes). The network view reads v_host, so hosts must be final before
- * finalize. Returns FALSE with a WEFT_TOPO_ERROR_GRAPH if igraph fails.
+ * weft_topo_i_views_init (route.c): called by finalize, under the igraph lock, once
+ * topo->graph is built: builds the NVLink, fabric, full and network views (see
+ * topo/topo.h) with every link up and numbers the NVLink domains. The network view reads
+ * v_host, so hosts must be final before finalize. Returns FALSE with a
+ * WEFT_TOPO_ERROR_GRAPH if igraph fails.
  */
-gboolean weft_topo_i_routing_init(weft_topo_t *topo, GError **error);
+gboolean weft_topo_i_views_init(weft_topo_t *topo, GError **error);
 
-/* weft_topo_i_routing_free (route.c): frees what routing_init built; NULL-safe. */
-void weft_topo_i_routing_free(weft_topo_t *topo);
+/* weft_topo_i_views_free (route.c): frees what views_init built, under the igraph lock;
+ * NULL-safe. */
+void weft_topo_i_views_free(weft_topo_t *topo);
 
 G_END_DECLS
 
