@@ -163,18 +163,32 @@ weft_coll_planner_system(weft_coll_planner_t *planner, guint comm, GError **erro
     return pc != NULL ? pc->sys : NULL;
 }
 
-static void
-shape_u64(GByteArray *sig, guint64 v)
+void
+weft_coll_sig_u64(GByteArray *sig, guint64 v)
 {
     g_byte_array_append(sig, (const guint8 *)&v, sizeof v);
 }
 
-static void
-shape_f64(GByteArray *sig, double v)
+void
+weft_coll_sig_f64(GByteArray *sig, double v)
 {
     guint64 bits;
     memcpy(&bits, &v, sizeof bits);
-    shape_u64(sig, bits);
+    weft_coll_sig_u64(sig, bits);
+}
+
+void
+weft_coll_sig_exec(GByteArray *sig, const weft_coll_exec_t *x)
+{
+    weft_coll_sig_u64(sig, (guint64)x->base_ps);
+    weft_coll_sig_u64(sig, (guint64)x->step_intra_ps);
+    weft_coll_sig_u64(sig, (guint64)x->step_inter_ps);
+    weft_coll_sig_u64(sig, (guint64)x->msg_ps);
+    weft_coll_sig_u64(sig, x->msg_bytes);
+    weft_coll_sig_f64(sig, x->efficiency);
+    weft_coll_sig_f64(sig, x->efficiency_intra);
+    weft_coll_sig_f64(sig, x->channel_Bps);
+    weft_coll_sig_f64(sig, x->hbm_Bps);
 }
 
 /*
@@ -212,13 +226,13 @@ plan_shape(const weft_coll_layout_t *L, weft_coll_op_t op, guint64 bytes,
                       (guint64)x->msg_ps,
                       x->msg_bytes};
     for (guint i = 0; i < G_N_ELEMENTS(head); i++) {
-        shape_u64(sig, head[i]);
+        weft_coll_sig_u64(sig, head[i]);
     }
-    shape_f64(sig, x->efficiency);
-    shape_f64(sig, x->efficiency_intra);
-    shape_f64(sig, x->channel_Bps);
-    shape_f64(sig, x->hbm_Bps);
-    shape_f64(sig, L->hbm_Bps);
+    weft_coll_sig_f64(sig, x->efficiency);
+    weft_coll_sig_f64(sig, x->efficiency_intra);
+    weft_coll_sig_f64(sig, x->channel_Bps);
+    weft_coll_sig_f64(sig, x->hbm_Bps);
+    weft_coll_sig_f64(sig, L->hbm_Bps);
     g_byte_array_append(sig, (const guint8 *)L->dom, L->n_members * sizeof(guint));
     g_byte_array_append(sig, (const guint8 *)L->local, L->n_members * sizeof(guint));
     g_byte_array_append(sig, (const guint8 *)L->dom_off, (L->n_domains + 1) * sizeof(guint));

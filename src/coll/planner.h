@@ -159,6 +159,16 @@ void weft_coll_planner_forget(weft_coll_planner_t *planner);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(weft_coll_planner_t, weft_coll_planner_free)
 
+/*
+ * Signatures: values appended to @sig as their bytes (a double as its bit pattern), so
+ * equal signatures mean equal inputs. The planner keys plans shared between communicators
+ * of one shape with them, the replay its memoized durations; weft_coll_sig_exec() appends
+ * every field of the executor's costs.
+ */
+void weft_coll_sig_u64(GByteArray *sig, guint64 v);
+void weft_coll_sig_f64(GByteArray *sig, double v);
+void weft_coll_sig_exec(GByteArray *sig, const weft_coll_exec_t *x);
+
 G_END_DECLS
 
 #endif /* WEFT_COLL_PLANNER_H */

@@ -507,35 +507,6 @@ comm_memo_free(gpointer p)
     g_free(cm);
 }
 
-static void
-sig_u64(GByteArray *sig, guint64 v)
-{
-    g_byte_array_append(sig, (const guint8 *)&v, sizeof v);
-}
-
-static void
-sig_f64(GByteArray *sig, double v)
-{
-    guint64 bits;
-    memcpy(&bits, &v, sizeof bits);
-    sig_u64(sig, bits);
-}
-
-/* The executor's costs into a signature. */
-static void
-sig_exec(GByteArray *sig, const weft_coll_exec_t *x)
-{
-    sig_u64(sig, (guint64)x->base_ps);
-    sig_u64(sig, (guint64)x->step_intra_ps);
-    sig_u64(sig, (guint64)x->step_inter_ps);
-    sig_u64(sig, (guint64)x->msg_ps);
-    sig_u64(sig, x->msg_bytes);
-    sig_f64(sig, x->efficiency);
-    sig_f64(sig, x->efficiency_intra);
-    sig_f64(sig, x->channel_Bps);
-    sig_f64(sig, x->hbm_Bps);
-}
-
 /* The cluster vertex of endpoint @e of @plan (members by @vertices, then virtual ones). */
 static gint
 endpoint_vertex(const weft_coll_plan_t *plan, const gint *vertices, guint32 e)
@@ -603,9 +574,9 @@ memo_signature(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices,
                       weft_coll_plan_n_transfers(plan),
                       weft_coll_plan_is_implicit(plan)};
     for (guint i = 0; i < G_N_ELEMENTS(head); i++) {
-        sig_u64(sig, head[i]);
+        weft_coll_sig_u64(sig, head[i]);
     }
-    sig_exec(sig, &plan->exec);
+    weft_coll_sig_exec(sig, &plan->exec);
     g_autoptr(GHashTable) canon = g_hash_table_new(g_direct_hash, g_direct_equal);
     /* distinct endpoint pairs, in order of first use */
     g_autoptr(GArray) pair_keys = weft_coll_plan_pairs(plan);
@@ -613,18 +584,18 @@ memo_signature(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices,
         guint64 k = g_array_index(pair_keys, guint64, i);
         guint32 se = (guint32)(k >> 32), de = (guint32)(k & 0xffffffff);
         gint vs = endpoint_vertex(plan, vertices, se), vd = endpoint_vertex(plan, vertices, de);
-        sig_u64(sig, ((guint64)se << 32) | de);
+        weft_coll_sig_u64(sig, ((guint64)se << 32) | de);
         if (vs == vd) {
-            sig_u64(sig, G_MAXUINT64); /* a local copy */
+            weft_coll_sig_u64(sig, G_MAXUINT64); /* a local copy */
             continue;
         }
         const weft_route_t *u = NULL;
         if (!weft_fabric_route_is_fixed(R->fabric, vs, vd) && ecmp_v != NULL &&
             ecmp_uniform(R, vs, vd, &u)) {
             /* its transfers are replayed on their own flows' routes (weft_net_add_pair_block()) */
-            sig_u64(sig, G_MAXUINT64 - 2);
-            sig_u64(sig, (guint64)u->latency_ps);
-            sig_f64(sig, u->rate_Bps);
+            weft_coll_sig_u64(sig, G_MAXUINT64 - 2);
+            weft_coll_sig_u64(sig, (guint64)u->latency_ps);
+            weft_coll_sig_f64(sig, u->rate_Bps);
             g_array_append_val(ecmp_v, vs);
             g_array_append_val(ecmp_v, vd);
             continue;
@@ -640,23 +611,23 @@ memo_signature(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices,
         if (r == NULL) {
             return FALSE;
         }
-        sig_u64(sig, (guint64)r->latency_ps);
-        sig_f64(sig, r->rate_Bps);
-        sig_u64(sig, r->n_paths);
+        weft_coll_sig_u64(sig, (guint64)r->latency_ps);
+        weft_coll_sig_f64(sig, r->rate_Bps);
+        weft_coll_sig_u64(sig, r->n_paths);
         for (guint p = 0; p < r->n_paths; p++) {
-            sig_f64(sig, r->share[p]);
-            sig_u64(sig, r->path_off[p + 1] - r->path_off[p]);
+            weft_coll_sig_f64(sig, r->share[p]);
+            weft_coll_sig_u64(sig, r->path_off[p + 1] - r->path_off[p]);
             for (guint32 j = r->path_off[p]; j < r->path_off[p + 1]; j++) {
                 gint e = r->edges[j];
                 gboolean added = FALSE;
                 guint id = intern_edge(canon, edges, e, &added);
                 if (added) {
-                    sig_u64(sig, G_MAXUINT64 - 1); /* a new edge: its properties */
-                    sig_f64(sig, weft_topo_edge_bw(R->topo, e));
-                    sig_u64(sig, (guint64)weft_topo_edge_latency(R->topo, e));
-                    sig_u64(sig, (guint64)weft_topo_edge_kind(R->topo, e));
+                    weft_coll_sig_u64(sig, G_MAXUINT64 - 1); /* a new edge: its properties */
+                    weft_coll_sig_f64(sig, weft_topo_edge_bw(R->topo, e));
+                    weft_coll_sig_u64(sig, (guint64)weft_topo_edge_latency(R->topo, e));
+                    weft_coll_sig_u64(sig, (guint64)weft_topo_edge_kind(R->topo, e));
                 }
-                sig_u64(sig, id);
+                weft_coll_sig_u64(sig, id);
             }
         }
     }
