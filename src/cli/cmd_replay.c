@@ -69,7 +69,9 @@ weft_cmd_replay(int argc, char **argv)
          "links_timeseries.csv in --out and counters in the timeline (output.link_series)",
          "INTERVAL"},
         {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet,
-         "print only the step time line, and no progress", NULL},
+         "print only the step time line (and, on stderr, the summary's warning lines), and no "
+         "progress",
+         NULL},
         {"json", 0, 0, G_OPTION_ARG_NONE, &json,
          "print the summary as JSON (summary.json's content) instead of text", NULL},
         {"gen", 0, 0, G_OPTION_ARG_STRING_ARRAY, &gens,
@@ -221,6 +223,12 @@ weft_cmd_replay(int argc, char **argv)
         fputs(text, stdout);
     } else if (quiet) {
         printf("step time    %.6f us\n", weft_time_to_us(run->replay->step_ps));
+        /* what the summary would warn about (a trace worked around, a step above HBM) */
+        const GPtrArray *warnings = run->workload->warnings;
+        for (guint i = 0; warnings != NULL && i < warnings->len; i++) {
+            fprintf(stderr, "weft replay: warning: %s\n",
+                    (const char *)g_ptr_array_index(warnings, i));
+        }
     } else {
         g_autofree char *summary = weft_scenario_run_summary(run);
         fputs(summary, stdout);

@@ -354,16 +354,18 @@ load_workload(const weft_scenario_t *sc, weft_scenario_config_t *cfg, guint n_gp
                         "%s: workload.collective: %s", where, werr->message);
             return NULL;
         }
-        *label = g_strdup_printf(
-            "%s of %s x %u on %u ranks", weft_coll_op_name(op),
-            op == WEFT_COLL_BARRIER ? "0 B" : weft_scenario_i_text(sc, "workload", "collective_bytes"),
-            w->collective_iterations, n_ranks);
+        *label = g_strdup_printf("%s of %s x %u on %u ranks", weft_coll_op_name(op),
+                                 op == WEFT_COLL_BARRIER
+                                     ? "0 B"
+                                     : weft_scenario_i_text(sc, "workload", "collective_bytes"),
+                                 w->collective_iterations, n_ranks);
         return wl;
     }
     /* [transformer]: the resolved spec, generated on the cluster's GPUs. */
     g_autofree char *first = weft_scenario_i_transformer_label(sc);
     GString *text = g_string_new(first);
-    weft_workload_t *wl = weft_gen_spec_generate(&cfg->transformer, n_gpus, where, &werr);
+    weft_workload_t *wl = weft_gen_spec_generate(
+        &cfg->transformer, n_gpus, sc->source != NULL ? sc->source : "[transformer]", &werr);
     if (wl == NULL) {
         g_string_free(text, TRUE);
         g_set_error_literal(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE, werr->message);
@@ -421,7 +423,8 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
         return NULL;
     }
     weft_report_options_t rep_opts;
-    gboolean want_report = report_options(&cfg.output, &rep_opts) || (ropts != NULL && ropts->report);
+    gboolean want_report =
+        report_options(&cfg.output, &rep_opts) || (ropts != NULL && ropts->report);
 
     g_autoptr(weft_scenario_run_t) run = g_new0(weft_scenario_run_t, 1);
     if (ropts != NULL && ropts->cluster != NULL) {
@@ -436,8 +439,7 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
     g_autoptr(weft_fabric_t) fabric = weft_fabric_new(run->topo);
     weft_fabric_set_ecmp_seed(fabric, (guint64)cfg.ecmp_seed);
 
-    run->workload =
-        load_workload(sc, &cfg, weft_topo_n_gpus(run->topo), &run->trace_label, error);
+    run->workload = load_workload(sc, &cfg, weft_topo_n_gpus(run->topo), &run->trace_label, error);
     if (run->workload == NULL) {
         return NULL;
     }
@@ -470,9 +472,8 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
     run->network_model = g_strdup(weft_net_model_name(net_opts.model));
     const weft_coll_settings_t *cs = &cfg.collectives;
     run->chunks = cs->chunks_given ? cs->chunks : 1;
-    run->nccl_tuning =
-        cs->tuning == WEFT_COLL_TUNING_NCCL ||
-        (cs->tuning == WEFT_COLL_TUNING_AUTO && !weft_topo_is_abstract(run->topo));
+    run->nccl_tuning = cs->tuning == WEFT_COLL_TUNING_NCCL ||
+                       (cs->tuning == WEFT_COLL_TUNING_AUTO && !weft_topo_is_abstract(run->topo));
     run->chunks_given = cs->chunks_given;
     run->abstract = !run->nccl_tuning && cs->tuning == WEFT_COLL_TUNING_AUTO;
     run->duration_scale = cfg.replay.duration_scale;
@@ -490,10 +491,10 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
     g_autoptr(weft_fault_plan_t) faults = NULL;
     if (cfg.faults_file != NULL || cfg.faults_events != NULL) {
         faults = weft_fault_plan_new(run->topo);
-        if ((cfg.faults_file != NULL && !weft_fault_plan_add_file(faults, cfg.faults_file, error)) ||
+        if ((cfg.faults_file != NULL &&
+             !weft_fault_plan_add_file(faults, cfg.faults_file, error)) ||
             (cfg.faults_events != NULL &&
-             !weft_fault_plan_add_text(faults, cfg.faults_events, "faults.events", TRUE,
-                                       error))) {
+             !weft_fault_plan_add_text(faults, cfg.faults_events, "faults.events", TRUE, error))) {
             return NULL;
         }
     }
@@ -517,8 +518,8 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
                 !(run->report != NULL && rep_opts.link_interval_ps > 0 && flow)
             ? (coarse ? WEFT_REPLAY_DETAIL_COARSE : WEFT_REPLAY_DETAIL_AUTO)
             : WEFT_REPLAY_DETAIL_TRANSFERS;
-    g_autoptr(GHashTable) banned = g_hash_table_new_full(g_bytes_hash, g_bytes_equal,
-                                                         (GDestroyNotify)g_bytes_unref, NULL);
+    g_autoptr(GHashTable) banned =
+        g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL);
     /* freed after the simulation, whose progress hook points to it */
     g_autoptr(weft_report_progress_t) progress = NULL;
     g_autoptr(weft_sim_t) sim = NULL;
