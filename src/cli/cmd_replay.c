@@ -57,7 +57,7 @@ weft_cmd_replay(int argc, char **argv)
          "links.csv to DIR (output.dir; doc/outputs.md)",
          "DIR"},
         {"timeline", 0, 0, G_OPTION_ARG_FILENAME, &timeline,
-         "write a Chrome trace (Perfetto, chrome://tracing) to FILE.json (output.timeline)",
+         "write a Chrome trace event JSON (Perfetto, chrome://tracing) to FILE (output.timeline)",
          "FILE"},
         {"timeline-ranks", 0, 0, G_OPTION_ARG_STRING, &timeline_ranks,
          "keep only these ranks in the timeline, e.g. 0-7,12 (output.timeline_ranks)", "LIST"},

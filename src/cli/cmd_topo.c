@@ -294,7 +294,12 @@ cmd_export(int argc, char **argv)
         }
     }
     if (format == NULL) {
-        return weft_cli_usage_error("topo export", "--format graphml|dot is required");
+        return weft_cli_usage_error("topo export",
+                                    out == NULL ? "--format graphml|dot is required when writing "
+                                                  "to standard output"
+                                                : "--format graphml|dot is required: the name "
+                                                  "given with -o ends in neither .graphml nor "
+                                                  ".dot/.gv");
     }
     static const char *const format_names[] = {"graphml", "dot", NULL};
     static const weft_enum_t format_enum = {"export format", format_names};

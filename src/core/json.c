@@ -3,6 +3,8 @@
  * JSON members and text over json-glib's JsonBuilder and JsonGenerator (see
  * json.h): the one place weft turns its figures into JSON.
  */
+#define G_LOG_DOMAIN "weft-core"
+
 #include "core/json.h"
 
 #include <math.h>

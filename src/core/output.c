@@ -4,6 +4,8 @@
  * over a regular file, symbolic links written through, devices and FIFOs
  * written directly, "-" for standard output.
  */
+#define G_LOG_DOMAIN "weft-core"
+
 #include "core/output.h"
 
 #include <errno.h>
