@@ -157,6 +157,38 @@ static const char *const nvswitch_aliases[G_N_ELEMENTS(nvswitches)][MAX_ALIASES]
     {"gen4", NULL},
 };
 
+/* What every InfiniBand and RoCE entry says about latency: no vendor publishes a one-way
+ * GPU-to-GPU figure, and NCCL's own IB transport reports none to its tuner (NCCL 2.20.3
+ * src/transport/net_ib.cc ncclIbGetProperties: props->latency = 0, "Not set"). */
+#define IB_NO_LATENCY                                                                              \
+    "none published: NCCL's IB transport reports latency 0 to its tuner (NCCL 2.20.3 "             \
+    "src/transport/net_ib.cc ncclIbGetProperties, 'Not set'); the cluster's pcie_latency and "     \
+    "fabric_latency carry the path"
+
+/* EFA: one figure for every generation. AWS's NCCL tuner models the network latency of a hop
+ * as 20 us one way and adds 3 us of completion overhead per message, for every platform it
+ * tunes (p5/p5e, p5en, p6: aws-ofi-nccl include/nccl_ofi_tuner.h). */
+#define EFA_LATENCY_PS 20000000
+#define EFA_LATENCY_SOURCE                                                                         \
+    "aws-ofi-nccl include/nccl_ofi_tuner.h OFI_NCCL_TUNER_NET_LATENCY = 20 us, the one-way "       \
+    "network latency AWS's tuner charges a hop (the same for its p5/p5e, p5en and p6 platforms); " \
+    "the plugin's own property (props->latency, src/platform-aws.cpp platform_data_map: 75 us on " \
+    "p4d/p4de/p5/p5e, 35 us on p5en/p6) is a tuning knob ('NCCL's internal tuner choices work "    \
+    "better with this value'), not a measurement"
+#define EFA_MSG_COST_PS 3000000
+#define EFA_MSG_SOURCE                                                                             \
+    "aws-ofi-nccl include/nccl_ofi_tuner.h OFI_NCCL_TUNER_NET_COMP_OVERHEAD = 3 us: 'With EFA, "   \
+    "we expect a ~2usec cost in the device and ~1usec cost to write that completion up to the "    \
+    "host stack' (AWS's tuner adds it to every network step of the Simple protocol, "              \
+    "src/tuner/nccl_ofi_model.c)"
+
+/* GPUDirect-TCPX/TCPXO: Google's NCCL plugin reports no latency either. */
+#define TCPX_NO_LATENCY                                                                            \
+    "none published: Google's NCCL plugin reports latency 0 to NCCL "                              \
+    "(google/nccl-plugin-gpudirecttcpx src/net_tcpx.cc tcpxGetProperties, first open-source "      \
+    "commit 4b8ea7f) and GCP's GPU network documents give bandwidths only; the cluster's "         \
+    "pcie_latency and fabric_latency carry the path"
+
 static const weft_hw_nic_t nics[] = {
     {
         .name = "cx6-hdr",
@@ -164,6 +196,7 @@ static const weft_hw_nic_t nics[] = {
         .rate_Bps = 200 * GBIT_PER_S,
         .source = "NVIDIA ConnectX-6 VPI adapter datasheet: HDR InfiniBand 200 Gb/s per port "
                   "(4 lanes x 50 Gb/s); DGX A100 has 8 for compute, one per GPU",
+        .latency_source = IB_NO_LATENCY,
     },
     {
         .name = "cx7-ndr",
@@ -171,6 +204,7 @@ static const weft_hw_nic_t nics[] = {
         .rate_Bps = 400 * GBIT_PER_S,
         .source = "NVIDIA ConnectX-7 adapter datasheet: NDR InfiniBand 400 Gb/s per port (4 "
                   "lanes x 100 Gb/s); DGX H100 has 8 for compute, one per GPU",
+        .latency_source = IB_NO_LATENCY,
     },
     {
         .name = "cx8-xdr",
@@ -178,25 +212,84 @@ static const weft_hw_nic_t nics[] = {
         .rate_Bps = 800 * GBIT_PER_S,
         .source = "NVIDIA ConnectX-8 SuperNIC firmware release notes / datasheet: XDR InfiniBand "
                   "800 Gb/s (4 lanes x 200 Gb/s)",
+        .latency_source = IB_NO_LATENCY,
     },
     {
         .name = "aws-efa",
         .fabric = "efa",
         .rate_Bps = 100 * GBIT_PER_S,
-        .source = "derived: one EFA network interface of an AWS p5.48xlarge, 3,200 Gb/s per "
-                  "instance over 32 EFA devices (AWS EC2 P5 page; EC2 user guide 'EFA "
-                  "configuration for P5') = 100 Gb/s each, 4 per GPU; p4d is 4 x 100 Gb/s",
-        .msg_cost_ps = 3000000,
-        .msg_source = "aws-ofi-nccl include/nccl_ofi_tuner.h OFI_NCCL_TUNER_NET_COMP_OVERHEAD = "
-                      "3 us: 'With EFA, we expect a ~2usec cost in the device and ~1usec cost to "
-                      "write that completion up to the host stack' (AWS's tuner adds it to every "
-                      "network step of the Simple protocol, src/tuner/nccl_ofi_model.c)",
+        .source = "derived: one EFA network interface (EFA v2) of an AWS p5.48xlarge or "
+                  "p5e.48xlarge, 3,200 Gb/s per instance over 32 EFA devices (AWS EC2 P5 page; "
+                  "EC2 user guide 'EFA configuration for P5 and P5e instances') = 100 Gb/s each, "
+                  "4 per GPU",
+        .msg_cost_ps = EFA_MSG_COST_PS,
+        .msg_source = EFA_MSG_SOURCE,
+        .latency_ps = EFA_LATENCY_PS,
+        .latency_source = EFA_LATENCY_SOURCE,
+    },
+    {
+        .name = "efa-v1",
+        .fabric = "efa",
+        .rate_Bps = 100 * GBIT_PER_S,
+        .source = "derived: one EFA device of an AWS p4d.24xlarge or p4de.24xlarge, 400 Gb/s "
+                  "per instance over 4 EFA devices (AWS EC2 P4 page: '400 Gbps ... EFA'; "
+                  "aws-ofi-nccl's p4d-24xl-topo.xml / p4de-24xl-topo.xml put one EFA and two "
+                  "A100 on each of 4 PCIe switches) = 100 Gb/s each, one per two GPUs",
+        .msg_cost_ps = EFA_MSG_COST_PS,
+        .msg_source = EFA_MSG_SOURCE,
+        .latency_ps = EFA_LATENCY_PS,
+        .latency_source = EFA_LATENCY_SOURCE,
+    },
+    {
+        .name = "efa-v4",
+        .fabric = "efa",
+        .rate_Bps = 400 * GBIT_PER_S,
+        .source = "derived: one EFA network card (EFA v4) of an AWS p6-b200.48xlarge, 3,200 "
+                  "Gb/s of EFAv4 per instance (AWS EC2 P6 page) over 8 network cards = 400 Gb/s "
+                  "each, one per B200",
+        .msg_cost_ps = EFA_MSG_COST_PS,
+        .msg_source = EFA_MSG_SOURCE,
+        .latency_ps = EFA_LATENCY_PS,
+        .latency_source = EFA_LATENCY_SOURCE,
+    },
+    {
+        .name = "gcp-tcpx",
+        .fabric = "ethernet",
+        .rate_Bps = 200 * GBIT_PER_S,
+        .source = "Google Cloud 'GPU machine types' and 'Maximize GPU network bandwidth with "
+                  "GPUDirect-TCPX' (compute/docs/gpus/gpudirect): a3-highgpu-8g has 4 gVNIC "
+                  "NICs of 200 Gb/s for GPU traffic (800 Gb/s, plus one for the host), one per "
+                  "two H100 behind a PCIe switch",
+        .latency_source = TCPX_NO_LATENCY,
+    },
+    {
+        .name = "gcp-tcpxo",
+        .fabric = "ethernet",
+        .rate_Bps = 200 * GBIT_PER_S,
+        .source = "Google Cloud 'GPU machine types' and GKE 'Maximize GPU network bandwidth "
+                  "with GPUDirect-TCPXO': a3-megagpu-8g has 8 NICs of 200 Gb/s for GPU traffic "
+                  "(1,600 Gb/s, plus one for the host: 1,800 Gb/s in all), one per H100, with "
+                  "the TCPXO offload",
+        .latency_source = TCPX_NO_LATENCY,
+    },
+    {
+        .name = "opa-100",
+        .fabric = "omni-path",
+        .rate_Bps = 100 * GBIT_PER_S,
+        .source = "Intel Omni-Path Host Fabric Interface 100 Series adapter product brief: 100 "
+                  "Gb/s per port (4 lanes x 25 Gb/s); Jean Zay's A100 nodes have 4, one per two "
+                  "GPUs (IDRIS Jean Zay hardware page)",
+        .latency_source = "none used: Intel publishes switch port-to-port latency (100-110 ns, "
+                          "Omni-Path Edge Switch 100 Series) and MPI ping-pong figures from CPU "
+                          "memory, not a GPU-to-GPU one; the cluster's pcie_latency and "
+                          "fabric_latency carry the path",
     },
     {
         .name = "roce-200",
         .fabric = "ethernet",
         .rate_Bps = 200 * GBIT_PER_S,
         .source = "IEEE 802.3 200GbE (e.g. NVIDIA ConnectX-6 Dx 200GbE port) carrying RoCEv2",
+        .latency_source = IB_NO_LATENCY, /* RoCE runs NCCL's IB transport */
     },
     {
         .name = "roce-400",
@@ -204,11 +297,13 @@ static const weft_hw_nic_t nics[] = {
         .rate_Bps = 400 * GBIT_PER_S,
         .source = "IEEE 802.3 400GbE (e.g. NVIDIA ConnectX-7 / BlueField-3 400GbE port) carrying "
                   "RoCEv2",
+        .latency_source = IB_NO_LATENCY,
     },
 };
 
 static const char *const nic_aliases[G_N_ELEMENTS(nics)][MAX_ALIASES] = {
-    {"hdr", NULL}, {"ndr", NULL}, {"xdr", NULL}, {"efa", NULL}, {NULL}, {NULL},
+    {"hdr", NULL}, {"ndr", NULL}, {"xdr", NULL}, {"efa", "efa-v2", NULL}, {NULL}, {NULL},
+    {NULL},        {NULL},        {NULL},        {NULL},                  {NULL},
 };
 
 /* x16 usable per-direction rate: GT/s x 16 lanes x encoding efficiency / 8 bits. Gen3-5 use
@@ -344,6 +439,13 @@ weft_hw_pcie(const char *name, GError **error)
     table_t t = TABLE("PCIe generation", pcies, pcie_aliases);
     gint i = table_find(&t, name, error);
     return i < 0 ? NULL : &pcies[i];
+}
+
+guint
+weft_hw_nvswitch_nvlink_gen(const weft_hw_nvswitch_t *nvs)
+{
+    g_return_val_if_fail(nvs != NULL, 0);
+    return nvs->generation + 1;
 }
 
 const weft_hw_gpu_t *

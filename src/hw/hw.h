@@ -52,16 +52,24 @@ typedef struct {
     const char *source;
 } weft_hw_nvswitch_t;
 
-/** A network interface. */
+/** A network interface: one port of a network kind. */
 typedef struct {
     const char *name;   /* "cx7-ndr" */
-    const char *fabric; /* "infiniband", "ethernet", "efa" */
+    const char *fabric; /* "infiniband", "ethernet", "efa", "omni-path" */
     double rate_Bps;    /* per port, per direction */
     const char *source;
     /* Cost of one network message in the NIC and the host stack that completes it, ps;
      * 0 where no figure is published (see each entry's msg_source). */
     gint64 msg_cost_ps;
     const char *msg_source; /* NULL when msg_cost_ps is 0 */
+    /* One-way latency of a message between two GPUs whose NICs share one switch (GPU ->
+     * NIC -> switch -> NIC -> GPU), ps, as the network kind's own software (its NCCL net
+     * plugin or tuner) or its vendor publish it: the device and software path, which
+     * dominate the wire. 0 where no such figure is published: the cluster's link
+     * latencies (pcie_latency, fabric_latency) alone then set the path (latency_source
+     * says why there is none). */
+    gint64 latency_ps;
+    const char *latency_source;
 } weft_hw_nic_t;
 
 /** A PCIe generation (x16 link). */
@@ -91,10 +99,13 @@ const weft_hw_nvswitch_t *weft_hw_nvswitch(const char *name, GError **error);
 
 /**
  * weft_hw_nic: "cx6-hdr" or "hdr" (200 Gb/s), "cx7-ndr" or "ndr" (400 Gb/s),
- * "cx8-xdr" or "xdr" (800 Gb/s), "aws-efa" or "efa", "roce-200", "roce-400";
- * case-insensitive; errors as weft_hw_gpu(). One entry is one port: for EFA that
- * is one EFA device at 100 Gb/s; an AWS p5.48xlarge has 32 of them (3,200 Gb/s,
- * 4 per GPU), so a p5 node is 32 "efa" ports, not one.
+ * "cx8-xdr" or "xdr" (800 Gb/s), "aws-efa" (or "efa", "efa-v2": the 100 Gb/s EFA
+ * device of p5/p5e), "efa-v1" (p4d/p4de, 100 Gb/s), "efa-v4" (p6-b200, 400 Gb/s),
+ * "gcp-tcpx" (A3 High, 200 Gb/s gVNIC), "gcp-tcpxo" (A3 Mega, 200 Gb/s), "opa-100"
+ * (Intel Omni-Path 100 Gb/s), "roce-200", "roce-400"; case-insensitive; errors as
+ * weft_hw_gpu(). One entry is one port: for EFA that is one EFA device at 100 Gb/s;
+ * an AWS p5.48xlarge has 32 of them (3,200 Gb/s, 4 per GPU), so a p5 node is 32
+ * "efa" ports, not one.
  */
 const weft_hw_nic_t *weft_hw_nic(const char *name, GError **error);
 
@@ -104,6 +115,14 @@ const weft_hw_nic_t *weft_hw_nic(const char *name, GError **error);
  * 242 payload bytes of each 256-byte flit for gen6), not TLP headers or DLLPs.
  */
 const weft_hw_pcie_t *weft_hw_pcie(const char *name, GError **error);
+
+/**
+ * weft_hw_nvswitch_nvlink_gen: the NVLink generation the ports of @nvs carry:
+ * generation + 1 (the second-generation NVSwitch of DGX A100 carries NVLink3, the
+ * third of DGX H100 NVLink4, the fourth of DGX B200 / GB200 NVL72 NVLink5: NVIDIA
+ * nvidia.com/data-center/nvlink generation table). O(1).
+ */
+guint weft_hw_nvswitch_nvlink_gen(const weft_hw_nvswitch_t *nvs);
 
 /** weft_hw_gpus: (transfer none): all GPU entries; @n gets their count. Likewise the others. */
 const weft_hw_gpu_t *weft_hw_gpus(guint *n);

@@ -887,6 +887,9 @@ static const node_desc node_kinds[] = {
 static guint
 default_radix(const weft_hw_nic_t *nic)
 {
+    if (g_strcmp0(nic->fabric, "omni-path") == 0) {
+        return 48; /* Intel Omni-Path Edge Switch 100 Series: 48 ports of 100 Gb/s */
+    }
     if (g_strcmp0(nic->fabric, "infiniband") != 0) {
         return 0;
     }
@@ -915,10 +918,15 @@ typedef struct {
     double nodes; /* range 1..MAX_GPUS / GPUs per node: checked by the builder */
     weft_time_t nvlink_lat_ps;
     gint fabric;     /* fabric_kind */
+    const char *gpu; /* a catalog GPU (hw/hw.h), or NULL for the kind's own */
+    gboolean gpu_given;
     const char *nic; /* a catalog NIC (hw/hw.h), or NULL for the kind's own */
     gboolean nic_given;
     guint64 nics_per_gpu;
+    guint64 nics_per_node;
+    gboolean nics_per_node_given;
     weft_time_t pcie_lat_ps;
+    gboolean pcie_lat_given;
     weft_time_t fabric_lat_ps;
     guint64 switch_radix;
     gboolean switch_radix_given;
@@ -946,6 +954,7 @@ static const struct {
 } fabric_keys[] = {
     {"nic", 0xe},
     {"nics_per_gpu", 0xe},
+    {"nics_per_node", 0xe},
     {"pcie_latency", 0xe},
     {"fabric_latency", 0xe},
     {"switch_radix", 0x6},
@@ -984,18 +993,101 @@ host_prefix(const node_desc *d, guint n, guint h)
  */
 #define SHARP_MIN_RATE_BPS 25e9 /* 200 Gb/s */
 
+/*
+ * nics_per_node = @n of a kind @d whose nodes have one NIC per GPU: @n must divide the node's
+ * GPUs and spread evenly over its hosts; the m = GPUs per NIC of a host share that NIC behind
+ * a PCIe switch, so the switch holds max(m, the kind's GPUs per PCIe switch) GPUs and their
+ * NICs (p4d/p4de: 2 A100 and 1 EFA per switch, aws-ofi-nccl topology/p4de-24xl-topo.xml).
+ * @k (nics_per_gpu) > 1 with shared NICs is an error: a shared NIC is one port.
+ */
+static gboolean
+node_nics(const weft_topo_i_ini_t *c, const node_desc *d, guint n, guint k, guint *per_host,
+          guint *m, guint *sw_gpus, GError **error)
+{
+    guint gpus_per_node = d->hosts * d->gpus_per_host;
+    if (n > gpus_per_node || gpus_per_node % n != 0 || n % d->hosts != 0 ||
+        d->gpus_per_host % (n / d->hosts) != 0) {
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                    "%s: %s.nics_per_node = %u: a %s node has %u GPUs in %u host(s) of %u; the "
+                    "NICs must divide the GPUs of every host evenly (1 to %u NICs per host)",
+                    c->origin, c->group, n, d->kind, gpus_per_node, d->hosts, d->gpus_per_host,
+                    d->gpus_per_host);
+        return FALSE;
+    }
+    *per_host = n / d->hosts;
+    *m = d->gpus_per_host / *per_host;
+    if (*m > 1 && k > 1) {
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_KEY,
+                    "%s: %s.nics_per_gpu = %u: does not apply with nics_per_node = %u (%u GPUs "
+                    "share each NIC, which is one catalog port)",
+                    c->origin, c->group, k, n, *m);
+        return FALSE;
+    }
+    guint s = MAX(*m, d->gpus_per_pcie_sw);
+    if (*m > 1 && (s % *m != 0 || d->gpus_per_host % s != 0)) {
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                    "%s: %s.nics_per_node = %u: %u GPUs per NIC do not fit the PCIe switches of "
+                    "%u GPUs of kind %s",
+                    c->origin, c->group, n, *m, d->gpus_per_pcie_sw, d->kind);
+        return FALSE;
+    }
+    *sw_gpus = *m > 1 ? s : d->gpus_per_pcie_sw;
+    return TRUE;
+}
+
+/*
+ * The latency of the PCIe link that reaches a NIC when the catalog gives the network kind a
+ * one-way latency L (hw.h weft_hw_nic_t.latency_ps; EFA 20 us): a message between two GPUs on
+ * one rail switch crosses, at each end, the GPU's PCIe hop to its PCIe switch (@gpu_hop_ps, 0
+ * when the GPU links to its NIC directly) and the NIC's link, and between the ends two
+ * fabric links of @fabric_ps; the NIC's link takes what is left of L at each end, (L - 2 x
+ * fabric) / 2 - @gpu_hop_ps, so that path takes L (to the picosecond: L - 2 x fabric is
+ * halved in whole picoseconds). pcie_latency, when given, replaces this (the caller does not
+ * ask). The device and software path, not the switches, hold EFA's latency, so it sits on the
+ * NIC's PCIe link. Sets WEFT_TOPO_ERROR_VALUE when the fabric latency leaves nothing.
+ */
+static gboolean
+nic_path_latency(const weft_topo_i_ini_t *c, const weft_hw_nic_t *nic, weft_time_t fabric_ps,
+                 weft_time_t gpu_hop_ps, weft_time_t *nic_link_ps, GError **error)
+{
+    weft_time_t end = (nic->latency_ps - 2 * fabric_ps) / 2 - gpu_hop_ps;
+    if (end <= 0) {
+        g_autofree char *fl = weft_topo_i_ini_text(c, "fabric_latency", FALSE, NULL);
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                    "%s: %s.fabric_latency = \"%s\": two fabric links take at least the %.3f us "
+                    "one-way latency of NIC %s; give pcie_latency to set the NIC links yourself",
+                    c->origin, c->group, fl != NULL ? fl : FABRIC_LATENCY,
+                    (double)nic->latency_ps / 1e6, nic->name);
+        return FALSE;
+    }
+    *nic_link_ps = end;
+    return TRUE;
+}
+
 static gboolean
 build_node_kind(const node_desc *d, const weft_topo_i_ini_t *c, const node_params *p,
                 weft_topo_t *topo, GError **error)
 {
     GError *herr = NULL;
-    const weft_hw_gpu_t *gpu = weft_hw_gpu(d->gpu, &herr);
+    const char *gpu_name = p->gpu_given ? p->gpu : d->gpu;
+    const weft_hw_gpu_t *gpu = weft_hw_gpu(gpu_name, &herr);
     if (gpu == NULL) {
-        return hw_error(c, "kind", d->kind, herr, error);
+        return hw_error(c, p->gpu_given ? "gpu" : "kind", p->gpu_given ? p->gpu : d->kind, herr,
+                        error);
     }
     const weft_hw_nvswitch_t *nvs = weft_hw_nvswitch(d->nvswitch, &herr);
     if (nvs == NULL) {
         return hw_error(c, "kind", d->kind, herr, error);
+    }
+    /* Another GPU in the kind's chassis (a DGX H200 is a DGX H100 with H200s) must speak the
+     * NVLink generation of the chassis' NVSwitch chips. */
+    if (gpu->nvlink_gen != weft_hw_nvswitch_nvlink_gen(nvs)) {
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                    "%s: %s.gpu = \"%s\": %s has NVLink%u, but kind %s's %s switches carry "
+                    "NVLink%u",
+                    c->origin, c->group, gpu_name, gpu->name, gpu->nvlink_gen, d->kind, nvs->name,
+                    weft_hw_nvswitch_nvlink_gen(nvs));
+        return FALSE;
     }
     guint gpus_per_node = d->hosts * d->gpus_per_host;
     /* The catalog and the system layout must agree on the GPU's links and the chip's ports. */
@@ -1044,6 +1136,11 @@ build_node_kind(const node_desc *d, const weft_topo_i_ini_t *c, const node_param
     const weft_hw_pcie_t *pcie = NULL;
     tier_link t = {0, 0.0, WEFT_LINK_INFINIBAND, 0};
     double od = 1.0, ou = 1.0;
+    /* NICs: one per GPU unless nics_per_node is fewer; then m GPUs share each NIC behind a
+     * PCIe switch of sw_gpus GPUs (0: every GPU has its NIC on a direct link). */
+    guint nics_per_host = d->gpus_per_host, m = 1, sw_gpus = d->gpus_per_pcie_sw;
+    /* one-way latency of the PCIe link that reaches a NIC (GPU-NIC or NIC-PCIe switch) */
+    weft_time_t nic_link_lat = pcie_lat;
     if (fk != FABRIC_NONE) {
         const char *nic_name = p->nic_given ? p->nic : d->nic;
         nic = weft_hw_nic(nic_name, &herr);
@@ -1058,10 +1155,21 @@ build_node_kind(const node_desc *d, const weft_topo_i_ini_t *c, const node_param
          * NCCL plugin presents the four 100 Gb/s EFA devices of a p5 GPU as one 400 Gb/s
          * device; every fabric link runs at k x the NIC's rate. */
         guint k = (guint)p->nics_per_gpu;
+        if (p->nics_per_node_given &&
+            !node_nics(c, d, (guint)p->nics_per_node, k, &nics_per_host, &m, &sw_gpus, error)) {
+            return FALSE;
+        }
         t.bw_Bps = nic->rate_Bps * k;
+        /* weft's link kinds know InfiniBand and Ethernet; EFA, TCPX and Omni-Path cables are
+         * counted with Ethernet's (a scale-out cable that is not InfiniBand). */
         t.kind =
             g_strcmp0(nic->fabric, "infiniband") == 0 ? WEFT_LINK_INFINIBAND : WEFT_LINK_ETHERNET;
         t.lat_ps = p->fabric_lat_ps;
+        if (nic->latency_ps > 0 && !p->pcie_lat_given &&
+            !nic_path_latency(c, nic, p->fabric_lat_ps, sw_gpus > 0 ? pcie_lat : 0, &nic_link_lat,
+                              error)) {
+            return FALSE;
+        }
         if (fk == FABRIC_RAIL || fk == FABRIC_LEAF_SPINE) {
             guint dr = default_radix(nic);
             if (dr == 0 && !p->switch_radix_given) {
@@ -1077,18 +1185,20 @@ build_node_kind(const node_desc *d, const weft_topo_i_ini_t *c, const node_param
         }
     }
 
-    guint n_ep = fk == FABRIC_NONE ? 0 : nodes * gpus_per_node;
+    guint nics_per_node = nics_per_host * d->hosts;
+    guint n_ep = fk == FABRIC_NONE ? 0 : nodes * nics_per_node;
     g_autofree gint *ep = g_new0(gint, MAX(n_ep, 1));
     g_autofree gint *gv = g_new(gint, gpus_per_node);
     g_autofree gint *sw = g_new(gint, d->n_nvswitch);
-    g_autofree gint *nicv = g_new(gint, gpus_per_node);
+    g_autofree gint *nicv = g_new(gint, nics_per_node);
     for (guint n = 0; n < nodes; n++) {
         for (guint h = 0; h < d->hosts; h++) {
             g_autofree char *pre = host_prefix(d, n, h);
             for (guint i = 0; i < d->gpus_per_host; i++) {
                 guint g = h * d->gpus_per_host + i;
-                gv[g] = add_vertex(topo, WEFT_VERTEX_GPU, (gint)(n * d->hosts + h), (gint)i, error,
-                                   "%s/gpu%u", pre, i);
+                /* a GPU's rail is its NIC's, so routes leave through the NIC it shares */
+                gv[g] = add_vertex(topo, WEFT_VERTEX_GPU, (gint)(n * d->hosts + h), (gint)(i / m),
+                                   error, "%s/gpu%u", pre, i);
                 if (gv[g] < 0) {
                     return FALSE;
                 }
@@ -1123,39 +1233,42 @@ build_node_kind(const node_desc *d, const weft_topo_i_ini_t *c, const node_param
         for (guint h = 0; h < d->hosts; h++) {
             g_autofree char *pre = host_prefix(d, n, h);
             gint host = (gint)(n * d->hosts + h);
-            for (guint i = 0; i < d->gpus_per_host; i++) {
-                guint g = h * d->gpus_per_host + i;
-                nicv[g] =
-                    add_vertex(topo, WEFT_VERTEX_NIC, host, (gint)i, error, "%s/nic%u", pre, i);
-                if (nicv[g] < 0) {
+            for (guint j = 0; j < nics_per_host; j++) {
+                guint q = h * nics_per_host + j;
+                nicv[q] =
+                    add_vertex(topo, WEFT_VERTEX_NIC, host, (gint)j, error, "%s/nic%u", pre, j);
+                if (nicv[q] < 0) {
                     return FALSE;
                 }
-                ep[n * gpus_per_node + g] = nicv[g];
+                ep[n * nics_per_node + q] = nicv[q];
             }
-            if (d->gpus_per_pcie_sw == 0) {
+            if (sw_gpus == 0) {
                 for (guint i = 0; i < d->gpus_per_host; i++) {
                     guint g = h * d->gpus_per_host + i;
-                    if (!add_link(topo, gv[g], nicv[g], WEFT_LINK_PCIE, pcie->x16_Bps, pcie_lat, 1,
-                                  error)) {
+                    if (!add_link(topo, gv[g], nicv[h * nics_per_host + i], WEFT_LINK_PCIE,
+                                  pcie->x16_Bps, nic_link_lat, 1, error)) {
                         return FALSE;
                     }
                 }
                 continue;
             }
-            /* PCIe switch j serves GPUs and NICs j*m .. j*m + m-1 (m = gpus_per_pcie_sw). */
-            guint m = d->gpus_per_pcie_sw;
-            for (guint j = 0; j < d->gpus_per_host / m; j++) {
+            /* PCIe switch j serves GPUs j*s .. j*s + s-1 (s = sw_gpus) and their NICs: GPU i's
+             * link, then after every m-th GPU the link of NIC i / m, the GPUs' shared NIC. */
+            for (guint j = 0; j < d->gpus_per_host / sw_gpus; j++) {
                 gint ps =
                     add_vertex(topo, WEFT_VERTEX_SWITCH, host, -1, error, "%s/pcie%u", pre, j);
                 if (ps < 0) {
                     return FALSE;
                 }
-                for (guint i = j * m; i < (j + 1) * m; i++) {
+                for (guint i = j * sw_gpus; i < (j + 1) * sw_gpus; i++) {
                     guint g = h * d->gpus_per_host + i;
                     if (!add_link(topo, gv[g], ps, WEFT_LINK_PCIE, pcie->x16_Bps, pcie_lat, 1,
-                                  error) ||
-                        !add_link(topo, nicv[g], ps, WEFT_LINK_PCIE, pcie->x16_Bps, pcie_lat, 1,
                                   error)) {
+                        return FALSE;
+                    }
+                    if ((i + 1) % m == 0 &&
+                        !add_link(topo, nicv[h * nics_per_host + i / m], ps, WEFT_LINK_PCIE,
+                                  pcie->x16_Bps, nic_link_lat, 1, error)) {
                         return FALSE;
                     }
                 }
@@ -1163,7 +1276,7 @@ build_node_kind(const node_desc *d, const weft_topo_i_ini_t *c, const node_param
         }
     }
 
-    endpoints e = {ep, n_ep, gpus_per_node, d->gpus_per_host, "node"};
+    endpoints e = {ep, n_ep, nics_per_node, nics_per_host, "node"};
     guint first_fabric_vertex = weft_topo_n_vertices(topo);
     gboolean ok = FALSE;
     switch (fk) {
@@ -1316,12 +1429,21 @@ static const weft_key_t node_keys[] = {
      "one-way latency of a GPU-NVSwitch link", .field = NODE(nvlink_lat_ps)},
     {"cluster", "fabric", WEFT_KEY_ENUM, "none", "the scale-out fabric between nodes",
      .choices = &fabric_enum, .field = NODE(fabric)},
+    {"cluster", "gpu", WEFT_KEY_STRING, NULL,
+     "the catalog GPU of every GPU (default: the kind's; its NVLink generation must be the "
+     "NVSwitch's)",
+     .field = NODE(gpu), .given = NODE(gpu_given)},
     {"cluster", "nic", WEFT_KEY_STRING, NULL, "the catalog NIC of every GPU (default: the kind's)",
      .field = NODE(nic), .given = NODE(nic_given)},
     {"cluster", "nics_per_gpu", WEFT_KEY_COUNT, "1", "catalog NIC ports behind one GPU's NIC",
      .imin = 1, .imax = 64, .field = NODE(nics_per_gpu)},
-    {"cluster", "pcie_latency", WEFT_KEY_TIME, PCIE_LATENCY, "one-way latency of a PCIe hop",
-     .field = NODE(pcie_lat_ps)},
+    {"cluster", "nics_per_node", WEFT_KEY_COUNT, NULL,
+     "NICs per node, shared by its GPUs behind PCIe switches (default: one per GPU)", .imin = 1,
+     .imax = MAX_GPUS, .field = NODE(nics_per_node), .given = NODE(nics_per_node_given)},
+    {"cluster", "pcie_latency", WEFT_KEY_TIME, PCIE_LATENCY,
+     "one-way latency of a PCIe hop (default: 250 ns; the link to a NIC whose catalog entry has "
+     "a latency takes the rest of it)",
+     .field = NODE(pcie_lat_ps), .given = NODE(pcie_lat_given)},
     {"cluster", "fabric_latency", WEFT_KEY_TIME, FABRIC_LATENCY,
      "one-way latency of a scale-out link", .field = NODE(fabric_lat_ps)},
     {"cluster", "switch_radix", WEFT_KEY_COUNT, NULL,

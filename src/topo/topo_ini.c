@@ -278,12 +278,17 @@ weft_topo_load_keyfile(GKeyFile *kf, const char *group, const char *origin, GErr
         if (text == NULL && row->dflt == NULL) {
             continue;
         }
-        if (text == NULL) {
+        gboolean from_default = text == NULL;
+        if (from_default) {
             text = g_strdup(row->dflt);
         }
         g_ptr_array_add(texts, text);
         if (!apply_row(&c, row, text, params, error)) {
             return NULL;
+        }
+        if (from_default && row->given != 0) {
+            /* a row's given flag says the file gave it, not that its default applies */
+            G_STRUCT_MEMBER(gboolean, params, row->given - 1) = FALSE;
         }
     }
 
