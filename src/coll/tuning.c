@@ -462,6 +462,38 @@ weft_coll_system_fill_tables(weft_coll_system_t *sys)
 
 /* ---- deriving the system from the cluster ----------------------------------------------- */
 
+/*
+ * Member 0's part of its NIC: 1 / the members on its host and rail, as weft's builders put
+ * GPUs that share a NIC on that NIC's rail (topo_build.c nics_per_node; p4de: 2 GPUs per EFA);
+ * 1 where every member has its own NIC (every GPU on its own rail, or no host or rail). The
+ * collectives' figures count one NIC per member (ring_channels(): ppn x floor(net / speed)
+ * channels; the efficiency's ppn x net), so a member's share keeps the node's channels x
+ * speed within the NICs it has. NCCL's own search (search.cc) would put floor(NIC / speed)
+ * channels on each shared NIC at up to its full speed: the same node total, possibly another
+ * channel count. O(members).
+ */
+static double
+member_nic_share(const weft_topo_t *topo, const weft_coll_layout_t *layout)
+{
+    gint v0 = layout->vertex != NULL ? layout->vertex[0] : -1;
+    if (v0 < 0) {
+        return 1.0;
+    }
+    gint host = weft_topo_vertex_host(topo, v0), rail = weft_topo_vertex_rail(topo, v0);
+    if (host < 0 || rail < 0) {
+        return 1.0;
+    }
+    guint same = 0;
+    for (guint i = 0; i < layout->n_members; i++) {
+        gint v = layout->vertex[i];
+        if (v >= 0 && weft_topo_vertex_host(topo, v) == host &&
+            weft_topo_vertex_rail(topo, v) == rail) {
+            same++;
+        }
+    }
+    return same > 1 ? 1.0 / same : 1.0;
+}
+
 gboolean
 weft_coll_system_init(weft_coll_system_t *sys, weft_fabric_t *fabric,
                       const weft_coll_layout_t *layout, const weft_coll_tuning_t *tuning,
@@ -539,7 +571,8 @@ weft_coll_system_init(weft_coll_system_t *sys, weft_fabric_t *fabric,
             have_intra = TRUE;
         } else {
             sys->inter_route_ps = r->latency_ps;
-            sys->net_phys_GBps = r->rate_Bps / 1e9;
+            /* where members share a NIC (p4de: 4 EFA for 8 A100), member 0's part of it */
+            sys->net_phys_GBps = r->rate_Bps / 1e9 * member_nic_share(topo, layout);
             /* NCCL sees the NIC's rate (ncclNetProperties speed) as the path bandwidth. */
             sys->net_GBps = sys->net_phys_GBps;
             have_inter = TRUE;

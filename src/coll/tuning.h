@@ -156,7 +156,8 @@ typedef struct {
     weft_time_t net_msg_ps; /* per-message cost of a GPU's network path (tuning->net_msg_ps) */
     /* the cluster as it is, for the executor's costs */
     double intra_phys_GBps; /* member 0's NVLink (or fastest link) bandwidth, per direction */
-    double net_phys_GBps;   /* analytical rate member 0 -> another node; 0 on one node */
+    double net_phys_GBps;   /* analytical rate member 0 -> another node (its part of a NIC
+                               that members share); 0 on one node */
     weft_time_t
         intra_route_ps; /* route latency member 0 -> another member of its node; 0 if none */
     weft_time_t inter_route_ps; /* route latency member 0 -> a member of another node; 0 if none */
@@ -188,7 +189,9 @@ typedef struct {
  *    90; 12: 80; fewer: 70). Without NVLink the GPU's fastest link is the
  *    intra-node figure (PCI) and arch is 90;
  *  - net_GBps: the analytical rate of the route from member 0 to the first
- *    member of another node (its NIC's rate on the clusters weft builds);
+ *    member of another node (its NIC's rate on the clusters weft builds),
+ *    divided by the members that share member 0's NIC (its host and rail; p4de:
+ *    2 GPUs per EFA), and net_phys_GBps the same;
  *  - the ring, tree and NVLS graphs: a restatement of NCCL's ncclTopoCompute()
  *    (search.cc) for these systems: try the speeds of NCCL's speed arrays from
  *    the largest at most the path bandwidth down, keep the one whose channels x
