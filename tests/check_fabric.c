@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "hw/hw.h"
+#include "topo/fabric.h"
 #include "topo/topo.h"
 #include "testutil.h"
 
@@ -202,6 +203,128 @@ START_TEST(dgx_a100_on_rail_fabric_has_pcie_switches_and_hdr_nics)
     ck_assert_int_eq(weft_topo_vertex_rail(t, weft_topo_find_vertex(t, "su0/leaf3")), 3);
     ck_assert_uint_eq(weft_topo_n_hosts(t), 2);
     ck_assert_uint_eq(weft_topo_n_domains(t), 2);
+}
+END_TEST
+
+/* The route from the GPU named @a to the one named @b, in a fabric state of its own. */
+static gboolean
+route_has_edge(weft_fabric_t *f, const char *a, const char *b, gint edge, weft_time_t *lat_ps)
+{
+    const weft_topo_t *t = weft_fabric_topo(f);
+    g_autoptr(GError) err = NULL;
+    const weft_route_t *r =
+        weft_fabric_route(f, weft_topo_find_vertex(t, a), weft_topo_find_vertex(t, b), &err);
+    ck_assert_msg(r != NULL, "route %s -> %s: %s", a, b, err ? err->message : "?");
+    *lat_ps = r->latency_ps;
+    for (guint p = 0; p < r->n_paths; p++) {
+        for (guint32 i = r->path_off[p]; i < r->path_off[p + 1]; i++) {
+            if (r->edges[i] == edge) {
+                return TRUE;
+            }
+        }
+    }
+    return FALSE;
+}
+
+#define H100_RAIL "[cluster]\nkind = dgx-h100\nnodes = 2\nfabric = rail-optimized\n"
+
+#define P4DE                                                                                       \
+    "[cluster]\nkind = dgx-a100\nnodes = 2\nfabric = rail-optimized\nnic = efa-v1\n"              \
+    "nics_per_node = 4\nswitch_radix = 64\n"
+
+START_TEST(fewer_nics_than_gpus_share_a_nic_behind_a_pcie_switch)
+{
+    /* p4de: 4 EFA (100 Gb/s) for 8 A100, each EFA and two GPUs on one PCIe switch
+     * (aws-ofi-nccl topology/p4de-24xl-topo.xml). */
+    g_autoptr(weft_topo_t) t = load_text("p4de.ini", P4DE);
+    /*
+     * per node 8 GPU + 6 NVSwitch + 4 PCIe switch + 4 NIC = 22, x 2 = 44; 4 rails x 1 SU
+     * = 4 leaves (32 ports down at the default SU of 64 / 2 nodes, 32 up), ceil(4 x 32 /
+     * 64) = 2 spines: 50.
+     */
+    ck_assert_uint_eq(weft_topo_n_vertices(t), 50);
+    ck_assert_uint_eq(count_vertices(t, WEFT_VERTEX_NIC, -1), 8);
+    ck_assert_uint_eq(count_vertices(t, WEFT_VERTEX_SWITCH, 0), 8);
+    ck_assert_uint_eq(count_vertices(t, WEFT_VERTEX_SWITCH, 1), 4);
+    ck_assert_uint_eq(count_vertices(t, WEFT_VERTEX_SWITCH, 2), 2);
+    /*
+     * links per node: 48 NVLink + 4 x (2 GPU + 1 NIC) = 12 PCIe + 4 NIC-leaf; x 2 = 128;
+     * + 4 leaves x 2 spines = 136. EFA cables count as Ethernet.
+     */
+    ck_assert_uint_eq(weft_topo_n_edges(t), 2 * 136);
+    ck_assert_uint_eq(count_links(t, WEFT_LINK_PCIE), 24);
+    ck_assert_uint_eq(count_links(t, WEFT_LINK_ETHERNET), 16);
+    ck_assert_uint_eq(count_links(t, WEFT_LINK_INFINIBAND), 0);
+    /* GPUs 2 and 3 and NIC 1 on PCIe switch 1; NIC 1 on rail 1 with both GPUs */
+    ck_assert_int_ge(edge_between(t, "node0/gpu2", "node0/pcie1"), 0);
+    ck_assert_int_ge(edge_between(t, "node0/gpu3", "node0/pcie1"), 0);
+    ck_assert_int_ge(edge_between(t, "node0/nic1", "node0/pcie1"), 0);
+    ck_assert_int_eq(weft_topo_find_vertex(t, "node0/nic4"), -1);
+    ck_assert_int_eq(weft_topo_vertex_rail(t, weft_topo_find_vertex(t, "node0/nic1")), 1);
+    ck_assert_int_eq(weft_topo_vertex_rail(t, weft_topo_find_vertex(t, "node0/gpu2")), 1);
+    ck_assert_int_eq(weft_topo_vertex_rail(t, weft_topo_find_vertex(t, "node0/gpu3")), 1);
+    /* one EFA v1 device: 100 Gb/s = 12.5e9 B/s */
+    gint up = edge_between(t, "node0/nic0", "su0/leaf0");
+    ck_assert_double_eq_tol(weft_topo_edge_bw(t, up), 12.5e9, 1.0);
+    /*
+     * GPUs 0 and 1 both leave through NIC 0: their routes to node 1 share its uplink, so
+     * the flow model shares its 12.5e9 B/s. Latency on one rail, 20 us as the catalog's
+     * EFA figure: GPU-PCIe 0.25 + PCIe-NIC (20 - 2 x 0.5) / 2 - 0.25 = 9.25 + leaf 2 x 0.5
+     * + 9.25 + 0.25 = 20 us.
+     */
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
+    weft_time_t lat0 = 0, lat1 = 0;
+    ck_assert(route_has_edge(f, "node0/gpu0", "node1/gpu0", up, &lat0));
+    ck_assert(route_has_edge(f, "node0/gpu1", "node1/gpu1", up, &lat1));
+    ck_assert_int_eq(lat0, 20 * WEFT_PS_PER_US);
+    ck_assert_int_eq(lat1, 20 * WEFT_PS_PER_US);
+    ck_assert_int_eq(weft_topo_edge_latency(t, edge_between(t, "node0/nic0", "node0/pcie0")),
+                     9250000);
+    ck_assert_int_eq(weft_topo_edge_latency(t, edge_between(t, "node0/gpu0", "node0/pcie0")),
+                     250000);
+    /* GPU 2 leaves through NIC 1, not NIC 0 */
+    ck_assert(!route_has_edge(f, "node0/gpu2", "node1/gpu2", up, &lat0));
+    /* every NIC carries EFA's 3 us per message */
+    ck_assert_int_eq(weft_topo_nic_msg_cost(t), 3 * WEFT_PS_PER_US);
+}
+END_TEST
+
+START_TEST(catalog_nic_latency_sits_on_the_nic_link_unless_pcie_latency_is_given)
+{
+    /* dgx-h100, GPU-NIC direct: EFA's 20 us -> (20 - 2 x 0.5) / 2 = 9.5 us per GPU-NIC link;
+     * fabric_latency = 2us: (20 - 4) / 2 = 8 us; pcie_latency given: it, on every PCIe link;
+     * InfiniBand (no catalog latency): the 250 ns default. */
+    static const struct {
+        const char *extra;
+        weft_time_t link_ps;
+    } cases[] = {
+        {"nic = efa\nswitch_radix = 64\n", 9500000},
+        {"nic = efa\nswitch_radix = 64\nfabric_latency = 2us\n", 8000000},
+        {"nic = efa\nswitch_radix = 64\npcie_latency = 1us\n", 1000000},
+        {"nic = ndr\n", 250000},
+    };
+    for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autofree char *text = g_strconcat(H100_RAIL, cases[i].extra, NULL);
+        g_autoptr(weft_topo_t) t = load_text("lat.ini", text);
+        gint e = edge_between(t, "node1/gpu5", "node1/nic5");
+        ck_assert_int_ge(e, 0);
+        ck_assert_int_eq(weft_topo_edge_latency(t, e), cases[i].link_ps);
+    }
+}
+END_TEST
+
+START_TEST(gpu_key_swaps_the_gpu_of_the_chassis)
+{
+    /* a DGX H200 (p5e) is a DGX H100 with H200s: NVLink4, 18 x 25e9 per GPU; its links are
+     * the H100's, so the graph is the same but the builder looked the H200 up */
+    g_autoptr(weft_topo_t) t = load_text("h200.ini", "[cluster]\nkind = dgx-h100\ngpu = h200\n");
+    ck_assert_uint_eq(weft_topo_n_vertices(t), 12);
+    gint e = edge_between(t, "node0/gpu0", "node0/nvswitch0");
+    ck_assert_uint_eq(weft_topo_edge_lanes(t, e), 5);
+    ck_assert_double_eq_tol(weft_topo_edge_bw(t, e), 5 * gpu("h200")->nvlink_link_Bps, 1.0);
+    /* gb200 on the DGX B200 chassis: NVLink5 on gen4 switches, 18 links: accepted */
+    g_autoptr(weft_topo_t) b = load_text("gb.ini", "[cluster]\nkind = dgx-b200\ngpu = gb200\n");
+    ck_assert_uint_eq(weft_topo_n_gpus(b), 8);
 }
 END_TEST
 
@@ -569,6 +692,42 @@ START_TEST(bundled_topologies_load_with_derived_counts)
         {"ring-8.ini", 8, 8, 16},
         /* 8 GPUs + 1 switch, 8 links */
         {"switch-8.ini", 8, 9, 16},
+        /*
+         * p4de: 2 x (8 GPU + 6 NVSwitch + 4 PCIe switch + 4 EFA) = 44 + 4 rail leaves + 2
+         * spines = 50; links 2 x (48 NVLink + 12 PCIe + 4 NIC-leaf) + 4 x 2 leaf-spine = 136.
+         */
+        {"p4de-a100-2node.ini", 16, 50, 272},
+        /*
+         * p5e as p5: 2 x (8 + 4 + 8 NIC) = 40 + 8 leaves + 4 spines = 52; links 2 x (32
+         * NVLink + 8 PCIe + 8 NIC-leaf) + 8 leaves x 4 spines = 128.
+         */
+        {"p5e-h200-2node.ini", 16, 52, 256},
+        /* p6-b200: 2 x (8 + 2 + 8) + 8 + 4 = 48; 2 x (16 + 8 + 8) + 32 = 96 links */
+        {"p6-b200-2node.ini", 16, 48, 192},
+        /* A3 Mega: 8 NICs per node as p5: 52 vertices, 128 links */
+        {"a3-mega-h100-2node.ini", 16, 52, 256},
+        /* A3 High: 2 x (8 + 4 + 4 PCIe switch + 4 NIC) + 4 + 2 = 46; 2 x (32 + 12 + 4) + 8 */
+        {"a3-high-h100-2node.ini", 16, 46, 208},
+        /*
+         * 2 NVL72 racks: 2 x (72 GPU + 18 NVSwitch + 72 NIC) = 324; SU of 1 rack (64 / 2
+         * / 18 trays = 1), 4 rails: 8 leaves of 18 down, 18 up, ceil(8 x 18 / 64) = 3
+         * spines: 335. Links 2 x (1,296 NVLink + 72 PCIe + 72 NIC-leaf) + 8 x 3 = 2,904.
+         */
+        {"gb200-nvl72-2rack.ini", 144, 335, 5808},
+        /*
+         * NDm A100 v4, 4 VMs on a leaf-spine of 40-port HDR: 4 x 26 = 104 + 2 leaves (2
+         * nodes = 16 ports down, 16 up) + ceil(2 x 16 / 40) = 1 spine = 107; links 4 x 72
+         * + 2 = 290.
+         */
+        {"azure-ndm-a100-v4.ini", 32, 107, 580},
+        /* ND H100 v5, 8 VMs, 64-port NDR: 8 x 20 + 2 leaves + 1 spine; 8 x 48 + 2 links */
+        {"azure-nd-h100-v5.ini", 64, 163, 772},
+        /*
+         * Jean Zay, 48 nodes of 4 Omni-Path NICs: 48 x (8 + 6 + 4 + 4) = 1,056 + 8 leaves
+         * (48-port: 6 nodes = 24 down, 24 up) + ceil(8 x 24 / 48) = 4 spines = 1,068; links
+         * 48 x (48 + 12 + 4) = 3,072 + 8 x 4 = 3,104.
+         */
+        {"jean-zay-a100-opa.ini", 384, 1068, 6208},
     };
     for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
         g_autofree char *path = g_build_filename(src, "topologies", cases[i].file, NULL);
@@ -648,7 +807,6 @@ END_TEST
 
 /* ---- bad files ------------------------------------------------------------------------- */
 
-#define H100_RAIL "[cluster]\nkind = dgx-h100\nnodes = 2\nfabric = rail-optimized\n"
 #define DF                                                                                         \
     "[cluster]\nkind = dragonfly\nrouters_per_group = 4\ngpus_per_router = 2\n"                    \
     "global_links_per_router = 2\nlink_latency = 1us\n"
@@ -731,6 +889,28 @@ static const struct {
      "link_bandwidth = 1GB/s\nlink_latency = 1us\n",
      WEFT_TOPO_ERROR_KEY},
     {"fractional-nodes-per-su.ini", H100_RAIL "nodes_per_su = 2.5\n", WEFT_TOPO_ERROR_PARSE},
+    /* B200 speaks NVLink5, the DGX H100's gen3 switches NVLink4; A100 NVLink3 */
+    {"gpu-other-nvlink.ini", "[cluster]\nkind = dgx-h100\ngpu = b200\n", WEFT_TOPO_ERROR_VALUE},
+    {"gpu-older-nvlink.ini", "[cluster]\nkind = dgx-b200\ngpu = a100\n", WEFT_TOPO_ERROR_VALUE},
+    {"gpu-unknown.ini", "[cluster]\nkind = dgx-h100\ngpu = v100\n", WEFT_TOPO_ERROR_VALUE},
+    /* 3 NICs do not divide 8 GPUs; 16 are more than the GPUs; 0 is below the range */
+    {"nics-per-node-3.ini", H100_RAIL "nics_per_node = 3\n", WEFT_TOPO_ERROR_VALUE},
+    {"nics-per-node-16.ini", H100_RAIL "nics_per_node = 16\n", WEFT_TOPO_ERROR_VALUE},
+    {"nics-per-node-0.ini", H100_RAIL "nics_per_node = 0\n", WEFT_TOPO_ERROR_VALUE},
+    /* NVL72: 72 NICs over 18 trays; 36 is 2 per tray of 4 GPUs (fine), 9 is not whole */
+    {"nics-per-node-nvl72.ini",
+     "[cluster]\nkind = gb200-nvl72\nnodes = 2\nfabric = rail-optimized\nnics_per_node = 9\n",
+     WEFT_TOPO_ERROR_VALUE},
+    /* a shared NIC is one port: nics_per_gpu does not apply */
+    {"nics-per-node-and-per-gpu.ini", H100_RAIL "nics_per_node = 4\nnics_per_gpu = 2\n",
+     WEFT_TOPO_ERROR_KEY},
+    {"nics-per-node-without-fabric.ini", "[cluster]\nkind = dgx-h100\nnics_per_node = 4\n",
+     WEFT_TOPO_ERROR_KEY},
+    /* EFA's 20 us cannot hold two 10 us fabric links and a NIC link */
+    {"efa-fabric-latency-too-long.ini",
+     H100_RAIL "nic = efa\nswitch_radix = 64\nfabric_latency = 10us\n", WEFT_TOPO_ERROR_VALUE},
+    /* Omni-Path has a default radix (48), TCPX none */
+    {"tcpx-needs-radix.ini", H100_RAIL "nic = gcp-tcpx\n", WEFT_TOPO_ERROR_KEY},
 };
 
 START_TEST(bad_file_gives_its_error_code)
@@ -747,6 +927,9 @@ fabric_suite(void)
     tcase_add_checked_fixture(tc, tmp_setup, tmp_teardown);
     tcase_add_test(tc, dgx_a100_node_has_six_nvswitches_two_links_each);
     tcase_add_test(tc, dgx_a100_on_rail_fabric_has_pcie_switches_and_hdr_nics);
+    tcase_add_test(tc, fewer_nics_than_gpus_share_a_nic_behind_a_pcie_switch);
+    tcase_add_test(tc, catalog_nic_latency_sits_on_the_nic_link_unless_pcie_latency_is_given);
+    tcase_add_test(tc, gpu_key_swaps_the_gpu_of_the_chassis);
     tcase_add_test(tc, dgx_h100_two_nodes_rail_optimized_counts);
     tcase_add_test(tc, dgx_h100_default_su_leaves_have_32_uplinks);
     tcase_add_test(tc, rail_fabric_grows_a_core_tier_past_one_spine);

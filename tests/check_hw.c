@@ -131,9 +131,9 @@ END_TEST
 
 START_TEST(listings_are_complete_and_consistent)
 {
-    /* Counts: 5 GPUs, 3 NVSwitch generations, 6 NICs, 4 PCIe generations; every entry
+    /* Counts: 5 GPUs, 3 NVSwitch generations, 11 NICs, 4 PCIe generations; every entry
      * is found again by its own name (so no short form shadows another entry) and
-     * cites a source. */
+     * cites a source; every NIC says where its latency comes from, or why it has none. */
     guint n;
     const weft_hw_gpu_t *g = weft_hw_gpus(&n);
     ck_assert_uint_eq(n, 5);
@@ -153,11 +153,15 @@ START_TEST(listings_are_complete_and_consistent)
         ck_assert_msg(s[i].source != NULL && strlen(s[i].source) > 20, "%s", s[i].name);
     }
     const weft_hw_nic_t *c = weft_hw_nics(&n);
-    ck_assert_uint_eq(n, 6);
+    ck_assert_uint_eq(n, 11);
     for (guint i = 0; i < n; i++) {
         ck_assert_ptr_eq(weft_hw_nic(c[i].name, NULL), &c[i]);
         ck_assert(c[i].rate_Bps > 0);
         ck_assert_msg(c[i].source != NULL && strlen(c[i].source) > 20, "%s", c[i].name);
+        ck_assert_msg(c[i].latency_source != NULL && strlen(c[i].latency_source) > 20, "%s",
+                      c[i].name);
+        ck_assert_int_ge(c[i].latency_ps, 0);
+        ck_assert_msg((c[i].msg_cost_ps > 0) == (c[i].msg_source != NULL), "%s", c[i].name);
     }
     const weft_hw_pcie_t *p = weft_hw_pcies(&n);
     ck_assert_uint_eq(n, 4);
@@ -287,6 +291,67 @@ START_TEST(nic_rates_per_direction)
         ck_assert_double_eq(n->rate_Bps, want[i].Bps);
     }
     ck_assert_double_eq(32 * weft_hw_nic("efa", NULL)->rate_Bps, 3200e9 / 8);
+}
+END_TEST
+
+START_TEST(network_kinds_latency_and_message_cost)
+{
+    /* Per network kind: rate (Gb/s / 8), one-way GPU-to-GPU latency across one switch and
+     * per-message cost, ps.
+     *  - EFA, every generation: 20 us one way (aws-ofi-nccl nccl_ofi_tuner.h
+     *    OFI_NCCL_TUNER_NET_LATENCY) and 3 us per message (..._NET_COMP_OVERHEAD);
+     *    v1 (p4d: 4 x 100 Gb/s) and v2 (p5: 32 x 100) 12.5e9 B/s a device, v4 (p6-b200:
+     *    3,200 Gb/s over 8 cards) 400 / 8 = 50e9;
+     *  - TCPX/TCPXO: 200 Gb/s gVNIC -> 25e9; no latency published (the plugin reports 0);
+     *  - Omni-Path 100 Gb/s -> 12.5e9, no GPU-to-GPU latency published;
+     *  - InfiniBand: NCCL's IB transport reports none. */
+    const struct {
+        const char *name, *fabric;
+        double Bps;
+        gint64 lat_ps, msg_ps;
+    } want[] = {
+        {"efa-v1", "efa", 12.5e9, 20000000, 3000000},
+        {"efa-v2", "efa", 12.5e9, 20000000, 3000000},
+        {"aws-efa", "efa", 12.5e9, 20000000, 3000000},
+        {"efa-v4", "efa", 50e9, 20000000, 3000000},
+        {"gcp-tcpx", "ethernet", 25e9, 0, 0},
+        {"gcp-tcpxo", "ethernet", 25e9, 0, 0},
+        {"opa-100", "omni-path", 12.5e9, 0, 0},
+        {"ndr", "infiniband", 50e9, 0, 0},
+    };
+    for (guint i = 0; i < G_N_ELEMENTS(want); i++) {
+        const weft_hw_nic_t *n = weft_hw_nic(want[i].name, NULL);
+        ck_assert_msg(n != NULL, "%s", want[i].name);
+        ck_assert_str_eq(n->fabric, want[i].fabric);
+        ck_assert_double_eq(n->rate_Bps, want[i].Bps);
+        ck_assert_int_eq(n->latency_ps, want[i].lat_ps);
+        ck_assert_int_eq(n->msg_cost_ps, want[i].msg_ps);
+    }
+    /* efa-v2 is the p5 device: the same entry as aws-efa / efa */
+    ck_assert_ptr_eq(weft_hw_nic("efa-v2", NULL), weft_hw_nic("efa", NULL));
+    ck_assert_ptr_ne(weft_hw_nic("efa-v1", NULL), weft_hw_nic("efa", NULL));
+    /* p6-b200: 8 cards x 50e9 = 400e9 B/s = 3,200 Gb/s per instance, as p5's 32 x 12.5e9 */
+    ck_assert_double_eq(8 * weft_hw_nic("efa-v4", NULL)->rate_Bps, 3200e9 / 8);
+}
+END_TEST
+
+START_TEST(nvswitch_generation_carries_its_gpus_nvlink)
+{
+    /* NVSwitch gen2 (DGX A100) carries NVLink3, gen3 (DGX H100) NVLink4, gen4 (B200, GB200)
+     * NVLink5: generation + 1, and every GPU of the catalog finds its switch. */
+    const struct {
+        const char *nvswitch;
+        guint nvlink;
+        const char *gpu;
+    } want[] = {
+        {"gen2", 3, "a100"}, {"gen3", 4, "h100"}, {"gen3", 4, "h200"},
+        {"gen4", 5, "b200"}, {"gen4", 5, "gb200"},
+    };
+    for (guint i = 0; i < G_N_ELEMENTS(want); i++) {
+        const weft_hw_nvswitch_t *s = weft_hw_nvswitch(want[i].nvswitch, NULL);
+        ck_assert_uint_eq(weft_hw_nvswitch_nvlink_gen(s), want[i].nvlink);
+        ck_assert_uint_eq(weft_hw_gpu(want[i].gpu, NULL)->nvlink_gen, want[i].nvlink);
+    }
 }
 END_TEST
 
@@ -438,6 +503,8 @@ hw_suite(void)
     tcase_add_test(tc, a100_has_no_fp8_and_hopper_doubles_bf16);
     tcase_add_test(tc, nvswitch_ports_and_rates);
     tcase_add_test(tc, nic_rates_per_direction);
+    tcase_add_test(tc, network_kinds_latency_and_message_cost);
+    tcase_add_test(tc, nvswitch_generation_carries_its_gpus_nvlink);
     tcase_add_test(tc, pcie_x16_usable_rates);
     tcase_add_test(tc, catalog_agrees_with_validation_hardware_csv);
     tcase_add_test(tc, csv_tolerance_is_half_the_last_digit);

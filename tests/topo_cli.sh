@@ -122,6 +122,53 @@ if command -v jq >/dev/null 2>&1; then
         bad "superpod json figures (jq)"
 fi
 
+# ---- hardware the catalog grew for: figures derived by hand ----
+# p4de: 4 EFA of 100 Gb/s (12.5 GB/s) for 8 A100, two GPUs per EFA behind a PCIe
+# switch: injection 4 x 12.5 / 8 = 6.25 GB/s per GPU with all GPUs sending; the cut
+# between the nodes is one node's 4 NICs = 50 GB/s; GPU -> PCIe switch -> NIC -> leaf
+# -> spine -> leaf -> NIC -> PCIe switch -> GPU (another rail) = 8 hops.
+expect 0 "show p4de" "" -- "$WEFT" topo show "$topos/p4de-a100-2node.ini"
+cp "$tmp/out" "$tmp/p4de.txt"
+has "p4de" "$tmp/p4de.txt" vertices "50: 16 gpu, 12 nvswitch, 8 nic, 14 switch, 0 host"
+has "p4de" "$tmp/p4de.txt" injection "6.250 GB/s per GPU per direction"
+has "p4de" "$tmp/p4de.txt" bisection "50.000 GB/s per direction"
+has "p4de" "$tmp/p4de.txt" diameter "8 hops"
+has "p4de" "$tmp/p4de.txt" scale-up "300.000 GB/s per GPU"
+# A3 High: 4 x 200 Gb/s = 4 x 25 GB/s for 8 H100: 12.5 GB/s per GPU, 100 GB/s a node
+expect 0 "show a3-high" "" -- "$WEFT" topo show "$topos/a3-high-h100-2node.ini"
+cp "$tmp/out" "$tmp/a3h.txt"
+has "a3-high" "$tmp/a3h.txt" injection "12.500 GB/s per GPU per direction"
+has "a3-high" "$tmp/a3h.txt" bisection "100.000 GB/s per direction"
+# Jean Zay: 48 nodes x 4 Omni-Path 100 Gb/s: 6.25 GB/s per GPU; the non-blocking cut
+# between nodes 0-23 and 24-47 is 24 x 4 x 12.5 = 1200 GB/s
+expect 0 "show jean-zay" "" -- "$WEFT" topo show "$topos/jean-zay-a100-opa.ini"
+cp "$tmp/out" "$tmp/jz.txt"
+has "jean-zay" "$tmp/jz.txt" gpus "384 in 48 hosts, 48 NVLink domains"
+has "jean-zay" "$tmp/jz.txt" injection "6.250 GB/s per GPU per direction"
+has "jean-zay" "$tmp/jz.txt" bisection "1200.000 GB/s per direction"
+has "jean-zay" "$tmp/jz.txt" "tier 1" "leaf: 8 switches, down 2400.000 GB/s, up 2400.000 GB/s, oversubscription 1.00:1"
+# p6-b200: NVLink5 18 x 50 = 900 GB/s; EFA v4 400 Gb/s = 50 GB/s per GPU
+expect 0 "show p6-b200" "" -- "$WEFT" topo show "$topos/p6-b200-2node.ini"
+cp "$tmp/out" "$tmp/p6.txt"
+has "p6-b200" "$tmp/p6.txt" scale-up "900.000 GB/s per GPU"
+has "p6-b200" "$tmp/p6.txt" injection "50.000 GB/s per GPU per direction"
+# two NVL72 racks: 144 GPUs in 36 trays, 2 NVLink domains; the cut between the racks
+# is one rack's 72 NDR NICs: 72 x 50 = 3600 GB/s
+expect 0 "show gb200-nvl72-2rack" "" -- "$WEFT" topo show "$topos/gb200-nvl72-2rack.ini"
+cp "$tmp/out" "$tmp/nvl.txt"
+has "nvl72x2" "$tmp/nvl.txt" gpus "144 in 36 hosts, 2 NVLink domains"
+has "nvl72x2" "$tmp/nvl.txt" bisection "3600.000 GB/s per direction"
+# every new cluster runs a collective sweep (weft coll, 1 MiB and 1 GiB); the NVL72
+# pair with 4 GPUs per rack, whose full 144-rank sweep takes minutes
+for b in p4de-a100-2node p5e-h200-2node p6-b200-2node a3-mega-h100-2node a3-high-h100-2node \
+    azure-ndm-a100-v4 azure-nd-h100-v5 jean-zay-a100-opa gb200-nvl72-2rack; do
+    extra=""
+    [ "$b" = gb200-nvl72-2rack ] && extra="--gpus-per-node 4"
+    # shellcheck disable=SC2086
+    expect 0 "coll $b" "" -- "$WEFT" coll --cluster "$topos/$b.ini" -b 1M -e 1G -f 1024 $extra
+    grep -q "^ *1073741824 " "$tmp/out" && ok "coll $b: a 1 GiB row" || bad "coll $b: no 1 GiB row"
+done
+
 # ---- every bundled topology: check passes; export round trip ----
 n=0
 for f in "$topos"/*.ini; do
