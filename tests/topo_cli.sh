@@ -158,6 +158,23 @@ expect 0 "show gb200-nvl72-2rack" "" -- "$WEFT" topo show "$topos/gb200-nvl72-2r
 cp "$tmp/out" "$tmp/nvl.txt"
 has "nvl72x2" "$tmp/nvl.txt" gpus "144 in 36 hosts, 2 NVLink domains"
 has "nvl72x2" "$tmp/nvl.txt" bisection "3600.000 GB/s per direction"
+# The collectives' tuning sees a GPU's part of a shared NIC: all 8 GPUs of a p4de node
+# get 12.5 / 2 = 6.25 GB/s each, NCCL's largest inter-node speed at most that is 6.0
+# and 8 GPUs x floor(6.25 / 6) = 8 channels: "ring 8 x 6.0" (the node's 4 NICs carry 8 x 6
+# = 48 <= 50 GB/s); one GPU per node (0 and 8) has its NIC alone: 12.0 GB/s, 1 channel.
+# Under the flow model the ring's 1 GiB all-reduce then takes NCCL's own predicted time
+# (nccl_us) within 1%: the NIC that two GPUs share is not charged twice.
+p4de="$topos/p4de-a100-2node.ini"
+expect 0 "coll p4de ring flow" "" -- "$WEFT" coll --cluster "$p4de" -b 1G -e 1G --algo ring \
+    --proto simple -n flow
+grep -q "ring 8 x 6.0 GB/s" "$tmp/out" && ok "p4de: ring 8 x 6.0 GB/s" || bad "p4de: ring graph"
+awk '$1 == 1073741824 { d = $4 / $11 - 1; exit !(d < 0.01 && d > -0.01) }' "$tmp/out" &&
+    ok "p4de: flow time within 1% of nccl_us" || bad "p4de: flow time vs nccl_us"
+expect 0 "coll p4de one GPU per node" "" -- "$WEFT" coll --cluster "$p4de" -g 0,8 -b 1G -e 1G \
+    --algo ring --proto simple -n flow
+grep -q "ring 1 x 12.0 GB/s" "$tmp/out" && ok "p4de 0,8: ring 1 x 12.0 GB/s" ||
+    bad "p4de 0,8: ring graph"
+
 # every new cluster runs a collective sweep (weft coll, 1 MiB and 1 GiB); the NVL72
 # pair with 4 GPUs per rack, whose full 144-rank sweep takes minutes
 for b in p4de-a100-2node p5e-h200-2node p6-b200-2node a3-mega-h100-2node a3-high-h100-2node \
