@@ -6,13 +6,16 @@
  *    or through one switch);
  *  - scale-out fabrics of bare GPUs: leaf-spine, fat-tree (Al-Fares et al. 2008),
  *    dragonfly (Kim et al. 2008);
- *  - nodes: dgx-a100, dgx-h100, dgx-b200, gb200-nvl72, optionally N of them with
- *    one NIC per GPU on a scale-out fabric (rail-optimized as in the DGX SuperPOD
- *    reference architectures, plain leaf-spine, or fat-tree).
+ *  - nodes: dgx-a100, dgx-h100, dgx-b200, gb200-nvl72 (or another GPU of the same
+ *    NVLink generation in the chassis, `gpu`), optionally N of them with one NIC per
+ *    GPU, or fewer NICs shared by GPUs behind PCIe switches (`nics_per_node`), on a
+ *    scale-out fabric (rail-optimized as in the DGX SuperPOD reference architectures,
+ *    plain leaf-spine, or fat-tree).
  *
  * Every link rate comes from the hardware catalog (hw/hw.h): NVLink per-link
  * rate and link count of the GPU, NVSwitch port count, NIC port rate, PCIe x16
- * rate. What the catalog does not hold (how many NVSwitch chips a system has,
+ * rate; so do a NIC's one-way latency (on the PCIe link that reaches it, see
+ * nic_path_latency()) and its per-message cost (on its vertex). What the catalog does not hold (how many NVSwitch chips a system has,
  * how a GPU's links spread over them, which GPUs share a PCIe switch, switch
  * radixes) is written here with its source. Each kind's keys are weft_key_t rows
  * (core/keyfile.h) over its family's parameter struct (bare_params, node_params),
@@ -874,7 +877,8 @@ static const node_desc node_kinds[] = {
  * Default one-way latency of one PCIe hop (GPU-NIC, GPU or NIC to a PCIe
  * switch): 250 ns. An estimate, not a datasheet figure: a PCIe switch forwards
  * in the order of 100-150 ns port to port and the link and controller add
- * about as much. Override with pcie_latency.
+ * about as much. Override with pcie_latency. A NIC whose catalog entry has a one-way
+ * latency (EFA) gets the rest of it on its own PCIe link unless pcie_latency is given.
  */
 #define PCIE_LATENCY "250ns"
 
@@ -882,7 +886,8 @@ static const node_desc node_kinds[] = {
  * Default switch radix for an InfiniBand NIC generation: HDR 40 ports (NVIDIA
  * Quantum QM8700/QM8790 datasheet: 40 x 200 Gb/s), NDR 64 ports (Quantum-2
  * QM9700/QM9790 datasheet: 64 x 400 Gb/s on 32 OSFP cages), XDR 144 ports
- * (Quantum-X800 Q3400 datasheet: 144 x 800 Gb/s). Ethernet/EFA: no default.
+ * (Quantum-X800 Q3400 datasheet: 144 x 800 Gb/s); Omni-Path 48 ports (Intel
+ * Omni-Path Edge Switch 100 Series). Ethernet, EFA, TCPX: no default.
  */
 static guint
 default_radix(const weft_hw_nic_t *nic)
