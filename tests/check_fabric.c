@@ -229,7 +229,7 @@ route_has_edge(weft_fabric_t *f, const char *a, const char *b, gint edge, weft_t
 #define H100_RAIL "[cluster]\nkind = dgx-h100\nnodes = 2\nfabric = rail-optimized\n"
 
 #define P4DE                                                                                       \
-    "[cluster]\nkind = dgx-a100\nnodes = 2\nfabric = rail-optimized\nnic = efa-v1\n"              \
+    "[cluster]\nkind = dgx-a100\nnodes = 2\nfabric = rail-optimized\nnic = efa-v1\n"               \
     "nics_per_node = 4\nswitch_radix = 64\n"
 
 START_TEST(fewer_nics_than_gpus_share_a_nic_behind_a_pcie_switch)

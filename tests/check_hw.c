@@ -310,14 +310,10 @@ START_TEST(network_kinds_latency_and_message_cost)
         double Bps;
         gint64 lat_ps, msg_ps;
     } want[] = {
-        {"efa-v1", "efa", 12.5e9, 20000000, 3000000},
-        {"efa-v2", "efa", 12.5e9, 20000000, 3000000},
-        {"aws-efa", "efa", 12.5e9, 20000000, 3000000},
-        {"efa-v4", "efa", 50e9, 20000000, 3000000},
-        {"gcp-tcpx", "ethernet", 25e9, 0, 0},
-        {"gcp-tcpxo", "ethernet", 25e9, 0, 0},
-        {"opa-100", "omni-path", 12.5e9, 0, 0},
-        {"ndr", "infiniband", 50e9, 0, 0},
+        {"efa-v1", "efa", 12.5e9, 20000000, 3000000},  {"efa-v2", "efa", 12.5e9, 20000000, 3000000},
+        {"aws-efa", "efa", 12.5e9, 20000000, 3000000}, {"efa-v4", "efa", 50e9, 20000000, 3000000},
+        {"gcp-tcpx", "ethernet", 25e9, 0, 0},          {"gcp-tcpxo", "ethernet", 25e9, 0, 0},
+        {"opa-100", "omni-path", 12.5e9, 0, 0},        {"ndr", "infiniband", 50e9, 0, 0},
     };
     for (guint i = 0; i < G_N_ELEMENTS(want); i++) {
         const weft_hw_nic_t *n = weft_hw_nic(want[i].name, NULL);
@@ -344,7 +340,7 @@ START_TEST(nvswitch_generation_carries_its_gpus_nvlink)
         guint nvlink;
         const char *gpu;
     } want[] = {
-        {"gen2", 3, "a100"}, {"gen3", 4, "h100"}, {"gen3", 4, "h200"},
+        {"gen2", 3, "a100"}, {"gen3", 4, "h100"},  {"gen3", 4, "h200"},
         {"gen4", 5, "b200"}, {"gen4", 5, "gb200"},
     };
     for (guint i = 0; i < G_N_ELEMENTS(want); i++) {

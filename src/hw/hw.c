@@ -302,8 +302,9 @@ static const weft_hw_nic_t nics[] = {
 };
 
 static const char *const nic_aliases[G_N_ELEMENTS(nics)][MAX_ALIASES] = {
-    {"hdr", NULL}, {"ndr", NULL}, {"xdr", NULL}, {"efa", "efa-v2", NULL}, {NULL}, {NULL},
-    {NULL},        {NULL},        {NULL},        {NULL},                  {NULL},
+    {"hdr", NULL}, {"ndr", NULL}, {"xdr", NULL}, {"efa", "efa-v2", NULL},
+    {NULL},        {NULL},        {NULL},        {NULL},
+    {NULL},        {NULL},        {NULL},
 };
 
 /* x16 usable per-direction rate: GT/s x 16 lanes x encoding efficiency / 8 bits. Gen3-5 use

@@ -15,9 +15,10 @@
  * Every link rate comes from the hardware catalog (hw/hw.h): NVLink per-link
  * rate and link count of the GPU, NVSwitch port count, NIC port rate, PCIe x16
  * rate; so do a NIC's one-way latency (on the PCIe link that reaches it, see
- * nic_path_latency()) and its per-message cost (on its vertex). What the catalog does not hold (how many NVSwitch chips a system has,
- * how a GPU's links spread over them, which GPUs share a PCIe switch, switch
- * radixes) is written here with its source. Each kind's keys are weft_key_t rows
+ * nic_path_latency()) and its per-message cost (on its vertex). What the
+ * catalog does not hold (how many NVSwitch chips a system has, how a GPU's
+ * links spread over them, which GPUs share a PCIe switch, switch radixes) is
+ * written here with its source. Each kind's keys are weft_key_t rows
  * (core/keyfile.h) over its family's parameter struct (bare_params, node_params),
  * in the table of kinds at the end; the reader (topo_ini.c) checks and stores
  * them, and a builder reads struct fields, deriving only the defaults and ranges
