@@ -654,16 +654,16 @@ START_TEST(bundled_topologies_load_with_derived_counts)
     }
     static const struct {
         const char *file;
-        guint gpus, vertices, edges;
+        guint gpus, vertices, edges, nics; /* NICs: one per GPU, or nics_per_node */
     } cases[] = {
         /* 8 + 6; 48 links */
-        {"dgx-a100.ini", 8, 14, 96},
+        {"dgx-a100.ini", 8, 14, 96, 0},
         /* 8 + 4; 32 links */
-        {"dgx-h100.ini", 8, 12, 64},
+        {"dgx-h100.ini", 8, 12, 64, 0},
         /* 8 + 2; 16 links */
-        {"dgx-b200.ini", 8, 10, 32},
+        {"dgx-b200.ini", 8, 10, 32, 0},
         /* 72 + 18; 1,296 links */
-        {"gb200-nvl72.ini", 72, 90, 2592},
+        {"gb200-nvl72.ini", 72, 90, 2592, 0},
         /*
          * 560 x (8 + 6 + 4 + 8) = 14,560 + 224 leaves + 224 spines + 112 cores
          * = 15,120. Links: 560 x 72 = 40,320; each rail's 28 leaves form 2
@@ -671,63 +671,65 @@ START_TEST(bundled_topologies_load_with_derived_counts)
          * touch all 14: 224 x 14 = 3,136; spines 224 x 20 uplinks to 20
          * distinct of 112 cores = 4,480; total 47,936.
          */
-        {"selene-a100-superpod.ini", 4480, 15120, 95872},
+        {"selene-a100-superpod.ini", 4480, 15120, 95872, 4480},
         /*
          * 256 x 20 = 5,120 + 64 leaves + 32 spines = 5,216; links 256 x 48 =
          * 12,288 + 64 x 32 = 2,048 -> 14,336.
          */
-        {"dgx-h100-superpod.ini", 2048, 5216, 28672},
+        {"dgx-h100-superpod.ini", 2048, 5216, 28672, 2048},
         /*
          * 2,048 x 20 = 40,960 + 512 + 512 + 256 = 42,240; links 2,048 x 48 =
          * 98,304 + 512 x 32 + 512 x 32 = 131,072.
          */
-        {"h100-2048-nodes.ini", 16384, 42240, 262144},
+        {"h100-2048-nodes.ini", 16384, 42240, 262144, 16384},
         /* 32 x 20 + 8 + 2 = 650; 32 x 48 + 8 x 2 = 1,552 links */
-        {"leaf-spine-2to1.ini", 256, 650, 3104},
+        {"leaf-spine-2to1.ini", 256, 650, 3104, 256},
         /* 72 + 36; 162 links */
-        {"dragonfly.ini", 72, 108, 324},
+        {"dragonfly.ini", 72, 108, 324, 0},
         /* 64; 192 links */
-        {"torus-3d.ini", 64, 64, 384},
+        {"torus-3d.ini", 64, 64, 384, 0},
         /* 8 GPUs, 8 ring links */
-        {"ring-8.ini", 8, 8, 16},
+        {"ring-8.ini", 8, 8, 16, 0},
         /* 8 GPUs + 1 switch, 8 links */
-        {"switch-8.ini", 8, 9, 16},
+        {"switch-8.ini", 8, 9, 16, 0},
         /*
          * p4de: 2 x (8 GPU + 6 NVSwitch + 4 PCIe switch + 4 EFA) = 44 + 4 rail leaves + 2
          * spines = 50; links 2 x (48 NVLink + 12 PCIe + 4 NIC-leaf) + 4 x 2 leaf-spine = 136.
          */
-        {"p4de-a100-2node.ini", 16, 50, 272},
+        {"p4de-a100-2node.ini", 16, 50, 272, 8},
         /*
          * p5e as p5: 2 x (8 + 4 + 8 NIC) = 40 + 8 leaves + 4 spines = 52; links 2 x (32
          * NVLink + 8 PCIe + 8 NIC-leaf) + 8 leaves x 4 spines = 128.
          */
-        {"p5e-h200-2node.ini", 16, 52, 256},
+        {"p5e-h200-2node.ini", 16, 52, 256, 16},
+        /* p5 itself: the same shape (16 NIC vertices of 4 EFA ports each) */
+        {"p5-h100-2node.ini", 16, 52, 256, 16},
         /* p6-b200: 2 x (8 + 2 + 8) + 8 + 4 = 48; 2 x (16 + 8 + 8) + 32 = 96 links */
-        {"p6-b200-2node.ini", 16, 48, 192},
+        {"p6-b200-2node.ini", 16, 48, 192, 16},
         /* A3 Mega: 8 NICs per node as p5: 52 vertices, 128 links */
-        {"a3-mega-h100-2node.ini", 16, 52, 256},
+        {"a3-mega-h100-2node.ini", 16, 52, 256, 16},
         /* A3 High: 2 x (8 + 4 + 4 PCIe switch + 4 NIC) + 4 + 2 = 46; 2 x (32 + 12 + 4) + 8 */
-        {"a3-high-h100-2node.ini", 16, 46, 208},
+        {"a3-high-h100-2node.ini", 16, 46, 208, 8},
         /*
          * 2 NVL72 racks: 2 x (72 GPU + 18 NVSwitch + 72 NIC) = 324; SU of 1 rack (64 / 2
          * / 18 trays = 1), 4 rails: 8 leaves of 18 down, 18 up, ceil(8 x 18 / 64) = 3
          * spines: 335. Links 2 x (1,296 NVLink + 72 PCIe + 72 NIC-leaf) + 8 x 3 = 2,904.
          */
-        {"gb200-nvl72-2rack.ini", 144, 335, 5808},
+        {"gb200-nvl72-2rack.ini", 144, 335, 5808, 144},
         /*
          * NDm A100 v4, 4 VMs on a leaf-spine of 40-port HDR: 4 x 26 = 104 + 2 leaves (2
          * nodes = 16 ports down, 16 up) + ceil(2 x 16 / 40) = 1 spine = 107; links 4 x 72
          * + 2 = 290.
          */
-        {"azure-ndm-a100-v4.ini", 32, 107, 580},
+        {"azure-ndm-a100-v4.ini", 32, 107, 580, 32},
         /* ND H100 v5, 8 VMs, 64-port NDR: 8 x 20 + 2 leaves + 1 spine; 8 x 48 + 2 links */
-        {"azure-nd-h100-v5.ini", 64, 163, 772},
+        {"azure-nd-h100-v5.ini", 64, 163, 772, 64},
         /*
          * Jean Zay, 48 nodes of 4 Omni-Path NICs: 48 x (8 + 6 + 4 + 4) = 1,056 + 8 leaves
          * (48-port: 6 nodes = 24 down, 24 up) + ceil(8 x 24 / 48) = 4 spines = 1,068; links
          * 48 x (48 + 12 + 4) = 3,072 + 8 x 4 = 3,104.
          */
-        {"jean-zay-a100-opa.ini", 384, 1068, 6208},
+        {"jean-zay-a100-opa.ini", 384, 1068, 6208, 192},
     };
     for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
         g_autofree char *path = g_build_filename(src, "topologies", cases[i].file, NULL);
@@ -740,7 +742,27 @@ START_TEST(bundled_topologies_load_with_derived_counts)
                       cases[i].file, weft_topo_n_vertices(t));
         ck_assert_msg(weft_topo_n_edges(t) == cases[i].edges, "%s: edges %u", cases[i].file,
                       weft_topo_n_edges(t));
+        ck_assert_msg(count_vertices(t, WEFT_VERTEX_NIC, -1) == cases[i].nics, "%s: NICs %u",
+                      cases[i].file, count_vertices(t, WEFT_VERTEX_NIC, -1));
     }
+    /* every bundled file has its hand-derived row above */
+    g_autofree char *dir = g_build_filename(src, "topologies", NULL);
+    g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+    ck_assert_ptr_nonnull(d);
+    const char *name;
+    guint n_files = 0;
+    while ((name = g_dir_read_name(d)) != NULL) {
+        if (!g_str_has_suffix(name, ".ini")) {
+            continue;
+        }
+        n_files++;
+        gboolean listed = FALSE;
+        for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+            listed = listed || strcmp(cases[i].file, name) == 0;
+        }
+        ck_assert_msg(listed, "topologies/%s has no row of derived counts", name);
+    }
+    ck_assert_uint_eq(n_files, G_N_ELEMENTS(cases));
     /* the p5 cluster's NICs are AWS EFA: 3 us per message (hw catalog); InfiniBand's none */
     g_autofree char *p5 = g_build_filename(src, "topologies", "p5-h100-2node.ini", NULL);
     g_autoptr(weft_topo_t) t5 = weft_topo_load(p5, NULL);
