@@ -11,8 +11,13 @@
  * ../shared/validation/hardware.csv tabulates several of them and the tests
  * check the catalog against it.
  *
+ * A NIC entry is one port of a network kind (InfiniBand HDR/NDR/XDR, EFA v1/v2/v4,
+ * GPUDirect-TCPX/TCPXO, Omni-Path, RoCE) and carries, besides its rate, the kind's
+ * one-way GPU-to-GPU latency and per-message cost where its NCCL plugin or vendor
+ * publishes them (EFA: aws-ofi-nccl's tuner), 0 with the reason where not.
+ *
  * Units: FLOP/s, bytes, bytes per second (per direction for links), all
- * doubles; GB = 1e9 bytes.
+ * doubles; GB = 1e9 bytes; latencies and costs in picoseconds (gint64).
  */
 #ifndef WEFT_HW_HW_H
 #define WEFT_HW_HW_H
