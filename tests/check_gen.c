@@ -232,6 +232,99 @@ START_TEST(interleaved_pipeline_sends_per_virtual_stage)
 }
 END_TEST
 
+/* The nodes named @name on rank @r. */
+static guint
+count_named(const weft_workload_t *wl, guint r, const char *name)
+{
+    guint n = 0;
+    const weft_rank_trace_t *t = &wl->ranks[r];
+    for (guint i = 0; i < t->n_nodes; i++) {
+        n += strcmp(t->name[i], name) == 0;
+    }
+    return n;
+}
+
+/* Uneven stages as Megatron-LM splits them (transformer_layer.py get_transformer_layer_offset):
+ * 70 layers do not divide over 12 stages; with the embedding and the loss counted as layers,
+ * 72 / 12 = 6 per stage, the first and last stage building one transformer layer fewer. */
+START_TEST(uneven_pipeline_stages)
+{
+    weft_gen_config_t c = tiny();
+    c.layers = 70;
+    c.pp = 12;
+    g_autoptr(GError) e = NULL;
+    ck_assert(!weft_gen_validate(&c, 0, &e)); /* 70 % 12 != 0 */
+    ck_assert_int_eq(e->code, WEFT_WORKLOAD_ERROR_VALUE);
+    g_clear_error(&e);
+    c.account_embedding = c.account_loss = TRUE;
+    ck_assert_msg(weft_gen_validate(&c, 0, &e), "%s", e != NULL ? e->message : "");
+    guint sum = 0;
+    for (guint v = 0; v < 12; v++) {
+        guint want = v == 0 || v == 11 ? 5 : 6;
+        ck_assert_uint_eq(weft_gen_chunk_layers(&c, v), want);
+        sum += want;
+    }
+    ck_assert_uint_eq(sum, 70);
+    /* One micro-batch: stage 0 runs 5 layer forwards, stage 5 six, stage 11 five. */
+    {
+        g_autoptr(weft_workload_t) wl = gen_checked(&c);
+        ck_assert_uint_eq(count_named(wl, 0, "attn_qkv.fwd"), 5);
+        ck_assert_uint_eq(count_named(wl, 5, "attn_qkv.fwd"), 6);
+        ck_assert_uint_eq(count_named(wl, 11, "attn_qkv.fwd"), 5);
+        /* the embedding on stage 0, the output layer on stage 11 */
+        ck_assert_uint_eq(count_named(wl, 0, "embedding.fwd"), 1);
+        ck_assert_uint_eq(count_named(wl, 11, "output.fwd"), 1);
+    }
+    /* Memory of stage 0: 5 layers' activations, s b h (10 + 24 / t) = 32 x 64 x 34 bytes
+     * each, pp 12 > 1 micro-batch: 1 in flight: 5 x 69632 = 348160 bytes. */
+    weft_gen_memory_t mem;
+    weft_gen_memory(&c, &mem);
+    ck_assert_double_eq_tol(mem.activations, 348160.0, 1e-6);
+    /* Only the loss counted: 71 layers, not a multiple of 12. */
+    c.account_embedding = FALSE;
+    ck_assert(!weft_gen_validate(&c, 0, NULL));
+    /* --decoder-first-pipeline-num-layers 4: the other 11 stages share 66 layers, 6 each. */
+    c.account_loss = FALSE;
+    c.first_stage_layers = 4;
+    ck_assert_msg(weft_gen_validate(&c, 0, &e), "%s", e != NULL ? e->message : "");
+    ck_assert_uint_eq(weft_gen_chunk_layers(&c, 0), 4);
+    for (guint v = 1; v < 12; v++) {
+        ck_assert_uint_eq(weft_gen_chunk_layers(&c, v), 6);
+    }
+    /* first 5 + last 5: 60 layers over 10 middle stages. */
+    c.last_stage_layers = 5;
+    c.first_stage_layers = 5;
+    ck_assert(weft_gen_validate(&c, 0, NULL));
+    ck_assert_uint_eq(weft_gen_chunk_layers(&c, 0), 5);
+    ck_assert_uint_eq(weft_gen_chunk_layers(&c, 6), 6);
+    ck_assert_uint_eq(weft_gen_chunk_layers(&c, 11), 5);
+    /* first 10: 60 layers do not divide over 11 stages; with account-loss: two splits. */
+    c.last_stage_layers = 0;
+    c.first_stage_layers = 10;
+    ck_assert(!weft_gen_validate(&c, 0, NULL));
+    c.first_stage_layers = 4;
+    c.account_loss = TRUE;
+    ck_assert(!weft_gen_validate(&c, 0, NULL));
+    /* Interleaved, 6 layers on pp 2 x vpp 2 with both counted: 8 / 4 = 2 per virtual stage;
+     * virtual stage 0 (rank 0's first chunk) and 3 (rank 1's last) hold 1. */
+    c = tiny();
+    c.layers = 6;
+    c.pp = 2;
+    c.vpp = 2;
+    c.global_batch = 2;
+    c.account_embedding = c.account_loss = TRUE;
+    ck_assert(weft_gen_validate(&c, 0, NULL));
+    ck_assert_uint_eq(weft_gen_chunk_layers(&c, 0), 1);
+    ck_assert_uint_eq(weft_gen_chunk_layers(&c, 1), 2);
+    ck_assert_uint_eq(weft_gen_chunk_layers(&c, 2), 2);
+    ck_assert_uint_eq(weft_gen_chunk_layers(&c, 3), 1);
+    g_autoptr(weft_workload_t) il = gen_checked(&c);
+    /* rank 0: chunks v 0 (1 layer) and v 2 (2 layers) x 2 micro-batches = 6 forwards */
+    ck_assert_uint_eq(count_named(il, 0, "attn_qkv.fwd"), 6);
+    ck_assert_uint_eq(count_named(il, 1, "attn_qkv.fwd"), 6);
+}
+END_TEST
+
 START_TEST(data_parallel_all_reduce_or_distributed_optimizer)
 {
     weft_gen_config_t c = tiny();
@@ -608,6 +701,7 @@ gen_suite(void)
     tcase_add_test(tc, sequence_parallel_gathers_and_scatters);
     tcase_add_test(tc, pipeline_1f1b_sends_in_order);
     tcase_add_test(tc, interleaved_pipeline_sends_per_virtual_stage);
+    tcase_add_test(tc, uneven_pipeline_stages);
     tcase_add_test(tc, data_parallel_all_reduce_or_distributed_optimizer);
     tcase_add_test(tc, expert_parallel_all_to_alls);
     tcase_add_test(tc, context_parallel_ring_exchanges);

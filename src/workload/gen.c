@@ -101,6 +101,72 @@ weft_gen_preset(const char *name, weft_gen_config_t *cfg, GError **error)
         return FALSE;                                                                              \
     } while (0)
 
+/* The divisions weft_gen_chunk_layers() needs, as Megatron-LM's TransformerConfig checks
+ * them (megatron/core/transformer/transformer_config.py __post_init__). */
+static gboolean
+check_stage_layers(const weft_gen_config_t *c, GError **error)
+{
+    guint pp = c->pp, vpp = c->vpp, F = c->first_stage_layers, L = c->last_stage_layers;
+    gboolean explicit_ = F > 0 || L > 0, account = c->account_embedding || c->account_loss;
+    if (explicit_ && account) {
+        FAIL("first-stage-layers / last-stage-layers and account-embedding / account-loss "
+             "both split the pipeline: give one or the other");
+    }
+    if (explicit_) {
+        guint given = (F > 0) + (L > 0);
+        if (pp < 2) {
+            FAIL("first-stage-layers %u / last-stage-layers %u need pp > 1 (pp is %u)", F, L, pp);
+        }
+        if ((guint64)F + L > c->layers) {
+            FAIL("first-stage-layers %u + last-stage-layers %u exceed layers %u", F, L,
+                 c->layers);
+        }
+        guint middle = pp - given, rest = c->layers - F - L;
+        if (F % vpp != 0 || L % vpp != 0) {
+            FAIL("vpp %u does not divide first-stage-layers %u and last-stage-layers %u", vpp, F,
+                 L);
+        }
+        if (middle == 0 ? rest != 0 : rest % (middle * vpp) != 0) {
+            FAIL("the %u layers outside the first and last stages (layers %u - %u - %u) do not "
+                 "divide evenly over the other %u stages x vpp %u",
+                 rest, c->layers, F, L, middle, vpp);
+        }
+        return TRUE;
+    }
+    guint total = c->layers + (c->account_embedding ? 1 : 0) + (c->account_loss ? 1 : 0);
+    if (total % (pp * vpp) != 0) {
+        if (account) {
+            FAIL("pp %u x vpp %u = %u does not divide layers %u + %u (the embedding and loss "
+                 "counted as layers: account-embedding, account-loss) = %u",
+                 pp, vpp, pp * vpp, c->layers, total - c->layers, total);
+        }
+        FAIL("pp %u x vpp %u = %u does not divide layers %u (uneven stages: set "
+             "account-embedding and account-loss, or first-stage-layers / last-stage-layers)",
+             pp, vpp, pp * vpp, c->layers);
+    }
+    return TRUE;
+}
+
+guint
+weft_gen_chunk_layers(const weft_gen_config_t *c, guint v)
+{
+    g_return_val_if_fail(c != NULL && c->pp > 0 && c->vpp > 0, 0);
+    guint pp = c->pp, vpp = c->vpp, V = pp * vpp, p = v % pp;
+    g_return_val_if_fail(v < V, 0);
+    guint F = c->first_stage_layers, L = c->last_stage_layers;
+    if (F > 0 || L > 0) {
+        guint middle = pp - (F > 0) - (L > 0);
+        guint per_middle = middle > 0 ? (c->layers - F - L) / middle : 0;
+        guint stage = p == 0 && F > 0 ? F : p == pp - 1 && L > 0 ? L : per_middle;
+        return stage / vpp;
+    }
+    guint total = c->layers + (c->account_embedding ? 1 : 0) + (c->account_loss ? 1 : 0);
+    guint n = total / V;
+    n -= v == 0 && c->account_embedding ? 1 : 0;
+    n -= v == V - 1 && c->account_loss ? 1 : 0;
+    return n;
+}
+
 gboolean
 weft_gen_validate(const weft_gen_config_t *c, guint n_ranks, GError **error)
 {
@@ -149,9 +215,11 @@ weft_gen_validate(const weft_gen_config_t *c, guint n_ranks, GError **error)
     if (c->sp && c->tp == 1) {
         FAIL("sequence parallelism needs tp > 1 (tp is 1)");
     }
-    if (c->layers % (c->pp * c->vpp) != 0) {
-        FAIL("pp %u x vpp %u = %u does not divide layers %u", c->pp, c->vpp, c->pp * c->vpp,
-             c->layers);
+    if (!check_stage_layers(c, error)) {
+        return FALSE;
+    }
+    if (c->tp_overlap && !c->sp) {
+        FAIL("tp-overlap (userbuffers) needs sequence parallelism: set sp (tp is %u)", c->tp);
     }
     if (c->unfused_attention && c->cp > 1) {
         FAIL("context parallelism (cp %u) needs fused attention (ring attention)", c->cp);
@@ -222,13 +290,28 @@ layer_params(const weft_gen_config_t *c, double *dense, double *expert)
     }
 }
 
+/* The transformer layers of pipeline rank 0 (the sum over its chunks); a configuration
+ * weft_gen_validate() refuses (the memory estimate runs before it) gets layers / pp. */
+static double
+stage0_layers(const weft_gen_config_t *c)
+{
+    if (c->pp == 0 || c->vpp == 0 || !check_stage_layers(c, NULL)) {
+        return c->pp > 0 ? (double)c->layers / c->pp : c->layers;
+    }
+    guint n = 0;
+    for (guint ch = 0; ch < c->vpp; ch++) {
+        n += weft_gen_chunk_layers(c, ch * c->pp);
+    }
+    return n;
+}
+
 /* Local (per-GPU) parameters of stage 0: dense ones, expert ones. */
 static void
 stage_params(const weft_gen_config_t *c, double *dense, double *expert)
 {
     double ld = 0, le = 0;
     layer_params(c, &ld, &le);
-    double per_stage = (double)c->layers / c->pp;
+    double per_stage = stage0_layers(c);
     /* Stage 0 has the embedding, and the (untied) output layer too when pp = 1. */
     *dense = (per_stage * ld + (c->pp == 1 ? 2.0 : 1.0) * c->vocab * c->hidden) / c->tp;
     *expert = per_stage * le / ((double)c->tp * c->ep);
@@ -265,7 +348,7 @@ weft_gen_memory(const weft_gen_config_t *c, weft_gen_memory_t *mem)
         }
     }
     /* Stage 0 holds pp micro-batches in flight in 1F1B (interleaved: x (1 + (pp-1)/(pp vpp))). */
-    double layers_stage = (double)c->layers / c->pp;
+    double layers_stage = stage0_layers(c);
     double m = (double)c->global_batch / (c->micro_batch * c->dp);
     double in_flight = MIN((double)c->pp, m);
     if (c->vpp > 1) {
@@ -553,7 +636,7 @@ static void
 chunk_pass(gen_t *G, guint v, gboolean bwd)
 {
     const weft_gen_config_t *c = G->c;
-    guint V = c->pp * c->vpp, per = c->layers / V;
+    guint V = c->pp * c->vpp, per = weft_gen_chunk_layers(c, v);
     double T = G->T, h = c->hidden, t = c->tp, e = G->e, act = T * h * e;
     double vt = (double)c->vocab / t;
     if (!bwd) {
@@ -631,7 +714,7 @@ expand_stage(gen_t *G)
      * (untied) output layer on the last. */
     double ld = 0, le = 0;
     layer_params(c, &ld, &le);
-    double per_chunk = (double)c->layers / V, vh = (double)c->vocab * c->hidden / c->tp;
+    double vh = (double)c->vocab * c->hidden / c->tp;
     double edp = (double)c->dp / c->ep;
     g_autofree double *dense = g_new(double, vpp);
     g_autofree double *expert = g_new(double, vpp);
@@ -642,6 +725,7 @@ expand_stage(gen_t *G)
     double local = 0, dense_all = 0, expert_all = 0;
     for (guint ch = 0; ch < vpp; ch++) {
         guint v = ch * pp + p;
+        double per_chunk = weft_gen_chunk_layers(c, v);
         dense[ch] = per_chunk * ld / c->tp + (v == 0 ? vh : 0) + (v == V - 1 ? vh : 0);
         expert[ch] = per_chunk * le / ((double)c->tp * c->ep);
         dense_all += dense[ch];
@@ -972,6 +1056,21 @@ const weft_key_t weft_gen_keys[] = {
             "distributed optimizer (reduce-scatter + all-gather)"),
     TF_BOOL("overlap_dp", overlap_dp, "no-overlap", "false",
             "overlap gradient reduction and parameter gathering with compute (presets: true)"),
+    TF_BOOL("tp_overlap", tp_overlap, "tp-overlap", "true",
+            "tensor-parallel communication overlap (NeMo's tp_comm_overlap, Transformer "
+            "Engine userbuffers): SP all-gathers and reduce-scatters pipelined with their GEMMs "
+            "in chunks; needs sp (Megatron-LM's default: false)"),
+    TF_UINT("first_stage_layers", 0, first_stage_layers, "first-stage-layers",
+            "layers of the first pipeline stage (Megatron's "
+            "--decoder-first-pipeline-num-layers; 0: even stages)"),
+    TF_UINT("last_stage_layers", 0, last_stage_layers, "last-stage-layers",
+            "layers of the last pipeline stage (--decoder-last-pipeline-num-layers; 0: even)"),
+    TF_BOOL("account_embedding", account_embedding, "account-embedding", "true",
+            "the embedding counts as a layer in the pipeline split (Megatron's "
+            "--account-for-embedding-in-pipeline-split)"),
+    TF_BOOL("account_loss", account_loss, "account-loss", "true",
+            "the loss counts as a layer in the pipeline split "
+            "(--account-for-loss-in-pipeline-split)"),
     TF_UINT("micro_batch", 1, micro_batch, "micro-batch", "sequences per micro-batch (default 1)"),
     {"transformer", "global_batch", WEFT_KEY_UINT, NULL,
      "sequences per step; unset: micro_batch x dp", .imin = 1, .imax = G_MAXUINT32,

@@ -111,6 +111,15 @@ typedef struct {
                             presets' default): each model chunk's gradients reduced after its
                             last backward, its parameters gathered before its first forward,
                             off the compute stream; else all after the last backward */
+    gboolean tp_overlap; /* NeMo / Transformer Engine tp_comm_overlap (userbuffers): each SP
+                            all-gather pipelined with the GEMM that reads it, each GEMM with the
+                            reduce-scatter of its output, in chunks (needs sp); Megatron-LM's
+                            default: off */
+    /* Uneven pipeline stages (Megatron-LM's options; 0 / FALSE: even stages). */
+    guint first_stage_layers;   /* --decoder-first-pipeline-num-layers */
+    guint last_stage_layers;    /* --decoder-last-pipeline-num-layers */
+    gboolean account_embedding; /* --account-for-embedding-in-pipeline-split */
+    gboolean account_loss;      /* --account-for-loss-in-pipeline-split */
     guint micro_batch, global_batch;
     weft_gen_recompute_t recompute;
     gboolean fp8;               /* GEMMs at the FP8 peak */
@@ -205,6 +214,25 @@ const char *const *weft_gen_preset_names(void);
  * of pp, cp not dividing seq, ...).
  */
 gboolean weft_gen_validate(const weft_gen_config_t *cfg, guint n_ranks, GError **error);
+
+/**
+ * weft_gen_chunk_layers: the transformer layers of virtual pipeline stage @v (model chunk
+ * v / pp of pipeline rank v % pp; 0 <= v < pp x vpp) as Megatron-LM splits them
+ * (megatron/core/transformer/transformer_layer.py, get_transformer_layer_offset, and
+ * transformer_block.py, get_num_layers_to_build):
+ * - first_stage_layers F / last_stage_layers L (either or both): the first (last) pipeline
+ *   rank holds F (L) layers, the other ranks share the rest evenly; a rank's layers are split
+ *   evenly among its vpp chunks;
+ * - account_embedding / account_loss: the embedding (the loss) counts as one layer, so
+ *   layers + 1 (+ 1) are split evenly over pp x vpp virtual stages and the first (last)
+ *   virtual stage builds one transformer layer fewer; 70 layers on 12 stages with both:
+ *   72 / 12 = 6, stage 0 and 11 hold 5, the others 6;
+ * - neither: layers / (pp x vpp) each.
+ * @c must have passed weft_gen_validate() (which checks the divisions).
+ * Returns: the layer count (0 is possible: an embedding-only virtual stage).
+ * Time complexity: O(1).
+ */
+guint weft_gen_chunk_layers(const weft_gen_config_t *c, guint v);
 
 /** weft_gen_memory: the per-GPU memory estimate (Korthikanti et al. 2022 for activations). */
 void weft_gen_memory(const weft_gen_config_t *cfg, weft_gen_memory_t *mem);
