@@ -921,6 +921,43 @@ START_TEST(keyfile_derives_dp_from_the_gpus)
 }
 END_TEST
 
+/* A model given by its sizes (no preset; weft replay --gen layers=...,hidden=...,heads=...):
+ * the keys' defaults, not 0 ("kv-heads is 0"), and the presets' overlap flags. */
+START_TEST(sizes_without_a_model_take_their_defaults)
+{
+    weft_gen_spec_t spec;
+    weft_gen_spec_init(&spec);
+    const char *keys[][2] = {{"layers", "2"}, {"hidden", "64"}, {"heads", "4"}, {"tp", "2"}};
+    for (guint i = 0; i < G_N_ELEMENTS(keys); i++) {
+        const weft_key_t *row =
+            weft_keys_find(weft_gen_keys, weft_gen_n_keys, "transformer", keys[i][0]);
+        ck_assert_ptr_nonnull(row);
+        ck_assert(weft_key_apply(row, keys[i][1], &spec, NULL));
+    }
+    g_autoptr(GError) e = NULL;
+    ck_assert_msg(weft_gen_spec_finish(&spec, 8, "--gen", &e), "%s", e ? e->message : "");
+    ck_assert_uint_eq(spec.c.kv_heads, 4); /* = heads */
+    ck_assert_uint_eq(spec.c.ffn, 256);    /* 4 x hidden */
+    ck_assert_uint_eq(spec.c.vocab, 51200);
+    ck_assert_uint_eq(spec.c.seq, 2048);
+    ck_assert_uint_eq(spec.c.dp, 4); /* 8 GPUs / tp 2 */
+    ck_assert(spec.c.overlap_dp);    /* as with a preset */
+    ck_assert(!spec.c.tp_overlap);   /* Megatron-LM's default */
+    ck_assert_uint_eq(spec.c.first_stage_layers + spec.c.last_stage_layers, 0);
+    ck_assert(!spec.c.account_embedding && !spec.c.account_loss);
+    ck_assert_str_eq(spec.gpu, "h100");
+    ck_assert(weft_gen_validate(&spec.c, 8, &e));
+    /* the same through a spec key file, generated: 8 ranks */
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    for (guint i = 0; i < G_N_ELEMENTS(keys); i++) {
+        g_key_file_set_string(kf, "transformer", keys[i][0], keys[i][1]);
+    }
+    g_autoptr(weft_workload_t) wl = weft_gen_load_keyfile(kf, "k", 8, &e);
+    ck_assert_msg(wl != NULL, "%s", e ? e->message : "");
+    ck_assert_uint_eq(wl->n_ranks, 8);
+}
+END_TEST
+
 static Suite *
 gen_suite(void)
 {
@@ -944,6 +981,7 @@ gen_suite(void)
     tcase_add_test(tc, backward_accumulates_weight_gradients);
     tcase_add_test(tc, memory_estimate);
     tcase_add_test(tc, keyfile_derives_dp_from_the_gpus);
+    tcase_add_test(tc, sizes_without_a_model_take_their_defaults);
     tcase_add_test(tc, memory_oom_policy);
     suite_add_tcase(s, tc);
     return s;
