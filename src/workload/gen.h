@@ -18,14 +18,23 @@
  *   else 2) / t, then RS or AR; MoE: router, all-to-all dispatch and combine of
  *   T k h e bytes in the EP group, experts 2 T k h f (3|2) / t; elementwise
  *   work (norms, residuals, activation, dropout) as ELEM_PASSES passes over the
- *   T h e activation. Backward: GEMMs and core x 2 (data and weight
- *   gradients), the TP collectives mirrored (AG <-> RS; AR for non-SP), then the
+ *   T h e activation; a dense MLP is FC1 (column-parallel) then FC2 (row-parallel),
+ *   the FLOPs in their matrices' ratio. Backward: GEMMs and core x 2 (data and weight
+ *   gradients), the TP collectives mirrored (AG <-> RS; AR for non-SP); each
+ *   column-parallel layer (QKV, FC1, output) as Megatron-LM's
+ *   LinearWithGradAccumulationAndAsyncCommunication runs it: data-gradient GEMM
+ *   (beside, with SP, the all-gather of its input again), then weight-gradient GEMM
+ *   beside the input gradient's AR or RS; then the
  *   weight gradients accumulated into FP32 main_grad (GRAD_ACCUM_BYTES per local
- *   parameter). Full
+ *   parameter). With tp_overlap (Transformer Engine userbuffers, as NeMo configures
+ *   them for GPT-3 175B) each SP all-gather and reduce-scatter next to a GEMM is
+ *   pipelined with it in chunks (doc/workloads.md). Compute and communication that
+ *   overlap on a rank do not slow each other (no SM contention is modelled). Full
  *   recomputation reruns the layer's forward before its backward, selective the
  *   attention core (Korthikanti et al., 2022). The first virtual stage has the
  *   embedding, the last the output layer (untied) and the vocab-parallel
- *   cross-entropy (three all-reduces of T x 4 bytes).
+ *   cross-entropy (three all-reduces of T x 4 bytes). Layers per virtual stage:
+ *   weft_gen_chunk_layers() (even, or Megatron-LM's uneven splits).
  *
  * Pipeline: 1F1B (vpp = 1) or Megatron's interleaved schedule (vpp > 1; warm-up
  * (pp - p - 1) 2 + (vpp - 1) pp), activations and gradients of T h e bytes by
@@ -209,9 +218,12 @@ const char *const *weft_gen_preset_names(void);
  * @n_ranks: 0 or the rank count the caller expects (must be tp x pp x dp x cp).
  * Returns: FALSE with WEFT_WORKLOAD_ERROR_VALUE naming the fields and values of
  * an impossible configuration (tp not dividing heads or KV heads, ep not
- * dividing experts or dp, pp x vpp not dividing layers, global batch not a
+ * dividing experts or dp, pp x vpp not dividing layers (+ the embedding and loss
+ * with account_embedding / account_loss), first/last stage layers that leave the
+ * other stages an uneven share, tp_overlap without sp, global batch not a
  * multiple of micro-batch x dp, interleaving with micro-batches not a multiple
  * of pp, cp not dividing seq, ...).
+ * Time complexity: O(1).
  */
 gboolean weft_gen_validate(const weft_gen_config_t *cfg, guint n_ranks, GError **error);
 
@@ -258,8 +270,9 @@ weft_workload_t *weft_gen_transformer(const weft_gen_config_t *cfg, const weft_h
  * @gpu: the GPU name to record.
  * @path: a generator spec: a key file with one group [transformer] whose keys
  *   are the config's fields (layers, hidden, heads, kv_heads, ffn, vocab, seq,
- *   experts, top_k, gated, tp, pp, dp, cp, ep, vpp, sp, dist_opt, micro_batch,
- *   global_batch, recompute = none|selective|full, precision = bf16|fp8, gpu;
+ *   experts, top_k, gated, attention, tp, pp, dp, cp, ep, vpp, sp, dist_opt, overlap_dp,
+ *   tp_overlap, first_stage_layers, last_stage_layers, account_embedding, account_loss,
+ *   micro_batch, global_batch, recompute = none|selective|full, precision = bf16|fp8, gpu;
  *   model = a preset whose fields the other keys override). Written by
  *   weft_output_write() (a temporary name, renamed).
  * Returns: FALSE with WEFT_WORKLOAD_ERROR_IO.
