@@ -127,6 +127,9 @@ expect 1 "70 layers on 12 stages" "does not divide layers 70" -- "$WEFT" gen tra
 expect 0 "70 layers on 12 stages, embedding and loss counted" "" -- "$WEFT" gen transformer \
     --layers 70 --hidden 256 --heads 4 --pp 12 --global-batch 12 --account-embedding \
     --account-loss
+# (70 + 2) / 12 = 6 per stage, the first and last one layer fewer
+grep -q '^layers       5 6 6 6 6 6 6 6 6 6 6 5 (per virtual stage)$' "$tmp/out" &&
+    ok "uneven split printed" || { bad "uneven split printed"; cat "$tmp/out"; }
 expect 1 "first-stage-layers not dividing the rest" "do not divide evenly" -- \
     "$WEFT" gen transformer --layers 70 --hidden 256 --heads 4 --pp 12 --first-stage-layers 10
 
