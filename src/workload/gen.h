@@ -231,7 +231,9 @@ gboolean weft_gen_validate(const weft_gen_config_t *cfg, guint n_ranks, GError *
  * weft_gen_chunk_layers: the transformer layers of virtual pipeline stage @v (model chunk
  * v / pp of pipeline rank v % pp; 0 <= v < pp x vpp) as Megatron-LM splits them
  * (megatron/core/transformer/transformer_layer.py, get_transformer_layer_offset, and
- * transformer_block.py, get_num_layers_to_build):
+ * transformer_block.py, get_num_layers_to_build, of the Megatron-core versions that have
+ * num_layers_in_first/last_pipeline_stage and account_for_embedding/loss_in_pipeline_split;
+ * read in a copy whose tag was not recorded, so no tag is claimed):
  * - first_stage_layers F / last_stage_layers L (either or both): the first (last) pipeline
  *   rank holds F (L) layers, the other ranks share the rest evenly; a rank's layers are split
  *   evenly among its vpp chunks;
