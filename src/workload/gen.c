@@ -101,8 +101,9 @@ weft_gen_preset(const char *name, weft_gen_config_t *cfg, GError **error)
         return FALSE;                                                                              \
     } while (0)
 
-/* The divisions weft_gen_chunk_layers() needs, as Megatron-LM's TransformerConfig checks
- * them (megatron/core/transformer/transformer_config.py __post_init__). */
+/* The divisions weft_gen_chunk_layers() needs to give whole layers to every virtual stage
+ * (Megatron-LM's get_transformer_layer_offset divides the same way, gen.h); the two ways of
+ * splitting unevenly are exclusive. */
 static gboolean
 check_stage_layers(const weft_gen_config_t *c, GError **error)
 {
