@@ -11,6 +11,11 @@
 #include "workload/gen.h"
 
 #include <check.h>
+
+#include "core/sim.h"
+#include "net/net.h"
+#include "replay/replay.h"
+#include "topo/topo.h"
 #include <glib/gstdio.h>
 #include <math.h>
 #include <stdio.h>
@@ -112,10 +117,12 @@ START_TEST(tensor_parallel_all_reduces)
         ck_assert_uint_eq(n.coll[WEFT_COLL_ALL_REDUCE], 13);
         ck_assert_uint_eq(n.coll[WEFT_COLL_ALL_GATHER], 0);
         ck_assert_uint_eq(n.coll[WEFT_COLL_REDUCE_SCATTER], 0);
-        /* Compute: forward embedding + 6 per layer x 2 + output + cross-entropy = 15,
-         * backward the same 15 and one weight-gradient accumulation per layer (2), the
-         * optimizer 1 = 33. */
-        ck_assert_uint_eq(n.comp, 33);
+        /* Compute: forward embedding + 7 per layer (QKV, core, projection, elementwise,
+         * FC1, FC2, elementwise) x 2 + output + cross-entropy = 17; backward cross-entropy,
+         * the output layer's data and weight gradients (3), per layer 10 (elementwise, FC2,
+         * FC1 data and weight gradients, elementwise, projection, core, QKV data and weight
+         * gradients, the main_grad accumulation) x 2, embedding = 24; the optimizer 1: 42. */
+        ck_assert_uint_eq(n.comp, 42);
         ck_assert_uint_eq(n.send + n.recv, 0);
     }
     /* Every collective runs in TP group {0, 1}. */
@@ -127,13 +134,13 @@ START_TEST(tensor_parallel_all_reduces)
         }
     }
     /* Unfused attention: each attention core is two operators (GEMMs, then softmax and
-     * dropout through HBM): 33 + 2 layers x 2 passes = 37 compute nodes, the same
+     * dropout through HBM): 42 + 2 layers x 2 passes = 46 compute nodes, the same
      * collectives. The softmax's bytes: 13 per score, T S a / t = 32 x 32 x 4 / 2 = 2048
      * scores: 26624 bytes forward. */
     c.unfused_attention = TRUE;
     g_autoptr(weft_workload_t) unf = gen_checked(&c);
     n = count(unf, 0);
-    ck_assert_uint_eq(n.comp, 37);
+    ck_assert_uint_eq(n.comp, 46);
     ck_assert_uint_eq(n.coll[WEFT_COLL_ALL_REDUCE], 13);
     const weft_rank_trace_t *u = &unf->ranks[0];
     guint found = 0;
@@ -160,9 +167,11 @@ START_TEST(sequence_parallel_gathers_and_scatters)
     g_autoptr(weft_workload_t) wl = gen_checked(&c);
     counts_t n = count(wl, 0);
     /* Forward: embedding RS; per layer AG, RS (attention), AG, RS (MLP); output AG; 3 ARs.
-     * Backward: output RS; per layer AG, RS (MLP), AG, RS (attention); embedding AG.
-     * AG: 2 x 2 + 1 + 2 x 2 + 1 = 10; RS: 1 + 2 x 2 + 1 + 2 x 2 = 10; AR: 3. */
-    ck_assert_uint_eq(n.coll[WEFT_COLL_ALL_GATHER], 10);
+     * Backward: output layer AG (its input gathered again, Megatron's column-parallel
+     * backward) and RS; per layer AG (FC2's output gradient), AG (FC1's input again), RS
+     * (MLP), the same three for attention; embedding AG.
+     * AG: 2 x 2 + 1 + 1 + 4 x 2 + 1 = 15; RS: 1 + 2 x 2 + 1 + 2 x 2 = 10; AR: 3. */
+    ck_assert_uint_eq(n.coll[WEFT_COLL_ALL_GATHER], 15);
     ck_assert_uint_eq(n.coll[WEFT_COLL_REDUCE_SCATTER], 10);
     ck_assert_uint_eq(n.coll[WEFT_COLL_ALL_REDUCE], 3);
     /* The activation is T h e = 32 x 64 x 2 = 4096 bytes: reduce-scatters take it whole,
@@ -229,6 +238,320 @@ START_TEST(interleaved_pipeline_sends_per_virtual_stage)
         ck_assert_uint_eq(n.send, 12);
         ck_assert_uint_eq(n.recv, 12);
     }
+}
+END_TEST
+
+/* The nodes named @name on rank @r. */
+static guint
+count_named(const weft_workload_t *wl, guint r, const char *name)
+{
+    guint n = 0;
+    const weft_rank_trace_t *t = &wl->ranks[r];
+    for (guint i = 0; i < t->n_nodes; i++) {
+        n += strcmp(t->name[i], name) == 0;
+    }
+    return n;
+}
+
+/* Uneven stages as Megatron-LM splits them (transformer_layer.py get_transformer_layer_offset):
+ * 70 layers do not divide over 12 stages; with the embedding and the loss counted as layers,
+ * 72 / 12 = 6 per stage, the first and last stage building one transformer layer fewer. */
+START_TEST(uneven_pipeline_stages)
+{
+    weft_gen_config_t c = tiny();
+    c.layers = 70;
+    c.pp = 12;
+    g_autoptr(GError) e = NULL;
+    ck_assert(!weft_gen_validate(&c, 0, &e)); /* 70 % 12 != 0 */
+    ck_assert_int_eq(e->code, WEFT_WORKLOAD_ERROR_VALUE);
+    g_clear_error(&e);
+    c.account_embedding = c.account_loss = TRUE;
+    ck_assert_msg(weft_gen_validate(&c, 0, &e), "%s", e != NULL ? e->message : "");
+    guint sum = 0;
+    for (guint v = 0; v < 12; v++) {
+        guint want = v == 0 || v == 11 ? 5 : 6;
+        ck_assert_uint_eq(weft_gen_chunk_layers(&c, v), want);
+        sum += want;
+    }
+    ck_assert_uint_eq(sum, 70);
+    /* One micro-batch: stage 0 runs 5 layer forwards, stage 5 six, stage 11 five. */
+    {
+        g_autoptr(weft_workload_t) wl = gen_checked(&c);
+        ck_assert_uint_eq(count_named(wl, 0, "attn_qkv.fwd"), 5);
+        ck_assert_uint_eq(count_named(wl, 5, "attn_qkv.fwd"), 6);
+        ck_assert_uint_eq(count_named(wl, 11, "attn_qkv.fwd"), 5);
+        /* the embedding on stage 0, the output layer on stage 11 */
+        ck_assert_uint_eq(count_named(wl, 0, "embedding.fwd"), 1);
+        ck_assert_uint_eq(count_named(wl, 11, "output.fwd"), 1);
+    }
+    /* Memory of stage 0: 5 layers' activations, s b h (10 + 24 / t) = 32 x 64 x 34 bytes
+     * each, pp 12 > 1 micro-batch: 1 in flight: 5 x 69632 = 348160 bytes. */
+    weft_gen_memory_t mem;
+    weft_gen_memory(&c, &mem);
+    ck_assert_double_eq_tol(mem.activations, 348160.0, 1e-6);
+    /* Only the loss counted: 71 layers, not a multiple of 12. */
+    c.account_embedding = FALSE;
+    ck_assert(!weft_gen_validate(&c, 0, NULL));
+    /* --decoder-first-pipeline-num-layers 4: the other 11 stages share 66 layers, 6 each. */
+    c.account_loss = FALSE;
+    c.first_stage_layers = 4;
+    ck_assert_msg(weft_gen_validate(&c, 0, &e), "%s", e != NULL ? e->message : "");
+    ck_assert_uint_eq(weft_gen_chunk_layers(&c, 0), 4);
+    for (guint v = 1; v < 12; v++) {
+        ck_assert_uint_eq(weft_gen_chunk_layers(&c, v), 6);
+    }
+    /* first 5 + last 5: 60 layers over 10 middle stages. */
+    c.last_stage_layers = 5;
+    c.first_stage_layers = 5;
+    ck_assert(weft_gen_validate(&c, 0, NULL));
+    ck_assert_uint_eq(weft_gen_chunk_layers(&c, 0), 5);
+    ck_assert_uint_eq(weft_gen_chunk_layers(&c, 6), 6);
+    ck_assert_uint_eq(weft_gen_chunk_layers(&c, 11), 5);
+    /* first 10: 60 layers do not divide over 11 stages; with account-loss: two splits. */
+    c.last_stage_layers = 0;
+    c.first_stage_layers = 10;
+    ck_assert(!weft_gen_validate(&c, 0, NULL));
+    c.first_stage_layers = 4;
+    c.account_loss = TRUE;
+    ck_assert(!weft_gen_validate(&c, 0, NULL));
+    /* Interleaved, 6 layers on pp 2 x vpp 2 with both counted: 8 / 4 = 2 per virtual stage;
+     * virtual stage 0 (rank 0's first chunk) and 3 (rank 1's last) hold 1. */
+    c = tiny();
+    c.layers = 6;
+    c.pp = 2;
+    c.vpp = 2;
+    c.global_batch = 2;
+    c.account_embedding = c.account_loss = TRUE;
+    ck_assert(weft_gen_validate(&c, 0, NULL));
+    ck_assert_uint_eq(weft_gen_chunk_layers(&c, 0), 1);
+    ck_assert_uint_eq(weft_gen_chunk_layers(&c, 1), 2);
+    ck_assert_uint_eq(weft_gen_chunk_layers(&c, 2), 2);
+    ck_assert_uint_eq(weft_gen_chunk_layers(&c, 3), 1);
+    g_autoptr(weft_workload_t) il = gen_checked(&c);
+    /* rank 0: chunks v 0 (1 layer) and v 2 (2 layers) x 2 micro-batches = 6 forwards */
+    ck_assert_uint_eq(count_named(il, 0, "attn_qkv.fwd"), 6);
+    ck_assert_uint_eq(count_named(il, 1, "attn_qkv.fwd"), 6);
+}
+END_TEST
+
+/* ---- tensor-parallel overlap: the node graph and replays derived by hand ---------- */
+
+/* The index of the @k-th node named @name on rank 0 of @wl (asserted to exist). */
+static guint
+node_named(const weft_workload_t *wl, const char *name, guint k)
+{
+    const weft_rank_trace_t *t = &wl->ranks[0];
+    for (guint i = 0; i < t->n_nodes; i++) {
+        if (strcmp(t->name[i], name) == 0 && k-- == 0) {
+            return i;
+        }
+    }
+    ck_abort_msg("no node %s", name);
+    return 0;
+}
+
+/* TRUE if node @a is a direct predecessor of node @b on rank 0. */
+static gboolean
+is_dep(const weft_workload_t *wl, guint a, guint b)
+{
+    const weft_rank_trace_t *t = &wl->ranks[0];
+    for (guint k = t->dep_off[b]; k < t->dep_off[b + 1]; k++) {
+        if (t->deps[k] == a) {
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+/* Megatron-LM's column-parallel backward (layers.py LinearWithGradAccumulationAndAsync-
+ * Communication): the input gradient's all-reduce runs beside the weight-gradient GEMM;
+ * with SP the input is gathered again beside the data-gradient GEMM and the reduce-scatter
+ * runs beside the weight-gradient GEMM. */
+START_TEST(column_parallel_backward_overlaps)
+{
+    weft_gen_config_t c = tiny();
+    c.tp = 2;
+    g_autoptr(weft_workload_t) wl = gen_checked(&c);
+    /* layer 1's backward comes first (reverse order); its QKV: */
+    guint dq = node_named(wl, "attn_qkv_dgrad.bwd", 0),
+          wq = node_named(wl, "attn_qkv_wgrad.bwd", 0);
+    guint ar = node_named(wl, "tp_allreduce_attn_grad", 0);
+    guint acc = node_named(wl, "wgrad_accumulate.bwd", 0);
+    ck_assert(is_dep(wl, dq, ar) && is_dep(wl, dq, wq));
+    ck_assert(!is_dep(wl, ar, wq)); /* the weight gradient does not wait for the all-reduce */
+    ck_assert(is_dep(wl, ar, acc) && is_dep(wl, wq, acc));
+    guint d1 = node_named(wl, "mlp_fc1_dgrad.bwd", 0), w1 = node_named(wl, "mlp_fc1_wgrad.bwd", 0);
+    guint ar1 = node_named(wl, "tp_allreduce_mlp_grad", 0);
+    guint next = node_named(wl, "attn_elementwise.bwd", 0);
+    ck_assert(is_dep(wl, d1, ar1) && is_dep(wl, d1, w1) && !is_dep(wl, ar1, w1));
+    ck_assert(is_dep(wl, ar1, next) && is_dep(wl, w1, next));
+    /* dgrad + wgrad FLOPs are the backward's 2 x 2 T h (h + 2 g d) / t = 2 x 2 x 32 x 64 x 192
+     * / 2 = 786432, half each. */
+    ck_assert_double_eq(wl->ranks[0].num_ops[dq], 393216.0);
+    ck_assert_double_eq(wl->ranks[0].num_ops[wq], 393216.0);
+
+    c.sp = TRUE;
+    g_autoptr(weft_workload_t) sp = gen_checked(&c);
+    guint core = node_named(sp, "attn_core.bwd", 0);
+    guint ag = node_named(sp, "tp_allgather_attn_input_grad", 0);
+    dq = node_named(sp, "attn_qkv_dgrad.bwd", 0);
+    wq = node_named(sp, "attn_qkv_wgrad.bwd", 0);
+    guint rs = node_named(sp, "tp_reducescatter_attn_grad", 0);
+    acc = node_named(sp, "wgrad_accumulate.bwd", 0);
+    ck_assert(is_dep(sp, core, ag) && is_dep(sp, core, dq) && !is_dep(sp, ag, dq));
+    ck_assert(is_dep(sp, ag, wq) && is_dep(sp, dq, wq));
+    ck_assert(is_dep(sp, dq, rs) && !is_dep(sp, rs, wq));
+    ck_assert(is_dep(sp, rs, acc) && is_dep(sp, wq, acc));
+    /* the gathered input is the whole activation: each rank's share 32 x 64 x 2 / 2 = 2048 */
+    ck_assert_uint_eq(sp->ranks[0].comm_bytes[ag], 2048);
+}
+END_TEST
+
+/* 2 GPUs on one NVLink of @Bps per direction and 500 ns. */
+static weft_topo_t *
+pair(double Bps)
+{
+    weft_topo_t *t = weft_topo_new("pair");
+    g_autoptr(GError) e = NULL;
+    ck_assert_int_eq(weft_topo_add_vertex(t, WEFT_VERTEX_GPU, "gpu0", -1, -1, &e), 0);
+    ck_assert_int_eq(weft_topo_add_vertex(t, WEFT_VERTEX_GPU, "gpu1", -1, -1, &e), 1);
+    ck_assert_int_ge(
+        weft_topo_add_link(t, 0, 1, WEFT_LINK_NVLINK, Bps, 500 * WEFT_PS_PER_NS, 1, &e), 0);
+    ck_assert_msg(weft_topo_finalize(t, &e), "%s", e != NULL ? e->message : "");
+    return t;
+}
+
+/* The step time of @wl on @topo (analytical network, the plain ring collectives). */
+static weft_time_t
+replay_step(weft_topo_t *topo, const weft_workload_t *wl)
+{
+    g_autoptr(GError) e = NULL;
+    ck_assert_msg(weft_workload_check(wl, weft_topo_n_gpus(topo), &e), "%s",
+                  e != NULL ? e->message : "");
+    g_autoptr(weft_sim_t) sim = weft_sim_new(1);
+    g_autoptr(weft_fabric_t) fabric = weft_fabric_new(topo);
+    g_autoptr(weft_net_t) net = weft_net_new(sim, fabric, WEFT_NET_ANALYTICAL);
+    g_autoptr(weft_replay_result_t) res = weft_replay_run(sim, net, wl, NULL, &e);
+    ck_assert_msg(res != NULL, "%s", e != NULL ? e->message : "");
+    return res->step_ps;
+}
+
+/* Sum of the compute nodes' durations on rank 0 (all on the one compute stream). */
+static weft_time_t
+compute_ps(const weft_workload_t *wl)
+{
+    weft_time_t sum = 0;
+    const weft_rank_trace_t *t = &wl->ranks[0];
+    for (guint i = 0; i < t->n_nodes; i++) {
+        sum += t->type[i] == WEFT_NODE_COMP ? t->duration_ps[i] : 0;
+    }
+    return sum;
+}
+
+/* The duration of the k-th node named @name on rank 0. */
+static weft_time_t
+dur(const weft_workload_t *wl, const char *name, guint k)
+{
+    return wl->ranks[0].duration_ps[node_named(wl, name, k)];
+}
+
+/* A lone collective of @bytes (comm_size) on @topo's 2 GPUs. */
+static weft_time_t
+lone(weft_topo_t *topo, weft_coll_op_t op, guint64 bytes)
+{
+    g_autoptr(weft_workload_t) wl = weft_workload_collective(op, bytes, 1, 2, NULL);
+    ck_assert_ptr_nonnull(wl);
+    return replay_step(topo, wl);
+}
+
+/*
+ * One layer, tp 2, no SP, on a slow link (1e8 B/s: 10,000 ps per byte; 500 ns): the
+ * ring all-reduce of B bytes on 2 ranks is a reduce-scatter step and an all-gather step of
+ * B / 2 bytes each, A(B) = 2 (500 ns + B / 2 x 10 ns): A(4096) = 41.96 us, A(128) = 2.28 us.
+ * The compute stream runs every compute node in turn (C); exposed are the forward's
+ * all-reduces (embedding, attention, MLP: 3 A(4096); cross-entropy: 3 A(128)) and, of each
+ * column-parallel backward (output layer, FC1, QKV), what its all-reduce takes beyond the
+ * weight-gradient GEMM it runs beside: max(0, A(4096) - wgrad).
+ */
+START_TEST(overlapped_backward_replays_as_derived)
+{
+    g_autoptr(weft_topo_t) topo = pair(1e8);
+    weft_time_t a4096 = 2 * (500 * WEFT_PS_PER_NS + 2048 * 10000);
+    weft_time_t a128 = 2 * (500 * WEFT_PS_PER_NS + 64 * 10000);
+    ck_assert_int_eq(lone(topo, WEFT_COLL_ALL_REDUCE, 4096), a4096); /* 41.96 us */
+    ck_assert_int_eq(lone(topo, WEFT_COLL_ALL_REDUCE, 128), a128);
+    weft_gen_config_t c = tiny();
+    c.layers = 1;
+    c.tp = 2;
+    g_autoptr(weft_workload_t) wl = gen_checked(&c);
+    weft_time_t want = compute_ps(wl) + 3 * a4096 + 3 * a128;
+    const char *wgrads[] = {"output_wgrad.bwd", "mlp_fc1_wgrad.bwd", "attn_qkv_wgrad.bwd"};
+    for (guint i = 0; i < G_N_ELEMENTS(wgrads); i++) {
+        weft_time_t w = dur(wl, wgrads[i], 0);
+        ck_assert_int_lt(w, a4096); /* a GEMM of this tiny model takes about 7 us */
+        want += a4096 - w;
+    }
+    ck_assert_int_eq(replay_step(topo, wl), want);
+}
+END_TEST
+
+/*
+ * tp_overlap (NeMo's tp_comm_overlap) on one layer, tp 2, SP, on a fast link (5e10 B/s:
+ * 20 ps per byte; 500 ns), where every collective chunk is shorter than the GEMM chunk it
+ * overlaps (a GEMM of the tiny model takes about 7 us, a collective about 0.5 us): a
+ * pipelined all-gather + GEMM exposes its first chunk's all-gather, a GEMM + reduce-scatter
+ * its last chunk's reduce-scatter, a column-parallel backward nothing.
+ * Ring collectives on 2 ranks, one step each: all-gather of a share s: 500 ns + 20 s ps;
+ * reduce-scatter of B: 500 ns + 20 B / 2 ps; all-reduce of B: twice that.
+ * The activation is 32 x 64 x 2 = 4096 bytes. Exposed:
+ *   forward: embedding RS(4096); QKV's first AG chunk (4096 / 2 gathered, share 1024);
+ *   the projection's last RS chunk (4 splits: RS(1024)); FC1's first AG chunk (share 1024);
+ *   FC2's last RS chunk (2 chunks, ring exchange: RS(2048)); the output layer's AG (share
+ *   2048); cross-entropy 3 AR(128);
+ *   backward: FC2's and the projection's first AG chunks of the output gradient (share
+ *   1024 each); the embedding gradient's AG (share 2048).
+ */
+START_TEST(tp_overlap_replays_as_derived)
+{
+    g_autoptr(weft_topo_t) topo = pair(50e9);
+    weft_time_t lat = 500 * WEFT_PS_PER_NS;
+#define AG(s) (lat + 20 * (weft_time_t)(s))
+#define RS(b) (lat + 10 * (weft_time_t)(b))
+    ck_assert_int_eq(lone(topo, WEFT_COLL_ALL_GATHER, 1024), AG(1024));
+    ck_assert_int_eq(lone(topo, WEFT_COLL_REDUCE_SCATTER, 1024), RS(1024));
+    ck_assert_int_eq(lone(topo, WEFT_COLL_ALL_REDUCE, 128), 2 * RS(128));
+    weft_gen_config_t c = tiny();
+    c.layers = 1;
+    c.tp = 2;
+    c.sp = TRUE;
+    c.tp_overlap = TRUE;
+    g_autoptr(weft_workload_t) wl = gen_checked(&c);
+    /* the pipelined structure: 2 AG chunks before QKV's 2 GEMM chunks, chunk i after AG i */
+    guint ag0 = node_named(wl, "tp_allgather_attn", 0),
+          ag1 = node_named(wl, "tp_allgather_attn", 1);
+    guint q0 = node_named(wl, "attn_qkv.fwd", 0), q1 = node_named(wl, "attn_qkv.fwd", 1);
+    ck_assert(is_dep(wl, ag0, q0) && is_dep(wl, ag1, q1) && is_dep(wl, q0, q1));
+    ck_assert(!is_dep(wl, ag1, q0));
+    ck_assert_uint_eq(wl->ranks[0].comm_bytes[ag0], 1024);
+    /* 4 projection chunks, each followed by its RS chunk of 1024 bytes; the elementwise
+     * node after waits for all four */
+    guint el = node_named(wl, "attn_elementwise.fwd", 0);
+    for (guint i = 0; i < 4; i++) {
+        guint p = node_named(wl, "attn_proj.fwd", i),
+              r = node_named(wl, "tp_reducescatter_attn", i);
+        ck_assert(is_dep(wl, p, r) && is_dep(wl, r, el));
+        ck_assert_uint_eq(wl->ranks[0].comm_bytes[r], 1024);
+    }
+    weft_time_t exposed = RS(4096) + AG(1024) + RS(1024) + AG(1024) + RS(2048) + AG(2048) +
+                          3 * 2 * RS(128) + AG(1024) + AG(1024) + AG(2048);
+    ck_assert_int_eq(replay_step(topo, wl), compute_ps(wl) + exposed);
+    /* without SP there is nothing to pipeline: an error naming the option */
+    c.sp = FALSE;
+    g_autoptr(GError) e = NULL;
+    ck_assert(!weft_gen_validate(&c, 0, &e));
+    ck_assert(strstr(e->message, "tp-overlap") != NULL);
+#undef AG
+#undef RS
 }
 END_TEST
 
@@ -598,6 +921,43 @@ START_TEST(keyfile_derives_dp_from_the_gpus)
 }
 END_TEST
 
+/* A model given by its sizes (no preset; weft replay --gen layers=...,hidden=...,heads=...):
+ * the keys' defaults, not 0 ("kv-heads is 0"), and the presets' overlap flags. */
+START_TEST(sizes_without_a_model_take_their_defaults)
+{
+    weft_gen_spec_t spec;
+    weft_gen_spec_init(&spec);
+    const char *keys[][2] = {{"layers", "2"}, {"hidden", "64"}, {"heads", "4"}, {"tp", "2"}};
+    for (guint i = 0; i < G_N_ELEMENTS(keys); i++) {
+        const weft_key_t *row =
+            weft_keys_find(weft_gen_keys, weft_gen_n_keys, "transformer", keys[i][0]);
+        ck_assert_ptr_nonnull(row);
+        ck_assert(weft_key_apply(row, keys[i][1], &spec, NULL));
+    }
+    g_autoptr(GError) e = NULL;
+    ck_assert_msg(weft_gen_spec_finish(&spec, 8, "--gen", &e), "%s", e ? e->message : "");
+    ck_assert_uint_eq(spec.c.kv_heads, 4); /* = heads */
+    ck_assert_uint_eq(spec.c.ffn, 256);    /* 4 x hidden */
+    ck_assert_uint_eq(spec.c.vocab, 51200);
+    ck_assert_uint_eq(spec.c.seq, 2048);
+    ck_assert_uint_eq(spec.c.dp, 4); /* 8 GPUs / tp 2 */
+    ck_assert(spec.c.overlap_dp);    /* as with a preset */
+    ck_assert(!spec.c.tp_overlap);   /* Megatron-LM's default */
+    ck_assert_uint_eq(spec.c.first_stage_layers + spec.c.last_stage_layers, 0);
+    ck_assert(!spec.c.account_embedding && !spec.c.account_loss);
+    ck_assert_str_eq(spec.gpu, "h100");
+    ck_assert(weft_gen_validate(&spec.c, 8, &e));
+    /* the same through a spec key file, generated: 8 ranks */
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    for (guint i = 0; i < G_N_ELEMENTS(keys); i++) {
+        g_key_file_set_string(kf, "transformer", keys[i][0], keys[i][1]);
+    }
+    g_autoptr(weft_workload_t) wl = weft_gen_load_keyfile(kf, "k", 8, &e);
+    ck_assert_msg(wl != NULL, "%s", e ? e->message : "");
+    ck_assert_uint_eq(wl->n_ranks, 8);
+}
+END_TEST
+
 static Suite *
 gen_suite(void)
 {
@@ -608,6 +968,10 @@ gen_suite(void)
     tcase_add_test(tc, sequence_parallel_gathers_and_scatters);
     tcase_add_test(tc, pipeline_1f1b_sends_in_order);
     tcase_add_test(tc, interleaved_pipeline_sends_per_virtual_stage);
+    tcase_add_test(tc, uneven_pipeline_stages);
+    tcase_add_test(tc, column_parallel_backward_overlaps);
+    tcase_add_test(tc, overlapped_backward_replays_as_derived);
+    tcase_add_test(tc, tp_overlap_replays_as_derived);
     tcase_add_test(tc, data_parallel_all_reduce_or_distributed_optimizer);
     tcase_add_test(tc, expert_parallel_all_to_alls);
     tcase_add_test(tc, context_parallel_ring_exchanges);
@@ -617,6 +981,7 @@ gen_suite(void)
     tcase_add_test(tc, backward_accumulates_weight_gradients);
     tcase_add_test(tc, memory_estimate);
     tcase_add_test(tc, keyfile_derives_dp_from_the_gpus);
+    tcase_add_test(tc, sizes_without_a_model_take_their_defaults);
     tcase_add_test(tc, memory_oom_policy);
     suite_add_tcase(s, tc);
     return s;

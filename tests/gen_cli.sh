@@ -11,7 +11,8 @@
 # minute), with WEFT_VALIDATE=1 every row (the 2,048-GPU one alone takes 8
 # minutes on 2 cores), with WEFT_VALIDATE=0 none (CI's sanitizer pass).
 # The Selene rows (Korthikanti et al. 2022) ran Megatron-LM before flash
-# attention: --attention unfused; the H100 rows (NeMo 24.11) use flash attention.
+# attention: --attention unfused; the H100 rows (NeMo 24.11) use flash attention
+# and NeMo's GPT-3 175B performance recipe's tp_comm_overlap: --tp-overlap.
 set -u
 : "${WEFT:?set by make check}" "${WEFT_SRCDIR:?}"
 tmp=$(mktemp -d) || exit 99
@@ -73,6 +74,65 @@ printf '[transformer]\nmodel = gpt3-1.3b\ntp = 3\n' >"$tmp/bad.gen"
 expect 1 "bad spec through replay" "tp 3" -- "$WEFT" replay -q --cluster "$dgx" \
     --trace "$tmp/bad.gen"
 
+# A model given by its sizes through replay --gen: kv_heads defaults to heads (it used to be
+# left 0: "kv-heads is 0"), and the data-parallel overlap stays on as with a preset (it
+# shows with interleaving: a chunk's gradients are reduced while the other chunk's backward runs).
+small="layers=4,hidden=256,heads=4,tp=2,pp=2,vpp=2,global_batch=4"
+expect 0 "--gen without a model" "" -- "$WEFT" replay -q --cluster "$dgx" --gen "$small"
+d=$(step "$tmp/out")
+expect 0 "--gen overlap_dp=true" "" -- "$WEFT" replay -q --cluster "$dgx" \
+    --gen "$small,overlap_dp=true"
+on=$(step "$tmp/out")
+expect 0 "--gen overlap_dp=false" "" -- "$WEFT" replay -q --cluster "$dgx" \
+    --gen "$small,overlap_dp=false"
+off=$(step "$tmp/out")
+if [ -n "$d" ] && [ "$d" = "$on" ] && [ "$d" != "$off" ]; then
+    ok "--gen without a model overlaps dp ($d us; without overlap $off us)"
+else
+    bad "--gen without a model: default $d us, overlap_dp=true $on us, false $off us"
+fi
+# replay --gen warns as weft gen does when the step does not fit the HBM (summary, or stderr
+# with -q)
+expect 0 "replay --gen HBM warning (-q)" "weft replay: warning: .* do not fit" -- \
+    "$WEFT" replay -q --cluster "$dgx" --gen model=gpt3-13b
+"$WEFT" replay --cluster "$dgx" --gen model=gpt3-13b >"$tmp/out" 2>"$tmp/err"
+if grep -Eq '^warning +.*do not fit the 75 GiB' "$tmp/out"; then
+    ok "replay --gen HBM warning (summary)"
+else
+    bad "replay --gen HBM warning (summary)"; sed 's/^/     /' "$tmp/out"
+fi
+# tp_overlap needs sequence parallelism; a spec file carries it
+expect 1 "tp-overlap without sp" "tp-overlap .*needs sequence parallelism" -- \
+    "$WEFT" gen transformer --model gpt3-1.3b --tp 2 --tp-overlap
+expect 0 "tp-overlap spec" "" -- "$WEFT" gen transformer -q --model gpt3-1.3b --tp 2 --pp 2 \
+    --dp 2 --sp --tp-overlap --global-batch 4 --spec "$tmp/ov.gen"
+grep -q '^tp_overlap=true' "$tmp/ov.gen" && ok "spec records tp_overlap" || bad "spec: tp_overlap"
+expect 0 "replay of the tp-overlap spec" "" -- "$WEFT" replay -q --cluster "$dgx" \
+    --trace "$tmp/ov.gen"
+a=$(step "$tmp/out")
+expect 0 "replay --gen tp_overlap=true" "" -- "$WEFT" replay -q --cluster "$dgx" \
+    --gen model=gpt3-1.3b,tp=2,pp=2,dp=2,sp=true,tp_overlap=true,global_batch=4
+b=$(step "$tmp/out")
+expect 0 "replay --gen tp_overlap=false" "" -- "$WEFT" replay -q --cluster "$dgx" \
+    --gen model=gpt3-1.3b,tp=2,pp=2,dp=2,sp=true,global_batch=4
+c=$(step "$tmp/out")
+if [ -n "$a" ] && [ "$a" = "$b" ] && [ "$a" != "$c" ]; then
+    ok "tp_overlap: spec and --gen agree ($a us; off: $c us)"
+else
+    bad "tp_overlap: spec $a us, --gen $b us, off $c us"
+fi
+# uneven pipeline stages: 70 layers on 12 stages only with the embedding and loss counted
+expect 1 "70 layers on 12 stages" "does not divide layers 70" -- "$WEFT" gen transformer \
+    --layers 70 --hidden 256 --heads 4 --pp 12 --global-batch 12
+expect 0 "70 layers on 12 stages, embedding and loss counted" "" -- "$WEFT" gen transformer \
+    --layers 70 --hidden 256 --heads 4 --pp 12 --global-batch 12 --account-embedding \
+    --account-loss
+# (70 + 2) / 12 = 6 per stage, the first and last one layer fewer
+grep -q '^layers       5 6 6 6 6 6 6 6 6 6 6 5 (per virtual stage)$' "$tmp/out" &&
+    ok "uneven split printed" || { bad "uneven split printed"; cat "$tmp/out"; }
+expect 1 "first-stage-layers not dividing the rest" "do not divide evenly" -- \
+    "$WEFT" gen transformer --layers 70 --hidden 256 --heads 4 --pp 12 --first-stage-layers 10
+
 # ---- validation against the measured end-to-end step times ----
 shared=${WEFT_SHARED:-}
 # the largest row run: 256 GPUs by default, every row with WEFT_VALIDATE=1
@@ -98,7 +158,7 @@ if [ "${WEFT_VALIDATE:-}" != 0 ] && [ -f "$shared/validation/e2e_gpt3_175b_dgx_h
     grep -v '^#' "$shared/validation/e2e_megatron_selene_a100.csv" | tail -n +2 >"$tmp/a100"
     while IFS=, read -r gpus gbs tp pp vp mbs seq st rest; do
         "$WEFT" gen transformer -q --model gpt3-175b --tp "$tp" --pp "$pp" --vpp "$vp" \
-            --dp $((gpus / (tp * pp))) --sp --dist-opt --micro-batch "$mbs" \
+            --dp $((gpus / (tp * pp))) --sp --dist-opt --tp-overlap --micro-batch "$mbs" \
             --global-batch "$gbs" --seq "$seq" --spec "$tmp/v.gen" </dev/null 2>/dev/null
         check_row "gpt3-175b h100 $gpus" "$gpus" "$st" "$tmp/v.gen" \
             "$T/dgx-h100-superpod.ini" $((gpus / 8)) </dev/null

@@ -133,6 +133,16 @@ generate(const weft_gen_spec_t *gs, gint ranks, const char *out, const char *spe
                c.pp, c.ep > 1 ? ", ep within dp" : "");
         printf("micro-batches %u per rank (global batch %u / (micro-batch %u x dp %u))\n",
                c.global_batch / (c.micro_batch * c.dp), c.global_batch, c.micro_batch, c.dp);
+        if (c.first_stage_layers > 0 || c.last_stage_layers > 0 || c.account_embedding ||
+            c.account_loss) {
+            /* uneven stages: each virtual stage's transformer layers, in order */
+            g_autoptr(GString) split = g_string_new(NULL);
+            for (guint v = 0; v < c.pp * c.vpp; v++) {
+                g_string_append_printf(split, "%s%u", v > 0 ? " " : "",
+                                       weft_gen_chunk_layers(&c, v));
+            }
+            printf("layers       %s (per virtual stage)\n", split->str);
+        }
         printf("nodes        %" G_GUINT64_FORMAT " (rank 0: %u)\n", weft_workload_node_count(wl),
                wl->ranks[0].n_nodes);
         printf("memory       %.1f GiB per GPU on stage 0: weights %.1f, gradients %.1f, "

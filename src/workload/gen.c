@@ -101,6 +101,72 @@ weft_gen_preset(const char *name, weft_gen_config_t *cfg, GError **error)
         return FALSE;                                                                              \
     } while (0)
 
+/* The divisions weft_gen_chunk_layers() needs to give whole layers to every virtual stage
+ * (Megatron-LM's get_transformer_layer_offset divides the same way, gen.h); the two ways of
+ * splitting unevenly are exclusive. */
+static gboolean
+check_stage_layers(const weft_gen_config_t *c, GError **error)
+{
+    guint pp = c->pp, vpp = c->vpp, F = c->first_stage_layers, L = c->last_stage_layers;
+    gboolean explicit_ = F > 0 || L > 0, account = c->account_embedding || c->account_loss;
+    if (explicit_ && account) {
+        FAIL("first-stage-layers / last-stage-layers and account-embedding / account-loss "
+             "both split the pipeline: give one or the other");
+    }
+    if (explicit_) {
+        guint given = (F > 0) + (L > 0);
+        if (pp < 2) {
+            FAIL("first-stage-layers %u / last-stage-layers %u need pp > 1 (pp is %u)", F, L, pp);
+        }
+        if ((guint64)F + L > c->layers) {
+            FAIL("first-stage-layers %u + last-stage-layers %u exceed layers %u", F, L, c->layers);
+        }
+        guint middle = pp - given, rest = c->layers - F - L;
+        if (F % vpp != 0 || L % vpp != 0) {
+            FAIL("vpp %u does not divide first-stage-layers %u and last-stage-layers %u", vpp, F,
+                 L);
+        }
+        if (middle == 0 ? rest != 0 : rest % (middle * vpp) != 0) {
+            FAIL("the %u layers outside the first and last stages (layers %u - %u - %u) do not "
+                 "divide evenly over the other %u stages x vpp %u",
+                 rest, c->layers, F, L, middle, vpp);
+        }
+        return TRUE;
+    }
+    guint total = c->layers + (c->account_embedding ? 1 : 0) + (c->account_loss ? 1 : 0);
+    if (total % (pp * vpp) != 0) {
+        if (account) {
+            FAIL("pp %u x vpp %u = %u does not divide layers %u + %u (the embedding and loss "
+                 "counted as layers: account-embedding, account-loss) = %u",
+                 pp, vpp, pp * vpp, c->layers, total - c->layers, total);
+        }
+        FAIL("pp %u x vpp %u = %u does not divide layers %u (uneven stages: set "
+             "account-embedding and account-loss, or first-stage-layers / last-stage-layers)",
+             pp, vpp, pp * vpp, c->layers);
+    }
+    return TRUE;
+}
+
+guint
+weft_gen_chunk_layers(const weft_gen_config_t *c, guint v)
+{
+    g_return_val_if_fail(c != NULL && c->pp > 0 && c->vpp > 0, 0);
+    guint pp = c->pp, vpp = c->vpp, V = pp * vpp, p = v % pp;
+    g_return_val_if_fail(v < V, 0);
+    guint F = c->first_stage_layers, L = c->last_stage_layers;
+    if (F > 0 || L > 0) {
+        guint middle = pp - (F > 0) - (L > 0);
+        guint per_middle = middle > 0 ? (c->layers - F - L) / middle : 0;
+        guint stage = p == 0 && F > 0 ? F : p == pp - 1 && L > 0 ? L : per_middle;
+        return stage / vpp;
+    }
+    guint total = c->layers + (c->account_embedding ? 1 : 0) + (c->account_loss ? 1 : 0);
+    guint n = total / V;
+    n -= v == 0 && c->account_embedding ? 1 : 0;
+    n -= v == V - 1 && c->account_loss ? 1 : 0;
+    return n;
+}
+
 gboolean
 weft_gen_validate(const weft_gen_config_t *c, guint n_ranks, GError **error)
 {
@@ -149,9 +215,11 @@ weft_gen_validate(const weft_gen_config_t *c, guint n_ranks, GError **error)
     if (c->sp && c->tp == 1) {
         FAIL("sequence parallelism needs tp > 1 (tp is 1)");
     }
-    if (c->layers % (c->pp * c->vpp) != 0) {
-        FAIL("pp %u x vpp %u = %u does not divide layers %u", c->pp, c->vpp, c->pp * c->vpp,
-             c->layers);
+    if (!check_stage_layers(c, error)) {
+        return FALSE;
+    }
+    if (c->tp_overlap && !c->sp) {
+        FAIL("tp-overlap (userbuffers) needs sequence parallelism: set sp (tp is %u)", c->tp);
     }
     if (c->unfused_attention && c->cp > 1) {
         FAIL("context parallelism (cp %u) needs fused attention (ring attention)", c->cp);
@@ -222,13 +290,28 @@ layer_params(const weft_gen_config_t *c, double *dense, double *expert)
     }
 }
 
+/* The transformer layers of pipeline rank 0 (the sum over its chunks); a configuration
+ * weft_gen_validate() refuses (the memory estimate runs before it) gets layers / pp. */
+static double
+stage0_layers(const weft_gen_config_t *c)
+{
+    if (c->pp == 0 || c->vpp == 0 || !check_stage_layers(c, NULL)) {
+        return c->pp > 0 ? (double)c->layers / c->pp : c->layers;
+    }
+    guint n = 0;
+    for (guint ch = 0; ch < c->vpp; ch++) {
+        n += weft_gen_chunk_layers(c, ch * c->pp);
+    }
+    return n;
+}
+
 /* Local (per-GPU) parameters of stage 0: dense ones, expert ones. */
 static void
 stage_params(const weft_gen_config_t *c, double *dense, double *expert)
 {
     double ld = 0, le = 0;
     layer_params(c, &ld, &le);
-    double per_stage = (double)c->layers / c->pp;
+    double per_stage = stage0_layers(c);
     /* Stage 0 has the embedding, and the (untied) output layer too when pp = 1. */
     *dense = (per_stage * ld + (c->pp == 1 ? 2.0 : 1.0) * c->vocab * c->hidden) / c->tp;
     *expert = per_stage * le / ((double)c->tp * c->ep);
@@ -265,7 +348,7 @@ weft_gen_memory(const weft_gen_config_t *c, weft_gen_memory_t *mem)
         }
     }
     /* Stage 0 holds pp micro-batches in flight in 1F1B (interleaved: x (1 + (pp-1)/(pp vpp))). */
-    double layers_stage = (double)c->layers / c->pp;
+    double layers_stage = stage0_layers(c);
     double m = (double)c->global_batch / (c->micro_batch * c->dp);
     double in_flight = MIN((double)c->pp, m);
     if (c->vpp > 1) {
@@ -415,6 +498,92 @@ extra_dep(gen_t *G, gint64 node)
     }
 }
 
+/* ---- tensor-parallel GEMMs and their collectives ------------------------------------ */
+
+/* Chunks of a pipelined all-gather + GEMM or GEMM + reduce-scatter with tp_overlap, as the
+ * GPT-3 175B H100 configuration of NeMo runs them (NeMo 2.0
+ * nemo/collections/llm/recipes/tp_overlap_configs/userbuffers.py,
+ * userbuffers_bf16_h100_h12288_tp4_mbs1_seqlen2048, which
+ * nemo/collections/llm/recipes/gpt3_175b.py pretrain_performance_optimizations enables):
+ * ring exchange (qkv_fprop, fc1_fprop, proj_dgrad, fc2_dgrad, fc2_fprop) steps through the tp
+ * ranks' shards, one GEMM chunk per shard: tp chunks; the pipeline method (proj_fprop) splits
+ * the GEMM in num_splits = 4. */
+#define TP_OVERLAP_PIPELINE_SPLITS 4u
+
+/* A GEMM of @flops FLOPs and @bytes HBM bytes (@w of them its weights) that reads the
+ * all-gather @ag_name of @act bytes (sequence parallelism): without tp_overlap the gather,
+ * then the GEMM; with it (Transformer Engine's ring exchange) the gather in @n chunks of
+ * @act / n, each GEMM chunk (flops / n, its weights and its share of the other bytes) after
+ * its chunk has arrived and after the previous GEMM chunk: the first chunk's gather is
+ * exposed, the rest overlaps the GEMM (or the GEMM it, if the gathers are slower). */
+static void
+ag_gemm(gen_t *G, const char *ag_name, double act, const char *name, double flops, double w,
+        double bytes, guint n)
+{
+    if (!G->c->tp_overlap || G->c->tp < 2 || n < 2) {
+        coll(G, ag_name, WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
+        comp(G, name, flops, bytes);
+        return;
+    }
+    g_autofree gint64 *ag = g_new(gint64, n);
+    for (guint i = 0; i < n; i++) {
+        ag[i] = coll(G, ag_name, WEFT_COLL_ALL_GATHER, act / n, K_TP, FALSE);
+    }
+    for (guint i = 0; i < n; i++) {
+        extra_dep(G, ag[i]);
+        comp(G, name, flops / n, w + (bytes - w) / n);
+    }
+}
+
+/* A GEMM whose output (@act bytes) is reduced in the TP group by @op (@red_name): a
+ * reduce-scatter with sequence parallelism, else an all-reduce. Without tp_overlap the GEMM,
+ * then the collective; with it (Transformer Engine's pipeline or ring exchange) the GEMM in
+ * @n chunks, each chunk's reduce-scatter of @act / n after it on the communication stream
+ * while the next chunk computes: the last chunk's reduce-scatter is exposed. The node added
+ * next waits for every chunk's reduction. */
+static void
+gemm_reduce(gen_t *G, const char *name, double flops, double w, double bytes, const char *red_name,
+            weft_coll_op_t op, double act, guint n)
+{
+    if (!G->c->tp_overlap || G->c->tp < 2 || n < 2 || op != WEFT_COLL_REDUCE_SCATTER) {
+        comp(G, name, flops, bytes);
+        coll(G, red_name, op, act, K_TP, TRUE);
+        return;
+    }
+    g_autofree gint64 *rs = g_new(gint64, n);
+    for (guint i = 0; i < n; i++) {
+        comp(G, name, flops / n, w + (bytes - w) / n);
+        rs[i] = coll(G, red_name, op, act / n, K_TP, FALSE);
+    }
+    for (guint i = 0; i < n; i++) {
+        extra_dep(G, rs[i]);
+    }
+}
+
+/* The backward of a column-parallel linear layer (QKV, FC1, the output layer: @flops FLOPs
+ * and @bytes HBM bytes for its data and weight gradients together, half each) as Megatron-LM
+ * runs it (megatron/core/tensor_parallel/layers.py,
+ * LinearWithGradAccumulationAndAsyncCommunication.backward, Megatron-LM commit 000c4ac):
+ * with sequence parallelism the layer's input is all-gathered again (@ag_name, @act bytes;
+ * the forward kept only this rank's shard) asynchronously while the input gradient is
+ * computed; then the input gradient's reduction (@red_name: reduce-scatter with SP, else the
+ * all-reduce that Megatron's async_grad_allreduce / allreduce_dgrad launches) runs while the
+ * weight gradient is computed, which also waits for the gather. The node added next waits
+ * for the reduction. With tp 1 there is no collective: the two GEMMs run in turn. */
+static void
+column_parallel_bwd(gen_t *G, const char *dgrad_name, const char *wgrad_name, double flops,
+                    double bytes, const char *ag_name, const char *red_name, double act)
+{
+    gboolean sp = G->c->sp;
+    gint64 ag = sp ? coll(G, ag_name, WEFT_COLL_ALL_GATHER, act, K_TP, FALSE) : -1;
+    comp(G, dgrad_name, flops / 2, bytes / 2);
+    gint64 red =
+        coll(G, red_name, sp ? WEFT_COLL_REDUCE_SCATTER : WEFT_COLL_ALL_REDUCE, act, K_TP, FALSE);
+    extra_dep(G, ag);
+    comp(G, wgrad_name, flops / 2, bytes / 2);
+    extra_dep(G, red);
+}
+
 /* ---- one layer, forward or backward ------------------------------------------------ */
 
 /* The attention core of one micro-batch, in cp chunks with ring exchanges; @mult scales FLOPs. */
@@ -470,76 +639,120 @@ layer(gen_t *G, gboolean bwd, gboolean recompute_pass)
     gboolean moe = c->experts > 1;
     double k = moe ? c->top_k : 1;
     double w_mlp = h * c->ffn * ffn_mats / t * e * (moe ? (double)c->experts / c->ep : 1);
+    /* The MLP's GEMMs: FLOPs and bytes (weights and the intermediate activation); a dense MLP
+     * runs them as FC1 (column-parallel: ffn_mats - 1 matrices, gate and up if gated) and
+     * FC2 (row-parallel: 1 matrix), sharing the FLOPs and bytes in that ratio. */
+    double mlp_flops = 2 * T * k * h * c->ffn * ffn_mats / t;
+    double mlp_bytes = w_mlp + 2 * T * k * c->ffn * e / t;
+    double fc1 = (ffn_mats - 1) / ffn_mats, fc2 = 1 / ffn_mats;
+    guint n_ring = c->tp; /* ring exchange: one chunk per TP rank's shard */
+    weft_coll_op_t red = sp ? WEFT_COLL_REDUCE_SCATTER : WEFT_COLL_ALL_REDUCE;
     const char *ph = recompute_pass ? "recompute" : bwd ? "bwd" : "fwd";
     char name[64];
-    /* Attention block. */
     if (!bwd) {
-        if (sp) {
-            coll(G, "tp_allgather_attn", WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
-        }
+        /* Attention block: [AG] QKV (column-parallel), core, projection (row-parallel),
+         * RS or AR. */
         g_snprintf(name, sizeof(name), "attn_qkv.%s", ph);
-        comp(G, name, 2 * T * h * (h + 2 * g * d) / t, w_qkv);
+        if (sp) {
+            ag_gemm(G, "tp_allgather_attn", act, name, 2 * T * h * (h + 2 * g * d) / t, w_qkv,
+                    w_qkv, n_ring);
+        } else {
+            comp(G, name, 2 * T * h * (h + 2 * g * d) / t, w_qkv);
+        }
         g_snprintf(name, sizeof(name), "attn_core.%s", ph);
         attn_core(G, name, 1.0);
         g_snprintf(name, sizeof(name), "attn_proj.%s", ph);
-        comp(G, name, 2 * T * h * h / t, w_proj);
-        coll(G, sp ? "tp_reducescatter_attn" : "tp_allreduce_attn",
-             sp ? WEFT_COLL_REDUCE_SCATTER : WEFT_COLL_ALL_REDUCE, act, K_TP, TRUE);
+        gemm_reduce(G, name, 2 * T * h * h / t, w_proj, w_proj,
+                    sp ? "tp_reducescatter_attn" : "tp_allreduce_attn", red, act,
+                    TP_OVERLAP_PIPELINE_SPLITS);
         g_snprintf(name, sizeof(name), "attn_elementwise.%s", ph);
         comp(G, name, 0, elem);
-    }
-    /* MLP block (forward), or both blocks in reverse (backward). */
-    if (!bwd) {
-        if (sp) {
-            coll(G, "tp_allgather_mlp", WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
+        /* MLP block. */
+        if (moe) {
+            if (sp) {
+                coll(G, "tp_allgather_mlp", WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
+            }
+            g_snprintf(name, sizeof(name), "moe_router.%s", ph);
+            comp(G, name, 2 * T * h * c->experts, T * h * e);
+            coll(G, "ep_alltoall_dispatch", WEFT_COLL_ALL_TO_ALL, T * k * h * e, K_EP, TRUE);
+            g_snprintf(name, sizeof(name), "mlp.%s", ph);
+            comp(G, name, mlp_flops, mlp_bytes);
+            coll(G, "ep_alltoall_combine", WEFT_COLL_ALL_TO_ALL, T * k * h * e, K_EP, TRUE);
+            coll(G, sp ? "tp_reducescatter_mlp" : "tp_allreduce_mlp", red, act, K_TP, TRUE);
+        } else {
+            g_snprintf(name, sizeof(name), "mlp_fc1.%s", ph);
+            if (sp) {
+                ag_gemm(G, "tp_allgather_mlp", act, name, fc1 * mlp_flops, fc1 * w_mlp,
+                        fc1 * mlp_bytes, n_ring);
+            } else {
+                comp(G, name, fc1 * mlp_flops, fc1 * mlp_bytes);
+            }
+            g_snprintf(name, sizeof(name), "mlp_fc2.%s", ph);
+            gemm_reduce(G, name, fc2 * mlp_flops, fc2 * w_mlp, fc2 * mlp_bytes,
+                        sp ? "tp_reducescatter_mlp" : "tp_allreduce_mlp", red, act, n_ring);
         }
-    }
-    if (bwd) {
-        g_snprintf(name, sizeof(name), "mlp_elementwise.%s", ph);
-        comp(G, name, 0, 2 * elem);
-        if (sp) {
-            coll(G, "tp_allgather_mlp_grad", WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
-        }
-    }
-    if (moe) {
-        g_snprintf(name, sizeof(name), "moe_router.%s", ph);
-        comp(G, name, mult * 2 * T * h * c->experts, T * h * e);
-        coll(G, bwd ? "ep_alltoall_combine_grad" : "ep_alltoall_dispatch", WEFT_COLL_ALL_TO_ALL,
-             T * k * h * e, K_EP, TRUE);
-    }
-    g_snprintf(name, sizeof(name), "mlp.%s", ph);
-    comp(G, name, mult * 2 * T * k * h * c->ffn * ffn_mats / t, w_mlp + 2 * T * k * c->ffn * e / t);
-    if (moe) {
-        coll(G, bwd ? "ep_alltoall_dispatch_grad" : "ep_alltoall_combine", WEFT_COLL_ALL_TO_ALL,
-             T * k * h * e, K_EP, TRUE);
-    }
-    if (!bwd) {
-        coll(G, sp ? "tp_reducescatter_mlp" : "tp_allreduce_mlp",
-             sp ? WEFT_COLL_REDUCE_SCATTER : WEFT_COLL_ALL_REDUCE, act, K_TP, TRUE);
         g_snprintf(name, sizeof(name), "mlp_elementwise.%s", ph);
         comp(G, name, 0, elem);
         return;
     }
-    /* Backward of the MLP input: RS (SP) or AR of the input gradient in the TP group. */
-    coll(G, sp ? "tp_reducescatter_mlp_grad" : "tp_allreduce_mlp_grad",
-         sp ? WEFT_COLL_REDUCE_SCATTER : WEFT_COLL_ALL_REDUCE, act, K_TP, TRUE);
+    /* Backward: the MLP block, then the attention block, each in reverse. */
+    g_snprintf(name, sizeof(name), "mlp_elementwise.%s", ph);
+    comp(G, name, 0, 2 * elem);
+    if (moe) {
+        if (sp) {
+            coll(G, "tp_allgather_mlp_grad", WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
+        }
+        g_snprintf(name, sizeof(name), "moe_router.%s", ph);
+        comp(G, name, mult * 2 * T * h * c->experts, T * h * e);
+        coll(G, "ep_alltoall_combine_grad", WEFT_COLL_ALL_TO_ALL, T * k * h * e, K_EP, TRUE);
+        g_snprintf(name, sizeof(name), "mlp.%s", ph);
+        comp(G, name, mult * mlp_flops, mlp_bytes);
+        coll(G, "ep_alltoall_dispatch_grad", WEFT_COLL_ALL_TO_ALL, T * k * h * e, K_EP, TRUE);
+        /* the experts' input gradient reduced in the TP group, serialized: the grouped
+         * expert GEMMs are not LinearWithGradAccumulationAndAsyncCommunication */
+        coll(G, sp ? "tp_reducescatter_mlp_grad" : "tp_allreduce_mlp_grad", red, act, K_TP, TRUE);
+    } else {
+        /* FC2 (row-parallel): [AG of its output gradient] then its data and weight
+         * gradients; with tp_overlap the gather pipelined with the data gradient
+         * (fc2_dgrad's ring exchange). */
+        double f2 = mult * fc2 * mlp_flops, b2 = fc2 * mlp_bytes, w2 = fc2 * w_mlp;
+        if (sp && c->tp_overlap) {
+            ag_gemm(G, "tp_allgather_mlp_grad", act, "mlp_fc2_dgrad.bwd", f2 / 2, w2 / 2, b2 / 2,
+                    n_ring);
+            comp(G, "mlp_fc2_wgrad.bwd", f2 / 2, b2 / 2);
+        } else {
+            if (sp) {
+                coll(G, "tp_allgather_mlp_grad", WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
+            }
+            comp(G, "mlp_fc2.bwd", f2, b2);
+        }
+        /* FC1 (column-parallel), its collectives overlapped with its GEMMs. */
+        column_parallel_bwd(G, "mlp_fc1_dgrad.bwd", "mlp_fc1_wgrad.bwd", mult * fc1 * mlp_flops,
+                            fc1 * mlp_bytes, "tp_allgather_mlp_input_grad",
+                            sp ? "tp_reducescatter_mlp_grad" : "tp_allreduce_mlp_grad", act);
+    }
     /* Attention backward. */
     g_snprintf(name, sizeof(name), "attn_elementwise.%s", ph);
     comp(G, name, 0, 2 * elem);
-    if (sp) {
-        coll(G, "tp_allgather_attn_grad", WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
+    if (sp && c->tp_overlap) {
+        ag_gemm(G, "tp_allgather_attn_grad", act, "attn_proj_dgrad.bwd", 2 * T * h * h / t,
+                w_proj / 2, w_proj / 2, n_ring);
+        comp(G, "attn_proj_wgrad.bwd", 2 * T * h * h / t, w_proj / 2);
+    } else {
+        if (sp) {
+            coll(G, "tp_allgather_attn_grad", WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
+        }
+        g_snprintf(name, sizeof(name), "attn_proj.%s", ph);
+        comp(G, name, 2 * 2 * T * h * h / t, w_proj);
     }
-    g_snprintf(name, sizeof(name), "attn_proj.%s", ph);
-    comp(G, name, 2 * 2 * T * h * h / t, w_proj);
     if (c->recompute == WEFT_GEN_RECOMPUTE_SELECTIVE) {
         attn_core(G, "attn_core.recompute", 1.0);
     }
     g_snprintf(name, sizeof(name), "attn_core.%s", ph);
     attn_core(G, name, 2.0);
-    g_snprintf(name, sizeof(name), "attn_qkv.%s", ph);
-    comp(G, name, 2 * 2 * T * h * (h + 2 * g * d) / t, w_qkv);
-    coll(G, sp ? "tp_reducescatter_attn_grad" : "tp_allreduce_attn_grad",
-         sp ? WEFT_COLL_REDUCE_SCATTER : WEFT_COLL_ALL_REDUCE, act, K_TP, TRUE);
+    column_parallel_bwd(G, "attn_qkv_dgrad.bwd", "attn_qkv_wgrad.bwd",
+                        2 * 2 * T * h * (h + 2 * g * d) / t, w_qkv, "tp_allgather_attn_input_grad",
+                        sp ? "tp_reducescatter_attn_grad" : "tp_allreduce_attn_grad", act);
     /* The layer's weight gradients accumulated into the FP32 main_grad (GRAD_ACCUM_BYTES per
      * local parameter: the dense ones, and the local experts' ones). */
     double ld = 0, le = 0;
@@ -553,7 +766,7 @@ static void
 chunk_pass(gen_t *G, guint v, gboolean bwd)
 {
     const weft_gen_config_t *c = G->c;
-    guint V = c->pp * c->vpp, per = c->layers / V;
+    guint V = c->pp * c->vpp, per = weft_gen_chunk_layers(c, v);
     double T = G->T, h = c->hidden, t = c->tp, e = G->e, act = T * h * e;
     double vt = (double)c->vocab / t;
     if (!bwd) {
@@ -579,9 +792,11 @@ chunk_pass(gen_t *G, guint v, gboolean bwd)
     }
     if (v == V - 1) {
         comp(G, "cross_entropy.bwd", 0, 2 * T * vt * 4);
-        comp(G, "output.bwd", 2 * 2 * T * h * vt, h * vt * e + T * vt * 4);
-        coll(G, c->sp ? "tp_reducescatter_output_grad" : "tp_allreduce_output_grad",
-             c->sp ? WEFT_COLL_REDUCE_SCATTER : WEFT_COLL_ALL_REDUCE, act, K_TP, TRUE);
+        /* the output layer is a ColumnParallelLinear: its collectives overlap its GEMMs */
+        column_parallel_bwd(G, "output_dgrad.bwd", "output_wgrad.bwd", 2 * 2 * T * h * vt,
+                            h * vt * e + T * vt * 4, "tp_allgather_output_input_grad",
+                            c->sp ? "tp_reducescatter_output_grad" : "tp_allreduce_output_grad",
+                            act);
     }
     for (guint l = 0; l < per; l++) {
         if (c->recompute == WEFT_GEN_RECOMPUTE_FULL) {
@@ -631,7 +846,7 @@ expand_stage(gen_t *G)
      * (untied) output layer on the last. */
     double ld = 0, le = 0;
     layer_params(c, &ld, &le);
-    double per_chunk = (double)c->layers / V, vh = (double)c->vocab * c->hidden / c->tp;
+    double vh = (double)c->vocab * c->hidden / c->tp;
     double edp = (double)c->dp / c->ep;
     g_autofree double *dense = g_new(double, vpp);
     g_autofree double *expert = g_new(double, vpp);
@@ -642,6 +857,7 @@ expand_stage(gen_t *G)
     double local = 0, dense_all = 0, expert_all = 0;
     for (guint ch = 0; ch < vpp; ch++) {
         guint v = ch * pp + p;
+        double per_chunk = weft_gen_chunk_layers(c, v);
         dense[ch] = per_chunk * ld / c->tp + (v == 0 ? vh : 0) + (v == V - 1 ? vh : 0);
         expert[ch] = per_chunk * le / ((double)c->tp * c->ep);
         dense_all += dense[ch];
@@ -972,6 +1188,21 @@ const weft_key_t weft_gen_keys[] = {
             "distributed optimizer (reduce-scatter + all-gather)"),
     TF_BOOL("overlap_dp", overlap_dp, "no-overlap", "false",
             "overlap gradient reduction and parameter gathering with compute (presets: true)"),
+    TF_BOOL("tp_overlap", tp_overlap, "tp-overlap", "true",
+            "tensor-parallel communication overlap (NeMo's tp_comm_overlap, Transformer "
+            "Engine userbuffers): SP all-gathers and reduce-scatters pipelined with their GEMMs "
+            "in chunks; needs sp (Megatron-LM's default: false)"),
+    TF_UINT("first_stage_layers", 0, first_stage_layers, "first-stage-layers",
+            "layers of the first pipeline stage (Megatron's "
+            "--decoder-first-pipeline-num-layers; 0: even stages)"),
+    TF_UINT("last_stage_layers", 0, last_stage_layers, "last-stage-layers",
+            "layers of the last pipeline stage (--decoder-last-pipeline-num-layers; 0: even)"),
+    TF_BOOL("account_embedding", account_embedding, "account-embedding", "true",
+            "the embedding counts as a layer in the pipeline split (Megatron's "
+            "--account-for-embedding-in-pipeline-split)"),
+    TF_BOOL("account_loss", account_loss, "account-loss", "true",
+            "the loss counts as a layer in the pipeline split "
+            "(--account-for-loss-in-pipeline-split)"),
     TF_UINT("micro_batch", 1, micro_batch, "micro-batch", "sequences per micro-batch (default 1)"),
     {"transformer", "global_batch", WEFT_KEY_UINT, NULL,
      "sequences per step; unset: micro_batch x dp", .imin = 1, .imax = G_MAXUINT32,

@@ -18,14 +18,23 @@
  *   else 2) / t, then RS or AR; MoE: router, all-to-all dispatch and combine of
  *   T k h e bytes in the EP group, experts 2 T k h f (3|2) / t; elementwise
  *   work (norms, residuals, activation, dropout) as ELEM_PASSES passes over the
- *   T h e activation. Backward: GEMMs and core x 2 (data and weight
- *   gradients), the TP collectives mirrored (AG <-> RS; AR for non-SP), then the
+ *   T h e activation; a dense MLP is FC1 (column-parallel) then FC2 (row-parallel),
+ *   the FLOPs in their matrices' ratio. Backward: GEMMs and core x 2 (data and weight
+ *   gradients), the TP collectives mirrored (AG <-> RS; AR for non-SP); each
+ *   column-parallel layer (QKV, FC1, output) as Megatron-LM's
+ *   LinearWithGradAccumulationAndAsyncCommunication runs it: data-gradient GEMM
+ *   (beside, with SP, the all-gather of its input again), then weight-gradient GEMM
+ *   beside the input gradient's AR or RS; then the
  *   weight gradients accumulated into FP32 main_grad (GRAD_ACCUM_BYTES per local
- *   parameter). Full
+ *   parameter). With tp_overlap (Transformer Engine userbuffers, as NeMo configures
+ *   them for GPT-3 175B) each SP all-gather and reduce-scatter next to a GEMM is
+ *   pipelined with it in chunks (doc/workloads.md). Compute and communication that
+ *   overlap on a rank do not slow each other (no SM contention is modelled). Full
  *   recomputation reruns the layer's forward before its backward, selective the
  *   attention core (Korthikanti et al., 2022). The first virtual stage has the
  *   embedding, the last the output layer (untied) and the vocab-parallel
- *   cross-entropy (three all-reduces of T x 4 bytes).
+ *   cross-entropy (three all-reduces of T x 4 bytes). Layers per virtual stage:
+ *   weft_gen_chunk_layers() (even, or Megatron-LM's uneven splits).
  *
  * Pipeline: 1F1B (vpp = 1) or Megatron's interleaved schedule (vpp > 1; warm-up
  * (pp - p - 1) 2 + (vpp - 1) pp), activations and gradients of T h e bytes by
@@ -111,6 +120,15 @@ typedef struct {
                             presets' default): each model chunk's gradients reduced after its
                             last backward, its parameters gathered before its first forward,
                             off the compute stream; else all after the last backward */
+    gboolean tp_overlap; /* NeMo / Transformer Engine tp_comm_overlap (userbuffers): each SP
+                            all-gather pipelined with the GEMM that reads it, each GEMM with the
+                            reduce-scatter of its output, in chunks (needs sp); Megatron-LM's
+                            default: off */
+    /* Uneven pipeline stages (Megatron-LM's options; 0 / FALSE: even stages). */
+    guint first_stage_layers;   /* --decoder-first-pipeline-num-layers */
+    guint last_stage_layers;    /* --decoder-last-pipeline-num-layers */
+    gboolean account_embedding; /* --account-for-embedding-in-pipeline-split */
+    gboolean account_loss;      /* --account-for-loss-in-pipeline-split */
     guint micro_batch, global_batch;
     weft_gen_recompute_t recompute;
     gboolean fp8;               /* GEMMs at the FP8 peak */
@@ -200,11 +218,35 @@ const char *const *weft_gen_preset_names(void);
  * @n_ranks: 0 or the rank count the caller expects (must be tp x pp x dp x cp).
  * Returns: FALSE with WEFT_WORKLOAD_ERROR_VALUE naming the fields and values of
  * an impossible configuration (tp not dividing heads or KV heads, ep not
- * dividing experts or dp, pp x vpp not dividing layers, global batch not a
+ * dividing experts or dp, pp x vpp not dividing layers (+ the embedding and loss
+ * with account_embedding / account_loss), first/last stage layers that leave the
+ * other stages an uneven share, tp_overlap without sp, global batch not a
  * multiple of micro-batch x dp, interleaving with micro-batches not a multiple
  * of pp, cp not dividing seq, ...).
+ * Time complexity: O(1).
  */
 gboolean weft_gen_validate(const weft_gen_config_t *cfg, guint n_ranks, GError **error);
+
+/**
+ * weft_gen_chunk_layers: the transformer layers of virtual pipeline stage @v (model chunk
+ * v / pp of pipeline rank v % pp; 0 <= v < pp x vpp) as Megatron-LM splits them
+ * (megatron/core/transformer/transformer_layer.py, get_transformer_layer_offset, and
+ * transformer_block.py, get_num_layers_to_build, of the Megatron-core versions that have
+ * num_layers_in_first/last_pipeline_stage and account_for_embedding/loss_in_pipeline_split;
+ * read in a copy whose tag was not recorded, so no tag is claimed):
+ * - first_stage_layers F / last_stage_layers L (either or both): the first (last) pipeline
+ *   rank holds F (L) layers, the other ranks share the rest evenly; a rank's layers are split
+ *   evenly among its vpp chunks;
+ * - account_embedding / account_loss: the embedding (the loss) counts as one layer, so
+ *   layers + 1 (+ 1) are split evenly over pp x vpp virtual stages and the first (last)
+ *   virtual stage builds one transformer layer fewer; 70 layers on 12 stages with both:
+ *   72 / 12 = 6, stage 0 and 11 hold 5, the others 6;
+ * - neither: layers / (pp x vpp) each.
+ * @c must have passed weft_gen_validate() (which checks the divisions).
+ * Returns: the layer count (0 is possible: an embedding-only virtual stage).
+ * Time complexity: O(1).
+ */
+guint weft_gen_chunk_layers(const weft_gen_config_t *c, guint v);
 
 /** weft_gen_memory: the per-GPU memory estimate (Korthikanti et al. 2022 for activations). */
 void weft_gen_memory(const weft_gen_config_t *cfg, weft_gen_memory_t *mem);
@@ -230,8 +272,9 @@ weft_workload_t *weft_gen_transformer(const weft_gen_config_t *cfg, const weft_h
  * @gpu: the GPU name to record.
  * @path: a generator spec: a key file with one group [transformer] whose keys
  *   are the config's fields (layers, hidden, heads, kv_heads, ffn, vocab, seq,
- *   experts, top_k, gated, tp, pp, dp, cp, ep, vpp, sp, dist_opt, micro_batch,
- *   global_batch, recompute = none|selective|full, precision = bf16|fp8, gpu;
+ *   experts, top_k, gated, attention, tp, pp, dp, cp, ep, vpp, sp, dist_opt, overlap_dp,
+ *   tp_overlap, first_stage_layers, last_stage_layers, account_embedding, account_loss,
+ *   micro_batch, global_batch, recompute = none|selective|full, precision = bf16|fp8, gpu;
  *   model = a preset whose fields the other keys override). Written by
  *   weft_output_write() (a temporary name, renamed).
  * Returns: FALSE with WEFT_WORKLOAD_ERROR_IO.
