@@ -305,6 +305,54 @@ START_TEST(sub_communicators_run_side_by_side)
 }
 END_TEST
 
+/* Rank 0 of a ring of 4 belongs to {0,1} (pg "1") and {0,3} (pg "2") and issues an
+ * all-reduce of S = 1e6 B in each at time 0; rank 2 computes 1 us. The two groups use
+ * different links (0-1, 0-3). Each all-reduce alone: 2(n-1) = 2 steps of 0.5 us + (S/2)/B =
+ * 0.5 + 10 us = 21 us (sub_communicators_run_side_by_side). One stream per communicator
+ * (the default): both run at once, step 21 us. One stream per rank: rank 0 runs the first
+ * ready (pg "1", node 1) then the other, 42 us. */
+static void
+write_two_groups_of_rank0(const char *name)
+{
+    for (guint r = 0; r < 4; r++) {
+        g_autoptr(test_et_t) et = test_et_new("0.0.4");
+        if (r == 0 || r == 1) {
+            test_et_coll(et, 1, "all_reduce_a", 0, 1000000, "1");
+        }
+        if (r == 0 || r == 3) {
+            test_et_coll(et, 2, "all_reduce_b", 0, 1000000, "2");
+        }
+        if (r == 2) {
+            test_et_node_dur(et, 1, "compute", TEST_COMP, 1);
+        }
+        write_rank(et, name, r);
+    }
+}
+
+START_TEST(each_communicator_has_its_own_stream)
+{
+    write_two_groups_of_rank0("twogroups");
+    g_autofree char *groups = g_build_filename(tmpdir, "twogroups.json", NULL);
+    ck_assert(g_file_set_contents(groups, "{\"1\": [0, 1], \"2\": [0, 3]}", -1, NULL));
+    g_autoptr(weft_topo_t) topo = ring(4);
+    GError *err = NULL;
+    g_autoptr(weft_replay_result_t) res = replay(topo, "twogroups", groups, &err);
+    ck_assert_msg(res != NULL, "%s", err ? err->message : "");
+    ck_assert_int_eq(res->step_ps, 21000000);
+    ck_assert_int_eq(res->ranks[1].finish_ps, 21000000);
+    ck_assert_int_eq(res->ranks[3].finish_ps, 21000000);
+    assert_accounting(res);
+
+    weft_replay_options_t one = {.comm_streams = WEFT_REPLAY_STREAMS_RANK};
+    g_autoptr(weft_replay_result_t) serial = replay_opts(topo, "twogroups", groups, &one, &err);
+    ck_assert_msg(serial != NULL, "%s", err ? err->message : "");
+    ck_assert_int_eq(serial->step_ps, 42000000);
+    ck_assert_int_eq(serial->ranks[1].finish_ps, 21000000); /* pg "1" first */
+    ck_assert_int_eq(serial->ranks[3].finish_ps, 42000000);
+    assert_accounting(serial);
+}
+END_TEST
+
 START_TEST(collective_a_member_never_reaches_is_a_deadlock)
 {
     for (guint r = 0; r < 4; r++) {
@@ -1106,6 +1154,7 @@ replay_suite(void)
     tcase_add_test(tc, eager_send_completes_before_a_late_receive);
     tcase_add_test(tc, receive_posted_first_waits_for_its_send);
     tcase_add_test(tc, sub_communicators_run_side_by_side);
+    tcase_add_test(tc, each_communicator_has_its_own_stream);
     tcase_add_test(tc, collective_a_member_never_reaches_is_a_deadlock);
     tcase_add_test(tc, members_disagreeing_on_size_is_an_error);
     tcase_add_test(tc, dangling_ctrl_dep_keeps_the_other_orderings);

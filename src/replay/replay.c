@@ -25,6 +25,12 @@ static const char *const detail_names[] = {
     NULL,
 };
 const weft_enum_t weft_replay_detail_enum = {"collective detail", detail_names};
+static const char *const streams_names[] = {
+    [WEFT_REPLAY_STREAMS_COMMUNICATOR] = "communicator",
+    [WEFT_REPLAY_STREAMS_RANK] = "rank",
+    NULL,
+};
+static const weft_enum_t weft_replay_streams_enum = {"collective streams", streams_names};
 
 const weft_key_t weft_replay_keys[] = {
     {"collectives", "detail", WEFT_KEY_ENUM, "auto",
@@ -34,6 +40,12 @@ const weft_key_t weft_replay_keys[] = {
      "transfers: simulate every transfer; coarse: auto, and under flow a large ring collective "
      "that cannot be timed exactly runs as one aggregate flow (approximate: doc/replay.md)",
      .choices = &weft_replay_detail_enum, .field = WEFT_KEY_FIELD(weft_replay_config_t, detail)},
+    {"collectives", "streams", WEFT_KEY_ENUM, "communicator",
+     "communicator: a rank runs each communicator's collectives in order on its own stream, "
+     "and different communicators' at once (PyTorch: one NCCL stream per process group); "
+     "rank: all of a rank's collectives one at a time, in the order they became ready",
+     .choices = &weft_replay_streams_enum,
+     .field = WEFT_KEY_FIELD(weft_replay_config_t, streams)},
     {"compute", "duration_scale", WEFT_KEY_NUMBER, "1",
      "multiplies every trace duration (0.5 = compute twice as fast); > 0", .nmin = 0.0,
      .nmax = G_MAXDOUBLE, .nmin_open = TRUE,
@@ -42,7 +54,10 @@ const weft_key_t weft_replay_keys[] = {
 const guint weft_replay_n_keys = G_N_ELEMENTS(weft_replay_keys);
 /* clang-format on */
 
-enum { STREAM_COMPUTE, STREAM_COMM, STREAM_CPU, N_STREAMS };
+/* A rank's compute and CPU streams (streams[]) and, apart, its communication streams
+ * (comm_streams[]: one per communicator it belongs to, or one, weft_replay_streams_t), whose
+ * kind is STREAM_COMM. */
+enum { STREAM_COMPUTE, STREAM_CPU, N_STREAMS, STREAM_COMM = N_STREAMS };
 
 /*
  * Per-rank state is kept per rank, not per node: a rank's nodes are waiting, queued on a
@@ -119,6 +134,8 @@ struct rank_state {
     const guint32 *link;
     weft_time_t *start_ps; /* per node, when it started; only with a node observer */
     stream_t streams[N_STREAMS];
+    stream_t *comm_streams; /* per membership (comm_of order), or one: comm_stream() */
+    guint n_comm_streams;
     guint nodes_done;
     /* accounting */
     guint compute_busy; /* compute or CPU stream running */
@@ -184,6 +201,7 @@ struct replay {
     const weft_workload_t *wl;
     const guint *rank_gpu;                  /* placement, or NULL for in order */
     double compute_scale;                   /* multiplies compute durations */
+    weft_replay_streams_t comm_streams;     /* one stream per communicator, or per rank */
     const weft_replay_observer_t *observer; /* or NULL */
     rank_state_t *ranks;
     /* per rank, its communicators and its member index in each, ascending by communicator
@@ -259,6 +277,18 @@ p2p_key_equal(gconstpointer a, gconstpointer b)
 }
 
 static void finish_node(replay_t *R, guint rank, guint node);
+
+/* The communication stream GPU collective @node of @rs runs on: its communicator's, or the
+ * rank's one (weft_replay_streams_t). */
+static inline stream_t *
+comm_stream(rank_state_t *rs, guint node)
+{
+    if (rs->n_comm_streams == 1) {
+        return &rs->comm_streams[0];
+    }
+    g_assert(rs->link[node] < rs->n_comm_streams);
+    return &rs->comm_streams[rs->link[node]];
+}
 
 /* The stream node @i of @t runs on, as observers see it. */
 static weft_replay_stream_t
@@ -363,7 +393,7 @@ on_coll_done(void *ctx, guint64 key)
     const weft_comm_t *comm = g_ptr_array_index(R->wl->comms, ci->comm);
     for (guint m = 0; m < comm->n_ranks; m++) {
         rank_state_t *rs = &R->ranks[comm->ranks[m]];
-        stream_t *st = &rs->streams[STREAM_COMM];
+        stream_t *st = comm_stream(rs, (guint)ci->member_node[m]);
         g_assert(st->running == ci->member_node[m]);
         account(rs);
         rs->comm_busy--;
@@ -1599,7 +1629,7 @@ make_ready(replay_t *R, rank_state_t *rs, guint node)
          * call) is the CPU side of a GPU collective traced separately: it runs on the
          * CPU stream for its duration, as ASTRA-sim runs it. The reader has cleared the
          * flag of those that no GPU collective depends on (workload.h). */
-        stream_ready(&rs->streams[t->is_cpu_op[node] ? STREAM_CPU : STREAM_COMM], node);
+        stream_ready(t->is_cpu_op[node] ? &rs->streams[STREAM_CPU] : comm_stream(rs, node), node);
         break;
     }
     case WEFT_NODE_SEND:
@@ -1782,6 +1812,15 @@ rank_init(replay_t *R, rank_state_t *rs, guint rank)
         rs->streams[s].kind = s;
         rs->streams[s].running = -1;
     }
+    guint memberships = R->comm_off[rank + 1] - R->comm_off[rank];
+    rs->n_comm_streams =
+        R->comm_streams == WEFT_REPLAY_STREAMS_RANK ? 1 : MAX(memberships, 1u);
+    rs->comm_streams = g_new0(stream_t, rs->n_comm_streams);
+    for (guint s = 0; s < rs->n_comm_streams; s++) {
+        rs->comm_streams[s].rank = rs;
+        rs->comm_streams[s].kind = STREAM_COMM;
+        rs->comm_streams[s].running = -1;
+    }
 }
 
 static void
@@ -1792,6 +1831,10 @@ rank_clear(rank_state_t *rs)
     for (guint s = 0; s < N_STREAMS; s++) {
         g_free(rs->streams[s].queue.buf);
     }
+    for (guint s = 0; s < rs->n_comm_streams; s++) {
+        g_free(rs->comm_streams[s].queue.buf);
+    }
+    g_free(rs->comm_streams);
 }
 
 static void
@@ -1930,9 +1973,10 @@ static GArray *
 running_nodes(replay_t *R, const rank_state_t *rs)
 {
     GArray *run = g_array_new(FALSE, FALSE, sizeof(guint));
-    for (guint s = 0; s < N_STREAMS; s++) {
-        if (rs->streams[s].running >= 0) {
-            guint node = (guint)rs->streams[s].running;
+    for (guint s = 0; s < N_STREAMS + rs->n_comm_streams; s++) {
+        const stream_t *st = s < N_STREAMS ? &rs->streams[s] : &rs->comm_streams[s - N_STREAMS];
+        if (st->running >= 0) {
+            guint node = (guint)st->running;
             g_array_append_val(run, node);
         }
     }
@@ -2027,6 +2071,7 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
     R.wl = wl;
     R.rank_gpu = opts != NULL ? opts->rank_gpu : NULL;
     R.compute_scale = opts != NULL && opts->compute_scale > 0 ? opts->compute_scale : 1.0;
+    R.comm_streams = opts != NULL ? opts->comm_streams : WEFT_REPLAY_STREAMS_COMMUNICATOR;
     R.observer = opts != NULL ? opts->observer : NULL;
     if (opts != NULL && opts->planner != NULL) {
         R.planner = opts->planner;

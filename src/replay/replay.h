@@ -141,10 +141,27 @@ typedef enum {
     WEFT_REPLAY_DETAIL_COARSE,
 } weft_replay_detail_t;
 
-/** The replay's keys (weft_replay_keys[]: collectives.detail, compute.duration_scale), resolved. */
+/**
+ * Which collectives of a rank run one after another (scenario key collectives.streams).
+ * COMMUNICATOR (the default): one in-order stream per communicator, as PyTorch runs them:
+ * ProcessGroupNCCL gives each process group its own NCCL stream per device
+ * (torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp, ncclStreams_, PyTorch 2.4), and
+ * Megatron-LM's tensor-, data- and pipeline-parallel groups are separate process groups, so
+ * a data-parallel reduce-scatter runs beside the tensor-parallel collectives that follow it.
+ * RANK: one stream for all of a rank's collectives, in the order they became ready (weft
+ * before issue 16; a trace recorded on one stream).
+ */
+typedef enum {
+    WEFT_REPLAY_STREAMS_COMMUNICATOR = 0,
+    WEFT_REPLAY_STREAMS_RANK,
+} weft_replay_streams_t;
+
+/** The replay's keys (weft_replay_keys[]: collectives.detail, collectives.streams,
+ * compute.duration_scale), resolved. */
 typedef struct {
-    weft_replay_detail_t detail; /* asked for; faults and link series may force TRANSFERS */
-    double duration_scale;       /* multiplies every trace duration; > 0 */
+    weft_replay_detail_t detail;   /* asked for; faults and link series may force TRANSFERS */
+    weft_replay_streams_t streams; /* which collectives of a rank run in order */
+    double duration_scale;         /* multiplies every trace duration; > 0 */
 } weft_replay_config_t;
 
 extern const weft_key_t weft_replay_keys[];
@@ -176,6 +193,7 @@ typedef struct {
      * WEFT_COLL_ERROR_UNSUPPORTED. */
     weft_coll_algo_t plain_algo[WEFT_COLL_N_OPS];
     weft_replay_detail_t collective_detail;
+    weft_replay_streams_t comm_streams; /* COMMUNICATOR (0): one stream per communicator */
     /* (nullable) AUTO only: signatures (GBytes, g_bytes_hash/equal, owning its keys) of
      * collective shapes that must run at transfer level; a run that finds one of its timed
      * collectives not alone adds its signature here and fails with

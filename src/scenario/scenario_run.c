@@ -543,6 +543,7 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
             .compute_scale = run->duration_scale,
             .faults = faults,
             .collective_detail = attempt < 64 ? detail : WEFT_REPLAY_DETAIL_TRANSFERS,
+            .comm_streams = cfg.replay.streams,
             .detail_banned = banned,
         };
         memcpy(opts.plain_algo, plain_algo, sizeof plain_algo);
