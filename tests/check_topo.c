@@ -517,8 +517,9 @@ START_TEST(ini_sharp_is_a_cluster_property_default_off)
         ck_assert_uint_eq(fabric, 12);
     }
     /* HDR (200 Gb/s, Quantum) is the slowest InfiniBand that reduces: the DGX A100's NIC. */
-    g_autoptr(weft_topo_t) a = load_text(
-        "sharp-hdr.ini", "[cluster]\nkind = dgx-a100\nnodes = 2\nfabric = leaf-spine\nsharp = true\n");
+    g_autoptr(weft_topo_t) a =
+        load_text("sharp-hdr.ini",
+                  "[cluster]\nkind = dgx-a100\nnodes = 2\nfabric = leaf-spine\nsharp = true\n");
     guint fabric = 0;
     guint n = count_sharp(a, &fabric);
     ck_assert_uint_gt(fabric, 0);

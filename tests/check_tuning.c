@@ -1055,9 +1055,11 @@ START_TEST(collnet_runs_only_with_sharp)
      * ringGraph.nChannels; bwIntra as the ring's). CollNet chain: busBw 8 x 48 = 384,
      * x 0.5 = 192 GB/s of algbw, latency 2 x 7 x 2.8 (NVLink hwLat) + 30 (NET) = 69.2 us:
      * 69.2 + 8589934592 / 192e3 = 44808.43 us. CollNet direct: 384 x 0.85 (sm90) x 0.5 =
-     * 163.2 GB/s, 44 + 52634.4 us: chain wins, and beats the ring (43766.74 + ... : the
-     * ring's 16 x ... is slower at 8 GiB: weft coll prints ring's nccl_us 43766.74 on 4
-     * nodes, more on 12). Without SHARP, CollNet is off and a forced collnet refused. */
+     * 163.2 GB/s, 44 + 52634.4 us. The ring (8 x 48 = 384 GB/s of busBw, x n / nsteps =
+     * 96 / 190: 194.02 GB/s) has the higher bandwidth but 190 steps of latency: 8.4 +
+     * 166 x 3.4 (NVLink Simple) + 24 x 14 (NET) = 908.8 us, x 1.4 for the ring's plateau
+     * (Simple across nodes, sm80+) = 1272.32 us, + 44273.5 = 45545.8 us. So chain wins.
+     * Without SHARP, CollNet is off and a forced collnet refused. */
     const guint64 S = 8ull << 30;
     gint members[96];
     for (int sharp = 0; sharp <= 1; sharp++) {
@@ -1081,10 +1083,13 @@ START_TEST(collnet_runs_only_with_sharp)
             ck_assert_double_eq_tol(sys.bw_GBps[F_AR][WEFT_NCCL_COLLNET_DIRECT][SIMPLE], 163.2,
                                     1e-9);
             ck_assert_double_eq_tol(c.model_ps / US, 69.2 + 8589934592.0 / 192e3, 0.01);
+            weft_time_t ring = weft_coll_model_time(&sys, WEFT_COLL_ALL_REDUCE,
+                                                    WEFT_COLL_ALGO_RING, WEFT_COLL_PROTO_SIMPLE, S);
+            ck_assert_double_eq_tol(ring / US, 1272.32 + 8589934592.0 * 190.0 / (384e3 * 96.0),
+                                    0.01);
         } else {
             ck_assert_int_ne(cfg.algo, WEFT_COLL_ALGO_COLLNET);
-            tune_refused(&sys, WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALGO_COLLNET,
-                         WEFT_COLL_PROTO_AUTO);
+            tune_refused(&sys, WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALGO_COLLNET, WEFT_COLL_PROTO_AUTO);
         }
         weft_fabric_free(f);
         weft_topo_free(t);

@@ -1007,15 +1007,15 @@ build_collnet(const ctx_t *x)
     g_autofree guint32 *order = g_new(guint32, n);
     g_autofree guint64 *poff = g_new(guint64, g);
     g_autofree guint64 *plen = g_new(guint64, g);
-    g_autofree guint32 *scat = g_new(guint32, n);      /* [d g + i]: last scatter from i */
-    g_autofree guint32 *bcast = g_new(guint32, n);     /* [d g + j]: last broadcast from j */
+    g_autofree guint32 *scat = g_new(guint32, n);            /* [d g + i]: last scatter from i */
+    g_autofree guint32 *bcast = g_new(guint32, n);           /* [d g + j]: last broadcast from j */
     g_autofree guint32 *into = g_new(guint32, (gsize)n * g); /* [(d g + j) g + s]: into j */
-    g_autofree guint32 *ups = g_new(guint32, D);       /* transfers into the root */
-    g_autofree guint32 *member_up = g_new(guint32, D); /* each domain's head's up transfer */
-    g_autofree guint *leaf_of = g_new(guint, D);       /* its leaf (index), G_MAXUINT: none */
-    g_autofree guint *leaf_v = g_new(guint, D);        /* the leaves' endpoints */
-    g_autofree guint32 *leaf_down = g_new(guint32, D); /* root -> leaf transfers */
-    g_autofree guint32 *head_down = g_new(guint32, n); /* [d g + j]: head j's result */
+    g_autofree guint32 *ups = g_new(guint32, D);             /* transfers into the root */
+    g_autofree guint32 *member_up = g_new(guint32, D);       /* each domain's head's up transfer */
+    g_autofree guint *leaf_of = g_new(guint, D);             /* its leaf (index), G_MAXUINT: none */
+    g_autofree guint *leaf_v = g_new(guint, D);              /* the leaves' endpoints */
+    g_autofree guint32 *leaf_down = g_new(guint32, D);       /* root -> leaf transfers */
+    g_autofree guint32 *head_down = g_new(guint32, n);       /* [d g + j]: head j's result */
     for (guint ch = 0; ch < x->plan->channels; ch++) {
         guint up_lane = 2 * ch, down_lane = 2 * ch + 1;
         guint64 co, cl;
@@ -1036,9 +1036,9 @@ build_collnet(const ctx_t *x)
                         guint j = (i + s) % g;
                         guint64 l = coll_split(plen[j], C, c);
                         guint64 o = poff[j] + coll_split_off(plen[j], C, c);
-                        guint32 t = weft_coll_i_add_xfer(x->b, up_lane, order[d * g + i],
-                                                         order[d * g + j], l, o,
-                                                         WEFT_COLL_XFER_REDUCE);
+                        guint32 t =
+                            weft_coll_i_add_xfer(x->b, up_lane, order[d * g + i], order[d * g + j],
+                                                 l, o, WEFT_COLL_XFER_REDUCE);
                         if (scat[d * g + i] != COLL_NONE) {
                             add_link_dep(x->b, scat[d * g + i], t);
                         }
