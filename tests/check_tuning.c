@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "coll/planner.h"
 #include "core/sim.h"
@@ -1090,6 +1091,11 @@ START_TEST(collnet_runs_only_with_sharp)
         } else {
             ck_assert_int_ne(cfg.algo, WEFT_COLL_ALGO_COLLNET);
             tune_refused(&sys, WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALGO_COLLNET, WEFT_COLL_PROTO_AUTO);
+            /* `weft coll --algo collnet` prints this message: it must say what to set */
+            weft_coll_tuning_t ft = {0};
+            ft.algo[WEFT_COLL_ALL_REDUCE] = WEFT_COLL_ALGO_COLLNET;
+            ck_assert(!weft_coll_tune(&ft, &sys, WEFT_COLL_ALL_REDUCE, S, &cfg, NULL, &error));
+            ck_assert_ptr_nonnull(strstr(error->message, "sharp = true"));
         }
         weft_fabric_free(f);
         weft_topo_free(t);
