@@ -643,8 +643,9 @@ cluster_from(const char *ini)
 static weft_topo_t *
 dgx_h100(guint nodes)
 {
-    g_autofree char *ini = g_strdup_printf("[cluster]\nkind = dgx-h100\nnodes = %u\n%s", nodes,
-                                           nodes > 1 ? "fabric = rail-optimized\n" : "");
+    g_autofree char *ini =
+        g_strdup_printf("[cluster]\nkind = dgx-h100\nnodes = %u\n%s", nodes,
+                        nodes > 1 ? "fabric = rail-optimized\nsharp = true\n" : "");
     return cluster_from(ini);
 }
 

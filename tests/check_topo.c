@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "topo/fabric.h"
 #include "topo/topo.h"
@@ -481,6 +482,83 @@ START_TEST(ini_bundled_topologies_load)
 }
 END_TEST
 
+/* Fabric switches of @t with the SHARP feature, and fabric switches (tier >= 1) in all. */
+static guint
+count_sharp(const weft_topo_t *t, guint *fabric_switches)
+{
+    guint n = 0, all = 0;
+    for (guint v = 0; v < weft_topo_n_vertices(t); v++) {
+        if (weft_topo_vertex_kind(t, (gint)v) != WEFT_VERTEX_SWITCH) {
+            continue;
+        }
+        all += weft_topo_vertex_tier(t, (gint)v) >= 1 ? 1 : 0;
+        n += (weft_topo_vertex_features(t, (gint)v) & WEFT_TOPO_FEATURE_SHARP) ? 1 : 0;
+    }
+    *fabric_switches = all;
+    return n;
+}
+
+START_TEST(ini_sharp_is_a_cluster_property_default_off)
+{
+    /* Two DGX H100 nodes on a rail-optimized NDR fabric: 8 rails, one 64-port leaf per rail
+     * (2 nodes fit one scalable unit) and 4 spines (`weft topo show`: tier 1 leaf 8
+     * switches, tier 2 spine 4): 12 fabric switches. NCCL runs CollNet only
+     * with NCCL_COLLNET_ENABLE=1, so SHARP is off unless the file says sharp = true. */
+    const char *base = "[cluster]\nkind = dgx-h100\nnodes = 2\nfabric = rail-optimized\n";
+    static const struct {
+        const char *line;
+        guint sharp; /* switches with SHARP */
+    } cases[] = {{"", 0}, {"sharp = false\n", 0}, {"sharp = true\n", 12}, {"sharp = 1\n", 12}};
+    for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autofree char *text = g_strconcat(base, cases[i].line, NULL);
+        g_autoptr(weft_topo_t) t = load_text("sharp.ini", text);
+        guint fabric = 0;
+        ck_assert_uint_eq(count_sharp(t, &fabric), cases[i].sharp);
+        ck_assert_uint_eq(fabric, 12);
+    }
+    /* HDR (200 Gb/s, Quantum) is the slowest InfiniBand that reduces: the DGX A100's NIC. */
+    g_autoptr(weft_topo_t) a =
+        load_text("sharp-hdr.ini",
+                  "[cluster]\nkind = dgx-a100\nnodes = 2\nfabric = leaf-spine\nsharp = true\n");
+    guint fabric = 0;
+    guint n = count_sharp(a, &fabric);
+    ck_assert_uint_gt(fabric, 0);
+    ck_assert_uint_eq(n, fabric);
+}
+END_TEST
+
+START_TEST(ini_sharp_on_a_fabric_that_cannot_reduce_is_an_error)
+{
+    const char *base = "[cluster]\nkind = dgx-h100\nnodes = 2\nfabric = rail-optimized\n";
+    static const struct {
+        const char *lines;
+        gint code;
+    } cases[] = {
+        /* not a boolean */
+        {"sharp = maybe\n", WEFT_TOPO_ERROR_VALUE},
+        /* Ethernet (RoCE) and EFA switches do not reduce */
+        {"nic = roce-400\nswitch_radix = 64\nsharp = true\n", WEFT_TOPO_ERROR_VALUE},
+        {"nic = efa\nnics_per_gpu = 4\nswitch_radix = 64\nsharp = true\n", WEFT_TOPO_ERROR_VALUE},
+    };
+    for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+        g_autofree char *text = g_strconcat(base, cases[i].lines, NULL);
+        expect_load_error("bad-sharp.ini", text, cases[i].code);
+    }
+    /* one node, no fabric: the key does not apply */
+    expect_load_error("sharp-none.ini", "[cluster]\nkind = dgx-h100\nsharp = true\n",
+                      WEFT_TOPO_ERROR_KEY);
+    /* the message names the key, the value and why */
+    g_autofree char *path = write_file(
+        "sharp-roce.ini", "[cluster]\nkind = dgx-h100\nnodes = 2\nfabric = rail-optimized\n"
+                          "nic = roce-400\nswitch_radix = 64\nsharp = true\n");
+    g_autoptr(GError) err = NULL;
+    g_autoptr(weft_topo_t) t = weft_topo_load(path, &err);
+    ck_assert_ptr_null(t);
+    ck_assert_ptr_nonnull(strstr(err->message, "sharp = true"));
+    ck_assert_ptr_nonnull(strstr(err->message, "InfiniBand"));
+}
+END_TEST
+
 /* _i selects one bad file and the code it must give. */
 static const struct {
     const char *name;
@@ -755,6 +833,8 @@ topo_suite(void)
     tcase_add_test(tc, ini_dgx_h100_sprays_over_four_nvswitches);
     tcase_add_test(tc, ini_dgx_h100_nvlink_latency_override);
     tcase_add_test(tc, ini_bundled_topologies_load);
+    tcase_add_test(tc, ini_sharp_is_a_cluster_property_default_off);
+    tcase_add_test(tc, ini_sharp_on_a_fabric_that_cannot_reduce_is_an_error);
     tcase_add_loop_test(tc, ini_bad_file_gives_its_error_code, 0, G_N_ELEMENTS(bad_ini));
     tcase_add_test(tc, load_missing_file_is_io_error);
     suite_add_tcase(s, tc);

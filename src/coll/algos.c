@@ -949,6 +949,56 @@ build_nvls_tree(const ctx_t *x)
 
 /* ---- CollNet (SHARP) ------------------------------------------------------------------- */
 
+/* A link dependency: @succ starts once @pred's last byte has left its source (the same
+ * source sends them one after the other). */
+static void
+add_link_dep(coll_builder_t *b, guint32 pred, guint32 succ)
+{
+    g_assert(pred < succ);
+    coll_dep_t d = {.pred = pred, .succ = succ, .kind = WEFT_COLL_DEP_LINK};
+    g_array_append_val(b->deps, d);
+}
+
+/*
+ * CollNet all-reduce as NCCL's CollNet Direct runs it (NCCL 2.20.3 src/device/all_reduce.h,
+ * RunWorkElement<ncclFuncAllReduce, ..., NCCL_ALGO_COLLNET_DIRECT, NCCL_PROTO_SIMPLE>):
+ * every member of a domain is the head of one piece of each chunk of the channel (NCCL's
+ * nHeads: one head per GPU and its NIC). Per chunk c and piece j:
+ *  - scatter: every other member of the domain sends its piece j to head j over NVLink,
+ *    which reduces them with its own (the scatter warps' prims.scatter() and the head's
+ *    recvReduceSend());
+ *  - up: head j sends the reduced piece into the SHARP tree of position j (its rail): to its
+ *    SHARP leaf, which reduces the heads below it and sends one piece on to the root, or
+ *    straight to the root (layout.c: collnet_switch, collnet_leaf);
+ *  - down: the root's result goes back down the same tree to every head j;
+ *  - broadcast: head j sends the result to every other member of its domain over NVLink
+ *    (recvCopyDirectSend()).
+ * Per member and chunk that is (g - 1) / g of the chunk on NVLink each way for the scatter,
+ * as much for the broadcast, and 1 / g of it on its NIC each way.
+ *
+ * Order. A member's scatter visits the heads one after the other, starting from the next
+ * one: NCCL's scatter loops over its peers from a shifted start "to avoid all ranks sending
+ * to or receiving from same peer" (src/device/prims_simple.h, ScatterGatherOp()); here
+ * member i sends to heads i + 1, i + 2, ... (mod g), each send starting when the previous
+ * one has left (a link dependency), so at every step each GPU sends to one peer and
+ * receives from one. The broadcast is ordered the same way. NCCL writes a head's result to
+ * its g - 1 peers in one pass; that shares the GPU's NVLink among g - 1 writes, which moves
+ * the same bytes in the same time as g - 1 writes in turn at the full rate, and the
+ * analytical model (which shares no link) is exact only for the latter. Chunks follow each
+ * other on every source (chunk c before chunk c + 1), so they pipeline: the network works
+ * on chunk c while NVLink scatters chunk c + 1.
+ *
+ * Lanes (two per channel, lane_shift 1, so xfer->channel is ch for all of them): scatter and
+ * up run on lane 2 ch, down and broadcast on lane 2 ch + 1. NCCL runs the parts on their own
+ * warps over their own connections, so chunk c + 1's scatter never waits behind chunk c's
+ * broadcast.
+ *
+ * NCCL's CollNet chain (the same graph; a chain of the node's GPUs up to one head per
+ * channel) runs as this plan too, at the chain's bandwidth from NCCL's formula (tuning.c):
+ * the bytes each GPU puts on NVLink differ (the chain: S up and S down per GPU), the bytes on
+ * the NICs do not (S / g per GPU each way), and NCCL's CollNet figure is the network's
+ * (tuning.c, weft_coll_tune()).
+ */
 static void
 build_collnet(const ctx_t *x)
 {
@@ -957,31 +1007,50 @@ build_collnet(const ctx_t *x)
     g_autofree guint32 *order = g_new(guint32, n);
     g_autofree guint64 *poff = g_new(guint64, g);
     g_autofree guint64 *plen = g_new(guint64, g);
-    g_autofree guint32 *ups = g_new(guint32, D);       /* transfers into the root */
-    g_autofree guint32 *member_up = g_new(guint32, D); /* each domain's member's up transfer */
-    g_autofree guint *leaf_of = g_new(guint, D);       /* its leaf (index), G_MAXUINT: none */
-    g_autofree guint *leaf_v = g_new(guint, D);        /* the leaves' endpoints */
-    g_autofree guint32 *leaf_down = g_new(guint32, D); /* root -> leaf transfers */
+    g_autofree guint32 *scat = g_new(guint32, n);            /* [d g + i]: last scatter from i */
+    g_autofree guint32 *bcast = g_new(guint32, n);           /* [d g + j]: last broadcast from j */
+    g_autofree guint32 *into = g_new(guint32, (gsize)n * g); /* [(d g + j) g + s]: into j */
+    g_autofree guint32 *ups = g_new(guint32, D);             /* transfers into the root */
+    g_autofree guint32 *member_up = g_new(guint32, D);       /* each domain's head's up transfer */
+    g_autofree guint *leaf_of = g_new(guint, D);             /* its leaf (index), G_MAXUINT: none */
+    g_autofree guint *leaf_v = g_new(guint, D);              /* the leaves' endpoints */
+    g_autofree guint32 *leaf_down = g_new(guint32, D);       /* root -> leaf transfers */
+    g_autofree guint32 *head_down = g_new(guint32, n);       /* [d g + j]: head j's result */
     for (guint ch = 0; ch < x->plan->channels; ch++) {
+        guint up_lane = 2 * ch, down_lane = 2 * ch + 1;
         guint64 co, cl;
         channel_part(x, ch, x->plan->size_bytes, &co, &cl);
-        GArray **rs_out = weft_coll_i_ranges_new(n);
-        GArray **sw_out = weft_coll_i_ranges_new(n);
         for (guint d = 0; d < D; d++) {
             /* The same start in every domain: position j is on the same rail everywhere. */
             weft_coll_i_domain_order(L, d, ch, order + d * g);
         }
         even_pieces(g, co, cl, poff, plen);
-        for (guint d = 0; d < D; d++) {
-            ring_t r = {.g = g, .ep = order + d * g, .poff = poff, .plen = plen, .channel = ch};
-            ring_run(x, &r, RING_RS, NULL, rs_out);
+        for (guint i = 0; i < n; i++) {
+            scat[i] = bcast[i] = COLL_NONE;
         }
-        weft_coll_i_ranges_sort(rs_out, n);
         for (guint c = 0; c < C; c++) {
+            /* Scatter, step s = 1 .. g - 1: member i sends piece i + s to head i + s. */
+            for (guint s = 1; s < g; s++) {
+                for (guint d = 0; d < D; d++) {
+                    for (guint i = 0; i < g; i++) {
+                        guint j = (i + s) % g;
+                        guint64 l = coll_split(plen[j], C, c);
+                        guint64 o = poff[j] + coll_split_off(plen[j], C, c);
+                        guint32 t =
+                            weft_coll_i_add_xfer(x->b, up_lane, order[d * g + i], order[d * g + j],
+                                                 l, o, WEFT_COLL_XFER_REDUCE);
+                        if (scat[d * g + i] != COLL_NONE) {
+                            add_link_dep(x->b, scat[d * g + i], t);
+                        }
+                        scat[d * g + i] = t;
+                        into[(gsize)(d * g + j) * g + s] = t;
+                    }
+                }
+            }
             for (guint j = 0; j < g; j++) {
                 guint64 l = coll_split(plen[j], C, c), o = poff[j] + coll_split_off(plen[j], C, c);
                 guint sw = weft_coll_i_virtual(x->b, L->collnet_switch[L->local[order[j]]], TRUE);
-                /* Up: each member to its SHARP leaf (or to the root), each leaf to the root. */
+                /* Up: each head to its SHARP leaf (or to the root), each leaf to the root. */
                 guint n_ups = 0, n_leaves = 0;
                 for (guint d = 0; d < D; d++) {
                     guint32 m = order[d * g + j];
@@ -1001,15 +1070,17 @@ build_collnet(const ctx_t *x)
                         leaf_of[d] = G_MAXUINT;
                     }
                     member_up[d] =
-                        weft_coll_i_add_xfer(x->b, ch, m, to, l, o, WEFT_COLL_XFER_REDUCE);
-                    weft_coll_i_deps_on_ranges(x->b, rs_out, m, o, l, member_up[d]);
+                        weft_coll_i_add_xfer(x->b, up_lane, m, to, l, o, WEFT_COLL_XFER_REDUCE);
+                    for (guint s = 1; s < g; s++) {
+                        weft_coll_i_add_dep(x->b, into[(gsize)(d * g + j) * g + s], member_up[d]);
+                    }
                     if (leaf < 0) {
                         ups[n_ups++] = member_up[d];
                     }
                 }
                 for (guint k = 0; k < n_leaves; k++) {
-                    guint32 t =
-                        weft_coll_i_add_xfer(x->b, ch, leaf_v[k], sw, l, o, WEFT_COLL_XFER_REDUCE);
+                    guint32 t = weft_coll_i_add_xfer(x->b, up_lane, leaf_v[k], sw, l, o,
+                                                     WEFT_COLL_XFER_REDUCE);
                     for (guint d = 0; d < D; d++) {
                         if (leaf_of[d] == k) {
                             weft_coll_i_add_dep(x->b, member_up[d], t);
@@ -1017,10 +1088,10 @@ build_collnet(const ctx_t *x)
                     }
                     ups[n_ups++] = t;
                 }
-                /* Down: the root's result to each leaf once (then to its members), or
-                 * straight to the members without a leaf. */
+                /* Down: the root's result to each leaf once (then to its heads), or
+                 * straight to the heads without a leaf. */
                 for (guint k = 0; k < n_leaves; k++) {
-                    leaf_down[k] = weft_coll_i_add_xfer(x->b, ch, sw, leaf_v[k], l, o, 0);
+                    leaf_down[k] = weft_coll_i_add_xfer(x->b, down_lane, sw, leaf_v[k], l, o, 0);
                     for (guint e = 0; e < n_ups; e++) {
                         weft_coll_i_add_dep(x->b, ups[e], leaf_down[k]);
                     }
@@ -1029,25 +1100,35 @@ build_collnet(const ctx_t *x)
                     guint32 m = order[d * g + j];
                     guint32 t;
                     if (leaf_of[d] != G_MAXUINT) {
-                        t = weft_coll_i_add_xfer(x->b, ch, leaf_v[leaf_of[d]], m, l, o, 0);
+                        t = weft_coll_i_add_xfer(x->b, down_lane, leaf_v[leaf_of[d]], m, l, o, 0);
                         weft_coll_i_add_dep(x->b, leaf_down[leaf_of[d]], t);
                     } else {
-                        t = weft_coll_i_add_xfer(x->b, ch, sw, m, l, o, 0);
+                        t = weft_coll_i_add_xfer(x->b, down_lane, sw, m, l, o, 0);
                         for (guint e = 0; e < n_ups; e++) {
                             weft_coll_i_add_dep(x->b, ups[e], t);
                         }
                     }
-                    weft_coll_i_ranges_add(sw_out, m, o, l, t);
+                    head_down[d * g + j] = t;
+                }
+            }
+            /* Broadcast, step s = 1 .. g - 1: head j sends its result to member j + s. */
+            for (guint s = 1; s < g; s++) {
+                for (guint d = 0; d < D; d++) {
+                    for (guint j = 0; j < g; j++) {
+                        guint i = (j + s) % g;
+                        guint64 l = coll_split(plen[j], C, c);
+                        guint64 o = poff[j] + coll_split_off(plen[j], C, c);
+                        guint32 t = weft_coll_i_add_xfer(x->b, down_lane, order[d * g + j],
+                                                         order[d * g + i], l, o, 0);
+                        weft_coll_i_add_dep(x->b, head_down[d * g + j], t);
+                        if (bcast[d * g + j] != COLL_NONE) {
+                            add_link_dep(x->b, bcast[d * g + j], t);
+                        }
+                        bcast[d * g + j] = t;
+                    }
                 }
             }
         }
-        weft_coll_i_ranges_sort(sw_out, n);
-        for (guint d = 0; d < D; d++) {
-            ring_t r = {.g = g, .ep = order + d * g, .poff = poff, .plen = plen, .channel = ch};
-            ring_run(x, &r, RING_AG, sw_out, NULL);
-        }
-        weft_coll_i_ranges_free(rs_out, n);
-        weft_coll_i_ranges_free(sw_out, n);
     }
 }
 
@@ -1123,7 +1204,8 @@ weft_coll_i_check_supported(weft_coll_op_t op, weft_coll_algo_t algo, const weft
     case WEFT_COLL_ALGO_COLLNET:
         why = L->collnet ? NULL
                          : "needs SHARP-capable switches between two or more NVLink domains of "
-                           "the same size";
+                           "the same size (a cluster file's sharp = true, on InfiniBand of "
+                           "200 Gb/s or more; in GraphML, switches with features = \"sharp\")";
         break;
     default:
         break;

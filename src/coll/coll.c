@@ -780,7 +780,10 @@ weft_coll_plan_build(weft_coll_op_t op, const weft_coll_config_t *cfg,
     }
     coll_builder_t b;
     builder_init(&b, layout, total,
-                 algo == WEFT_COLL_ALGO_TREE || algo == WEFT_COLL_ALGO_NVLS_TREE ? 1 : 0);
+                 algo == WEFT_COLL_ALGO_TREE || algo == WEFT_COLL_ALGO_NVLS_TREE ||
+                         algo == WEFT_COLL_ALGO_COLLNET
+                     ? 1
+                     : 0);
     if (layout->n_members > 1 && !weft_coll_i_build_algo(&b, plan, error)) {
         builder_clear(&b);
         return NULL;

@@ -609,6 +609,40 @@ nccl_bytes(const weft_coll_system_t *sys, weft_coll_op_t op, guint64 size_bytes)
     return size_bytes;
 }
 
+/*
+ * The port bound: the least time in us any algorithm needs to move @nbytes (NCCL's count) of
+ * function @f through one GPU's ports. Every byte of an all-reduce's result depends on every
+ * rank's input, so each GPU must send at least one byte per result byte (its input, or a
+ * result it computed for the others) and receive at least one (the result, or the others'
+ * partial sums): S out and S in, in-network reduction (SHARP, NVLS) or not; reduce-scatter
+ * must send its contributions to the others' blocks, (n - 1) / n of nBytes; all-gather must
+ * receive the others' blocks, (n - 1) / n of nBytes (NCCL's nBytes is the output);
+ * broadcast and reduce move S into or out of every non-root GPU. A GPU's ports are its
+ * NVLink (sys->intra_phys_GBps, the links' rates per direction) and, across nodes, its
+ * network path (sys->net_phys_GBps): at most that many bytes per second each way.
+ */
+static double
+port_bound_us(const weft_coll_system_t *sys, int f, guint64 nbytes)
+{
+    double port_GBps = sys->intra_phys_GBps + (sys->n_nodes > 1 ? sys->net_phys_GBps : 0.0);
+    if (port_GBps <= 0.0 || sys->n_ranks < 2) {
+        return 0.0;
+    }
+    double n = sys->n_ranks;
+    double frac = f == F_REDUCE_SCATTER || f == F_ALL_GATHER ? (n - 1.0) / n : 1.0;
+    return (double)nbytes * frac / (1000.0 * port_GBps);
+}
+
+/* NCCL's time @t_us for (@f, @a, @p) raised to the port bound: its formula's bandwidth can
+ * exceed it (CollNet direct over 72-GPU NVLink domains counts 72 channels at the ring's
+ * per-channel speed: 1,468.8 GB/s of algbw over two GB200 NVL72 racks, where a GPU's ports
+ * move 900 (NVLink5) + 50 (NDR NIC) GB/s each way), and no algorithm can. O(1). */
+static double
+port_capped_us(const weft_coll_system_t *sys, int f, int a, int p, guint64 nbytes, double t_us)
+{
+    return MAX(t_us, sys->lat_us[f][a][p] + port_bound_us(sys, f, nbytes));
+}
+
 /* ncclTopoGetAlgoTime(): -1 when unavailable. */
 static double
 algo_time_us(const weft_coll_system_t *sys, int f, int a, int p, guint64 nbytes, guint channels)
@@ -724,6 +758,44 @@ nccl_chunk_bytes(const weft_coll_system_t *sys, int f, int a, int p, guint64 nby
     }
     if (p == 1) {
         return 576000;
+    }
+    if (a == WEFT_NCCL_COLLNET_DIRECT || a == WEFT_NCCL_COLLNET_CHAIN) {
+        /* NCCL 2.20.3 src/enqueue.cc computeCollChunkInfo(): CollNet direct starts from one
+         * step (512 KiB) per head and halves it down to 128, 64, 32 KiB while fewer than
+         * depth x 64, x 8, x 8 loops of channels x heads x chunk fit nBytes (depth 2 with
+         * peers in the node, 1 without: src/graph/connect.cc); chain from 256 KiB, halving
+         * while fewer than depth x 64, x 8, x 1 loops of channels x chunk fit (depth = GPUs
+         * per node). A weft CollNet chunk holds one such chunk per head (algos.c,
+         * build_collnet()), so it is heads x NCCL's chunk. */
+        guint64 heads = MAX(sys->ppn, 1u), c, depth, per;
+        if (a == WEFT_NCCL_COLLNET_DIRECT) {
+            c = 512u << 10;
+            depth = heads > 1 ? 2 : 1;
+            per = (guint64)MAX(channels, 1u) * heads;
+            while (nbytes / (per * c) < depth * 64 && c > (128u << 10)) {
+                c /= 2;
+            }
+            while (nbytes / (per * c) < depth * 8 && c > (64u << 10)) {
+                c /= 2;
+            }
+            while (nbytes / (per * c) < depth * 8 && c > (32u << 10)) {
+                c /= 2;
+            }
+        } else {
+            c = 256u << 10;
+            depth = heads;
+            per = MAX(channels, 1u);
+            while (nbytes / (per * c) < depth * 64 && c > (128u << 10)) {
+                c /= 2;
+            }
+            while (nbytes / (per * c) < depth * 8 && c > (64u << 10)) {
+                c /= 2;
+            }
+            while (nbytes / (per * c) < depth && c > (32u << 10)) {
+                c /= 2;
+            }
+        }
+        return c * heads;
     }
     if (a == WEFT_NCCL_NVLS || a == WEFT_NCCL_NVLS_TREE) {
         guint64 ops = (guint64)channels * MAX(sys->ppn, 1u);
@@ -919,7 +991,14 @@ weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system_t *sys, 
                     "%s with algorithm %s and protocol %s cannot run on %u ranks over %u nodes%s",
                     weft_coll_op_name(op), weft_coll_algo_name(want_a),
                     weft_coll_tuning_proto_name(want_p), sys->n_ranks, sys->n_nodes,
-                    !sys->nvls          ? " (no NVLS-capable NVSwitch)"
+                    want_a == WEFT_COLL_ALGO_COLLNET && !sys->collnet
+                        ? (sys->n_nodes == 1 ? " (CollNet reduces in the network between nodes; "
+                                               "this communicator has one node)"
+                                             : " (no SHARP switches between its nodes: CollNet "
+                                               "needs in-network reduction; set sharp = true in "
+                                               "the cluster file's [cluster] group, on "
+                                               "InfiniBand of 200 Gb/s or more)")
+                    : !sys->nvls        ? " (no NVLS-capable NVSwitch)"
                     : sys->n_nodes == 1 ? " (one node)"
                     : sys->uneven       ? " (its nodes hold different numbers of members; ring "
                                           "and tree run on any layout)"
@@ -953,9 +1032,20 @@ weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system_t *sys, 
     if (ba == WEFT_NCCL_NVLS || ba == WEFT_NCCL_NVLS_TREE) {
         intra_us /= 2.0;
     }
+    /* CollNet's NET hwLat (31 us direct, 30 chain) is one trip through the SHARP tree,
+     * which NCCL's formula charges once (interLat, tuning.cc) for the reduction up and the
+     * result down; the plan crosses it in 2 steps (up to the root, down from it), as NVLS
+     * crosses its NVSwitch: each step gets half. */
+    double inter_us = hw_lat[HW_NET][ba][bp];
+    if (ba == WEFT_NCCL_COLLNET_DIRECT || ba == WEFT_NCCL_COLLNET_CHAIN) {
+        inter_us /= 2.0;
+    }
     c.base_ps = (weft_time_t)llround(base_lat[ba][bp] * 1e6);
     c.hop_intra_ps = (weft_time_t)llround(intra_us * 1e6);
-    c.hop_inter_ps = (weft_time_t)llround(hw_lat[HW_NET][ba][bp] * 1e6);
+    c.hop_inter_ps = (weft_time_t)llround(inter_us * 1e6);
+    /* NCCL chooses by its formula (above); what it predicts for the choice may not beat the
+     * port bound (port_capped_us()). */
+    best = port_capped_us(sys, f, ba, bp, nbytes, best);
     c.model_ps = (weft_time_t)llround(best * 1e6);
     double t_bw = best - sys->lat_us[f][ba][bp];
     c.algbw_Bps = t_bw > 0.0 ? nbytes / (t_bw * 1e-6) : sys->bw_GBps[f][ba][bp] * 1e9;
@@ -970,11 +1060,21 @@ weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system_t *sys, 
                                                                     : sys->n_ranks;
         phys = phys * sys->n_ranks / nsteps; /* bus -> algorithm bandwidth */
     }
-    c.efficiency = phys > 0.0 ? CLAMP(c.algbw_Bps / (phys * 1e9), 1e-3, 1.0) : 1.0;
-    if ((ba == WEFT_NCCL_COLLNET_DIRECT || ba == WEFT_NCCL_COLLNET_CHAIN) && sys->n_nodes > 1) {
-        /* NCCL's CollNet figure is the network's; the NVLink part runs at link speed */
+    gboolean collnet = ba == WEFT_NCCL_COLLNET_DIRECT || ba == WEFT_NCCL_COLLNET_CHAIN;
+    if (collnet && sys->n_nodes > 1) {
+        /* NCCL's CollNet figure is the network's: a node's g GPUs send S into the SHARP
+         * tree and take S back through their g NICs, S / g each (algos.c, build_collnet()),
+         * so the network allows g x NIC rate of algorithm bandwidth; the efficiency that
+         * makes the NICs deliver NCCL's figure applies to the network transfers, and the
+         * NVLink part (scatter to the heads, broadcast from them) runs at link speed. Its
+         * (g - 1) / g of S each way per phase then hides behind the network wherever NCCL's
+         * figure is below 2 (g - 1) / g of the NVLink rate (every bundled InfiniBand
+         * cluster: 8 x 50 GB/s NICs against 450 GB/s NVLink on DGX H100); where it is not,
+         * the simulation is NVLink-bound, as the hardware is. */
+        phys = sys->ppn * sys->net_phys_GBps;
         c.efficiency_intra = weft_coll_proto_efficiency(config->proto);
     }
+    c.efficiency = phys > 0.0 ? CLAMP(c.algbw_Bps / (phys * 1e9), 1e-3, 1.0) : 1.0;
     if (sys->n_nodes > 1 && bp == 2 && sys->net_msg_ps > 0) {
         c.msg_ps = sys->net_msg_ps;
         c.msg_bytes = net_message_bytes(sys, f, ba, nbytes, config->channels);
@@ -1017,6 +1117,9 @@ weft_coll_model_time(const weft_coll_system_t *sys, weft_coll_op_t op, weft_coll
             continue;
         }
         double t = algo_time_us(sys, f, a, proto_index(proto), nbytes, 0);
+        if (t >= 0.0) {
+            t = port_capped_us(sys, f, a, proto_index(proto), nbytes, t);
+        }
         if (t >= 0.0 && (best < 0.0 || t < best)) {
             best = t;
         }

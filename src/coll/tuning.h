@@ -229,7 +229,8 @@ typedef struct {
     double algbw_Bps;         /* NCCL's bandwidth for the call (algorithm bandwidth) */
     double busbw_Bps;         /* the same as bus bandwidth (nccl-tests' factor for the op) */
     double channel_Bps;       /* the rate one channel's transfer may take: busbw / channels */
-    weft_time_t model_ps;     /* NCCL's predicted time for the call */
+    weft_time_t model_ps;     /* NCCL's predicted time for the call, at least the port
+                               * bound (weft_coll_model_time()) */
     double efficiency;        /* NCCL's bandwidth / what the cluster's links would allow */
     double efficiency_intra;  /* CollNet across nodes: its NVLink part's, 0 = efficiency */
     guint64 nccl_bytes;       /* nBytes as NCCL counts it (all-gather: n x S) */
@@ -303,7 +304,13 @@ void weft_coll_tuning_fill_exec(const weft_coll_system_t *sys, const weft_coll_c
  * Returns: NCCL's predicted time in picoseconds for (@op, @algo, @proto) on
  * @sys for S = @size_bytes with NCCL's default channels, or -1 when NCCL's
  * tables say the pair is unavailable. @algo is a weft algorithm (ring, tree,
- * NVLS, NVLS_TREE, CollNet: the faster of direct and chain).
+ * NVLS, NVLS_TREE, CollNet: the faster of direct and chain). The time is never
+ * below the port bound: NCCL's latency plus the bytes one GPU must send or
+ * receive (S for all-reduce, broadcast and reduce; (n - 1) / n of nBytes for
+ * all-gather and reduce-scatter) over its ports, NVLink plus (across nodes)
+ * its network path; NCCL's formula can exceed that bandwidth (CollNet direct
+ * over NVL72 racks) and no algorithm can. NCCL's choice (weft_coll_tune()) still
+ * follows the uncapped formula, as NCCL does. O(algorithms).
  */
 weft_time_t weft_coll_model_time(const weft_coll_system_t *sys, weft_coll_op_t op,
                                  weft_coll_algo_t algo, weft_coll_proto_t proto,

@@ -191,8 +191,9 @@ enum {
  * @features: a mask of WEFT_TOPO_FEATURE_* (0: none, the default).
  *
  * Collectives read them (coll.h: NVLS and CollNet algorithms). Builders set
- * them from the catalog (an NVSwitch generation with sharp; InfiniBand leaf,
- * spine and core switches of HDR or faster fabrics); GraphML keeps them as the
+ * them from the catalog (an NVSwitch generation with sharp) and the cluster
+ * file (`sharp = true`: the leaf, spine and core switches of an InfiniBand
+ * fabric of HDR or faster, topo_build.c); GraphML keeps them as the
  * vertex attribute "features" ("nvls", "sharp", comma-separated).
  */
 void weft_topo_set_vertex_features(weft_topo_t *topo, gint v, guint features);

@@ -944,6 +944,7 @@ typedef struct {
     gboolean nodes_per_leaf_given;
     guint64 k;
     gboolean k_given;
+    gboolean sharp; /* the fabric's switches reduce in-network for NCCL's CollNet (SHARP) */
 } node_params;
 
 static gboolean
@@ -968,6 +969,7 @@ static const struct {
     {"nodes_per_su", 0x2},
     {"nodes_per_leaf", 0x4},
     {"k", 0x8},
+    {"sharp", 0xe},
 };
 
 static gboolean
@@ -996,6 +998,10 @@ host_prefix(const node_desc *d, guint n, guint h)
  * (XDR) (NVIDIA, "Scalable Hierarchical Aggregation and Reduction Protocol
  * (SHARP)" documentation; NCCL's CollNet plugin uses it). Every InfiniBand NIC
  * of the catalog is HDR or faster; the threshold keeps an older, slower one out.
+ * Capable switches are not enough: NCCL runs CollNet only with the SHARP plugin
+ * loaded and NCCL_COLLNET_ENABLE=1 (NCCL 2.20.3 src/init.cc: collNetSupport stays 0
+ * unless that variable is "1"), so the key `sharp` (default false) says whether the
+ * cluster runs it; `sharp = true` on a fabric that cannot reduce is an error.
  */
 #define SHARP_MIN_RATE_BPS 25e9 /* 200 Gb/s */
 
@@ -1068,6 +1074,19 @@ nic_path_latency(const weft_topo_i_ini_t *c, const weft_hw_nic_t *nic, weft_time
     }
     *nic_link_ps = end;
     return TRUE;
+}
+
+/* Why @nic's fabric cannot run SHARP, or NULL when it can. */
+static const char *
+sharp_unsupported(const weft_hw_nic_t *nic)
+{
+    if (g_strcmp0(nic->fabric, "infiniband") != 0) {
+        return "SHARP (in-network reduction) needs InfiniBand Quantum switches";
+    }
+    if (nic->rate_Bps < SHARP_MIN_RATE_BPS) {
+        return "SHARP (SHARPv2) needs InfiniBand of 200 Gb/s (HDR, Quantum) or faster";
+    }
+    return NULL;
 }
 
 static gboolean
@@ -1156,6 +1175,13 @@ build_node_kind(const node_desc *d, const weft_topo_i_ini_t *c, const node_param
         pcie = weft_hw_pcie(d->pcie, &herr);
         if (pcie == NULL) {
             return hw_error(c, "kind", d->kind, herr, error);
+        }
+        const char *no_sharp = p->sharp ? sharp_unsupported(nic) : NULL;
+        if (no_sharp != NULL) {
+            g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                        "%s: %s.sharp = true: %s, and nic = %s is %s at %g Gb/s", c->origin,
+                        c->group, no_sharp, nic->name, nic->fabric, nic->rate_Bps * 8.0 / 1e9);
+            return FALSE;
         }
         /* nics_per_gpu: one NIC vertex stands for k ports of the catalog NIC, as AWS's
          * NCCL plugin presents the four 100 Gb/s EFA devices of a p5 GPU as one 400 Gb/s
@@ -1315,8 +1341,9 @@ build_node_kind(const node_desc *d, const weft_topo_i_ini_t *c, const node_param
             }
         }
     }
-    if (ok && g_strcmp0(nic->fabric, "infiniband") == 0 && nic->rate_Bps >= SHARP_MIN_RATE_BPS) {
-        /* The fabric's switches (leaf, spine, core) reduce in-network: SHARP. */
+    if (ok && p->sharp) {
+        /* The fabric's switches (leaf, spine, core) reduce in-network: SHARP (checked
+         * possible above). */
         for (guint v = first_fabric_vertex; v < weft_topo_n_vertices(topo); v++) {
             if (weft_topo_vertex_kind(topo, (gint)v) == WEFT_VERTEX_SWITCH &&
                 weft_topo_vertex_tier(topo, (gint)v) >= 1) {
@@ -1467,6 +1494,9 @@ static const weft_key_t node_keys[] = {
     {"cluster", "k", WEFT_KEY_COUNT, NULL,
      "fat-tree switch ports (even; default: the smallest that holds the nodes)", .imin = 2,
      .imax = FAT_TREE_MAX_K, .field = NODE(k), .given = NODE(k_given)},
+    {"cluster", "sharp", WEFT_KEY_BOOL, "false",
+     "the fabric's switches run SHARP for NCCL's CollNet (InfiniBand >= 200 Gb/s)",
+     .field = NODE(sharp)},
 };
 
 /* The kinds, in the order of their names. */
