@@ -1262,6 +1262,83 @@ START_TEST(tuning_properties_hold_on_every_bundled_cluster)
 }
 END_TEST
 
+/* ---- the plan budget ------------------------------------------------------------------ */
+
+/* Simulates (@op, @S) on the first @g GPUs of the first @m nodes of @cluster under @model as
+ * NCCL's tuning chooses it (@algo forced unless AUTO), once with the plan budget and once
+ * with NCCL's own chunk count; returns the relative change the budget made. */
+static double
+budget_change(const char *cluster, guint m, guint g, weft_coll_op_t op, weft_coll_algo_t algo,
+              guint64 S, weft_net_model_t model)
+{
+    g_autofree char *path = topo_path(cluster);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(weft_topo_t) t = weft_topo_load(path, &error);
+    ck_assert_msg(t != NULL, "%s: %s", cluster, error != NULL ? error->message : "?");
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
+    gint members[128];
+    guint n = first_of_domains(t, g, m, members, G_N_ELEMENTS(members));
+    g_autoptr(weft_coll_layout_t) L = weft_coll_layout_new(f, members, n);
+    weft_coll_tuning_t tun = {0};
+    tun.algo[op] = algo;
+    weft_coll_system_t sys;
+    ck_assert(weft_coll_system_init(&sys, f, L, &tun, &error));
+    /* NCCL's count: the same system without the plan counts has no budget */
+    weft_coll_system_t raw = sys;
+    memset(raw.plan_xfers, 0, sizeof raw.plan_xfers);
+    weft_coll_config_t cfg, full;
+    weft_coll_costs_t c, cf;
+    tune_ok(&tun, &sys, op, S, &cfg, &c);
+    tune_ok(&tun, &raw, op, S, &full, &cf);
+    ck_assert_int_eq(cfg.algo, full.algo);
+    ck_assert_msg(cfg.chunks < full.chunks, "%s: the budget did not cut %u chunks", cluster,
+                  full.chunks);
+    weft_time_t ps[2];
+    for (guint k = 0; k < 2; k++) {
+        g_autoptr(weft_sim_t) sim = weft_sim_new(1);
+        g_autoptr(weft_net_t) net = weft_net_new(sim, f, model);
+        g_autoptr(weft_coll_plan_t) plan =
+            weft_coll_plan_build(op, k == 0 ? &cfg : &full, L, S, &error);
+        ck_assert_msg(plan != NULL, "%s", error != NULL ? error->message : "?");
+        weft_coll_tuning_fill_exec(&sys, k == 0 ? &c : &cf, &plan->exec);
+        ps[k] = weft_coll_time_full(sim, net, plan, L->vertex, NULL, &error);
+        ck_assert_msg(ps[k] > 0, "%s", error != NULL ? error->message : "?");
+    }
+    double change = (double)ps[0] / (double)ps[1] - 1.0;
+    printf("plan budget: %s, %u x %u GPUs, %s %s of %" G_GUINT64_FORMAT " B: %u chunks (%" G_GUINT64_FORMAT
+           " transfers per channel and chunk) instead of NCCL's %u: %.1f us instead of %.1f "
+           "(%+.2f%%)\n",
+           cluster, m, g, weft_coll_algo_name(cfg.algo), weft_coll_op_name(op), S, cfg.chunks,
+           sys.plan_xfers[op == WEFT_COLL_BROADCAST ? 0 : F_AR][cfg.algo], full.chunks,
+           ps[0] / US, ps[1] / US, 100.0 * change);
+    return change;
+}
+
+START_TEST(plan_budget_changes_no_result_by_more_than_2_percent)
+{
+    /* Cases where the plan budget (2^19 transfers) cuts NCCL's chunk count, each simulated
+     * with the budget's count and with NCCL's (collectives.chunks forced to it). The floor
+     * of tuning.c (fill depth k: C' >= k C / (0.02 C + 1.02 k)) bounds the change by 2 %
+     * on uncongested links:
+     * - NVLS on a GB200 NVL72 rack, 2 GiB: 2 x 72 x 18 = 2,592 transfers per channel and
+     *   chunk (every GPU up to each of 18 NVLS chips and down), k = 1;
+     * - NVLS tree on 8 DGX H100 nodes, 1 GiB: 8 x 4 chips x 8 x 17 + 8 x 2 x 2 x 7 = 4,576
+     *   per channel and chunk, k = 2 + 2 x 3 (NCCL's trees over 8 nodes are 3 deep) + 2 - 1;
+     * - a ring broadcast over the 72 GPUs of the rack, 4 GiB: 71 hops, k = 70. */
+    double ch[3];
+    ch[0] = budget_change("gb200-nvl72.ini", 1, 72, WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALGO_NVLS,
+                          2ull << 30, WEFT_NET_ANALYTICAL);
+    ch[1] = budget_change("dgx-h100-superpod.ini", 8, 8, WEFT_COLL_ALL_REDUCE,
+                          WEFT_COLL_ALGO_NVLS_TREE, 1ull << 30, WEFT_NET_ANALYTICAL);
+    ch[2] = budget_change("gb200-nvl72.ini", 1, 72, WEFT_COLL_BROADCAST, WEFT_COLL_ALGO_RING,
+                          4ull << 30, WEFT_NET_ANALYTICAL);
+    for (guint i = 0; i < G_N_ELEMENTS(ch); i++) {
+        ck_assert_msg(fabs(ch[i]) <= 0.02, "case %u: the budget changed the time by %.2f%%", i,
+                      100.0 * ch[i]);
+    }
+}
+END_TEST
+
 static Suite *
 tuning_suite(void)
 {
@@ -1294,6 +1371,10 @@ tuning_suite(void)
     tcase_set_timeout(props, 0); /* bounded by its loops; never by the machine's speed */
     tcase_add_test(props, tuning_properties_hold_on_every_bundled_cluster);
     suite_add_tcase(s, props);
+    TCase *budget = tcase_create("budget");
+    tcase_set_timeout(budget, 0); /* bounded by its three cases */
+    tcase_add_test(budget, plan_budget_changes_no_result_by_more_than_2_percent);
+    suite_add_tcase(s, budget);
     TCase *val = tcase_create("validation");
     tcase_set_timeout(val, 120);
     tcase_add_test(val, dgx_h100_matches_nccl_tests);

@@ -13,6 +13,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "coll/coll_private.h"
+
 /* ---- NCCL's constants ----------------------------------------------------------------
  * Every table below is NCCL 2.20.3, src/graph/tuning.cc unless said otherwise. Rows are
  * NCCL's algorithm order (tree, ring, CollNet direct, CollNet chain, NVLS, NVLS tree),
@@ -462,6 +464,33 @@ weft_coll_system_fill_tables(weft_coll_system_t *sys)
 
 /* ---- deriving the system from the cluster ----------------------------------------------- */
 
+/* The weft operation whose plan stands for NCCL function @f. */
+static const weft_coll_op_t func_op[N_FUNCS] = {
+    [F_BROADCAST] = WEFT_COLL_BROADCAST,
+    [F_REDUCE] = WEFT_COLL_REDUCE,
+    [F_ALL_GATHER] = WEFT_COLL_ALL_GATHER,
+    [F_REDUCE_SCATTER] = WEFT_COLL_REDUCE_SCATTER,
+    [F_ALL_REDUCE] = WEFT_COLL_ALL_REDUCE,
+};
+
+/* sys->plan_xfers and fill_depth: what the plan builder makes of each (function, algorithm)
+ * on @layout, per channel and chunk (weft_coll_i_count_xfers() of one channel and one
+ * chunk: every channel has the same count). */
+static void
+fill_plan_counts(weft_coll_system_t *sys, const weft_coll_layout_t *layout)
+{
+    for (int f = 0; f < N_FUNCS; f++) {
+        for (guint a = WEFT_COLL_ALGO_RING; a < WEFT_COLL_N_ALGOS; a++) {
+            weft_coll_op_t op = func_op[f];
+            if (!weft_coll_i_check_supported(op, (weft_coll_algo_t)a, layout, NULL)) {
+                continue;
+            }
+            sys->plan_xfers[f][a] = weft_coll_i_count_xfers(op, (weft_coll_algo_t)a, layout, 1, 1);
+            sys->fill_depth[f][a] = weft_coll_i_fill_depth(op, (weft_coll_algo_t)a, layout);
+        }
+    }
+}
+
 gboolean
 weft_coll_system_init(weft_coll_system_t *sys, weft_fabric_t *fabric,
                       const weft_coll_layout_t *layout, const weft_coll_tuning_t *tuning,
@@ -558,6 +587,7 @@ weft_coll_system_init(weft_coll_system_t *sys, weft_fabric_t *fabric,
         sys->graph[WEFT_NCCL_COLLNET_CHAIN] = sys->graph[WEFT_NCCL_RING];
     }
     weft_coll_system_fill_tables(sys);
+    fill_plan_counts(sys, layout);
     return TRUE;
 }
 
@@ -669,6 +699,15 @@ nccl_channels(const weft_coll_system_t *sys, int a, int p, guint64 nbytes)
     return nc;
 }
 
+/* NVLS's heads: one per channel of the NVLS graph (NCCL's nvls.nHeads), ppn when there is
+ * no such graph (a system filled by hand). */
+static guint
+nvls_heads(const weft_coll_system_t *sys)
+{
+    guint h = sys->graph[WEFT_NCCL_NVLS].channels;
+    return MAX(h > 0 ? h : sys->ppn, 1u);
+}
+
 /*
  * NCCL's chunk: the bytes of data one channel moves per pipeline step. Buffers of
  * NCCL 2.20 (src/include/device.h, src/init.cc): LL's 8 lines of 16 bytes per thread x 512
@@ -693,7 +732,7 @@ nccl_chunk_bytes(const weft_coll_system_t *sys, int f, int a, int p, guint64 nby
         return 576000;
     }
     if (a == WEFT_NCCL_NVLS || a == WEFT_NCCL_NVLS_TREE) {
-        guint64 ops = (guint64)channels * MAX(sys->ppn, 1u);
+        guint64 ops = (guint64)channels * nvls_heads(sys);
         guint64 c = 128 << 10;
         if (nbytes < 64 * ops * c) {
             c = 64 << 10;
@@ -728,35 +767,55 @@ net_message_bytes(const weft_coll_system_t *sys, int f, int a, guint64 nbytes, g
 }
 
 /*
- * A plan may hold at most this many transfers when weft chooses the chunk count itself: a
- * ring plan has about 2 n^2 transfers per channel and chunk, so NCCL's chunk count is cut
- * (never below 1) to keep plans of large communicators tractable; the pipeline then runs
- * in fewer, larger chunks (the analytical time of an uncongested ring changes by less than
- * one chunk's time).
+ * The plan budget: when weft chooses the chunk count itself, a plan should hold at most
+ * this many transfers (a plan costs about 80 bytes a transfer once built, several times
+ * that while the builder runs). The budget counts the plan exactly (sys->plan_xfers, what
+ * the builder makes per channel and chunk) and may cut NCCL's chunk count C to C' only as
+ * far as the pipeline's fill keeps the result within PLAN_BUDGET_ERROR: a plan of fill depth
+ * k (weft_coll_i_fill_depth()) takes at most (C + k) chunk times of its slowest stage on
+ * uncongested links, so C' chunks change its time by at most
+ * k (1/C' - 1/C) / (1 + k/C) <= e, that is C' >= k C / (e C + k (1 + e)). A plan then may
+ * exceed the budget (NVLS on 72 GPUs at 8 GiB: 2,592 transfers per channel and chunk,
+ * 28 of NCCL's 64 chunks kept, 2.3 million transfers); rings have no fill (k = 0) and take
+ * whatever the budget allows. tests/check_tuning.c runs budgeted cases both ways.
  */
 #define PLAN_XFER_BUDGET (1u << 19)
+#define PLAN_BUDGET_ERROR 0.02
 
-/* The chunk count of the plan: the channel's data over NCCL's chunk (ring: per piece). */
+/* The fewest chunks, out of NCCL's @c, that keep a pipeline of fill depth @k within
+ * PLAN_BUDGET_ERROR of its time with @c (see above). */
+static guint64
+budget_floor(guint64 c, guint k)
+{
+    if (k == 0 || c <= 1) {
+        return 1;
+    }
+    double e = PLAN_BUDGET_ERROR;
+    double need = (double)k * (double)c / (e * (double)c + k * (1.0 + e));
+    return MIN(c, (guint64)ceil(need - 1e-9));
+}
+
+/* The chunk count of the plan of weft algorithm @walgo: the channel's data over NCCL's
+ * chunk (ring: per piece), cut by the plan budget (see above). */
 static guint
-nccl_chunks(const weft_coll_system_t *sys, int f, int a, int p, guint64 nbytes, guint channels)
+nccl_chunks(const weft_coll_system_t *sys, int f, weft_coll_algo_t walgo, int a, int p,
+            guint64 nbytes, guint channels)
 {
     guint n = MAX(sys->n_ranks, 1u);
     guint64 chunk = nccl_chunk_bytes(sys, f, a, p, nbytes, channels);
     guint64 unit = (guint64)MAX(channels, 1u) * chunk;
-    double per; /* transfers per channel and chunk, roughly */
     if (a == WEFT_NCCL_RING) {
         unit *= (f == F_BROADCAST || f == F_REDUCE) ? 1 : n;
-        per = (f == F_BROADCAST || f == F_REDUCE) ? n : 2.0 * n * n;
     } else if (a == WEFT_NCCL_NVLS || a == WEFT_NCCL_NVLS_TREE) {
-        unit *= MAX(sys->ppn, 1u);
-        per = 8.0 * n * MAX(sys->ppn, 1u); /* up to 4 NVSwitch chips, up and down */
-    } else {
-        per = 4.0 * n;
+        unit *= nvls_heads(sys);
     }
     guint64 c = unit > 0 ? (nbytes + unit - 1) / unit : 1;
-    double cap = PLAN_XFER_BUDGET / (per * MAX(channels, 1u));
-    if ((double)c > cap) {
-        c = (guint64)cap;
+    guint64 per = (guint)walgo < WEFT_COLL_N_ALGOS ? sys->plan_xfers[f][walgo] : 0;
+    if (per > 0) {
+        guint64 cap = PLAN_XFER_BUDGET / (per * MAX(channels, 1u));
+        if (c > cap) {
+            c = MAX(cap, budget_floor(c, sys->fill_depth[f][walgo]));
+        }
     }
     return (guint)CLAMP(c, 1, G_MAXUINT32);
 }
@@ -900,7 +959,7 @@ weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system_t *sys, 
     if (tuning != NULL && tuning->chunks != 0) {
         config->chunks = tuning->chunks;
     } else {
-        config->chunks = nccl_chunks(sys, f, ba, bp, nbytes, config->channels);
+        config->chunks = nccl_chunks(sys, f, config->algo, ba, bp, nbytes, config->channels);
     }
 
     int intra_hw = sys->nvlink ? HW_NVLINK : HW_PCI;

@@ -167,6 +167,12 @@ typedef struct {
      * comm->bandwidths) for NCCL's five tuned functions; bandwidth 0 = unavailable. */
     double lat_us[5][WEFT_NCCL_N_ALGOS][WEFT_COLL_N_PROTOS];
     double bw_GBps[5][WEFT_NCCL_N_ALGOS][WEFT_COLL_N_PROTOS];
+    /* per NCCL function and weft algorithm, the plan's transfers per channel and chunk on
+     * this communicator's layout, counted as the plan builder makes them (0: unknown, as in
+     * a system filled by hand, or the algorithm cannot run there), and its pipeline's fill
+     * depth (coll_private.h, weft_coll_i_fill_depth()): what the plan budget reads */
+    guint64 plan_xfers[5][WEFT_COLL_N_ALGOS];
+    guint fill_depth[5][WEFT_COLL_N_ALGOS];
 } weft_coll_system_t;
 
 /**
