@@ -151,6 +151,63 @@ START_TEST(dgx_h100_graphs_follow_nccl_search)
 }
 END_TEST
 
+/* The system of every GPU of @file (a single NVLink domain). */
+static void
+whole_cluster_system(const char *file, weft_coll_system_t *s)
+{
+    g_autofree char *path = topo_path(file);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(weft_topo_t) t = weft_topo_load(path, &error);
+    ck_assert_msg(t != NULL, "%s", error != NULL ? error->message : "?");
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
+    guint n = weft_topo_n_gpus(t);
+    g_autofree gint *v = g_new(gint, n);
+    for (guint i = 0; i < n; i++) {
+        v[i] = weft_topo_gpu_vertex(t, i);
+    }
+    g_autoptr(weft_coll_layout_t) L = weft_coll_layout_new(f, v, n);
+    ck_assert(weft_coll_system_init(s, f, L, NULL, &error));
+}
+
+START_TEST(blackwell_graphs_follow_nccl_2_25_search)
+{
+    /* NCCL 2.25.1, the first release with Blackwell (v2.25.1-1): SM100_NVLINK_BW 40.0
+     * (topo.h), sm100SpeedArrayIntra 90, 80, 70, 60, 50, 40, 30, 24, 20, 19 (search.cc),
+     * MAXCHANNELS 64 (device.h), NVLS_NCHANNELS_SM100 32 (nvls.cc), NCCL_MAX_NVLS_ARITY 32. */
+    weft_coll_system_t s;
+    whole_cluster_system("dgx-b200.ini", &s);
+    /* 18 NVLink5 lanes of 50 GB/s: NCCL counts 18 x 40.0 = 720 GB/s. */
+    ck_assert_uint_eq(s.arch, 100);
+    ck_assert_double_eq_tol(s.intra_GBps, 720.0, 1e-9);
+    /* Ring: 90 GB/s gives 720 / 90 = 8 channels (720 GB/s, NCCL's search stops there:
+     * channels x speed reaches the GPU's total); duplicated (90 >= 50) to 16 x 45 = 720
+     * GB/s, not sm90's 6 x 60 -> 16 x 30 = 480 (20.6 GB/s links: 370.8 / 60 = 6). */
+    ck_assert_uint_eq(s.graph[WEFT_NCCL_RING].channels, 16);
+    ck_assert_double_eq_tol(s.graph[WEFT_NCCL_RING].bw_intra, 45.0, 1e-9);
+    ck_assert_uint_eq(s.coll_channels, 32); /* 2 x 16 */
+    /* NVLS: 8 heads, (8 + 1) x s <= 720 -> s = 80. */
+    ck_assert_uint_eq(s.graph[WEFT_NCCL_NVLS].channels, 8);
+    ck_assert_double_eq_tol(s.graph[WEFT_NCCL_NVLS].bw_intra, 80.0, 1e-9);
+    ck_assert_uint_eq(s.nvls_channels, 32);
+    /* NCCL's ring all-reduce bandwidth: 16 x 45 x n / nsteps = 720 x 8 / 14 GB/s of
+     * algorithm bandwidth, busbw 720. */
+    ck_assert_double_eq_tol(s.bw_GBps[F_AR][WEFT_NCCL_RING][SIMPLE], 720.0 * 8 / 14, 1e-9);
+
+    whole_cluster_system("gb200-nvl72.ini", &s);
+    ck_assert_uint_eq(s.n_ranks, 72);
+    ck_assert_uint_eq(s.n_nodes, 1);
+    ck_assert_uint_eq(s.arch, 100);
+    ck_assert_uint_eq(s.graph[WEFT_NCCL_RING].channels, 16);
+    ck_assert_double_eq_tol(s.graph[WEFT_NCCL_RING].bw_intra, 45.0, 1e-9);
+    /* NVLS: min(32, 72) = 32 heads; every GPU's NVSwitch link carries s per head and its
+     * own head twice: 33 s <= 720 -> s <= 21.8 -> 20 (not 72 heads x 6.0 from sm90's
+     * array with a head per GPU). */
+    ck_assert_uint_eq(s.graph[WEFT_NCCL_NVLS].channels, 32);
+    ck_assert_double_eq_tol(s.graph[WEFT_NCCL_NVLS].bw_intra, 20.0, 1e-9);
+    ck_assert_double_eq_tol(s.graph[WEFT_NCCL_NVLS].bw_inter, 20.0, 1e-9);
+}
+END_TEST
+
 START_TEST(p5_graphs_follow_nccl_search)
 {
     g_autofree char *path = topo_path("p5-h100-2node.ini");
@@ -1346,6 +1403,7 @@ tuning_suite(void)
     TCase *tables = tcase_create("tables");
     tcase_add_test(tables, dgx_h100_graphs_follow_nccl_search);
     tcase_add_test(tables, p5_graphs_follow_nccl_search);
+    tcase_add_test(tables, blackwell_graphs_follow_nccl_2_25_search);
     tcase_add_test(tables, dgx_h100_tables_restate_tuning_cc);
     tcase_add_test(tables, p5_tables_restate_tuning_cc);
     suite_add_tcase(s, tables);

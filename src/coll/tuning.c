@@ -116,7 +116,9 @@ net_overhead_us(weft_coll_cpu_t cpu)
 }
 
 /* Speed arrays of the topology search, GB/s per channel (NCCL 2.20.3 src/graph/search.cc
- * speedArrayIntra/Inter and sm90SpeedArrayIntra/Inter). */
+ * speedArrayIntra/Inter and sm90SpeedArrayIntra/Inter; Blackwell's, sm100SpeedArrayIntra
+ * and sm100SpeedArrayInter, came with NCCL 2.25.1, the first release that supports it:
+ * v2.25.1-1 src/graph/search.cc). */
 static const double speed_intra[] = {40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0,
                                      9.0,  7.0,  6.0,  5.0,  4.0,  3.0};
 static const double speed_inter[] = {48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0,
@@ -124,20 +126,70 @@ static const double speed_inter[] = {48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 1
 static const double sm90_speed_intra[] = {60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 6.0, 3.0};
 static const double sm90_speed_inter[] = {48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
                                           15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+static const double sm100_speed_intra[] = {90.0, 80.0, 70.0, 60.0, 50.0,
+                                           40.0, 30.0, 24.0, 20.0, 19.0};
+static const double sm100_speed_inter[] = {48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
+                                           15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+
+/* The speed array NCCL's search walks for @sys (*@n entries): by GPU generation, intra on
+ * one node (NCCL trims the NICs when every rank is local, src/graph/topo.cc
+ * ncclTopoTrimSystem()), inter across nodes. */
+static const double *
+speed_array(const weft_coll_system_t *sys, guint *n)
+{
+    gboolean multi = sys->n_nodes > 1;
+    if (sys->arch >= 100) {
+        *n = multi ? G_N_ELEMENTS(sm100_speed_inter) : G_N_ELEMENTS(sm100_speed_intra);
+        return multi ? sm100_speed_inter : sm100_speed_intra;
+    }
+    if (sys->arch >= 90) {
+        *n = multi ? G_N_ELEMENTS(sm90_speed_inter) : G_N_ELEMENTS(sm90_speed_intra);
+        return multi ? sm90_speed_inter : sm90_speed_intra;
+    }
+    *n = multi ? G_N_ELEMENTS(speed_inter) : G_N_ELEMENTS(speed_intra);
+    return multi ? speed_inter : speed_intra;
+}
 
 /* NVLink bandwidth per link as NCCL counts it (NCCL 2.20.3 src/graph/topo.h SM70_NVLINK_BW,
- * SM80_NVLINK_BW, SM90_NVLINK_BW, SM100_NVLINK_BW), GB/s. */
+ * SM80_NVLINK_BW, SM90_NVLINK_BW; SM100_NVLINK_BW = 40.0 from NCCL 2.25.1, v2.25.1-1
+ * src/graph/topo.h: 2.20.3 has none, and 40.1 is NCCL 2.28's figure), GB/s. */
 static double
 nvlink_per_link_GBps(guint arch)
 {
-    return arch >= 100 ? 40.1 : arch >= 90 ? 20.6 : 20.0;
+    return arch >= 100 ? 40.0 : arch >= 90 ? 20.6 : 20.0;
 }
 
-/* Search limits: MAXCHANNELS = 32 (src/include/device.h); ring and tree graphs search at
- * most MAXCHANNELS/2 (src/init.cc); NCCL_NVLS_NCHANNELS defaults to 16 (src/transport/nvls.cc). */
-#define MAXCHANNELS 32
-#define SEARCH_MAX_CHANNELS (MAXCHANNELS / 2)
-#define NVLS_NCHANNELS 16
+/*
+ * Search limits, by the NCCL version that runs the GPU (2.20.3; Blackwell 2.25.1):
+ * MAXCHANNELS = 32, 64 from 2.25.1 (src/include/device.h); ring and tree graphs search at
+ * most MAXCHANNELS/2 (src/init.cc ringGraph->maxChannels); NVLS runs 16 channels
+ * (NCCL_NVLS_NCHANNELS, src/transport/nvls.cc), 32 on sm100 in 2.25.1
+ * (NVLS_NCHANNELS_SM100); the NVLS graph has a head per GPU, at most NCCL_MAX_NVLS_ARITY =
+ * 32 in 2.25.1 (search.cc: maxChannels = min(NCCL_MAX_NVLS_ARITY, GPUs)).
+ */
+static guint
+max_channels(guint arch)
+{
+    return arch >= 100 ? 64 : 32;
+}
+
+static guint
+search_max_channels(guint arch)
+{
+    return max_channels(arch) / 2;
+}
+
+static guint
+nvls_nchannels(guint arch)
+{
+    return arch >= 100 ? 32 : 16;
+}
+
+static guint
+nvls_max_heads(guint arch, guint ppn)
+{
+    return arch >= 100 ? MIN(ppn, 32u) : ppn;
+}
 
 /* Threads per block and per-thread work thresholds that decide channel counts (NCCL 2.20.3
  * src/include/device.h NCCL_LL_MAX_NTHREADS 512, NCCL_LL128_MAX_NTHREADS 640,
@@ -204,7 +256,7 @@ ring_channels(const weft_coll_system_t *sys, double s)
         guint by_nvl = (guint)floor(per_gpu / (s * frac) + 1e-9);
         ch = MIN(by_nic, by_nvl);
     }
-    return MIN(ch, SEARCH_MAX_CHANNELS);
+    return MIN(ch, search_max_channels(sys->arch));
 }
 
 /* ncclTopoCompute() for the ring and tree patterns: speeds from the largest at most the
@@ -214,15 +266,8 @@ static weft_coll_graph_t
 search_ring(const weft_coll_system_t *sys)
 {
     gboolean multi = sys->n_nodes > 1;
-    const double *sp;
     guint nsp;
-    if (sys->arch >= 90) {
-        sp = multi ? sm90_speed_inter : sm90_speed_intra;
-        nsp = multi ? G_N_ELEMENTS(sm90_speed_inter) : G_N_ELEMENTS(sm90_speed_intra);
-    } else {
-        sp = multi ? speed_inter : speed_intra;
-        nsp = multi ? G_N_ELEMENTS(speed_inter) : G_N_ELEMENTS(speed_intra);
-    }
+    const double *sp = speed_array(sys, &nsp);
     double max_bw = multi ? MIN(sys->net_GBps, sys->intra_GBps) : sys->intra_GBps;
     guint i = 0;
     while (i < nsp - 1 && sp[i] > max_bw) {
@@ -247,7 +292,7 @@ search_ring(const weft_coll_system_t *sys)
     }
     /* ncclTopoDupChannels(): not below 25 GB/s, nor on sm90+ below 50 GB/s with > 4 channels. */
     if (best.bw_intra >= 25.0 && !(sys->arch > 80 && best.bw_intra < 50.0 && best.channels > 4)) {
-        guint dup = MIN(best.channels * 2, SEARCH_MAX_CHANNELS);
+        guint dup = MIN(best.channels * 2, search_max_channels(sys->arch));
         guint div = (dup + best.channels - 1) / best.channels;
         best.bw_intra /= div;
         best.bw_inter /= div;
@@ -256,10 +301,11 @@ search_ring(const weft_coll_system_t *sys)
     return best;
 }
 
-/* The NVLS pattern: one channel per GPU of the node (each GPU a head); the NVSwitch link of
- * a GPU carries the speed once per channel and twice for its own head, so (ppn + 1) x s <=
- * NVLink; across nodes the inter speed is raised while below twice the intra speed and
- * within the NIC (pass 2 of ncclTopoCompute()). */
+/* The NVLS pattern: one channel per GPU of the node (each GPU a head; on sm100 at most 32
+ * heads); the NVSwitch link of a GPU carries the speed once per channel and twice for its
+ * own head (search.cc ncclTopoSearchTryNvls()), so (heads + 1) x s <= NVLink; across nodes
+ * the inter speed is raised while below twice the intra speed and within the NIC (pass 2
+ * of ncclTopoCompute()). */
 static weft_coll_graph_t
 search_nvls(const weft_coll_system_t *sys)
 {
@@ -267,13 +313,14 @@ search_nvls(const weft_coll_system_t *sys)
     if (!sys->nvls || sys->arch < 90 || sys->ppn < 2) {
         return g;
     }
-    double budget = sys->intra_GBps / (sys->ppn + 1);
+    guint heads = nvls_max_heads(sys->arch, sys->ppn);
+    double budget = sys->intra_GBps / (heads + 1);
     gboolean multi = sys->n_nodes > 1;
-    const double *sp = multi ? sm90_speed_inter : sm90_speed_intra;
-    guint nsp = multi ? G_N_ELEMENTS(sm90_speed_inter) : G_N_ELEMENTS(sm90_speed_intra);
+    guint nsp;
+    const double *sp = speed_array(sys, &nsp);
     for (guint i = 0; i < nsp; i++) {
         if (sp[i] <= budget + 1e-9 && (!multi || sp[i] <= sys->net_GBps + 1e-9)) {
-            g.channels = sys->ppn;
+            g.channels = heads;
             g.bw_intra = g.bw_inter = sp[i];
             break;
         }
@@ -301,8 +348,8 @@ weft_coll_system_fill_tables(weft_coll_system_t *sys)
     /* comm->nChannels: min of the ring and tree graphs, doubled by ncclTopoPostset()
      * (src/graph/connect.cc), at most MAXCHANNELS. */
     guint base_ch = MIN(ring->channels, tree->channels);
-    sys->coll_channels = MAX(1u, MIN(2 * base_ch, MAXCHANNELS));
-    sys->nvls_channels = NVLS_NCHANNELS;
+    sys->coll_channels = MAX(1u, MIN(2 * base_ch, max_channels(sys->arch)));
+    sys->nvls_channels = nvls_nchannels(sys->arch);
     guint n = sys->n_ranks, nodes = MAX(sys->n_nodes, 1u);
     if (n <= 1) {
         return;
@@ -482,8 +529,10 @@ fill_plan_counts(weft_coll_system_t *sys, const weft_coll_layout_t *layout)
     for (int f = 0; f < N_FUNCS; f++) {
         for (guint a = WEFT_COLL_ALGO_RING; a < WEFT_COLL_N_ALGOS; a++) {
             weft_coll_op_t op = func_op[f];
-            if (!weft_coll_i_check_supported(op, (weft_coll_algo_t)a, layout, NULL)) {
-                continue;
+            gboolean nvls_a = a == WEFT_COLL_ALGO_NVLS || a == WEFT_COLL_ALGO_NVLS_TREE;
+            if (layout->dom_off == NULL || (nvls_a && layout->nvls_off == NULL) ||
+                !weft_coll_i_check_supported(op, (weft_coll_algo_t)a, layout, NULL)) {
+                continue; /* a layout filled by hand without its tables: counts unknown */
             }
             sys->plan_xfers[f][a] = weft_coll_i_count_xfers(op, (weft_coll_algo_t)a, layout, 1, 1);
             sys->fill_depth[f][a] = weft_coll_i_fill_depth(op, (weft_coll_algo_t)a, layout);
