@@ -1046,6 +1046,17 @@ weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system_t *sys, 
         phys = phys * sys->n_ranks / nsteps; /* bus -> algorithm bandwidth */
     }
     c.efficiency = phys > 0.0 ? CLAMP(c.algbw_Bps / (phys * 1e9), 1e-3, 1.0) : 1.0;
+    if (ba == WEFT_NCCL_NVLS_TREE && sys->n_nodes > 2) {
+        /* NCCL's figure halves bwInter beyond 2 nodes for the tree's interior nodes, whose
+         * NIC carries their parent's and two children's traffic (fill_tables()); the flow
+         * model shares the NIC among those transfers of the plan itself. */
+        const weft_coll_graph_t *g = &sys->graph[WEFT_NCCL_NVLS_TREE];
+        double halved = MIN(g->bw_intra, g->bw_inter / 2);
+        double whole = MIN(g->bw_intra, g->bw_inter);
+        if (halved > 0.0) {
+            c.efficiency_shared = CLAMP(c.efficiency * whole / halved, 1e-3, 1.0);
+        }
+    }
     if ((ba == WEFT_NCCL_COLLNET_DIRECT || ba == WEFT_NCCL_COLLNET_CHAIN) && sys->n_nodes > 1) {
         /* NCCL's CollNet figure is the network's; the NVLink part runs at link speed */
         c.efficiency_intra = weft_coll_proto_efficiency(config->proto);
@@ -1070,6 +1081,7 @@ weft_coll_tuning_fill_exec(const weft_coll_system_t *sys, const weft_coll_costs_
     exec->step_inter_ps = MAX(costs->hop_inter_ps - sys->inter_route_ps, 0);
     exec->efficiency = costs->efficiency > 0.0 ? costs->efficiency : 1.0;
     exec->efficiency_intra = costs->efficiency_intra;
+    exec->efficiency_shared = costs->efficiency_shared;
     exec->channel_Bps = 0.0;
     exec->msg_ps = costs->msg_ps;
     exec->msg_bytes = costs->msg_bytes;
