@@ -917,13 +917,14 @@ START_TEST(dgx_h100_matches_nccl_tests)
     double small, big, plateau;
     validate("dgx-h100.ini", "nccl_allreduce_dgx_h100_8gpu.csv", WEFT_COLL_CPU_INTEL, NULL, &small,
              &big, &plateau);
-    /* issue 5's bounds, both met: busbw within 10% MAPE from 1 MiB (9.31%), time within 20%
+    /* issue 5's bounds, both met: busbw within 10% MAPE from 1 MiB (9.01%: 9.31% before the
+     * plan budget kept NCCL's chunk counts within 2 %; asserted at 9.5%), time within 20%
      * below 1 MiB (16.97%). Below 1 MiB NCCL picks ring LL, 14 hops of hwLat 0.6 us each:
      * with the cluster's NVLink hops of 300 ns (GPU -> GPU 0.6 us) every step costs
      * max(0.6 us, route) = 0.6 us, and the 8-byte all-reduce 6.6 + 14 x 0.6 = 15.0 us
      * (measured 13.67) plus the 8 bytes; the one row far off is the measured 68.14 us at
      * 32 bytes (an outlier between 13.00 and 14.92 us), 4.6 points of the 16.97%. */
-    ck_assert_double_le(big, 10.0);
+    ck_assert_double_le(big, 9.5);
     ck_assert_double_le(small, 20.0);
 }
 END_TEST
@@ -936,7 +937,8 @@ START_TEST(p5_two_nodes_match_nccl_tests)
     double small, big, plateau;
     validate("p5-h100-2node.ini", "nccl_allreduce_p5_h100_2node.csv", WEFT_COLL_CPU_AMD, "efa",
              &small, &big, &plateau);
-    /* issue 5: the same constants, busbw within 15% MAPE from 1 MiB: met (10.30%; 50.45%
+    /* issue 5: the same constants, busbw within 15% MAPE from 1 MiB: met (10.34%; 10.30%
+     * while the plan budget cut NVLS tree's chunks from 2 GiB up by more than 2 %; 50.45%
      * before EFA's per-message cost). NCCL 2.20.3's own choice (tree LL, tree LL128, NVLS
      * tree from 512 KiB: AWS's plugin tuner leaves 2-node jobs to NCCL) on the p5 file, with
      * the catalog EFA NIC's 3 us per message (aws-ofi-nccl's completion overhead): each
@@ -944,7 +946,7 @@ START_TEST(p5_two_nodes_match_nccl_tests)
      * (16-128 KiB by size), which caps a GPU's EFA throughput at chunk / 3 us (5.5 to 43.7
      * GB/s) and adds 3 us to each network hop; NVLS tree's 4 NVSwitch steps cost 11.5 us
      * each, as NVLS's. Nothing fitted (doc/collectives.md, Validation). From 1 GiB, where
-     * NVLS tree runs at its bandwidth: 5.4%. */
+     * NVLS tree runs at its bandwidth: 5.5%. */
     ck_assert_double_le(big, 15.0);
     ck_assert_double_le(plateau, 10.0);
 }

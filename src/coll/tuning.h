@@ -189,8 +189,9 @@ typedef struct {
  * bandwidth tables:
  *  - n_nodes = the layout's NVLink domains, ppn its most members in one;
  *  - NVLink: the NVLink lanes of member 0's edges times NCCL's per-link
- *    figure (topo.h SM70/SM80/SM90/SM100_NVLINK_BW: 20.0, 20.0, 20.6, 40.1
- *    GB/s); arch from the lanes' rate and count (50 GB/s lanes: 100; 18 lanes:
+ *    figure (topo.h SM70/SM80/SM90_NVLINK_BW of NCCL 2.20.3: 20.0, 20.0, 20.6;
+ *    SM100_NVLINK_BW of NCCL 2.25.1, the first with Blackwell: 40.0 GB/s); arch
+ *    from the lanes' rate and count (50 GB/s lanes: 100; 18 lanes:
  *    90; 12: 80; fewer: 70). Without NVLink the GPU's fastest link is the
  *    intra-node figure (PCI) and arch is 90;
  *  - net_GBps: the analytical rate of the route from member 0 to the first
@@ -199,11 +200,15 @@ typedef struct {
  *    (search.cc) for these systems: try the speeds of NCCL's speed arrays from
  *    the largest at most the path bandwidth down, keep the one whose channels x
  *    speed is largest (channels limited by the NVLink budget of a GPU, by the
- *    NICs and by MAXCHANNELS/2 = 16), stop when the next speed is below 0.49 x
- *    the best (NCCL's rule), then duplicate channels as ncclTopoDupChannels()
- *    does. NVLS: one channel per GPU of the node, the speed the NVSwitch links
- *    carry with the head's traffic doubled ((ppn + 1) x speed <= NVLink), inter
- *    bandwidth raised up to twice that within the NIC's rate.
+ *    NICs and by MAXCHANNELS/2 = 16, 32 on sm100), stop when the next speed is
+ *    below 0.49 x the best (NCCL's rule), then duplicate channels as
+ *    ncclTopoDupChannels() does. NVLS: one channel per GPU of the node (at
+ *    most 32 on sm100), the speed the NVSwitch links carry with the head's
+ *    traffic doubled ((heads + 1) x speed <= NVLink), inter bandwidth raised up
+ *    to twice that within the NIC's rate. sm100 uses NCCL 2.25.1's speed
+ *    arrays and limits (tuning.c), the rest NCCL 2.20.3's;
+ *  - plan_xfers and fill_depth: what the plan builder makes of each (function,
+ *    algorithm) on @layout (coll_private.h), for the plan budget.
  * Returns: TRUE on success.
  */
 gboolean weft_coll_system_init(weft_coll_system_t *sys, weft_fabric_t *fabric,
