@@ -1271,8 +1271,8 @@ check_counts(const weft_coll_layout_t *L, guint64 S, const char *where, guint *p
                               "%s: %s %s n=%u ch=%u C=%u: the plan has %u transfers, the count "
                               "says %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " per channel "
                               "and chunk)",
-                              where, weft_coll_op_name(op), weft_coll_algo_name(algo),
-                              L->n_members, p->channels, p->chunks, p->n_xfers, want, one);
+                              where, weft_coll_op_name(op), weft_coll_algo_name(algo), L->n_members,
+                              p->channels, p->chunks, p->n_xfers, want, one);
                 checked++;
                 per_algo[algo]++;
             }

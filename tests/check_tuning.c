@@ -1364,12 +1364,13 @@ budget_change(const char *cluster, guint m, guint g, weft_coll_op_t op, weft_col
         ck_assert_msg(ps[k] > 0, "%s", error != NULL ? error->message : "?");
     }
     double change = (double)ps[0] / (double)ps[1] - 1.0;
-    printf("plan budget: %s, %u x %u GPUs, %s %s of %" G_GUINT64_FORMAT " B: %u chunks (%" G_GUINT64_FORMAT
+    printf("plan budget: %s, %u x %u GPUs, %s %s of %" G_GUINT64_FORMAT
+           " B: %u chunks (%" G_GUINT64_FORMAT
            " transfers per channel and chunk) instead of NCCL's %u: %.1f us instead of %.1f "
            "(%+.2f%%)\n",
            cluster, m, g, weft_coll_algo_name(cfg.algo), weft_coll_op_name(op), S, cfg.chunks,
-           sys.plan_xfers[op == WEFT_COLL_BROADCAST ? 0 : F_AR][cfg.algo], full.chunks,
-           ps[0] / US, ps[1] / US, 100.0 * change);
+           sys.plan_xfers[op == WEFT_COLL_BROADCAST ? 0 : F_AR][cfg.algo], full.chunks, ps[0] / US,
+           ps[1] / US, 100.0 * change);
     return change;
 }
 
@@ -1420,8 +1421,8 @@ sim_nodes(const char *cluster, guint m, weft_coll_algo_t algo, guint64 S, weft_n
     g_autoptr(weft_net_t) net = weft_net_new(sim, f, model);
     weft_coll_config_t cfg;
     weft_time_t mps;
-    weft_time_t ps = sim_choice(sim, net, &sys, L, &tun, WEFT_COLL_ALL_REDUCE, S, &cfg, &mps,
-                                cluster);
+    weft_time_t ps =
+        sim_choice(sim, net, &sys, L, &tun, WEFT_COLL_ALL_REDUCE, S, &cfg, &mps, cluster);
     *model_us = mps / US;
     return ps / US;
 }

@@ -1249,8 +1249,8 @@ weft_coll_i_count_xfers(weft_coll_op_t op, weft_coll_algo_t algo, const weft_col
         switch (algo) {
         case WEFT_COLL_ALGO_RING: /* ring_run() over n positions, build_chain() */
             per = op == WEFT_COLL_BROADCAST || op == WEFT_COLL_REDUCE ? n - 1
-                  : ar                                                 ? 2 * (n - 1) * n
-                                                                       : (n - 1) * n;
+                  : ar                                                ? 2 * (n - 1) * n
+                                                                      : (n - 1) * n;
             break;
         case WEFT_COLL_ALGO_DIRECT: /* build_direct(): one transfer per pair, no chunks */
             total += op == WEFT_COLL_ALL_TO_ALL ? n * (n - 1) : n - 1;
@@ -1356,8 +1356,7 @@ weft_coll_i_fill_depth(weft_coll_op_t op, weft_coll_algo_t algo, const weft_coll
 double
 weft_coll_i_estimate_xfers(const weft_coll_plan_t *plan, const weft_coll_layout_t *L)
 {
-    return (double)weft_coll_i_count_xfers(plan->op, plan->algo, L, plan->channels,
-                                           plan->chunks);
+    return (double)weft_coll_i_count_xfers(plan->op, plan->algo, L, plan->channels, plan->chunks);
 }
 
 gboolean

@@ -513,10 +513,8 @@ weft_coll_system_fill_tables(weft_coll_system_t *sys)
 
 /* The weft operation whose plan stands for NCCL function @f. */
 static const weft_coll_op_t func_op[N_FUNCS] = {
-    [F_BROADCAST] = WEFT_COLL_BROADCAST,
-    [F_REDUCE] = WEFT_COLL_REDUCE,
-    [F_ALL_GATHER] = WEFT_COLL_ALL_GATHER,
-    [F_REDUCE_SCATTER] = WEFT_COLL_REDUCE_SCATTER,
+    [F_BROADCAST] = WEFT_COLL_BROADCAST,   [F_REDUCE] = WEFT_COLL_REDUCE,
+    [F_ALL_GATHER] = WEFT_COLL_ALL_GATHER, [F_REDUCE_SCATTER] = WEFT_COLL_REDUCE_SCATTER,
     [F_ALL_REDUCE] = WEFT_COLL_ALL_REDUCE,
 };
 
