@@ -1247,6 +1247,92 @@ START_TEST(every_plan_delivers_the_operations_data)
 }
 END_TEST
 
+/* Asserts that every plan (op, algo) of @L builds has exactly weft_coll_i_count_xfers()
+ * transfers, the same per channel and chunk; returns how many plans it checked. */
+static guint
+check_counts(const weft_coll_layout_t *L, guint64 S, const char *where, guint *per_algo)
+{
+    static const guint cfgs[][2] = {{1, 1}, {3, 2}};
+    guint checked = 0;
+    for (guint op = 0; op < WEFT_COLL_N_OPS; op++) {
+        for (guint algo = WEFT_COLL_ALGO_RING; algo < WEFT_COLL_N_ALGOS; algo++) {
+            for (guint ci = 0; ci < G_N_ELEMENTS(cfgs); ci++) {
+                weft_coll_config_t cfg = {algo, WEFT_COLL_PROTO_SIMPLE, cfgs[ci][0], cfgs[ci][1],
+                                          G_MAXUINT64}; /* always explicit: count them */
+                GError *error = NULL;
+                g_autoptr(weft_coll_plan_t) p = weft_coll_plan_build(op, &cfg, L, S, &error);
+                if (p == NULL) {
+                    g_clear_error(&error);
+                    continue;
+                }
+                guint64 want = weft_coll_i_count_xfers(op, algo, L, p->channels, p->chunks);
+                guint64 one = weft_coll_i_count_xfers(op, algo, L, 1, 1);
+                guint64 direct = algo == WEFT_COLL_ALGO_DIRECT ? 1 : p->chunks;
+                ck_assert_msg(p->n_xfers == want && want == one * p->channels * direct,
+                              "%s: %s %s n=%u ch=%u C=%u: the plan has %u transfers, the count "
+                              "says %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " per channel "
+                              "and chunk)",
+                              where, weft_coll_op_name(op), weft_coll_algo_name(algo), L->n_members,
+                              p->channels, p->chunks, p->n_xfers, want, one);
+                checked++;
+                per_algo[algo]++;
+            }
+        }
+    }
+    return checked;
+}
+
+START_TEST(transfer_counts_are_the_plans_exactly)
+{
+    /* The plan budget of coll/tuning.c reads weft_coll_i_count_xfers(): it must be the
+     * builder's count exactly, for every operation and algorithm, on a flat layout, on
+     * DGX H100 nodes (first GPUs and dealt round-robin: NVLS, NVLS_TREE, CollNet), on a
+     * whole GB200 NVL72 rack (18 NVLS chips) and on 8 nodes of the DGX H100 SuperPOD
+     * (SHARP leaves under the spine for CollNet). */
+    guint per_algo[WEFT_COLL_N_ALGOS] = {0};
+    guint checked = 0;
+    g_autoptr(weft_topo_t) t = dgx_h100(4);
+    for (guint n = 2; n <= 17; n += 5) {
+        for (guint shape = 0; shape < 3; shape++) {
+            weft_coll_layout_t *L = NULL;
+            if (shape == 0) {
+                L = weft_coll_layout_new_flat(n);
+            } else {
+                g_autofree gint *mv = g_new(gint, n);
+                for (guint i = 0; i < n; i++) {
+                    mv[i] = weft_topo_gpu_vertex(t, shape == 1 ? i : (i % 4) * 8 + i / 4);
+                }
+                L = layout_on(t, mv, n);
+            }
+            checked += check_counts(L, 1000, "dgx-h100 x 4", per_algo);
+            weft_coll_layout_free(L);
+        }
+    }
+    /* the SuperPOD with SHARP on (sharp = true), as the CollNet golden runs it */
+    static const char *const files[] = {"topologies/gb200-nvl72.ini",
+                                        "tests/golden/dgx-h100-superpod-sharp.ini"};
+    for (guint i = 0; i < G_N_ELEMENTS(files); i++) {
+        GError *error = NULL;
+        const char *src = g_getenv("WEFT_SRCDIR");
+        g_autofree char *path = g_build_filename(src ? src : ".", files[i], NULL);
+        g_autoptr(weft_topo_t) c = weft_topo_load(path, &error);
+        ck_assert_msg(c != NULL, "%s", error ? error->message : "");
+        gint mv[72];
+        guint n = i == 0 ? 72 : 64; /* the rack; the first 8 nodes */
+        for (guint g = 0; g < n; g++) {
+            mv[g] = weft_topo_gpu_vertex(c, g);
+        }
+        g_autoptr(weft_coll_layout_t) L = layout_on(c, mv, n);
+        ck_assert(i == 0 ? L->nvls && L->n_domains == 1 : L->collnet && L->n_domains == 8);
+        checked += check_counts(L, 1u << 20, files[i], per_algo);
+    }
+    for (guint algo = WEFT_COLL_ALGO_RING; algo < WEFT_COLL_N_ALGOS; algo++) {
+        ck_assert_msg(per_algo[algo] > 0, "%s never counted", weft_coll_algo_name(algo));
+    }
+    printf("transfer counts: %u plans, each the count exactly\n", checked);
+}
+END_TEST
+
 START_TEST(every_algorithm_is_exercised_by_the_data_check)
 {
     /* The layouts of the data check reach every algorithm for all-reduce. */
@@ -1610,6 +1696,7 @@ coll_suite(void)
     tcase_add_test(algos, graphml_keeps_vertex_features);
     tcase_add_test(algos, every_plan_delivers_the_operations_data);
     tcase_add_test(algos, every_algorithm_is_exercised_by_the_data_check);
+    tcase_add_test(algos, transfer_counts_are_the_plans_exactly);
     tcase_add_test(algos, implicit_ring_builds_the_same_transfers);
     tcase_add_test(algos, sweep_matches_the_event_run);
     tcase_add_test(algos, sweep_refuses_what_it_cannot_compute);

@@ -152,6 +152,63 @@ START_TEST(dgx_h100_graphs_follow_nccl_search)
 }
 END_TEST
 
+/* The system of every GPU of @file (a single NVLink domain). */
+static void
+whole_cluster_system(const char *file, weft_coll_system_t *s)
+{
+    g_autofree char *path = topo_path(file);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(weft_topo_t) t = weft_topo_load(path, &error);
+    ck_assert_msg(t != NULL, "%s", error != NULL ? error->message : "?");
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
+    guint n = weft_topo_n_gpus(t);
+    g_autofree gint *v = g_new(gint, n);
+    for (guint i = 0; i < n; i++) {
+        v[i] = weft_topo_gpu_vertex(t, i);
+    }
+    g_autoptr(weft_coll_layout_t) L = weft_coll_layout_new(f, v, n);
+    ck_assert(weft_coll_system_init(s, f, L, NULL, &error));
+}
+
+START_TEST(blackwell_graphs_follow_nccl_2_25_search)
+{
+    /* NCCL 2.25.1, the first release with Blackwell (v2.25.1-1): SM100_NVLINK_BW 40.0
+     * (topo.h), sm100SpeedArrayIntra 90, 80, 70, 60, 50, 40, 30, 24, 20, 19 (search.cc),
+     * MAXCHANNELS 64 (device.h), NVLS_NCHANNELS_SM100 32 (nvls.cc), NCCL_MAX_NVLS_ARITY 32. */
+    weft_coll_system_t s;
+    whole_cluster_system("dgx-b200.ini", &s);
+    /* 18 NVLink5 lanes of 50 GB/s: NCCL counts 18 x 40.0 = 720 GB/s. */
+    ck_assert_uint_eq(s.arch, 100);
+    ck_assert_double_eq_tol(s.intra_GBps, 720.0, 1e-9);
+    /* Ring: 90 GB/s gives 720 / 90 = 8 channels (720 GB/s, NCCL's search stops there:
+     * channels x speed reaches the GPU's total); duplicated (90 >= 50) to 16 x 45 = 720
+     * GB/s, not sm90's 6 x 60 -> 16 x 30 = 480 (20.6 GB/s links: 370.8 / 60 = 6). */
+    ck_assert_uint_eq(s.graph[WEFT_NCCL_RING].channels, 16);
+    ck_assert_double_eq_tol(s.graph[WEFT_NCCL_RING].bw_intra, 45.0, 1e-9);
+    ck_assert_uint_eq(s.coll_channels, 32); /* 2 x 16 */
+    /* NVLS: 8 heads, (8 + 1) x s <= 720 -> s = 80. */
+    ck_assert_uint_eq(s.graph[WEFT_NCCL_NVLS].channels, 8);
+    ck_assert_double_eq_tol(s.graph[WEFT_NCCL_NVLS].bw_intra, 80.0, 1e-9);
+    ck_assert_uint_eq(s.nvls_channels, 32);
+    /* NCCL's ring all-reduce bandwidth: 16 x 45 x n / nsteps = 720 x 8 / 14 GB/s of
+     * algorithm bandwidth, busbw 720. */
+    ck_assert_double_eq_tol(s.bw_GBps[F_AR][WEFT_NCCL_RING][SIMPLE], 720.0 * 8 / 14, 1e-9);
+
+    whole_cluster_system("gb200-nvl72.ini", &s);
+    ck_assert_uint_eq(s.n_ranks, 72);
+    ck_assert_uint_eq(s.n_nodes, 1);
+    ck_assert_uint_eq(s.arch, 100);
+    ck_assert_uint_eq(s.graph[WEFT_NCCL_RING].channels, 16);
+    ck_assert_double_eq_tol(s.graph[WEFT_NCCL_RING].bw_intra, 45.0, 1e-9);
+    /* NVLS: min(32, 72) = 32 heads; every GPU's NVSwitch link carries s per head and its
+     * own head twice: 33 s <= 720 -> s <= 21.8 -> 20 (not 72 heads x 6.0 from sm90's
+     * array with a head per GPU). */
+    ck_assert_uint_eq(s.graph[WEFT_NCCL_NVLS].channels, 32);
+    ck_assert_double_eq_tol(s.graph[WEFT_NCCL_NVLS].bw_intra, 20.0, 1e-9);
+    ck_assert_double_eq_tol(s.graph[WEFT_NCCL_NVLS].bw_inter, 20.0, 1e-9);
+}
+END_TEST
+
 START_TEST(p5_graphs_follow_nccl_search)
 {
     g_autofree char *path = topo_path("p5-h100-2node.ini");
@@ -861,13 +918,14 @@ START_TEST(dgx_h100_matches_nccl_tests)
     double small, big, plateau;
     validate("dgx-h100.ini", "nccl_allreduce_dgx_h100_8gpu.csv", WEFT_COLL_CPU_INTEL, NULL, &small,
              &big, &plateau);
-    /* issue 5's bounds, both met: busbw within 10% MAPE from 1 MiB (9.31%), time within 20%
+    /* issue 5's bounds, both met: busbw within 10% MAPE from 1 MiB (9.01%: 9.31% before the
+     * plan budget kept NCCL's chunk counts within 2 %; asserted at 9.5%), time within 20%
      * below 1 MiB (16.97%). Below 1 MiB NCCL picks ring LL, 14 hops of hwLat 0.6 us each:
      * with the cluster's NVLink hops of 300 ns (GPU -> GPU 0.6 us) every step costs
      * max(0.6 us, route) = 0.6 us, and the 8-byte all-reduce 6.6 + 14 x 0.6 = 15.0 us
      * (measured 13.67) plus the 8 bytes; the one row far off is the measured 68.14 us at
      * 32 bytes (an outlier between 13.00 and 14.92 us), 4.6 points of the 16.97%. */
-    ck_assert_double_le(big, 10.0);
+    ck_assert_double_le(big, 9.5);
     ck_assert_double_le(small, 20.0);
 }
 END_TEST
@@ -880,7 +938,8 @@ START_TEST(p5_two_nodes_match_nccl_tests)
     double small, big, plateau;
     validate("p5-h100-2node.ini", "nccl_allreduce_p5_h100_2node.csv", WEFT_COLL_CPU_AMD, "efa",
              &small, &big, &plateau);
-    /* issue 5: the same constants, busbw within 15% MAPE from 1 MiB: met (10.30%; 50.45%
+    /* issue 5: the same constants, busbw within 15% MAPE from 1 MiB: met (10.34%; 10.30%
+     * while the plan budget cut NVLS tree's chunks from 2 GiB up by more than 2 %; 50.45%
      * before EFA's per-message cost). NCCL 2.20.3's own choice (tree LL, tree LL128, NVLS
      * tree from 512 KiB: AWS's plugin tuner leaves 2-node jobs to NCCL) on the p5 file, with
      * the catalog EFA NIC's 3 us per message (aws-ofi-nccl's completion overhead): each
@@ -888,7 +947,7 @@ START_TEST(p5_two_nodes_match_nccl_tests)
      * (16-128 KiB by size), which caps a GPU's EFA throughput at chunk / 3 us (5.5 to 43.7
      * GB/s) and adds 3 us to each network hop; NVLS tree's 4 NVSwitch steps cost 11.5 us
      * each, as NVLS's. Nothing fitted (doc/collectives.md, Validation). From 1 GiB, where
-     * NVLS tree runs at its bandwidth: 5.4%. */
+     * NVLS tree runs at its bandwidth: 5.5%. */
     ck_assert_double_le(big, 15.0);
     ck_assert_double_le(plateau, 10.0);
 }
@@ -1480,6 +1539,146 @@ START_TEST(tuning_properties_hold_on_every_bundled_cluster)
 }
 END_TEST
 
+/* ---- the plan budget ------------------------------------------------------------------ */
+
+/* Simulates (@op, @S) on the first @g GPUs of the first @m nodes of @cluster under @model as
+ * NCCL's tuning chooses it (@algo forced unless AUTO), once with the plan budget and once
+ * with NCCL's own chunk count; returns the relative change the budget made. */
+static double
+budget_change(const char *cluster, guint m, guint g, weft_coll_op_t op, weft_coll_algo_t algo,
+              guint64 S, weft_net_model_t model)
+{
+    g_autofree char *path = topo_path(cluster);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(weft_topo_t) t = weft_topo_load(path, &error);
+    ck_assert_msg(t != NULL, "%s: %s", cluster, error != NULL ? error->message : "?");
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
+    gint members[128];
+    guint n = first_of_domains(t, g, m, members, G_N_ELEMENTS(members));
+    g_autoptr(weft_coll_layout_t) L = weft_coll_layout_new(f, members, n);
+    weft_coll_tuning_t tun = {0};
+    tun.algo[op] = algo;
+    weft_coll_system_t sys;
+    ck_assert(weft_coll_system_init(&sys, f, L, &tun, &error));
+    /* NCCL's count: the same system without the plan counts has no budget */
+    weft_coll_system_t raw = sys;
+    memset(raw.plan_xfers, 0, sizeof raw.plan_xfers);
+    weft_coll_config_t cfg, full;
+    weft_coll_costs_t c, cf;
+    tune_ok(&tun, &sys, op, S, &cfg, &c);
+    tune_ok(&tun, &raw, op, S, &full, &cf);
+    ck_assert_int_eq(cfg.algo, full.algo);
+    ck_assert_msg(cfg.chunks < full.chunks, "%s: the budget did not cut %u chunks", cluster,
+                  full.chunks);
+    weft_time_t ps[2];
+    for (guint k = 0; k < 2; k++) {
+        g_autoptr(weft_sim_t) sim = weft_sim_new(1);
+        g_autoptr(weft_net_t) net = weft_net_new(sim, f, model);
+        g_autoptr(weft_coll_plan_t) plan =
+            weft_coll_plan_build(op, k == 0 ? &cfg : &full, L, S, &error);
+        ck_assert_msg(plan != NULL, "%s", error != NULL ? error->message : "?");
+        weft_coll_tuning_fill_exec(&sys, k == 0 ? &c : &cf, &plan->exec);
+        ps[k] = weft_coll_time_full(sim, net, plan, L->vertex, NULL, &error);
+        ck_assert_msg(ps[k] > 0, "%s", error != NULL ? error->message : "?");
+    }
+    double change = (double)ps[0] / (double)ps[1] - 1.0;
+    printf("plan budget: %s, %u x %u GPUs, %s %s of %" G_GUINT64_FORMAT
+           " B: %u chunks (%" G_GUINT64_FORMAT
+           " transfers per channel and chunk) instead of NCCL's %u: %.1f us instead of %.1f "
+           "(%+.2f%%)\n",
+           cluster, m, g, weft_coll_algo_name(cfg.algo), weft_coll_op_name(op), S, cfg.chunks,
+           sys.plan_xfers[op == WEFT_COLL_BROADCAST ? 0 : F_AR][cfg.algo], full.chunks, ps[0] / US,
+           ps[1] / US, 100.0 * change);
+    return change;
+}
+
+START_TEST(plan_budget_changes_no_result_by_more_than_2_percent)
+{
+    /* Cases where the plan budget (2^19 transfers) cuts NCCL's chunk count, each simulated
+     * with the budget's count and with NCCL's (collectives.chunks forced to it). The floor
+     * of tuning.c (fill depth k: C' >= k C / (0.02 C + 1.02 k)) bounds the change by 2 %
+     * on uncongested links:
+     * - NVLS on a GB200 NVL72 rack, 2 GiB: 2 x 72 x 18 = 2,592 transfers per channel and
+     *   chunk (every GPU up to each of 18 NVLS chips and down), k = 1;
+     * - NVLS tree on 8 DGX H100 nodes, 1 GiB: 8 x 4 chips x 8 x 17 + 8 x 2 x 2 x 7 = 4,576
+     *   per channel and chunk, k = 2 + 2 x 3 (NCCL's trees over 8 nodes are 3 deep) + 2 - 1;
+     * - a ring broadcast over the 72 GPUs of the rack, 4 GiB: 71 hops, k = 70. */
+    double ch[3];
+    ch[0] = budget_change("gb200-nvl72.ini", 1, 72, WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALGO_NVLS,
+                          2ull << 30, WEFT_NET_ANALYTICAL);
+    ch[1] = budget_change("dgx-h100-superpod.ini", 8, 8, WEFT_COLL_ALL_REDUCE,
+                          WEFT_COLL_ALGO_NVLS_TREE, 1ull << 30, WEFT_NET_ANALYTICAL);
+    ch[2] = budget_change("gb200-nvl72.ini", 1, 72, WEFT_COLL_BROADCAST, WEFT_COLL_ALGO_RING,
+                          4ull << 30, WEFT_NET_ANALYTICAL);
+    for (guint i = 0; i < G_N_ELEMENTS(ch); i++) {
+        ck_assert_msg(fabs(ch[i]) <= 0.02, "case %u: the budget changed the time by %.2f%%", i,
+                      100.0 * ch[i]);
+    }
+}
+END_TEST
+
+/* Simulates @op of @S on the first @m nodes (all their GPUs) of @cluster as NCCL's tuning
+ * chooses it with @algo forced; returns the time in us and NCCL's model in *@model_us. */
+static double
+sim_nodes(const char *cluster, guint m, weft_coll_algo_t algo, guint64 S, weft_net_model_t model,
+          double *model_us)
+{
+    g_autofree char *path = topo_path(cluster);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(weft_topo_t) t = weft_topo_load(path, &error);
+    ck_assert_msg(t != NULL, "%s", error != NULL ? error->message : "?");
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
+    gint members[128];
+    guint n = first_of_domains(t, 8, m, members, G_N_ELEMENTS(members));
+    g_autoptr(weft_coll_layout_t) L = weft_coll_layout_new(f, members, n);
+    weft_coll_tuning_t tun = {0};
+    tun.algo[WEFT_COLL_ALL_REDUCE] = algo;
+    weft_coll_system_t sys;
+    ck_assert(weft_coll_system_init(&sys, f, L, &tun, &error));
+    g_autoptr(weft_sim_t) sim = weft_sim_new(1);
+    g_autoptr(weft_net_t) net = weft_net_new(sim, f, model);
+    weft_coll_config_t cfg;
+    weft_time_t mps;
+    weft_time_t ps =
+        sim_choice(sim, net, &sys, L, &tun, WEFT_COLL_ALL_REDUCE, S, &cfg, &mps, cluster);
+    *model_us = mps / US;
+    return ps / US;
+}
+
+START_TEST(nvls_tree_on_8_nodes_under_flow_is_bound_by_its_interior_nics)
+{
+    /* NVLS tree, 1 GiB all-reduce over 8 DGX H100 nodes of the SuperPOD (8 GPUs each,
+     * NDR 50 GB/s per GPU on its rail). Each GPU's piece P = S / 8 crosses NCCL's two
+     * trees over the 8 nodes, half each; an interior node (3 of 8 in each tree, interior
+     * in one tree only) sends P/2 up and 2 x P/2 down and receives as much in that tree,
+     * and P/2 each way as a leaf of the other: 2P per direction through its NIC.
+     * NCCL's formula says so with min(bwIntra, bwInter / 2) = min(40, 48 / 2) beyond 2
+     * nodes: 8 x 24 x 5/6 = 160 GB/s algbw (6,818 us). Under flow the plan's transfers
+     * share that NIC themselves, so the efficiency is NCCL's figure without the halving:
+     * 8 x min(40, 48) x 5/6 = 266.7 GB/s over what the links allow, min(450, 8 x 50) =
+     * 400: 0.667. Bound: t >= 2P / (50 GB/s x 0.667), algbw <= 4 x 33.3 = 133.3 GB/s,
+     * busbw <= 133.3 x 2 x 63 / 64 = 262.5. Charging the halved efficiency on top of the
+     * shared NIC gave 129 (49 % of the bound; 2 nodes, which have no interior node, were
+     * fine). The plan's tree keeps interior NICs busy 82 % of the time (215); the test
+     * asks at least 3/4 of the bound. The analytical model shares no NIC between pairs and
+     * keeps NCCL's halved figure: within 2 % of NCCL's formula. */
+    const guint64 S = 1ull << 30;
+    double model_us;
+    double flow_us = sim_nodes("dgx-h100-superpod.ini", 8, WEFT_COLL_ALGO_NVLS_TREE, S,
+                               WEFT_NET_FLOW, &model_us);
+    double busbw = S / (flow_us * 1e3) * 2.0 * 63.0 / 64.0;
+    const double bound = 50.0 * (266.7 / 400.0) * 4.0 * 2.0 * 63.0 / 64.0;
+    printf("nvls tree, 8 DGX H100 nodes, 1 GiB, flow: %.1f us, busbw %.1f GB/s (bound %.1f; "
+           "NCCL's formula %.1f us)\n",
+           flow_us, busbw, bound, model_us);
+    ck_assert_double_le(busbw, bound * 1.001);
+    ck_assert_double_ge(busbw, 0.75 * bound);
+    double an_us = sim_nodes("dgx-h100-superpod.ini", 8, WEFT_COLL_ALGO_NVLS_TREE, S,
+                             WEFT_NET_ANALYTICAL, &model_us);
+    ck_assert_double_le(fabs(an_us / model_us - 1.0), 0.02);
+}
+END_TEST
+
 static Suite *
 tuning_suite(void)
 {
@@ -1487,6 +1686,7 @@ tuning_suite(void)
     TCase *tables = tcase_create("tables");
     tcase_add_test(tables, dgx_h100_graphs_follow_nccl_search);
     tcase_add_test(tables, p5_graphs_follow_nccl_search);
+    tcase_add_test(tables, blackwell_graphs_follow_nccl_2_25_search);
     tcase_add_test(tables, dgx_h100_tables_restate_tuning_cc);
     tcase_add_test(tables, p5_tables_restate_tuning_cc);
     suite_add_tcase(s, tables);
@@ -1515,6 +1715,11 @@ tuning_suite(void)
     tcase_add_test(props, tuning_properties_hold_on_every_bundled_cluster);
     tcase_add_test(props, collnet_simulates_at_nccl_bandwidth);
     suite_add_tcase(s, props);
+    TCase *budget = tcase_create("budget");
+    tcase_set_timeout(budget, 0); /* bounded by its three cases */
+    tcase_add_test(budget, plan_budget_changes_no_result_by_more_than_2_percent);
+    tcase_add_test(budget, nvls_tree_on_8_nodes_under_flow_is_bound_by_its_interior_nics);
+    suite_add_tcase(s, budget);
     TCase *val = tcase_create("validation");
     tcase_set_timeout(val, 120);
     tcase_add_test(val, dgx_h100_matches_nccl_tests);

@@ -1259,51 +1259,186 @@ weft_coll_i_pieces(const weft_coll_plan_t *plan, const weft_coll_layout_t *L)
     }
 }
 
+/* Transfers tree_run() makes per chunk over m positions: m - 1 up and m - 1 down. */
+static guint64
+tree_xfers(guint64 m)
+{
+    return m < 2 ? 0 : 2 * (m - 1);
+}
+
+/* Edges from position @r to the root of dtree_parent()'s tree @tree over @n positions. */
+static guint
+dtree_depth(gint r, gint n, guint tree)
+{
+    guint h = 0;
+    for (gint p = dtree_parent(r, n, tree); p >= 0; p = dtree_parent(p, n, tree)) {
+        h++;
+    }
+    return h;
+}
+
+/* The height of the taller of NCCL's two trees over @n positions (0 for one). */
+static guint
+dtree_height(guint n)
+{
+    guint h = 0;
+    for (guint tree = 0; tree < 2; tree++) {
+        for (guint r = 0; r < n; r++) {
+            h = MAX(h, dtree_depth((gint)r, (gint)n, tree));
+        }
+    }
+    return h;
+}
+
+/* Distinct SHARP leaves among the members at position @j of channel @ch (build_collnet()). */
+static guint
+collnet_leaves(const weft_coll_layout_t *L, guint ch, guint j, guint32 *order, gint *seen)
+{
+    guint D = L->n_domains, g = L->max_per_domain, k = 0;
+    if (L->collnet_leaf == NULL) {
+        return 0;
+    }
+    for (guint d = 0; d < D; d++) {
+        weft_coll_i_domain_order(L, d, ch, order);
+        gint leaf = L->collnet_leaf[order[j % g]];
+        if (leaf < 0) {
+            continue;
+        }
+        guint i = 0;
+        while (i < k && seen[i] != leaf) {
+            i++;
+        }
+        if (i == k) {
+            seen[k++] = leaf;
+        }
+    }
+    return k;
+}
+
+guint64
+weft_coll_i_count_xfers(weft_coll_op_t op, weft_coll_algo_t algo, const weft_coll_layout_t *L,
+                        guint channels, guint chunks)
+{
+    guint64 n = L->n_members, g = L->max_per_domain, D = L->n_domains, C = chunks;
+    if (n < 2) {
+        return 0; /* weft_coll_plan_build() builds nothing for one member */
+    }
+    gboolean ar = op == WEFT_COLL_ALL_REDUCE || op == WEFT_COLL_BARRIER;
+    gboolean rs = op == WEFT_COLL_REDUCE_SCATTER || op == WEFT_COLL_REDUCE_SCATTER_BLOCK;
+    guint64 total = 0;
+    for (guint ch = 0; ch < channels; ch++) {
+        guint64 per = 0; /* this channel's transfers per chunk */
+        switch (algo) {
+        case WEFT_COLL_ALGO_RING: /* ring_run() over n positions, build_chain() */
+            per = op == WEFT_COLL_BROADCAST || op == WEFT_COLL_REDUCE ? n - 1
+                  : ar                                                ? 2 * (n - 1) * n
+                                                                      : (n - 1) * n;
+            break;
+        case WEFT_COLL_ALGO_DIRECT: /* build_direct(): one transfer per pair, no chunks */
+            total += op == WEFT_COLL_ALL_TO_ALL ? n * (n - 1) : n - 1;
+            continue;
+        case WEFT_COLL_ALGO_TREE: /* two trees over all the members */
+            per = 2 * tree_xfers(n);
+            break;
+        case WEFT_COLL_ALGO_HALVING_DOUBLING: {
+            /* hd_reduce_chunk(): fold r, lg halving steps of p2 sends, then lg doubling steps
+             * and the unfold (all-reduce) or the r pieces back (reduce-scatter);
+             * hd_gather_chunk(): fold r, step s sends 2^s blocks from each of p2 ranks (n
+             * blocks per 2^s ranks, so n 2^s in all), unfold n - 1 blocks to each of r. */
+            hd_t h = hd_shape((guint)n);
+            if (op == WEFT_COLL_ALL_GATHER) {
+                per = h.r + n * (h.p2 - 1) + (guint64)h.r * (n - 1);
+            } else {
+                per = 2 * (guint64)h.r + (guint64)h.lg * h.p2 * (ar ? 2 : 1);
+            }
+            break;
+        }
+        case WEFT_COLL_ALGO_HIERARCHICAL: /* ring RS in each domain, AR over D per position, AG */
+            per = 2 * D * g * (g - 1) + g * 2 * (D - 1) * D;
+            break;
+        case WEFT_COLL_ALGO_NVLS: {
+            /* nvls_updown() per chip: every sender up, every receiver down */
+            guint64 chips = L->nvls_off[1] - L->nvls_off[0];
+            per = ar ? 2 * n * chips : rs ? n * (n + 1) * chips : n * n * chips;
+            break;
+        }
+        case WEFT_COLL_ALGO_NVLS_TREE:
+            /* per domain and position: g ups and 1 down per chip (reduce-scatter), 1 up and
+             * g - 1 downs per chip (all-gather); per position two trees over the domains */
+            for (guint d = 0; d < D; d++) {
+                per += (guint64)(L->nvls_off[d + 1] - L->nvls_off[d]) * g * (2 * g + 1);
+            }
+            per += g * 2 * tree_xfers(D);
+            break;
+        case WEFT_COLL_ALGO_COLLNET: {
+            /* ring RS and AG in each domain; per position, each member up to its leaf or the
+             * root, each leaf up once, down once, each member down */
+            g_autofree guint32 *order = g_new(guint32, g);
+            g_autofree gint *seen = g_new(gint, D);
+            per = 2 * D * g * (g - 1);
+            for (guint j = 0; j < g; j++) {
+                per += 2 * D + 2 * (guint64)collnet_leaves(L, ch, j, order, seen);
+            }
+            break;
+        }
+        default:
+            break;
+        }
+        total += per * C;
+    }
+    return total;
+}
+
+guint
+weft_coll_i_fill_depth(weft_coll_op_t op, weft_coll_algo_t algo, const weft_coll_layout_t *L)
+{
+    guint n = L->n_members, g = L->max_per_domain, D = L->n_domains;
+    if (n < 2) {
+        return 0;
+    }
+    gboolean ar = op == WEFT_COLL_ALL_REDUCE || op == WEFT_COLL_BARRIER;
+    switch (algo) {
+    case WEFT_COLL_ALGO_RING:
+        /* Every position holds data for step 0, so every link is busy from the start and
+         * its chunks follow each other: no fill (the chain of broadcast and reduce fills
+         * over its n - 1 hops). */
+        return op == WEFT_COLL_BROADCAST || op == WEFT_COLL_REDUCE ? n - 2 : 0;
+    case WEFT_COLL_ALGO_DIRECT:
+        return 0;
+    case WEFT_COLL_ALGO_TREE: {
+        /* up the taller member tree and down again: a chain in each domain below the head,
+         * the heads in NCCL's trees over the domains */
+        guint h = 0;
+        for (guint tree = 0; tree < 2; tree++) {
+            for (guint d = 0; d < D; d++) {
+                guint gd = L->dom_off[d + 1] - L->dom_off[d];
+                h = MAX(h, dtree_depth((gint)d, (gint)D, tree) + gd - 1);
+            }
+        }
+        return 2 * h - 1;
+    }
+    case WEFT_COLL_ALGO_HALVING_DOUBLING: {
+        hd_t h = hd_shape(n);
+        guint steps = (h.r > 0 ? 2 : 0) + h.lg * (ar ? 2 : 1);
+        return steps > 0 ? steps - 1 : 0;
+    }
+    case WEFT_COLL_ALGO_HIERARCHICAL:
+        return (g - 1) + 2 * (D - 1) + (g - 1) - 1;
+    case WEFT_COLL_ALGO_NVLS:
+        return 1; /* up to the switch, down from it */
+    case WEFT_COLL_ALGO_NVLS_TREE:
+        return 2 + 2 * dtree_height(D) + 2 - 1;
+    case WEFT_COLL_ALGO_COLLNET:
+        return (g - 1) + 2 * (L->collnet_leaf != NULL ? 2 : 1) + (g - 1) - 1;
+    default:
+        return 0;
+    }
+}
+
 double
 weft_coll_i_estimate_xfers(const weft_coll_plan_t *plan, const weft_coll_layout_t *L)
 {
-    double n = plan->n_members, C = plan->chunks, CH = plan->channels;
-    double g = L->max_per_domain, D = L->n_domains, chips = max_chips(L);
-    double lg = 0;
-    while ((1u << (guint)lg) * 2 <= plan->n_members) {
-        lg++;
-    }
-    double per = 0; /* per channel and chunk */
-    switch (plan->algo) {
-    case WEFT_COLL_ALGO_RING:
-        if (plan->op == WEFT_COLL_BROADCAST || plan->op == WEFT_COLL_REDUCE) {
-            per = n;
-        } else if (plan->op == WEFT_COLL_ALL_REDUCE || plan->op == WEFT_COLL_BARRIER) {
-            per = 2 * n * n;
-        } else {
-            per = n * n;
-        }
-        break;
-    case WEFT_COLL_ALGO_DIRECT:
-        per = plan->op == WEFT_COLL_ALL_TO_ALL ? n * n : n;
-        break;
-    case WEFT_COLL_ALGO_TREE:
-        per = 4 * n;
-        break;
-    case WEFT_COLL_ALGO_HALVING_DOUBLING:
-        per = plan->op == WEFT_COLL_ALL_GATHER ? n * (n + 2) : n * (2 * lg + 4);
-        break;
-    case WEFT_COLL_ALGO_HIERARCHICAL:
-        per = 2 * n * (g + D);
-        break;
-    case WEFT_COLL_ALGO_NVLS:
-        per = plan->op == WEFT_COLL_ALL_REDUCE ? 2 * n * chips : n * (n + 1) * chips;
-        break;
-    case WEFT_COLL_ALGO_NVLS_TREE:
-        per = D * (2 * g * g + 2 * g) * chips + 4 * n;
-        break;
-    case WEFT_COLL_ALGO_COLLNET:
-        per = 2 * n * g + 2 * n;
-        break;
-    default:
-        break;
-    }
-    return per * C * CH;
+    return (double)weft_coll_i_count_xfers(plan->op, plan->algo, L, plan->channels, plan->chunks);
 }
 
 gboolean

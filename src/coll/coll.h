@@ -329,6 +329,10 @@ typedef struct {
     weft_time_t step_inter_ps; /* per delivered transfer across domains */
     double efficiency;         /* payload bytes per wire byte, (0, 1] */
     double efficiency_intra;   /* the same for transfers inside an NVLink domain; 0 = efficiency */
+    double efficiency_shared;  /* efficiency under a model that shares links (flow): without
+                                  the factors that stand for sharing the model simulates
+                                  itself (NVLS tree's bwInter / 2 beyond 2 nodes); 0 =
+                                  efficiency */
     double channel_Bps;        /* cap on a transfer's payload rate; 0 = none */
     double hbm_Bps;            /* GPU memory bandwidth for local reductions; 0 = free */
     weft_time_t msg_ps;        /* per-message cost of a member's network path; 0 = none */

@@ -82,8 +82,29 @@ void weft_coll_i_ranges_copy(GArray **to, GArray **from, guint ep, guint64 off, 
 /* algos.c: fills @b for the plan (op, algo, channels, chunks, size, layout already set in @plan).
  */
 gboolean weft_coll_i_build_algo(coll_builder_t *b, weft_coll_plan_t *plan, GError **error);
-/* Upper bound on the transfers of @plan's algorithm (plan fields set, no transfers yet). */
+/* The transfers @plan's algorithm will make (plan fields set, no transfers yet): exactly
+ * weft_coll_i_count_xfers() of its op, algo, channels and chunks. */
 double weft_coll_i_estimate_xfers(const weft_coll_plan_t *plan, const weft_coll_layout_t *layout);
+/*
+ * The exact number of transfers weft_coll_i_build_algo() makes for (@op, @algo) on @layout
+ * with @channels channels and @chunks chunks (the plan's own, after weft_coll_plan_build()'s
+ * limits; direct algorithms ignore @chunks). (op, algo) must be supported on @layout
+ * (weft_coll_i_check_supported()). The count of every algorithm is @chunks times that of
+ * each channel, and every channel has the same count. O(channels) for most algorithms,
+ * O(channels x g x D x g) for CollNet (its SHARP leaves per position).
+ */
+guint64 weft_coll_i_count_xfers(weft_coll_op_t op, weft_coll_algo_t algo,
+                                const weft_coll_layout_t *layout, guint channels, guint chunks);
+/*
+ * How many chunk times more than its busiest link's work a plan of (@op, @algo) on @layout
+ * may take to fill and drain its pipeline: its longest chain of transfers of one chunk, less
+ * one (ring phases: 0, every link is busy from the first step). With C chunks on uncongested
+ * links the plan takes at most (C + depth) x the chunk time of its slowest stage, so cutting
+ * C chunks to C' < C changes its time by at most depth (1/C' - 1/C) / (1 + depth / C).
+ * O(D log D) for the trees, O(1) otherwise.
+ */
+guint weft_coll_i_fill_depth(weft_coll_op_t op, weft_coll_algo_t algo,
+                             const weft_coll_layout_t *layout);
 /* The count pieces are cut into per channel, for the channel and chunk limits. */
 guint64 weft_coll_i_pieces(const weft_coll_plan_t *plan, const weft_coll_layout_t *layout);
 /* Whether (op, algo) exists and can run on @layout; sets WEFT_COLL_ERROR_UNSUPPORTED if not. */

@@ -105,6 +105,11 @@ weft_coll_i_xfer_rate(const weft_coll_exec_t *exec, guint8 flags, guint16 sharin
                       double route_Bps, gboolean analytical, double *eff, double *cap)
 {
     *eff = exec->efficiency > 0.0 ? exec->efficiency : 1.0;
+    if (!analytical && exec->efficiency_shared > 0.0) {
+        /* the flow model shares the links itself (e.g. an NVLS tree node's NIC between
+         * its parent and its two children): NCCL's figure without its factor for that */
+        *eff = exec->efficiency_shared;
+    }
     if (!(flags & WEFT_COLL_XFER_INTER) && exec->efficiency_intra > 0.0) {
         *eff = exec->efficiency_intra; /* e.g. CollNet's NVLink part (tuning.h) */
     }

@@ -187,6 +187,7 @@ weft_coll_sig_exec(GByteArray *sig, const weft_coll_exec_t *x)
     weft_coll_sig_u64(sig, x->msg_bytes);
     weft_coll_sig_f64(sig, x->efficiency);
     weft_coll_sig_f64(sig, x->efficiency_intra);
+    weft_coll_sig_f64(sig, x->efficiency_shared);
     weft_coll_sig_f64(sig, x->channel_Bps);
     weft_coll_sig_f64(sig, x->hbm_Bps);
 }
@@ -230,6 +231,7 @@ plan_shape(const weft_coll_layout_t *L, weft_coll_op_t op, guint64 bytes,
     }
     weft_coll_sig_f64(sig, x->efficiency);
     weft_coll_sig_f64(sig, x->efficiency_intra);
+    weft_coll_sig_f64(sig, x->efficiency_shared);
     weft_coll_sig_f64(sig, x->channel_Bps);
     weft_coll_sig_f64(sig, x->hbm_Bps);
     weft_coll_sig_f64(sig, L->hbm_Bps);

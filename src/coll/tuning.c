@@ -13,6 +13,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "coll/coll_private.h"
+
 /* ---- NCCL's constants ----------------------------------------------------------------
  * Every table below is NCCL 2.20.3, src/graph/tuning.cc unless said otherwise. Rows are
  * NCCL's algorithm order (tree, ring, CollNet direct, CollNet chain, NVLS, NVLS tree),
@@ -114,7 +116,9 @@ net_overhead_us(weft_coll_cpu_t cpu)
 }
 
 /* Speed arrays of the topology search, GB/s per channel (NCCL 2.20.3 src/graph/search.cc
- * speedArrayIntra/Inter and sm90SpeedArrayIntra/Inter). */
+ * speedArrayIntra/Inter and sm90SpeedArrayIntra/Inter; Blackwell's, sm100SpeedArrayIntra
+ * and sm100SpeedArrayInter, came with NCCL 2.25.1, the first release that supports it:
+ * v2.25.1-1 src/graph/search.cc). */
 static const double speed_intra[] = {40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0,
                                      9.0,  7.0,  6.0,  5.0,  4.0,  3.0};
 static const double speed_inter[] = {48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0,
@@ -122,20 +126,70 @@ static const double speed_inter[] = {48.0, 30.0, 28.0, 24.0, 20.0, 18.0, 15.0, 1
 static const double sm90_speed_intra[] = {60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 6.0, 3.0};
 static const double sm90_speed_inter[] = {48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
                                           15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+static const double sm100_speed_intra[] = {90.0, 80.0, 70.0, 60.0, 50.0,
+                                           40.0, 30.0, 24.0, 20.0, 19.0};
+static const double sm100_speed_inter[] = {48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
+                                           15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+
+/* The speed array NCCL's search walks for @sys (*@n entries): by GPU generation, intra on
+ * one node (NCCL trims the NICs when every rank is local, src/graph/topo.cc
+ * ncclTopoTrimSystem()), inter across nodes. */
+static const double *
+speed_array(const weft_coll_system_t *sys, guint *n)
+{
+    gboolean multi = sys->n_nodes > 1;
+    if (sys->arch >= 100) {
+        *n = multi ? G_N_ELEMENTS(sm100_speed_inter) : G_N_ELEMENTS(sm100_speed_intra);
+        return multi ? sm100_speed_inter : sm100_speed_intra;
+    }
+    if (sys->arch >= 90) {
+        *n = multi ? G_N_ELEMENTS(sm90_speed_inter) : G_N_ELEMENTS(sm90_speed_intra);
+        return multi ? sm90_speed_inter : sm90_speed_intra;
+    }
+    *n = multi ? G_N_ELEMENTS(speed_inter) : G_N_ELEMENTS(speed_intra);
+    return multi ? speed_inter : speed_intra;
+}
 
 /* NVLink bandwidth per link as NCCL counts it (NCCL 2.20.3 src/graph/topo.h SM70_NVLINK_BW,
- * SM80_NVLINK_BW, SM90_NVLINK_BW, SM100_NVLINK_BW), GB/s. */
+ * SM80_NVLINK_BW, SM90_NVLINK_BW; SM100_NVLINK_BW = 40.0 from NCCL 2.25.1, v2.25.1-1
+ * src/graph/topo.h: 2.20.3 has none, and 40.1 is NCCL 2.28's figure), GB/s. */
 static double
 nvlink_per_link_GBps(guint arch)
 {
-    return arch >= 100 ? 40.1 : arch >= 90 ? 20.6 : 20.0;
+    return arch >= 100 ? 40.0 : arch >= 90 ? 20.6 : 20.0;
 }
 
-/* Search limits: MAXCHANNELS = 32 (src/include/device.h); ring and tree graphs search at
- * most MAXCHANNELS/2 (src/init.cc); NCCL_NVLS_NCHANNELS defaults to 16 (src/transport/nvls.cc). */
-#define MAXCHANNELS 32
-#define SEARCH_MAX_CHANNELS (MAXCHANNELS / 2)
-#define NVLS_NCHANNELS 16
+/*
+ * Search limits, by the NCCL version that runs the GPU (2.20.3; Blackwell 2.25.1):
+ * MAXCHANNELS = 32, 64 from 2.25.1 (src/include/device.h); ring and tree graphs search at
+ * most MAXCHANNELS/2 (src/init.cc ringGraph->maxChannels); NVLS runs 16 channels
+ * (NCCL_NVLS_NCHANNELS, src/transport/nvls.cc), 32 on sm100 in 2.25.1
+ * (NVLS_NCHANNELS_SM100); the NVLS graph has a head per GPU, at most NCCL_MAX_NVLS_ARITY =
+ * 32 in 2.25.1 (search.cc: maxChannels = min(NCCL_MAX_NVLS_ARITY, GPUs)).
+ */
+static guint
+max_channels(guint arch)
+{
+    return arch >= 100 ? 64 : 32;
+}
+
+static guint
+search_max_channels(guint arch)
+{
+    return max_channels(arch) / 2;
+}
+
+static guint
+nvls_nchannels(guint arch)
+{
+    return arch >= 100 ? 32 : 16;
+}
+
+static guint
+nvls_max_heads(guint arch, guint ppn)
+{
+    return arch >= 100 ? MIN(ppn, 32u) : ppn;
+}
 
 /* Threads per block and per-thread work thresholds that decide channel counts (NCCL 2.20.3
  * src/include/device.h NCCL_LL_MAX_NTHREADS 512, NCCL_LL128_MAX_NTHREADS 640,
@@ -202,7 +256,7 @@ ring_channels(const weft_coll_system_t *sys, double s)
         guint by_nvl = (guint)floor(per_gpu / (s * frac) + 1e-9);
         ch = MIN(by_nic, by_nvl);
     }
-    return MIN(ch, SEARCH_MAX_CHANNELS);
+    return MIN(ch, search_max_channels(sys->arch));
 }
 
 /* ncclTopoCompute() for the ring and tree patterns: speeds from the largest at most the
@@ -212,15 +266,8 @@ static weft_coll_graph_t
 search_ring(const weft_coll_system_t *sys)
 {
     gboolean multi = sys->n_nodes > 1;
-    const double *sp;
     guint nsp;
-    if (sys->arch >= 90) {
-        sp = multi ? sm90_speed_inter : sm90_speed_intra;
-        nsp = multi ? G_N_ELEMENTS(sm90_speed_inter) : G_N_ELEMENTS(sm90_speed_intra);
-    } else {
-        sp = multi ? speed_inter : speed_intra;
-        nsp = multi ? G_N_ELEMENTS(speed_inter) : G_N_ELEMENTS(speed_intra);
-    }
+    const double *sp = speed_array(sys, &nsp);
     double max_bw = multi ? MIN(sys->net_GBps, sys->intra_GBps) : sys->intra_GBps;
     guint i = 0;
     while (i < nsp - 1 && sp[i] > max_bw) {
@@ -245,7 +292,7 @@ search_ring(const weft_coll_system_t *sys)
     }
     /* ncclTopoDupChannels(): not below 25 GB/s, nor on sm90+ below 50 GB/s with > 4 channels. */
     if (best.bw_intra >= 25.0 && !(sys->arch > 80 && best.bw_intra < 50.0 && best.channels > 4)) {
-        guint dup = MIN(best.channels * 2, SEARCH_MAX_CHANNELS);
+        guint dup = MIN(best.channels * 2, search_max_channels(sys->arch));
         guint div = (dup + best.channels - 1) / best.channels;
         best.bw_intra /= div;
         best.bw_inter /= div;
@@ -254,10 +301,11 @@ search_ring(const weft_coll_system_t *sys)
     return best;
 }
 
-/* The NVLS pattern: one channel per GPU of the node (each GPU a head); the NVSwitch link of
- * a GPU carries the speed once per channel and twice for its own head, so (ppn + 1) x s <=
- * NVLink; across nodes the inter speed is raised while below twice the intra speed and
- * within the NIC (pass 2 of ncclTopoCompute()). */
+/* The NVLS pattern: one channel per GPU of the node (each GPU a head; on sm100 at most 32
+ * heads); the NVSwitch link of a GPU carries the speed once per channel and twice for its
+ * own head (search.cc ncclTopoSearchTryNvls()), so (heads + 1) x s <= NVLink; across nodes
+ * the inter speed is raised while below twice the intra speed and within the NIC (pass 2
+ * of ncclTopoCompute()). */
 static weft_coll_graph_t
 search_nvls(const weft_coll_system_t *sys)
 {
@@ -265,13 +313,14 @@ search_nvls(const weft_coll_system_t *sys)
     if (!sys->nvls || sys->arch < 90 || sys->ppn < 2) {
         return g;
     }
-    double budget = sys->intra_GBps / (sys->ppn + 1);
+    guint heads = nvls_max_heads(sys->arch, sys->ppn);
+    double budget = sys->intra_GBps / (heads + 1);
     gboolean multi = sys->n_nodes > 1;
-    const double *sp = multi ? sm90_speed_inter : sm90_speed_intra;
-    guint nsp = multi ? G_N_ELEMENTS(sm90_speed_inter) : G_N_ELEMENTS(sm90_speed_intra);
+    guint nsp;
+    const double *sp = speed_array(sys, &nsp);
     for (guint i = 0; i < nsp; i++) {
         if (sp[i] <= budget + 1e-9 && (!multi || sp[i] <= sys->net_GBps + 1e-9)) {
-            g.channels = sys->ppn;
+            g.channels = heads;
             g.bw_intra = g.bw_inter = sp[i];
             break;
         }
@@ -299,8 +348,8 @@ weft_coll_system_fill_tables(weft_coll_system_t *sys)
     /* comm->nChannels: min of the ring and tree graphs, doubled by ncclTopoPostset()
      * (src/graph/connect.cc), at most MAXCHANNELS. */
     guint base_ch = MIN(ring->channels, tree->channels);
-    sys->coll_channels = MAX(1u, MIN(2 * base_ch, MAXCHANNELS));
-    sys->nvls_channels = NVLS_NCHANNELS;
+    sys->coll_channels = MAX(1u, MIN(2 * base_ch, max_channels(sys->arch)));
+    sys->nvls_channels = nvls_nchannels(sys->arch);
     guint n = sys->n_ranks, nodes = MAX(sys->n_nodes, 1u);
     if (n <= 1) {
         return;
@@ -494,6 +543,33 @@ member_nic_share(const weft_topo_t *topo, const weft_coll_layout_t *layout)
     return same > 1 ? 1.0 / same : 1.0;
 }
 
+/* The weft operation whose plan stands for NCCL function @f. */
+static const weft_coll_op_t func_op[N_FUNCS] = {
+    [F_BROADCAST] = WEFT_COLL_BROADCAST,   [F_REDUCE] = WEFT_COLL_REDUCE,
+    [F_ALL_GATHER] = WEFT_COLL_ALL_GATHER, [F_REDUCE_SCATTER] = WEFT_COLL_REDUCE_SCATTER,
+    [F_ALL_REDUCE] = WEFT_COLL_ALL_REDUCE,
+};
+
+/* sys->plan_xfers and fill_depth: what the plan builder makes of each (function, algorithm)
+ * on @layout, per channel and chunk (weft_coll_i_count_xfers() of one channel and one
+ * chunk: every channel has the same count). */
+static void
+fill_plan_counts(weft_coll_system_t *sys, const weft_coll_layout_t *layout)
+{
+    for (int f = 0; f < N_FUNCS; f++) {
+        for (guint a = WEFT_COLL_ALGO_RING; a < WEFT_COLL_N_ALGOS; a++) {
+            weft_coll_op_t op = func_op[f];
+            gboolean nvls_a = a == WEFT_COLL_ALGO_NVLS || a == WEFT_COLL_ALGO_NVLS_TREE;
+            if (layout->dom_off == NULL || (nvls_a && layout->nvls_off == NULL) ||
+                !weft_coll_i_check_supported(op, (weft_coll_algo_t)a, layout, NULL)) {
+                continue; /* a layout filled by hand without its tables: counts unknown */
+            }
+            sys->plan_xfers[f][a] = weft_coll_i_count_xfers(op, (weft_coll_algo_t)a, layout, 1, 1);
+            sys->fill_depth[f][a] = weft_coll_i_fill_depth(op, (weft_coll_algo_t)a, layout);
+        }
+    }
+}
+
 gboolean
 weft_coll_system_init(weft_coll_system_t *sys, weft_fabric_t *fabric,
                       const weft_coll_layout_t *layout, const weft_coll_tuning_t *tuning,
@@ -591,6 +667,7 @@ weft_coll_system_init(weft_coll_system_t *sys, weft_fabric_t *fabric,
         sys->graph[WEFT_NCCL_COLLNET_CHAIN] = sys->graph[WEFT_NCCL_RING];
     }
     weft_coll_system_fill_tables(sys);
+    fill_plan_counts(sys, layout);
     return TRUE;
 }
 
@@ -736,6 +813,15 @@ nccl_channels(const weft_coll_system_t *sys, int a, int p, guint64 nbytes)
     return nc;
 }
 
+/* NVLS's heads: one per channel of the NVLS graph (NCCL's nvls.nHeads), ppn when there is
+ * no such graph (a system filled by hand). */
+static guint
+nvls_heads(const weft_coll_system_t *sys)
+{
+    guint h = sys->graph[WEFT_NCCL_NVLS].channels;
+    return MAX(h > 0 ? h : sys->ppn, 1u);
+}
+
 /*
  * NCCL's chunk: the bytes of data one channel moves per pipeline step. Buffers of
  * NCCL 2.20 (src/include/device.h, src/init.cc): LL's 8 lines of 16 bytes per thread x 512
@@ -798,7 +884,7 @@ nccl_chunk_bytes(const weft_coll_system_t *sys, int f, int a, int p, guint64 nby
         return c * heads;
     }
     if (a == WEFT_NCCL_NVLS || a == WEFT_NCCL_NVLS_TREE) {
-        guint64 ops = (guint64)channels * MAX(sys->ppn, 1u);
+        guint64 ops = (guint64)channels * nvls_heads(sys);
         guint64 c = 128 << 10;
         if (nbytes < 64 * ops * c) {
             c = 64 << 10;
@@ -833,35 +919,55 @@ net_message_bytes(const weft_coll_system_t *sys, int f, int a, guint64 nbytes, g
 }
 
 /*
- * A plan may hold at most this many transfers when weft chooses the chunk count itself: a
- * ring plan has about 2 n^2 transfers per channel and chunk, so NCCL's chunk count is cut
- * (never below 1) to keep plans of large communicators tractable; the pipeline then runs
- * in fewer, larger chunks (the analytical time of an uncongested ring changes by less than
- * one chunk's time).
+ * The plan budget: when weft chooses the chunk count itself, a plan should hold at most
+ * this many transfers (a plan costs about 80 bytes a transfer once built, several times
+ * that while the builder runs). The budget counts the plan exactly (sys->plan_xfers, what
+ * the builder makes per channel and chunk) and may cut NCCL's chunk count C to C' only as
+ * far as the pipeline's fill keeps the result within PLAN_BUDGET_ERROR: a plan of fill depth
+ * k (weft_coll_i_fill_depth()) takes at most (C + k) chunk times of its slowest stage on
+ * uncongested links, so C' chunks change its time by at most
+ * k (1/C' - 1/C) / (1 + k/C) <= e, that is C' >= k C / (e C + k (1 + e)). A plan then may
+ * exceed the budget (NVLS on 72 GPUs at 8 GiB: 2,592 transfers per channel and chunk,
+ * 28 of NCCL's 64 chunks kept, 2.3 million transfers); rings have no fill (k = 0) and take
+ * whatever the budget allows. tests/check_tuning.c runs budgeted cases both ways.
  */
 #define PLAN_XFER_BUDGET (1u << 19)
+#define PLAN_BUDGET_ERROR 0.02
 
-/* The chunk count of the plan: the channel's data over NCCL's chunk (ring: per piece). */
+/* The fewest chunks, out of NCCL's @c, that keep a pipeline of fill depth @k within
+ * PLAN_BUDGET_ERROR of its time with @c (see above). */
+static guint64
+budget_floor(guint64 c, guint k)
+{
+    if (k == 0 || c <= 1) {
+        return 1;
+    }
+    double e = PLAN_BUDGET_ERROR;
+    double need = (double)k * (double)c / (e * (double)c + k * (1.0 + e));
+    return MIN(c, (guint64)ceil(need - 1e-9));
+}
+
+/* The chunk count of the plan of weft algorithm @walgo: the channel's data over NCCL's
+ * chunk (ring: per piece), cut by the plan budget (see above). */
 static guint
-nccl_chunks(const weft_coll_system_t *sys, int f, int a, int p, guint64 nbytes, guint channels)
+nccl_chunks(const weft_coll_system_t *sys, int f, weft_coll_algo_t walgo, int a, int p,
+            guint64 nbytes, guint channels)
 {
     guint n = MAX(sys->n_ranks, 1u);
     guint64 chunk = nccl_chunk_bytes(sys, f, a, p, nbytes, channels);
     guint64 unit = (guint64)MAX(channels, 1u) * chunk;
-    double per; /* transfers per channel and chunk, roughly */
     if (a == WEFT_NCCL_RING) {
         unit *= (f == F_BROADCAST || f == F_REDUCE) ? 1 : n;
-        per = (f == F_BROADCAST || f == F_REDUCE) ? n : 2.0 * n * n;
     } else if (a == WEFT_NCCL_NVLS || a == WEFT_NCCL_NVLS_TREE) {
-        unit *= MAX(sys->ppn, 1u);
-        per = 8.0 * n * MAX(sys->ppn, 1u); /* up to 4 NVSwitch chips, up and down */
-    } else {
-        per = 4.0 * n;
+        unit *= nvls_heads(sys);
     }
     guint64 c = unit > 0 ? (nbytes + unit - 1) / unit : 1;
-    double cap = PLAN_XFER_BUDGET / (per * MAX(channels, 1u));
-    if ((double)c > cap) {
-        c = (guint64)cap;
+    guint64 per = (guint)walgo < WEFT_COLL_N_ALGOS ? sys->plan_xfers[f][walgo] : 0;
+    if (per > 0) {
+        guint64 cap = PLAN_XFER_BUDGET / (per * MAX(channels, 1u));
+        if (c > cap) {
+            c = MAX(cap, budget_floor(c, sys->fill_depth[f][walgo]));
+        }
     }
     return (guint)CLAMP(c, 1, G_MAXUINT32);
 }
@@ -1012,7 +1118,7 @@ weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system_t *sys, 
     if (tuning != NULL && tuning->chunks != 0) {
         config->chunks = tuning->chunks;
     } else {
-        config->chunks = nccl_chunks(sys, f, ba, bp, nbytes, config->channels);
+        config->chunks = nccl_chunks(sys, f, config->algo, ba, bp, nbytes, config->channels);
     }
 
     int intra_hw = sys->nvlink ? HW_NVLINK : HW_PCI;
@@ -1075,6 +1181,17 @@ weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system_t *sys, 
         c.efficiency_intra = weft_coll_proto_efficiency(config->proto);
     }
     c.efficiency = phys > 0.0 ? CLAMP(c.algbw_Bps / (phys * 1e9), 1e-3, 1.0) : 1.0;
+    if (ba == WEFT_NCCL_NVLS_TREE && sys->n_nodes > 2) {
+        /* NCCL's figure halves bwInter beyond 2 nodes for the tree's interior nodes, whose
+         * NIC carries their parent's and two children's traffic (fill_tables()); the flow
+         * model shares the NIC among those transfers of the plan itself. */
+        const weft_coll_graph_t *g = &sys->graph[WEFT_NCCL_NVLS_TREE];
+        double halved = MIN(g->bw_intra, g->bw_inter / 2);
+        double whole = MIN(g->bw_intra, g->bw_inter);
+        if (halved > 0.0) {
+            c.efficiency_shared = CLAMP(c.efficiency * whole / halved, 1e-3, 1.0);
+        }
+    }
     if (sys->n_nodes > 1 && bp == 2 && sys->net_msg_ps > 0) {
         c.msg_ps = sys->net_msg_ps;
         c.msg_bytes = net_message_bytes(sys, f, ba, nbytes, config->channels);
@@ -1095,6 +1212,7 @@ weft_coll_tuning_fill_exec(const weft_coll_system_t *sys, const weft_coll_costs_
     exec->step_inter_ps = MAX(costs->hop_inter_ps - sys->inter_route_ps, 0);
     exec->efficiency = costs->efficiency > 0.0 ? costs->efficiency : 1.0;
     exec->efficiency_intra = costs->efficiency_intra;
+    exec->efficiency_shared = costs->efficiency_shared;
     exec->channel_Bps = 0.0;
     exec->msg_ps = costs->msg_ps;
     exec->msg_bytes = costs->msg_bytes;

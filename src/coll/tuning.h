@@ -168,6 +168,12 @@ typedef struct {
      * comm->bandwidths) for NCCL's five tuned functions; bandwidth 0 = unavailable. */
     double lat_us[5][WEFT_NCCL_N_ALGOS][WEFT_COLL_N_PROTOS];
     double bw_GBps[5][WEFT_NCCL_N_ALGOS][WEFT_COLL_N_PROTOS];
+    /* per NCCL function and weft algorithm, the plan's transfers per channel and chunk on
+     * this communicator's layout, counted as the plan builder makes them (0: unknown, as in
+     * a system filled by hand, or the algorithm cannot run there), and its pipeline's fill
+     * depth (coll_private.h, weft_coll_i_fill_depth()): what the plan budget reads */
+    guint64 plan_xfers[5][WEFT_COLL_N_ALGOS];
+    guint fill_depth[5][WEFT_COLL_N_ALGOS];
 } weft_coll_system_t;
 
 /**
@@ -184,8 +190,9 @@ typedef struct {
  * bandwidth tables:
  *  - n_nodes = the layout's NVLink domains, ppn its most members in one;
  *  - NVLink: the NVLink lanes of member 0's edges times NCCL's per-link
- *    figure (topo.h SM70/SM80/SM90/SM100_NVLINK_BW: 20.0, 20.0, 20.6, 40.1
- *    GB/s); arch from the lanes' rate and count (50 GB/s lanes: 100; 18 lanes:
+ *    figure (topo.h SM70/SM80/SM90_NVLINK_BW of NCCL 2.20.3: 20.0, 20.0, 20.6;
+ *    SM100_NVLINK_BW of NCCL 2.25.1, the first with Blackwell: 40.0 GB/s); arch
+ *    from the lanes' rate and count (50 GB/s lanes: 100; 18 lanes:
  *    90; 12: 80; fewer: 70). Without NVLink the GPU's fastest link is the
  *    intra-node figure (PCI) and arch is 90;
  *  - net_GBps: the analytical rate of the route from member 0 to the first
@@ -196,11 +203,15 @@ typedef struct {
  *    (search.cc) for these systems: try the speeds of NCCL's speed arrays from
  *    the largest at most the path bandwidth down, keep the one whose channels x
  *    speed is largest (channels limited by the NVLink budget of a GPU, by the
- *    NICs and by MAXCHANNELS/2 = 16), stop when the next speed is below 0.49 x
- *    the best (NCCL's rule), then duplicate channels as ncclTopoDupChannels()
- *    does. NVLS: one channel per GPU of the node, the speed the NVSwitch links
- *    carry with the head's traffic doubled ((ppn + 1) x speed <= NVLink), inter
- *    bandwidth raised up to twice that within the NIC's rate.
+ *    NICs and by MAXCHANNELS/2 = 16, 32 on sm100), stop when the next speed is
+ *    below 0.49 x the best (NCCL's rule), then duplicate channels as
+ *    ncclTopoDupChannels() does. NVLS: one channel per GPU of the node (at
+ *    most 32 on sm100), the speed the NVSwitch links carry with the head's
+ *    traffic doubled ((heads + 1) x speed <= NVLink), inter bandwidth raised up
+ *    to twice that within the NIC's rate. sm100 uses NCCL 2.25.1's speed
+ *    arrays and limits (tuning.c), the rest NCCL 2.20.3's;
+ *  - plan_xfers and fill_depth: what the plan builder makes of each (function,
+ *    algorithm) on @layout (coll_private.h), for the plan budget.
  * Returns: TRUE on success.
  */
 gboolean weft_coll_system_init(weft_coll_system_t *sys, weft_fabric_t *fabric,
@@ -233,6 +244,7 @@ typedef struct {
                                * bound (weft_coll_model_time()) */
     double efficiency;        /* NCCL's bandwidth / what the cluster's links would allow */
     double efficiency_intra;  /* CollNet across nodes: its NVLink part's, 0 = efficiency */
+    double efficiency_shared; /* under flow, NVLS tree beyond 2 nodes: without bwInter / 2 */
     guint64 nccl_bytes;       /* nBytes as NCCL counts it (all-gather: n x S) */
     weft_time_t msg_ps;       /* per-message cost charged to network messages; 0 = none */
     guint64 msg_bytes;        /* NCCL's bytes per network message for the choice */
@@ -287,6 +299,16 @@ gboolean weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system
  *    move at NVLink speed, pipelined with it. Charging them the network's
  *    efficiency as well ran CollNet at 2.4x NCCL's own time on 4 DGX H100 (1
  *    GiB all-reduce). 0 (the efficiency for every transfer) for the others;
+ *  - efficiency_shared = for NVLS tree beyond 2 nodes, the efficiency under the
+ *    flow model (costs->efficiency_shared): NCCL's NVLS tree bandwidth halves the
+ *    inter-node speed there (min(bwIntra, bwInter / 2), tuning.cc) because an
+ *    interior node of NCCL's trees sends and receives through its NIC for its
+ *    parent and its two children; the plan has those transfers, and the flow
+ *    model shares the NIC among them, so the efficiency it charges is NCCL's
+ *    figure with min(bwIntra, bwInter). Charging the halved one on top ran a 1
+ *    GiB all-reduce over 8 DGX H100 nodes at busbw 129 GB/s (NCCL's formula
+ *    318). The analytical model, which does not share a NIC between pairs,
+ *    keeps the halved figure; 0 for the others;
  *  - channel_Bps = 0 (no cap: the efficiency already scales the rate);
  *  - msg_ps, msg_bytes = the NIC's per-message cost (sys->net_msg_ps) and the
  *    bytes NCCL puts in one network message for the choice (Simple: one step

@@ -1137,6 +1137,9 @@ coarse_build(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices, we
     for (guint32 t = 0; t < xp->n_xfers; t++) {
         const weft_coll_xfer_t *tx = &xp->xfers[t];
         double eff = x->efficiency > 0.0 ? x->efficiency : 1.0;
+        if (x->efficiency_shared > 0.0) {
+            eff = x->efficiency_shared; /* coarse runs under flow (coll_run.c) */
+        }
         if (!(tx->flags & WEFT_COLL_XFER_INTER) && x->efficiency_intra > 0.0) {
             eff = x->efficiency_intra;
         }
