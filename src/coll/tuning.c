@@ -736,6 +736,67 @@ net_message_bytes(const weft_coll_system_t *sys, int f, int a, guint64 nbytes, g
  */
 #define PLAN_XFER_BUDGET (1u << 19)
 
+/* ceil(log2(n)) for n >= 1. */
+static int
+log2_ceil(guint n)
+{
+    int l = 0;
+    while ((1u << l) < n) {
+        l++;
+    }
+    return l;
+}
+
+/*
+ * The chunk count of a tree plan, given NCCL's count @c of a channel's data over
+ * nccl_chunk_bytes() for protocol @p.
+ *
+ * Simple moves whole steps (buffSize / NCCL_STEPS = 512 KiB, NCCL 2.20.3 src/enqueue.cc
+ * computeCollChunkInfo(), chunkSteps 1 for the tree): a GPU forwards a step once it has
+ * arrived, so NCCL's chunk is the pipeline's grain and @c stands.
+ *
+ * LL128 first shrinks its 576,000-byte chunk as NCCL does for the tree (computeCollChunkInfo():
+ * nstepsLL128 = 1 + log2i(nNodes) + 0.1 ppn; halved while nBytes / (nChannels x chunk) <
+ * nstepsLL128 x 64 / ppn and chunk > 128 KiB, then while < nstepsLL128 x 16 / ppn and chunk
+ * > 32 KiB).
+ *
+ * LL and LL128 then pipeline far finer than their chunk: each thread of a forwarding GPU
+ * polls the flag of its own 16-byte line (LL) or 128-byte line (LL128), and reduces and
+ * stores it to the next GPU as soon as it arrives (NCCL 2.20.3 src/device/prims_ll.h
+ * recvReduceSend() over readLL()/storeLL(); prims_ll128.h the same per warp), so data
+ * flows through a tree of h hops with h hop latencies and one pass of the bandwidth time,
+ * which is NCCL's formula (lat + S / bw). A plan's transfer is delivered whole before its
+ * successor starts (store and forward): C chunks through h hops take (h + C - 1) / C
+ * times the bandwidth time. C >= 8 (h - 1) keeps that extra fill at most 1/8 of the
+ * bandwidth time (h = 2 ((ppn - 1) + ceil(log2 nodes)): the chain up and down, the tree
+ * of nodes up and down); the plan's transfer budget (below) and its one-byte pieces
+ * (coll.c) may cut C, and tests/coll_props.sh measures the bound against a finer plan.
+ */
+static guint64
+tree_chunks(const weft_coll_system_t *sys, int p, guint64 nbytes, guint channels, guint64 c)
+{
+    if (p == 2) {
+        return c;
+    }
+    guint nodes = MAX(sys->n_nodes, 1u), ppn = MAX(sys->ppn, 1u);
+    guint64 ch = MAX(channels, 1u);
+    if (p == 1) {
+        double ppn_f = (double)MAX(sys->n_ranks, 1u) / nodes;
+        double nsteps = 1.0 + log2i(nodes) + 0.1 * ppn_f;
+        guint64 chunk = 576000;
+        while ((double)(nbytes / (ch * chunk)) < nsteps * 64.0 / ppn_f && chunk > 131072) {
+            chunk /= 2;
+        }
+        while ((double)(nbytes / (ch * chunk)) < nsteps * 16.0 / ppn_f && chunk > 32768) {
+            chunk /= 2;
+        }
+        c = (nbytes + ch * chunk - 1) / (ch * chunk);
+    }
+    guint64 hops = 2 * ((guint64)(ppn - 1) + (guint64)log2_ceil(nodes));
+    guint64 fine = hops > 1 ? 8 * (hops - 1) : 1;
+    return MAX(c, fine);
+}
+
 /* The chunk count of the plan: the channel's data over NCCL's chunk (ring: per piece). */
 static guint
 nccl_chunks(const weft_coll_system_t *sys, int f, int a, int p, guint64 nbytes, guint channels)
@@ -754,6 +815,9 @@ nccl_chunks(const weft_coll_system_t *sys, int f, int a, int p, guint64 nbytes, 
         per = 4.0 * n;
     }
     guint64 c = unit > 0 ? (nbytes + unit - 1) / unit : 1;
+    if (a == WEFT_NCCL_TREE) {
+        c = tree_chunks(sys, p, nbytes, channels, c);
+    }
     double cap = PLAN_XFER_BUDGET / (per * MAX(channels, 1u));
     if ((double)c > cap) {
         c = (guint64)cap;
