@@ -10,6 +10,8 @@
 
 #include "coll/tuning.h"
 
+#include "coll/tuner_ofi.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -482,6 +484,7 @@ weft_coll_system_init(weft_coll_system_t *sys, weft_fabric_t *fabric,
     /* the tuning's figure when given, else the cluster's NICs' (topo.h) */
     sys->net_msg_ps = tuning != NULL && tuning->net_msg_ps > 0 ? tuning->net_msg_ps
                                                                : weft_topo_nic_msg_cost(topo);
+    sys->ofi = weft_topo_nic_msg_cost(topo) > 0;
     sys->collnet = layout->collnet && sys->n_nodes > 1;
     sys->uneven = !layout->uniform;
 
@@ -958,6 +961,20 @@ weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system_t *sys, 
         return FALSE;
     }
 
+    /* On EFA, AWS's tuner plugin chooses first (NCCL 2.20.3 src/enqueue.cc getTunerInfo()):
+     * for all-reduce over more than 2 nodes its choice and its model's time replace NCCL's,
+     * and the executor charges its latencies and bandwidth (tuner_ofi.h). */
+    weft_coll_ofi_choice_t ofi;
+    gboolean by_ofi =
+        weft_coll_ofi_decides(sys, f == F_ALL_REDUCE,
+                              want_a != WEFT_COLL_ALGO_AUTO || want_p != WEFT_COLL_PROTO_AUTO) &&
+        weft_coll_ofi_choose(sys, sys->bw_GBps[F_ALL_REDUCE], nbytes, &ofi);
+    if (by_ofi) {
+        ba = (int)ofi.algo;
+        bp = ofi.proto;
+        best = ofi.cost_us;
+    }
+
     config->algo = weft_only ? want_a : weft_algo(ba);
     config->proto = (weft_coll_proto_t)(bp + 1);
     config->channels = forced_ch != 0 ? forced_ch : nccl_channels(sys, ba, bp, nbytes);
@@ -970,8 +987,8 @@ weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system_t *sys, 
     int intra_hw = sys->nvlink ? HW_NVLINK : HW_PCI;
     /* The ring's steps inside a node cost at least the CPU's network post overhead when the
      * ring crosses nodes (tuning.cc); NCCL charges it to no other algorithm. */
-    double intra_us = hw_lat[intra_hw][ba][bp];
-    if (ba == WEFT_NCCL_RING && sys->n_nodes > 1 && f != F_BROADCAST && f != F_REDUCE) {
+    double intra_us = by_ofi ? ofi.p2p_us : hw_lat[intra_hw][ba][bp];
+    if (!by_ofi && ba == WEFT_NCCL_RING && sys->n_nodes > 1 && f != F_BROADCAST && f != F_REDUCE) {
         intra_us = MAX(intra_us, net_overhead_us(sys->cpu) * (bp == 2 ? 3.0 : 1.0));
     }
     /* NVLS's hwLat is the latency of one pass through the NVSwitch (tuning.cc), which a plan
@@ -986,10 +1003,15 @@ weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system_t *sys, 
     }
     c.base_ps = (weft_time_t)llround(base_lat[ba][bp] * 1e6);
     c.hop_intra_ps = (weft_time_t)llround(intra_us * 1e6);
-    c.hop_inter_ps = (weft_time_t)llround(hw_lat[HW_NET][ba][bp] * 1e6);
+    /* AWS's network hop: its 20 us (the completion is the executor's msg_ps, below) */
+    c.hop_inter_ps = (weft_time_t)llround((by_ofi ? ofi.net_us : hw_lat[HW_NET][ba][bp]) * 1e6);
     c.model_ps = (weft_time_t)llround(best * 1e6);
-    double t_bw = best - sys->lat_us[f][ba][bp];
-    c.algbw_Bps = t_bw > 0.0 ? nbytes / (t_bw * 1e-6) : sys->bw_GBps[f][ba][bp] * 1e9;
+    double t_bw = best - (by_ofi ? ofi.latency_us : sys->lat_us[f][ba][bp]);
+    if (by_ofi) {
+        c.algbw_Bps = ofi.bw_Bpus * 1e6;
+    } else {
+        c.algbw_Bps = t_bw > 0.0 ? nbytes / (t_bw * 1e-6) : sys->bw_GBps[f][ba][bp] * 1e9;
+    }
     c.busbw_Bps = c.algbw_Bps * weft_coll_tuning_busbw_factor(op, sys->n_ranks);
     c.channel_Bps = c.busbw_Bps / MAX(config->channels, 1u);
     /* What the links allow the algorithm, per GPU (see weft_coll_tuning_fill_exec()). */

@@ -154,6 +154,9 @@ typedef struct {
                           hierarchical, whose plans pair the members of every node, cannot run */
     weft_coll_cpu_t cpu;
     weft_time_t net_msg_ps; /* per-message cost of a GPU's network path (tuning->net_msg_ps) */
+    gboolean ofi;           /* the NICs are AWS EFA, which NCCL drives through aws-ofi-nccl and
+                               its tuner (tuner_ofi.h): the cluster's NICs carry a per-message
+                               cost (weft_topo_nic_msg_cost() > 0; of the catalog, only EFA) */
     /* the cluster as it is, for the executor's costs */
     double intra_phys_GBps; /* member 0's NVLink (or fastest link) bandwidth, per direction */
     double net_phys_GBps;   /* analytical rate member 0 -> another node; 0 on one node */
