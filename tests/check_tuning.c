@@ -1048,23 +1048,35 @@ static const struct {
     weft_coll_proto_t proto;
     gboolean rooted; /* broadcast and reduce only */
     const char *why;
+    gboolean best; /* matched by the best alternative's algorithm (any protocol), not auto's */
 } slow_reasons[] = {
     {WEFT_COLL_ALGO_COLLNET, WEFT_COLL_PROTO_SIMPLE, FALSE,
-     "CollNet's simulated plan runs 1.6-2x NCCL's CollNet formula (issue 16, item 2)"},
+     "CollNet's simulated plan runs 1.6-2x NCCL's CollNet formula (issue 16, item 2)", FALSE},
     {WEFT_COLL_ALGO_TREE, WEFT_COLL_PROTO_LL, FALSE,
-     "a tree of 1 chunk per channel is simulated store-and-forward level by level at NCCL's "
-     "bandwidth; LL pipelines in 16-byte lines, so NCCL's formula charges the bytes once "
-     "(issue 16, item 5)"},
-    {WEFT_COLL_ALGO_TREE, WEFT_COLL_PROTO_LL128, FALSE, "as tree/LL (issue 16, item 5)"},
-    {WEFT_COLL_ALGO_TREE, WEFT_COLL_PROTO_SIMPLE, FALSE, "as tree/LL (issue 16, item 5)"},
+     "the tree's LL/LL128 plans pipeline finely (tuning.c tree_chunks()), but NCCL's formula "
+     "counts log2i(nodes) levels, rounded down (3 nodes: 1, the tree is 2 deep), and sees "
+     "neither a 2:1 fabric's shared spines nor the NIC an uneven layout's member shares", FALSE},
+    {WEFT_COLL_ALGO_TREE, WEFT_COLL_PROTO_LL128, FALSE, "as tree/LL", FALSE},
+    {WEFT_COLL_ALGO_TREE, WEFT_COLL_PROTO_SIMPLE, FALSE,
+     "tree Simple moves NCCL's whole 512 KiB steps store-and-forward: the fill of the "
+     "levels comes on top of NCCL's 28 us per hop (issue 16, item 5)", FALSE},
     {WEFT_COLL_ALGO_RING, WEFT_COLL_PROTO_LL, TRUE,
      "NCCL's formula charges a ring broadcast or reduce one hop of latency (sameChannels, "
-     "tuning.cc); the simulated chain pays every hop"},
+     "tuning.cc); the simulated chain pays every hop", FALSE},
+    {WEFT_COLL_ALGO_RING, WEFT_COLL_PROTO_LL128, FALSE,
+     "the ring's LL128 runs whole 576,000-byte chunks store-and-forward step by step; NCCL "
+     "forwards 128-byte lines as they arrive (the tree's plans pipeline finely, tuning.c "
+     "tree_chunks(); the ring's do not)", FALSE},
     {WEFT_COLL_ALGO_NVLS_TREE, WEFT_COLL_PROTO_SIMPLE, FALSE,
-     "NVLS tree with few GPUs per node runs below NCCL's formula (issue 16, item 3)"},
+     "NVLS tree with few GPUs per node runs below NCCL's formula (issue 16, item 3)", FALSE},
+    {WEFT_COLL_ALGO_TREE, WEFT_COLL_PROTO_AUTO, FALSE,
+     "the best is a tree, which the analytical model runs fast on few GPUs per node: an "
+     "interior node's NIC carries its parent and two children, which only the flow model "
+     "shares (issue 16, item 4)",
+     TRUE},
     /* the last one: matched by NCCL's times, not by the choice (see below) */
     {WEFT_COLL_ALGO_AUTO, WEFT_COLL_PROTO_AUTO, FALSE,
-     "a near tie in NCCL's formula (the two within 5 %): NCCL could take either"},
+     "a near tie in NCCL's formula (the two within 5 %): NCCL could take either", FALSE},
 };
 
 /* Tunes @op of @size with @tun, builds and simulates the plan alone (analytical); returns
@@ -1207,9 +1219,12 @@ check_cluster_properties(const char *cluster, weft_net_model_t model, guint max_
                             }
                             for (guint k = 0; k + 1 < G_N_ELEMENTS(slow_reasons) && why < 0;
                                  k++) {
-                                if (slow_reasons[k].algo == acfg.algo &&
-                                    slow_reasons[k].proto == acfg.proto &&
-                                    (!slow_reasons[k].rooted || rooted)) {
+                                if (slow_reasons[k].best
+                                        ? slow_reasons[k].algo == bcfg.algo &&
+                                              model == WEFT_NET_ANALYTICAL
+                                        : slow_reasons[k].algo == acfg.algo &&
+                                              slow_reasons[k].proto == acfg.proto &&
+                                              (!slow_reasons[k].rooted || rooted)) {
                                     why = (gint)k;
                                 }
                             }
