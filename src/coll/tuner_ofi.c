@@ -25,8 +25,12 @@
 /* include/nccl_ofi_tuner.h nccl_nvlink_lat[algo][proto]: NCCL's NVLink hwLat (tree, ring,
  * CollNet direct, CollNet chain, NVLS, NVLS tree x LL, LL128, Simple), us. */
 static const double ofi_nvlink_lat[WEFT_NCCL_N_ALGOS][3] = {
-    {0.6, 1.25, 28.0}, {0.6, 1.9, 3.4}, {0.0, 0.0, 3.7},
-    {0.0, 0.0, 2.8},   {0.0, 0.0, 23.0}, {0.0, 0.0, 23.0},
+    {0.6, 1.25, 28.0}, /* tree */
+    {0.6, 1.9, 3.4},   /* ring */
+    {0.0, 0.0, 3.7},   /* CollNet direct */
+    {0.0, 0.0, 2.8},   /* CollNet chain */
+    {0.0, 0.0, 23.0},  /* NVLS */
+    {0.0, 0.0, 23.0},  /* NVLS tree */
 };
 
 gboolean
@@ -39,8 +43,8 @@ weft_coll_ofi_decides(const weft_coll_system_t *sys, gboolean all_reduce, gboole
 }
 
 double
-weft_coll_ofi_cost(const weft_coll_system_t *sys, weft_nccl_algo_t algo, int proto,
-                   guint64 nbytes, weft_coll_ofi_choice_t *out)
+weft_coll_ofi_cost(const weft_coll_system_t *sys, weft_nccl_algo_t algo, int proto, guint64 nbytes,
+                   weft_coll_ofi_choice_t *out)
 {
     g_return_val_if_fail(sys != NULL && proto >= 0 && proto < 3, -1.0);
     double completion = proto == 2 ? OFI_NET_COMP_OVERHEAD_US : 0.0;

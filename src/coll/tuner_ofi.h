@@ -57,8 +57,7 @@ typedef struct {
  * Returns: whether AWS's tuner makes the choice: @sys->ofi, more than 2 nodes, an
  * all-reduce, nothing forced. O(1).
  */
-gboolean weft_coll_ofi_decides(const weft_coll_system_t *sys, gboolean all_reduce,
-                               gboolean forced);
+gboolean weft_coll_ofi_decides(const weft_coll_system_t *sys, gboolean all_reduce, gboolean forced);
 
 /**
  * weft_coll_ofi_cost:
