@@ -3,7 +3,8 @@
 # Properties of `weft coll` predictions over every bundled cluster (the first 4 nodes of
 # the large ones), a 4-node p5 made from the bundled 2-node one and 4 B200 nodes over EFA
 # (AWS's EFA tuner decides there: > 2 nodes), for all_reduce, all_gather, reduce_scatter,
-# alltoall, broadcast and reduce, sizes 8 B .. 256 MiB x 4, under the analytical model (and a few under flow):
+# alltoall, broadcast and reduce, sizes 8 B .. 256 MiB x 4, under the analytical model
+# (and a few under flow):
 #  (a) the chosen time never decreases with the size (tolerance 0: a larger collective
 #      moves a superset of the bytes over the same links);
 #  (b) at >= 1 MiB the simulated time of the chosen plan is within 25 % of the tuner's
