@@ -247,7 +247,10 @@ typedef struct {
  *   channels (NCCL's: ring and tree lose channels while nBytes < channels x
  *   threads x threshold; NVLS uses nvls_channels; forced tuning->channels wins),
  *   chunks (tuning->chunks, or NCCL's pipeline depth: nBytes / (channels x
- *   chunk size), at least 1).
+ *   chunk size), at least 1; the tree's LL and LL128 at least 8 (h - 1) for a
+ *   tree of h hops, as they forward lines as they arrive: tuning.c tree_chunks()).
+ *   On EFA (sys->ofi), all-reduce over more than 2 nodes with nothing forced is
+ *   chosen by AWS's tuner, whose model then gives the costs (coll/tuner_ofi.h).
  * @costs: (out) (optional): the costs of that configuration.
  * @error: WEFT_COLL_ERROR_UNSUPPORTED when a forced algorithm or protocol
  *   cannot run this operation on this communicator (NVLS without NVLS-capable
