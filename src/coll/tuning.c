@@ -1006,10 +1006,10 @@ weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system_t *sys, 
     /* AWS's network hop: its 20 us (the completion is the executor's msg_ps, below) */
     c.hop_inter_ps = (weft_time_t)llround((by_ofi ? ofi.net_us : hw_lat[HW_NET][ba][bp]) * 1e6);
     c.model_ps = (weft_time_t)llround(best * 1e6);
-    double t_bw = best - (by_ofi ? ofi.latency_us : sys->lat_us[f][ba][bp]);
     if (by_ofi) {
         c.algbw_Bps = ofi.bw_Bpus * 1e6;
     } else {
+        double t_bw = best - sys->lat_us[f][ba][bp];
         c.algbw_Bps = t_bw > 0.0 ? nbytes / (t_bw * 1e-6) : sys->bw_GBps[f][ba][bp] * 1e9;
     }
     c.busbw_Bps = c.algbw_Bps * weft_coll_tuning_busbw_factor(op, sys->n_ranks);
