@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "coll/planner.h"
+#include "coll/tuner_ofi.h"
 #include "core/sim.h"
 #include "hw/hw.h"
 #include "net/net.h"
@@ -1320,26 +1321,39 @@ static const struct {
     weft_coll_proto_t proto;
     gboolean rooted; /* broadcast and reduce only */
     const char *why;
+    gboolean best; /* matched by the best alternative's algorithm (any protocol), not auto's */
 } slow_reasons[] = {
     {WEFT_COLL_ALGO_COLLNET, WEFT_COLL_PROTO_SIMPLE, FALSE,
      "CollNet of a few chunks per channel (1-16 MiB): each chunk crosses the SHARP tree "
      "store-and-forward, up then down, where the switches reduce cut-through and NCCL's "
      "formula charges the bytes once (from 1 GiB it is within 3 % of the formula: "
-     "collnet_simulates_at_nccl_bandwidth)"},
+     "collnet_simulates_at_nccl_bandwidth)",
+     FALSE},
     {WEFT_COLL_ALGO_TREE, WEFT_COLL_PROTO_LL, FALSE,
-     "a tree of 1 chunk per channel is simulated store-and-forward level by level at NCCL's "
-     "bandwidth; LL pipelines in 16-byte lines, so NCCL's formula charges the bytes once "
-     "(issue 16, item 5)"},
-    {WEFT_COLL_ALGO_TREE, WEFT_COLL_PROTO_LL128, FALSE, "as tree/LL (issue 16, item 5)"},
-    {WEFT_COLL_ALGO_TREE, WEFT_COLL_PROTO_SIMPLE, FALSE, "as tree/LL (issue 16, item 5)"},
+     "the tree's LL/LL128 plans pipeline finely (tuning.c tree_chunks()), but NCCL's formula "
+     "counts log2i(nodes) levels, rounded down (3 nodes: 1, the tree is 2 deep), and sees "
+     "neither a 2:1 fabric's shared spines nor the NIC an uneven layout's member shares", FALSE},
+    {WEFT_COLL_ALGO_TREE, WEFT_COLL_PROTO_LL128, FALSE, "as tree/LL", FALSE},
+    {WEFT_COLL_ALGO_TREE, WEFT_COLL_PROTO_SIMPLE, FALSE,
+     "tree Simple moves NCCL's whole 512 KiB steps store-and-forward: the fill of the "
+     "levels comes on top of NCCL's 28 us per hop (issue 16, item 5)", FALSE},
     {WEFT_COLL_ALGO_RING, WEFT_COLL_PROTO_LL, TRUE,
      "NCCL's formula charges a ring broadcast or reduce one hop of latency (sameChannels, "
-     "tuning.cc); the simulated chain pays every hop"},
+     "tuning.cc); the simulated chain pays every hop", FALSE},
+    {WEFT_COLL_ALGO_RING, WEFT_COLL_PROTO_LL128, FALSE,
+     "the ring's LL128 runs whole 576,000-byte chunks store-and-forward step by step; NCCL "
+     "forwards 128-byte lines as they arrive (the tree's plans pipeline finely, tuning.c "
+     "tree_chunks(); the ring's do not)", FALSE},
     {WEFT_COLL_ALGO_NVLS_TREE, WEFT_COLL_PROTO_SIMPLE, FALSE,
-     "NVLS tree with few GPUs per node runs below NCCL's formula (issue 16, item 3)"},
+     "NVLS tree with few GPUs per node runs below NCCL's formula (issue 16, item 3)", FALSE},
+    {WEFT_COLL_ALGO_TREE, WEFT_COLL_PROTO_AUTO, FALSE,
+     "the best is a tree, which the analytical model runs fast on few GPUs per node: an "
+     "interior node's NIC carries its parent and two children, which only the flow model "
+     "shares (issue 16, item 4)",
+     TRUE},
     /* the last one: matched by NCCL's times, not by the choice (see below) */
     {WEFT_COLL_ALGO_AUTO, WEFT_COLL_PROTO_AUTO, FALSE,
-     "a near tie in NCCL's formula (the two within 5 %): NCCL could take either"},
+     "a near tie in NCCL's formula (the two within 5 %): NCCL could take either", FALSE},
 };
 
 /* Tunes @op of @size with @tun, builds and simulates the plan alone (analytical); returns
@@ -1482,9 +1496,12 @@ check_cluster_properties(const char *cluster, weft_net_model_t model, guint max_
                             }
                             for (guint k = 0; k + 1 < G_N_ELEMENTS(slow_reasons) && why < 0;
                                  k++) {
-                                if (slow_reasons[k].algo == acfg.algo &&
-                                    slow_reasons[k].proto == acfg.proto &&
-                                    (!slow_reasons[k].rooted || rooted)) {
+                                if (slow_reasons[k].best
+                                        ? slow_reasons[k].algo == bcfg.algo &&
+                                              model == WEFT_NET_ANALYTICAL
+                                        : slow_reasons[k].algo == acfg.algo &&
+                                              slow_reasons[k].proto == acfg.proto &&
+                                              (!slow_reasons[k].rooted || rooted)) {
                                     why = (gint)k;
                                 }
                             }
@@ -1511,6 +1528,111 @@ check_cluster_properties(const char *cluster, weft_net_model_t model, guint max_
     weft_fabric_free(f);
     weft_topo_free(t);
 }
+
+/* Four p5 nodes (32 H100) over EFA: AWS's tuner decides all-reduce (tuner_ofi.h). */
+START_TEST(efa_over_four_nodes_follows_aws_tuner)
+{
+    weft_coll_system_t s;
+    sys_p5(&s);
+    s.n_ranks = 32;
+    s.n_nodes = 4;
+    weft_coll_system_fill_tables(&s);
+    /* Not EFA: NCCL's formula, tree LL at 8 B: 6.8 + 2 (7 x 0.6 + log2i(4) x 5.0) = 35.2 us. */
+    weft_coll_config_t cfg;
+    weft_coll_costs_t c;
+    tune_ok(NULL, &s, WEFT_COLL_ALL_REDUCE, 8, &cfg, &c);
+    ck_assert_double_eq_tol(c.model_ps / US, 35.2, 0.01);
+    s.ofi = TRUE;
+    ck_assert(weft_coll_ofi_decides(&s, TRUE, FALSE));
+    ck_assert(!weft_coll_ofi_decides(&s, FALSE, FALSE)); /* all-gather: no model */
+    ck_assert(!weft_coll_ofi_decides(&s, TRUE, TRUE));   /* NCCL_ALGO set: not loaded */
+    /* The plugin's constants, bytes per us: 12.5 GiB/s per rail x 4 rails x 8 channels. */
+    const double B = 12.5 * 1073741824.0 * 1e-6 * 4 * 8;
+    weft_coll_ofi_choice_t o;
+    /* tree LL: 2 (8 - 1) 0.6 + 2 log2(4) 20 = 88.4 us, B / 2 x 0.5 */
+    ck_assert_double_eq_tol(weft_coll_ofi_cost(&s, WEFT_NCCL_TREE, LL, 8, &o),
+                            88.4 + 8.0 / (B / 4), 1e-9);
+    ck_assert_double_eq_tol(o.latency_us, 88.4, 1e-9);
+    ck_assert_double_eq(o.net_us, 20.0);
+    ck_assert_double_eq(o.completion_us, 0.0);
+    /* ring Simple: 2 x 4 x 23 + (62 - 8) x 3.4 = 367.6 us, B */
+    ck_assert_double_eq_tol(weft_coll_ofi_cost(&s, WEFT_NCCL_RING, SIMPLE, 1 << 20, &o),
+                            367.6 + 1048576.0 / B, 1e-9);
+    ck_assert_double_eq(o.completion_us, 3.0);
+    /* NVLS tree: 2 (23 + 2 x 23) = 138 us, 8 x min(20 GiB/s, 25 GiB/s) */
+    ck_assert_double_eq_tol(weft_coll_ofi_cost(&s, WEFT_NCCL_NVLS_TREE, SIMPLE, 1 << 20, NULL),
+                            138.0 + 1048576.0 / (20 * 1073741824.0 * 1e-6 * 8), 1e-9);
+    ck_assert(weft_coll_ofi_cost(&s, WEFT_NCCL_NVLS_TREE, LL, 8, NULL) < 0);
+    ck_assert(weft_coll_ofi_cost(&s, WEFT_NCCL_COLLNET_DIRECT, SIMPLE, 8, NULL) < 0);
+    ck_assert(weft_coll_ofi_cost(&s, WEFT_NCCL_NVLS, SIMPLE, 8, NULL) < 0);
+    /* Chosen: tree LL at 8 B (88.4 us, NCCL's formula said 35.2), its net hop 20 us; tree
+     * LL128 at 2 MiB (97.5 + 10.42 = 107.92 against tree LL's 107.93); ring LL128 at 128
+     * MiB (262.6 + 333.3 = 595.9 against ring Simple's 680.1). */
+    tune_ok(NULL, &s, WEFT_COLL_ALL_REDUCE, 8, &cfg, &c);
+    ck_assert_int_eq(cfg.algo, WEFT_COLL_ALGO_TREE);
+    ck_assert_int_eq(cfg.proto, WEFT_COLL_PROTO_LL);
+    ck_assert_double_eq_tol(c.model_ps / US, 88.4 + 8.0 / (B / 4), 1e-6);
+    ck_assert_int_eq(c.hop_inter_ps, (weft_time_t)llround(20.0 * US));
+    ck_assert_int_eq(c.hop_intra_ps, (weft_time_t)llround(0.6 * US));
+    ck_assert_int_eq(c.base_ps, (weft_time_t)llround(6.8 * US)); /* the kernel's launch is NCCL's */
+    tune_ok(NULL, &s, WEFT_COLL_ALL_REDUCE, 2u << 20, &cfg, &c);
+    ck_assert_int_eq(cfg.algo, WEFT_COLL_ALGO_TREE);
+    ck_assert_int_eq(cfg.proto, WEFT_COLL_PROTO_LL128);
+    /* the executor runs at AWS's bandwidth: B / 2 x 0.9375 over 8 GPUs x 50 GB/s */
+    ck_assert_double_eq_tol(c.efficiency, B / 2 * 0.9375 * 1e6 / 400e9, 1e-9);
+    tune_ok(NULL, &s, WEFT_COLL_ALL_REDUCE, 128u << 20, &cfg, &c);
+    ck_assert_int_eq(cfg.algo, WEFT_COLL_ALGO_RING);
+    ck_assert_int_eq(cfg.proto, WEFT_COLL_PROTO_LL128);
+    ck_assert_double_eq_tol(c.model_ps / US, 262.6 + 134217728.0 / (B * 0.9375), 1e-6);
+    /* Without LL128 (Blackwell in NCCL 2.20): the plugin's choice stays within what the
+     * tables enable: tree LL at 2 MiB. */
+    for (int f = 0; f < 5; f++) {
+        for (int a = 0; a < WEFT_NCCL_N_ALGOS; a++) {
+            s.bw_GBps[f][a][LL128] = 0.0;
+        }
+    }
+    tune_ok(NULL, &s, WEFT_COLL_ALL_REDUCE, 2u << 20, &cfg, &c);
+    ck_assert_int_eq(cfg.proto, WEFT_COLL_PROTO_LL);
+    /* Forced, or another operation, or 2 nodes: NCCL's formula. */
+    weft_coll_tuning_t tree = {0};
+    tree.algo[WEFT_COLL_ALL_REDUCE] = WEFT_COLL_ALGO_TREE;
+    tune_ok(&tree, &s, WEFT_COLL_ALL_REDUCE, 8, &cfg, &c);
+    ck_assert_double_eq_tol(c.model_ps / US, 35.2, 0.01);
+    s.n_ranks = 16;
+    s.n_nodes = 2;
+    weft_coll_system_fill_tables(&s);
+    ck_assert(!weft_coll_ofi_decides(&s, TRUE, FALSE));
+    tune_ok(NULL, &s, WEFT_COLL_ALL_REDUCE, 8, &cfg, &c);
+    ck_assert_double_eq_tol(c.model_ps / US, 25.2, 0.01);
+}
+END_TEST
+
+/* The tree's LL/LL128 plans pipeline in at least 8 (h - 1) chunks (tuning.c tree_chunks()):
+ * two p5 nodes, h = 2 ((8 - 1) + 1) = 16: 120; Simple keeps NCCL's 512 KiB steps. */
+START_TEST(tree_ll_pipelines_finely)
+{
+    weft_coll_system_t s;
+    sys_p5(&s);
+    weft_coll_tuning_t t = {0};
+    t.algo[WEFT_COLL_ALL_REDUCE] = WEFT_COLL_ALGO_TREE;
+    weft_coll_config_t cfg;
+    weft_coll_costs_t c;
+    t.proto[WEFT_COLL_ALL_REDUCE] = WEFT_COLL_PROTO_LL;
+    tune_ok(&t, &s, WEFT_COLL_ALL_REDUCE, 128u << 10, &cfg, &c);
+    ck_assert_uint_eq(cfg.chunks, 120); /* NCCL's own: 1 chunk of 32 KiB per channel */
+    /* 128 MiB over 16 channels: NCCL's 32 KiB chunks, 256 of them, are finer still */
+    tune_ok(&t, &s, WEFT_COLL_ALL_REDUCE, 128u << 20, &cfg, &c);
+    ck_assert_uint_eq(cfg.chunks, 256);
+    t.proto[WEFT_COLL_ALL_REDUCE] = WEFT_COLL_PROTO_LL128;
+    tune_ok(&t, &s, WEFT_COLL_ALL_REDUCE, 128u << 20, &cfg, &c);
+    /* LL128: nsteps = 1 + 1 + 0.8 = 2.8; 128 MiB / (16 x 576,000) = 14 < 2.8 x 64 / 8 = 22.4:
+     * halved to 288,000 (29 >= 22.4), ceil(8 MiB / 288,000) = 30 chunks, fewer than 120 */
+    ck_assert_uint_eq(cfg.chunks, 120);
+    t.proto[WEFT_COLL_ALL_REDUCE] = WEFT_COLL_PROTO_SIMPLE;
+    tune_ok(&t, &s, WEFT_COLL_ALL_REDUCE, 128u << 20, &cfg, &c);
+    ck_assert_uint_eq(cfg.chunks, 16); /* 8 MiB per channel / 512 KiB */
+}
+END_TEST
 
 START_TEST(tuning_properties_hold_on_every_bundled_cluster)
 {
@@ -1703,6 +1825,8 @@ tuning_suite(void)
     tcase_add_test(choice, uneven_layouts_choose_what_they_can_run);
     tcase_add_test(choice, collnet_runs_only_with_sharp);
     tcase_add_test(choice, nccl_time_never_beats_the_gpu_ports);
+    tcase_add_test(choice, efa_over_four_nodes_follows_aws_tuner);
+    tcase_add_test(choice, tree_ll_pipelines_finely);
     suite_add_tcase(s, choice);
     TCase *planner = tcase_create("planner");
     tcase_add_test(planner, planner_returns_its_cached_plan_and_the_same_choice);

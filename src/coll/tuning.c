@@ -10,6 +10,8 @@
 
 #include "coll/tuning.h"
 
+#include "coll/tuner_ofi.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -590,6 +592,7 @@ weft_coll_system_init(weft_coll_system_t *sys, weft_fabric_t *fabric,
     /* the tuning's figure when given, else the cluster's NICs' (topo.h) */
     sys->net_msg_ps = tuning != NULL && tuning->net_msg_ps > 0 ? tuning->net_msg_ps
                                                                : weft_topo_nic_msg_cost(topo);
+    sys->ofi = weft_topo_nic_msg_cost(topo) > 0;
     sys->collnet = layout->collnet && sys->n_nodes > 1;
     sys->uneven = !layout->uniform;
 
@@ -947,6 +950,67 @@ budget_floor(guint64 c, guint k)
     return MIN(c, (guint64)ceil(need - 1e-9));
 }
 
+/* ceil(log2(n)) for n >= 1. */
+static int
+log2_ceil(guint n)
+{
+    int l = 0;
+    while ((1u << l) < n) {
+        l++;
+    }
+    return l;
+}
+
+/*
+ * The chunk count of a tree plan, given NCCL's count @c of a channel's data over
+ * nccl_chunk_bytes() for protocol @p.
+ *
+ * Simple moves whole steps (buffSize / NCCL_STEPS = 512 KiB, NCCL 2.20.3 src/enqueue.cc
+ * computeCollChunkInfo(), chunkSteps 1 for the tree): a GPU forwards a step once it has
+ * arrived, so NCCL's chunk is the pipeline's grain and @c stands.
+ *
+ * LL128 first shrinks its 576,000-byte chunk as NCCL does for the tree (computeCollChunkInfo():
+ * nstepsLL128 = 1 + log2i(nNodes) + 0.1 ppn; halved while nBytes / (nChannels x chunk) <
+ * nstepsLL128 x 64 / ppn and chunk > 128 KiB, then while < nstepsLL128 x 16 / ppn and chunk
+ * > 32 KiB).
+ *
+ * LL and LL128 then pipeline far finer than their chunk: each thread of a forwarding GPU
+ * polls the flag of its own 16-byte line (LL) or 128-byte line (LL128), and reduces and
+ * stores it to the next GPU as soon as it arrives (NCCL 2.20.3 src/device/prims_ll.h
+ * recvReduceSend() over readLL()/storeLL(); prims_ll128.h the same per warp), so data
+ * flows through a tree of h hops with h hop latencies and one pass of the bandwidth time,
+ * which is NCCL's formula (lat + S / bw). A plan's transfer is delivered whole before its
+ * successor starts (store and forward): C chunks through h hops take (h + C - 1) / C
+ * times the bandwidth time. C >= 8 (h - 1) keeps that extra fill at most 1/8 of the
+ * bandwidth time (h = 2 ((ppn - 1) + ceil(log2 nodes)): the chain up and down, the tree
+ * of nodes up and down); the plan's transfer budget (below) and its one-byte pieces
+ * (coll.c) may cut C, and tests/coll_props.sh measures the bound against a finer plan.
+ */
+static guint64
+tree_chunks(const weft_coll_system_t *sys, int p, guint64 nbytes, guint channels, guint64 c)
+{
+    if (p == 2) {
+        return c;
+    }
+    guint nodes = MAX(sys->n_nodes, 1u), ppn = MAX(sys->ppn, 1u);
+    guint64 ch = MAX(channels, 1u);
+    if (p == 1) {
+        double ppn_f = (double)MAX(sys->n_ranks, 1u) / nodes;
+        double nsteps = 1.0 + log2i(nodes) + 0.1 * ppn_f;
+        guint64 chunk = 576000;
+        while ((double)(nbytes / (ch * chunk)) < nsteps * 64.0 / ppn_f && chunk > 131072) {
+            chunk /= 2;
+        }
+        while ((double)(nbytes / (ch * chunk)) < nsteps * 16.0 / ppn_f && chunk > 32768) {
+            chunk /= 2;
+        }
+        c = (nbytes + ch * chunk - 1) / (ch * chunk);
+    }
+    guint64 hops = 2 * ((guint64)(ppn - 1) + (guint64)log2_ceil(nodes));
+    guint64 fine = hops > 1 ? 8 * (hops - 1) : 1;
+    return MAX(c, fine);
+}
+
 /* The chunk count of the plan of weft algorithm @walgo: the channel's data over NCCL's
  * chunk (ring: per piece), cut by the plan budget (see above). */
 static guint
@@ -962,6 +1026,9 @@ nccl_chunks(const weft_coll_system_t *sys, int f, weft_coll_algo_t walgo, int a,
         unit *= nvls_heads(sys);
     }
     guint64 c = unit > 0 ? (nbytes + unit - 1) / unit : 1;
+    if (a == WEFT_NCCL_TREE) {
+        c = tree_chunks(sys, p, nbytes, channels, c);
+    }
     guint64 per = (guint)walgo < WEFT_COLL_N_ALGOS ? sys->plan_xfers[f][walgo] : 0;
     if (per > 0) {
         guint64 cap = PLAN_XFER_BUDGET / (per * MAX(channels, 1u));
@@ -1112,6 +1179,20 @@ weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system_t *sys, 
         return FALSE;
     }
 
+    /* On EFA, AWS's tuner plugin chooses first (NCCL 2.20.3 src/enqueue.cc getTunerInfo()):
+     * for all-reduce over more than 2 nodes its choice and its model's time replace NCCL's,
+     * and the executor charges its latencies and bandwidth (tuner_ofi.h). */
+    weft_coll_ofi_choice_t ofi;
+    gboolean by_ofi =
+        weft_coll_ofi_decides(sys, f == F_ALL_REDUCE,
+                              want_a != WEFT_COLL_ALGO_AUTO || want_p != WEFT_COLL_PROTO_AUTO) &&
+        weft_coll_ofi_choose(sys, sys->bw_GBps[F_ALL_REDUCE], nbytes, &ofi);
+    if (by_ofi) {
+        ba = (int)ofi.algo;
+        bp = ofi.proto;
+        best = ofi.cost_us;
+    }
+
     config->algo = weft_only ? want_a : weft_algo(ba);
     config->proto = (weft_coll_proto_t)(bp + 1);
     config->channels = forced_ch != 0 ? forced_ch : nccl_channels(sys, ba, bp, nbytes);
@@ -1124,8 +1205,8 @@ weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system_t *sys, 
     int intra_hw = sys->nvlink ? HW_NVLINK : HW_PCI;
     /* The ring's steps inside a node cost at least the CPU's network post overhead when the
      * ring crosses nodes (tuning.cc); NCCL charges it to no other algorithm. */
-    double intra_us = hw_lat[intra_hw][ba][bp];
-    if (ba == WEFT_NCCL_RING && sys->n_nodes > 1 && f != F_BROADCAST && f != F_REDUCE) {
+    double intra_us = by_ofi ? ofi.p2p_us : hw_lat[intra_hw][ba][bp];
+    if (!by_ofi && ba == WEFT_NCCL_RING && sys->n_nodes > 1 && f != F_BROADCAST && f != F_REDUCE) {
         intra_us = MAX(intra_us, net_overhead_us(sys->cpu) * (bp == 2 ? 3.0 : 1.0));
     }
     /* NVLS's hwLat is the latency of one pass through the NVSwitch (tuning.cc), which a plan
@@ -1148,13 +1229,18 @@ weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system_t *sys, 
     }
     c.base_ps = (weft_time_t)llround(base_lat[ba][bp] * 1e6);
     c.hop_intra_ps = (weft_time_t)llround(intra_us * 1e6);
-    c.hop_inter_ps = (weft_time_t)llround(inter_us * 1e6);
-    /* NCCL chooses by its formula (above); what it predicts for the choice may not beat the
-     * port bound (port_capped_us()). */
+    /* AWS's network hop: its 20 us (the completion is the executor's msg_ps, below) */
+    c.hop_inter_ps = (weft_time_t)llround((by_ofi ? ofi.net_us : inter_us) * 1e6);
+    /* NCCL (or AWS's tuner) chooses by its formula (above); what it predicts for the choice
+     * may not beat the port bound (port_capped_us()). */
     best = port_capped_us(sys, f, ba, bp, nbytes, best);
     c.model_ps = (weft_time_t)llround(best * 1e6);
-    double t_bw = best - sys->lat_us[f][ba][bp];
-    c.algbw_Bps = t_bw > 0.0 ? nbytes / (t_bw * 1e-6) : sys->bw_GBps[f][ba][bp] * 1e9;
+    if (by_ofi) {
+        c.algbw_Bps = ofi.bw_Bpus * 1e6;
+    } else {
+        double t_bw = best - sys->lat_us[f][ba][bp];
+        c.algbw_Bps = t_bw > 0.0 ? nbytes / (t_bw * 1e-6) : sys->bw_GBps[f][ba][bp] * 1e9;
+    }
     c.busbw_Bps = c.algbw_Bps * weft_coll_tuning_busbw_factor(op, sys->n_ranks);
     c.channel_Bps = c.busbw_Bps / MAX(config->channels, 1u);
     /* What the links allow the algorithm, per GPU (see weft_coll_tuning_fill_exec()). */

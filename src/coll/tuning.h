@@ -154,6 +154,9 @@ typedef struct {
                           hierarchical, whose plans pair the members of every node, cannot run */
     weft_coll_cpu_t cpu;
     weft_time_t net_msg_ps; /* per-message cost of a GPU's network path (tuning->net_msg_ps) */
+    gboolean ofi;           /* the NICs are AWS EFA, which NCCL drives through aws-ofi-nccl and
+                               its tuner (tuner_ofi.h): the cluster's NICs carry a per-message
+                               cost (weft_topo_nic_msg_cost() > 0; of the catalog, only EFA) */
     /* the cluster as it is, for the executor's costs */
     double intra_phys_GBps; /* member 0's NVLink (or fastest link) bandwidth, per direction */
     double net_phys_GBps;   /* analytical rate member 0 -> another node (its part of a NIC
@@ -260,7 +263,10 @@ typedef struct {
  *   channels (NCCL's: ring and tree lose channels while nBytes < channels x
  *   threads x threshold; NVLS uses nvls_channels; forced tuning->channels wins),
  *   chunks (tuning->chunks, or NCCL's pipeline depth: nBytes / (channels x
- *   chunk size), at least 1).
+ *   chunk size), at least 1; the tree's LL and LL128 at least 8 (h - 1) for a
+ *   tree of h hops, as they forward lines as they arrive: tuning.c tree_chunks()).
+ *   On EFA (sys->ofi), all-reduce over more than 2 nodes with nothing forced is
+ *   chosen by AWS's tuner, whose model then gives the costs (coll/tuner_ofi.h).
  * @costs: (out) (optional): the costs of that configuration.
  * @error: WEFT_COLL_ERROR_UNSUPPORTED when a forced algorithm or protocol
  *   cannot run this operation on this communicator (NVLS without NVLS-capable
