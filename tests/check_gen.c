@@ -8,6 +8,7 @@
  * through Chakra ET files; impossible configurations are errors; the roofline
  * and the memory estimate follow their formulas.
  */
+#include "hw/kernel.h"
 #include "workload/gen.h"
 
 #include <check.h>
@@ -454,10 +455,12 @@ START_TEST(backward_accumulates_weight_gradients)
         n++;
         /* Layer parameters: QKV 64 x 192 + projection 64 x 64 + 2 norms x 64 + MLP 2 x 64 x
          * 256 = 12288 + 4096 + 128 + 32768 = 49280; / tp 2 = 24640; x 8 bytes = 197120 bytes,
-         * no FLOPs; at 3.35e12 x 0.8 B/s: 197120 / 2.68e12 s = 73.55 ns. */
+         * no FLOPs; at H100's streaming 2.778e12 B/s (hw catalog): 197120 / 2.778e12 s =
+         * 70.96 ns. */
         ck_assert_uint_eq(t->tensor_bytes[i], 197120);
         ck_assert(t->num_ops[i] == 0);
-        ck_assert(fabs((double)t->duration_ps[i] - 197120 / 2.68e12 * 1e12) < 2);
+        ck_assert(fabs((double)t->duration_ps[i] - 197120 / h100()->hbm_stream_Bps * 1e12) < 2);
+        ck_assert(fabs((double)t->duration_ps[i] - 70960) < 20);
     }
     /* 2 layers x 1 micro-batch. */
     ck_assert_uint_eq(n, 2);
@@ -466,28 +469,72 @@ END_TEST
 
 /* ---- formulas ------------------------------------------------------------------------ */
 
-START_TEST(roofline_times)
+/* The duration of the first node named @name on rank 0, or -1. */
+static weft_time_t
+node_ps(const weft_workload_t *wl, const char *name)
+{
+    const weft_rank_trace_t *t = &wl->ranks[0];
+    for (guint i = 0; i < t->n_nodes; i++) {
+        if (strcmp(t->name[i], name) == 0) {
+            return t->duration_ps[i];
+        }
+    }
+    return -1;
+}
+
+/* GEMM nodes take the kernel model's time for their shapes, at the sustained clock; with
+ * precision fp8 only Transformer Engine's linear layers change: their GEMMs in FP8 plus the
+ * cast kernels; the attention core and the output layer stay BF16. */
+START_TEST(gemm_nodes_use_the_kernel_model)
 {
     const weft_hw_gpu_t *g = h100();
-    /* A streaming op of 1 GB: 1e9 / (3.35e12 x 0.8) s = 373.134 us. */
-    weft_time_t t = weft_gen_op_time_ps(g, 0, 1e9, FALSE);
-    ck_assert(fabs((double)t - 1e9 / (g->hbm_Bps * WEFT_GEN_HBM_EFF) * 1e12) < 2);
-    ck_assert(fabs((double)t - 373134328.0) < 2e3);
-    /* A GEMM of F_HALF FLOPs runs at half the asymptotic efficiency (794.5 / 989) at the
-     * sustained clock (1305 / 1410): 4.294967296e9 / (989e12 x 0.8033 x 0.9255 / 2) s =
-     * 11.68 us. */
-    double emax = g->measured_matmul_bf16_flops / g->bf16_flops;
-    t = weft_gen_op_time_ps(g, WEFT_GEN_F_HALF, 0, FALSE);
-    ck_assert(fabs((double)t -
-                   WEFT_GEN_F_HALF / (g->bf16_flops * emax * WEFT_GEN_SUSTAINED_CLOCK / 2) * 1e12) <
-              2);
-    ck_assert(fabs((double)t - 11.68e6) < 0.01e6);
-    /* FP8 halves the GEMM time (1979 vs 989 TFLOP/s peak, same efficiency). */
-    weft_time_t t8 = weft_gen_op_time_ps(g, WEFT_GEN_F_HALF, 0, TRUE);
-    ck_assert(fabs((double)t8 - (double)t * g->bf16_flops / g->fp8_flops) < 2);
-    /* Roofline: the slower of the two. */
-    ck_assert_int_eq(weft_gen_op_time_ps(g, WEFT_GEN_F_HALF, 1e9, FALSE),
-                     weft_gen_op_time_ps(g, 0, 1e9, FALSE));
+    weft_gen_config_t c = tiny();
+    c.hidden = 4096;
+    c.heads = c.kv_heads = 32;
+    c.ffn = 16384;
+    c.vocab = 32768;
+    c.seq = 2048;
+    c.layers = 1;
+    c.tp = 2;
+    g_autoptr(GError) e = NULL;
+    g_autoptr(weft_workload_t) bf = weft_gen_transformer(&c, g, &e);
+    ck_assert_ptr_nonnull(bf);
+    c.fp8 = TRUE;
+    g_autoptr(weft_workload_t) f8 = weft_gen_transformer(&c, g, &e);
+    ck_assert_ptr_nonnull(f8);
+    double clk = WEFT_GEN_SUSTAINED_CLOCK;
+    /* QKV forward: [2048, 4096] x [4096, 3 x 4096 / 2]. */
+    weft_kernel_gemm_t qkv = {1, 2048, 6144, 4096, WEFT_KERNEL_BF16};
+    ck_assert_int_eq(node_ps(bf, "attn_qkv.fwd"), llround(weft_kernel_gemm_s(g, &qkv, clk) * 1e12));
+    /* In FP8: the FP8 GEMM, then the input's cast-transpose (4 B x 2048 x 4096) and the
+     * weight's (4 B x 4096 x 6144, once per step: 1 micro-batch here). */
+    qkv.dtype = WEFT_KERNEL_FP8;
+    double cast = 4.0 * 2048 * 4096 + 4.0 * 4096 * 6144;
+    ck_assert_int_eq(node_ps(f8, "attn_qkv.fwd"),
+                     llround((weft_kernel_gemm_s(g, &qkv, clk) + cast / g->hbm_stream_Bps) * 1e12));
+    ck_assert(node_ps(f8, "attn_qkv.fwd") < node_ps(bf, "attn_qkv.fwd"));
+    /* Backward MLP: dgrad and wgrad of FC2 (8192 -> 4096) and FC1 (4096 -> 8192) in FP8, with
+     * the output-gradient casts (4 B x 2048 x 4096, 4 B x 2048 x 8192). */
+    weft_kernel_gemm_t g1 = {1, 2048, 8192, 4096, WEFT_KERNEL_FP8},
+                       g2 = {1, 8192, 4096, 2048, WEFT_KERNEL_FP8};
+    weft_kernel_gemm_t g3 = {1, 2048, 4096, 8192, WEFT_KERNEL_FP8},
+                       g4 = {1, 4096, 8192, 2048, WEFT_KERNEL_FP8};
+    double mlp_s = weft_kernel_gemm_s(g, &g1, clk) + weft_kernel_gemm_s(g, &g2, clk) +
+                   weft_kernel_gemm_s(g, &g3, clk) + weft_kernel_gemm_s(g, &g4, clk) +
+                   4.0 * 2048 * (4096 + 8192) / g->hbm_stream_Bps;
+    ck_assert(llabs(node_ps(f8, "mlp.bwd") - llround(mlp_s * 1e12)) <= 1);
+    /* BF16 everywhere else. */
+    ck_assert_int_eq(node_ps(f8, "attn_core.fwd"), node_ps(bf, "attn_core.fwd"));
+    ck_assert_int_eq(node_ps(f8, "attn_core.bwd"), node_ps(bf, "attn_core.bwd"));
+    ck_assert_int_eq(node_ps(f8, "output.fwd"), node_ps(bf, "output.fwd"));
+    ck_assert_int_eq(node_ps(f8, "optimizer"), node_ps(bf, "optimizer"));
+    /* The fused core: one causal flash-attention kernel of 16 heads x 128 over 2048 tokens. */
+    weft_kernel_attn_t at = {1, 16, 16, 128, 2048, 2048, TRUE, FALSE};
+    ck_assert_int_eq(node_ps(bf, "attn_core.fwd"), llround(weft_kernel_attn_s(g, &at, clk) * 1e12));
+    /* An A100 has no FP8: refused, not a step of zero-length GEMMs. */
+    g_autoptr(GError) e8 = NULL;
+    ck_assert_ptr_null(weft_gen_transformer(&c, weft_hw_gpu("a100", NULL), &e8));
+    ck_assert(g_error_matches(e8, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE));
 }
 END_TEST
 
@@ -613,7 +660,7 @@ gen_suite(void)
     tcase_add_test(tc, context_parallel_ring_exchanges);
     tcase_add_test(tc, presets_generate_and_check);
     tcase_add_test(tc, impossible_configurations_are_errors);
-    tcase_add_test(tc, roofline_times);
+    tcase_add_test(tc, gemm_nodes_use_the_kernel_model);
     tcase_add_test(tc, backward_accumulates_weight_gradients);
     tcase_add_test(tc, memory_estimate);
     tcase_add_test(tc, keyfile_derives_dp_from_the_gpus);

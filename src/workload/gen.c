@@ -17,6 +17,7 @@
 
 #include "core/keyfile.h"
 #include "core/output.h"
+#include "hw/kernel.h"
 #include "workload/chakra.h"
 #include "workload/seq.h"
 
@@ -275,23 +276,6 @@ weft_gen_memory(const weft_gen_config_t *c, weft_gen_memory_t *mem)
     mem->total = mem->weights + mem->grads + mem->optimizer + mem->activations;
 }
 
-weft_time_t
-weft_gen_op_time_ps(const weft_hw_gpu_t *gpu, double flops, double bytes, gboolean fp8)
-{
-    g_return_val_if_fail(gpu != NULL, 0);
-    double peak = fp8 && gpu->fp8_flops > 0 ? gpu->fp8_flops : gpu->bf16_flops;
-    double emax = gpu->measured_matmul_bf16_flops > 0
-                      ? gpu->measured_matmul_bf16_flops / gpu->bf16_flops
-                      : WEFT_GEN_GEMM_EFF_DEFAULT;
-    double t_flops = 0;
-    if (flops > 0) {
-        double eff = WEFT_GEN_SUSTAINED_CLOCK * emax * flops / (flops + WEFT_GEN_F_HALF);
-        t_flops = flops / (peak * eff);
-    }
-    double t_bytes = bytes > 0 ? bytes / (gpu->hbm_Bps * WEFT_GEN_HBM_EFF) : 0;
-    return (weft_time_t)llround(MAX(t_flops, t_bytes) * 1e12);
-}
-
 /* ---- the node sequence of a stage ---------------------------------------------------- */
 
 /* Where a collective runs. */
@@ -375,12 +359,76 @@ add(gen_t *G, guint8 type, const char *name, weft_time_t dur, guint8 op, guint64
     return i;
 }
 
-/* A compute operator of @flops FLOPs and @bytes HBM bytes. */
+/* A compute operator of @seconds (kernel model), recorded with @flops FLOPs and @bytes bytes. */
+static void
+comp_s(gen_t *G, const char *name, double seconds, double flops, double bytes)
+{
+    weft_time_t t = (weft_time_t)llround(seconds * 1e12);
+    add(G, WEFT_NODE_COMP, name, t, 0, 0, K_NONE, P_NONE, 0, 0, flops, (guint64)bytes, TRUE);
+}
+
+/* A memory-bound operator moving @bytes at the GPU's streaming bandwidth. @flops must be 0:
+ * GEMMs and attention go through comp_s with the kernel model's time. */
 static void
 comp(gen_t *G, const char *name, double flops, double bytes)
 {
-    weft_time_t t = weft_gen_op_time_ps(G->gpu, flops, bytes, G->c->fp8);
-    add(G, WEFT_NODE_COMP, name, t, 0, 0, K_NONE, P_NONE, 0, 0, flops, (guint64)bytes, TRUE);
+    g_assert(flops == 0);
+    comp_s(G, name, weft_kernel_stream_s(G->gpu, bytes), 0, bytes);
+}
+
+/* The GEMMs of a linear layer over @T tokens (@in -> @out features, @batch of them: the local
+ * experts), forward or (@bwd) data gradient dX[T,in] = dY[T,out] W^T plus weight gradient
+ * dW[in,out] = X^T dY; @bytes gets their operand bytes. With precision fp8 the GEMMs of
+ * Transformer Engine's modules (@te: QKV, projection, FC1, FC2, experts) run in FP8 and pay
+ * TE's casts (TransformerEngine transformer_engine/pytorch/module/linear.py @0004dbd, _Linear:
+ * fp8_cast_transpose_fused of the input in forward and of the output gradient in backward,
+ * BF16 read and FP8 + FP8-transpose written: FP8_CAST_BYTES per element; the weight's cast and
+ * transpose on the first micro-batch only, is_first_microbatch caching it: charged 1 / M per
+ * micro-batch so every micro-batch is alike, exact over the step). The router and the output
+ * layer are not TE modules in Megatron-LM: BF16. */
+static double
+linear_s(gen_t *G, guint64 T, guint64 in, guint64 out, guint64 batch, gboolean bwd, gboolean te,
+         gboolean recompute_pass, double *bytes)
+{
+    const weft_gen_config_t *c = G->c;
+    gboolean fp8 = te && c->fp8;
+    weft_kernel_dtype_t dt = fp8 ? WEFT_KERNEL_FP8 : WEFT_KERNEL_BF16;
+    double clock = WEFT_GEN_SUSTAINED_CLOCK;
+    double s = 0, cast = 0;
+    if (!bwd) {
+        weft_kernel_gemm_t f = {batch, T, out, in, dt};
+        s = weft_kernel_gemm_s(G->gpu, &f, clock);
+        *bytes += weft_kernel_gemm_bytes(&f);
+        if (fp8) {
+            double M = (double)c->global_batch / ((double)c->micro_batch * c->dp);
+            cast = WEFT_GEN_FP8_CAST_BYTES * (double)batch * (double)T * (double)in;
+            if (!recompute_pass) {
+                cast += WEFT_GEN_FP8_CAST_BYTES * (double)batch * (double)in * (double)out / M;
+            }
+        }
+    } else {
+        weft_kernel_gemm_t dg = {batch, T, in, out, dt}, wg = {batch, in, out, T, dt};
+        s = weft_kernel_gemm_s(G->gpu, &dg, clock) + weft_kernel_gemm_s(G->gpu, &wg, clock);
+        *bytes += weft_kernel_gemm_bytes(&dg) + weft_kernel_gemm_bytes(&wg);
+        if (fp8) {
+            cast = WEFT_GEN_FP8_CAST_BYTES * (double)batch * (double)T * (double)out;
+        }
+    }
+    *bytes += cast;
+    return s + weft_kernel_stream_s(G->gpu, cast);
+}
+
+/* One node for the linear layers @lin[0..@n-1] (in, out features) run one after the other over
+ * @T tokens, @batch times each, recorded with @flops FLOPs. */
+static void
+linears(gen_t *G, const char *name, double flops, const guint64 (*lin)[2], guint n, guint64 T,
+        guint64 batch, gboolean bwd, gboolean te, gboolean recompute_pass)
+{
+    double s = 0, bytes = 0;
+    for (guint i = 0; i < n; i++) {
+        s += linear_s(G, T, lin[i][0], lin[i][1], batch, bwd, te, recompute_pass, &bytes);
+    }
+    comp_s(G, name, s, flops, bytes);
 }
 
 /* A collective in the group @kind when that group has 2+ ranks; returns its index or -1.
@@ -417,7 +465,8 @@ extra_dep(gen_t *G, gint64 node)
 
 /* ---- one layer, forward or backward ------------------------------------------------ */
 
-/* The attention core of one micro-batch, in cp chunks with ring exchanges; @mult scales FLOPs. */
+/* The attention core of one micro-batch, in cp chunks with ring exchanges; @mult scales FLOPs
+ * (1 forward, 2 backward). */
 static void
 attn_core(gen_t *G, const char *name, double mult)
 {
@@ -425,22 +474,44 @@ attn_core(gen_t *G, const char *name, double mult)
     double h = c->hidden, t = c->tp, d = h / c->heads;
     double flops = mult * 2.0 * G->T * (double)c->seq * h / t; /* causal: half of 4 T S h */
     double kv_bytes = 2.0 * G->T * c->kv_heads * d * G->e / MIN(t, (double)c->kv_heads);
-    double io = 4.0 * G->T * h * G->e / t; /* Q, K, V, O */
+    gboolean bwd = mult > 1.5;
+    guint64 b = c->micro_batch, heads = c->heads / c->tp, dh = c->hidden / c->heads;
+    guint64 kvh = MAX(1, c->kv_heads / c->tp);
+    double clock = WEFT_GEN_SUSTAINED_CLOCK;
     if (c->unfused_attention) {
-        /* Megatron before flash attention: batched GEMMs QK^T and AV over the whole S x S
-         * score matrix (4 T S h / t, no causal skipping), then the scores of a / t heads
-         * (T S a / t elements) go through HBM: QK^T writes them, the fused scale-mask-softmax
-         * reads and writes them, dropout reads them and writes them and its 1-byte mask, AV
-         * reads them: UNFUSED_BYTES per element forward; @mult (2) scales both backward. */
+        /* Megatron before flash attention: batched GEMMs QK^T [S,d]x[d,S] and AV [S,S]x[S,d]
+         * over the whole S x S score matrix of each of b a / t heads (4 T S h / t FLOPs, no
+         * causal skipping); backward the four of dA = dO V^T, dV = A^T dO, dQ = dS K,
+         * dK = dS^T Q. Then the scores of a / t heads (T S a / t elements) go through HBM: QK^T
+         * writes them, the fused scale-mask-softmax reads and writes them, dropout reads them
+         * and writes them and its 1-byte mask, AV reads them: UNFUSED_BYTES per element
+         * forward; @mult (2) scales both backward. */
         double scores = G->T * (double)c->seq * c->heads / t;
+        guint64 S = c->seq, bh = b * heads;
+        weft_kernel_gemm_t qk = {bh, S, S, dh, WEFT_KERNEL_BF16};
+        weft_kernel_gemm_t av = {bh, S, dh, S, WEFT_KERNEL_BF16};
+        double sec, io;
+        if (!bwd) {
+            sec = weft_kernel_gemm_s(G->gpu, &qk, clock) + weft_kernel_gemm_s(G->gpu, &av, clock);
+            io = weft_kernel_gemm_bytes(&qk) + weft_kernel_gemm_bytes(&av);
+        } else {
+            sec =
+                weft_kernel_gemm_s(G->gpu, &qk, clock) + 3 * weft_kernel_gemm_s(G->gpu, &av, clock);
+            io = weft_kernel_gemm_bytes(&qk) + 3 * weft_kernel_gemm_bytes(&av);
+        }
         char gemm_name[64];
         g_snprintf(gemm_name, sizeof(gemm_name), "%s.gemm", name);
-        comp(G, gemm_name, 2.0 * flops, io);
+        comp_s(G, gemm_name, sec, 2.0 * flops, io);
         char sm_name[64];
         g_snprintf(sm_name, sizeof(sm_name), "%s.softmax_dropout", name);
         comp(G, sm_name, 0, mult * WEFT_GEN_UNFUSED_BYTES * scores);
         return;
     }
+    /* Fused (flash) attention per CP chunk: the first chunk is the rank's own causal block;
+     * each later one, in the load-balanced ring of Megatron-LM's context parallelism (two
+     * sequence chunks per rank), the queries against half of a block, unmasked: together
+     * the causal half of the FLOPs. */
+    guint64 sr = c->seq / c->cp;
     for (guint i = 0; i < c->cp; i++) {
         if (i > 0) {
             /* Ring attention: pass the KV block on, take the previous rank's. */
@@ -450,7 +521,9 @@ attn_core(gen_t *G, const char *name, double mult)
                 G->cp_tag, 0, (guint64)kv_bytes, TRUE);
             G->cp_tag++;
         }
-        comp(G, name, flops / c->cp, io / c->cp);
+        weft_kernel_attn_t a = {b, heads, kvh, dh, sr, i == 0 ? sr : sr / 2, i == 0, bwd};
+        comp_s(G, name, weft_kernel_attn_s(G->gpu, &a, clock), flops / c->cp,
+               weft_kernel_attn_bytes(&a));
     }
 }
 
@@ -465,12 +538,19 @@ layer(gen_t *G, gboolean bwd, gboolean recompute_pass)
     double mult = bwd ? 2.0 : 1.0;
     gboolean sp = c->sp;
     double elem = WEFT_GEN_ELEM_PASSES * act / (sp ? t : 1);
-    double w_qkv = h * (h + 2 * g * d) / t * e, w_proj = h * h / t * e;
     double ffn_mats = c->gated ? 3.0 : 2.0;
     gboolean moe = c->experts > 1;
     double k = moe ? c->top_k : 1;
-    double w_mlp = h * c->ffn * ffn_mats / t * e * (moe ? (double)c->experts / c->ep : 1);
     const char *ph = recompute_pass ? "recompute" : bwd ? "bwd" : "fwd";
+    /* GEMM shapes: QKV h -> (h + 2 g d) / t, projection h / t -> h, FC1 h -> (2 gated | 1) f / t,
+     * FC2 f / t -> h; experts: E / ep local ones, each over its share of the T k routed tokens. */
+    guint64 Tn = G->T, hn = c->hidden, dn = c->hidden / c->heads;
+    guint64 fn = c->ffn / c->tp, mats1 = c->gated ? 2 : 1;
+    const guint64 qkv[1][2] = {{hn, (hn + 2 * c->kv_heads * dn + c->tp - 1) / c->tp}};
+    const guint64 proj[1][2] = {{hn / c->tp, hn}};
+    const guint64 mlp[2][2] = {{hn, mats1 * fn}, {fn, hn}};
+    guint64 n_local = moe ? c->experts / c->ep : 1;
+    guint64 T_expert = moe ? (guint64)ceil((double)Tn * k / (double)n_local) : Tn;
     char name[64];
     /* Attention block. */
     if (!bwd) {
@@ -478,11 +558,12 @@ layer(gen_t *G, gboolean bwd, gboolean recompute_pass)
             coll(G, "tp_allgather_attn", WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
         }
         g_snprintf(name, sizeof(name), "attn_qkv.%s", ph);
-        comp(G, name, 2 * T * h * (h + 2 * g * d) / t, w_qkv);
+        linears(G, name, 2 * T * h * (h + 2 * g * d) / t, qkv, 1, Tn, 1, FALSE, TRUE,
+                recompute_pass);
         g_snprintf(name, sizeof(name), "attn_core.%s", ph);
         attn_core(G, name, 1.0);
         g_snprintf(name, sizeof(name), "attn_proj.%s", ph);
-        comp(G, name, 2 * T * h * h / t, w_proj);
+        linears(G, name, 2 * T * h * h / t, proj, 1, Tn, 1, FALSE, TRUE, recompute_pass);
         coll(G, sp ? "tp_reducescatter_attn" : "tp_allreduce_attn",
              sp ? WEFT_COLL_REDUCE_SCATTER : WEFT_COLL_ALL_REDUCE, act, K_TP, TRUE);
         g_snprintf(name, sizeof(name), "attn_elementwise.%s", ph);
@@ -503,12 +584,15 @@ layer(gen_t *G, gboolean bwd, gboolean recompute_pass)
     }
     if (moe) {
         g_snprintf(name, sizeof(name), "moe_router.%s", ph);
-        comp(G, name, mult * 2 * T * h * c->experts, T * h * e);
+        const guint64 router[1][2] = {{hn, c->experts}};
+        linears(G, name, mult * 2 * T * h * c->experts, router, 1, Tn, 1, bwd, FALSE,
+                recompute_pass);
         coll(G, bwd ? "ep_alltoall_combine_grad" : "ep_alltoall_dispatch", WEFT_COLL_ALL_TO_ALL,
              T * k * h * e, K_EP, TRUE);
     }
     g_snprintf(name, sizeof(name), "mlp.%s", ph);
-    comp(G, name, mult * 2 * T * k * h * c->ffn * ffn_mats / t, w_mlp + 2 * T * k * c->ffn * e / t);
+    linears(G, name, mult * 2 * T * k * h * c->ffn * ffn_mats / t, mlp, 2, T_expert, n_local, bwd,
+            TRUE, recompute_pass);
     if (moe) {
         coll(G, bwd ? "ep_alltoall_dispatch_grad" : "ep_alltoall_combine", WEFT_COLL_ALL_TO_ALL,
              T * k * h * e, K_EP, TRUE);
@@ -530,14 +614,14 @@ layer(gen_t *G, gboolean bwd, gboolean recompute_pass)
         coll(G, "tp_allgather_attn_grad", WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
     }
     g_snprintf(name, sizeof(name), "attn_proj.%s", ph);
-    comp(G, name, 2 * 2 * T * h * h / t, w_proj);
+    linears(G, name, 2 * 2 * T * h * h / t, proj, 1, Tn, 1, TRUE, TRUE, FALSE);
     if (c->recompute == WEFT_GEN_RECOMPUTE_SELECTIVE) {
         attn_core(G, "attn_core.recompute", 1.0);
     }
     g_snprintf(name, sizeof(name), "attn_core.%s", ph);
     attn_core(G, name, 2.0);
     g_snprintf(name, sizeof(name), "attn_qkv.%s", ph);
-    comp(G, name, 2 * 2 * T * h * (h + 2 * g * d) / t, w_qkv);
+    linears(G, name, 2 * 2 * T * h * (h + 2 * g * d) / t, qkv, 1, Tn, 1, TRUE, TRUE, FALSE);
     coll(G, sp ? "tp_reducescatter_attn_grad" : "tp_allreduce_attn_grad",
          sp ? WEFT_COLL_REDUCE_SCATTER : WEFT_COLL_ALL_REDUCE, act, K_TP, TRUE);
     /* The layer's weight gradients accumulated into the FP32 main_grad (GRAD_ACCUM_BYTES per
@@ -569,7 +653,8 @@ chunk_pass(gen_t *G, guint v, gboolean bwd)
             if (c->sp) {
                 coll(G, "tp_allgather_output", WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
             }
-            comp(G, "output.fwd", 2 * T * h * vt, h * vt * e + T * vt * 4);
+            const guint64 out[1][2] = {{c->hidden, c->vocab / c->tp}};
+            linears(G, "output.fwd", 2 * T * h * vt, out, 1, G->T, 1, FALSE, FALSE, FALSE);
             for (guint i = 0; i < 3; i++) {
                 coll(G, "tp_allreduce_cross_entropy", WEFT_COLL_ALL_REDUCE, T * 4, K_TP, TRUE);
             }
@@ -579,7 +664,8 @@ chunk_pass(gen_t *G, guint v, gboolean bwd)
     }
     if (v == V - 1) {
         comp(G, "cross_entropy.bwd", 0, 2 * T * vt * 4);
-        comp(G, "output.bwd", 2 * 2 * T * h * vt, h * vt * e + T * vt * 4);
+        const guint64 out[1][2] = {{c->hidden, c->vocab / c->tp}};
+        linears(G, "output.bwd", 2 * 2 * T * h * vt, out, 1, G->T, 1, TRUE, FALSE, FALSE);
         coll(G, c->sp ? "tp_reducescatter_output_grad" : "tp_allreduce_output_grad",
              c->sp ? WEFT_COLL_REDUCE_SCATTER : WEFT_COLL_ALL_REDUCE, act, K_TP, TRUE);
     }
@@ -791,6 +877,12 @@ weft_gen_transformer(const weft_gen_config_t *c, const weft_hw_gpu_t *gpu, GErro
 {
     g_return_val_if_fail(c != NULL && gpu != NULL, NULL);
     if (!weft_gen_validate(c, 0, error)) {
+        return NULL;
+    }
+    if (c->fp8 && !weft_kernel_supports(gpu, WEFT_KERNEL_FP8)) {
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                    "precision fp8: %s has no FP8 tensor cores or no measured FP8 matmul rate",
+                    gpu->name);
         return NULL;
     }
     guint n = c->tp * c->pp * c->dp * c->cp;

@@ -38,10 +38,18 @@
  * forward, off the compute stream; without, all after the last backward. The optimizer is memory
  * bound: ADAM_BYTES per local parameter.
  *
- * Compute time of an operator (F FLOPs, B bytes): max(F / (peak x SUSTAINED_CLOCK x eff(F)),
- * B / HBM bandwidth), eff(F) = E_max F / (F + F_HALF), E_max = the GPU's
- * measured GEMM rate / peak (hw catalog) or GEMM_EFF_DEFAULT. Constants below,
- * with sources, are the same for every model and configuration.
+ * Compute time: each GEMM and attention node's time comes from the kernel model
+ * (hw/kernel.h) for its shapes: a linear layer's forward GEMM [T, in] x [in, out],
+ * backward its data-gradient [T, out] x [out, in] and weight-gradient [in, T] x
+ * [T, out] GEMMs; the fused attention core as a flash-attention kernel of b, a / t
+ * heads, d, S / CP, causal (forward, or backward); the unfused one as batched GEMMs.
+ * Compute rates run at SUSTAINED_CLOCK of the benchmarks'. Memory-bound nodes take
+ * bytes / the GPU's streaming bandwidth. precision fp8 runs the GEMMs of Transformer
+ * Engine's modules (QKV, projection, FC1, FC2, experts) in FP8 and adds TE's casts
+ * (FP8_CAST_BYTES per input element forward, per output-gradient element backward,
+ * per weight element once per step); the attention core, router, embedding, output
+ * layer and optimizer stay BF16. Constants below, with sources, are the same for
+ * every model and configuration.
  */
 #ifndef WEFT_WORKLOAD_GEN_H
 #define WEFT_WORKLOAD_GEN_H
@@ -54,17 +62,6 @@
 
 G_BEGIN_DECLS
 
-/* Half-efficiency GEMM size: a GEMM of 2^32 FLOP (e.g. 2048 x 1024 x 1024) runs at half
- * its asymptotic efficiency. Chosen once from the wave-quantization behaviour NVIDIA
- * documents (Matrix Multiplication Background User's Guide, "Wave quantization"): GEMMs
- * too small to fill 132 SMs x a few tiles run far below peak. Not fitted to any row. */
-#define WEFT_GEN_F_HALF 4.294967296e9
-/* Asymptotic GEMM efficiency when the catalog has no measured rate: 0.7 (typical large
- * BF16 GEMM rate / dense peak on A100/H100, NVIDIA's published cuBLAS figures). */
-#define WEFT_GEN_GEMM_EFF_DEFAULT 0.7
-/* Attained fraction of HBM bandwidth for streaming kernels: 0.8 (STREAM-like kernels
- * reach 80-90 % of HBM peak on A100/H100; NVIDIA's bandwidthTest/babelstream figures). */
-#define WEFT_GEN_HBM_EFF 0.8
 /* Elementwise passes over the layer's activation per block and micro-batch: layernorm
  * (read, write), residual add (2 reads, write), dropout or activation (read, write),
  * bias: 8 reads or writes of T h elements. */
@@ -82,6 +79,12 @@ G_BEGIN_DECLS
  * No H100 figure of the same kind was found; the A100 ratio is used for every GPU. Not fitted
  * to any row. */
 #define WEFT_GEN_SUSTAINED_CLOCK (1305.0 / 1410.0)
+/* Bytes per element of Transformer Engine's FP8 cast of a GEMM operand (precision fp8): the
+ * fused cast-transpose reads the BF16 tensor (2) and writes it in FP8 (1) and its FP8 transpose
+ * (1) for the other GEMM of the backward pass, computing the amax in the same pass
+ * (TransformerEngine transformer_engine/pytorch/module/linear.py @0004dbd,
+ * fp8_cast_transpose_fused; Hopper's FP8 GEMMs take only the TN layout): 4. */
+#define WEFT_GEN_FP8_CAST_BYTES 4.0
 /* Bytes per local parameter and micro-batch of the weight-gradient accumulation: Megatron-LM
  * accumulates each weight gradient into the FP32 main_grad buffer (gradient_accumulation_fusion:
  * the wgrad GEMM with beta = 1, or an add kernel), reading and writing 4 bytes per parameter
@@ -113,7 +116,7 @@ typedef struct {
                             off the compute stream; else all after the last backward */
     guint micro_batch, global_batch;
     weft_gen_recompute_t recompute;
-    gboolean fp8;               /* GEMMs at the FP8 peak */
+    gboolean fp8;               /* Transformer Engine's FP8 linear layers (delayed scaling) */
     gboolean unfused_attention; /* attention core as Megatron ran it before flash attention
                                    (2022): batched GEMMs over the whole score matrix and the
                                    scores through HBM; else fused (flash) attention */
@@ -208,12 +211,6 @@ gboolean weft_gen_validate(const weft_gen_config_t *cfg, guint n_ranks, GError *
 
 /** weft_gen_memory: the per-GPU memory estimate (Korthikanti et al. 2022 for activations). */
 void weft_gen_memory(const weft_gen_config_t *cfg, weft_gen_memory_t *mem);
-
-/**
- * weft_gen_op_time_ps: the roofline time of an operator on @gpu.
- * @flops: FLOPs; @bytes: HBM bytes moved; @fp8: at the FP8 peak.
- */
-weft_time_t weft_gen_op_time_ps(const weft_hw_gpu_t *gpu, double flops, double bytes, gboolean fp8);
 
 /**
  * weft_gen_transformer:
