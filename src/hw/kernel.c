@@ -10,6 +10,8 @@
 
 #include "hw/kernel.h"
 
+#include "hw/kernel_private.h"
+
 #include <math.h>
 
 /* One GPU's calibration. */
@@ -27,21 +29,28 @@ typedef struct {
 
 /* GEMM t0 and F: fitted (grid search of the mean |relative error|, t0 in 0.5 us steps, F in
  * halves) on the even rows of the XLA table (ROCm/xla matmul_interpolator_data.h @ea2c45f):
- * sm_90 rows for Hopper (5 us, 2.5), sm_100_B200 rows for Blackwell (6 us, 6). The A100 has no
+ * sm_90 rows for Hopper (5.5 us, 2.5), sm_100_B200 rows for Blackwell (6 us, 6). The A100 has no
  * such table: it takes the Hopper values (an assumption, not a fit; its one MAMF row pins e).
  * Attention: fitted on compute_attention.csv, mean |relative error| over a grid of e in 0.02
  * steps and F_attn in {0, 0.5, 1, 2, 3, 4}: Hopper on the flash-attn-3 rows (sm90-unspecified,
  * Dao-AILab/flash-attention PR 1791 and pytorch/benchmark PR 2296: fwd 0.66, bwd 0.58, F 2);
  * A100 on liangan1/GPU_travel's flash-attn-2 forward rows with seqlen_q = seqlen_kv (heads x
- * head_dim = 4096, taken as 32 x 128: fwd 0.60, F 0.5), its backward efficiency the Hopper
- * bwd/fwd ratio (no A100 backward row: 0.60 x 0.58 / 0.66 = 0.527); Blackwell on the
+ * head_dim = 4096, taken as 32 x 128: fwd 0.58, F 0.5), its backward efficiency the Hopper
+ * bwd/fwd ratio (no A100 backward row: 0.58 x 0.58 / 0.66 = 0.510); Blackwell on the
  * flash-attn-4 CuTe DSL 1-CTA rows of PR 2270/2280 (sm100-unspecified: fwd 0.68, bwd 0.48, F 0). */
 static const calib_t calibs[] = {
-    {"A100-SXM-80GB", {271.2e12, 0}, {{1024, 10240, 5120}, {0, 0, 0}}, 5e-6, 2.5, 0.60, 0.527, 0.5},
+    {"A100-SXM-80GB",
+     {271.2e12, 0},
+     {{1024, 10240, 5120}, {0, 0, 0}},
+     5.5e-6,
+     2.5,
+     0.58,
+     0.510,
+     0.5},
     {"H100-SXM",
      {794.5e12, 1402.6e12},
      {{2048, 2048, 13312}, {1024, 9216, 14336}},
-     5e-6,
+     5.5e-6,
      2.5,
      0.66,
      0.58,
@@ -50,7 +59,7 @@ static const calib_t calibs[] = {
     {"H200-SXM",
      {794.5e12, 1453.4e12},
      {{2048, 2048, 13312}, {1280, 4096, 12032}},
-     5e-6,
+     5.5e-6,
      2.5,
      0.66,
      0.58,
@@ -138,14 +147,16 @@ gemm_compute_unit_s(const weft_hw_gpu_t *gpu, const weft_kernel_gemm_t *g, doubl
     return best;
 }
 
-/* e: the main loop's efficiency that makes the model give the MAMF rate at its shape. */
+/* e: the main loop's efficiency that makes the model give the MAMF rate at its shape, with the
+ * fixed time @t0 and fill @fill. */
 static double
-main_loop_eff(const weft_hw_gpu_t *gpu, const calib_t *c, weft_kernel_dtype_t dt)
+main_loop_eff(const weft_hw_gpu_t *gpu, const calib_t *c, weft_kernel_dtype_t dt, double t0,
+              double fill)
 {
     const guint64 *s = c->mamf_shape[dt];
     weft_kernel_gemm_t at = {1, s[0], s[1], s[2], dt};
     double t = 2.0 * (double)s[0] * (double)s[1] * (double)s[2] / c->mamf[dt];
-    return gemm_compute_unit_s(gpu, &at, c->fill_iters) / (t - c->t0_s);
+    return gemm_compute_unit_s(gpu, &at, fill) / (t - t0);
 }
 
 double
@@ -157,18 +168,28 @@ weft_kernel_gemm_bytes(const weft_kernel_gemm_t *g)
 }
 
 double
-weft_kernel_gemm_s(const weft_hw_gpu_t *gpu, const weft_kernel_gemm_t *g, double clock)
+weft_kernel_i_gemm_s(const weft_hw_gpu_t *gpu, const weft_kernel_gemm_t *g, double clock,
+                     double t0_s, double fill_iters)
 {
-    g_return_val_if_fail(gpu != NULL && g != NULL && clock > 0, 0);
+    g_return_val_if_fail(gpu != NULL && g != NULL && clock > 0 && t0_s >= 0 && fill_iters >= 0, 0);
     g_return_val_if_fail(g->batch > 0 && g->m > 0 && g->n > 0 && g->k > 0, 0);
     g_return_val_if_fail(weft_kernel_supports(gpu, g->dtype), 0);
     const calib_t *c = calib_of(gpu);
-    double e = main_loop_eff(gpu, c, g->dtype);
-    double t_comp = gemm_compute_unit_s(gpu, g, c->fill_iters) / (e * clock);
+    double e = main_loop_eff(gpu, c, g->dtype, t0_s, fill_iters);
+    double t_comp = gemm_compute_unit_s(gpu, g, fill_iters) / (e * clock);
     double flops = 2.0 * (double)g->batch * (double)g->m * (double)g->n * (double)g->k;
     double t_ceiling = flops / (c->mamf[g->dtype] * clock);
     double t_mem = weft_kernel_gemm_bytes(g) / gpu->hbm_stream_Bps;
-    return MAX(c->t0_s + MAX(t_comp, t_mem), t_ceiling);
+    return MAX(t0_s + MAX(t_comp, t_mem), t_ceiling);
+}
+
+double
+weft_kernel_gemm_s(const weft_hw_gpu_t *gpu, const weft_kernel_gemm_t *g, double clock)
+{
+    g_return_val_if_fail(gpu != NULL && g != NULL, 0);
+    g_return_val_if_fail(weft_kernel_supports(gpu, g->dtype), 0);
+    const calib_t *c = calib_of(gpu);
+    return weft_kernel_i_gemm_s(gpu, g, clock, c->t0_s, c->fill_iters);
 }
 
 double
