@@ -469,17 +469,23 @@ END_TEST
 
 /* ---- formulas ------------------------------------------------------------------------ */
 
-/* The duration of the first node named @name on rank 0, or -1. */
+/* The duration of the @nth (from 0) node named @name on rank 0, or -1. */
 static weft_time_t
-node_ps(const weft_workload_t *wl, const char *name)
+node_nth_ps(const weft_workload_t *wl, const char *name, guint nth)
 {
     const weft_rank_trace_t *t = &wl->ranks[0];
     for (guint i = 0; i < t->n_nodes; i++) {
-        if (strcmp(t->name[i], name) == 0) {
+        if (strcmp(t->name[i], name) == 0 && nth-- == 0) {
             return t->duration_ps[i];
         }
     }
     return -1;
+}
+
+static weft_time_t
+node_ps(const weft_workload_t *wl, const char *name)
+{
+    return node_nth_ps(wl, name, 0);
 }
 
 /* GEMM nodes take the kernel model's time for their shapes, at the sustained clock; with
@@ -535,6 +541,36 @@ START_TEST(gemm_nodes_use_the_kernel_model)
     g_autoptr(GError) e8 = NULL;
     ck_assert_ptr_null(weft_gen_transformer(&c, weft_hw_gpu("a100", NULL), &e8));
     ck_assert(g_error_matches(e8, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE));
+}
+END_TEST
+
+/* Context parallelism: the first chunk of the attention core is the rank's own causal block of
+ * S / CP tokens, the later one its queries against half a block, unmasked (the load-balanced
+ * ring): together the causal half of the FLOPs. */
+START_TEST(cp_chunks_are_the_load_balanced_ring)
+{
+    const weft_hw_gpu_t *g = h100();
+    weft_gen_config_t c = tiny();
+    c.hidden = 2048;
+    c.heads = c.kv_heads = 16;
+    c.ffn = 8192;
+    c.seq = 4096;
+    c.layers = 1;
+    c.cp = 2;
+    g_autoptr(GError) e = NULL;
+    g_autoptr(weft_workload_t) wl = weft_gen_transformer(&c, g, &e);
+    ck_assert_ptr_nonnull(wl);
+    double clk = WEFT_GEN_SUSTAINED_CLOCK;
+    weft_kernel_attn_t own = {1, 16, 16, 128, 2048, 2048, TRUE, FALSE};
+    weft_kernel_attn_t half = {1, 16, 16, 128, 2048, 1024, FALSE, FALSE};
+    ck_assert_int_eq(node_nth_ps(wl, "attn_core.fwd", 0),
+                     llround(weft_kernel_attn_s(g, &own, clk) * 1e12));
+    ck_assert_int_eq(node_nth_ps(wl, "attn_core.fwd", 1),
+                     llround(weft_kernel_attn_s(g, &half, clk) * 1e12));
+    ck_assert_int_eq(node_nth_ps(wl, "attn_core.fwd", 2), -1);
+    /* FLOPs: 2048^2 / 2 + 2048 x 1024 = the causal half of 2048 x 4096. */
+    ck_assert(fabs(weft_kernel_attn_flops(&own) + weft_kernel_attn_flops(&half) -
+                   4.0 * 16 * 128 * 2048 * 4096 / 2) < 1);
 }
 END_TEST
 
@@ -661,6 +697,7 @@ gen_suite(void)
     tcase_add_test(tc, presets_generate_and_check);
     tcase_add_test(tc, impossible_configurations_are_errors);
     tcase_add_test(tc, gemm_nodes_use_the_kernel_model);
+    tcase_add_test(tc, cp_chunks_are_the_load_balanced_ring);
     tcase_add_test(tc, backward_accumulates_weight_gradients);
     tcase_add_test(tc, memory_estimate);
     tcase_add_test(tc, keyfile_derives_dp_from_the_gpus);
