@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The transformer training-step generator (gen.h): model presets, validation
- * of the parallel configuration, the per-GPU memory estimate, the roofline
- * operator times, and the expansion of one Megatron-LM step (1F1B or
- * interleaved pipeline schedule, tensor/sequence, context, expert and data
- * parallelism, recomputation) into a weft_workload_t whose ranks of one
+ * of the parallel configuration, the per-GPU memory estimate, the GEMM shapes
+ * timed by the kernel model (hw/kernel.h), and the expansion of one Megatron-LM
+ * step (1F1B or interleaved pipeline schedule, tensor/sequence, context, expert
+ * and data parallelism, recomputation) into a weft_workload_t whose ranks of one
  * pipeline stage share node arrays, as text workloads do.
  */
 #define G_LOG_DOMAIN "weft-workload"
