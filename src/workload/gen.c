@@ -532,22 +532,24 @@ linears(gen_t *G, const char *name, double flops, const guint64 (*lin)[2], guint
 }
 
 /* One tensor-parallel linear layer of a transformer layer (QKV, projection, FC1, FC2, the
- * output layer): its GEMM shape and the FLOPs its forward records over all G->T tokens. */
+ * output layer) for one micro-batch: its GEMM shape, its token count and the FLOPs its
+ * forward records. */
 typedef struct {
-    guint64 in, out; /* features: the GEMM is [T,in] x [in,out] */
-    double flops;    /* forward FLOPs over G->T tokens (each gradient records as many) */
+    guint64 T;       /* tokens: the GEMM is [T,in] x [in,out] */
+    guint64 in, out; /* features */
+    double flops;    /* forward FLOPs over the T tokens (each gradient records as many) */
     gboolean te;     /* a Transformer Engine module (FP8 with precision fp8) */
 } lin_t;
 
-/* One node running @mode of @L over @T of the G->T tokens (a chunk, or all of them), recorded
- * with its share T / G->T of the FLOPs; @weight_cast as linear_s(). */
+/* One node running @mode of @L over @T of its L->T tokens (a chunk, or all of them), recorded
+ * with its share T / L->T of the FLOPs; @weight_cast as linear_s(). */
 static void
 lin_node(gen_t *G, const char *name, const lin_t *L, guint64 T, lin_mode_t mode,
          gboolean weight_cast)
 {
     double bytes = 0;
     double s = linear_s(G, T, L->in, L->out, 1, mode, L->te, weight_cast, &bytes);
-    double flops = L->flops * (mode == LIN_BWD ? 2.0 : 1.0) * ((double)T / (double)G->T);
+    double flops = L->flops * (mode == LIN_BWD ? 2.0 : 1.0) * ((double)T / (double)L->T);
     comp_s(G, name, s, flops, bytes);
 }
 
@@ -605,18 +607,19 @@ extra_dep(gen_t *G, gint64 node)
 
 /* The GEMM @mode of @L (LIN_FWD, or LIN_DGRAD over an output gradient) that reads the
  * all-gather @ag_name of @act bytes (sequence parallelism): without tp_overlap the gather,
- * then the GEMM over all G->T tokens; with it (Transformer Engine's ring exchange) the gather
+ * then the GEMM over all L->T tokens; with it (Transformer Engine's ring exchange) the gather
  * in n' = min(@n, T) chunks of @act / n', each GEMM chunk i over its chunk_tokens(T, i, n')
  * tokens after its chunk has arrived and after the previous GEMM chunk: the first chunk's
  * gather is exposed, the rest overlaps the GEMM (or the GEMM it, if the gathers are slower).
- * A chunk is a GEMM of T / n' rows with the whole weight, which the kernel model charges its
- * own (lower) efficiency; the weight's FP8 cast goes to the first chunk (none when
+ * A chunk is a GEMM of T / n' rows with the whole weight, which the kernel model times at its
+ * own shape (less efficient than the whole GEMM where that takes it off the MAMF ceiling:
+ * small GEMMs, FP8); the weight's FP8 cast goes to the first chunk (none when
  * @recompute_pass). */
 static void
 ag_gemm(gen_t *G, const char *ag_name, double act, const char *name, const lin_t *L,
         lin_mode_t mode, gboolean recompute_pass, guint n)
 {
-    guint64 T = G->T;
+    guint64 T = L->T;
     n = (guint)MIN((guint64)n, T);
     if (!G->c->tp_overlap || G->c->tp < 2 || n < 2) {
         coll(G, ag_name, WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
@@ -635,7 +638,7 @@ ag_gemm(gen_t *G, const char *ag_name, double act, const char *name, const lin_t
 
 /* The forward GEMM of @L whose output (@act bytes) is reduced in the TP group by @op
  * (@red_name): a reduce-scatter with sequence parallelism, else an all-reduce. Without
- * tp_overlap the GEMM over all G->T tokens, then the collective; with it (Transformer
+ * tp_overlap the GEMM over all L->T tokens, then the collective; with it (Transformer
  * Engine's pipeline or ring exchange) the GEMM in n' = min(@n, T) chunks over
  * chunk_tokens(T, i, n') tokens, each chunk's reduce-scatter of @act / n' after it on the
  * communication stream while the next chunk computes: the last chunk's reduce-scatter is
@@ -645,7 +648,7 @@ static void
 gemm_reduce(gen_t *G, const char *name, const lin_t *L, gboolean recompute_pass,
             const char *red_name, weft_coll_op_t op, double act, guint n)
 {
-    guint64 T = G->T;
+    guint64 T = L->T;
     n = (guint)MIN((guint64)n, T);
     if (!G->c->tp_overlap || G->c->tp < 2 || n < 2 || op != WEFT_COLL_REDUCE_SCATTER) {
         lin_node(G, name, L, T, LIN_FWD, !recompute_pass);
@@ -678,11 +681,11 @@ column_parallel_bwd(gen_t *G, const char *dgrad_name, const char *wgrad_name, co
 {
     gboolean sp = G->c->sp;
     gint64 ag = sp ? coll(G, ag_name, WEFT_COLL_ALL_GATHER, act, K_TP, FALSE) : -1;
-    lin_node(G, dgrad_name, L, G->T, LIN_DGRAD, FALSE);
+    lin_node(G, dgrad_name, L, L->T, LIN_DGRAD, FALSE);
     gint64 red =
         coll(G, red_name, sp ? WEFT_COLL_REDUCE_SCATTER : WEFT_COLL_ALL_REDUCE, act, K_TP, FALSE);
     extra_dep(G, ag);
-    lin_node(G, wgrad_name, L, G->T, LIN_WGRAD, FALSE);
+    lin_node(G, wgrad_name, L, L->T, LIN_WGRAD, FALSE);
     extra_dep(G, red);
 }
 
@@ -697,13 +700,13 @@ row_parallel_bwd(gen_t *G, const char *name, const char *dgrad_name, const char 
 {
     if (G->c->sp && G->c->tp_overlap) {
         ag_gemm(G, ag_name, act, dgrad_name, L, LIN_DGRAD, FALSE, n);
-        lin_node(G, wgrad_name, L, G->T, LIN_WGRAD, FALSE);
+        lin_node(G, wgrad_name, L, L->T, LIN_WGRAD, FALSE);
         return;
     }
     if (G->c->sp) {
         coll(G, ag_name, WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
     }
-    lin_node(G, name, L, G->T, LIN_BWD, FALSE);
+    lin_node(G, name, L, L->T, LIN_BWD, FALSE);
 }
 
 /* ---- one layer, forward or backward ------------------------------------------------ */
@@ -793,11 +796,11 @@ layer(gen_t *G, gboolean bwd, gboolean recompute_pass)
      * GEMMs one node. */
     guint64 Tn = G->T, hn = c->hidden, dn = c->hidden / c->heads;
     guint64 fn = c->ffn / c->tp, mats1 = c->gated ? 2 : 1;
-    const lin_t qkv = {hn, (hn + 2 * c->kv_heads * dn + c->tp - 1) / c->tp,
+    const lin_t qkv = {Tn, hn, (hn + 2 * c->kv_heads * dn + c->tp - 1) / c->tp,
                        2 * T * h * (h + 2 * g * d) / t, TRUE};
-    const lin_t proj = {hn / c->tp, hn, 2 * T * h * h / t, TRUE};
-    const lin_t fc1 = {hn, mats1 * fn, 2 * T * h * c->ffn * (ffn_mats - 1) / t, TRUE};
-    const lin_t fc2 = {fn, hn, 2 * T * h * c->ffn / t, TRUE};
+    const lin_t proj = {Tn, hn / c->tp, hn, 2 * T * h * h / t, TRUE};
+    const lin_t fc1 = {Tn, hn, mats1 * fn, 2 * T * h * c->ffn * (ffn_mats - 1) / t, TRUE};
+    const lin_t fc2 = {Tn, fn, hn, 2 * T * h * c->ffn / t, TRUE};
     const guint64 mlp[2][2] = {{hn, mats1 * fn}, {fn, hn}};
     const guint64 router[1][2] = {{hn, c->experts}};
     double mlp_flops = 2 * T * k * h * c->ffn * ffn_mats / t; /* the experts' forward */
@@ -811,7 +814,7 @@ layer(gen_t *G, gboolean bwd, gboolean recompute_pass)
         if (sp) {
             ag_gemm(G, "tp_allgather_attn", act, name, &qkv, LIN_FWD, recompute_pass, n_ring);
         } else {
-            lin_node(G, name, &qkv, Tn, LIN_FWD, !recompute_pass);
+            lin_node(G, name, &qkv, qkv.T, LIN_FWD, !recompute_pass);
         }
         g_snprintf(name, sizeof(name), "attn_core.%s", ph);
         attn_core(G, name, 1.0);
@@ -839,7 +842,7 @@ layer(gen_t *G, gboolean bwd, gboolean recompute_pass)
             if (sp) {
                 ag_gemm(G, "tp_allgather_mlp", act, name, &fc1, LIN_FWD, recompute_pass, n_ring);
             } else {
-                lin_node(G, name, &fc1, Tn, LIN_FWD, !recompute_pass);
+                lin_node(G, name, &fc1, fc1.T, LIN_FWD, !recompute_pass);
             }
             g_snprintf(name, sizeof(name), "mlp_fc2.%s", ph);
             gemm_reduce(G, name, &fc2, recompute_pass,
@@ -904,7 +907,7 @@ chunk_pass(gen_t *G, guint v, gboolean bwd)
     double T = G->T, h = c->hidden, t = c->tp, e = G->e, act = T * h * e;
     double vt = (double)c->vocab / t;
     /* the output layer: h -> vocab / t, not a Transformer Engine module (BF16) */
-    const lin_t out = {c->hidden, c->vocab / c->tp, 2 * T * h * vt, FALSE};
+    const lin_t out = {G->T, c->hidden, c->vocab / c->tp, 2 * T * h * vt, FALSE};
     if (!bwd) {
         if (v == 0) {
             comp(G, "embedding.fwd", 0, 2 * act);
@@ -918,7 +921,7 @@ chunk_pass(gen_t *G, guint v, gboolean bwd)
             if (c->sp) {
                 coll(G, "tp_allgather_output", WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
             }
-            lin_node(G, "output.fwd", &out, G->T, LIN_FWD, TRUE);
+            lin_node(G, "output.fwd", &out, out.T, LIN_FWD, TRUE);
             for (guint i = 0; i < 3; i++) {
                 coll(G, "tp_allreduce_cross_entropy", WEFT_COLL_ALL_REDUCE, T * 4, K_TP, TRUE);
             }
