@@ -5,9 +5,11 @@
  * communicator size), sends and receives per rank are the ones the parallel
  * configuration implies, counted by hand in comments; the pipeline order is
  * 1F1B; generated workloads pass weft_workload_check() and survive a round trip
- * through Chakra ET files; impossible configurations are errors; the roofline
- * and the memory estimate follow their formulas.
+ * through Chakra ET files; impossible configurations are errors; the GEMM nodes
+ * take the kernel model's time for their shapes and the memory estimate follows
+ * its formulas.
  */
+#include "hw/kernel.h"
 #include "workload/gen.h"
 
 #include <check.h>
@@ -485,10 +487,17 @@ START_TEST(overlapped_backward_replays_as_derived)
     c.tp = 2;
     g_autoptr(weft_workload_t) wl = gen_checked(&c);
     weft_time_t want = compute_ps(wl) + 3 * a4096 + 3 * a128;
+    /* the weight gradients dW[in,out] = X^T dY over T = 32 tokens: output layer 64 -> 128 / 2,
+     * FC1 64 -> 256 / 2, QKV 64 -> (64 + 2 x 4 x 16) / 2; the kernel model's times (about
+     * 5.8 us each on an H100: its fixed 5.5 us and one short tile) */
     const char *wgrads[] = {"output_wgrad.bwd", "mlp_fc1_wgrad.bwd", "attn_qkv_wgrad.bwd"};
+    const guint64 shape[][2] = {{64, 64}, {64, 128}, {64, 96}};
     for (guint i = 0; i < G_N_ELEMENTS(wgrads); i++) {
         weft_time_t w = dur(wl, wgrads[i], 0);
-        ck_assert_int_lt(w, a4096); /* a GEMM of this tiny model takes about 7 us */
+        weft_kernel_gemm_t wg = {1, shape[i][0], shape[i][1], 32, WEFT_KERNEL_BF16};
+        ck_assert_int_eq(w,
+                         llround(weft_kernel_gemm_s(h100(), &wg, WEFT_GEN_SUSTAINED_CLOCK) * 1e12));
+        ck_assert_int_lt(w, a4096);
         want += a4096 - w;
     }
     ck_assert_int_eq(replay_step(topo, wl), want);
@@ -498,7 +507,8 @@ END_TEST
 /*
  * tp_overlap (NeMo's tp_comm_overlap) on one layer, tp 2, SP, on a fast link (5e10 B/s:
  * 20 ps per byte; 500 ns), where every collective chunk is shorter than the GEMM chunk it
- * overlaps (a GEMM of the tiny model takes about 7 us, a collective about 0.5 us): a
+ * overlaps (a GEMM of the tiny model, or a chunk of one, takes about 5.8 us in the kernel
+ * model, a collective about 0.5 us): a
  * pipelined all-gather + GEMM exposes its first chunk's all-gather, a GEMM + reduce-scatter
  * its last chunk's reduce-scatter, a column-parallel backward nothing.
  * Ring collectives on 2 ranks, one step each: all-gather of a share s: 500 ns + 20 s ps;
@@ -542,6 +552,23 @@ START_TEST(tp_overlap_replays_as_derived)
         ck_assert(is_dep(wl, p, r) && is_dep(wl, r, el));
         ck_assert_uint_eq(wl->ranks[0].comm_bytes[r], 1024);
     }
+    /* each chunk is a GEMM over its share of the T = 32 tokens with the whole weight: QKV's
+     * 2 chunks [16, 64] x [64, 96], the projection's 4 [8, 32] x [32, 64] */
+    double clk = WEFT_GEN_SUSTAINED_CLOCK;
+    weft_kernel_gemm_t qc = {1, 16, 96, 64, WEFT_KERNEL_BF16},
+                       pc = {1, 8, 64, 32, WEFT_KERNEL_BF16};
+    ck_assert_int_eq(dur(wl, "attn_qkv.fwd", 1),
+                     llround(weft_kernel_gemm_s(h100(), &qc, clk) * 1e12));
+    ck_assert_int_eq(dur(wl, "attn_proj.fwd", 3),
+                     llround(weft_kernel_gemm_s(h100(), &pc, clk) * 1e12));
+    /* the data gradient of the projection pipelined with the gather of its output gradient:
+     * 2 chunks dX[16, 32] = dY[16, 64] W^T; its weight gradient [32, 64] over all 32 tokens */
+    weft_kernel_gemm_t dc = {1, 16, 32, 64, WEFT_KERNEL_BF16},
+                       wc = {1, 32, 64, 32, WEFT_KERNEL_BF16};
+    ck_assert_int_eq(dur(wl, "attn_proj_dgrad.bwd", 0),
+                     llround(weft_kernel_gemm_s(h100(), &dc, clk) * 1e12));
+    ck_assert_int_eq(dur(wl, "attn_proj_wgrad.bwd", 0),
+                     llround(weft_kernel_gemm_s(h100(), &wc, clk) * 1e12));
     weft_time_t exposed = RS(4096) + AG(1024) + RS(1024) + AG(1024) + RS(2048) + AG(2048) +
                           3 * 2 * RS(128) + AG(1024) + AG(1024) + AG(2048);
     ck_assert_int_eq(replay_step(topo, wl), compute_ps(wl) + exposed);
@@ -777,10 +804,12 @@ START_TEST(backward_accumulates_weight_gradients)
         n++;
         /* Layer parameters: QKV 64 x 192 + projection 64 x 64 + 2 norms x 64 + MLP 2 x 64 x
          * 256 = 12288 + 4096 + 128 + 32768 = 49280; / tp 2 = 24640; x 8 bytes = 197120 bytes,
-         * no FLOPs; at 3.35e12 x 0.8 B/s: 197120 / 2.68e12 s = 73.55 ns. */
+         * no FLOPs; at H100's streaming 2.778e12 B/s (hw catalog): 197120 / 2.778e12 s =
+         * 70.96 ns. */
         ck_assert_uint_eq(t->tensor_bytes[i], 197120);
         ck_assert(t->num_ops[i] == 0);
-        ck_assert(fabs((double)t->duration_ps[i] - 197120 / 2.68e12 * 1e12) < 2);
+        ck_assert(fabs((double)t->duration_ps[i] - 197120 / h100()->hbm_stream_Bps * 1e12) < 2);
+        ck_assert(fabs((double)t->duration_ps[i] - 70960) < 20);
     }
     /* 2 layers x 1 micro-batch. */
     ck_assert_uint_eq(n, 2);
@@ -789,28 +818,148 @@ END_TEST
 
 /* ---- formulas ------------------------------------------------------------------------ */
 
-START_TEST(roofline_times)
+/* The duration of the @nth (from 0) node named @name on rank 0, or -1. */
+static weft_time_t
+node_nth_ps(const weft_workload_t *wl, const char *name, guint nth)
+{
+    const weft_rank_trace_t *t = &wl->ranks[0];
+    for (guint i = 0; i < t->n_nodes; i++) {
+        if (strcmp(t->name[i], name) == 0 && nth-- == 0) {
+            return t->duration_ps[i];
+        }
+    }
+    return -1;
+}
+
+static weft_time_t
+node_ps(const weft_workload_t *wl, const char *name)
+{
+    return node_nth_ps(wl, name, 0);
+}
+
+/* GEMM nodes take the kernel model's time for their shapes, at the sustained clock; with
+ * precision fp8 only Transformer Engine's linear layers change: their GEMMs in FP8 plus the
+ * cast kernels; the attention core and the output layer stay BF16. */
+START_TEST(gemm_nodes_use_the_kernel_model)
 {
     const weft_hw_gpu_t *g = h100();
-    /* A streaming op of 1 GB: 1e9 / (3.35e12 x 0.8) s = 373.134 us. */
-    weft_time_t t = weft_gen_op_time_ps(g, 0, 1e9, FALSE);
-    ck_assert(fabs((double)t - 1e9 / (g->hbm_Bps * WEFT_GEN_HBM_EFF) * 1e12) < 2);
-    ck_assert(fabs((double)t - 373134328.0) < 2e3);
-    /* A GEMM of F_HALF FLOPs runs at half the asymptotic efficiency (794.5 / 989) at the
-     * sustained clock (1305 / 1410): 4.294967296e9 / (989e12 x 0.8033 x 0.9255 / 2) s =
-     * 11.68 us. */
-    double emax = g->measured_matmul_bf16_flops / g->bf16_flops;
-    t = weft_gen_op_time_ps(g, WEFT_GEN_F_HALF, 0, FALSE);
-    ck_assert(fabs((double)t -
-                   WEFT_GEN_F_HALF / (g->bf16_flops * emax * WEFT_GEN_SUSTAINED_CLOCK / 2) * 1e12) <
-              2);
-    ck_assert(fabs((double)t - 11.68e6) < 0.01e6);
-    /* FP8 halves the GEMM time (1979 vs 989 TFLOP/s peak, same efficiency). */
-    weft_time_t t8 = weft_gen_op_time_ps(g, WEFT_GEN_F_HALF, 0, TRUE);
-    ck_assert(fabs((double)t8 - (double)t * g->bf16_flops / g->fp8_flops) < 2);
-    /* Roofline: the slower of the two. */
-    ck_assert_int_eq(weft_gen_op_time_ps(g, WEFT_GEN_F_HALF, 1e9, FALSE),
-                     weft_gen_op_time_ps(g, 0, 1e9, FALSE));
+    weft_gen_config_t c = tiny();
+    c.hidden = 4096;
+    c.heads = c.kv_heads = 32;
+    c.ffn = 16384;
+    c.vocab = 32768;
+    c.seq = 2048;
+    c.layers = 1;
+    c.tp = 2;
+    g_autoptr(GError) e = NULL;
+    g_autoptr(weft_workload_t) bf = weft_gen_transformer(&c, g, &e);
+    ck_assert_ptr_nonnull(bf);
+    c.fp8 = TRUE;
+    g_autoptr(weft_workload_t) f8 = weft_gen_transformer(&c, g, &e);
+    ck_assert_ptr_nonnull(f8);
+    double clk = WEFT_GEN_SUSTAINED_CLOCK;
+    /* QKV forward: [2048, 4096] x [4096, 3 x 4096 / 2]. */
+    weft_kernel_gemm_t qkv = {1, 2048, 6144, 4096, WEFT_KERNEL_BF16};
+    ck_assert_int_eq(node_ps(bf, "attn_qkv.fwd"), llround(weft_kernel_gemm_s(g, &qkv, clk) * 1e12));
+    /* In FP8: the FP8 GEMM, then the input's cast-transpose (4 B x 2048 x 4096) and the
+     * weight's (4 B x 4096 x 6144, once per step: 1 micro-batch here). */
+    qkv.dtype = WEFT_KERNEL_FP8;
+    double cast = 4.0 * 2048 * 4096 + 4.0 * 4096 * 6144;
+    ck_assert_int_eq(node_ps(f8, "attn_qkv.fwd"),
+                     llround((weft_kernel_gemm_s(g, &qkv, clk) + cast / g->hbm_stream_Bps) * 1e12));
+    ck_assert(node_ps(f8, "attn_qkv.fwd") < node_ps(bf, "attn_qkv.fwd"));
+    /* Backward MLP: dgrad and wgrad of FC2 (8192 -> 4096) and FC1 (4096 -> 8192) in FP8, with
+     * the output-gradient casts (4 B x 2048 x 4096, 4 B x 2048 x 8192). */
+    weft_kernel_gemm_t g1 = {1, 2048, 8192, 4096, WEFT_KERNEL_FP8},
+                       g2 = {1, 8192, 4096, 2048, WEFT_KERNEL_FP8};
+    weft_kernel_gemm_t g3 = {1, 2048, 4096, 8192, WEFT_KERNEL_FP8},
+                       g4 = {1, 4096, 8192, 2048, WEFT_KERNEL_FP8};
+    double mlp_s = weft_kernel_gemm_s(g, &g1, clk) + weft_kernel_gemm_s(g, &g2, clk) +
+                   weft_kernel_gemm_s(g, &g3, clk) + weft_kernel_gemm_s(g, &g4, clk) +
+                   4.0 * 2048 * (4096 + 8192) / g->hbm_stream_Bps;
+    /* A dense MLP is two nodes forward (FC1, FC2) and three backward: FC2's gradients in one
+     * (row-parallel), FC1's data gradient, then its weight gradient (column-parallel, beside
+     * the input gradient's all-reduce). The output-gradient casts go to the data gradients;
+     * the weight gradient reads the same cast and pays none. */
+    double cast2 = 4.0 * 2048 * 4096, cast1 = 4.0 * 2048 * 8192;
+    double fc2_s = weft_kernel_gemm_s(g, &g1, clk) + weft_kernel_gemm_s(g, &g2, clk) +
+                   cast2 / g->hbm_stream_Bps;
+    double fc1_dgrad_s = weft_kernel_gemm_s(g, &g3, clk) + cast1 / g->hbm_stream_Bps;
+    ck_assert_int_eq(node_ps(f8, "mlp_fc2.bwd"), llround(fc2_s * 1e12));
+    ck_assert_int_eq(node_ps(f8, "mlp_fc1_dgrad.bwd"), llround(fc1_dgrad_s * 1e12));
+    ck_assert_int_eq(node_ps(f8, "mlp_fc1_wgrad.bwd"),
+                     llround(weft_kernel_gemm_s(g, &g4, clk) * 1e12));
+    /* together the one node the MLP's backward was (each node rounds to a picosecond) */
+    ck_assert(llabs(node_ps(f8, "mlp_fc2.bwd") + node_ps(f8, "mlp_fc1_dgrad.bwd") +
+                    node_ps(f8, "mlp_fc1_wgrad.bwd") - llround(mlp_s * 1e12)) <= 2);
+    /* FC1 forward in FP8: [2048, 4096] x [4096, 8192], the input's cast (4 B x 2048 x 4096)
+     * and the weight's (4 B x 4096 x 8192). */
+    weft_kernel_gemm_t f1 = {1, 2048, 8192, 4096, WEFT_KERNEL_FP8};
+    ck_assert_int_eq(node_ps(f8, "mlp_fc1.fwd"),
+                     llround((weft_kernel_gemm_s(g, &f1, clk) +
+                              (4.0 * 2048 * 4096 + 4.0 * 4096 * 8192) / g->hbm_stream_Bps) *
+                             1e12));
+    /* With tp_overlap (SP) the QKV forward runs in tp = 2 chunks of 1024 tokens, each a GEMM
+     * [1024, 4096] x [4096, 6144] with its share of the input's cast (4 B x 1024 x 4096); the
+     * weight's cast once, in the first chunk. */
+    c.sp = TRUE;
+    c.tp_overlap = TRUE;
+    g_autoptr(weft_workload_t) ov = weft_gen_transformer(&c, g, &e);
+    ck_assert_ptr_nonnull(ov);
+    weft_kernel_gemm_t q2 = {1, 1024, 6144, 4096, WEFT_KERNEL_FP8};
+    double q2_s = weft_kernel_gemm_s(g, &q2, clk) + 4.0 * 1024 * 4096 / g->hbm_stream_Bps;
+    ck_assert_int_eq(node_nth_ps(ov, "attn_qkv.fwd", 0),
+                     llround((q2_s + 4.0 * 4096 * 6144 / g->hbm_stream_Bps) * 1e12));
+    ck_assert_int_eq(node_nth_ps(ov, "attn_qkv.fwd", 1), llround(q2_s * 1e12));
+    ck_assert_int_eq(node_nth_ps(ov, "attn_qkv.fwd", 2), -1);
+    /* two half GEMMs take longer than the whole one (the kernel's fixed time twice,
+     * whatever the tiles): the price of the overlap */
+    ck_assert(node_nth_ps(ov, "attn_qkv.fwd", 0) + node_nth_ps(ov, "attn_qkv.fwd", 1) >
+              node_ps(f8, "attn_qkv.fwd"));
+    c.sp = FALSE;
+    c.tp_overlap = FALSE;
+    /* BF16 everywhere else. */
+    ck_assert_int_eq(node_ps(f8, "attn_core.fwd"), node_ps(bf, "attn_core.fwd"));
+    ck_assert_int_eq(node_ps(f8, "attn_core.bwd"), node_ps(bf, "attn_core.bwd"));
+    ck_assert_int_eq(node_ps(f8, "output.fwd"), node_ps(bf, "output.fwd"));
+    ck_assert_int_eq(node_ps(f8, "optimizer"), node_ps(bf, "optimizer"));
+    /* The fused core: one causal flash-attention kernel of 16 heads x 128 over 2048 tokens. */
+    weft_kernel_attn_t at = {1, 16, 16, 128, 2048, 2048, TRUE, FALSE};
+    ck_assert_int_eq(node_ps(bf, "attn_core.fwd"), llround(weft_kernel_attn_s(g, &at, clk) * 1e12));
+    /* An A100 has no FP8: refused, not a step of zero-length GEMMs. */
+    g_autoptr(GError) e8 = NULL;
+    ck_assert_ptr_null(weft_gen_transformer(&c, weft_hw_gpu("a100", NULL), &e8));
+    ck_assert(g_error_matches(e8, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE));
+}
+END_TEST
+
+/* Context parallelism: the first chunk of the attention core is the rank's own causal block of
+ * S / CP tokens, the later one its queries against half a block, unmasked (the load-balanced
+ * ring): together the causal half of the FLOPs. */
+START_TEST(cp_chunks_are_the_load_balanced_ring)
+{
+    const weft_hw_gpu_t *g = h100();
+    weft_gen_config_t c = tiny();
+    c.hidden = 2048;
+    c.heads = c.kv_heads = 16;
+    c.ffn = 8192;
+    c.seq = 4096;
+    c.layers = 1;
+    c.cp = 2;
+    g_autoptr(GError) e = NULL;
+    g_autoptr(weft_workload_t) wl = weft_gen_transformer(&c, g, &e);
+    ck_assert_ptr_nonnull(wl);
+    double clk = WEFT_GEN_SUSTAINED_CLOCK;
+    weft_kernel_attn_t own = {1, 16, 16, 128, 2048, 2048, TRUE, FALSE};
+    weft_kernel_attn_t half = {1, 16, 16, 128, 2048, 1024, FALSE, FALSE};
+    ck_assert_int_eq(node_nth_ps(wl, "attn_core.fwd", 0),
+                     llround(weft_kernel_attn_s(g, &own, clk) * 1e12));
+    ck_assert_int_eq(node_nth_ps(wl, "attn_core.fwd", 1),
+                     llround(weft_kernel_attn_s(g, &half, clk) * 1e12));
+    ck_assert_int_eq(node_nth_ps(wl, "attn_core.fwd", 2), -1);
+    /* FLOPs: 2048^2 / 2 + 2048 x 1024 = the causal half of 2048 x 4096. */
+    ck_assert(fabs(weft_kernel_attn_flops(&own) + weft_kernel_attn_flops(&half) -
+                   4.0 * 16 * 128 * 2048 * 4096 / 2) < 1);
 }
 END_TEST
 
@@ -977,7 +1126,8 @@ gen_suite(void)
     tcase_add_test(tc, context_parallel_ring_exchanges);
     tcase_add_test(tc, presets_generate_and_check);
     tcase_add_test(tc, impossible_configurations_are_errors);
-    tcase_add_test(tc, roofline_times);
+    tcase_add_test(tc, gemm_nodes_use_the_kernel_model);
+    tcase_add_test(tc, cp_chunks_are_the_load_balanced_ring);
     tcase_add_test(tc, backward_accumulates_weight_gradients);
     tcase_add_test(tc, memory_estimate);
     tcase_add_test(tc, keyfile_derives_dp_from_the_gpus);

@@ -28,6 +28,17 @@ G_DEFINE_QUARK(weft-hw-error-quark, weft_hw_error)
 #define NVLINK4_LINK_BPS 25e9
 #define NVLINK5_LINK_BPS 50e9
 
+/* Achievable streaming bandwidth of H100 SXM: no measurement of the part was found. The two
+ * measured GH100 parts of te42kyfo/gpu-benches gpu-stream @1c36d50 (triad, best over an
+ * occupancy sweep; compute_peaks.csv) reach 1832 of 2000 GB/s (H100 PCIe, 0.916) and 3534 of
+ * 4800 (H200, 0.736): the fraction falls as bandwidth per SM rises. H100 SXM's 3350 GB/s
+ * interpolated linearly between them: 0.829 x 3350 = 2778 GB/s. */
+#define H100_STREAM_BPS                                                                            \
+    (3350 * GB * (0.916 + (3350.0 - 2000.0) / (4800.0 - 2000.0) * (0.73625 - 0.916)))
+/* B200 / GB200: no measurement found; the fraction of the most recent measured HBM3e part
+ * (H200: 3534 / 4800 = 0.736) of the 8 TB/s datasheet figure: 5890 GB/s. */
+#define B200_STREAM_BPS (8000 * GB * 3534.0 / 4800.0)
+
 /* Short forms: at most this many per entry, NULL-terminated rows. */
 #define MAX_ALIASES 4
 
@@ -42,6 +53,10 @@ static const weft_hw_gpu_t gpus[] = {
         .nvlink_links = 12,
         .nvlink_link_Bps = NVLINK3_LINK_BPS,
         .measured_matmul_bf16_flops = 271.2 * TFLOPS,
+        /* A100 whitepaper: 108 SMs; gpu-stream triad on an A100 80GB (te42kyfo/gpu-benches
+         * gpu-stream/a100_80.txt @1c36d50, SKU not stated; compute_peaks.csv) */
+        .sm_count = 108,
+        .hbm_stream_Bps = 1759 * GB,
         .source = "NVIDIA A100 Tensor Core GPU datasheet, A100 80GB SXM column: BF16 312 TFLOPS "
                   "dense (624 with sparsity), 80 GB HBM2e, 2,039 GB/s, NVLink 600 GB/s "
                   "bidirectional = 12 NVLink3 links x 25 GB/s per direction (A100 whitepaper); "
@@ -58,6 +73,9 @@ static const weft_hw_gpu_t gpus[] = {
         .nvlink_links = 18,
         .nvlink_link_Bps = NVLINK4_LINK_BPS,
         .measured_matmul_bf16_flops = 794.5 * TFLOPS,
+        /* Hopper whitepaper: 132 SMs on H100 SXM5; stream bandwidth: see H100_STREAM_BPS */
+        .sm_count = 132,
+        .hbm_stream_Bps = H100_STREAM_BPS,
         .source = "NVIDIA H100 Tensor Core GPU datasheet, H100 SXM column: BF16 1,979 and FP8 "
                   "3,958 TFLOPS with sparsity, i.e. 989 and 1,979 dense; 80 GB HBM3, 3.35 TB/s; "
                   "NVLink 900 GB/s bidirectional = 18 NVLink4 links x 25 GB/s per direction; "
@@ -73,6 +91,9 @@ static const weft_hw_gpu_t gpus[] = {
         .nvlink_links = 18,
         .nvlink_link_Bps = NVLINK4_LINK_BPS,
         .measured_matmul_bf16_flops = 0, /* the validation table has none */
+        /* the H100 SXM5 GH100 configuration; gpu-stream triad (gpu-benches h200.txt @1c36d50) */
+        .sm_count = 132,
+        .hbm_stream_Bps = 3534 * GB,
         .source = "NVIDIA H200 Tensor Core GPU datasheet, H200 SXM column: same compute as H100 "
                   "SXM (BF16 989, FP8 1,979 TFLOPS dense), 141 GB HBM3e, 4.8 TB/s, NVLink 900 "
                   "GB/s bidirectional = 18 NVLink4 links x 25 GB/s per direction",
@@ -87,6 +108,9 @@ static const weft_hw_gpu_t gpus[] = {
         .nvlink_links = 18,
         .nvlink_link_Bps = NVLINK5_LINK_BPS,
         .measured_matmul_bf16_flops = 1745 * TFLOPS,
+        /* Blackwell: 148 SMs per B200; stream bandwidth: see B200_STREAM_BPS */
+        .sm_count = 148,
+        .hbm_stream_Bps = B200_STREAM_BPS,
         .source = "derived: NVIDIA HGX B200 / DGX B200 datasheet totals for 8 GPUs divided by 8 "
                   "(FP16/BF16 36 and FP8 72 PFLOPS with sparsity -> 2,250 and 4,500 TFLOPS "
                   "dense per GPU; 1,440 GB HBM3e -> 180 GB; 64 TB/s -> 8 TB/s); NVLink5 18 "
@@ -103,6 +127,9 @@ static const weft_hw_gpu_t gpus[] = {
         .nvlink_links = 18,
         .nvlink_link_Bps = NVLINK5_LINK_BPS,
         .measured_matmul_bf16_flops = 0, /* the validation table has none */
+        /* the same Blackwell GPU as B200 (NVIDIA publishes no other SM count) */
+        .sm_count = 148,
+        .hbm_stream_Bps = B200_STREAM_BPS,
         .source = "derived: NVIDIA GB200 NVL72 datasheet rack figures divided by its 72 GPUs "
                   "(FP16/BF16 360 and FP8 720 PFLOPS with sparsity -> 2,500 and 5,000 TFLOPS "
                   "dense per GPU; 13.4 TB HBM3e -> 186 GB; 576 TB/s -> 8 TB/s; 130 TB/s NVLink "

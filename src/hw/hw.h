@@ -44,6 +44,8 @@ typedef struct {
     guint nvlink_links;                /* NVLink links per GPU */
     double nvlink_link_Bps;            /* per link, per direction */
     double measured_matmul_bf16_flops; /* best measured BF16 GEMM rate; 0 if unknown */
+    guint sm_count;                    /* streaming multiprocessors (the compute model's waves) */
+    double hbm_stream_Bps;             /* achievable streaming HBM bandwidth (triad kernel) */
     const char *source;
 } weft_hw_gpu_t;
 

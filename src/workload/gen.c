@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The transformer training-step generator (gen.h): model presets, validation
- * of the parallel configuration, the per-GPU memory estimate, the roofline
- * operator times, and the expansion of one Megatron-LM step (1F1B or
- * interleaved pipeline schedule, tensor/sequence, context, expert and data
- * parallelism, recomputation) into a weft_workload_t whose ranks of one
+ * of the parallel configuration, the per-GPU memory estimate, the GEMM shapes
+ * timed by the kernel model (hw/kernel.h), and the expansion of one Megatron-LM
+ * step (1F1B or interleaved pipeline schedule, tensor/sequence, context, expert
+ * and data parallelism, recomputation) into a weft_workload_t whose ranks of one
  * pipeline stage share node arrays, as text workloads do.
  */
 #define G_LOG_DOMAIN "weft-workload"
@@ -17,6 +17,7 @@
 
 #include "core/keyfile.h"
 #include "core/output.h"
+#include "hw/kernel.h"
 #include "workload/chakra.h"
 #include "workload/seq.h"
 
@@ -358,23 +359,6 @@ weft_gen_memory(const weft_gen_config_t *c, weft_gen_memory_t *mem)
     mem->total = mem->weights + mem->grads + mem->optimizer + mem->activations;
 }
 
-weft_time_t
-weft_gen_op_time_ps(const weft_hw_gpu_t *gpu, double flops, double bytes, gboolean fp8)
-{
-    g_return_val_if_fail(gpu != NULL, 0);
-    double peak = fp8 && gpu->fp8_flops > 0 ? gpu->fp8_flops : gpu->bf16_flops;
-    double emax = gpu->measured_matmul_bf16_flops > 0
-                      ? gpu->measured_matmul_bf16_flops / gpu->bf16_flops
-                      : WEFT_GEN_GEMM_EFF_DEFAULT;
-    double t_flops = 0;
-    if (flops > 0) {
-        double eff = WEFT_GEN_SUSTAINED_CLOCK * emax * flops / (flops + WEFT_GEN_F_HALF);
-        t_flops = flops / (peak * eff);
-    }
-    double t_bytes = bytes > 0 ? bytes / (gpu->hbm_Bps * WEFT_GEN_HBM_EFF) : 0;
-    return (weft_time_t)llround(MAX(t_flops, t_bytes) * 1e12);
-}
-
 /* ---- the node sequence of a stage ---------------------------------------------------- */
 
 /* Where a collective runs. */
@@ -458,12 +442,123 @@ add(gen_t *G, guint8 type, const char *name, weft_time_t dur, guint8 op, guint64
     return i;
 }
 
-/* A compute operator of @flops FLOPs and @bytes HBM bytes. */
+/* A compute operator of @seconds (kernel model), recorded with @flops FLOPs and @bytes bytes. */
+static void
+comp_s(gen_t *G, const char *name, double seconds, double flops, double bytes)
+{
+    weft_time_t t = (weft_time_t)llround(seconds * 1e12);
+    add(G, WEFT_NODE_COMP, name, t, 0, 0, K_NONE, P_NONE, 0, 0, flops, (guint64)bytes, TRUE);
+}
+
+/* A memory-bound operator moving @bytes at the GPU's streaming bandwidth. @flops must be 0:
+ * GEMMs and attention go through comp_s with the kernel model's time. */
 static void
 comp(gen_t *G, const char *name, double flops, double bytes)
 {
-    weft_time_t t = weft_gen_op_time_ps(G->gpu, flops, bytes, G->c->fp8);
-    add(G, WEFT_NODE_COMP, name, t, 0, 0, K_NONE, P_NONE, 0, 0, flops, (guint64)bytes, TRUE);
+    g_assert(flops == 0);
+    comp_s(G, name, weft_kernel_stream_s(G->gpu, bytes), 0, bytes);
+}
+
+/* Which GEMMs of a linear layer a node runs. */
+typedef enum {
+    LIN_FWD,   /* Y[T,out] = X[T,in] W */
+    LIN_DGRAD, /* the data gradient dX[T,in] = dY[T,out] W^T */
+    LIN_WGRAD, /* the weight gradient dW[in,out] = X^T dY */
+    LIN_BWD,   /* both gradients, one after the other (LIN_DGRAD + LIN_WGRAD exactly) */
+} lin_mode_t;
+
+/* The GEMMs of @mode of a linear layer over @T tokens (@in -> @out features, @batch of them:
+ * the local experts); @bytes gets their operand bytes. With precision fp8 the GEMMs of
+ * Transformer Engine's modules (@te: QKV, projection, FC1, FC2, experts) run in FP8 and pay
+ * TE's casts (TransformerEngine transformer_engine/pytorch/module/linear.py @0004dbd, _Linear:
+ * fp8_cast_transpose_fused of the input in forward and of the output gradient in backward,
+ * BF16 read and FP8 + FP8-transpose written: FP8_CAST_BYTES per element; the weight's cast and
+ * transpose on the first micro-batch only, is_first_microbatch caching it: charged 1 / M per
+ * micro-batch so every micro-batch is alike, exact over the step). The casts go where TE runs
+ * them: the input's and (@weight_cast: not in a recompute pass, and once per layer when the
+ * GEMM is chunked) the weight's to LIN_FWD; the output gradient's to LIN_DGRAD: the weight
+ * gradient reads the same cast (its transpose), so LIN_WGRAD pays none and LIN_DGRAD +
+ * LIN_WGRAD is LIN_BWD. The router and the output layer are not TE modules in Megatron-LM:
+ * BF16. */
+static double
+linear_s(gen_t *G, guint64 T, guint64 in, guint64 out, guint64 batch, lin_mode_t mode, gboolean te,
+         gboolean weight_cast, double *bytes)
+{
+    const weft_gen_config_t *c = G->c;
+    gboolean fp8 = te && c->fp8;
+    weft_kernel_dtype_t dt = fp8 ? WEFT_KERNEL_FP8 : WEFT_KERNEL_BF16;
+    double clock = WEFT_GEN_SUSTAINED_CLOCK;
+    double s = 0, cast = 0;
+    if (mode == LIN_FWD) {
+        weft_kernel_gemm_t f = {batch, T, out, in, dt};
+        s = weft_kernel_gemm_s(G->gpu, &f, clock);
+        *bytes += weft_kernel_gemm_bytes(&f);
+        if (fp8) {
+            double M = (double)c->global_batch / ((double)c->micro_batch * c->dp);
+            cast = WEFT_GEN_FP8_CAST_BYTES * (double)batch * (double)T * (double)in;
+            if (weight_cast) {
+                cast += WEFT_GEN_FP8_CAST_BYTES * (double)batch * (double)in * (double)out / M;
+            }
+        }
+    }
+    if (mode == LIN_DGRAD || mode == LIN_BWD) {
+        weft_kernel_gemm_t dg = {batch, T, in, out, dt};
+        s += weft_kernel_gemm_s(G->gpu, &dg, clock);
+        *bytes += weft_kernel_gemm_bytes(&dg);
+        if (fp8) {
+            cast = WEFT_GEN_FP8_CAST_BYTES * (double)batch * (double)T * (double)out;
+        }
+    }
+    if (mode == LIN_WGRAD || mode == LIN_BWD) {
+        weft_kernel_gemm_t wg = {batch, in, out, T, dt};
+        s += weft_kernel_gemm_s(G->gpu, &wg, clock);
+        *bytes += weft_kernel_gemm_bytes(&wg);
+    }
+    *bytes += cast;
+    return s + weft_kernel_stream_s(G->gpu, cast);
+}
+
+/* One node for the linear layers @lin[0..@n-1] (in, out features) run one after the other over
+ * @T tokens, @batch times each, in @mode, recorded with @flops FLOPs. */
+static void
+linears(gen_t *G, const char *name, double flops, const guint64 (*lin)[2], guint n, guint64 T,
+        guint64 batch, lin_mode_t mode, gboolean te, gboolean recompute_pass)
+{
+    double s = 0, bytes = 0;
+    for (guint i = 0; i < n; i++) {
+        s += linear_s(G, T, lin[i][0], lin[i][1], batch, mode, te, !recompute_pass, &bytes);
+    }
+    comp_s(G, name, s, flops, bytes);
+}
+
+/* One tensor-parallel linear layer of a transformer layer (QKV, projection, FC1, FC2, the
+ * output layer) for one micro-batch: its GEMM shape, its token count and the FLOPs its
+ * forward records. */
+typedef struct {
+    guint64 T;       /* tokens: the GEMM is [T,in] x [in,out] */
+    guint64 in, out; /* features */
+    double flops;    /* forward FLOPs over the T tokens (each gradient records as many) */
+    gboolean te;     /* a Transformer Engine module (FP8 with precision fp8) */
+} lin_t;
+
+/* One node running @mode of @L over @T of its L->T tokens (a chunk, or all of them), recorded
+ * with its share T / L->T of the FLOPs; @weight_cast as linear_s(). */
+static void
+lin_node(gen_t *G, const char *name, const lin_t *L, guint64 T, lin_mode_t mode,
+         gboolean weight_cast)
+{
+    double bytes = 0;
+    double s = linear_s(G, T, L->in, L->out, 1, mode, L->te, weight_cast, &bytes);
+    double flops = L->flops * (mode == LIN_BWD ? 2.0 : 1.0) * ((double)T / (double)L->T);
+    comp_s(G, name, s, flops, bytes);
+}
+
+/* The tokens of chunk @i of @n over @T tokens: T (i + 1) / n - T i / n (integer divisions),
+ * so that the chunks differ by at most one token and add up to T exactly. */
+static guint64
+chunk_tokens(guint64 T, guint i, guint n)
+{
+    return T * (i + 1) / n - T * i / n;
 }
 
 /* A collective in the group @kind when that group has 2+ ranks; returns its index or -1.
@@ -510,19 +605,25 @@ extra_dep(gen_t *G, gint64 node)
  * the GEMM in num_splits = 4. */
 #define TP_OVERLAP_PIPELINE_SPLITS 4u
 
-/* A GEMM of @flops FLOPs and @bytes HBM bytes (@w of them its weights) that reads the
+/* The GEMM @mode of @L (LIN_FWD, or LIN_DGRAD over an output gradient) that reads the
  * all-gather @ag_name of @act bytes (sequence parallelism): without tp_overlap the gather,
- * then the GEMM; with it (Transformer Engine's ring exchange) the gather in @n chunks of
- * @act / n, each GEMM chunk (flops / n, its weights and its share of the other bytes) after
- * its chunk has arrived and after the previous GEMM chunk: the first chunk's gather is
- * exposed, the rest overlaps the GEMM (or the GEMM it, if the gathers are slower). */
+ * then the GEMM over all L->T tokens; with it (Transformer Engine's ring exchange) the gather
+ * in n' = min(@n, T) chunks of @act / n', each GEMM chunk i over its chunk_tokens(T, i, n')
+ * tokens after its chunk has arrived and after the previous GEMM chunk: the first chunk's
+ * gather is exposed, the rest overlaps the GEMM (or the GEMM it, if the gathers are slower).
+ * A chunk is a GEMM of T / n' rows with the whole weight, which the kernel model times at its
+ * own shape (less efficient than the whole GEMM where that takes it off the MAMF ceiling:
+ * small GEMMs, FP8); the weight's FP8 cast goes to the first chunk (none when
+ * @recompute_pass). */
 static void
-ag_gemm(gen_t *G, const char *ag_name, double act, const char *name, double flops, double w,
-        double bytes, guint n)
+ag_gemm(gen_t *G, const char *ag_name, double act, const char *name, const lin_t *L,
+        lin_mode_t mode, gboolean recompute_pass, guint n)
 {
+    guint64 T = L->T;
+    n = (guint)MIN((guint64)n, T);
     if (!G->c->tp_overlap || G->c->tp < 2 || n < 2) {
         coll(G, ag_name, WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
-        comp(G, name, flops, bytes);
+        lin_node(G, name, L, T, mode, !recompute_pass);
         return;
     }
     g_autofree gint64 *ag = g_new(gint64, n);
@@ -531,28 +632,32 @@ ag_gemm(gen_t *G, const char *ag_name, double act, const char *name, double flop
     }
     for (guint i = 0; i < n; i++) {
         extra_dep(G, ag[i]);
-        comp(G, name, flops / n, w + (bytes - w) / n);
+        lin_node(G, name, L, chunk_tokens(T, i, n), mode, i == 0 && !recompute_pass);
     }
 }
 
-/* A GEMM whose output (@act bytes) is reduced in the TP group by @op (@red_name): a
- * reduce-scatter with sequence parallelism, else an all-reduce. Without tp_overlap the GEMM,
- * then the collective; with it (Transformer Engine's pipeline or ring exchange) the GEMM in
- * @n chunks, each chunk's reduce-scatter of @act / n after it on the communication stream
- * while the next chunk computes: the last chunk's reduce-scatter is exposed. The node added
- * next waits for every chunk's reduction. */
+/* The forward GEMM of @L whose output (@act bytes) is reduced in the TP group by @op
+ * (@red_name): a reduce-scatter with sequence parallelism, else an all-reduce. Without
+ * tp_overlap the GEMM over all L->T tokens, then the collective; with it (Transformer
+ * Engine's pipeline or ring exchange) the GEMM in n' = min(@n, T) chunks over
+ * chunk_tokens(T, i, n') tokens, each chunk's reduce-scatter of @act / n' after it on the
+ * communication stream while the next chunk computes: the last chunk's reduce-scatter is
+ * exposed. The node added next waits for every chunk's reduction. The weight's FP8 cast goes
+ * to the first chunk (none when @recompute_pass). */
 static void
-gemm_reduce(gen_t *G, const char *name, double flops, double w, double bytes, const char *red_name,
-            weft_coll_op_t op, double act, guint n)
+gemm_reduce(gen_t *G, const char *name, const lin_t *L, gboolean recompute_pass,
+            const char *red_name, weft_coll_op_t op, double act, guint n)
 {
+    guint64 T = L->T;
+    n = (guint)MIN((guint64)n, T);
     if (!G->c->tp_overlap || G->c->tp < 2 || n < 2 || op != WEFT_COLL_REDUCE_SCATTER) {
-        comp(G, name, flops, bytes);
+        lin_node(G, name, L, T, LIN_FWD, !recompute_pass);
         coll(G, red_name, op, act, K_TP, TRUE);
         return;
     }
     g_autofree gint64 *rs = g_new(gint64, n);
     for (guint i = 0; i < n; i++) {
-        comp(G, name, flops / n, w + (bytes - w) / n);
+        lin_node(G, name, L, chunk_tokens(T, i, n), LIN_FWD, i == 0 && !recompute_pass);
         rs[i] = coll(G, red_name, op, act / n, K_TP, FALSE);
     }
     for (guint i = 0; i < n; i++) {
@@ -560,33 +665,54 @@ gemm_reduce(gen_t *G, const char *name, double flops, double w, double bytes, co
     }
 }
 
-/* The backward of a column-parallel linear layer (QKV, FC1, the output layer: @flops FLOPs
- * and @bytes HBM bytes for its data and weight gradients together, half each) as Megatron-LM
- * runs it (megatron/core/tensor_parallel/layers.py,
+/* The backward of a column-parallel linear layer @L (QKV, FC1, the output layer) as
+ * Megatron-LM runs it (megatron/core/tensor_parallel/layers.py,
  * LinearWithGradAccumulationAndAsyncCommunication.backward, Megatron-LM commit 000c4ac):
  * with sequence parallelism the layer's input is all-gathered again (@ag_name, @act bytes;
- * the forward kept only this rank's shard) asynchronously while the input gradient is
- * computed; then the input gradient's reduction (@red_name: reduce-scatter with SP, else the
- * all-reduce that Megatron's async_grad_allreduce / allreduce_dgrad launches) runs while the
- * weight gradient is computed, which also waits for the gather. The node added next waits
- * for the reduction. With tp 1 there is no collective: the two GEMMs run in turn. */
+ * the forward kept only this rank's shard) asynchronously while the input (data) gradient
+ * GEMM runs (@dgrad_name, LIN_DGRAD); then the input gradient's reduction (@red_name:
+ * reduce-scatter with SP, else the all-reduce that Megatron's async_grad_allreduce /
+ * allreduce_dgrad launches) runs while the weight gradient GEMM runs (@wgrad_name,
+ * LIN_WGRAD), which also waits for the gather. The node added next waits for the reduction.
+ * With tp 1 there is no collective: the two GEMMs run in turn. */
 static void
-column_parallel_bwd(gen_t *G, const char *dgrad_name, const char *wgrad_name, double flops,
-                    double bytes, const char *ag_name, const char *red_name, double act)
+column_parallel_bwd(gen_t *G, const char *dgrad_name, const char *wgrad_name, const lin_t *L,
+                    const char *ag_name, const char *red_name, double act)
 {
     gboolean sp = G->c->sp;
     gint64 ag = sp ? coll(G, ag_name, WEFT_COLL_ALL_GATHER, act, K_TP, FALSE) : -1;
-    comp(G, dgrad_name, flops / 2, bytes / 2);
+    lin_node(G, dgrad_name, L, L->T, LIN_DGRAD, FALSE);
     gint64 red =
         coll(G, red_name, sp ? WEFT_COLL_REDUCE_SCATTER : WEFT_COLL_ALL_REDUCE, act, K_TP, FALSE);
     extra_dep(G, ag);
-    comp(G, wgrad_name, flops / 2, bytes / 2);
+    lin_node(G, wgrad_name, L, L->T, LIN_WGRAD, FALSE);
     extra_dep(G, red);
+}
+
+/* The backward of a row-parallel linear layer @L (projection, FC2): with SP the all-gather
+ * @ag_name of its output gradient (@act bytes), then its data and weight gradients in one node
+ * @name (LIN_BWD); with tp_overlap the gather pipelined with the data gradient (Transformer
+ * Engine's proj_dgrad / fc2_dgrad ring exchange, ag_gemm() in @n chunks: nodes @dgrad_name),
+ * then the weight gradient (@wgrad_name). */
+static void
+row_parallel_bwd(gen_t *G, const char *name, const char *dgrad_name, const char *wgrad_name,
+                 const lin_t *L, const char *ag_name, double act, guint n)
+{
+    if (G->c->sp && G->c->tp_overlap) {
+        ag_gemm(G, ag_name, act, dgrad_name, L, LIN_DGRAD, FALSE, n);
+        lin_node(G, wgrad_name, L, L->T, LIN_WGRAD, FALSE);
+        return;
+    }
+    if (G->c->sp) {
+        coll(G, ag_name, WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
+    }
+    lin_node(G, name, L, L->T, LIN_BWD, FALSE);
 }
 
 /* ---- one layer, forward or backward ------------------------------------------------ */
 
-/* The attention core of one micro-batch, in cp chunks with ring exchanges; @mult scales FLOPs. */
+/* The attention core of one micro-batch, in cp chunks with ring exchanges; @mult scales FLOPs
+ * (1 forward, 2 backward). */
 static void
 attn_core(gen_t *G, const char *name, double mult)
 {
@@ -594,22 +720,44 @@ attn_core(gen_t *G, const char *name, double mult)
     double h = c->hidden, t = c->tp, d = h / c->heads;
     double flops = mult * 2.0 * G->T * (double)c->seq * h / t; /* causal: half of 4 T S h */
     double kv_bytes = 2.0 * G->T * c->kv_heads * d * G->e / MIN(t, (double)c->kv_heads);
-    double io = 4.0 * G->T * h * G->e / t; /* Q, K, V, O */
+    gboolean bwd = mult > 1.5;
+    guint64 b = c->micro_batch, heads = c->heads / c->tp, dh = c->hidden / c->heads;
+    guint64 kvh = MAX(1, c->kv_heads / c->tp);
+    double clock = WEFT_GEN_SUSTAINED_CLOCK;
     if (c->unfused_attention) {
-        /* Megatron before flash attention: batched GEMMs QK^T and AV over the whole S x S
-         * score matrix (4 T S h / t, no causal skipping), then the scores of a / t heads
-         * (T S a / t elements) go through HBM: QK^T writes them, the fused scale-mask-softmax
-         * reads and writes them, dropout reads them and writes them and its 1-byte mask, AV
-         * reads them: UNFUSED_BYTES per element forward; @mult (2) scales both backward. */
+        /* Megatron before flash attention: batched GEMMs QK^T [S,d]x[d,S] and AV [S,S]x[S,d]
+         * over the whole S x S score matrix of each of b a / t heads (4 T S h / t FLOPs, no
+         * causal skipping); backward the four of dA = dO V^T, dV = A^T dO, dQ = dS K,
+         * dK = dS^T Q. Then the scores of a / t heads (T S a / t elements) go through HBM: QK^T
+         * writes them, the fused scale-mask-softmax reads and writes them, dropout reads them
+         * and writes them and its 1-byte mask, AV reads them: UNFUSED_BYTES per element
+         * forward; @mult (2) scales both backward. */
         double scores = G->T * (double)c->seq * c->heads / t;
+        guint64 S = c->seq, bh = b * heads;
+        weft_kernel_gemm_t qk = {bh, S, S, dh, WEFT_KERNEL_BF16};
+        weft_kernel_gemm_t av = {bh, S, dh, S, WEFT_KERNEL_BF16};
+        double sec, io;
+        if (!bwd) {
+            sec = weft_kernel_gemm_s(G->gpu, &qk, clock) + weft_kernel_gemm_s(G->gpu, &av, clock);
+            io = weft_kernel_gemm_bytes(&qk) + weft_kernel_gemm_bytes(&av);
+        } else {
+            sec =
+                weft_kernel_gemm_s(G->gpu, &qk, clock) + 3 * weft_kernel_gemm_s(G->gpu, &av, clock);
+            io = weft_kernel_gemm_bytes(&qk) + 3 * weft_kernel_gemm_bytes(&av);
+        }
         char gemm_name[64];
         g_snprintf(gemm_name, sizeof(gemm_name), "%s.gemm", name);
-        comp(G, gemm_name, 2.0 * flops, io);
+        comp_s(G, gemm_name, sec, 2.0 * flops, io);
         char sm_name[64];
         g_snprintf(sm_name, sizeof(sm_name), "%s.softmax_dropout", name);
         comp(G, sm_name, 0, mult * WEFT_GEN_UNFUSED_BYTES * scores);
         return;
     }
+    /* Fused (flash) attention per CP chunk: the first chunk is the rank's own causal block;
+     * each later one, in the load-balanced ring of Megatron-LM's context parallelism (two
+     * sequence chunks per rank), the queries against half of a block, unmasked: together
+     * the causal half of the FLOPs. */
+    guint64 sr = c->seq / c->cp;
     for (guint i = 0; i < c->cp; i++) {
         if (i > 0) {
             /* Ring attention: pass the KV block on, take the previous rank's. */
@@ -619,7 +767,9 @@ attn_core(gen_t *G, const char *name, double mult)
                 G->cp_tag, 0, (guint64)kv_bytes, TRUE);
             G->cp_tag++;
         }
-        comp(G, name, flops / c->cp, io / c->cp);
+        weft_kernel_attn_t a = {b, heads, kvh, dh, sr, i == 0 ? sr : sr / 2, i == 0, bwd};
+        comp_s(G, name, weft_kernel_attn_s(G->gpu, &a, clock), flops / c->cp,
+               weft_kernel_attn_bytes(&a));
     }
 }
 
@@ -634,35 +784,42 @@ layer(gen_t *G, gboolean bwd, gboolean recompute_pass)
     double mult = bwd ? 2.0 : 1.0;
     gboolean sp = c->sp;
     double elem = WEFT_GEN_ELEM_PASSES * act / (sp ? t : 1);
-    double w_qkv = h * (h + 2 * g * d) / t * e, w_proj = h * h / t * e;
     double ffn_mats = c->gated ? 3.0 : 2.0;
     gboolean moe = c->experts > 1;
     double k = moe ? c->top_k : 1;
-    double w_mlp = h * c->ffn * ffn_mats / t * e * (moe ? (double)c->experts / c->ep : 1);
-    /* The MLP's GEMMs: FLOPs and bytes (weights and the intermediate activation); a dense MLP
-     * runs them as FC1 (column-parallel: ffn_mats - 1 matrices, gate and up if gated) and
-     * FC2 (row-parallel: 1 matrix), sharing the FLOPs and bytes in that ratio. */
-    double mlp_flops = 2 * T * k * h * c->ffn * ffn_mats / t;
-    double mlp_bytes = w_mlp + 2 * T * k * c->ffn * e / t;
-    double fc1 = (ffn_mats - 1) / ffn_mats, fc2 = 1 / ffn_mats;
     guint n_ring = c->tp; /* ring exchange: one chunk per TP rank's shard */
     weft_coll_op_t red = sp ? WEFT_COLL_REDUCE_SCATTER : WEFT_COLL_ALL_REDUCE;
     const char *ph = recompute_pass ? "recompute" : bwd ? "bwd" : "fwd";
+    /* GEMM shapes: QKV h -> (h + 2 g d) / t, projection h / t -> h, FC1 h -> (2 gated | 1) f / t,
+     * FC2 f / t -> h; experts: E / ep local ones, each over its share of the T k routed tokens.
+     * A dense MLP is two nodes, FC1 (column-parallel) then FC2 (row-parallel); the experts'
+     * GEMMs one node. */
+    guint64 Tn = G->T, hn = c->hidden, dn = c->hidden / c->heads;
+    guint64 fn = c->ffn / c->tp, mats1 = c->gated ? 2 : 1;
+    const lin_t qkv = {Tn, hn, (hn + 2 * c->kv_heads * dn + c->tp - 1) / c->tp,
+                       2 * T * h * (h + 2 * g * d) / t, TRUE};
+    const lin_t proj = {Tn, hn / c->tp, hn, 2 * T * h * h / t, TRUE};
+    const lin_t fc1 = {Tn, hn, mats1 * fn, 2 * T * h * c->ffn * (ffn_mats - 1) / t, TRUE};
+    const lin_t fc2 = {Tn, fn, hn, 2 * T * h * c->ffn / t, TRUE};
+    const guint64 mlp[2][2] = {{hn, mats1 * fn}, {fn, hn}};
+    const guint64 router[1][2] = {{hn, c->experts}};
+    double mlp_flops = 2 * T * k * h * c->ffn * ffn_mats / t; /* the experts' forward */
+    guint64 n_local = moe ? c->experts / c->ep : 1;
+    guint64 T_expert = moe ? (guint64)ceil((double)Tn * k / (double)n_local) : Tn;
     char name[64];
     if (!bwd) {
         /* Attention block: [AG] QKV (column-parallel), core, projection (row-parallel),
          * RS or AR. */
         g_snprintf(name, sizeof(name), "attn_qkv.%s", ph);
         if (sp) {
-            ag_gemm(G, "tp_allgather_attn", act, name, 2 * T * h * (h + 2 * g * d) / t, w_qkv,
-                    w_qkv, n_ring);
+            ag_gemm(G, "tp_allgather_attn", act, name, &qkv, LIN_FWD, recompute_pass, n_ring);
         } else {
-            comp(G, name, 2 * T * h * (h + 2 * g * d) / t, w_qkv);
+            lin_node(G, name, &qkv, qkv.T, LIN_FWD, !recompute_pass);
         }
         g_snprintf(name, sizeof(name), "attn_core.%s", ph);
         attn_core(G, name, 1.0);
         g_snprintf(name, sizeof(name), "attn_proj.%s", ph);
-        gemm_reduce(G, name, 2 * T * h * h / t, w_proj, w_proj,
+        gemm_reduce(G, name, &proj, recompute_pass,
                     sp ? "tp_reducescatter_attn" : "tp_allreduce_attn", red, act,
                     TP_OVERLAP_PIPELINE_SPLITS);
         g_snprintf(name, sizeof(name), "attn_elementwise.%s", ph);
@@ -673,22 +830,22 @@ layer(gen_t *G, gboolean bwd, gboolean recompute_pass)
                 coll(G, "tp_allgather_mlp", WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
             }
             g_snprintf(name, sizeof(name), "moe_router.%s", ph);
-            comp(G, name, 2 * T * h * c->experts, T * h * e);
+            linears(G, name, 2 * T * h * c->experts, router, 1, Tn, 1, LIN_FWD, FALSE,
+                    recompute_pass);
             coll(G, "ep_alltoall_dispatch", WEFT_COLL_ALL_TO_ALL, T * k * h * e, K_EP, TRUE);
             g_snprintf(name, sizeof(name), "mlp.%s", ph);
-            comp(G, name, mlp_flops, mlp_bytes);
+            linears(G, name, mlp_flops, mlp, 2, T_expert, n_local, LIN_FWD, TRUE, recompute_pass);
             coll(G, "ep_alltoall_combine", WEFT_COLL_ALL_TO_ALL, T * k * h * e, K_EP, TRUE);
             coll(G, sp ? "tp_reducescatter_mlp" : "tp_allreduce_mlp", red, act, K_TP, TRUE);
         } else {
             g_snprintf(name, sizeof(name), "mlp_fc1.%s", ph);
             if (sp) {
-                ag_gemm(G, "tp_allgather_mlp", act, name, fc1 * mlp_flops, fc1 * w_mlp,
-                        fc1 * mlp_bytes, n_ring);
+                ag_gemm(G, "tp_allgather_mlp", act, name, &fc1, LIN_FWD, recompute_pass, n_ring);
             } else {
-                comp(G, name, fc1 * mlp_flops, fc1 * mlp_bytes);
+                lin_node(G, name, &fc1, fc1.T, LIN_FWD, !recompute_pass);
             }
             g_snprintf(name, sizeof(name), "mlp_fc2.%s", ph);
-            gemm_reduce(G, name, fc2 * mlp_flops, fc2 * w_mlp, fc2 * mlp_bytes,
+            gemm_reduce(G, name, &fc2, recompute_pass,
                         sp ? "tp_reducescatter_mlp" : "tp_allreduce_mlp", red, act, n_ring);
         }
         g_snprintf(name, sizeof(name), "mlp_elementwise.%s", ph);
@@ -703,55 +860,35 @@ layer(gen_t *G, gboolean bwd, gboolean recompute_pass)
             coll(G, "tp_allgather_mlp_grad", WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
         }
         g_snprintf(name, sizeof(name), "moe_router.%s", ph);
-        comp(G, name, mult * 2 * T * h * c->experts, T * h * e);
+        linears(G, name, mult * 2 * T * h * c->experts, router, 1, Tn, 1, LIN_BWD, FALSE, FALSE);
         coll(G, "ep_alltoall_combine_grad", WEFT_COLL_ALL_TO_ALL, T * k * h * e, K_EP, TRUE);
         g_snprintf(name, sizeof(name), "mlp.%s", ph);
-        comp(G, name, mult * mlp_flops, mlp_bytes);
+        linears(G, name, mult * mlp_flops, mlp, 2, T_expert, n_local, LIN_BWD, TRUE, FALSE);
         coll(G, "ep_alltoall_dispatch_grad", WEFT_COLL_ALL_TO_ALL, T * k * h * e, K_EP, TRUE);
         /* the experts' input gradient reduced in the TP group, serialized: the grouped
          * expert GEMMs are not LinearWithGradAccumulationAndAsyncCommunication */
         coll(G, sp ? "tp_reducescatter_mlp_grad" : "tp_allreduce_mlp_grad", red, act, K_TP, TRUE);
     } else {
-        /* FC2 (row-parallel): [AG of its output gradient] then its data and weight
-         * gradients; with tp_overlap the gather pipelined with the data gradient
-         * (fc2_dgrad's ring exchange). */
-        double f2 = mult * fc2 * mlp_flops, b2 = fc2 * mlp_bytes, w2 = fc2 * w_mlp;
-        if (sp && c->tp_overlap) {
-            ag_gemm(G, "tp_allgather_mlp_grad", act, "mlp_fc2_dgrad.bwd", f2 / 2, w2 / 2, b2 / 2,
-                    n_ring);
-            comp(G, "mlp_fc2_wgrad.bwd", f2 / 2, b2 / 2);
-        } else {
-            if (sp) {
-                coll(G, "tp_allgather_mlp_grad", WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
-            }
-            comp(G, "mlp_fc2.bwd", f2, b2);
-        }
-        /* FC1 (column-parallel), its collectives overlapped with its GEMMs. */
-        column_parallel_bwd(G, "mlp_fc1_dgrad.bwd", "mlp_fc1_wgrad.bwd", mult * fc1 * mlp_flops,
-                            fc1 * mlp_bytes, "tp_allgather_mlp_input_grad",
+        /* FC2 (row-parallel), then FC1 (column-parallel, its collectives overlapped with its
+         * GEMMs). */
+        row_parallel_bwd(G, "mlp_fc2.bwd", "mlp_fc2_dgrad.bwd", "mlp_fc2_wgrad.bwd", &fc2,
+                         "tp_allgather_mlp_grad", act, n_ring);
+        column_parallel_bwd(G, "mlp_fc1_dgrad.bwd", "mlp_fc1_wgrad.bwd", &fc1,
+                            "tp_allgather_mlp_input_grad",
                             sp ? "tp_reducescatter_mlp_grad" : "tp_allreduce_mlp_grad", act);
     }
     /* Attention backward. */
     g_snprintf(name, sizeof(name), "attn_elementwise.%s", ph);
     comp(G, name, 0, 2 * elem);
-    if (sp && c->tp_overlap) {
-        ag_gemm(G, "tp_allgather_attn_grad", act, "attn_proj_dgrad.bwd", 2 * T * h * h / t,
-                w_proj / 2, w_proj / 2, n_ring);
-        comp(G, "attn_proj_wgrad.bwd", 2 * T * h * h / t, w_proj / 2);
-    } else {
-        if (sp) {
-            coll(G, "tp_allgather_attn_grad", WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
-        }
-        g_snprintf(name, sizeof(name), "attn_proj.%s", ph);
-        comp(G, name, 2 * 2 * T * h * h / t, w_proj);
-    }
+    row_parallel_bwd(G, "attn_proj.bwd", "attn_proj_dgrad.bwd", "attn_proj_wgrad.bwd", &proj,
+                     "tp_allgather_attn_grad", act, n_ring);
     if (c->recompute == WEFT_GEN_RECOMPUTE_SELECTIVE) {
         attn_core(G, "attn_core.recompute", 1.0);
     }
     g_snprintf(name, sizeof(name), "attn_core.%s", ph);
     attn_core(G, name, 2.0);
-    column_parallel_bwd(G, "attn_qkv_dgrad.bwd", "attn_qkv_wgrad.bwd",
-                        2 * 2 * T * h * (h + 2 * g * d) / t, w_qkv, "tp_allgather_attn_input_grad",
+    column_parallel_bwd(G, "attn_qkv_dgrad.bwd", "attn_qkv_wgrad.bwd", &qkv,
+                        "tp_allgather_attn_input_grad",
                         sp ? "tp_reducescatter_attn_grad" : "tp_allreduce_attn_grad", act);
     /* The layer's weight gradients accumulated into the FP32 main_grad (GRAD_ACCUM_BYTES per
      * local parameter: the dense ones, and the local experts' ones). */
@@ -769,6 +906,8 @@ chunk_pass(gen_t *G, guint v, gboolean bwd)
     guint V = c->pp * c->vpp, per = weft_gen_chunk_layers(c, v);
     double T = G->T, h = c->hidden, t = c->tp, e = G->e, act = T * h * e;
     double vt = (double)c->vocab / t;
+    /* the output layer: h -> vocab / t, not a Transformer Engine module (BF16) */
+    const lin_t out = {G->T, c->hidden, c->vocab / c->tp, 2 * T * h * vt, FALSE};
     if (!bwd) {
         if (v == 0) {
             comp(G, "embedding.fwd", 0, 2 * act);
@@ -782,7 +921,7 @@ chunk_pass(gen_t *G, guint v, gboolean bwd)
             if (c->sp) {
                 coll(G, "tp_allgather_output", WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
             }
-            comp(G, "output.fwd", 2 * T * h * vt, h * vt * e + T * vt * 4);
+            lin_node(G, "output.fwd", &out, out.T, LIN_FWD, TRUE);
             for (guint i = 0; i < 3; i++) {
                 coll(G, "tp_allreduce_cross_entropy", WEFT_COLL_ALL_REDUCE, T * 4, K_TP, TRUE);
             }
@@ -793,10 +932,9 @@ chunk_pass(gen_t *G, guint v, gboolean bwd)
     if (v == V - 1) {
         comp(G, "cross_entropy.bwd", 0, 2 * T * vt * 4);
         /* the output layer is a ColumnParallelLinear: its collectives overlap its GEMMs */
-        column_parallel_bwd(G, "output_dgrad.bwd", "output_wgrad.bwd", 2 * 2 * T * h * vt,
-                            h * vt * e + T * vt * 4, "tp_allgather_output_input_grad",
-                            c->sp ? "tp_reducescatter_output_grad" : "tp_allreduce_output_grad",
-                            act);
+        column_parallel_bwd(
+            G, "output_dgrad.bwd", "output_wgrad.bwd", &out, "tp_allgather_output_input_grad",
+            c->sp ? "tp_reducescatter_output_grad" : "tp_allreduce_output_grad", act);
     }
     for (guint l = 0; l < per; l++) {
         if (c->recompute == WEFT_GEN_RECOMPUTE_FULL) {
@@ -1007,6 +1145,12 @@ weft_gen_transformer(const weft_gen_config_t *c, const weft_hw_gpu_t *gpu, GErro
 {
     g_return_val_if_fail(c != NULL && gpu != NULL, NULL);
     if (!weft_gen_validate(c, 0, error)) {
+        return NULL;
+    }
+    if (c->fp8 && !weft_kernel_supports(gpu, WEFT_KERNEL_FP8)) {
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                    "precision fp8: %s has no FP8 tensor cores or no measured FP8 matmul rate",
+                    gpu->name);
         return NULL;
     }
     guint n = c->tp * c->pp * c->dp * c->cp;

@@ -18,8 +18,8 @@
  *   else 2) / t, then RS or AR; MoE: router, all-to-all dispatch and combine of
  *   T k h e bytes in the EP group, experts 2 T k h f (3|2) / t; elementwise
  *   work (norms, residuals, activation, dropout) as ELEM_PASSES passes over the
- *   T h e activation; a dense MLP is FC1 (column-parallel) then FC2 (row-parallel),
- *   the FLOPs in their matrices' ratio. Backward: GEMMs and core x 2 (data and weight
+ *   T h e activation; a dense MLP is FC1 (column-parallel, h -> (2 gated | 1) f / t)
+ *   then FC2 (row-parallel, f / t -> h), one node each. Backward: GEMMs and core x 2 (data and weight
  *   gradients), the TP collectives mirrored (AG <-> RS; AR for non-SP); each
  *   column-parallel layer (QKV, FC1, output) as Megatron-LM's
  *   LinearWithGradAccumulationAndAsyncCommunication runs it: data-gradient GEMM
@@ -28,7 +28,9 @@
  *   weight gradients accumulated into FP32 main_grad (GRAD_ACCUM_BYTES per local
  *   parameter). With tp_overlap (Transformer Engine userbuffers, as NeMo configures
  *   them for GPT-3 175B) each SP all-gather and reduce-scatter next to a GEMM is
- *   pipelined with it in chunks (doc/workloads.md). Compute and communication that
+ *   pipelined with it in chunks (doc/workloads.md): chunk i of n is the GEMM over
+ *   its T / n tokens with the whole weight, which the kernel model times as the
+ *   smaller GEMM it is. Compute and communication that
  *   overlap on a rank do not slow each other (no SM contention is modelled). Full
  *   recomputation reruns the layer's forward before its backward, selective the
  *   attention core (Korthikanti et al., 2022). The first virtual stage has the
@@ -47,10 +49,20 @@
  * forward, off the compute stream; without, all after the last backward. The optimizer is memory
  * bound: ADAM_BYTES per local parameter.
  *
- * Compute time of an operator (F FLOPs, B bytes): max(F / (peak x SUSTAINED_CLOCK x eff(F)),
- * B / HBM bandwidth), eff(F) = E_max F / (F + F_HALF), E_max = the GPU's
- * measured GEMM rate / peak (hw catalog) or GEMM_EFF_DEFAULT. Constants below,
- * with sources, are the same for every model and configuration.
+ * Compute time: each GEMM and attention node's time comes from the kernel model
+ * (hw/kernel.h) for its shapes: a linear layer's forward GEMM [T, in] x [in, out],
+ * backward its data-gradient [T, out] x [out, in] and weight-gradient [in, T] x
+ * [T, out] GEMMs (one node, or two where the column-parallel backward or
+ * tp_overlap puts a collective between them); the fused attention core as a flash-attention kernel of b, a / t
+ * heads, d, S / CP, causal (forward, or backward); the unfused one as batched GEMMs.
+ * Compute rates run at SUSTAINED_CLOCK of the benchmarks'. Memory-bound nodes take
+ * bytes / the GPU's streaming bandwidth. precision fp8 runs the GEMMs of Transformer
+ * Engine's modules (QKV, projection, FC1, FC2, experts) in FP8 and adds TE's casts
+ * (FP8_CAST_BYTES per input element forward, per output-gradient element backward
+ * charged to the data gradient, whose cast the weight gradient reuses, per weight
+ * element once per step, to the forward); the attention core, router, embedding, output
+ * layer and optimizer stay BF16. Constants below, with sources, are the same for
+ * every model and configuration.
  */
 #ifndef WEFT_WORKLOAD_GEN_H
 #define WEFT_WORKLOAD_GEN_H
@@ -63,17 +75,6 @@
 
 G_BEGIN_DECLS
 
-/* Half-efficiency GEMM size: a GEMM of 2^32 FLOP (e.g. 2048 x 1024 x 1024) runs at half
- * its asymptotic efficiency. Chosen once from the wave-quantization behaviour NVIDIA
- * documents (Matrix Multiplication Background User's Guide, "Wave quantization"): GEMMs
- * too small to fill 132 SMs x a few tiles run far below peak. Not fitted to any row. */
-#define WEFT_GEN_F_HALF 4.294967296e9
-/* Asymptotic GEMM efficiency when the catalog has no measured rate: 0.7 (typical large
- * BF16 GEMM rate / dense peak on A100/H100, NVIDIA's published cuBLAS figures). */
-#define WEFT_GEN_GEMM_EFF_DEFAULT 0.7
-/* Attained fraction of HBM bandwidth for streaming kernels: 0.8 (STREAM-like kernels
- * reach 80-90 % of HBM peak on A100/H100; NVIDIA's bandwidthTest/babelstream figures). */
-#define WEFT_GEN_HBM_EFF 0.8
 /* Elementwise passes over the layer's activation per block and micro-batch: layernorm
  * (read, write), residual add (2 reads, write), dropout or activation (read, write),
  * bias: 8 reads or writes of T h elements. */
@@ -91,6 +92,12 @@ G_BEGIN_DECLS
  * No H100 figure of the same kind was found; the A100 ratio is used for every GPU. Not fitted
  * to any row. */
 #define WEFT_GEN_SUSTAINED_CLOCK (1305.0 / 1410.0)
+/* Bytes per element of Transformer Engine's FP8 cast of a GEMM operand (precision fp8): the
+ * fused cast-transpose reads the BF16 tensor (2) and writes it in FP8 (1) and its FP8 transpose
+ * (1) for the other GEMM of the backward pass, computing the amax in the same pass
+ * (TransformerEngine transformer_engine/pytorch/module/linear.py @0004dbd,
+ * fp8_cast_transpose_fused; Hopper's FP8 GEMMs take only the TN layout): 4. */
+#define WEFT_GEN_FP8_CAST_BYTES 4.0
 /* Bytes per local parameter and micro-batch of the weight-gradient accumulation: Megatron-LM
  * accumulates each weight gradient into the FP32 main_grad buffer (gradient_accumulation_fusion:
  * the wgrad GEMM with beta = 1, or an add kernel), reading and writing 4 bytes per parameter
@@ -131,7 +138,7 @@ typedef struct {
     gboolean account_loss;      /* --account-for-loss-in-pipeline-split */
     guint micro_batch, global_batch;
     weft_gen_recompute_t recompute;
-    gboolean fp8;               /* GEMMs at the FP8 peak */
+    gboolean fp8;               /* Transformer Engine's FP8 linear layers (delayed scaling) */
     gboolean unfused_attention; /* attention core as Megatron ran it before flash attention
                                    (2022): batched GEMMs over the whole score matrix and the
                                    scores through HBM; else fused (flash) attention */
@@ -250,12 +257,6 @@ guint weft_gen_chunk_layers(const weft_gen_config_t *c, guint v);
 
 /** weft_gen_memory: the per-GPU memory estimate (Korthikanti et al. 2022 for activations). */
 void weft_gen_memory(const weft_gen_config_t *cfg, weft_gen_memory_t *mem);
-
-/**
- * weft_gen_op_time_ps: the roofline time of an operator on @gpu.
- * @flops: FLOPs; @bytes: HBM bytes moved; @fp8: at the FP8 peak.
- */
-weft_time_t weft_gen_op_time_ps(const weft_hw_gpu_t *gpu, double flops, double bytes, gboolean fp8);
 
 /**
  * weft_gen_transformer:
