@@ -502,6 +502,7 @@ pair_replay_one(weft_net_t *net, pair_cursor_t *c)
         for (guint32 k = r->path_off[p]; k < r->path_off[p + 1]; k++) {
             gint e = r->edges[k];
             if (net->reserved_until != NULL && net->reserved_until[e] > start &&
+                (net->reserved_owner[e] == NULL || net->reserved_owner[e] != c->owner) &&
                 net->conflict != NULL) {
                 net->conflict(net->conflict_ctx, e);
             }
@@ -579,7 +580,7 @@ weft_net_add_pair_block(weft_net_t *net, const weft_net_pair_block_t *block, voi
     guint64 epoch = weft_fabric_route_epoch(net->fabric) + 1;
     pair_cursor_t c = {now + block->recs[0].start_ps, net->pcur_seq++, *block, 0, now,
                        g_new(guint64, block->n_pairs),
-                       g_new(const weft_route_t **, block->n_pairs)};
+                       g_new(const weft_route_t **, block->n_pairs), owner};
     for (guint j = 0; j < block->n_pairs; j++) {
         gint src = block->pair_v[2 * j], dst = block->pair_v[2 * j + 1];
         pair_flow_t *p = pair_entry(net, src, dst);
@@ -748,20 +749,91 @@ analytical_on_sent(void *ctx, void *data)
     weft_net_i_xfer_sent(net, idx, analytical_on_event);
 }
 
+/* A backlog below this many picoseconds is none: what double rounding leaves of shares that
+ * fill a port exactly (k channels at 1/k of it: k ulps of the send time, ~1e-7 ps for a
+ * millisecond), which must not carry from one transfer to the next. */
+#define PORT_EPS_PS 1e-6
+
+/*
+ * The endpoint ports of the analytical model (net.h): every edge of @x's route with an end
+ * that is not a switch is a FIFO queue that serves bytes at its capacity. @x, sending for
+ * @s ps at wire rate @wire_Bps on its own, queues a_te x wire bytes on each, which take
+ * s x u_e of the port, u_e = wire_Bps x share_p / C_e (snapped to 1 within 1e-12, as flow
+ * snaps rates: the route's rate is the bottleneck's capacity over the share, computed by
+ * the topology, and must fill its port exactly). Returns when the last of them has served
+ * it (rounded to the picosecond), or @now + @s if none is later.
+ * Time complexity: O(route edges).
+ */
+static weft_time_t
+analytical_port_end(weft_net_t *net, const weft_route_t *r, weft_time_t now, weft_time_t s,
+                    double wire_Bps)
+{
+    weft_time_t end = weft_net_i_time_add(now, s);
+    if (s <= 0 || s >= WEFT_TIME_MAX / 4) {
+        return end; /* no bandwidth phase (it queues nothing), or never sent */
+    }
+    for (guint p = 0; p < r->n_paths; p++) {
+        for (guint32 k = r->path_off[p]; k < r->path_off[p + 1]; k++) {
+            gint e = r->edges[k];
+            if (!net->is_port[e]) {
+                continue;
+            }
+            double cap = weft_fabric_edge_bw_now(net->fabric, e);
+            if (!(cap > 0.0)) {
+                continue; /* a link down: routes avoid it */
+            }
+            double u = wire_Bps * r->share[p] / cap;
+            if (fabs(u - 1.0) <= 1e-12) {
+                u = 1.0;
+            }
+            port_queue_t *q = &net->ports[e];
+            if (q->free_ps < now || (q->free_ps == now && q->free_frac <= PORT_EPS_PS)) {
+                q->free_ps = now; /* idle: serves from now */
+                q->free_frac = 0.0;
+            }
+            double t = q->free_frac + (double)s * u;
+            double whole = floor(t);
+            q->free_ps = weft_net_i_time_add(q->free_ps, (weft_time_t)whole);
+            q->free_frac = t - whole;
+            if (q->free_frac <= PORT_EPS_PS) {
+                q->free_frac = 0.0;
+            } else if (q->free_frac >= 1.0 - PORT_EPS_PS) {
+                q->free_ps = weft_net_i_time_add(q->free_ps, 1);
+                q->free_frac = 0.0;
+            }
+            weft_time_t served = q->free_ps + (q->free_frac >= 0.5 ? 1 : 0);
+            end = MAX(end, served);
+        }
+    }
+    return end;
+}
+
 static void
 analytical_start(weft_net_t *net, guint32 idx)
 {
     xfer_t *x = &g_array_index(net->xfers, xfer_t, idx);
+    weft_time_t now = weft_sim_now(net->sim);
     weft_time_t s = analytical_send_time(x->route, x->bytes, x->cap_Bps, x->efficiency);
     double rate = x->route != NULL ? MIN(x->route->rate_Bps * x->efficiency, x->cap_Bps) : 0.0;
-    analytical_links_start(net, x, rate, weft_net_i_time_add(weft_sim_now(net->sim), s));
+    weft_time_t end = weft_net_i_time_add(now, s);
+    if (x->route != NULL) {
+        end = analytical_port_end(net, x->route, now, s, rate / x->efficiency);
+        if (end > weft_net_i_time_add(now, s)) {
+            /* queued behind other transfers at a port: its bytes over [now, end) are what
+             * the links see of it (the same bytes, a lower mean rate) */
+            rate *= (double)s / (double)(end - now);
+        }
+    }
+    analytical_links_start(net, x, rate, end);
     if (x->sent != NULL) {
         /* Two events: the end of the bandwidth phase, then the arrival. */
-        x->event = weft_sim_after(net->sim, s, analytical_on_sent, net, GUINT_TO_POINTER(idx));
+        x->event =
+            weft_sim_at(net->sim, end, analytical_on_sent, net, GUINT_TO_POINTER(idx));
         return;
     }
-    weft_time_t d = analytical_duration(x->route, x->bytes, x->cap_Bps, x->efficiency);
-    x->event = weft_sim_after(net->sim, d, analytical_on_event, net, GUINT_TO_POINTER(idx));
+    weft_time_t lat = x->route != NULL ? x->route->latency_ps : 0;
+    x->event = weft_sim_at(net->sim, weft_net_i_time_add(end, lat), analytical_on_event, net,
+                           GUINT_TO_POINTER(idx));
 }
 
 static void
@@ -885,6 +957,12 @@ weft_net_new_full(weft_sim_t *sim, weft_fabric_t *fabric, const weft_net_options
     net->links = g_new0(link_t, net->n_edges);
     if (opts->model == WEFT_NET_FLOW) {
         weft_net_i_flow_init(net);
+    } else {
+        net->is_port = g_new(guint8, MAX(net->n_edges, 1u));
+        for (guint e = 0; e < net->n_edges; e++) {
+            net->is_port[e] = (guint8)weft_net_is_port_edge(net->topo, (gint)e);
+        }
+        net->ports = g_new0(port_queue_t, MAX(net->n_edges, 1u));
     }
     net->log_debug = weft_log_enabled(G_LOG_DOMAIN);
     g_debug("network model %s%s%s over cluster %s (%u directed edges)", net->ops->name,
@@ -937,6 +1015,9 @@ weft_net_free(weft_net_t *net)
     g_free(net->links);
     g_free(net->active);
     g_free(net->reserved_until);
+    g_free(net->reserved_owner);
+    g_free(net->is_port);
+    g_free(net->ports);
     for (guint64 i = 0; net->pairs != NULL && i <= net->pairs_mask; i++) {
         g_free(net->pairs[i].slots);
     }
@@ -1204,6 +1285,7 @@ weft_net_enable_guard(weft_net_t *net, weft_net_conflict_fn conflict, void *ctx)
     if (net->active == NULL) {
         net->active = g_new0(guint32, MAX(net->n_edges, 1u));
         net->reserved_until = g_new0(weft_time_t, MAX(net->n_edges, 1u));
+        net->reserved_owner = g_new0(void *, MAX(net->n_edges, 1u));
     }
     net->conflict = conflict;
     net->conflict_ctx = ctx;
@@ -1225,10 +1307,29 @@ weft_net_edges_idle(const weft_net_t *net, const gint *edges, guint n)
 void
 weft_net_reserve(weft_net_t *net, const gint *edges, guint n, weft_time_t until_ps)
 {
+    weft_net_reserve_owned(net, edges, n, until_ps, NULL);
+}
+
+void
+weft_net_reserve_owned(weft_net_t *net, const gint *edges, guint n, weft_time_t until_ps,
+                       void *owner)
+{
     g_return_if_fail(net != NULL && net->active != NULL);
     for (guint i = 0; i < n; i++) {
         net->reserved_until[edges[i]] = MAX(net->reserved_until[edges[i]], until_ps);
+        net->reserved_owner[edges[i]] = owner;
     }
+}
+
+gboolean
+weft_net_is_port_edge(const weft_topo_t *topo, gint edge)
+{
+    g_return_val_if_fail(topo != NULL, FALSE);
+    weft_vertex_kind_t a = weft_topo_vertex_kind(topo, weft_topo_edge_from(topo, edge));
+    weft_vertex_kind_t b = weft_topo_vertex_kind(topo, weft_topo_edge_to(topo, edge));
+    gboolean a_sw = a == WEFT_VERTEX_SWITCH || a == WEFT_VERTEX_NVSWITCH;
+    gboolean b_sw = b == WEFT_VERTEX_SWITCH || b == WEFT_VERTEX_NVSWITCH;
+    return !(a_sw && b_sw);
 }
 
 void

@@ -372,6 +372,26 @@ gboolean weft_net_edges_idle(const weft_net_t *net, const gint *edges, guint n);
 void weft_net_reserve(weft_net_t *net, const gint *edges, guint n, weft_time_t until_ps);
 
 /**
+ * weft_net_reserve_owned:
+ * As weft_net_reserve(), and @owner (nullable) becomes the holder of @edges: the transfers
+ * of a pair block of the same @owner (weft_net_add_pair_block()) replayed over them are not
+ * a conflict (they are the holder's own). Time complexity: O(n).
+ */
+void weft_net_reserve_owned(weft_net_t *net, const gint *edges, guint n, weft_time_t until_ps,
+                            void *owner);
+
+/**
+ * weft_net_is_port_edge:
+ * @topo: the cluster.
+ * @edge: a directed edge id.
+ * Returns: TRUE when @edge is an endpoint port of the analytical model (see the essay): one
+ * of its ends is not a switch (a GPU, NIC or host: a GPU's NVLinks to its NVSwitches, a
+ * GPU's PCIe to its NIC, a NIC's link to its leaf, a GPU-to-GPU link), FALSE for a link
+ * between two switches (NVSwitch or network switch). O(1).
+ */
+gboolean weft_net_is_port_edge(const weft_topo_t *topo, gint edge);
+
+/**
  * weft_net_credit:
  * @net: the network.
  * @edge: a directed edge id.

@@ -72,7 +72,17 @@ typedef struct {
     weft_time_t t0;
     guint64 *flow;               /* per pair: the flow id of its next transfer (owned) */
     const weft_route_t ***slots; /* per pair: its entry's slot routes (owned array) */
+    void *owner;                 /* the block's owner: its own reservations are no conflict */
 } pair_cursor_t;
+
+/* Analytical: the FIFO queue of an endpoint port (an edge with an end that is not a switch;
+ * weft_net_is_port_edge()): when it will have served every byte queued on it at its
+ * capacity, as whole picoseconds plus a fraction in [0, 1), so that the shares of transfers
+ * that together fill the port add up without rounding (net.h, "analytical"). */
+typedef struct {
+    weft_time_t free_ps;
+    double free_frac;
+} port_queue_t;
 
 /* What a network model does; one static table per model. */
 typedef struct {
@@ -181,6 +191,7 @@ struct weft_net {
     /* the edge guard (weft_net_enable_guard()); NULL until enabled */
     guint32 *active;             /* per edge: transfers in flight whose route crosses it */
     weft_time_t *reserved_until; /* per edge: end of the timed collective holding it */
+    void **reserved_owner;       /* per edge: its holder (weft_net_reserve_owned()), or NULL */
     weft_net_conflict_fn conflict;
     void *conflict_ctx;
     /* pair blocks (weft_net_add_pair_block()): a binary min-heap by (next, seq) */
@@ -190,6 +201,10 @@ struct weft_net {
     weft_net_pair_conflict_fn pair_conflict;
     void *pair_conflict_ctx;
     GArray *xrec; /* weft_net_record_transfers(): of weft_net_xfer_rec_t, or NULL */
+    /* analytical: per edge, whether it is an endpoint port, and its FIFO queue (NULL under
+     * flow) */
+    guint8 *is_port;
+    port_queue_t *ports;
 };
 
 /* net.c */
