@@ -749,29 +749,27 @@ analytical_on_sent(void *ctx, void *data)
     weft_net_i_xfer_sent(net, idx, analytical_on_event);
 }
 
-/* A backlog below this many picoseconds is none: what double rounding leaves of shares that
- * fill a port exactly (k channels at 1/k of it: k ulps of the send time, ~1e-7 ps for a
- * millisecond), which must not carry from one transfer to the next. */
-#define PORT_EPS_PS 1e-6
-
 /*
- * The endpoint ports of the analytical model (net.h): every edge of @x's route with an end
- * that is not a switch is a FIFO queue that serves bytes at its capacity. @x, sending for
- * @s ps at wire rate @wire_Bps on its own, queues a_te x wire bytes on each, which take
- * s x u_e of the port, u_e = wire_Bps x share_p / C_e (snapped to 1 within 1e-12, as flow
- * snaps rates: the route's rate is the bottleneck's capacity over the share, computed by
- * the topology, and must fill its port exactly). Returns when the last of them has served
- * it (rounded to the picosecond), or @now + @s if none is later.
+ * The endpoint ports of the analytical model (net.h): every edge of route @r with an end
+ * that is not a switch is a FIFO queue that serves bytes at its capacity. A transfer
+ * sending for @s_ps (exactly: before rounding to the picosecond) at wire rate @wire_Bps on
+ * its own puts a_te x its wire bytes in each, which take s x u_e of the port,
+ * u_e = wire_Bps x share_p / C_e (snapped to 1 within 1e-12, as flow snaps rates: the
+ * route's rate is a bottleneck's capacity over the share, computed by the topology, and
+ * must fill that port exactly). Queues keep unrounded time (whole picoseconds plus a
+ * fraction), so that transfers filling a port together (k channels at 1/k of it, or two
+ * sizes whose times round apart) add up to exactly its capacity. A backlog of at most half
+ * a picosecond (time's rounding: the end of a transfer that filled its port is its exact
+ * end rounded) counts as none, and so does an excess of at most half a picosecond over the
+ * transfer's own time. Returns when the last of its ports has served it, rounded to the
+ * picosecond, or -1 when none is later than its own time.
  * Time complexity: O(route edges).
  */
 static weft_time_t
-analytical_port_end(weft_net_t *net, const weft_route_t *r, weft_time_t now, weft_time_t s,
+analytical_port_end(weft_net_t *net, const weft_route_t *r, weft_time_t now, double s_ps,
                     double wire_Bps)
 {
-    weft_time_t end = weft_net_i_time_add(now, s);
-    if (s <= 0 || s >= WEFT_TIME_MAX / 4) {
-        return end; /* no bandwidth phase (it queues nothing), or never sent */
-    }
+    double late = 0.5; /* the largest excess over s_ps so far (at most 0.5: none) */
     for (guint p = 0; p < r->n_paths; p++) {
         for (guint32 k = r->path_off[p]; k < r->path_off[p + 1]; k++) {
             gint e = r->edges[k];
@@ -787,25 +785,18 @@ analytical_port_end(weft_net_t *net, const weft_route_t *r, weft_time_t now, wef
                 u = 1.0;
             }
             port_queue_t *q = &net->ports[e];
-            if (q->free_ps < now || (q->free_ps == now && q->free_frac <= PORT_EPS_PS)) {
+            if ((double)(q->free_ps - now) + q->free_frac <= 0.5) {
                 q->free_ps = now; /* idle: serves from now */
                 q->free_frac = 0.0;
             }
-            double t = q->free_frac + (double)s * u;
+            double t = q->free_frac + s_ps * u;
             double whole = floor(t);
             q->free_ps = weft_net_i_time_add(q->free_ps, (weft_time_t)whole);
             q->free_frac = t - whole;
-            if (q->free_frac <= PORT_EPS_PS) {
-                q->free_frac = 0.0;
-            } else if (q->free_frac >= 1.0 - PORT_EPS_PS) {
-                q->free_ps = weft_net_i_time_add(q->free_ps, 1);
-                q->free_frac = 0.0;
-            }
-            weft_time_t served = q->free_ps + (q->free_frac >= 0.5 ? 1 : 0);
-            end = MAX(end, served);
+            late = MAX(late, (double)(q->free_ps - now) + q->free_frac - s_ps);
         }
     }
-    return end;
+    return late > 0.5 ? weft_net_i_time_add(now, (weft_time_t)llround(s_ps + late)) : -1;
 }
 
 static void
@@ -816,9 +807,13 @@ analytical_start(weft_net_t *net, guint32 idx)
     weft_time_t s = analytical_send_time(x->route, x->bytes, x->cap_Bps, x->efficiency);
     double rate = x->route != NULL ? MIN(x->route->rate_Bps * x->efficiency, x->cap_Bps) : 0.0;
     weft_time_t end = weft_net_i_time_add(now, s);
-    if (x->route != NULL) {
-        end = analytical_port_end(net, x->route, now, s, rate / x->efficiency);
-        if (end > weft_net_i_time_add(now, s)) {
+    if (x->route != NULL && s > 0 && s < WEFT_TIME_MAX / 4) {
+        /* (a transfer of no bytes has no bandwidth phase and queues nothing) */
+        weft_time_t queued = analytical_port_end(net, x->route, now,
+                                                 (double)x->bytes * 1e12 / rate,
+                                                 rate / x->efficiency);
+        if (queued > end) {
+            end = queued;
             /* queued behind other transfers at a port: its bytes over [now, end) are what
              * the links see of it (the same bytes, a lower mean rate) */
             rate *= (double)s / (double)(end - now);
@@ -1315,6 +1310,9 @@ weft_net_reserve_owned(weft_net_t *net, const gint *edges, guint n, weft_time_t 
                        void *owner)
 {
     g_return_if_fail(net != NULL && net->active != NULL);
+    /* the pair blocks' transfers that started before now are not in the reservation, which
+     * starts now: replay them first */
+    pair_drain(net, weft_sim_now(net->sim));
     for (guint i = 0; i < n; i++) {
         net->reserved_until[edges[i]] = MAX(net->reserved_until[edges[i]], until_ps);
         net->reserved_owner[edges[i]] = owner;
