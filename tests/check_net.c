@@ -124,11 +124,11 @@ START_TEST(self_transfer_is_free_but_goes_through_the_event_loop)
 }
 END_TEST
 
-START_TEST(concurrent_transfers_on_one_link_do_not_share_it)
+START_TEST(concurrent_transfers_on_one_port_go_one_after_another)
 {
-    /* Documented analytical behaviour: no sharing, so each of two transfers
-     * started together on the same link direction ends at the lone time,
-     * 20500000 ps (a flow model would give 500 ns + 2 x 20 us to both). */
+    /* gpu0 -> gpu1 is a port (both ends are GPUs): the second of two transfers started
+     * together queues behind the first, which is served over [0, 20 us); the second over
+     * [20, 40 us): 20.5 us and 40.5 us (flow: 40.5 us both; the same makespan). */
     log_t log = {0};
     ck_assert(weft_net_transfer_start(net, gpu0, gpu1, 1000000, on_done, &log, 1, NULL));
     ck_assert(weft_net_transfer_start(net, gpu0, gpu1, 1000000, on_done, &log, 2, NULL));
@@ -136,8 +136,7 @@ START_TEST(concurrent_transfers_on_one_link_do_not_share_it)
     weft_sim_run(sim);
     ck_assert_uint_eq(log.n, 2);
     ck_assert_int_eq(log.at[0], 20500000);
-    ck_assert_int_eq(log.at[1], 20500000);
-    /* Same time: completions come in start order (the queue breaks ties by insertion). */
+    ck_assert_int_eq(log.at[1], 40500000);
     ck_assert_uint_eq(log.tag[0], 1);
     ck_assert_uint_eq(log.tag[1], 2);
     ck_assert_uint_eq(weft_net_in_flight(net), 0);
@@ -196,7 +195,9 @@ START_TEST(cancel_by_ctx_drops_only_that_ctx)
     weft_sim_run(sim);
     ck_assert_uint_eq(a.n, 0);
     ck_assert_uint_eq(b.n, 1);
-    ck_assert_int_eq(b.at[0], 500000 + 200 * 20); /* 504000 ps */
+    /* b's 200 B queued behind a's 100 B at gpu0's port; a's bytes stay queued when it is
+     * cancelled (net.h): 500 ns + 300 B x 20 ps */
+    ck_assert_int_eq(b.at[0], 500000 + 300 * 20); /* 506000 ps */
     const weft_net_stats_t *st = weft_net_stats(net);
     ck_assert_uint_eq(st->transfers_cancelled, 2);
     ck_assert_uint_eq(st->bytes_cancelled, 400);                  /* 100 + 300 */
@@ -251,17 +252,16 @@ START_TEST(busy_time_is_the_union_of_bandwidth_phases)
 {
     /*
      * At 20 ps/B: transfer 1, 1e6 B from 0, sends over [0, 20 us) and arrives at 20.5 us;
-     * transfer 2, 5e5 B from 0, sends over [0, 10 us); transfer 3, 1e6 B started when 1
-     * arrives, sends over [20.5 us, 40.5 us) and arrives at 41 us. Busy (usage > 0, as
-     * flow counts it) is the union: [0, 20) + [20.5, 40.5) = 40 us; the latency between is
-     * idle. Peak: 1 and 2 together at 50 GB/s each on a 50 GB/s link, 100 / 50 = 2 (the
-     * analytical model does not share; flow would give 1). Mean: 2.5e6 B / (50e9 B/s x
-     * 41e-6 s) = 2.5e6 / 2.05e6.
+     * transfer 2, 5e5 B from 0, sends over [0, 10 us) on the reverse edge, gpu1 -> gpu0;
+     * transfer 3, 1e6 B started when 1 arrives, sends over [20.5 us, 40.5 us) and arrives
+     * at 41 us. Busy (usage > 0, as flow counts it) on gpu0 -> gpu1 is the union:
+     * [0, 20) + [20.5, 40.5) = 40 us; the latency between is idle. Peak: one transfer at a
+     * time at 50 GB/s, 1. Mean: 2e6 B / (50e9 B/s x 41e-6 s) = 2e6 / 2.05e6.
      */
     log_t log = {0};
     probes_t pr = {0};
     ck_assert(weft_net_transfer_start(net, gpu0, gpu1, 1000000, on_done_then_start, &log, 1, NULL));
-    ck_assert(weft_net_transfer_start(net, gpu0, gpu1, 500000, on_done, &log, 2, NULL));
+    ck_assert(weft_net_transfer_start(net, gpu1, gpu0, 500000, on_done, &log, 2, NULL));
     weft_sim_at(sim, 5 * WEFT_PS_PER_US, probe, &pr, NULL);     /* both sending */
     weft_sim_at(sim, 15 * WEFT_PS_PER_US, probe, &pr, NULL);    /* 2 is done, 1 sends */
     weft_sim_at(sim, 20250 * WEFT_PS_PER_NS, probe, &pr, NULL); /* in 1's latency */
@@ -273,14 +273,14 @@ START_TEST(busy_time_is_the_union_of_bandwidth_phases)
     ck_assert_int_eq(pr.at[1].busy_ps, 15 * WEFT_PS_PER_US);
     ck_assert_int_eq(pr.at[2].busy_ps, 20 * WEFT_PS_PER_US);
     ck_assert_int_eq(pr.at[3].busy_ps, 20 * WEFT_PS_PER_US + 9500 * WEFT_PS_PER_NS); /* 29.5 */
-    ck_assert_double_eq(pr.at[0].peak_util, 2.0);
+    ck_assert_double_eq(pr.at[0].peak_util, 1.0);
     weft_net_link_stats_t st = weft_net_link_stats(net, 0);
     ck_assert_int_eq(st.busy_ps, 40 * WEFT_PS_PER_US);
-    ck_assert_double_eq(st.peak_util, 2.0);
-    ck_assert_double_eq_tol(st.mean_util, 2.5e6 / 2.05e6, 1e-12);
-    /* the other direction carried nothing */
-    ck_assert_int_eq(weft_net_link_stats(net, 1).busy_ps, 0);
-    ck_assert_double_eq(weft_net_link_stats(net, 1).peak_util, 0.0);
+    ck_assert_double_eq(st.peak_util, 1.0);
+    ck_assert_double_eq_tol(st.mean_util, 2e6 / 2.05e6, 1e-12);
+    /* the other direction carried transfer 2 alone: [0, 10 us) at its capacity */
+    ck_assert_int_eq(weft_net_link_stats(net, 1).busy_ps, 10 * WEFT_PS_PER_US);
+    ck_assert_double_eq(weft_net_link_stats(net, 1).peak_util, 1.0);
 }
 END_TEST
 
@@ -296,8 +296,12 @@ START_TEST(a_cancelled_transfer_is_busy_until_cancelled)
 {
     /*
      * Transfer 1 (ctx a), 1e6 B from 0, would send until 20 us; transfer 2 (ctx b),
-     * 2.5e5 B from 0, sends over [0, 5 us). At 8 us, 1 is cancelled and 4 (ctx b), 1e5 B,
-     * starts: [8, 10 us). Busy: [0, 8) + [8, 10) = 10 us (not the 20 us 1 would have sent).
+     * 2.5e5 B from 0, queues behind it at gpu0's port: served over [20, 25 us), so its
+     * phase is [0, 25 us) at 2.5e5 B / 25 us = 10 GB/s, and it arrives at 25.5 us. At 8 us,
+     * 1 is cancelled (its phase ends; its bytes stay in the port's queue, net.h) and 4
+     * (ctx b), 1e5 B, queues behind them: served over [25, 27 us), arrives at 27.5 us.
+     * Busy: [0, 8) u [0, 25) u [8, 27) = 27 us (not the 20 us 1 would have sent plus the
+     * others). Peak at 0: (50 + 10) / 50 = 1.2.
      */
     log_t a = {0}, b = {0};
     ck_assert(weft_net_transfer_start(net, gpu0, gpu1, 1000000, on_done, &a, 1, NULL));
@@ -306,9 +310,10 @@ START_TEST(a_cancelled_transfer_is_busy_until_cancelled)
     weft_sim_run(sim);
     ck_assert_uint_eq(a.n, 0);
     ck_assert_uint_eq(b.n, 2);
-    ck_assert_int_eq(b.at[1], 10500 * WEFT_PS_PER_NS); /* 8 + 2 + 0.5 us */
-    ck_assert_int_eq(weft_net_link_stats(net, 0).busy_ps, 10 * WEFT_PS_PER_US);
-    ck_assert_double_eq(weft_net_link_stats(net, 0).peak_util, 2.0); /* 1 and 2 at 0 */
+    ck_assert_int_eq(b.at[0], 25500 * WEFT_PS_PER_NS);
+    ck_assert_int_eq(b.at[1], 27500 * WEFT_PS_PER_NS);
+    ck_assert_int_eq(weft_net_link_stats(net, 0).busy_ps, 27 * WEFT_PS_PER_US);
+    ck_assert_double_eq_tol(weft_net_link_stats(net, 0).peak_util, 1.2, 1e-12);
 }
 END_TEST
 
@@ -333,9 +338,12 @@ START_TEST(a_transfer_keeps_its_rate_on_a_link_degraded_under_it)
 {
     /*
      * 1e6 B from 0 at 50 GB/s: sends over [0, 20 us) whatever happens to the link (the
-     * analytical model fixes a rate at the start). The link goes to 25 GB/s at 5 us: its
-     * usage, 50 GB/s, is then 2 x its capacity. A transfer of 1e5 B started at 6 us gets
-     * the degraded route's 25 GB/s: 4 us, [6, 10 us); usage 75 / 25 = 3. Busy: 20 us.
+     * analytical model fixes a rate at the start, and its port time with it). The link
+     * goes to 25 GB/s at 5 us: its usage, 50 GB/s, is then 2 x its capacity. A transfer of
+     * 1e5 B started at 6 us gets the degraded route's 25 GB/s, which fills the degraded
+     * port: its 4 us are served after the first's bytes, over [20, 24 us); it arrives at
+     * 24.5 us, and its phase [6, 24 us) is at 1e5 B / 18 us. Peak at 6 us:
+     * (50 + 1e5 / 18e-6 / 1e9) / 25 = 2.2222. Busy: 24 us.
      */
     log_t log = {0};
     probes_t pr = {0};
@@ -344,10 +352,11 @@ START_TEST(a_transfer_keeps_its_rate_on_a_link_degraded_under_it)
     weft_sim_at(sim, 6 * WEFT_PS_PER_US, probe_then_start, &pr, &log);
     weft_sim_run(sim);
     ck_assert_double_eq(pr.at[0].peak_util, 2.0);
-    ck_assert_int_eq(log.at[0], 10500 * WEFT_PS_PER_NS); /* 6 + 4 + 0.5 us */
-    ck_assert_int_eq(log.at[1], 20500 * WEFT_PS_PER_NS);
-    ck_assert_double_eq(weft_net_link_stats(net, 0).peak_util, 3.0);
-    ck_assert_int_eq(weft_net_link_stats(net, 0).busy_ps, 20 * WEFT_PS_PER_US);
+    ck_assert_int_eq(log.at[0], 20500 * WEFT_PS_PER_NS);
+    ck_assert_int_eq(log.at[1], 24500 * WEFT_PS_PER_NS);
+    ck_assert_double_eq_tol(weft_net_link_stats(net, 0).peak_util,
+                            (50e9 + 1e5 / 18e-6) / 25e9, 1e-12);
+    ck_assert_int_eq(weft_net_link_stats(net, 0).busy_ps, 24 * WEFT_PS_PER_US);
 }
 END_TEST
 
@@ -442,7 +451,7 @@ net_suite(void)
     tcase_add_test(tc, one_megabyte_takes_latency_plus_size_over_rate);
     tcase_add_test(tc, zero_bytes_take_the_latency);
     tcase_add_test(tc, self_transfer_is_free_but_goes_through_the_event_loop);
-    tcase_add_test(tc, concurrent_transfers_on_one_link_do_not_share_it);
+    tcase_add_test(tc, concurrent_transfers_on_one_port_go_one_after_another);
     tcase_add_test(tc, a_later_start_ends_later_by_its_start_offset);
     tcase_add_test(tc, bytes_sent_equal_bytes_delivered);
     tcase_add_test(tc, busy_time_is_the_union_of_bandwidth_phases);

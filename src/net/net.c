@@ -55,7 +55,9 @@ guard_count(weft_net_t *net, const weft_route_t *route, gint d)
     for (guint32 i = 0; i < n; i++) {
         gint e = route->edges[i];
         net->active[e] += (guint32)d;
-        if (d > 0 && net->reserved_until[e] > weft_sim_now(net->sim) && net->conflict != NULL) {
+        if (d > 0 && net->reserved_until[e] > weft_sim_now(net->sim) && net->conflict != NULL &&
+            (net->holds == NULL || net->holds[e].busy == NULL)) {
+            /* (a held port is checked by its queue: analytical_port_end()) */
             net->conflict(net->conflict_ctx, e);
         }
     }
@@ -765,6 +767,40 @@ analytical_on_sent(void *ctx, void *data)
  * picosecond, or -1 when none is later than its own time.
  * Time complexity: O(route edges).
  */
+/*
+ * Whether work queued on a port held by a timed collective (@h) from @now until @busy_end
+ * leaves the collective's run alone unchanged: its own queue is empty at @now (no busy
+ * period of its run alone covers it) and this work is served before its next busy period
+ * begins. Then the port's queue is the sum of disjoint busy periods, those of the
+ * collective and the others', and each transfer queues exactly as it would alone.
+ * Time complexity: O(log periods).
+ */
+static gboolean
+port_hold_allows(const port_hold_t *h, weft_time_t now, weft_time_t busy_end)
+{
+    const weft_net_busy_t *b = (const weft_net_busy_t *)(void *)h->busy->data;
+    guint n = h->busy->len;
+    weft_time_t r = now - h->t0, f = busy_end - h->t0;
+    /* j: the first period that starts after r */
+    guint lo = 0, hi = n;
+    while (lo < hi) {
+        guint mid = lo + (hi - lo) / 2;
+        if (b[mid].start_ps <= r) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    guint j = lo;
+    /* periods may overlap by a picosecond (each rounded outwards): look at two */
+    for (guint k = j >= 2 ? j - 2 : 0; k < j; k++) {
+        if (b[k].end_ps > r) {
+            return FALSE;
+        }
+    }
+    return j >= n || f <= b[j].start_ps;
+}
+
 static weft_time_t
 analytical_port_end(weft_net_t *net, const weft_route_t *r, weft_time_t now, double s_ps,
                     double wire_Bps)
@@ -785,7 +821,8 @@ analytical_port_end(weft_net_t *net, const weft_route_t *r, weft_time_t now, dou
                 u = 1.0;
             }
             port_queue_t *q = &net->ports[e];
-            if ((double)(q->free_ps - now) + q->free_frac <= 0.5) {
+            gboolean idle = (double)(q->free_ps - now) + q->free_frac <= 0.5;
+            if (idle) {
                 q->free_ps = now; /* idle: serves from now */
                 q->free_frac = 0.0;
             }
@@ -794,6 +831,23 @@ analytical_port_end(weft_net_t *net, const weft_route_t *r, weft_time_t now, dou
             q->free_ps = weft_net_i_time_add(q->free_ps, (weft_time_t)whole);
             q->free_frac = t - whole;
             late = MAX(late, (double)(q->free_ps - now) + q->free_frac - s_ps);
+            /* the queue's busy periods, rounded outwards */
+            weft_time_t busy_end = q->free_ps + (q->free_frac > 0.0 ? 1 : 0);
+            if (net->port_busy != NULL && net->port_busy[e] != NULL) {
+                GArray *b = net->port_busy[e];
+                if (idle || b->len == 0) {
+                    weft_net_busy_t v = {now, busy_end};
+                    g_array_append_val(b, v);
+                } else {
+                    weft_net_busy_t *last = &g_array_index(b, weft_net_busy_t, b->len - 1);
+                    last->end_ps = MAX(last->end_ps, busy_end);
+                }
+            }
+            if (net->holds != NULL && net->holds[e].busy != NULL &&
+                net->reserved_until[e] > now && !port_hold_allows(&net->holds[e], now, busy_end) &&
+                net->conflict != NULL) {
+                net->conflict(net->conflict_ctx, e);
+            }
         }
     }
     return late > 0.5 ? weft_net_i_time_add(now, (weft_time_t)llround(s_ps + late)) : -1;
@@ -1013,6 +1067,13 @@ weft_net_free(weft_net_t *net)
     g_free(net->reserved_owner);
     g_free(net->is_port);
     g_free(net->ports);
+    g_free(net->holds);
+    for (guint e = 0; net->port_busy != NULL && e < net->n_edges; e++) {
+        if (net->port_busy[e] != NULL) {
+            g_array_unref(net->port_busy[e]);
+        }
+    }
+    g_free(net->port_busy);
     for (guint64 i = 0; net->pairs != NULL && i <= net->pairs_mask; i++) {
         g_free(net->pairs[i].slots);
     }
@@ -1316,7 +1377,66 @@ weft_net_reserve_owned(weft_net_t *net, const gint *edges, guint n, weft_time_t 
     for (guint i = 0; i < n; i++) {
         net->reserved_until[edges[i]] = MAX(net->reserved_until[edges[i]], until_ps);
         net->reserved_owner[edges[i]] = owner;
+        if (net->holds != NULL) {
+            net->holds[edges[i]].busy = NULL; /* a plain reservation: any transfer conflicts */
+        }
     }
+}
+
+gboolean
+weft_net_ports_idle(const weft_net_t *net, const gint *edges, guint n)
+{
+    g_return_val_if_fail(net != NULL && net->active != NULL, FALSE);
+    g_return_val_if_fail(net->opts.model == WEFT_NET_ANALYTICAL, FALSE);
+    weft_time_t now = weft_sim_now(net->sim);
+    for (guint i = 0; i < n; i++) {
+        gint e = edges[i];
+        const port_queue_t *q = &net->ports[e];
+        if (net->reserved_until[e] > now || q->free_ps > now ||
+            (q->free_ps == now && q->free_frac > 0.0)) {
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+void
+weft_net_hold_ports(weft_net_t *net, guint n, const gint *edges, GArray *const *busy,
+                    weft_time_t until_ps, void *owner)
+{
+    g_return_if_fail(net != NULL && net->active != NULL);
+    g_return_if_fail(net->opts.model == WEFT_NET_ANALYTICAL);
+    g_return_if_fail(n == 0 || (edges != NULL && busy != NULL));
+    weft_net_reserve_owned(net, edges, n, until_ps, owner);
+    if (net->holds == NULL) {
+        net->holds = g_new0(port_hold_t, MAX(net->n_edges, 1u));
+    }
+    weft_time_t now = weft_sim_now(net->sim);
+    for (guint i = 0; i < n; i++) {
+        g_return_if_fail(busy[i] != NULL);
+        net->holds[edges[i]] = (port_hold_t){busy[i], now};
+    }
+}
+
+void
+weft_net_record_port_busy(weft_net_t *net, const gint *edges, guint n)
+{
+    g_return_if_fail(net != NULL && net->opts.model == WEFT_NET_ANALYTICAL);
+    if (net->port_busy == NULL) {
+        net->port_busy = g_new0(GArray *, MAX(net->n_edges, 1u));
+    }
+    for (guint i = 0; i < n; i++) {
+        if (net->is_port[edges[i]] && net->port_busy[edges[i]] == NULL) {
+            net->port_busy[edges[i]] = g_array_new(FALSE, FALSE, sizeof(weft_net_busy_t));
+        }
+    }
+}
+
+const GArray *
+weft_net_recorded_port_busy(const weft_net_t *net, gint edge)
+{
+    g_return_val_if_fail(net != NULL && edge >= 0 && (guint)edge < net->n_edges, NULL);
+    return net->port_busy != NULL ? net->port_busy[edge] : NULL;
 }
 
 gboolean

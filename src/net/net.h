@@ -380,6 +380,62 @@ void weft_net_reserve(weft_net_t *net, const gint *edges, guint n, weft_time_t u
 void weft_net_reserve_owned(weft_net_t *net, const gint *edges, guint n, weft_time_t until_ps,
                             void *owner);
 
+/** One busy period of a port's queue (analytical): [start, end), picoseconds. */
+typedef struct {
+    weft_time_t start_ps;
+    weft_time_t end_ps;
+} weft_net_busy_t;
+
+/**
+ * weft_net_record_port_busy:
+ * @net: an analytical network.
+ * @edges: (array length=n): edges; those that are ports (weft_net_is_port_edge()) are
+ *   recorded.
+ *
+ * Keeps the busy periods of the ports' queues from now on (weft_net_recorded_port_busy()):
+ * what a collective run alone does to its ports, for weft_net_hold_ports(). A period
+ * starts when a transfer arrives at an idle queue and ends when the queue has served all
+ * it holds, rounded outwards to the picosecond. Memory: 16 bytes per period (at most one
+ * per transfer and port).
+ */
+void weft_net_record_port_busy(weft_net_t *net, const gint *edges, guint n);
+
+/** weft_net_recorded_port_busy: @edge's periods (weft_net_busy_t, in order), or NULL. */
+const GArray *weft_net_recorded_port_busy(const weft_net_t *net, gint edge);
+
+/**
+ * weft_net_ports_idle:
+ * @net: an analytical network with the guard enabled.
+ * @edges: (array length=n): port edges.
+ * Returns: TRUE when every one of @edges has an empty queue now (all the bytes queued on
+ * it served, to the picosecond) and none is reserved past now. Transfers in flight may
+ * still cross them: once their bytes are served at a port, nothing they do there affects
+ * a later transfer. Time complexity: O(n).
+ */
+gboolean weft_net_ports_idle(const weft_net_t *net, const gint *edges, guint n);
+
+/**
+ * weft_net_hold_ports:
+ * @net: an analytical network with the guard enabled.
+ * @n: how many ports.
+ * @edges: (array length=n): port edges whose queues are idle (weft_net_ports_idle()).
+ * @busy: (array length=n): per port, the busy periods of the collective's run alone
+ *   (weft_net_recorded_port_busy(), offsets from now; referenced until @until_ps).
+ * @until_ps: the collective's end (absolute).
+ * @owner: as weft_net_reserve_owned().
+ *
+ * Reserves @edges for a collective run as one timed event (weft_net_reserve_owned()), but
+ * lets other transfers queue at them when they provably do not meet it: a transfer
+ * arriving at a held port is a conflict (the guard's function is called) unless the
+ * collective's queue there is empty at its arrival and the port serves the transfer (and
+ * whatever else queued there meanwhile) before the collective's next busy period. Port
+ * queues are independent of each other (net.h), so the collective and the others then
+ * take exactly the times they take apart. Time complexity: O(n) now; O(log periods) per
+ * transfer at a held port.
+ */
+void weft_net_hold_ports(weft_net_t *net, guint n, const gint *edges, GArray *const *busy,
+                         weft_time_t until_ps, void *owner);
+
 /**
  * weft_net_is_port_edge:
  * @topo: the cluster.

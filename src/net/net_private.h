@@ -84,6 +84,12 @@ typedef struct {
     double free_frac;
 } port_queue_t;
 
+/* Analytical: a timed collective's hold on a port (weft_net_hold_ports()). */
+typedef struct {
+    const GArray *busy; /* its queue's busy periods alone (weft_net_busy_t, offsets), or NULL */
+    weft_time_t t0;     /* the collective's start */
+} port_hold_t;
+
 /* What a network model does; one static table per model. */
 typedef struct {
     const char *name;
@@ -205,6 +211,8 @@ struct weft_net {
      * flow) */
     guint8 *is_port;
     port_queue_t *ports;
+    port_hold_t *holds;  /* per edge (NULL until the first hold) */
+    GArray **port_busy;  /* per edge: its queue's busy periods recorded, or NULL (NULL: none) */
 };
 
 /* net.c */
