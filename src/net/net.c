@@ -768,12 +768,12 @@ analytical_on_sent(void *ctx, void *data)
  * Time complexity: O(route edges).
  */
 /*
- * Whether work queued on a port held by a timed collective (@h) from @now until @busy_end
- * leaves the collective's run alone unchanged: its own queue is empty at @now (no busy
- * period of its run alone covers it) and this work is served before its next busy period
- * begins. Then the port's queue is the sum of disjoint busy periods, those of the
- * collective and the others', and each transfer queues exactly as it would alone.
- * Time complexity: O(log periods).
+ * Whether a transfer at a port held by a timed collective (@h), arriving @now and leaving
+ * the port busy until @busy_end, leaves the collective's run alone unchanged: no busy
+ * period of the collective's port alone covers @now, and the port is idle again before
+ * the collective's next busy period begins. The port then alternates between busy periods
+ * of the collective and of the others, and each arrival finds the state it would find
+ * alone (an idle port is the same whoever left it). Time complexity: O(log periods).
  */
 static gboolean
 port_hold_allows(const port_hold_t *h, weft_time_t now, weft_time_t busy_end)
@@ -792,65 +792,156 @@ port_hold_allows(const port_hold_t *h, weft_time_t now, weft_time_t busy_end)
         }
     }
     guint j = lo;
-    /* periods may overlap by a picosecond (each rounded outwards): look at two */
-    for (guint k = j >= 2 ? j - 2 : 0; k < j; k++) {
-        if (b[k].end_ps > r) {
-            return FALSE;
-        }
+    if (j > 0 && b[j - 1].end_ps > r) {
+        return FALSE;
     }
     return j >= n || f <= b[j].start_ps;
 }
 
+static void
+adm_push(port_queue_t *q, port_adm_t v)
+{
+    if (q->n_adm == q->cap_adm) {
+        q->cap_adm = MAX(4, 2 * q->cap_adm);
+        q->adm = g_renew(port_adm_t, q->adm, q->cap_adm);
+    }
+    port_adm_t *a = q->adm;
+    guint i = q->n_adm++;
+    while (i > 0 && a[(i - 1) / 2].end > v.end) {
+        a[i] = a[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    a[i] = v;
+    q->u_sum += v.u;
+}
+
+/* Removes the admitted transfers of @q over by @now. */
+static void
+adm_expire(port_queue_t *q, weft_time_t now)
+{
+    port_adm_t *a = q->adm;
+    while (q->n_adm > 0 && a[0].end <= now) {
+        q->u_sum -= a[0].u;
+        port_adm_t v = a[--q->n_adm];
+        guint i = 0, n = q->n_adm;
+        for (;;) {
+            guint c = 2 * i + 1;
+            if (c >= n) {
+                break;
+            }
+            if (c + 1 < n && a[c + 1].end < a[c].end) {
+                c++;
+            }
+            if (a[c].end >= v.end) {
+                break;
+            }
+            a[i] = a[c];
+            i = c;
+        }
+        if (n > 0) {
+            a[i] = v;
+        }
+    }
+    if (q->n_adm == 0) {
+        q->u_sum = 0.0; /* exactly, whatever the rounding of the subtractions */
+    }
+}
+
+/* The share of @e's capacity that a transfer at wire rate @wire_Bps over path share @share
+ * takes, snapped to 1 within 1e-12 (as flow snaps rates: a route's rate is a bottleneck's
+ * capacity over its share, computed by the topology, and must fill that port exactly);
+ * 0 for a link down (routes avoid it). */
+static double
+port_u(weft_net_t *net, gint e, double wire_Bps, double share)
+{
+    double cap = weft_fabric_edge_bw_now(net->fabric, e);
+    if (!(cap > 0.0)) {
+        return 0.0;
+    }
+    double u = wire_Bps * share / cap;
+    return fabs(u - 1.0) <= 1e-12 ? 1.0 : u;
+}
+
+/*
+ * The endpoint ports of the analytical model (net.h, "analytical"), for a transfer
+ * starting @now on route @r that sends for @s_ps (exactly: before rounding) at wire rate
+ * @wire_Bps on its own. At each port on its way it takes u = wire rate x share / capacity
+ * and puts s x u of work in the port's queue. It runs at its own rate there when no
+ * transfer the port delayed is still running and the admitted ones leave room for it
+ * (their u and its own sum to at most 1, within 1e-9); otherwise it is delayed until the
+ * port has served every byte of its busy period, this transfer's included (FIFO at the
+ * port's capacity). Queues keep unrounded time, and a backlog of at most half a
+ * picosecond (time's rounding) counts as none, so that transfers that fill a port
+ * exactly never delay each other. Returns the transfer's end: @now + its rounded own time
+ * (@s_ps rounded is @own), or the latest port's, rounded to the picosecond.
+ * Time complexity: O(route edges x log transfers at a port).
+ */
 static weft_time_t
 analytical_port_end(weft_net_t *net, const weft_route_t *r, weft_time_t now, double s_ps,
-                    double wire_Bps)
+                    weft_time_t own, double wire_Bps)
 {
     double late = 0.5; /* the largest excess over s_ps so far (at most 0.5: none) */
+    /* pass 1: each port's queue and whether it admits the transfer */
     for (guint p = 0; p < r->n_paths; p++) {
         for (guint32 k = r->path_off[p]; k < r->path_off[p + 1]; k++) {
             gint e = r->edges[k];
-            if (!net->is_port[e]) {
+            double u = net->is_port[e] ? port_u(net, e, wire_Bps, r->share[p]) : 0.0;
+            if (u <= 0.0) {
                 continue;
             }
-            double cap = weft_fabric_edge_bw_now(net->fabric, e);
-            if (!(cap > 0.0)) {
-                continue; /* a link down: routes avoid it */
-            }
-            double u = wire_Bps * r->share[p] / cap;
-            if (fabs(u - 1.0) <= 1e-12) {
-                u = 1.0;
-            }
             port_queue_t *q = &net->ports[e];
-            gboolean idle = (double)(q->free_ps - now) + q->free_frac <= 0.5;
-            if (idle) {
-                q->free_ps = now; /* idle: serves from now */
+            adm_expire(q, now);
+            if ((double)(q->free_ps - now) + q->free_frac <= 0.5) {
+                q->free_ps = now; /* nothing left to serve: serves from now */
                 q->free_frac = 0.0;
             }
             double t = q->free_frac + s_ps * u;
             double whole = floor(t);
             q->free_ps = weft_net_i_time_add(q->free_ps, (weft_time_t)whole);
             q->free_frac = t - whole;
-            late = MAX(late, (double)(q->free_ps - now) + q->free_frac - s_ps);
-            /* the queue's busy periods, rounded outwards */
-            weft_time_t busy_end = q->free_ps + (q->free_frac > 0.0 ? 1 : 0);
+            if (q->delayed_until > now || q->u_sum + u > 1.0 + 1e-9) {
+                late = MAX(late, (double)(q->free_ps - now) + q->free_frac - s_ps);
+            }
+        }
+    }
+    weft_time_t end = late > 0.5 ? weft_net_i_time_add(now, (weft_time_t)llround(s_ps + late))
+                                 : weft_net_i_time_add(now, own);
+    end = MAX(end, weft_net_i_time_add(now, own));
+    /* pass 2: the transfer in each port's state, until @end */
+    for (guint p = 0; p < r->n_paths; p++) {
+        for (guint32 k = r->path_off[p]; k < r->path_off[p + 1]; k++) {
+            gint e = r->edges[k];
+            double u = net->is_port[e] ? port_u(net, e, wire_Bps, r->share[p]) : 0.0;
+            if (u <= 0.0) {
+                continue;
+            }
+            port_queue_t *q = &net->ports[e];
+            gboolean idle = q->busy_until <= now;
+            if (q->delayed_until > now || q->u_sum + u > 1.0 + 1e-9) {
+                q->delayed_until = MAX(q->delayed_until, end);
+            } else {
+                adm_push(q, (port_adm_t){end, u});
+            }
+            weft_time_t work_end = q->free_ps + (q->free_frac > 0.0 ? 1 : 0);
+            q->busy_until = MAX(q->busy_until, MAX(end, work_end));
             if (net->port_busy != NULL && net->port_busy[e] != NULL) {
                 GArray *b = net->port_busy[e];
                 if (idle || b->len == 0) {
-                    weft_net_busy_t v = {now, busy_end};
+                    weft_net_busy_t v = {now, q->busy_until};
                     g_array_append_val(b, v);
                 } else {
                     weft_net_busy_t *last = &g_array_index(b, weft_net_busy_t, b->len - 1);
-                    last->end_ps = MAX(last->end_ps, busy_end);
+                    last->end_ps = MAX(last->end_ps, q->busy_until);
                 }
             }
             if (net->holds != NULL && net->holds[e].busy != NULL &&
-                net->reserved_until[e] > now && !port_hold_allows(&net->holds[e], now, busy_end) &&
-                net->conflict != NULL) {
+                net->reserved_until[e] > now &&
+                !port_hold_allows(&net->holds[e], now, q->busy_until) && net->conflict != NULL) {
                 net->conflict(net->conflict_ctx, e);
             }
         }
     }
-    return late > 0.5 ? weft_net_i_time_add(now, (weft_time_t)llround(s_ps + late)) : -1;
+    return end;
 }
 
 static void
@@ -864,7 +955,7 @@ analytical_start(weft_net_t *net, guint32 idx)
     if (x->route != NULL && s > 0 && s < WEFT_TIME_MAX / 4) {
         /* (a transfer of no bytes has no bandwidth phase and queues nothing) */
         weft_time_t queued = analytical_port_end(net, x->route, now,
-                                                 (double)x->bytes * 1e12 / rate,
+                                                 (double)x->bytes * 1e12 / rate, s,
                                                  rate / x->efficiency);
         if (queued > end) {
             end = queued;
@@ -1066,6 +1157,9 @@ weft_net_free(weft_net_t *net)
     g_free(net->reserved_until);
     g_free(net->reserved_owner);
     g_free(net->is_port);
+    for (guint e = 0; net->ports != NULL && e < net->n_edges; e++) {
+        g_free(net->ports[e].adm);
+    }
     g_free(net->ports);
     g_free(net->holds);
     for (guint e = 0; net->port_busy != NULL && e < net->n_edges; e++) {
@@ -1391,9 +1485,7 @@ weft_net_ports_idle(const weft_net_t *net, const gint *edges, guint n)
     weft_time_t now = weft_sim_now(net->sim);
     for (guint i = 0; i < n; i++) {
         gint e = edges[i];
-        const port_queue_t *q = &net->ports[e];
-        if (net->reserved_until[e] > now || q->free_ps > now ||
-            (q->free_ps == now && q->free_frac > 0.0)) {
+        if (net->reserved_until[e] > now || net->ports[e].busy_until > now) {
             return FALSE;
         }
     }

@@ -75,13 +75,26 @@ typedef struct {
     void *owner;                 /* the block's owner: its own reservations are no conflict */
 } pair_cursor_t;
 
-/* Analytical: the FIFO queue of an endpoint port (an edge with an end that is not a switch;
- * weft_net_is_port_edge()): when it will have served every byte queued on it at its
- * capacity, as whole picoseconds plus a fraction in [0, 1), so that the shares of transfers
- * that together fill the port add up without rounding (net.h, "analytical"). */
+/* Analytical: a transfer running at its own rate at a port, an entry of port_queue_t.adm. */
+typedef struct {
+    weft_time_t end; /* the end of its bandwidth phase */
+    double u;        /* its wire rate x share over the port's capacity */
+} port_adm_t;
+
+/* Analytical: the state of an endpoint port (an edge with an end that is not a switch;
+ * weft_net_is_port_edge()), net.h "analytical": the transfers admitted at their own rates
+ * (a min-heap by end, and the sum of their u), the end of the last transfer it delayed,
+ * and its work queue: when it will have served every byte that arrived in its current
+ * busy period at its capacity, as whole picoseconds plus a fraction in [0, 1), so that
+ * shares that fill it exactly add up without rounding. */
 typedef struct {
     weft_time_t free_ps;
     double free_frac;
+    weft_time_t delayed_until; /* end of the last transfer it delayed */
+    weft_time_t busy_until;    /* when all of the above are over (rounded up) */
+    double u_sum;
+    port_adm_t *adm;
+    guint n_adm, cap_adm;
 } port_queue_t;
 
 /* Analytical: a timed collective's hold on a port (weft_net_hold_ports()). */
