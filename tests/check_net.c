@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Unit tests of the network module: the analytical model's transfer times on
- * tiny clusters (two GPUs on one link; two GPUs through a switch), its
- * documented non-sharing, local copies, byte accounting, cancellation, the
- * record pool under re-entrant starts, and error codes.
+ * tiny clusters (two GPUs on one link; two GPUs through a switch), its endpoint
+ * ports (transfers that oversubscribe a port go one after another, those that fit
+ * run side by side), local copies, byte accounting, cancellation, the record pool
+ * under re-entrant starts, and error codes; and, on every bundled cluster, that
+ * neither model gives a collective less time than its members' ports need.
  *
  * Numbers used throughout: 50 GB/s = 50e9 B/s, so one byte takes
  * 1e12 / 50e9 = 20 ps exactly; 1 MB = 1e6 bytes takes 2e7 ps = 20 us.
@@ -11,7 +13,11 @@
 #include "net/net.h"
 
 #include <check.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+
+#include "coll/coll.h"
 
 #define RATE_50GBPS 50e9
 #define LAT_500NS ((weft_time_t)500 * WEFT_PS_PER_NS)
@@ -441,6 +447,235 @@ START_TEST(two_hop_route_uses_bottleneck_and_summed_latency)
 }
 END_TEST
 
+/* ---- endpoint ports: hand-derived cases on a switch ----------------------------------- */
+
+/* A switch joining @n GPUs, each by a 50 GB/s, 500 ns link: every route is 2 hops, a = 1 us,
+ * 20 ps/B, and every GPU's link is its port both ways. */
+static weft_topo_t *
+star(guint n, gint *gpu)
+{
+    GError *error = NULL;
+    weft_topo_t *t = weft_topo_new("star");
+    gint sw = weft_topo_add_vertex(t, WEFT_VERTEX_SWITCH, "sw", -1, -1, &error);
+    for (guint i = 0; i < n; i++) {
+        g_autofree char *name = g_strdup_printf("gpu%u", i);
+        gpu[i] = weft_topo_add_vertex(t, WEFT_VERTEX_GPU, name, (gint)i, 0, &error);
+        ck_assert_int_ge(
+            weft_topo_add_link(t, gpu[i], sw, WEFT_LINK_ETHERNET, RATE_50GBPS, LAT_500NS, 1, &error),
+            0);
+    }
+    ck_assert_msg(weft_topo_finalize(t, &error), "%s", error ? error->message : "");
+    return t;
+}
+
+/* Starts the transfers (@src[i] -> @dst[i], 1e6 B, payload cap @cap[i] or none) at 0 under
+ * @model on @t and logs their completions. */
+static void
+run_star(weft_topo_t *t, weft_net_model_t model, guint n, const gint *src, const gint *dst,
+         const double *cap, log_t *log)
+{
+    g_autoptr(weft_sim_t) s = weft_sim_new(1);
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
+    g_autoptr(weft_net_t) nt = weft_net_new(s, f, model);
+    sim = s; /* on_done() stamps with the global simulation */
+    for (guint i = 0; i < n; i++) {
+        ck_assert(weft_net_transfer_start_capped(nt, src[i], dst[i], 1000000,
+                                                 cap != NULL ? cap[i] : INFINITY, on_done, log,
+                                                 i, NULL));
+    }
+    weft_sim_run(s);
+    sim = NULL;
+    ck_assert_uint_eq(log->n, n);
+}
+
+START_TEST(two_transfers_from_one_gpu_share_its_egress_port)
+{
+    /* gpu0 sends 1e6 B to gpu1 and 1e6 B to gpu2 at 0. Alone each takes 2a + S/B = 1 + 20 =
+     * 21 us; gpu0's port to the switch carries both, 2 S at B = 40 us, so the last ends at
+     * 2a + 2 S/B = 41 us: twice the bandwidth time. Analytical serves them one after the
+     * other (21 and 41 us), flow shares the port (41 us both). */
+    gint g[3];
+    g_autoptr(weft_topo_t) t = star(3, g);
+    const gint src[] = {g[0], g[0]}, dst[] = {g[1], g[2]};
+    log_t an = {0}, fl = {0};
+    run_star(t, WEFT_NET_ANALYTICAL, 2, src, dst, NULL, &an);
+    ck_assert_int_eq(an.at[0], 21 * WEFT_PS_PER_US);
+    ck_assert_int_eq(an.at[1], 41 * WEFT_PS_PER_US);
+    run_star(t, WEFT_NET_FLOW, 2, src, dst, NULL, &fl);
+    ck_assert_int_eq(fl.at[0], 41 * WEFT_PS_PER_US);
+    ck_assert_int_eq(fl.at[1], 41 * WEFT_PS_PER_US);
+}
+END_TEST
+
+START_TEST(two_transfers_into_one_gpu_share_its_ingress_port)
+{
+    /* Incast: gpu1 and gpu2 send 1e6 B each to gpu0 at 0. Their own ports are free; the
+     * switch's link into gpu0 carries 2 S: 21 and 41 us (flow: 41 us both). */
+    gint g[3];
+    g_autoptr(weft_topo_t) t = star(3, g);
+    const gint src[] = {g[1], g[2]}, dst[] = {g[0], g[0]};
+    log_t an = {0}, fl = {0};
+    run_star(t, WEFT_NET_ANALYTICAL, 2, src, dst, NULL, &an);
+    ck_assert_int_eq(an.at[0], 21 * WEFT_PS_PER_US);
+    ck_assert_int_eq(an.at[1], 41 * WEFT_PS_PER_US);
+    run_star(t, WEFT_NET_FLOW, 2, src, dst, NULL, &fl);
+    ck_assert_int_eq(fl.at[1], 41 * WEFT_PS_PER_US);
+}
+END_TEST
+
+START_TEST(transfers_that_fit_a_port_together_run_side_by_side)
+{
+    /* gpu0 sends 1e6 B to gpu1 and to gpu2, each capped at B/2 = 25 GB/s (as a collective's
+     * channels are): together they fill its port exactly, so neither waits: both end at
+     * 2a + S/(B/2) = 1 + 40 = 41 us, as under flow. Three capped at B/3 (one of them one
+     * byte larger would not change that: its own time is the longest) end at 2a + 3 S/B =
+     * 61 us. */
+    gint g[4];
+    g_autoptr(weft_topo_t) t = star(4, g);
+    const gint src[] = {g[0], g[0], g[0]}, dst[] = {g[1], g[2], g[3]};
+    const double half[] = {RATE_50GBPS / 2, RATE_50GBPS / 2};
+    log_t an = {0}, fl = {0};
+    run_star(t, WEFT_NET_ANALYTICAL, 2, src, dst, half, &an);
+    ck_assert_int_eq(an.at[0], 41 * WEFT_PS_PER_US);
+    ck_assert_int_eq(an.at[1], 41 * WEFT_PS_PER_US);
+    run_star(t, WEFT_NET_FLOW, 2, src, dst, half, &fl);
+    ck_assert_int_eq(fl.at[1], 41 * WEFT_PS_PER_US);
+    const double third[] = {RATE_50GBPS / 3, RATE_50GBPS / 3, RATE_50GBPS / 3};
+    log_t an3 = {0};
+    run_star(t, WEFT_NET_ANALYTICAL, 3, src, dst, third, &an3);
+    for (guint i = 0; i < 3; i++) {
+        ck_assert_int_eq(an3.at[i], 61 * WEFT_PS_PER_US);
+    }
+}
+END_TEST
+
+START_TEST(a_transfer_that_does_not_fit_waits_for_the_port_to_serve_its_bytes)
+{
+    /* gpu0 sends 1e6 B to gpu1 capped at B/2 and, at the same instant, 1e6 B to gpu2 at
+     * full rate: 1/2 + 1 of the port is more than it has, so the second waits until the
+     * port has served both: 1e6 B x (1/2 of the port for 40 us) + 1e6 B at B = 20 + 20 us
+     * of the port's time: it ends at 2a + 40 us = 41 us; the first runs at its own rate
+     * and ends at 2a + 40 us = 41 us too. The port is never above its capacity. */
+    gint g[3];
+    g_autoptr(weft_topo_t) t = star(3, g);
+    const gint src[] = {g[0], g[0]}, dst[] = {g[1], g[2]};
+    const double cap[] = {RATE_50GBPS / 2, INFINITY};
+    log_t an = {0};
+    run_star(t, WEFT_NET_ANALYTICAL, 2, src, dst, cap, &an);
+    ck_assert_int_eq(an.at[0], 41 * WEFT_PS_PER_US);
+    ck_assert_int_eq(an.at[1], 41 * WEFT_PS_PER_US);
+}
+END_TEST
+
+/* ---- the ports' bound on every bundled cluster ---------------------------------------- */
+
+/* The bundled cluster @file, with at most 2 nodes where it has a node count. */
+static weft_topo_t *
+load_small(const char *src, const char *file)
+{
+    g_autofree char *path = g_build_filename(src, "topologies", file, NULL);
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    g_autoptr(GError) error = NULL;
+    ck_assert_msg(g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &error), "%s: %s", path,
+                  error ? error->message : "");
+    if (g_key_file_has_key(kf, "cluster", "nodes", NULL) &&
+        g_key_file_get_integer(kf, "cluster", "nodes", NULL) > 2) {
+        g_key_file_set_integer(kf, "cluster", "nodes", 2);
+    }
+    weft_topo_t *t = weft_topo_load_keyfile(kf, "cluster", path, &error);
+    ck_assert_msg(t != NULL, "%s: %s", path, error ? error->message : "");
+    return t;
+}
+
+START_TEST(no_model_beats_the_ports_bound_on_any_bundled_cluster)
+{
+    /*
+     * A GPU cannot send faster than the sum of the bandwidths of its links out (its ports),
+     * nor receive faster than the sum of its links in. So a collective takes at least
+     * max over members g of max(sent_g / out_g, received_g / in_g), whatever the algorithm
+     * or the network model, with the bytes each member must move (doc/collectives.md's S):
+     *  - all-to-all: S is what one member sends, S/n to each peer: it sends and receives
+     *    (n - 1) S / n;
+     *  - all-gather: S is one member's contribution: it receives the n - 1 others', (n - 1) S;
+     *  - all-reduce: S is the vector: every element of a member's result depends on the
+     *    other members' inputs, so at least one value per element reaches it: S received.
+     * Checked for the first min(GPUs, 16) GPUs of every bundled cluster (2 nodes where it
+     * has a node count: the NICs are then on the way), 1 MiB, both models.
+     */
+    const char *src = g_getenv("WEFT_SRCDIR");
+    if (src == NULL) {
+        printf("no_model_beats_the_ports_bound_on_any_bundled_cluster: skipped (WEFT_SRCDIR not "
+               "set)\n");
+        return;
+    }
+    g_autofree char *dir = g_build_filename(src, "topologies", NULL);
+    g_autoptr(GDir) d = g_dir_open(dir, 0, NULL);
+    ck_assert_ptr_nonnull(d);
+    guint checked = 0;
+    const char *name;
+    while ((name = g_dir_read_name(d)) != NULL) {
+        if (!g_str_has_suffix(name, ".ini")) {
+            continue;
+        }
+        g_autoptr(weft_topo_t) t = load_small(src, name);
+        g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
+        guint n = MIN(weft_topo_n_gpus(t), 16u);
+        ck_assert_uint_ge(n, 2);
+        g_autofree gint *mv = g_new(gint, n);
+        g_autofree double *out_bw = g_new0(double, n);
+        g_autofree double *in_bw = g_new0(double, n);
+        for (guint i = 0; i < n; i++) {
+            mv[i] = weft_topo_gpu_vertex(t, i);
+        }
+        for (guint e = 0; e < weft_topo_n_edges(t); e++) {
+            for (guint i = 0; i < n; i++) {
+                if (weft_topo_edge_from(t, (gint)e) == mv[i]) {
+                    out_bw[i] += weft_topo_edge_bw(t, (gint)e);
+                }
+                if (weft_topo_edge_to(t, (gint)e) == mv[i]) {
+                    in_bw[i] += weft_topo_edge_bw(t, (gint)e);
+                }
+            }
+        }
+        const guint64 S = 1 << 20;
+        const struct {
+            weft_coll_op_t op;
+            double sent, received; /* per member, bytes */
+        } ops[] = {
+            {WEFT_COLL_ALL_TO_ALL, (double)(n - 1) * S / n, (double)(n - 1) * S / n},
+            {WEFT_COLL_ALL_GATHER, 0.0, (double)(n - 1) * S},
+            {WEFT_COLL_ALL_REDUCE, 0.0, (double)S},
+        };
+        for (guint o = 0; o < G_N_ELEMENTS(ops); o++) {
+            double bound_s = 0.0;
+            for (guint i = 0; i < n; i++) {
+                bound_s = MAX(bound_s, ops[o].sent / out_bw[i]);
+                bound_s = MAX(bound_s, ops[o].received / in_bw[i]);
+            }
+            /* rounded down to the picosecond: transfers round their times to the nearest */
+            weft_time_t bound = (weft_time_t)floor(bound_s * 1e12) - 1;
+            g_autoptr(GError) error = NULL;
+            g_autoptr(weft_coll_plan_t) plan =
+                weft_coll_plan_new(ops[o].op, WEFT_COLL_ALGO_AUTO, n, S, 1, &error);
+            ck_assert_msg(plan != NULL, "%s", error ? error->message : "");
+            for (guint m = 0; m < 2; m++) {
+                weft_net_model_t model = m == 0 ? WEFT_NET_ANALYTICAL : WEFT_NET_FLOW;
+                g_autoptr(weft_sim_t) s = weft_sim_new(1);
+                g_autoptr(weft_net_t) nt = weft_net_new(s, f, model);
+                weft_time_t got = weft_coll_time(s, nt, plan, mv, &error);
+                ck_assert_msg(got >= 0, "%s", error ? error->message : "");
+                ck_assert_msg(got >= bound, "%s, %s over %u GPUs, %s: %" G_GINT64_FORMAT
+                              " ps, below the ports' bound %" G_GINT64_FORMAT " ps", name,
+                              weft_coll_op_name(ops[o].op), n, weft_net_model_name(model), got,
+                              bound);
+                checked++;
+            }
+        }
+    }
+    ck_assert_uint_ge(checked, 13 * 3 * 2); /* every bundled cluster (13 now) */
+}
+END_TEST
+
 static Suite *
 net_suite(void)
 {
@@ -464,6 +699,13 @@ net_suite(void)
     tcase_add_test(tc, accessors_return_what_was_given);
     tcase_add_test(tc, two_hop_route_uses_bottleneck_and_summed_latency);
     suite_add_tcase(s, tc);
+    TCase *ports = tcase_create("ports");
+    tcase_add_test(ports, two_transfers_from_one_gpu_share_its_egress_port);
+    tcase_add_test(ports, two_transfers_into_one_gpu_share_its_ingress_port);
+    tcase_add_test(ports, transfers_that_fit_a_port_together_run_side_by_side);
+    tcase_add_test(ports, a_transfer_that_does_not_fit_waits_for_the_port_to_serve_its_bytes);
+    tcase_add_test(ports, no_model_beats_the_ports_bound_on_any_bundled_cluster);
+    suite_add_tcase(s, ports);
     return s;
 }
 
