@@ -10,11 +10,29 @@
  * model runs.
  *
  * Models:
- *  - analytical: a transfer of S bytes on a route with latency L and rate B
- *    (bottleneck bandwidth; for a sprayed route the sum over its planes) ends
- *    at start + L + S / B. Links are not shared: concurrent transfers do not
- *    slow each other. Exact where nothing shares a link, and the fast mode
- *    for sweeps.
+ *  - analytical: a lone transfer of S bytes on a route with latency L and
+ *    rate B (bottleneck bandwidth; for a sprayed route the sum over its
+ *    planes; or its cap if lower) ends at start + L + S / B. Links between
+ *    switches are not shared. Every *endpoint port* (a directed edge with an
+ *    end that is not a switch: a GPU's NVLinks, its PCIe link to its NIC, the
+ *    NIC's link to its leaf and back, a GPU-to-GPU link; weft_net_is_port_edge())
+ *    serves its transfers within its capacity C_e: a transfer t on path p
+ *    takes u_te = wire rate x share_p / C_e of it (snapped to 1 within 1e-12)
+ *    and queues s_t u_te of work (s_t = S / rate, unrounded). At each port it
+ *    is admitted at its own rate when no transfer the port delayed is still
+ *    sending and the admitted ones' u plus its own sum to at most 1 (within
+ *    1e-9); otherwise it waits until the port has served all the work of its
+ *    busy period, its own included (FIFO at capacity). Its end is the latest
+ *    over its ports and start + s_t, then L. Admitted transfers never exceed a
+ *    port's capacity and delayed ones end after all its work, so no collective
+ *    is faster than its members' ports allow (bytes each must send or receive
+ *    over their capacity; tests/check_net.c). Flow shares an oversubscribed
+ *    port instead (same makespan, another order). Queues keep unrounded time; a
+ *    backlog or excess of at most half a picosecond counts as none, so
+ *    transfers that together fill a port exactly (k channels at B/k) never
+ *    wait, and transfers that follow one another on a link (ring steps) are
+ *    timed as if alone. A cancelled transfer's bytes stay queued at its ports.
+ *    Exact where no port is oversubscribed; the fast mode for sweeps (doc/network.md).
  *  - flow: links are shared max-min fairly (Bertsekas and Gallager, Data
  *    Networks, 2nd ed., 1992, section 6.5.2; the model of SimGrid's LMM,
  *    Velho et al., ACM TOMACS 23(4), 2013). Every directed edge e is a
@@ -220,8 +238,10 @@ void weft_net_free(weft_net_t *net);
  *   first) and the simulation stopped.
  *
  * Starts a transfer now. Returns: TRUE if it started.
- * Time complexity (analytical): O(log n) for the one event it schedules;
- * (flow): O(hops) now plus its part of the next solve (see the essay).
+ * Time complexity (analytical): O(log n) for the one event it schedules plus
+ * O(hops x log k) for its ports and link statistics (k: transfers at a port or
+ * on an edge at once); (flow): O(hops) now plus its part of the next solve (see
+ * the essay).
  */
 gboolean weft_net_transfer_start(weft_net_t *net, gint src, gint dst, guint64 bytes,
                                  weft_net_done_fn done, void *ctx, guint64 tag, GError **error);
@@ -683,7 +703,8 @@ weft_net_model_t weft_net_model(const weft_net_t *net);
  * Flow: the rates of the transfers sharing the edge's component are re-solved
  * at the current instant (batched with other changes). Routes do not change
  * (rerouting around a failed link is the fault module's business). The
- * analytical model ignores capacities (it reads route rates from the fabric state).
+ * analytical model ignores this call (it reads route rates and its ports'
+ * capacities from the fabric state: weft_net_set_link_fraction()).
  * Time complexity: O(1) now plus its part of the next solve.
  */
 void weft_net_set_link_capacity(weft_net_t *net, gint edge, double capacity_Bps);
