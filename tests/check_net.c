@@ -567,6 +567,76 @@ START_TEST(a_transfer_that_does_not_fit_waits_for_the_port_to_serve_its_bytes)
 }
 END_TEST
 
+/* ---- a timed collective's hold on a port ------------------------------------------------ */
+
+static guint n_conflicts;
+
+static void
+count_conflict(void *ctx, gint edge)
+{
+    (void)ctx;
+    ck_assert_int_eq(edge, 0);
+    n_conflicts++;
+}
+
+/* Starts @data bytes (a GUINT_TO_POINTER) gpu0 -> gpu1 now; @ctx: the log. */
+static void
+start_now(void *ctx, void *data)
+{
+    ck_assert(weft_net_transfer_start(net, gpu0, gpu1, GPOINTER_TO_UINT(data), on_done, ctx, 0,
+                                      NULL));
+}
+
+START_TEST(a_held_port_admits_transfers_only_between_the_holders_busy_periods)
+{
+    /* A timed collective holds gpu0 -> gpu1 from 0 to 40 us; alone it kept the port busy
+     * over [0, 10) and [30, 40) us. At 20 ps/B (each transfer alone: 1e5 B 2 us, 2.5e5 B
+     * 5 us):
+     *  - 1e5 B at 12 us: the port is idle until 14 us < 30: no conflict;
+     *  - 2.5e5 B at 25 us: busy until 30 us, the holder's next period's start: none;
+     *  - 2.5e5 B at 26 us: it does not fit beside the previous one (u 1 + 1), so it waits
+     *    for the port to serve both: busy until 35 us > 30: a conflict;
+     *  - 1e5 B at 5 us: inside the holder's first period: a conflict. */
+    log_t log = {0};
+    n_conflicts = 0;
+    weft_net_enable_guard(net, count_conflict, NULL);
+    const gint e0 = 0;
+    ck_assert(weft_net_ports_idle(net, &e0, 1));
+    g_autoptr(GArray) busy = g_array_new(FALSE, FALSE, sizeof(weft_net_busy_t));
+    weft_net_busy_t b[] = {{0, 10 * WEFT_PS_PER_US}, {30 * WEFT_PS_PER_US, 40 * WEFT_PS_PER_US}};
+    g_array_append_vals(busy, b, 2);
+    GArray *const per_port[] = {busy};
+    weft_net_hold_ports(net, 1, &e0, per_port, 40 * WEFT_PS_PER_US, &log);
+    ck_assert(!weft_net_ports_idle(net, &e0, 1)); /* held */
+    weft_sim_at(sim, 12 * WEFT_PS_PER_US, start_now, &log, GUINT_TO_POINTER(100000));
+    weft_sim_at(sim, 25 * WEFT_PS_PER_US, start_now, &log, GUINT_TO_POINTER(250000));
+    weft_sim_run(sim);
+    ck_assert_uint_eq(n_conflicts, 0);
+    ck_assert_int_eq(log.at[0], 14500 * WEFT_PS_PER_NS);
+    ck_assert_int_eq(log.at[1], 30500 * WEFT_PS_PER_NS);
+    log_t log2 = {0};
+    g_autoptr(weft_sim_t) s2 = weft_sim_new(1);
+    g_autoptr(weft_net_t) n2 = weft_net_new(s2, fabric, WEFT_NET_ANALYTICAL);
+    weft_sim_t *keep_sim = sim;
+    weft_net_t *keep_net = net;
+    sim = s2;
+    net = n2;
+    weft_net_enable_guard(n2, count_conflict, NULL);
+    weft_net_hold_ports(n2, 1, &e0, per_port, 40 * WEFT_PS_PER_US, &log2);
+    weft_sim_at(s2, 25 * WEFT_PS_PER_US, start_now, &log2, GUINT_TO_POINTER(250000));
+    weft_sim_at(s2, 26 * WEFT_PS_PER_US, start_now, &log2, GUINT_TO_POINTER(250000));
+    weft_sim_run(s2);
+    ck_assert_uint_eq(n_conflicts, 1);
+    weft_net_hold_ports(n2, 1, &e0, per_port, weft_sim_now(s2) + 40 * WEFT_PS_PER_US, &log2);
+    weft_sim_at(s2, weft_sim_now(s2) + 5 * WEFT_PS_PER_US, start_now, &log2,
+                GUINT_TO_POINTER(100000));
+    weft_sim_run(s2);
+    ck_assert_uint_eq(n_conflicts, 2);
+    sim = keep_sim;
+    net = keep_net;
+}
+END_TEST
+
 /* ---- the ports' bound on every bundled cluster ---------------------------------------- */
 
 /* The bundled cluster @file, with at most 2 nodes where it has a node count. */
@@ -705,6 +775,10 @@ net_suite(void)
     tcase_add_test(ports, transfers_that_fit_a_port_together_run_side_by_side);
     tcase_add_test(ports, a_transfer_that_does_not_fit_waits_for_the_port_to_serve_its_bytes);
     tcase_add_test(ports, no_model_beats_the_ports_bound_on_any_bundled_cluster);
+    TCase *hold = tcase_create("hold");
+    tcase_add_checked_fixture(hold, setup_pair, teardown_pair);
+    tcase_add_test(hold, a_held_port_admits_transfers_only_between_the_holders_busy_periods);
+    suite_add_tcase(s, hold);
     suite_add_tcase(s, ports);
     return s;
 }
