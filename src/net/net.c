@@ -881,43 +881,82 @@ analytical_port_end(weft_net_t *net, const weft_route_t *r, weft_time_t now, dou
                     weft_time_t own, double wire_Bps)
 {
     double late = 0.5; /* the largest excess over s_ps so far (at most 0.5: none) */
-    /* pass 1: each port's queue and whether it admits the transfer */
+    /* pass 1: each port's queue and whether it admits the transfer, kept for pass 2 (the
+     * first PORTS_KEPT ports; a longer route decides again, in the same state) */
+    enum { PORTS_KEPT = 32 };
+    double keep_u[PORTS_KEPT];
+    gboolean keep_delayed[PORTS_KEPT];
+    guint n_kept = 0;
     for (guint p = 0; p < r->n_paths; p++) {
         for (guint32 k = r->path_off[p]; k < r->path_off[p + 1]; k++) {
             gint e = r->edges[k];
-            double u = net->is_port[e] ? port_u(net, e, wire_Bps, r->share[p]) : 0.0;
-            if (u <= 0.0) {
+            if (!net->is_port[e]) {
                 continue;
             }
+            double u = port_u(net, e, wire_Bps, r->share[p]);
             port_queue_t *q = &net->ports[e];
-            adm_expire(q, now);
-            if ((double)(q->free_ps - now) + q->free_frac <= 0.5) {
-                q->free_ps = now; /* nothing left to serve: serves from now */
-                q->free_frac = 0.0;
+            gboolean delayed = FALSE;
+            if (u > 0.0) {
+                if (q->busy_until <= now && q->free_ps <= now) {
+                    /* idle: nothing admitted, delayed or queued is left (the common case;
+                     * free_ps > now: this route crossed the port already, on another path) */
+                    q->n_adm = 0;
+                    q->u_sum = 0.0;
+                    q->free_ps = now;
+                    q->free_frac = 0.0;
+                } else {
+                    adm_expire(q, now);
+                    if ((double)(q->free_ps - now) + q->free_frac <= 0.5) {
+                        q->free_ps = now; /* nothing left to serve: serves from now */
+                        q->free_frac = 0.0;
+                    }
+                }
+                double t = q->free_frac + s_ps * u;
+                double whole = floor(t);
+                q->free_ps = weft_net_i_time_add(q->free_ps, (weft_time_t)whole);
+                q->free_frac = t - whole;
+                delayed = q->delayed_until > now || q->u_sum + u > 1.0 + 1e-9;
+                if (delayed) {
+                    late = MAX(late, (double)(q->free_ps - now) + q->free_frac - s_ps);
+                }
             }
-            double t = q->free_frac + s_ps * u;
-            double whole = floor(t);
-            q->free_ps = weft_net_i_time_add(q->free_ps, (weft_time_t)whole);
-            q->free_frac = t - whole;
-            if (q->delayed_until > now || q->u_sum + u > 1.0 + 1e-9) {
-                late = MAX(late, (double)(q->free_ps - now) + q->free_frac - s_ps);
+            if (n_kept < PORTS_KEPT) {
+                keep_u[n_kept] = u;
+                keep_delayed[n_kept] = delayed;
             }
+            n_kept++;
         }
+    }
+    if (n_kept == 0) {
+        return weft_net_i_time_add(now, own);
     }
     weft_time_t end = late > 0.5 ? weft_net_i_time_add(now, (weft_time_t)llround(s_ps + late))
                                  : weft_net_i_time_add(now, own);
     end = MAX(end, weft_net_i_time_add(now, own));
     /* pass 2: the transfer in each port's state, until @end */
+    guint i = 0;
     for (guint p = 0; p < r->n_paths; p++) {
         for (guint32 k = r->path_off[p]; k < r->path_off[p + 1]; k++) {
             gint e = r->edges[k];
-            double u = net->is_port[e] ? port_u(net, e, wire_Bps, r->share[p]) : 0.0;
-            if (u <= 0.0) {
+            if (!net->is_port[e]) {
                 continue;
             }
             port_queue_t *q = &net->ports[e];
+            double u;
+            gboolean delayed;
+            if (i < PORTS_KEPT) {
+                u = keep_u[i];
+                delayed = keep_delayed[i];
+            } else {
+                u = port_u(net, e, wire_Bps, r->share[p]);
+                delayed = q->delayed_until > now || q->u_sum + u > 1.0 + 1e-9;
+            }
+            i++;
+            if (u <= 0.0) {
+                continue;
+            }
             gboolean idle = q->busy_until <= now;
-            if (q->delayed_until > now || q->u_sum + u > 1.0 + 1e-9) {
+            if (delayed) {
                 q->delayed_until = MAX(q->delayed_until, end);
             } else {
                 adm_push(q, (port_adm_t){end, u});
