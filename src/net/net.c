@@ -504,7 +504,7 @@ pair_replay_one(weft_net_t *net, pair_cursor_t *c)
         for (guint32 k = r->path_off[p]; k < r->path_off[p + 1]; k++) {
             gint e = r->edges[k];
             if (net->reserved_until != NULL && net->reserved_until[e] > start &&
-                (net->reserved_owner[e] == NULL || net->reserved_owner[e] != c->owner) &&
+                (c->owner == NULL || net->reserved_owner[e] != c->owner) &&
                 net->conflict != NULL) {
                 net->conflict(net->conflict_ctx, e);
             }
@@ -751,22 +751,6 @@ analytical_on_sent(void *ctx, void *data)
     weft_net_i_xfer_sent(net, idx, analytical_on_event);
 }
 
-/*
- * The endpoint ports of the analytical model (net.h): every edge of route @r with an end
- * that is not a switch is a FIFO queue that serves bytes at its capacity. A transfer
- * sending for @s_ps (exactly: before rounding to the picosecond) at wire rate @wire_Bps on
- * its own puts a_te x its wire bytes in each, which take s x u_e of the port,
- * u_e = wire_Bps x share_p / C_e (snapped to 1 within 1e-12, as flow snaps rates: the
- * route's rate is a bottleneck's capacity over the share, computed by the topology, and
- * must fill that port exactly). Queues keep unrounded time (whole picoseconds plus a
- * fraction), so that transfers filling a port together (k channels at 1/k of it, or two
- * sizes whose times round apart) add up to exactly its capacity. A backlog of at most half
- * a picosecond (time's rounding: the end of a transfer that filled its port is its exact
- * end rounded) counts as none, and so does an excess of at most half a picosecond over the
- * transfer's own time. Returns when the last of its ports has served it, rounded to the
- * picosecond, or -1 when none is later than its own time.
- * Time complexity: O(route edges).
- */
 /*
  * Whether a transfer at a port held by a timed collective (@h), arriving @now and leaving
  * the port busy until @busy_end, leaves the collective's run alone unchanged: no busy
