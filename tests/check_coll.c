@@ -232,20 +232,24 @@ END_TEST
 START_TEST(direct_all_to_all_sends_all_pieces_at_once)
 {
     g_autoptr(weft_topo_t) t = switch_cluster(8, B_50GBPS, ALPHA);
-    /* Each of a member's n-1 transfers of S/n runs at once (analytical: no sharing),
-     * over a 2-hop route: 2a + (S/n)/B = 1000000 + 131072 * 20 = 3621440 ps */
-    ck_assert_int_eq(time_on(t, WEFT_COLL_ALL_TO_ALL, 8, MIB, 1), 3621440);
+    /* A member's n-1 transfers of S/n all start at once, but its port to the switch
+     * (and every port from it) serves them one after another (net.h, analytical): the
+     * endpoint bound, 7 x (S/n)/B = 7 x 131072 x 20 = 18350080 ps, + 2a = 19350080 ps
+     * (before ports queued: 3621440 ps, 7 x a GPU's port bandwidth) */
+    ck_assert_int_eq(time_on(t, WEFT_COLL_ALL_TO_ALL, 8, MIB, 1), 19350080);
     /* Chunks do not apply to a direct algorithm. */
-    ck_assert_int_eq(time_on(t, WEFT_COLL_ALL_TO_ALL, 8, MIB, 5), 3621440);
+    ck_assert_int_eq(time_on(t, WEFT_COLL_ALL_TO_ALL, 8, MIB, 5), 19350080);
 }
 END_TEST
 
 START_TEST(direct_gather_and_scatter_cost_one_transfer_of_S)
 {
     g_autoptr(weft_topo_t) t = switch_cluster(4, B_50GBPS, ALPHA);
-    /* 2a + S/B = 1000000 + 1048576 * 20 = 21971520 ps (the n-1 transfers overlap) */
-    ck_assert_int_eq(time_on(t, WEFT_COLL_GATHER, 4, MIB, 1), 21971520);
-    ck_assert_int_eq(time_on(t, WEFT_COLL_SCATTER, 4, MIB, 1), 21971520);
+    /* the n-1 transfers of S start at once and queue at the root's port (from the switch
+     * for a gather, to it for a scatter): 2a + 3 S/B = 1000000 + 3 * 1048576 * 20 =
+     * 63914560 ps */
+    ck_assert_int_eq(time_on(t, WEFT_COLL_GATHER, 4, MIB, 1), 63914560);
+    ck_assert_int_eq(time_on(t, WEFT_COLL_SCATTER, 4, MIB, 1), 63914560);
 }
 END_TEST
 
@@ -751,10 +755,17 @@ START_TEST(tree_all_reduce_takes_two_log2_n_levels)
      * mirror for tree 1) and each carries S/2 in C chunks of t = S/(2CB). A position
      * sends chunk c up at h (A + t) + c t (its children's chunk c arrives then, its
      * wire is free then), the root turns it around, and the deepest leaf receives the
-     * last chunk at 2 D (A + t) + (C - 1) t.
-     *  n = 8, C = 1: t = 524288 * 20 = 10485760: 6 * 11485760 = 68914560 ps;
-     *  n = 8, C = 4: t = 2621440: 6 * 3621440 + 3 * 2621440 = 29592960 ps;
-     *  n = 2, 4, 16, C = 1: 2 log2 n * 11485760. */
+     * last chunk at 2 D (A + t) + (C - 1) t, were every transfer alone on its ports.
+     * They are not: a parent's one port from the switch takes its two children's pieces
+     * one after the other going up, and its one port to the switch sends its two
+     * children theirs one after the other going down (net.h, analytical; flow gives the
+     * same), so a level with two children costs A + 2t and the root's, with one, A + t:
+     * 2 ((A + t) + (D - 1)(A + 2t)) = 2 D A + (4 D - 2) t.
+     *  n = 2, 4, 8, 16, C = 1: t = 524288 * 20 = 10485760, A = 1 us: 22971520,
+     *  66914560, 110857600, 154800640 ps.
+     *  n = 8, C = 4: pipelining can only help, and the chunks still wait for each other
+     *  at the ports: between the lone critical path 6 (A + t/4) + 3 t/4 = 29592960 ps and
+     *  the single chunk's 110857600 ps. */
     const weft_time_t A = 2 * ALPHA;
     g_autoptr(weft_topo_t) t = switch_cluster(16, B_50GBPS, ALPHA);
     for (guint n = 2, lg = 1; n <= 16; n *= 2, lg++) {
@@ -763,17 +774,19 @@ START_TEST(tree_all_reduce_takes_two_log2_n_levels)
         g_autoptr(weft_coll_plan_t) p =
             weft_coll_plan_build(WEFT_COLL_ALL_REDUCE, &cfg, L, MIB, NULL);
         ck_assert_int_eq(run_plan(t, p, NULL, WEFT_NET_ANALYTICAL, NULL),
-                         2 * lg * (A + 524288 * PS_PER_BYTE_50GBPS));
+                         2 * lg * A + (4 * lg - 2) * 524288 * PS_PER_BYTE_50GBPS);
         /* 2 trees x (n - 1) edges x up and down */
         ck_assert_uint_eq(p->n_xfers, 2 * (n - 1) * 2);
     }
     g_autoptr(weft_coll_layout_t) L8 = weft_coll_layout_new_flat(8);
     weft_coll_config_t cfg = {WEFT_COLL_ALGO_TREE, WEFT_COLL_PROTO_SIMPLE, 1, 4, 0};
     g_autoptr(weft_coll_plan_t) p = weft_coll_plan_build(WEFT_COLL_ALL_REDUCE, &cfg, L8, MIB, NULL);
-    ck_assert_int_eq(run_plan(t, p, NULL, WEFT_NET_ANALYTICAL, NULL), 29592960);
+    weft_time_t c4 = run_plan(t, p, NULL, WEFT_NET_ANALYTICAL, NULL);
+    ck_assert_int_gt(c4, 29592960);
+    ck_assert_int_lt(c4, 110857600);
     cfg.chunks = 1;
     g_autoptr(weft_coll_plan_t) q = weft_coll_plan_build(WEFT_COLL_ALL_REDUCE, &cfg, L8, MIB, NULL);
-    ck_assert_int_eq(run_plan(t, q, NULL, WEFT_NET_ANALYTICAL, NULL), 68914560);
+    ck_assert_int_eq(run_plan(t, q, NULL, WEFT_NET_ANALYTICAL, NULL), 110857600);
 }
 END_TEST
 
@@ -787,7 +800,15 @@ START_TEST(halving_doubling_takes_log2_n_steps_each_way)
      * and 1, 2S/3) at once, member 1 sends piece 2 (S/3) at T1; doubling: member 2 sends
      * piece 2 back once member 1's S/3 arrived (T1 + A + S/(3B)), arriving at
      * T1 + 2A + 2S/(3B) at member 1, which then unfolds S to member 0:
-     * T = T1 + 3A + 2S/(3B) + S/B = 4A + 8S/(3B) = 4000000 + 41943040 = 45943040 ps. */
+     * T = T1 + 3A + 2S/(3B) + S/B = 4A + 8S/(3B) = 4000000 + 41943040 = 45943040 ps were
+     * every transfer alone on its ports. At member 1's port from the switch the fold (S,
+     * [0, S/B)) and member 2's super-piece (2S/3, sent at 0) queue: the super-piece ends
+     * at S/B + 2S/(3B) = 26214400 and arrives at 27214400; piece 2 back from member 2
+     * (sent at T1 + A + S/(3B) = 22971520) queues behind them: served by 31457280, arrives
+     * at 32457280. Member 1 has meanwhile started sending the reduced pieces 0 and 1
+     * (2S/3) to member 2 at 27214400, on its port to the switch until 37700160, so the
+     * unfold of S to member 0, ready at 32457280, queues behind them: sent by 37700160 +
+     * S/B = 53428800, arriving at T = 54428800 ps (2S/B + 4S/(3B) + 2A). */
     g_autoptr(weft_topo_t) t = switch_cluster(8, B_50GBPS, ALPHA);
     weft_coll_config_t cfg = {WEFT_COLL_ALGO_HALVING_DOUBLING, WEFT_COLL_PROTO_SIMPLE, 1, 1, 0};
     g_autoptr(weft_coll_layout_t) L8 = weft_coll_layout_new_flat(8);
@@ -799,7 +820,7 @@ START_TEST(halving_doubling_takes_log2_n_steps_each_way)
     g_autoptr(weft_coll_layout_t) L3 = weft_coll_layout_new_flat(3);
     g_autoptr(weft_coll_plan_t) q =
         weft_coll_plan_build(WEFT_COLL_ALL_REDUCE, &cfg, L3, 786432, NULL);
-    ck_assert_int_eq(run_plan(t, q, NULL, WEFT_NET_ANALYTICAL, NULL), 45943040);
+    ck_assert_int_eq(run_plan(t, q, NULL, WEFT_NET_ANALYTICAL, NULL), 54428800);
     /* fold, 2 halving, 2 doubling, unfold */
     ck_assert_uint_eq(q->n_xfers, 6);
 }
@@ -1364,8 +1385,11 @@ START_TEST(every_algorithm_is_exercised_by_the_data_check)
         weft_time_t f = run_plan(
             t, p, (const guint[]){0, 8, 16, 24, 1, 9, 17, 25, 2, 10, 18, 26, 3, 11, 19, 27},
             WEFT_NET_FLOW, NULL);
+        /* (flow is no longer a bound of analytical either way: analytical serves a port's
+         * oversubscribers one after another, flow shares it; tests/check_net.c checks
+         * both against the ports' bound) */
         ck_assert_int_gt(a, 0);
-        ck_assert_int_ge(f, a - 16); /* sharing only slows (a ps of rounding per step aside) */
+        ck_assert_int_gt(f, 0);
     }
 }
 END_TEST

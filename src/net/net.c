@@ -55,7 +55,9 @@ guard_count(weft_net_t *net, const weft_route_t *route, gint d)
     for (guint32 i = 0; i < n; i++) {
         gint e = route->edges[i];
         net->active[e] += (guint32)d;
-        if (d > 0 && net->reserved_until[e] > weft_sim_now(net->sim) && net->conflict != NULL) {
+        if (d > 0 && net->reserved_until[e] > weft_sim_now(net->sim) && net->conflict != NULL &&
+            (net->holds == NULL || net->holds[e].busy == NULL)) {
+            /* (a held port is checked by its queue: analytical_port_end()) */
             net->conflict(net->conflict_ctx, e);
         }
     }
@@ -502,6 +504,7 @@ pair_replay_one(weft_net_t *net, pair_cursor_t *c)
         for (guint32 k = r->path_off[p]; k < r->path_off[p + 1]; k++) {
             gint e = r->edges[k];
             if (net->reserved_until != NULL && net->reserved_until[e] > start &&
+                (c->owner == NULL || net->reserved_owner[e] != c->owner) &&
                 net->conflict != NULL) {
                 net->conflict(net->conflict_ctx, e);
             }
@@ -579,7 +582,7 @@ weft_net_add_pair_block(weft_net_t *net, const weft_net_pair_block_t *block, voi
     guint64 epoch = weft_fabric_route_epoch(net->fabric) + 1;
     pair_cursor_t c = {now + block->recs[0].start_ps, net->pcur_seq++, *block, 0, now,
                        g_new(guint64, block->n_pairs),
-                       g_new(const weft_route_t **, block->n_pairs)};
+                       g_new(const weft_route_t **, block->n_pairs), owner};
     for (guint j = 0; j < block->n_pairs; j++) {
         gint src = block->pair_v[2 * j], dst = block->pair_v[2 * j + 1];
         pair_flow_t *p = pair_entry(net, src, dst);
@@ -748,20 +751,252 @@ analytical_on_sent(void *ctx, void *data)
     weft_net_i_xfer_sent(net, idx, analytical_on_event);
 }
 
+/*
+ * Whether a transfer at a port held by a timed collective (@h), arriving @now and leaving
+ * the port busy until @busy_end, leaves the collective's run alone unchanged: no busy
+ * period of the collective's port alone covers @now, and the port is idle again before
+ * the collective's next busy period begins. The port then alternates between busy periods
+ * of the collective and of the others, and each arrival finds the state it would find
+ * alone (an idle port is the same whoever left it). Time complexity: O(log periods).
+ */
+static gboolean
+port_hold_allows(const port_hold_t *h, weft_time_t now, weft_time_t busy_end)
+{
+    const weft_net_busy_t *b = (const weft_net_busy_t *)(void *)h->busy->data;
+    guint n = h->busy->len;
+    weft_time_t r = now - h->t0, f = busy_end - h->t0;
+    /* j: the first period that starts after r */
+    guint lo = 0, hi = n;
+    while (lo < hi) {
+        guint mid = lo + (hi - lo) / 2;
+        if (b[mid].start_ps <= r) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    guint j = lo;
+    if (j > 0 && b[j - 1].end_ps > r) {
+        return FALSE;
+    }
+    return j >= n || f <= b[j].start_ps;
+}
+
+static void
+adm_push(port_queue_t *q, port_adm_t v)
+{
+    if (q->n_adm == q->cap_adm) {
+        q->cap_adm = MAX(4, 2 * q->cap_adm);
+        q->adm = g_renew(port_adm_t, q->adm, q->cap_adm);
+    }
+    port_adm_t *a = q->adm;
+    guint i = q->n_adm++;
+    while (i > 0 && a[(i - 1) / 2].end > v.end) {
+        a[i] = a[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    a[i] = v;
+    q->u_sum += v.u;
+}
+
+/* Removes the admitted transfers of @q over by @now. */
+static void
+adm_expire(port_queue_t *q, weft_time_t now)
+{
+    port_adm_t *a = q->adm;
+    while (q->n_adm > 0 && a[0].end <= now) {
+        q->u_sum -= a[0].u;
+        port_adm_t v = a[--q->n_adm];
+        guint i = 0, n = q->n_adm;
+        for (;;) {
+            guint c = 2 * i + 1;
+            if (c >= n) {
+                break;
+            }
+            if (c + 1 < n && a[c + 1].end < a[c].end) {
+                c++;
+            }
+            if (a[c].end >= v.end) {
+                break;
+            }
+            a[i] = a[c];
+            i = c;
+        }
+        if (n > 0) {
+            a[i] = v;
+        }
+    }
+    if (q->n_adm == 0) {
+        q->u_sum = 0.0; /* exactly, whatever the rounding of the subtractions */
+    }
+}
+
+/* The share of @e's capacity that a transfer at wire rate @wire_Bps over path share @share
+ * takes, snapped to 1 within 1e-12 (as flow snaps rates: a route's rate is a bottleneck's
+ * capacity over its share, computed by the topology, and must fill that port exactly);
+ * 0 for a link down (routes avoid it). */
+static double
+port_u(weft_net_t *net, gint e, double wire_Bps, double share)
+{
+    double cap = weft_fabric_edge_bw_now(net->fabric, e);
+    if (!(cap > 0.0)) {
+        return 0.0;
+    }
+    double u = wire_Bps * share / cap;
+    return fabs(u - 1.0) <= 1e-12 ? 1.0 : u;
+}
+
+/*
+ * The endpoint ports of the analytical model (net.h, "analytical"), for a transfer
+ * starting @now on route @r that sends for @s_ps (exactly: before rounding) at wire rate
+ * @wire_Bps on its own. At each port on its way it takes u = wire rate x share / capacity
+ * and puts s x u of work in the port's queue. It runs at its own rate there when no
+ * transfer the port delayed is still running and the admitted ones leave room for it
+ * (their u and its own sum to at most 1, within 1e-9); otherwise it is delayed until the
+ * port has served every byte of its busy period, this transfer's included (FIFO at the
+ * port's capacity). Queues keep unrounded time, and a backlog of at most half a
+ * picosecond (time's rounding) counts as none, so that transfers that fill a port
+ * exactly never delay each other. Returns the transfer's end: @now + its rounded own time
+ * (@s_ps rounded is @own), or the latest port's, rounded to the picosecond.
+ * Time complexity: O(route edges x log transfers at a port).
+ */
+static weft_time_t
+analytical_port_end(weft_net_t *net, const weft_route_t *r, weft_time_t now, double s_ps,
+                    weft_time_t own, double wire_Bps)
+{
+    double late = 0.5; /* the largest excess over s_ps so far (at most 0.5: none) */
+    /* pass 1: each port's queue and whether it admits the transfer, kept for pass 2 (the
+     * first PORTS_KEPT ports; a longer route decides again, in the same state) */
+    enum { PORTS_KEPT = 32 };
+    double keep_u[PORTS_KEPT];
+    gboolean keep_delayed[PORTS_KEPT];
+    guint n_kept = 0;
+    for (guint p = 0; p < r->n_paths; p++) {
+        for (guint32 k = r->path_off[p]; k < r->path_off[p + 1]; k++) {
+            gint e = r->edges[k];
+            if (!net->is_port[e]) {
+                continue;
+            }
+            double u = port_u(net, e, wire_Bps, r->share[p]);
+            port_queue_t *q = &net->ports[e];
+            gboolean delayed = FALSE;
+            if (u > 0.0) {
+                if (q->busy_until <= now && q->free_ps <= now) {
+                    /* idle: nothing admitted, delayed or queued is left (the common case;
+                     * free_ps > now: this route crossed the port already, on another path) */
+                    q->n_adm = 0;
+                    q->u_sum = 0.0;
+                    q->free_ps = now;
+                    q->free_frac = 0.0;
+                } else {
+                    adm_expire(q, now);
+                    if ((double)(q->free_ps - now) + q->free_frac <= 0.5) {
+                        q->free_ps = now; /* nothing left to serve: serves from now */
+                        q->free_frac = 0.0;
+                    }
+                }
+                double t = q->free_frac + s_ps * u;
+                double whole = floor(t);
+                q->free_ps = weft_net_i_time_add(q->free_ps, (weft_time_t)whole);
+                q->free_frac = t - whole;
+                delayed = q->delayed_until > now || q->u_sum + u > 1.0 + 1e-9;
+                if (delayed) {
+                    late = MAX(late, (double)(q->free_ps - now) + q->free_frac - s_ps);
+                }
+            }
+            if (n_kept < PORTS_KEPT) {
+                keep_u[n_kept] = u;
+                keep_delayed[n_kept] = delayed;
+            }
+            n_kept++;
+        }
+    }
+    if (n_kept == 0) {
+        return weft_net_i_time_add(now, own);
+    }
+    weft_time_t end = late > 0.5 ? weft_net_i_time_add(now, (weft_time_t)llround(s_ps + late))
+                                 : weft_net_i_time_add(now, own);
+    end = MAX(end, weft_net_i_time_add(now, own));
+    /* pass 2: the transfer in each port's state, until @end */
+    guint i = 0;
+    for (guint p = 0; p < r->n_paths; p++) {
+        for (guint32 k = r->path_off[p]; k < r->path_off[p + 1]; k++) {
+            gint e = r->edges[k];
+            if (!net->is_port[e]) {
+                continue;
+            }
+            port_queue_t *q = &net->ports[e];
+            double u;
+            gboolean delayed;
+            if (i < PORTS_KEPT) {
+                u = keep_u[i];
+                delayed = keep_delayed[i];
+            } else {
+                u = port_u(net, e, wire_Bps, r->share[p]);
+                delayed = q->delayed_until > now || q->u_sum + u > 1.0 + 1e-9;
+            }
+            i++;
+            if (u <= 0.0) {
+                continue;
+            }
+            gboolean idle = q->busy_until <= now;
+            if (delayed) {
+                q->delayed_until = MAX(q->delayed_until, end);
+            } else {
+                adm_push(q, (port_adm_t){end, u});
+            }
+            weft_time_t work_end = q->free_ps + (q->free_frac > 0.0 ? 1 : 0);
+            q->busy_until = MAX(q->busy_until, MAX(end, work_end));
+            if (net->port_busy != NULL && net->port_busy[e] != NULL) {
+                GArray *b = net->port_busy[e];
+                if (idle || b->len == 0) {
+                    weft_net_busy_t v = {now, q->busy_until};
+                    g_array_append_val(b, v);
+                } else {
+                    weft_net_busy_t *last = &g_array_index(b, weft_net_busy_t, b->len - 1);
+                    last->end_ps = MAX(last->end_ps, q->busy_until);
+                }
+            }
+            if (net->holds != NULL && net->holds[e].busy != NULL &&
+                net->reserved_until[e] > now &&
+                !port_hold_allows(&net->holds[e], now, q->busy_until) && net->conflict != NULL) {
+                net->conflict(net->conflict_ctx, e);
+            }
+        }
+    }
+    return end;
+}
+
 static void
 analytical_start(weft_net_t *net, guint32 idx)
 {
     xfer_t *x = &g_array_index(net->xfers, xfer_t, idx);
+    weft_time_t now = weft_sim_now(net->sim);
     weft_time_t s = analytical_send_time(x->route, x->bytes, x->cap_Bps, x->efficiency);
     double rate = x->route != NULL ? MIN(x->route->rate_Bps * x->efficiency, x->cap_Bps) : 0.0;
-    analytical_links_start(net, x, rate, weft_net_i_time_add(weft_sim_now(net->sim), s));
+    weft_time_t end = weft_net_i_time_add(now, s);
+    if (x->route != NULL && s > 0 && s < WEFT_TIME_MAX / 4) {
+        /* (a transfer of no bytes has no bandwidth phase and queues nothing) */
+        weft_time_t queued = analytical_port_end(net, x->route, now,
+                                                 (double)x->bytes * 1e12 / rate, s,
+                                                 rate / x->efficiency);
+        if (queued > end) {
+            end = queued;
+            /* queued behind other transfers at a port: its bytes over [now, end) are what
+             * the links see of it (the same bytes, a lower mean rate) */
+            rate *= (double)s / (double)(end - now);
+        }
+    }
+    analytical_links_start(net, x, rate, end);
     if (x->sent != NULL) {
         /* Two events: the end of the bandwidth phase, then the arrival. */
-        x->event = weft_sim_after(net->sim, s, analytical_on_sent, net, GUINT_TO_POINTER(idx));
+        x->event =
+            weft_sim_at(net->sim, end, analytical_on_sent, net, GUINT_TO_POINTER(idx));
         return;
     }
-    weft_time_t d = analytical_duration(x->route, x->bytes, x->cap_Bps, x->efficiency);
-    x->event = weft_sim_after(net->sim, d, analytical_on_event, net, GUINT_TO_POINTER(idx));
+    weft_time_t lat = x->route != NULL ? x->route->latency_ps : 0;
+    x->event = weft_sim_at(net->sim, weft_net_i_time_add(end, lat), analytical_on_event, net,
+                           GUINT_TO_POINTER(idx));
 }
 
 static void
@@ -885,6 +1120,12 @@ weft_net_new_full(weft_sim_t *sim, weft_fabric_t *fabric, const weft_net_options
     net->links = g_new0(link_t, net->n_edges);
     if (opts->model == WEFT_NET_FLOW) {
         weft_net_i_flow_init(net);
+    } else {
+        net->is_port = g_new(guint8, MAX(net->n_edges, 1u));
+        for (guint e = 0; e < net->n_edges; e++) {
+            net->is_port[e] = (guint8)weft_net_is_port_edge(net->topo, (gint)e);
+        }
+        net->ports = g_new0(port_queue_t, MAX(net->n_edges, 1u));
     }
     net->log_debug = weft_log_enabled(G_LOG_DOMAIN);
     g_debug("network model %s%s%s over cluster %s (%u directed edges)", net->ops->name,
@@ -937,6 +1178,19 @@ weft_net_free(weft_net_t *net)
     g_free(net->links);
     g_free(net->active);
     g_free(net->reserved_until);
+    g_free(net->reserved_owner);
+    g_free(net->is_port);
+    for (guint e = 0; net->ports != NULL && e < net->n_edges; e++) {
+        g_free(net->ports[e].adm);
+    }
+    g_free(net->ports);
+    g_free(net->holds);
+    for (guint e = 0; net->port_busy != NULL && e < net->n_edges; e++) {
+        if (net->port_busy[e] != NULL) {
+            g_array_unref(net->port_busy[e]);
+        }
+    }
+    g_free(net->port_busy);
     for (guint64 i = 0; net->pairs != NULL && i <= net->pairs_mask; i++) {
         g_free(net->pairs[i].slots);
     }
@@ -1204,6 +1458,7 @@ weft_net_enable_guard(weft_net_t *net, weft_net_conflict_fn conflict, void *ctx)
     if (net->active == NULL) {
         net->active = g_new0(guint32, MAX(net->n_edges, 1u));
         net->reserved_until = g_new0(weft_time_t, MAX(net->n_edges, 1u));
+        net->reserved_owner = g_new0(void *, MAX(net->n_edges, 1u));
     }
     net->conflict = conflict;
     net->conflict_ctx = ctx;
@@ -1225,10 +1480,89 @@ weft_net_edges_idle(const weft_net_t *net, const gint *edges, guint n)
 void
 weft_net_reserve(weft_net_t *net, const gint *edges, guint n, weft_time_t until_ps)
 {
+    weft_net_reserve_owned(net, edges, n, until_ps, NULL);
+}
+
+void
+weft_net_reserve_owned(weft_net_t *net, const gint *edges, guint n, weft_time_t until_ps,
+                       void *owner)
+{
     g_return_if_fail(net != NULL && net->active != NULL);
+    /* the pair blocks' transfers that started before now are not in the reservation, which
+     * starts now: replay them first */
+    pair_drain(net, weft_sim_now(net->sim));
     for (guint i = 0; i < n; i++) {
         net->reserved_until[edges[i]] = MAX(net->reserved_until[edges[i]], until_ps);
+        net->reserved_owner[edges[i]] = owner;
+        if (net->holds != NULL) {
+            net->holds[edges[i]].busy = NULL; /* a plain reservation: any transfer conflicts */
+        }
     }
+}
+
+gboolean
+weft_net_ports_idle(const weft_net_t *net, const gint *edges, guint n)
+{
+    g_return_val_if_fail(net != NULL && net->active != NULL, FALSE);
+    g_return_val_if_fail(net->opts.model == WEFT_NET_ANALYTICAL, FALSE);
+    weft_time_t now = weft_sim_now(net->sim);
+    for (guint i = 0; i < n; i++) {
+        gint e = edges[i];
+        if (net->reserved_until[e] > now || net->ports[e].busy_until > now) {
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
+void
+weft_net_hold_ports(weft_net_t *net, guint n, const gint *edges, GArray *const *busy,
+                    weft_time_t until_ps, void *owner)
+{
+    g_return_if_fail(net != NULL && net->active != NULL);
+    g_return_if_fail(net->opts.model == WEFT_NET_ANALYTICAL);
+    g_return_if_fail(n == 0 || (edges != NULL && busy != NULL));
+    weft_net_reserve_owned(net, edges, n, until_ps, owner);
+    if (net->holds == NULL) {
+        net->holds = g_new0(port_hold_t, MAX(net->n_edges, 1u));
+    }
+    weft_time_t now = weft_sim_now(net->sim);
+    for (guint i = 0; i < n; i++) {
+        g_return_if_fail(busy[i] != NULL);
+        net->holds[edges[i]] = (port_hold_t){busy[i], now};
+    }
+}
+
+void
+weft_net_record_port_busy(weft_net_t *net, const gint *edges, guint n)
+{
+    g_return_if_fail(net != NULL && net->opts.model == WEFT_NET_ANALYTICAL);
+    if (net->port_busy == NULL) {
+        net->port_busy = g_new0(GArray *, MAX(net->n_edges, 1u));
+    }
+    for (guint i = 0; i < n; i++) {
+        if (net->is_port[edges[i]] && net->port_busy[edges[i]] == NULL) {
+            net->port_busy[edges[i]] = g_array_new(FALSE, FALSE, sizeof(weft_net_busy_t));
+        }
+    }
+}
+
+const GArray *
+weft_net_recorded_port_busy(const weft_net_t *net, gint edge)
+{
+    g_return_val_if_fail(net != NULL && edge >= 0 && (guint)edge < net->n_edges, NULL);
+    return net->port_busy != NULL ? net->port_busy[edge] : NULL;
+}
+
+gboolean
+weft_net_is_port_edge(const weft_topo_t *topo, gint edge)
+{
+    g_return_val_if_fail(topo != NULL, FALSE);
+    weft_vertex_kind_t a = weft_topo_vertex_kind(topo, weft_topo_edge_from(topo, edge));
+    weft_vertex_kind_t b = weft_topo_vertex_kind(topo, weft_topo_edge_to(topo, edge));
+    gboolean a_sw = a == WEFT_VERTEX_SWITCH || a == WEFT_VERTEX_NVSWITCH;
+    gboolean b_sw = b == WEFT_VERTEX_SWITCH || b == WEFT_VERTEX_NVSWITCH;
+    return !(a_sw && b_sw);
 }
 
 void

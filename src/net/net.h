@@ -10,11 +10,29 @@
  * model runs.
  *
  * Models:
- *  - analytical: a transfer of S bytes on a route with latency L and rate B
- *    (bottleneck bandwidth; for a sprayed route the sum over its planes) ends
- *    at start + L + S / B. Links are not shared: concurrent transfers do not
- *    slow each other. Exact where nothing shares a link, and the fast mode
- *    for sweeps.
+ *  - analytical: a lone transfer of S bytes on a route with latency L and
+ *    rate B (bottleneck bandwidth; for a sprayed route the sum over its
+ *    planes; or its cap if lower) ends at start + L + S / B. Links between
+ *    switches are not shared. Every *endpoint port* (a directed edge with an
+ *    end that is not a switch: a GPU's NVLinks, its PCIe link to its NIC, the
+ *    NIC's link to its leaf and back, a GPU-to-GPU link; weft_net_is_port_edge())
+ *    serves its transfers within its capacity C_e: a transfer t on path p
+ *    takes u_te = wire rate x share_p / C_e of it (snapped to 1 within 1e-12)
+ *    and queues s_t u_te of work (s_t = S / rate, unrounded). At each port it
+ *    is admitted at its own rate when no transfer the port delayed is still
+ *    sending and the admitted ones' u plus its own sum to at most 1 (within
+ *    1e-9); otherwise it waits until the port has served all the work of its
+ *    busy period, its own included (FIFO at capacity). Its end is the latest
+ *    over its ports and start + s_t, then L. Admitted transfers never exceed a
+ *    port's capacity and delayed ones end after all its work, so no collective
+ *    is faster than its members' ports allow (bytes each must send or receive
+ *    over their capacity; tests/check_net.c). Flow shares an oversubscribed
+ *    port instead (same makespan, another order). Queues keep unrounded time; a
+ *    backlog or excess of at most half a picosecond counts as none, so
+ *    transfers that together fill a port exactly (k channels at B/k) never
+ *    wait, and transfers that follow one another on a link (ring steps) are
+ *    timed as if alone. A cancelled transfer's bytes stay queued at its ports.
+ *    Exact where no port is oversubscribed; the fast mode for sweeps (doc/network.md).
  *  - flow: links are shared max-min fairly (Bertsekas and Gallager, Data
  *    Networks, 2nd ed., 1992, section 6.5.2; the model of SimGrid's LMM,
  *    Velho et al., ACM TOMACS 23(4), 2013). Every directed edge e is a
@@ -220,8 +238,10 @@ void weft_net_free(weft_net_t *net);
  *   first) and the simulation stopped.
  *
  * Starts a transfer now. Returns: TRUE if it started.
- * Time complexity (analytical): O(log n) for the one event it schedules;
- * (flow): O(hops) now plus its part of the next solve (see the essay).
+ * Time complexity (analytical): O(log n) for the one event it schedules plus
+ * O(hops x log k) for its ports and link statistics (k: transfers at a port or
+ * on an edge at once); (flow): O(hops) now plus its part of the next solve (see
+ * the essay).
  */
 gboolean weft_net_transfer_start(weft_net_t *net, gint src, gint dst, guint64 bytes,
                                  weft_net_done_fn done, void *ctx, guint64 tag, GError **error);
@@ -370,6 +390,82 @@ gboolean weft_net_edges_idle(const weft_net_t *net, const gint *edges, guint n);
  * calls the conflict function. Time complexity: O(n).
  */
 void weft_net_reserve(weft_net_t *net, const gint *edges, guint n, weft_time_t until_ps);
+
+/**
+ * weft_net_reserve_owned:
+ * As weft_net_reserve(), and @owner (nullable) becomes the holder of @edges: the transfers
+ * of a pair block of the same @owner (weft_net_add_pair_block()) replayed over them are not
+ * a conflict (they are the holder's own). Time complexity: O(n).
+ */
+void weft_net_reserve_owned(weft_net_t *net, const gint *edges, guint n, weft_time_t until_ps,
+                            void *owner);
+
+/** One busy period of a port's queue (analytical): [start, end), picoseconds. */
+typedef struct {
+    weft_time_t start_ps;
+    weft_time_t end_ps;
+} weft_net_busy_t;
+
+/**
+ * weft_net_record_port_busy:
+ * @net: an analytical network.
+ * @edges: (array length=n): edges; those that are ports (weft_net_is_port_edge()) are
+ *   recorded.
+ *
+ * Keeps the busy periods of the ports' queues from now on (weft_net_recorded_port_busy()):
+ * what a collective run alone does to its ports, for weft_net_hold_ports(). A period
+ * starts when a transfer arrives at an idle queue and ends when the queue has served all
+ * it holds, rounded outwards to the picosecond. Memory: 16 bytes per period (at most one
+ * per transfer and port).
+ */
+void weft_net_record_port_busy(weft_net_t *net, const gint *edges, guint n);
+
+/** weft_net_recorded_port_busy: @edge's periods (weft_net_busy_t, in order), or NULL. */
+const GArray *weft_net_recorded_port_busy(const weft_net_t *net, gint edge);
+
+/**
+ * weft_net_ports_idle:
+ * @net: an analytical network with the guard enabled.
+ * @edges: (array length=n): port edges.
+ * Returns: TRUE when every one of @edges has an empty queue now (all the bytes queued on
+ * it served, to the picosecond) and none is reserved past now. Transfers in flight may
+ * still cross them: once their bytes are served at a port, nothing they do there affects
+ * a later transfer. Time complexity: O(n).
+ */
+gboolean weft_net_ports_idle(const weft_net_t *net, const gint *edges, guint n);
+
+/**
+ * weft_net_hold_ports:
+ * @net: an analytical network with the guard enabled.
+ * @n: how many ports.
+ * @edges: (array length=n): port edges whose queues are idle (weft_net_ports_idle()).
+ * @busy: (array length=n): per port, the busy periods of the collective's run alone
+ *   (weft_net_recorded_port_busy(), offsets from now; referenced until @until_ps).
+ * @until_ps: the collective's end (absolute).
+ * @owner: as weft_net_reserve_owned().
+ *
+ * Reserves @edges for a collective run as one timed event (weft_net_reserve_owned()), but
+ * lets other transfers queue at them when they provably do not meet it: a transfer
+ * arriving at a held port is a conflict (the guard's function is called) unless the
+ * collective's queue there is empty at its arrival and the port serves the transfer (and
+ * whatever else queued there meanwhile) before the collective's next busy period. Port
+ * queues are independent of each other (net.h), so the collective and the others then
+ * take exactly the times they take apart. Time complexity: O(n) now; O(log periods) per
+ * transfer at a held port.
+ */
+void weft_net_hold_ports(weft_net_t *net, guint n, const gint *edges, GArray *const *busy,
+                         weft_time_t until_ps, void *owner);
+
+/**
+ * weft_net_is_port_edge:
+ * @topo: the cluster.
+ * @edge: a directed edge id.
+ * Returns: TRUE when @edge is an endpoint port of the analytical model (see the essay): one
+ * of its ends is not a switch (a GPU, NIC or host: a GPU's NVLinks to its NVSwitches, a
+ * GPU's PCIe to its NIC, a NIC's link to its leaf, a GPU-to-GPU link), FALSE for a link
+ * between two switches (NVSwitch or network switch). O(1).
+ */
+gboolean weft_net_is_port_edge(const weft_topo_t *topo, gint edge);
 
 /**
  * weft_net_credit:
@@ -607,7 +703,8 @@ weft_net_model_t weft_net_model(const weft_net_t *net);
  * Flow: the rates of the transfers sharing the edge's component are re-solved
  * at the current instant (batched with other changes). Routes do not change
  * (rerouting around a failed link is the fault module's business). The
- * analytical model ignores capacities (it reads route rates from the fabric state).
+ * analytical model ignores this call (it reads route rates and its ports'
+ * capacities from the fabric state: weft_net_set_link_fraction()).
  * Time complexity: O(1) now plus its part of the next solve.
  */
 void weft_net_set_link_capacity(weft_net_t *net, gint edge, double capacity_Bps);

@@ -72,7 +72,36 @@ typedef struct {
     weft_time_t t0;
     guint64 *flow;               /* per pair: the flow id of its next transfer (owned) */
     const weft_route_t ***slots; /* per pair: its entry's slot routes (owned array) */
+    void *owner;                 /* the block's owner: its own reservations are no conflict */
 } pair_cursor_t;
+
+/* Analytical: a transfer running at its own rate at a port, an entry of port_queue_t.adm. */
+typedef struct {
+    weft_time_t end; /* the end of its bandwidth phase */
+    double u;        /* its wire rate x share over the port's capacity */
+} port_adm_t;
+
+/* Analytical: the state of an endpoint port (an edge with an end that is not a switch;
+ * weft_net_is_port_edge()), net.h "analytical": the transfers admitted at their own rates
+ * (a min-heap by end, and the sum of their u), the end of the last transfer it delayed,
+ * and its work queue: when it will have served every byte that arrived in its current
+ * busy period at its capacity, as whole picoseconds plus a fraction in [0, 1), so that
+ * shares that fill it exactly add up without rounding. */
+typedef struct {
+    weft_time_t free_ps;
+    double free_frac;
+    weft_time_t delayed_until; /* end of the last transfer it delayed */
+    weft_time_t busy_until;    /* when all of the above are over (rounded up) */
+    double u_sum;
+    port_adm_t *adm;
+    guint n_adm, cap_adm;
+} port_queue_t;
+
+/* Analytical: a timed collective's hold on a port (weft_net_hold_ports()). */
+typedef struct {
+    const GArray *busy; /* its queue's busy periods alone (weft_net_busy_t, offsets), or NULL */
+    weft_time_t t0;     /* the collective's start */
+} port_hold_t;
 
 /* What a network model does; one static table per model. */
 typedef struct {
@@ -181,6 +210,7 @@ struct weft_net {
     /* the edge guard (weft_net_enable_guard()); NULL until enabled */
     guint32 *active;             /* per edge: transfers in flight whose route crosses it */
     weft_time_t *reserved_until; /* per edge: end of the timed collective holding it */
+    void **reserved_owner;       /* per edge: its holder (weft_net_reserve_owned()), or NULL */
     weft_net_conflict_fn conflict;
     void *conflict_ctx;
     /* pair blocks (weft_net_add_pair_block()): a binary min-heap by (next, seq) */
@@ -190,6 +220,12 @@ struct weft_net {
     weft_net_pair_conflict_fn pair_conflict;
     void *pair_conflict_ctx;
     GArray *xrec; /* weft_net_record_transfers(): of weft_net_xfer_rec_t, or NULL */
+    /* analytical: per edge, whether it is an endpoint port, and its FIFO queue (NULL under
+     * flow) */
+    guint8 *is_port;
+    port_queue_t *ports;
+    port_hold_t *holds;  /* per edge (NULL until the first hold) */
+    GArray **port_busy;  /* per edge: its queue's busy periods recorded, or NULL (NULL: none) */
 };
 
 /* net.c */

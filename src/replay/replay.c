@@ -461,6 +461,9 @@ typedef struct {
      * last one's end, for weft_net_add_blocks() */
     GArray **phases;
     weft_time_t *span_ps;
+    /* analytical: per canonical edge that is a port, its queue's busy periods alone
+     * (weft_net_recorded_port_busy()), else NULL; for weft_net_hold_ports() */
+    GArray **port_busy;
     /* analytical: the endpoint pairs whose routes have an ECMP choice (all of equal latency
      * and rate), n_ecmp of them in signature order, and each one's transfers as the run
      * alone recorded them (GArray of weft_net_xfer_rec_t), for weft_net_add_pair_block() */
@@ -476,6 +479,9 @@ typedef struct {
 struct comm_memo {
     memo_t *memo; /* NULL: this (communicator, plan) runs at transfer level */
     gint *edges;
+    gint *ports;  /* analytical: those of @edges that are endpoint ports (net.h) */
+    GArray **port_busy; /* their busy periods alone (the memo's) */
+    guint n_ports;
     gint *ecmp_v; /* the vertices (source, destination) of the memo's ECMP pairs */
     struct coarse *coarse; /* the aggregate flow (coarse_build()), NULL until built */
     gboolean coarse_refused;
@@ -511,6 +517,12 @@ memo_free(gpointer p)
         }
     }
     g_free(m->phases);
+    for (guint c = 0; m->port_busy != NULL && c < m->n_edges; c++) {
+        if (m->port_busy[c] != NULL) {
+            g_array_unref(m->port_busy[c]);
+        }
+    }
+    g_free(m->port_busy);
     g_free(m->span_ps);
     g_free(m->ecmp_n);
     g_free(m->ecmp_last);
@@ -532,6 +544,8 @@ comm_memo_free(gpointer p)
 {
     comm_memo_t *cm = p;
     g_free(cm->edges);
+    g_free(cm->ports);
+    g_free(cm->port_busy);
     g_free(cm->ecmp_v);
     coarse_free(cm->coarse);
     g_free(cm);
@@ -559,10 +573,46 @@ intern_edge(GHashTable *idx, GArray *order, gint e, gboolean *added)
     return GPOINTER_TO_UINT(v);
 }
 
+/* Whether @a and @b cross the same endpoint ports (weft_net_is_port_edge()), in the same
+ * order, with the same shares: what an analytical transfer's queueing depends on. */
+static gboolean
+same_ports(replay_t *R, const weft_route_t *a, const weft_route_t *b)
+{
+    guint pa = 0, ka = 0, pb = 0, kb = 0;
+    for (;;) {
+        /* the next port of each, or the end */
+        while (pa < a->n_paths &&
+               (ka >= a->path_off[pa + 1] || !weft_net_is_port_edge(R->topo, a->edges[ka]))) {
+            if (ka >= a->path_off[pa + 1]) {
+                pa++;
+            } else {
+                ka++;
+            }
+        }
+        while (pb < b->n_paths &&
+               (kb >= b->path_off[pb + 1] || !weft_net_is_port_edge(R->topo, b->edges[kb]))) {
+            if (kb >= b->path_off[pb + 1]) {
+                pb++;
+            } else {
+                kb++;
+            }
+        }
+        if (pa >= a->n_paths || pb >= b->n_paths) {
+            return pa >= a->n_paths && pb >= b->n_paths;
+        }
+        if (a->edges[ka] != b->edges[kb] || a->share[pa] != b->share[pb]) {
+            return FALSE;
+        }
+        ka++;
+        kb++;
+    }
+}
+
 /*
- * Whether every ECMP route from @vs to @vd (one per slot) has the same latency and rate, so
- * that an analytical transfer takes the same time whichever it hashes to; the first into
- * *@first. O(WEFT_FABRIC_ECMP_SLOTS) route lookups.
+ * Whether every ECMP route from @vs to @vd (one per slot) has the same latency and rate, and
+ * crosses the same endpoint ports with the same shares (same_ports()), so that an analytical
+ * transfer takes the same time whichever it hashes to (its queueing happens at the ports,
+ * net.h); the first into *@first. O(WEFT_FABRIC_ECMP_SLOTS x route length).
  */
 static gboolean
 ecmp_uniform(replay_t *R, gint vs, gint vd, const weft_route_t **first)
@@ -573,7 +623,8 @@ ecmp_uniform(replay_t *R, gint vs, gint vd, const weft_route_t **first)
     }
     for (guint s = 1; s < WEFT_FABRIC_ECMP_SLOTS; s++) {
         const weft_route_t *r = weft_fabric_route_slot(R->fabric, vs, vd, s, NULL);
-        if (r == NULL || r->latency_ps != r0->latency_ps || r->rate_Bps != r0->rate_Bps) {
+        if (r == NULL || r->latency_ps != r0->latency_ps || r->rate_Bps != r0->rate_Bps ||
+            !same_ports(R, r0, r)) {
             return FALSE;
         }
     }
@@ -628,6 +679,28 @@ memo_signature(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices,
             weft_coll_sig_f64(sig, u->rate_Bps);
             g_array_append_val(ecmp_v, vs);
             g_array_append_val(ecmp_v, vd);
+            if (weft_net_model(R->net) == WEFT_NET_ANALYTICAL) {
+                /* its ports (the same on every slot) are where its transfers queue with the
+                 * others': canonical edges of the collective, guarded while it is timed */
+                for (guint p = 0; p < u->n_paths; p++) {
+                    for (guint32 j = u->path_off[p]; j < u->path_off[p + 1]; j++) {
+                        gint e = u->edges[j];
+                        if (!weft_net_is_port_edge(R->topo, e)) {
+                            continue;
+                        }
+                        gboolean added = FALSE;
+                        guint id = intern_edge(canon, edges, e, &added);
+                        if (added) {
+                            weft_coll_sig_u64(sig, G_MAXUINT64 - 1);
+                            weft_coll_sig_f64(sig, weft_topo_edge_bw(R->topo, e));
+                            weft_coll_sig_u64(sig, (guint64)weft_topo_edge_latency(R->topo, e));
+                            weft_coll_sig_u64(sig, (guint64)weft_topo_edge_kind(R->topo, e));
+                        }
+                        weft_coll_sig_f64(sig, u->share[p]);
+                        weft_coll_sig_u64(sig, id);
+                    }
+                }
+            }
             continue;
         }
         if (!weft_fabric_route_is_fixed(R->fabric, vs, vd)) {
@@ -664,6 +737,20 @@ memo_signature(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices,
     return TRUE;
 }
 
+/* The busy periods of the ports among @edges in the run alone on @net, into @m (whose
+ * n_edges is set). */
+static void
+memo_port_busy(memo_t *m, const weft_net_t *net, const GArray *edges)
+{
+    m->port_busy = g_new0(GArray *, MAX(edges->len, 1u));
+    for (guint c = 0; c < edges->len; c++) {
+        const GArray *b = weft_net_recorded_port_busy(net, g_array_index(edges, gint, c));
+        if (b != NULL) {
+            m->port_busy[c] = g_array_ref((GArray *)b);
+        }
+    }
+}
+
 /* Runs @plan alone on an idle copy of the network: the memo of its signature. */
 static gboolean memo_from_transfers(replay_t *R, memo_t *m, const GArray *edges,
                                     const GArray *ecmp_v, const GArray *recs);
@@ -691,6 +778,9 @@ memo_measure(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices, co
     } else if (analytical) {
         weft_net_record_phases(net, (const gint *)(void *)edges->data, edges->len);
     }
+    if (analytical || recs != NULL) {
+        weft_net_record_port_busy(net, (const gint *)(void *)edges->data, edges->len);
+    }
     weft_time_t ps = weft_coll_time_full(sim, net, plan, vertices, NULL, error);
     if (ps < 0) {
         return NULL;
@@ -707,6 +797,7 @@ memo_measure(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices, co
                         weft_coll_op_name(plan->op), plan->n_members);
             return NULL;
         }
+        memo_port_busy(m, net, edges);
         return m;
     }
     m->n_edges = edges->len;
@@ -734,6 +825,9 @@ memo_measure(replay_t *R, const weft_coll_plan_t *plan, const gint *vertices, co
                 m->span_ps[c] = MAX(m->span_ps[c], ph->end_ps);
             }
         }
+    }
+    if (analytical) {
+        memo_port_busy(m, net, edges);
     }
     m->stats = *weft_net_stats(net);
     /* flow with ECMP pairs (collective_detail = coarse): the duration alone only */
@@ -936,6 +1030,17 @@ comm_memo(replay_t *R, guint c, const weft_coll_plan_t *plan, const gint *vertic
         return cm; /* the same signature over another DAG: never seen, but never assumed */
     }
     cm->memo = m;
+    if (m->phases != NULL) {
+        cm->ports = g_new(gint, MAX(edges->len, 1u));
+        cm->port_busy = g_new(GArray *, MAX(edges->len, 1u));
+        for (guint i = 0; i < edges->len; i++) {
+            gint e = g_array_index(edges, gint, i);
+            if (m->port_busy[i] != NULL) {
+                cm->port_busy[cm->n_ports] = m->port_busy[i];
+                cm->ports[cm->n_ports++] = e;
+            }
+        }
+    }
     cm->edges = (gint *)(void *)g_array_free(g_steal_pointer(&edges), FALSE);
     if (ecmp_v != NULL && ecmp_v->len > 0) {
         cm->ecmp_v = (gint *)(void *)g_array_free(g_steal_pointer(&ecmp_v), FALSE);
@@ -954,6 +1059,12 @@ on_timed_coll_done(void *ctx, void *data)
     for (guint c = 0; m->phases == NULL && c < m->n_edges; c++) {
         gint e = ci->timed->edges[c];
         weft_net_credit(R->net, e, m->bytes[c], m->busy_ps[c], m->peak[c]);
+        if (R->edge_holder[e] == ci) {
+            R->edge_holder[e] = NULL;
+        }
+    }
+    for (guint c = 0; m->phases != NULL && c < ci->timed->n_ports; c++) {
+        gint e = ci->timed->ports[c];
         if (R->edge_holder[e] == ci) {
             R->edge_holder[e] = NULL;
         }
@@ -983,10 +1094,19 @@ timed_coll_start(replay_t *R, coll_inst_t *ci, const weft_coll_plan_t *plan, con
     }
     *cached = cm;
     if (cm->memo != NULL && cm->memo->phases != NULL) {
-        /* Analytical: a transfer's timing never depends on others, so the collective is
-         * timed whatever shares its links; its links' busy time and peak are replayed with
-         * whatever does (weft_net_add_blocks()). */
+        /* Analytical: a transfer's timing depends on others only through the endpoint
+         * ports they share (net.h), so the collective is timed when no transfer is in
+         * flight on its ports and no timed collective holds them, and it holds them for
+         * its span, as under flow; its other links may carry anything: their busy time
+         * and peak are replayed with whatever does (weft_net_add_blocks()). */
+        if (!weft_net_ports_idle(R->net, cm->ports, cm->n_ports)) {
+            return FALSE;
+        }
         weft_time_t end = weft_sim_now(R->sim) + cm->memo->duration_ps;
+        weft_net_hold_ports(R->net, cm->n_ports, cm->ports, cm->port_busy, end, ci);
+        for (guint c = 0; c < cm->n_ports; c++) {
+            R->edge_holder[cm->ports[c]] = ci;
+        }
         /* its bytes now, while the links are at hand (sums of fixed-point bytes do not
          * depend on their order, and links are read after the run) */
         const memo_t *m = cm->memo;
