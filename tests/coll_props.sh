@@ -15,6 +15,12 @@
 set -u
 : "${WEFT:?set by make check}" "${WEFT_SRCDIR:?}"
 . "$WEFT_SRCDIR/tests/testlib.sh"
+# Minutes of simulation: the sanitizer pass of .ci/run (WEFT_VALIDATE=0) leaves it to the
+# second pass, as it does the end-to-end validation.
+if [ "${WEFT_VALIDATE:-}" = 0 ]; then
+    echo "skipped: the property sweep (WEFT_VALIDATE=0)"
+    exit 77
+fi
 
 top="$WEFT_SRCDIR/topologies"
 # AWS p5 over 4 nodes: the bundled 2-node file with nodes = 4.
@@ -53,6 +59,10 @@ switch-8 all_reduce tree simple 8388608 8388608 tree Simple moves whole 512 KiB 
 p5-h100-4node all_reduce tree ll128 16777216 67108864 under flow only (+53 % at 32 MiB; analytical +9 %): the efficiency a tree runs at is algbw / (ppn x NIC), but a double binary tree over >= 3 nodes sends 2 S per node (an interior node: up to its parent and down to 2 children), so the flow model, which shares each head GPU's NICs among its peers and the two trees, delivers half of AWS's bandwidth (the tree's efficiency normalization; the analytical model does not share those NICs)
 b200-efa-4 all_reduce nvls_tree simple 33554432 33554432 AWS's tuner takes NVLS tree at 32 MiB (B200 has no LL128 in NCCL 2.20's tables): simulated 925 us against AWS's 333; the NVLS tree plan cuts NVLS's chunk rule (32 KiB here) where NCCL 2.20.3 has its own for NVLS tree (64 KiB at >= 4 nodes, enqueue.cc computeCollChunkInfo()), and EFA's 3 us per message then caps each GPU's path at 10.9 GB/s (NVLS tree chunking)
 p5-h100-4node all_reduce ring ll128 134217728 268435456 AWS's v1.8.1 model gives the ring 8 channels x 4 rails x 12.5 GiB/s = 429 GB/s of algorithm bandwidth, twice what the NICs carry for a ring (8 x 50 GB/s x n / 2(n-1) = 206 GB/s); the executor cannot beat the links
+* all_reduce nvls_tree simple 1048576 268435456 NVLS tree across nodes (+26-49 % at 4 nodes): since the analytical model serializes at endpoint ports (issue 16, item 4) the head GPUs' NICs carry the two trees' transfers to the parent and both children one after another, as flow shares them, and the plan then runs at 67-82 % of NCCL's formula (doc/collectives.md, NVLS tree beyond 2 nodes; open: the pipeline of the tree's phases under shared ports)
+* all_reduce tree ll128 1048576 268435456 the tree's efficiency is NCCL's algbw / (ppn x NIC), but a double binary tree over >= 3 nodes sends up to 2 S per node through an interior node's NIC, which both network models now share (flow fairly, analytical at the ports): the tree runs at about half of NCCL's figure (open: normalize the tree's efficiency by its plan's NIC load)
+* all_gather ring ll 1048576 8388608 across racks the ring's LL runs few 32 KiB chunks per channel store-and-forward over 143 hops (ring chunking, as the LL128 rows above)
+* reduce_scatter ring ll 1048576 8388608 as all_gather: LL ring chunks
 EOF
 
 # Exceptions to (a): cluster, operation, the size that is faster than the one before, why.
@@ -60,6 +70,10 @@ cat >"$tmp/mono_exceptions" <<'EOF'
 * broadcast 524288 ring LL at 128 KiB runs 1-4 chunks of 32 KiB per channel store-and-forward down the chain (fill of n-1 chunks); ring LL128 at 512 KiB pays it once per channel (ring chunking, see the broadcast exceptions above)
 * reduce 524288 as broadcast
 b200-efa-4 all_reduce 134217728 ring Simple at 128 MiB (699 us) after NVLS tree at 32 MiB (925 us): the NVLS tree plan's chunking (see the exception to (b) above)
+* all_reduce 524288 NVLS tree at 512 KiB after tree LL at 256 KiB on InfiniBand clusters of >= 3 nodes: NCCL's formula prices tree LL below NVLS tree, the simulation runs the tree slower than the formula (the tree efficiency exception to (b) above)
+* all_gather 2097152 ring LL at 1 MiB slower than the protocol chosen at 2 MiB: LL ring chunks store-and-forward (the ring LL exception above)
+* reduce_scatter 2097152 as all_gather
+switch-8 all_reduce 33554432 tree Simple fill at 8-16 MiB (the switch-8 exception to (b) above) makes 16 MiB slower than 32 MiB's choice
 EOF
 
 # check FILE CLUSTER OP: the two properties on one table; prints offending rows.
@@ -195,11 +209,15 @@ awk -v d="$t_def" -v f="$t_fine" -v c="$t_coarse" -v l="$t_lat" 'BEGIN {
 # 335.89 us, once the latency NCCL does not charge is taken off: the simulation's EFA hop
 # costs 20 us one-way where NCCL's tree LL charges 5 us, the excess measured at 8 B (55.20
 # - 25.20 = 30 us); what is left of the fill is within 1/8 of NCCL's bandwidth time
-# (335.89 - 25.20 = 310.69 us).
+# (335.89 - 25.20 = 310.69 us). Since the analytical model serializes at endpoint ports
+# (issue 16, item 4), a head GPU's NIC carries both trees' transfers one after another, as
+# under flow, which NCCL's figure already counts in its efficiency: the excess is at most
+# the bandwidth time again (an interior NIC's 2 S), plus the 1/8 fill: x <= 310.69 x 9/8
+# (measured 141.78 us; the tree's efficiency normalization is open, doc/collectives.md).
 awk -v d="$t_def" -v l="$t_lat" 'BEGIN { x = d - (l - 25.20) - 335.89
         printf "     tree LL 2 MiB: %.2f us over NCCL once the EFA latency is off\n", x
-        exit !(x >= -0.05 * 335.89 && x <= 310.69 / 8) }' &&
-    ok "tree LL 2 MiB on the p5: NCCL's 335.89 us + EFA's latency, fill within 1/8" ||
+        exit !(x >= -0.05 * 335.89 && x <= 310.69 * 9 / 8) }' &&
+    ok "tree LL 2 MiB on the p5: NCCL's 335.89 us + EFA's latency, at most the shared NIC's excess" ||
     bad "tree LL 2 MiB on the p5: $t_def us"
 
 # AWS's model by hand on the 4-node p5 (32 ranks, 8 per node; tuner_ofi.h):

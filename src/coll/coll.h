@@ -329,7 +329,7 @@ typedef struct {
     weft_time_t step_inter_ps; /* per delivered transfer across domains */
     double efficiency;         /* payload bytes per wire byte, (0, 1] */
     double efficiency_intra;   /* the same for transfers inside an NVLink domain; 0 = efficiency */
-    double efficiency_shared;  /* efficiency under a model that shares links (flow): without
+    double efficiency_shared;  /* efficiency where the network model shares links (both do): without
                                   the factors that stand for sharing the model simulates
                                   itself (NVLS tree's bwInter / 2 beyond 2 nodes); 0 =
                                   efficiency */

@@ -105,9 +105,10 @@ weft_coll_i_xfer_rate(const weft_coll_exec_t *exec, guint8 flags, guint16 sharin
                       double route_Bps, gboolean analytical, double *eff, double *cap)
 {
     *eff = exec->efficiency > 0.0 ? exec->efficiency : 1.0;
-    if (!analytical && exec->efficiency_shared > 0.0) {
-        /* the flow model shares the links itself (e.g. an NVLS tree node's NIC between
-         * its parent and its two children): NCCL's figure without its factor for that */
+    if (exec->efficiency_shared > 0.0) {
+        /* both models share the links themselves (flow by max-min fairness, analytical by
+         * serializing at the endpoint ports, net.h), e.g. an NVLS tree node's NIC between
+         * its parent and its two children: NCCL's figure without its factor for that */
         *eff = exec->efficiency_shared;
     }
     if (!(flags & WEFT_COLL_XFER_INTER) && exec->efficiency_intra > 0.0) {

@@ -247,7 +247,7 @@ typedef struct {
                                * bound (weft_coll_model_time()) */
     double efficiency;        /* NCCL's bandwidth / what the cluster's links would allow */
     double efficiency_intra;  /* CollNet across nodes: its NVLink part's, 0 = efficiency */
-    double efficiency_shared; /* under flow, NVLS tree beyond 2 nodes: without bwInter / 2 */
+    double efficiency_shared; /* NVLS tree beyond 2 nodes: without bwInter / 2 */
     guint64 nccl_bytes;       /* nBytes as NCCL counts it (all-gather: n x S) */
     weft_time_t msg_ps;       /* per-message cost charged to network messages; 0 = none */
     guint64 msg_bytes;        /* NCCL's bytes per network message for the choice */
@@ -305,16 +305,16 @@ gboolean weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system
  *    move at NVLink speed, pipelined with it. Charging them the network's
  *    efficiency as well ran CollNet at 2.4x NCCL's own time on 4 DGX H100 (1
  *    GiB all-reduce). 0 (the efficiency for every transfer) for the others;
- *  - efficiency_shared = for NVLS tree beyond 2 nodes, the efficiency under the
- *    flow model (costs->efficiency_shared): NCCL's NVLS tree bandwidth halves the
+ *  - efficiency_shared = for NVLS tree beyond 2 nodes, the efficiency both network
+ *    models charge (costs->efficiency_shared): NCCL's NVLS tree bandwidth halves the
  *    inter-node speed there (min(bwIntra, bwInter / 2), tuning.cc) because an
  *    interior node of NCCL's trees sends and receives through its NIC for its
- *    parent and its two children; the plan has those transfers, and the flow
- *    model shares the NIC among them, so the efficiency it charges is NCCL's
+ *    parent and its two children; the plan has those transfers, and both models
+ *    share the NIC among them (flow fairly, analytical at the NIC's ports, net.h), so the efficiency it charges is NCCL's
  *    figure with min(bwIntra, bwInter). Charging the halved one on top ran a 1
  *    GiB all-reduce over 8 DGX H100 nodes at busbw 129 GB/s (NCCL's formula
- *    318). The analytical model, which does not share a NIC between pairs,
- *    keeps the halved figure; 0 for the others;
+ *    318). (Before the analytical model serialized at ports it kept the halved
+ *    figure.) 0 for the others;
  *  - channel_Bps = 0 (no cap: the efficiency already scales the rate);
  *  - msg_ps, msg_bytes = the NIC's per-message cost (sys->net_msg_ps) and the
  *    bytes NCCL puts in one network message for the choice (Simple: one step
