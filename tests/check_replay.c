@@ -308,8 +308,8 @@ END_TEST
 /* Rank 0 of a ring of 4 belongs to {0,1} (pg "1") and {0,3} (pg "2") and issues an
  * all-reduce of S = 1e6 B in each at time 0; rank 2 computes 1 us. The two groups use
  * different links (0-1, 0-3). Each all-reduce alone: 2(n-1) = 2 steps of 0.5 us + (S/2)/B =
- * 0.5 + 10 us = 21 us (sub_communicators_run_side_by_side). One stream per communicator
- * (the default): both run at once, step 21 us. One stream per rank: rank 0 runs the first
+ * 0.5 + 10 us = 21 us (sub_communicators_run_side_by_side). One stream per communicator:
+ * both run at once, step 21 us. One stream per rank (the default): rank 0 runs the first
  * ready (pg "1", node 1) then the other, 42 us. */
 static void
 write_two_groups_of_rank0(const char *name)
@@ -336,15 +336,16 @@ START_TEST(each_communicator_has_its_own_stream)
     ck_assert(g_file_set_contents(groups, "{\"1\": [0, 1], \"2\": [0, 3]}", -1, NULL));
     g_autoptr(weft_topo_t) topo = ring(4);
     GError *err = NULL;
-    g_autoptr(weft_replay_result_t) res = replay(topo, "twogroups", groups, &err);
+    weft_replay_options_t per_comm = {.comm_streams = WEFT_REPLAY_STREAMS_COMMUNICATOR};
+    g_autoptr(weft_replay_result_t) res = replay_opts(topo, "twogroups", groups, &per_comm, &err);
     ck_assert_msg(res != NULL, "%s", err ? err->message : "");
     ck_assert_int_eq(res->step_ps, 21000000);
     ck_assert_int_eq(res->ranks[1].finish_ps, 21000000);
     ck_assert_int_eq(res->ranks[3].finish_ps, 21000000);
     assert_accounting(res);
 
-    weft_replay_options_t one = {.comm_streams = WEFT_REPLAY_STREAMS_RANK};
-    g_autoptr(weft_replay_result_t) serial = replay_opts(topo, "twogroups", groups, &one, &err);
+    /* the default: one stream per rank */
+    g_autoptr(weft_replay_result_t) serial = replay(topo, "twogroups", groups, &err);
     ck_assert_msg(serial != NULL, "%s", err ? err->message : "");
     ck_assert_int_eq(serial->step_ps, 42000000);
     ck_assert_int_eq(serial->ranks[1].finish_ps, 21000000); /* pg "1" first */

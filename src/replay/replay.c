@@ -26,8 +26,8 @@ static const char *const detail_names[] = {
 };
 const weft_enum_t weft_replay_detail_enum = {"collective detail", detail_names};
 static const char *const streams_names[] = {
-    [WEFT_REPLAY_STREAMS_COMMUNICATOR] = "communicator",
     [WEFT_REPLAY_STREAMS_RANK] = "rank",
+    [WEFT_REPLAY_STREAMS_COMMUNICATOR] = "communicator",
     NULL,
 };
 static const weft_enum_t weft_replay_streams_enum = {"collective streams", streams_names};
@@ -40,10 +40,11 @@ const weft_key_t weft_replay_keys[] = {
      "transfers: simulate every transfer; coarse: auto, and under flow a large ring collective "
      "that cannot be timed exactly runs as one aggregate flow (approximate: doc/replay.md)",
      .choices = &weft_replay_detail_enum, .field = WEFT_KEY_FIELD(weft_replay_config_t, detail)},
-    {"collectives", "streams", WEFT_KEY_ENUM, "communicator",
-     "communicator: a rank runs each communicator's collectives in order on its own stream, "
-     "and different communicators' at once (PyTorch: one NCCL stream per process group); "
-     "rank: all of a rank's collectives one at a time, in the order they became ready",
+    {"collectives", "streams", WEFT_KEY_ENUM, "rank",
+     "rank: all of a rank's collectives one at a time, in the order they became ready; "
+     "communicator: each communicator's collectives in order on its own stream, different "
+     "communicators' at once (PyTorch: one NCCL stream per process group; more faithful, "
+     "but concurrent collectives run transfer by transfer: slow on large steps, doc/replay.md)",
      .choices = &weft_replay_streams_enum,
      .field = WEFT_KEY_FIELD(weft_replay_config_t, streams)},
     {"compute", "duration_scale", WEFT_KEY_NUMBER, "1",
@@ -2194,7 +2195,7 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
     R.wl = wl;
     R.rank_gpu = opts != NULL ? opts->rank_gpu : NULL;
     R.compute_scale = opts != NULL && opts->compute_scale > 0 ? opts->compute_scale : 1.0;
-    R.comm_streams = opts != NULL ? opts->comm_streams : WEFT_REPLAY_STREAMS_COMMUNICATOR;
+    R.comm_streams = opts != NULL ? opts->comm_streams : WEFT_REPLAY_STREAMS_RANK;
     R.observer = opts != NULL ? opts->observer : NULL;
     if (opts != NULL && opts->planner != NULL) {
         R.planner = opts->planner;

@@ -143,17 +143,21 @@ typedef enum {
 
 /**
  * Which collectives of a rank run one after another (scenario key collectives.streams).
- * COMMUNICATOR (the default): one in-order stream per communicator, as PyTorch runs them:
+ * RANK (the default, 0): one stream for all of a rank's collectives, in the order they
+ * became ready. COMMUNICATOR: one in-order stream per communicator, as PyTorch runs them:
  * ProcessGroupNCCL gives each process group its own NCCL stream per device
  * (torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp, ncclStreams_, PyTorch 2.4), and
  * Megatron-LM's tensor-, data- and pipeline-parallel groups are separate process groups, so
  * a data-parallel reduce-scatter runs beside the tensor-parallel collectives that follow it.
- * RANK: one stream for all of a rank's collectives, in the order they became ready (weft
- * before issue 16; a trace recorded on one stream).
+ * COMMUNICATOR is the more faithful; it is not the default because collectives that run
+ * at once share ports, so they cannot run as one timed event (collectives.detail = auto)
+ * and a large step runs transfer by transfer: GPT-3 175B on 2,048 H100 takes over 16 min
+ * under analytical instead of 90 s (issue 16; doc/replay.md). It moves that step from
+ * 8.31 s to 8.07 s (measured 9.02 s).
  */
 typedef enum {
-    WEFT_REPLAY_STREAMS_COMMUNICATOR = 0,
-    WEFT_REPLAY_STREAMS_RANK,
+    WEFT_REPLAY_STREAMS_RANK = 0,
+    WEFT_REPLAY_STREAMS_COMMUNICATOR,
 } weft_replay_streams_t;
 
 /** The replay's keys (weft_replay_keys[]: collectives.detail, collectives.streams,
@@ -193,7 +197,7 @@ typedef struct {
      * WEFT_COLL_ERROR_UNSUPPORTED. */
     weft_coll_algo_t plain_algo[WEFT_COLL_N_OPS];
     weft_replay_detail_t collective_detail;
-    weft_replay_streams_t comm_streams; /* COMMUNICATOR (0): one stream per communicator */
+    weft_replay_streams_t comm_streams; /* RANK (0): one stream per rank; or per communicator */
     /* (nullable) AUTO only: signatures (GBytes, g_bytes_hash/equal, owning its keys) of
      * collective shapes that must run at transfer level; a run that finds one of its timed
      * collectives not alone adds its signature here and fails with
