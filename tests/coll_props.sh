@@ -135,12 +135,17 @@ if check "$tmp/fake2" nowhere all_reduce >/dev/null; then bad "checker misses +3
 : >"$tmp/used"
 for f in "$top"/*.ini "$tmp/p5-h100-4node.ini" "$tmp/b200-efa-4.ini"; do
     cl=$(basename "$f" .ini)
+    # Two NVL72 racks: 4 GPUs of each (the rack alone is gb200-nvl72.ini, all 72); 144
+    # GPUs take minutes and GBs per size (every NVLS down transfer waits for all 72 ups).
+    sub=""
+    [ "$cl" = gb200-nvl72-2rack ] && sub="--gpus-per-node 4"
     for op in all_reduce all_gather reduce_scatter alltoall broadcast reduce; do
         # the first 4 nodes of a larger cluster; all of a smaller one
-        if ! "$WEFT" coll --cluster "$f" --nodes 4 --op "$op" -b 8 -e 256M -f 4 \
+        # shellcheck disable=SC2086
+        if ! "$WEFT" coll --cluster "$f" --nodes 4 $sub --op "$op" -b 8 -e 256M -f 4 \
             >"$tmp/t" 2>"$tmp/err"; then
             if ! grep -q -- "--nodes 4" "$tmp/err" ||
-                ! "$WEFT" coll --cluster "$f" --op "$op" -b 8 -e 256M -f 4 >"$tmp/t" 2>"$tmp/err"; then
+                ! "$WEFT" coll --cluster "$f" $sub --op "$op" -b 8 -e 256M -f 4 >"$tmp/t" 2>"$tmp/err"; then
                 bad "$cl $op: weft coll failed"; sed 's/^/     /' "$tmp/err"; continue
             fi
         fi
