@@ -177,6 +177,15 @@ for s in "$WEFT_SRCDIR"/studies/*.ini; do
     failed=0
     case $name in
     spine-oversubscription-gpt3) set -- --shard 2/3 ;;
+    fabric-collectives)
+        # 16 points under flow on 128 GPUs, up to 1 GiB (a minute or two; NCCL's chunk
+        # counts since issue 16's exact plan budget): the sanitizer pass of .ci/run
+        # (WEFT_VALIDATE=0) leaves it to the second pass, as it does the e2e validation
+        if [ "${WEFT_VALIDATE:-}" = 0 ]; then
+            echo "skipped: bundled study $name (WEFT_VALIDATE=0)"
+            continue
+        fi
+        set -- ;;
     coll-algo-superpod) set -- ; failed=6 ;; # nvls across nodes, at 6 sizes (its header)
     *) set -- ;;
     esac
