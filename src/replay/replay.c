@@ -228,6 +228,10 @@ struct replay {
     guint64 p2p_count;                /* messages matched or waiting, over the run */
     GArray *finish_stack;             /* (rank, node) pairs to finish at the current time */
     GError *error;                    /* first runtime error; stops the simulation */
+    /* the first timed collective found not alone (WEFT_REPLAY_ERROR_DETAIL_CONFLICT): the
+     * run goes on, inexact from then on, to name every shape that meets other traffic in
+     * this attempt (opts->detail_banned), and then fails with it (on_detail_conflict()) */
+    GError *conflict;
     guint64 collectives;
     weft_fault_run_t *faults; /* the armed in-step faults, or NULL */
     GError *stranded;         /* a collective that links a fault took down left with no path */
@@ -428,9 +432,10 @@ on_coll_done(void *ctx, guint64 key)
  * "Alone" is proven, not assumed: the network's guard (net.h, weft_net_enable_guard())
  * counts the transfers in flight on every edge, so a collective starts as one event only
  * when none crosses its edges, and it reserves them for its span; a transfer that starts
- * on a reserved edge is a conflict: the run stops (WEFT_REPLAY_ERROR_DETAIL_CONFLICT) and
- * names the collective's signature in opts->detail_banned, so that the caller reruns with
- * that shape at transfer level. Under flow every route of the plan must be fixed (a hashed
+ * on a reserved edge is a conflict: the collective's signature goes into opts->detail_banned
+ * and the run goes on, inexact from then on, naming every further shape that meets other
+ * traffic, then fails (WEFT_REPLAY_ERROR_DETAIL_CONFLICT), so that the caller reruns once
+ * with all those shapes at transfer level (a step used to rerun once per shape). Under flow every route of the plan must be fixed (a hashed
  * path would change what shares the collective's links); under analytical a pair with an
  * ECMP choice is allowed when all its routes have the same latency and rate (the transfer's
  * time is then the same on every path): its transfers take the pair's next flow ids at the
@@ -1160,7 +1165,7 @@ on_detail_conflict(void *ctx, gint edge)
 {
     replay_t *R = ctx;
     const coll_inst_t *ci = R->edge_holder[edge];
-    if (R->error != NULL || ci == NULL) {
+    if (R->error != NULL || ci == NULL || ci->timed == NULL) {
         return;
     }
     const weft_comm_t *comm = g_ptr_array_index(R->wl->comms, ci->comm);
@@ -1173,14 +1178,17 @@ on_detail_conflict(void *ctx, gint edge)
             g_hash_table_add(R->detail_banned, g_bytes_new_static(BAN_OFF_NVLINK, 1));
         }
     }
-    fail(R, g_error_new(WEFT_REPLAY_ERROR, WEFT_REPLAY_ERROR_DETAIL_CONFLICT,
+    if (R->conflict != NULL) {
+        return;
+    }
+    R->conflict = g_error_new(WEFT_REPLAY_ERROR, WEFT_REPLAY_ERROR_DETAIL_CONFLICT,
                         "collective #%u of communicator \"%s\" ran as one timed event, but a "
                         "transfer started on its link %s -> %s at %.6f us: rerun it at "
                         "transfer level",
                         ci->seq + 1, comm->name,
                         weft_topo_vertex_name(R->topo, weft_topo_edge_from(R->topo, edge)),
                         weft_topo_vertex_name(R->topo, weft_topo_edge_to(R->topo, edge)),
-                        weft_time_to_us(weft_sim_now(R->sim))));
+                        weft_time_to_us(weft_sim_now(R->sim)));
 }
 
 /* ---- coarse collectives (collective_detail = coarse, flow) ---------------------------
@@ -1386,13 +1394,16 @@ on_pair_conflict(void *ctx, void *owner, gint src, gint dst)
     if (R->detail_banned != NULL) {
         g_hash_table_add(R->detail_banned, g_bytes_ref(ci->timed->memo->sig));
     }
-    fail(R, g_error_new(WEFT_REPLAY_ERROR, WEFT_REPLAY_ERROR_DETAIL_CONFLICT,
+    if (R->conflict != NULL) {
+        return;
+    }
+    R->conflict = g_error_new(WEFT_REPLAY_ERROR, WEFT_REPLAY_ERROR_DETAIL_CONFLICT,
                         "collective #%u of communicator \"%s\" ran as one timed event, but a "
                         "transfer started from %s to %s at %.6f us while its own were still "
                         "starting there: rerun it at transfer level",
                         ci->seq + 1, comm->name, weft_topo_vertex_name(R->topo, src),
                         weft_topo_vertex_name(R->topo, dst),
-                        weft_time_to_us(weft_sim_now(R->sim))));
+                        weft_time_to_us(weft_sim_now(R->sim)));
 }
 
 /*
@@ -1995,6 +2006,7 @@ replay_clear(replay_t *R)
     g_clear_pointer(&R->p2p_free, g_array_unref);
     g_clear_pointer(&R->finish_stack, g_array_unref);
     g_clear_error(&R->error);
+    g_clear_error(&R->conflict);
     g_clear_error(&R->stranded);
     g_clear_pointer(&R->faults, weft_fault_run_free);
     if (R->detail_auto) {
@@ -2316,6 +2328,11 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
     /* the timed collectives' link phases, before anyone reads the links (and before their
      * memos go with this replay) */
     weft_net_settle(net);
+    if (R.conflict != NULL) {
+        /* what ran after the first conflict is not exact: only the shapes it named count */
+        g_clear_error(&R.error);
+        R.error = g_steal_pointer(&R.conflict);
+    }
     if (R.error == NULL) {
         R.error = fault_report(&R);
     }
