@@ -559,6 +559,32 @@ START_TEST(ini_sharp_on_a_fabric_that_cannot_reduce_is_an_error)
 }
 END_TEST
 
+START_TEST(ini_node_kind_records_its_gpu_model)
+{
+    /* dgx-a100 records the A100 on every GPU; gpu = h200 on dgx-h100 (the p5e chassis)
+     * records H200; an abstract switch of GPUs records none (no error). */
+    g_autoptr(weft_topo_t) a = load_text("a100.ini", "[cluster]\nkind = dgx-a100\n");
+    g_autoptr(GError) err = NULL;
+    const weft_hw_gpu_t *m = weft_topo_gpu_model(a, &err);
+    ck_assert_ptr_nonnull(m);
+    ck_assert_str_eq(m->name, "A100-SXM-80GB");
+    ck_assert_ptr_eq(weft_topo_vertex_gpu_model(a, weft_topo_gpu_vertex(a, 7)), m);
+    g_autoptr(weft_topo_t) h = load_text("h200.ini", "[cluster]\nkind = dgx-h100\ngpu = h200\n");
+    ck_assert_str_eq(weft_topo_gpu_model(h, NULL)->name, "H200-SXM");
+    g_autoptr(weft_topo_t) s = load_text(
+        "sw.ini", "[cluster]\nkind = switch\ngpus = 4\nlink_bandwidth = 50GB/s\nlink_latency = 1us\n");
+    ck_assert_ptr_null(weft_topo_gpu_model(s, &err));
+    ck_assert_ptr_null(err);
+    /* GraphML keeps it */
+    g_autofree char *path = g_build_filename(tmpdir, "a100.graphml", NULL);
+    ck_assert_msg(weft_topo_write_graphml(a, path, &err), "%s", err ? err->message : "");
+    g_autoptr(weft_topo_t) back = weft_topo_load(path, &err);
+    ck_assert_msg(back != NULL, "%s", err ? err->message : "");
+    ck_assert_ptr_eq(weft_topo_gpu_model(back, NULL), m);
+    ck_assert(weft_topo_equal(a, back, NULL));
+}
+END_TEST
+
 /* _i selects one bad file and the code it must give. */
 static const struct {
     const char *name;
@@ -834,6 +860,7 @@ topo_suite(void)
     tcase_add_test(tc, ini_dgx_h100_nvlink_latency_override);
     tcase_add_test(tc, ini_bundled_topologies_load);
     tcase_add_test(tc, ini_sharp_is_a_cluster_property_default_off);
+    tcase_add_test(tc, ini_node_kind_records_its_gpu_model);
     tcase_add_test(tc, ini_sharp_on_a_fabric_that_cannot_reduce_is_an_error);
     tcase_add_loop_test(tc, ini_bad_file_gives_its_error_code, 0, G_N_ELEMENTS(bad_ini));
     tcase_add_test(tc, load_missing_file_is_io_error);

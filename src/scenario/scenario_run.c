@@ -334,9 +334,10 @@ plain_forced(const weft_coll_settings_t *cs, weft_coll_algo_t *algo, char **text
  * the one-collective workload. *@label gets its name for the report.
  */
 static weft_workload_t *
-load_workload(const weft_scenario_t *sc, weft_scenario_config_t *cfg, guint n_gpus, char **label,
-              GError **error)
+load_workload(const weft_scenario_t *sc, weft_scenario_config_t *cfg, const weft_topo_t *topo,
+              char **label, GError **error)
 {
+    guint n_gpus = weft_topo_n_gpus(topo);
     const char *where = sc->source != NULL ? sc->source : "scenario";
     g_autoptr(GError) werr = NULL;
     const weft_scenario_workload_t *w = &cfg->workload;
@@ -361,11 +362,17 @@ load_workload(const weft_scenario_t *sc, weft_scenario_config_t *cfg, guint n_gp
                                  w->collective_iterations, n_ranks);
         return wl;
     }
-    /* [transformer]: the resolved spec, generated on the cluster's GPUs. */
+    /* [transformer]: the resolved spec, generated on the cluster's GPUs (their model too). */
+    const char *origin = sc->source != NULL ? sc->source : "[transformer]";
+    const weft_hw_gpu_t *model = weft_topo_gpu_model(topo, &werr);
+    if (werr != NULL || !weft_gen_spec_use_cluster_gpu(&cfg->transformer, model,
+                                                       weft_topo_name(topo), origin, &werr)) {
+        g_set_error_literal(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE, werr->message);
+        return NULL;
+    }
     g_autofree char *first = weft_scenario_i_transformer_label(sc);
     GString *text = g_string_new(first);
-    weft_workload_t *wl = weft_gen_spec_generate(
-        &cfg->transformer, n_gpus, sc->source != NULL ? sc->source : "[transformer]", &werr);
+    weft_workload_t *wl = weft_gen_spec_generate(&cfg->transformer, n_gpus, origin, &werr);
     if (wl == NULL) {
         g_string_free(text, TRUE);
         g_set_error_literal(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE, werr->message);
@@ -439,7 +446,7 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
     g_autoptr(weft_fabric_t) fabric = weft_fabric_new(run->topo);
     weft_fabric_set_ecmp_seed(fabric, (guint64)cfg.ecmp_seed);
 
-    run->workload = load_workload(sc, &cfg, weft_topo_n_gpus(run->topo), &run->trace_label, error);
+    run->workload = load_workload(sc, &cfg, run->topo, &run->trace_label, error);
     if (run->workload == NULL) {
         return NULL;
     }

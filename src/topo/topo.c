@@ -71,6 +71,7 @@ weft_topo_new(const char *name)
     topo->v_tier = g_array_new(FALSE, FALSE, sizeof(guint));
     topo->v_features = g_array_new(FALSE, FALSE, sizeof(guint));
     topo->v_msg_cost = g_array_new(FALSE, FALSE, sizeof(weft_time_t));
+    topo->v_gpu = g_ptr_array_new();
     topo->gpu_vertex = g_array_new(FALSE, FALSE, sizeof(gint));
     topo->by_name = g_hash_table_new(g_str_hash, g_str_equal);
     topo->e_from = g_array_new(FALSE, FALSE, sizeof(gint));
@@ -104,6 +105,7 @@ weft_topo_free(weft_topo_t *topo)
     g_array_free(topo->v_tier, TRUE);
     g_array_free(topo->v_features, TRUE);
     g_array_free(topo->v_msg_cost, TRUE);
+    g_ptr_array_free(topo->v_gpu, TRUE);
     g_array_free(topo->gpu_vertex, TRUE);
     g_array_free(topo->e_from, TRUE);
     g_array_free(topo->e_to, TRUE);
@@ -146,6 +148,7 @@ weft_topo_add_vertex(weft_topo_t *topo, weft_vertex_kind_t kind, const char *nam
     g_array_append_val(topo->v_features, no_tier);
     weft_time_t no_cost = 0;
     g_array_append_val(topo->v_msg_cost, no_cost);
+    g_ptr_array_add(topo->v_gpu, NULL);
     if (host >= 0) {
         topo->n_hosts = MAX(topo->n_hosts, (guint)host + 1);
     }
@@ -430,6 +433,49 @@ weft_topo_vertex_msg_cost(const weft_topo_t *topo, gint v)
 {
     CHECK_V(topo, v, 0);
     return g_array_index(topo->v_msg_cost, weft_time_t, v);
+}
+
+void
+weft_topo_set_vertex_gpu_model(weft_topo_t *topo, gint v, const weft_hw_gpu_t *gpu)
+{
+    g_return_if_fail(topo != NULL && v >= 0 && (guint)v < topo->v_name->len);
+    g_return_if_fail(!topo->finalized);
+    g_return_if_fail(gpu == NULL || weft_topo_vertex_kind(topo, v) == WEFT_VERTEX_GPU);
+    g_ptr_array_index(topo->v_gpu, v) = (gpointer)gpu;
+}
+
+const weft_hw_gpu_t *
+weft_topo_vertex_gpu_model(const weft_topo_t *topo, gint v)
+{
+    CHECK_V(topo, v, NULL);
+    return g_ptr_array_index(topo->v_gpu, v);
+}
+
+const weft_hw_gpu_t *
+weft_topo_gpu_model(const weft_topo_t *topo, GError **error)
+{
+    g_return_val_if_fail(topo != NULL, NULL);
+    g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+    guint n = weft_topo_n_gpus(topo);
+    if (n == 0) {
+        return NULL;
+    }
+    gint v0 = weft_topo_gpu_vertex(topo, 0);
+    const weft_hw_gpu_t *first = weft_topo_vertex_gpu_model(topo, v0);
+    for (guint g = 1; g < n; g++) {
+        gint v = weft_topo_gpu_vertex(topo, g);
+        const weft_hw_gpu_t *m = weft_topo_vertex_gpu_model(topo, v);
+        if (m != first) {
+            g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                        "cluster %s: GPU models differ: %s is %s but %s is %s; weft models one "
+                        "GPU model per cluster (a generated step computes alike on every rank)",
+                        topo->name, weft_topo_vertex_name(topo, v0),
+                        first != NULL ? first->name : "unrecorded", weft_topo_vertex_name(topo, v),
+                        m != NULL ? m->name : "unrecorded");
+            return NULL;
+        }
+    }
+    return first;
 }
 
 gboolean

@@ -43,6 +43,7 @@
 #include <glib.h>
 
 #include "core/time.h"
+#include "hw/hw.h"
 
 G_BEGIN_DECLS
 
@@ -215,6 +216,33 @@ void weft_topo_set_vertex_msg_cost(weft_topo_t *topo, gint v, weft_time_t cost_p
 
 /** weft_topo_vertex_msg_cost: the cost set by weft_topo_set_vertex_msg_cost(), 0 by default. */
 weft_time_t weft_topo_vertex_msg_cost(const weft_topo_t *topo, gint v);
+
+/**
+ * weft_topo_set_vertex_gpu_model:
+ * @topo: a cluster not yet finalized.
+ * @v: a GPU vertex (any vertex for NULL).
+ * @gpu: (transfer none): the GPU's catalog entry (hw/hw.h; it lives as long as the
+ *   program), or NULL: not recorded (the default; abstract clusters record none).
+ * The node-kind builders record the kind's GPU or the file's `gpu`; GraphML keeps it as
+ * the vertex attribute "gpu_model" (the catalog name). The compute model of a generated
+ * step reads it (weft_topo_gpu_model()). O(1).
+ */
+void weft_topo_set_vertex_gpu_model(weft_topo_t *topo, gint v, const weft_hw_gpu_t *gpu);
+
+/** weft_topo_vertex_gpu_model: (transfer none): the model of vertex @v, or NULL. O(1). */
+const weft_hw_gpu_t *weft_topo_vertex_gpu_model(const weft_topo_t *topo, gint v);
+
+/**
+ * weft_topo_gpu_model:
+ * The one GPU model of @topo: every GPU must record the same one (mixed models, or some
+ * GPUs with a model and some without, are an error, since weft generates a step that
+ * computes alike on every rank and a cluster file builds one node kind).
+ * Returns: (transfer none): the model, or NULL: either no GPU records one (no error set:
+ *   an abstract cluster, an ASTRA-sim network, a GraphML file without "gpu_model") or
+ *   with WEFT_TOPO_ERROR_VALUE naming the cluster, two GPUs and their models.
+ * Time complexity: O(GPUs).
+ */
+const weft_hw_gpu_t *weft_topo_gpu_model(const weft_topo_t *topo, GError **error);
 
 /**
  * weft_topo_is_abstract:

@@ -1234,6 +1234,8 @@ build_node_kind(const node_desc *d, const weft_topo_i_ini_t *c, const node_param
                 if (gv[g] < 0) {
                     return FALSE;
                 }
+                /* the compute model of a generated step reads the model (topo.h) */
+                weft_topo_set_vertex_gpu_model(topo, gv[g], gpu);
             }
         }
         /* NVSwitch chips belong to the node; to no host when the node has several. */

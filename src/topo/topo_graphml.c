@@ -8,7 +8,8 @@
  * nvswitch, nic, switch, host), name (string), host, rail, tier (numbers; -1,
  * -1, 0 when absent), features (string: "nvls", "sharp", comma-separated, ""
  * or absent for none; see weft_topo_set_vertex_features()), msg_cost_ps (number: a NIC's
- * per-message cost, 0 when absent); edge attributes kind (string: nvlink,
+ * per-message cost, 0 when absent), gpu_model (string: a GPU's hw catalog name, "" or absent
+ * when not recorded; see weft_topo_set_vertex_gpu_model()); edge attributes kind (string: nvlink,
  * pcie, infiniband, ethernet, generic), bandwidth_Bps, latency_ps, lanes (numbers; latency 0 and
  * lanes 1 when absent). Each directed edge is written, so link i is the edge
  * pair (2i, 2i+1) in document order, and reading rebuilds that order exactly;
@@ -104,6 +105,7 @@ attributed_graph(const weft_topo_t *topo, igraph_t *g, GError **error)
     igraph_strvector_t kind;
     igraph_strvector_t name;
     igraph_strvector_t features;
+    igraph_strvector_t gpu_model;
     igraph_vector_t host;
     igraph_vector_t rail;
     igraph_vector_t tier;
@@ -111,6 +113,7 @@ attributed_graph(const weft_topo_t *topo, igraph_t *g, GError **error)
     igraph_strvector_init(&kind, n);
     igraph_strvector_init(&name, n);
     igraph_strvector_init(&features, n);
+    igraph_strvector_init(&gpu_model, n);
     igraph_vector_init(&host, n);
     igraph_vector_init(&rail, n);
     igraph_vector_init(&tier, n);
@@ -123,7 +126,11 @@ attributed_graph(const weft_topo_t *topo, igraph_t *g, GError **error)
                  IGRAPH_SUCCESS &&
              igraph_strvector_set(&features, v,
                                   features_text(weft_topo_vertex_features(topo, (gint)v))) ==
-                 IGRAPH_SUCCESS;
+                 IGRAPH_SUCCESS &&
+             igraph_strvector_set(&gpu_model, v,
+                                  weft_topo_vertex_gpu_model(topo, (gint)v) != NULL
+                                      ? weft_topo_vertex_gpu_model(topo, (gint)v)->name
+                                      : "") == IGRAPH_SUCCESS;
         VECTOR(host)[v] = weft_topo_vertex_host(topo, (gint)v);
         VECTOR(rail)[v] = weft_topo_vertex_rail(topo, (gint)v);
         VECTOR(tier)[v] = weft_topo_vertex_tier(topo, (gint)v);
@@ -136,6 +143,8 @@ attributed_graph(const weft_topo_t *topo, igraph_t *g, GError **error)
                                   error) &&
          weft_topo_i_igraph_check(igraph_cattribute_VAS_setv(g, "features", &features), topo,
                                   "features", error) &&
+         weft_topo_i_igraph_check(igraph_cattribute_VAS_setv(g, "gpu_model", &gpu_model), topo,
+                                  "gpu_model", error) &&
          set_num(g, TRUE, "host", &host, topo, error) &&
          set_num(g, TRUE, "rail", &rail, topo, error) &&
          set_num(g, TRUE, "tier", &tier, topo, error) &&
@@ -144,6 +153,7 @@ attributed_graph(const weft_topo_t *topo, igraph_t *g, GError **error)
     igraph_strvector_destroy(&kind);
     igraph_strvector_destroy(&name);
     igraph_strvector_destroy(&features);
+    igraph_strvector_destroy(&gpu_model);
     igraph_vector_destroy(&host);
     igraph_vector_destroy(&rail);
     igraph_vector_destroy(&tier);
@@ -391,6 +401,7 @@ read_vertices(weft_topo_t *topo, const igraph_t *g, const char *path, GError **e
     gboolean has_tier;
     gboolean has_features;
     gboolean has_msg_cost;
+    gboolean has_gpu_model;
     if (!check_attr(g, path, IGRAPH_ATTRIBUTE_VERTEX, "kind", IGRAPH_ATTRIBUTE_STRING, TRUE,
                     &has_kind, error) ||
         !check_attr(g, path, IGRAPH_ATTRIBUTE_VERTEX, "name", IGRAPH_ATTRIBUTE_STRING, TRUE,
@@ -404,7 +415,9 @@ read_vertices(weft_topo_t *topo, const igraph_t *g, const char *path, GError **e
         !check_attr(g, path, IGRAPH_ATTRIBUTE_VERTEX, "features", IGRAPH_ATTRIBUTE_STRING, FALSE,
                     &has_features, error) ||
         !check_attr(g, path, IGRAPH_ATTRIBUTE_VERTEX, "msg_cost_ps", IGRAPH_ATTRIBUTE_NUMERIC,
-                    FALSE, &has_msg_cost, error)) {
+                    FALSE, &has_msg_cost, error) ||
+        !check_attr(g, path, IGRAPH_ATTRIBUTE_VERTEX, "gpu_model", IGRAPH_ATTRIBUTE_STRING, FALSE,
+                    &has_gpu_model, error)) {
         return FALSE;
     }
     guint n = (guint)igraph_vcount(g);
@@ -473,6 +486,18 @@ read_vertices(weft_topo_t *topo, const igraph_t *g, const char *path, GError **e
             return FALSE;
         }
         weft_topo_set_vertex_msg_cost(topo, id, (weft_time_t)msg_cost);
+        const char *gm = has_gpu_model ? igraph_cattribute_VAS(g, "gpu_model", v) : NULL;
+        if (gm != NULL && gm[0] != '\0') {
+            g_autoptr(GError) herr = NULL;
+            const weft_hw_gpu_t *gpu = weft_hw_gpu(gm, &herr);
+            if (gpu == NULL || kind != WEFT_VERTEX_GPU) {
+                g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                            "%s: %s: gpu_model = \"%s\": %s", path, what, gm,
+                            gpu == NULL ? herr->message : "only GPU vertices have a GPU model");
+                return FALSE;
+            }
+            weft_topo_set_vertex_gpu_model(topo, id, gpu);
+        }
     }
     return TRUE;
 }
@@ -752,7 +777,8 @@ weft_topo_equal(const weft_topo_t *a, const weft_topo_t *b, GString *why)
             weft_topo_vertex_rail(a, i) != weft_topo_vertex_rail(b, i) ||
             weft_topo_vertex_tier(a, i) != weft_topo_vertex_tier(b, i) ||
             weft_topo_vertex_features(a, i) != weft_topo_vertex_features(b, i) ||
-            weft_topo_vertex_msg_cost(a, i) != weft_topo_vertex_msg_cost(b, i)) {
+            weft_topo_vertex_msg_cost(a, i) != weft_topo_vertex_msg_cost(b, i) ||
+            weft_topo_vertex_gpu_model(a, i) != weft_topo_vertex_gpu_model(b, i)) {
             if (why != NULL) {
                 g_string_append_printf(why,
                                        "vertex %u: %s %s host %d rail %d tier %u features %u "

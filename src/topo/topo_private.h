@@ -40,6 +40,7 @@ struct weft_topo {
     GArray *v_tier;      /* guint: 0 untiered, 1 leaf, 2 spine, 3 core */
     GArray *v_features;  /* guint: WEFT_TOPO_FEATURE_* mask */
     GArray *v_msg_cost;  /* weft_time_t: per-message cost of a NIC, ps (0: none) */
+    GPtrArray *v_gpu;    /* const weft_hw_gpu_t * (catalog, not owned): a GPU's model, or NULL */
     GArray *gpu_vertex;  /* gint: GPU number -> vertex id */
     GHashTable *by_name; /* char * (borrowed from v_name) -> vertex id + 1 */
     guint n_hosts;       /* 1 + largest host index seen */

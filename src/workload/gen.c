@@ -1149,8 +1149,9 @@ weft_gen_transformer(const weft_gen_config_t *c, const weft_hw_gpu_t *gpu, GErro
     }
     if (c->fp8 && !weft_kernel_supports(gpu, WEFT_KERNEL_FP8)) {
         g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
-                    "precision fp8: %s has no FP8 tensor cores or no measured FP8 matmul rate",
-                    gpu->name);
+                    "precision fp8: %s %s; use precision bf16", gpu->name,
+                    gpu->fp8_flops > 0 ? "has no measured FP8 matmul rate to calibrate on"
+                                       : "has no FP8 tensor cores (FP8 came with Hopper)");
         return NULL;
     }
     guint n = c->tp * c->pp * c->dp * c->cp;
@@ -1510,6 +1511,36 @@ weft_gen_load_keyfile(GKeyFile *kf, const char *path, guint n_gpus, GError **err
         g_free(texts[i]);
     }
     return wl;
+}
+
+gboolean
+weft_gen_spec_use_cluster_gpu(weft_gen_spec_t *spec, const weft_hw_gpu_t *cluster_gpu,
+                              const char *cluster, const char *origin, GError **error)
+{
+    g_return_val_if_fail(spec != NULL && cluster != NULL && origin != NULL, FALSE);
+    if (cluster_gpu == NULL) {
+        return TRUE;
+    }
+    if (spec->gpu == NULL) {
+        spec->gpu = cluster_gpu->name; /* the catalog's: lives as long as the program */
+        return TRUE;
+    }
+    g_autoptr(GError) e = NULL;
+    const weft_hw_gpu_t *given = weft_hw_gpu(spec->gpu, &e);
+    if (given == NULL) {
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                    "%s: [transformer] gpu: %s", origin, e->message);
+        return FALSE;
+    }
+    if (given != cluster_gpu) {
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                    "%s: [transformer] gpu = \"%s\" (%s) disagrees with cluster %s, whose GPUs "
+                    "are %s: the cluster's GPUs run the step; leave gpu unset (or set it to %s), "
+                    "or change the cluster's gpu",
+                    origin, spec->gpu, given->name, cluster, cluster_gpu->name, cluster_gpu->name);
+        return FALSE;
+    }
+    return TRUE;
 }
 
 weft_workload_t *

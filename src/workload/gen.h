@@ -192,6 +192,21 @@ gboolean weft_gen_spec_finish(weft_gen_spec_t *spec, guint n_gpus, const char *o
                               GError **error);
 
 /**
+ * weft_gen_spec_use_cluster_gpu:
+ * Makes the step compute on the GPU the cluster records (topo.h: weft_topo_gpu_model()):
+ * an unset gpu takes @cluster_gpu; a gpu set to the same model (any of its catalog names)
+ * stays; a gpu set to another model is an error, since the cluster's GPUs are what run the
+ * step. Call before weft_gen_spec_generate().
+ * @cluster_gpu: (transfer none) (nullable): the cluster's model; NULL (an abstract cluster
+ *   that records none): nothing changes (gpu as set, else "h100").
+ * @cluster: the cluster's name for messages; @origin: the spec's.
+ * Returns: FALSE with WEFT_WORKLOAD_ERROR_VALUE naming the key, both models and the
+ *   cluster (or the unknown gpu name and the catalog's names). O(1).
+ */
+gboolean weft_gen_spec_use_cluster_gpu(weft_gen_spec_t *spec, const weft_hw_gpu_t *cluster_gpu,
+                                       const char *cluster, const char *origin, GError **error);
+
+/**
  * weft_gen_spec_generate: weft_gen_spec_finish(), then the step on the spec's GPU.
  * Returns: (transfer full): the workload (source = @origin), or NULL with the error.
  */
