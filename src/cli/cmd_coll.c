@@ -21,6 +21,7 @@
 
 #include "cli/cli.h"
 #include "coll/coll.h"
+#include "coll/p2p.h"
 #include "coll/planner.h"
 #include "coll/tuning.h"
 #include "core/output.h"
@@ -212,11 +213,19 @@ typedef struct {
     GArray *members; /* of gint: their cluster vertices */
     weft_coll_tuning_t tuning;
     weft_coll_op_t op;
+    /* --op sendrecv (nccl-tests sendrecv_perf): rank r sends S to r + 1 mod n and receives
+     * from r - 1 mod n, as NCCL runs ncclSend / ncclRecv (coll/p2p.h) */
+    gboolean sendrecv;
+    weft_coll_p2p_comm_t p2p; /* the communicator's point-to-point set-up */
+    gint *domain;             /* per member, its NVLink domain */
+    weft_coll_plan_t *p2p_plan; /* the current size's (owned) */
 } bench_t;
 
 static void
 bench_clear(bench_t *b)
 {
+    weft_coll_plan_free(b->p2p_plan);
+    g_free(b->domain);
     weft_coll_planner_free(b->planner);
     if (b->members != NULL) {
         g_array_unref(b->members);
@@ -255,6 +264,26 @@ weft_size(const bench_t *b, guint64 size)
 static const weft_coll_plan_t *
 plan_for(bench_t *b, guint64 size, result_t *r, GError **error)
 {
+    if (b->sendrecv) {
+        /* nccl-tests' sendrecv: every rank sends its whole buffer to the next */
+        guint n = b->members->len;
+        g_autofree weft_coll_p2p_msg_t *msgs = g_new(weft_coll_p2p_msg_t, n);
+        guint n_msgs = 0;
+        for (guint i = 0; n > 1 && i < n; i++) {
+            msgs[n_msgs++] = (weft_coll_p2p_msg_t){i, (i + 1) % n};
+        }
+        weft_coll_plan_free(b->p2p_plan);
+        b->p2p_plan = weft_coll_p2p_plan_build(&b->p2p, n, b->domain, msgs, n_msgs, size, error);
+        if (b->p2p_plan == NULL) {
+            return NULL;
+        }
+        r->cfg = (weft_coll_config_t){.algo = WEFT_COLL_ALGO_DIRECT,
+                                      .proto = b->p2p_plan->proto,
+                                      .channels = b->p2p_plan->channels,
+                                      .chunks = b->p2p_plan->chunks};
+        r->costs = (weft_coll_costs_t){.model_ps = -1};
+        return b->p2p_plan;
+    }
     weft_coll_choice_t choice;
     const weft_coll_plan_t *plan =
         weft_coll_planner_plan(b->planner, b->op, weft_size(b, size), 0, &choice, error);
@@ -299,6 +328,12 @@ predict(bench_t *b, guint64 size, result_t *r, GError **error)
         return FALSE;
     }
     guint64 s = weft_size(b, size);
+    if (b->sendrecv) {
+        /* the plan alone on the network, as the replay runs a SEND/RECV pair's */
+        r->time_ps = weft_coll_time_full(b->sim, b->net, plan, (const gint *)b->members->data,
+                                         NULL, error);
+        return r->time_ps >= 0;
+    }
     r->time_ps = s > 0 || b->op == WEFT_COLL_BARRIER
                      ? replay_time(b, s, error)
                      : weft_coll_time_full(b->sim, b->net, plan, (const gint *)b->members->data,
@@ -337,7 +372,7 @@ weft_cmd_coll(int argc, char **argv)
          "cluster file: weft INI, ASTRA-sim network YAML or GraphML (required)", "FILE"},
         {"op", 0, 0, G_OPTION_ARG_STRING, &op_text,
          "all_reduce (default), all_gather, reduce_scatter, alltoall, broadcast, reduce, gather, "
-         "scatter, barrier",
+         "scatter, barrier, sendrecv",
          "OP"},
         {"min-bytes", 'b', 0, G_OPTION_ARG_STRING, &min_text,
          "smallest size, nccl-tests' convention (default 8): 4096, 16MiB, 1GB, or 16G = 16 GiB",
@@ -391,7 +426,12 @@ weft_cmd_coll(int argc, char **argv)
              "whole OUTPUT buffer (n x each rank's contribution), the opposite of Chakra's\n"
              "comm_size, which is one rank's contribution: weft simulates size / n per rank.\n"
              "algbw = size / time; busbw = algbw x 2(n-1)/n for all_reduce, x (n-1)/n for\n"
-             "all_gather, reduce_scatter and alltoall, x 1 otherwise.");
+             "all_gather, reduce_scatter and alltoall, x 1 otherwise.\n\n"
+             "sendrecv is nccl-tests' sendrecv_perf: rank r sends size bytes to rank r+1 mod n\n"
+             "and receives as many from r-1 mod n, all at once, cut into NCCL's point-to-point\n"
+             "channels and steps (algo p2p; ch = channels per message, chunks = steps per\n"
+             "channel); NCCL chooses nothing to force for it (no --algo, --proto, --channels,\n"
+             "--chunks).");
     g_option_context_set_description(
         ctx, "Examples:\n"
              "  weft coll --cluster topologies/dgx-h100.ini --op all_reduce -b 8 -e 16G\n"
@@ -415,7 +455,16 @@ weft_cmd_coll(int argc, char **argv)
     }
     bench_t b = {0};
     b.op = WEFT_COLL_ALL_REDUCE;
-    if (op_text != NULL && !weft_coll_op_from_name(op_text, &b.op)) {
+    if (op_text != NULL && (g_ascii_strcasecmp(op_text, "sendrecv") == 0 ||
+                            g_ascii_strcasecmp(op_text, "send_recv") == 0)) {
+        b.sendrecv = TRUE;
+        b.op = WEFT_COLL_ALL_TO_ALL; /* the planner's communicator system only */
+        if (algo_text != NULL || proto_text != NULL || channels != 0 || chunks != 0) {
+            return weft_cli_usage_error(
+                "coll", "--op sendrecv: NCCL's point-to-point has no --algo, --proto, --channels "
+                        "or --chunks to force (NCCL_PROTO and NCCL_ALGO do not apply to it)");
+        }
+    } else if (op_text != NULL && !weft_coll_op_from_name(op_text, &b.op)) {
         g_autofree char *msg = g_strdup_printf("--op %s: unknown operation", op_text);
         return weft_cli_usage_error("coll", msg);
     }
@@ -514,7 +563,15 @@ weft_cmd_coll(int argc, char **argv)
     b.sim = weft_sim_new(1);
     b.net = weft_net_new_full(b.sim, b.fabric, &net_opts);
     guint n = b.members->len;
-    double factor = weft_coll_tuning_busbw_factor(b.op, n);
+    double factor = b.sendrecv ? 1.0 : weft_coll_tuning_busbw_factor(b.op, n);
+    if (b.sendrecv) {
+        weft_coll_p2p_comm_init(&b.p2p, sys);
+        b.domain = g_new(gint, n);
+        for (guint i = 0; i < n; i++) {
+            b.domain[i] = weft_topo_vertex_domain(b.topo, g_array_index(b.members, gint, i));
+        }
+    }
+    const char *op_label = b.sendrecv ? "sendrecv" : weft_coll_op_name(b.op);
 
     if (show_plan) {
         result_t r = {0};
@@ -532,12 +589,17 @@ weft_cmd_coll(int argc, char **argv)
     }
 
     printf("# weft coll: %s on %u ranks, %u nodes (%s), network %s, cpu %s\n",
-           weft_coll_op_name(b.op), n, sys->n_nodes, weft_topo_name(b.topo),
+           op_label, n, sys->n_nodes, weft_topo_name(b.topo),
            weft_net_model_name(model), cpu_text != NULL ? cpu_text : "intel");
     printf("# NCCL graphs: ring %u x %.1f GB/s, nvls %u x %.1f/%.1f GB/s; %u coll channels\n",
            sys->graph[WEFT_NCCL_RING].channels, sys->graph[WEFT_NCCL_RING].bw_intra,
            sys->graph[WEFT_NCCL_NVLS].channels, sys->graph[WEFT_NCCL_NVLS].bw_intra,
            sys->graph[WEFT_NCCL_NVLS].bw_inter, sys->coll_channels);
+    if (b.sendrecv) {
+        printf("# NCCL p2p: %u p2p channels, %u per peer, %u per message at least, step "
+               "%" G_GUINT64_FORMAT " B\n",
+               b.p2p.p2p_channels, b.p2p.per_peer, b.p2p.min_channels, b.p2p.chunk_bytes);
+    }
     GString *csv_text = g_string_new(NULL);
     int rc = WEFT_EXIT_OK;
     if (measured == NULL) {
@@ -560,13 +622,13 @@ weft_cmd_coll(int argc, char **argv)
             printf("%14" G_GUINT64_FORMAT " %12" G_GUINT64_FORMAT " %6s %12.2f %10.2f %10.2f "
                    "%-10s %-7s %4u %6u %12s\n",
                    size, size / TYPE_BYTES, "float", r.time_ps / 1e6, alg, alg * factor,
-                   weft_coll_algo_name(r.cfg.algo), weft_coll_tuning_proto_name(r.cfg.proto),
+                   (b.sendrecv ? "p2p" : weft_coll_algo_name(r.cfg.algo)), weft_coll_tuning_proto_name(r.cfg.proto),
                    r.cfg.channels, r.cfg.chunks, model_text);
             g_string_append_printf(csv_text,
                                    "%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
                                    ",float,%.3f,%.3f,%.3f,%s,%s,%u,%u,%.3f\n",
                                    size, size / TYPE_BYTES, r.time_ps / 1e6, alg, alg * factor,
-                                   weft_coll_algo_name(r.cfg.algo),
+                                   (b.sendrecv ? "p2p" : weft_coll_algo_name(r.cfg.algo)),
                                    weft_coll_tuning_proto_name(r.cfg.proto), r.cfg.channels,
                                    r.cfg.chunks, model_us);
             if (size == 0 || step_factor * sz > 1.8e19) {
@@ -607,12 +669,12 @@ weft_cmd_coll(int argc, char **argv)
             printf("%14" G_GUINT64_FORMAT " %10.2f %10.2f %+8.1f %10.2f %10.2f %8s %-10s %-7s "
                    "%10.2f\n",
                    m->size, m->time_us, t_us, et, m->busbw, bus, eb_text,
-                   weft_coll_algo_name(r.cfg.algo), weft_coll_tuning_proto_name(r.cfg.proto),
+                   (b.sendrecv ? "p2p" : weft_coll_algo_name(r.cfg.algo)), weft_coll_tuning_proto_name(r.cfg.proto),
                    model_us);
             g_autofree char *eb_csv = isnan(eb) ? g_strdup("") : g_strdup_printf("%.2f", eb);
             g_string_append_printf(
                 csv_text, "%" G_GUINT64_FORMAT ",%.3f,%.3f,%.2f,%.3f,%.3f,%s,%s,%s,%.3f\n", m->size,
-                m->time_us, t_us, et, m->busbw, bus, eb_csv, weft_coll_algo_name(r.cfg.algo),
+                m->time_us, t_us, et, m->busbw, bus, eb_csv, (b.sendrecv ? "p2p" : weft_coll_algo_name(r.cfg.algo)),
                 weft_coll_tuning_proto_name(r.cfg.proto), model_us);
         }
         if (rc == WEFT_EXIT_OK) {

@@ -153,6 +153,13 @@ comm_tuned(weft_coll_planner_t *p, guint comm, GError **error)
     return pc;
 }
 
+gboolean
+weft_coll_planner_tuned(const weft_coll_planner_t *planner)
+{
+    g_return_val_if_fail(planner != NULL, FALSE);
+    return planner->tuned;
+}
+
 const weft_coll_system_t *
 weft_coll_planner_system(weft_coll_planner_t *planner, guint comm, GError **error)
 {

@@ -116,6 +116,9 @@ void weft_coll_planner_free(weft_coll_planner_t *planner);
  */
 guint weft_coll_planner_add_comm(weft_coll_planner_t *planner, const gint *member_vertex, guint n);
 
+/** weft_coll_planner_tuned: whether @planner runs NCCL's tuning model (config->tuning set). */
+gboolean weft_coll_planner_tuned(const weft_coll_planner_t *planner);
+
 /**
  * weft_coll_planner_system:
  * @comm: a communicator id (weft_coll_planner_add_comm()) of a tuned planner.

@@ -1289,6 +1289,33 @@ weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system_t *sys, 
 }
 
 void
+weft_coll_tuning_p2p_latency(const weft_coll_system_t *sys, weft_coll_proto_t proto,
+                             weft_time_t *base_ps, weft_time_t *hop_intra_ps,
+                             weft_time_t *hop_inter_ps)
+{
+    g_return_if_fail(sys != NULL && base_ps != NULL && hop_intra_ps != NULL &&
+                     hop_inter_ps != NULL);
+    /* a send is one ring step: the ring's row of baseLat and hwLat */
+    int p = proto == WEFT_COLL_PROTO_LL ? 0 : 2;
+    int intra_hw = sys->nvlink ? HW_NVLINK : HW_PCI;
+    *base_ps = (weft_time_t)llround(base_lat[WEFT_NCCL_RING][p] * 1e6);
+    *hop_intra_ps = (weft_time_t)llround(hw_lat[intra_hw][WEFT_NCCL_RING][p] * 1e6);
+    *hop_inter_ps = (weft_time_t)llround(hw_lat[HW_NET][WEFT_NCCL_RING][p] * 1e6);
+}
+
+guint
+weft_coll_tuning_nvlink_links(const weft_coll_system_t *sys)
+{
+    g_return_val_if_fail(sys != NULL, 0);
+    if (!sys->nvlink) {
+        return 0;
+    }
+    /* intra_GBps is links x NCCL's per-link figure (weft_coll_system_init()); the epsilon
+     * keeps 18 x 20.6 / 20.6 from rounding down to 17 */
+    return (guint)(sys->intra_GBps / nvlink_per_link_GBps(sys->arch) + 1e-9);
+}
+
+void
 weft_coll_tuning_fill_exec(const weft_coll_system_t *sys, const weft_coll_costs_t *costs,
                            weft_coll_exec_t *exec)
 {

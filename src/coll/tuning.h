@@ -328,6 +328,32 @@ void weft_coll_tuning_fill_exec(const weft_coll_system_t *sys, const weft_coll_c
                                 weft_coll_exec_t *exec);
 
 /**
+ * weft_coll_tuning_p2p_latency:
+ * @sys: the communicator (only sys->nvlink is read).
+ * @proto: LL or Simple (anything else reads as Simple), the protocols NCCL runs
+ *   point-to-point with (coll/p2p.h).
+ * @base_ps: (out): NCCL's baseLat of the ring for @proto (NCCL 2.20.3 tuning.cc): LL 6.6 us,
+ *   Simple 8.4 us.
+ * @hop_intra_ps, @hop_inter_ps: (out): NCCL's ring hwLat for @proto over NVLink (or PCI
+ *   without NVLink) and over the network: NVLink LL 0.6, Simple 3.4; PCI 1.0, 5.7; network
+ *   2.7, 14.0 us.
+ * NCCL has no latency model for ncclSend/ncclRecv; a send is one step of the ring's
+ * primitives (the same prims_ll.h / prims_simple.h code, one hop), so weft charges it the
+ * ring's figures, as weft_coll_tune() does for the operations NCCL runs as sends. O(1).
+ */
+void weft_coll_tuning_p2p_latency(const weft_coll_system_t *sys, weft_coll_proto_t proto,
+                                  weft_time_t *base_ps, weft_time_t *hop_intra_ps,
+                                  weft_time_t *hop_inter_ps);
+
+/**
+ * weft_coll_tuning_nvlink_links:
+ * Returns: the NVLink links of a member of @sys as NCCL counts them (sys->intra_GBps over
+ * NCCL's per-link figure for sys->arch: path->bw / ncclTopoNVLinkBw(), NCCL 2.20.3
+ * src/graph/paths.cc), 0 without NVLink. O(1).
+ */
+guint weft_coll_tuning_nvlink_links(const weft_coll_system_t *sys);
+
+/**
  * weft_coll_model_time:
  * Returns: NCCL's predicted time in picoseconds for (@op, @algo, @proto) on
  * @sys for S = @size_bytes with NCCL's default channels, or -1 when NCCL's
