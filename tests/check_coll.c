@@ -458,7 +458,7 @@ START_TEST(plan_print_lists_every_transfer)
                      "plan all_reduce ring Simple: 2 members, 0 virtual, 10 bytes, 1 channels, "
                      "1 chunks, 4 transfers\n"
                      "  costs: base 0 ps, step 0 ps intra, 0 ps inter, efficiency 1, channel cap "
-                     "0 B/s, HBM 0 B/s\n"
+                     "0 B/s, HBM 0 B/s, copy 0 B/s\n"
                      "  #0 ch0 m0 -> m1 [5, 10) 5 B reduce inter, 0 preds, succ [2 l, 3 d]\n"
                      "  #1 ch0 m1 -> m0 [0, 5) 5 B reduce inter, 0 preds, succ [2 d, 3 l]\n"
                      "  #2 ch0 m0 -> m1 [0, 5) 5 B inter, 2 preds, succ []\n"
@@ -669,7 +669,12 @@ run_plan(weft_topo_t *topo, const weft_coll_plan_t *plan, const guint *gpus, wef
     }
     weft_time_t t = weft_coll_time_full(sim, net, plan, members, exec, &error);
     ck_assert_msg(t >= 0, "%s", error ? error->message : "");
-    ck_assert_uint_eq(weft_net_stats(net)->transfers_done, weft_coll_plan_n_transfers(plan));
+    guint64 copies = 0; /* local copies never reach the network */
+    for (guint i = 0; i < plan->n_xfers; i++) {
+        copies += (plan->xfers[i].flags & WEFT_COLL_XFER_COPY) != 0;
+    }
+    ck_assert_uint_eq(weft_net_stats(net)->transfers_done,
+                      weft_coll_plan_n_transfers(plan) - copies);
     ck_assert_ptr_null(weft_net_check_error(net));
     return t;
 }
@@ -850,9 +855,16 @@ START_TEST(nvls_on_a_dgx_h100_node_goes_up_and_down_once)
      * all-reduce splits every chunk over the chips in proportion 5:4:4:5, so each part
      * takes the same t = (chunk)/(450 GB/s); up, then down once the chip has every GPU's
      * part: with link dependencies the last chunk lands at (C + 1) t + 2a.
+     * Before its ups each GPU copies its chunk into the NVLS buffer (scatter), after its
+     * downs out of it (gather), reading and writing it through HBM: H100 SXM streams
+     * 3350 GB/s x 0.8293 = 2778.27 GB/s (hw.c, H100_STREAM_BPS), shared by 2 copy
+     * streams x 1 channel, so a copy of l bytes takes t_c = 2 l / 1389.14 GB/s.
      * S = 18 * 65536 = 1179648 B (parts are whole bytes at 8 and 10 ps/B):
-     *  C = 1: t = 1179648 / 450e9 s = 2621440 ps -> 2 * 2621440 + 600000 = 5842880 ps;
-     *  C = 4: t = 655360 -> 5 * 655360 + 600000 = 3876800 ps.
+     *  C = 1: t = 1179648 / 450e9 s = 2621440 ps, t_c = 1698391 ps
+     *         -> t_c + 2 * 2621440 + 600000 + t_c = 9239662 ps;
+     *  C = 4: t = 655360, t_c = 424598 (< t: the copies keep ahead of the links) ->
+     *         the first scatter, the ups and downs, the last gather:
+     *         424598 + 5 * 655360 + 600000 + 424598 = 4725996 ps.
      * The ring over the same node moves 2(n-1)/n S through 2-hop routes of 2 x 300 ns:
      * 14 * (0.6 us + 147456 B / 450 GB/s = 327680 ps) = 14 * 927680 = 12987520 ps. */
     const guint64 S = 18 * 65536;
@@ -860,13 +872,15 @@ START_TEST(nvls_on_a_dgx_h100_node_goes_up_and_down_once)
     g_autoptr(weft_coll_plan_t) p1 =
         plan_on(t, 8, WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALGO_NVLS, WEFT_COLL_PROTO_SIMPLE, 1, 1, S);
     ck_assert_uint_eq(p1->n_virtual, 4);
-    ck_assert_uint_eq(p1->n_xfers, 2 * 8 * 4); /* up and down, 8 GPUs x 4 chips */
-    ck_assert_int_eq(run_plan(t, p1, NULL, WEFT_NET_ANALYTICAL, NULL), 5842880);
-    ck_assert_int_eq(run_plan(t, p1, NULL, WEFT_NET_FLOW, NULL), 5842880);
+    /* up and down, 8 GPUs x 4 chips; a scatter and a gather copy per GPU */
+    ck_assert_uint_eq(p1->n_xfers, 2 * 8 * 4 + 2 * 8);
+    ck_assert_uint_eq(p1->moved_bytes, 2 * 8 * S); /* the copies move nothing on the network */
+    ck_assert_int_eq(run_plan(t, p1, NULL, WEFT_NET_ANALYTICAL, NULL), 9239662);
+    ck_assert_int_eq(run_plan(t, p1, NULL, WEFT_NET_FLOW, NULL), 9239662);
     g_autoptr(weft_coll_plan_t) p4 =
         plan_on(t, 8, WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALGO_NVLS, WEFT_COLL_PROTO_SIMPLE, 1, 4, S);
-    ck_assert_int_eq(run_plan(t, p4, NULL, WEFT_NET_ANALYTICAL, NULL), 3876800);
-    ck_assert_int_eq(run_plan(t, p4, NULL, WEFT_NET_FLOW, NULL), 3876800);
+    ck_assert_int_eq(run_plan(t, p4, NULL, WEFT_NET_ANALYTICAL, NULL), 4725996);
+    ck_assert_int_eq(run_plan(t, p4, NULL, WEFT_NET_FLOW, NULL), 4725996);
     g_autoptr(weft_coll_plan_t) r =
         plan_on(t, 8, WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALGO_RING, WEFT_COLL_PROTO_SIMPLE, 1, 1, S);
     ck_assert_int_eq(run_plan(t, r, NULL, WEFT_NET_ANALYTICAL, NULL), 12987520);
@@ -1154,7 +1168,10 @@ check_plan(const weft_coll_plan_t *p, guint req_channels, guint req_chunks, cons
     g_autofree guint32 *data_preds = g_new0(guint32, MAX(p->n_xfers, 1));
     for (guint i = 0; i < p->n_xfers; i++) {
         const weft_coll_xfer_t *x = &p->xfers[i];
-        ck_assert_msg(x->src < ne && x->dst < ne && x->src != x->dst, "%s: #%u endpoints", what, i);
+        gboolean copy = (x->flags & WEFT_COLL_XFER_COPY) != 0;
+        ck_assert_msg(x->src < ne && x->dst < ne &&
+                          (copy ? x->src == x->dst && x->src < p->n_members : x->src != x->dst),
+                      "%s: #%u endpoints", what, i);
         ck_assert_msg(x->offset + x->bytes <= p->space_bytes, "%s: #%u outside the data", what, i);
         ck_assert_uint_ge(x->sharing, 1);
         for (guint32 s = p->succ_off[i]; s < p->succ_off[i + 1]; s++) {

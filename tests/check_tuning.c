@@ -919,14 +919,14 @@ START_TEST(dgx_h100_matches_nccl_tests)
     double small, big, plateau;
     validate("dgx-h100.ini", "nccl_allreduce_dgx_h100_8gpu.csv", WEFT_COLL_CPU_INTEL, NULL, &small,
              &big, &plateau);
-    /* issue 5's bounds, both met: busbw within 10% MAPE from 1 MiB (9.01%: 9.31% before the
-     * plan budget kept NCCL's chunk counts within 2 %; asserted at 9.5%), time within 20%
-     * below 1 MiB (16.97%). Below 1 MiB NCCL picks ring LL, 14 hops of hwLat 0.6 us each:
+    /* issue 5's bounds, both met, and issue 16's 8 % for busbw: busbw MAPE from 1 MiB 4.94%
+     * (9.01% before the plan had NVLS's copies into and out of its buffer, algos.c
+     * build_nvls()), time within 20% below 1 MiB (17.40%). Below 1 MiB NCCL picks ring LL, 14 hops of hwLat 0.6 us each:
      * with the cluster's NVLink hops of 300 ns (GPU -> GPU 0.6 us) every step costs
      * max(0.6 us, route) = 0.6 us, and the 8-byte all-reduce 6.6 + 14 x 0.6 = 15.0 us
      * (measured 13.67) plus the 8 bytes; the one row far off is the measured 68.14 us at
-     * 32 bytes (an outlier between 13.00 and 14.92 us), 4.6 points of the 16.97%. */
-    ck_assert_double_le(big, 9.5);
+     * 32 bytes (an outlier between 13.00 and 14.92 us), 4.6 points of the 17.40%. */
+    ck_assert_double_le(big, 8.0); /* issue 16: DGX H100 busbw MAPE >= 1 MiB <= 8 % */
     ck_assert_double_le(small, 20.0);
 }
 END_TEST

@@ -33,10 +33,11 @@ rows=$(awk '$3 == "float"' "$tmp/out" | wc -l)
 last=$(awk '$3 == "float" { s = $1 } END { print s }' "$tmp/out")
 [ "$last" = "8589934592" ] && ok "last size 8 GiB (x4 steps)" || bad "last size $last"
 # count = size / 4 (float); algbw = size / time; busbw = 2 x 7/8 algbw, to the printed digits
+# (busbw comes from the unrounded algbw: 1.75 x 0.005 + 0.005 = 0.01375 of print rounding)
 awk '$3 == "float" {
         if ($2 != $1 / 4) { print "count " $0; exit 1 }
         a = $1 / ($4 * 1e3); if (a - $5 > 0.01 * a + 0.006 || $5 - a > 0.01 * a + 0.006) { print "algbw " $0; exit 1 }
-        b = $5 * 1.75; if (b - $6 > 0.011 || $6 - b > 0.011) { print "busbw " $0; exit 1 } }' "$tmp/out" &&
+        b = $5 * 1.75; if (b - $6 > 0.014 || $6 - b > 0.014) { print "busbw " $0; exit 1 } }' "$tmp/out" &&
     ok "count, algbw and busbw follow nccl-tests" || bad "count/algbw/busbw"
 # NCCL's choice on one DGX H100: LL ring at 8 B, NVLS at 8 GiB.
 awk '$1 == 8 && $7 == "ring" && $8 == "ll"' "$tmp/out" | grep -q . && ok "8 B: ring LL" || bad "8 B not ring LL"

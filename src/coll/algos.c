@@ -816,13 +816,44 @@ nvls_updown(const ctx_t *x, guint ch, guint d, const guint32 *senders, guint ns,
     }
 }
 
-/* NVLS on one domain: all-reduce, reduce-scatter, all-gather (see coll.h). */
+/* Reduce-scatter's piece of block @m for channel @ch and chunk @c of @C (as the ring cuts
+ * it): [*po, *po + *pl) of the data space. */
+static void
+rs_piece(guint64 S, guint n, guint channels, guint C, guint m, guint ch, guint c, guint64 *po,
+         guint64 *pl)
+{
+    guint64 bm = coll_split(S, n, m);
+    guint64 P = coll_split(bm, channels, ch);
+    *po = coll_split_off(S, n, m) + coll_split_off(bm, channels, ch) + coll_split_off(P, C, c);
+    *pl = coll_split(P, C, c);
+}
+
+/*
+ * NVLS on one domain: all-reduce, reduce-scatter, all-gather (see coll.h).
+ *
+ * With NCCL's copies (NCCL 2.20.3 src/device/all_reduce.h, reduce_scatter.h,
+ * all_gather.h, RunWorkElement<..., NCCL_ALGO_NVLS, NCCL_PROTO_SIMPLE>, the one-node
+ * branch): the multimem reduction reads the NVLS buffer, not the user's, so each
+ * member's scatter warps first copy its input chunk into the buffer
+ * (prims.scatter(), all-reduce and reduce-scatter), and its gather warps copy
+ * the result from the buffer to its output (prims.gather(), all-reduce and
+ * all-gather). Per channel and chunk each member makes one copy of each kind
+ * (stream 0: scatter, 1: gather; one after another per stream, the two
+ * streams apart: NCCL gives them separate warps). A copy reads and writes its
+ * bytes through HBM; every channel's copy streams run at once and share the
+ * GPU's streaming bandwidth (the layout's hbm_stream_Bps), so one stream
+ * copies at hbm_stream_Bps / (streams per channel x channels).
+ */
 static void
 build_nvls(const ctx_t *x)
 {
     weft_coll_plan_t *plan = x->plan;
     guint n = x->n, C = x->C;
     guint64 S = plan->size_bytes;
+    gboolean scatter = plan->op != WEFT_COLL_ALL_GATHER;
+    gboolean gather = plan->op == WEFT_COLL_ALL_REDUCE || plan->op == WEFT_COLL_ALL_GATHER;
+    plan->exec.copy_Bps =
+        x->L->hbm_stream_Bps / ((double)(scatter + gather) * MAX(plan->channels, 1u));
     g_autofree guint32 *all = g_new(guint32, n);
     g_autofree guint32 *others = g_new(guint32, n);
     for (guint i = 0; i < n; i++) {
@@ -832,21 +863,45 @@ build_nvls(const ctx_t *x)
         guint64 co, cl;
         channel_part(x, ch, S, &co, &cl);
         for (guint c = 0; c < C; c++) {
+            guint64 o = co + coll_split_off(cl, C, c), l = coll_split(cl, C, c);
+            GArray **in = weft_coll_i_ranges_new(n);
+            GArray **out = weft_coll_i_ranges_new(n);
             switch (plan->op) {
             case WEFT_COLL_ALL_REDUCE:
-                nvls_updown(x, ch, 0, all, n, all, n, co + coll_split_off(cl, C, c),
-                            coll_split(cl, C, c), TRUE, NULL, NULL);
+                for (guint m = 0; m < n; m++) {
+                    weft_coll_i_ranges_add(in, m, o, l, weft_coll_i_add_copy(x->b, ch, m, 0, l, o));
+                }
+                nvls_updown(x, ch, 0, all, n, all, n, o, l, TRUE, in, out);
+                weft_coll_i_ranges_sort(out, n);
+                for (guint m = 0; m < n; m++) {
+                    guint32 t = weft_coll_i_add_copy(x->b, ch, m, 1, l, o);
+                    weft_coll_i_deps_on_ranges(x->b, out, m, o, l, t);
+                }
                 break;
             case WEFT_COLL_REDUCE_SCATTER:
             case WEFT_COLL_REDUCE_SCATTER_BLOCK:
+                /* each member copies its chunk of every block in one go */
+                for (guint i = 0; i < n; i++) {
+                    guint64 bytes = 0, first = 0;
+                    for (guint m = 0; m < n; m++) {
+                        guint64 po, pl;
+                        rs_piece(S, n, plan->channels, C, m, ch, c, &po, &pl);
+                        first = m == 0 ? po : first;
+                        bytes += pl;
+                    }
+                    guint32 t = weft_coll_i_add_copy(x->b, ch, i, 0, bytes, first);
+                    for (guint m = 0; m < n; m++) {
+                        guint64 po, pl;
+                        rs_piece(S, n, plan->channels, C, m, ch, c, &po, &pl);
+                        weft_coll_i_ranges_add(in, i, po, pl, t);
+                    }
+                }
+                weft_coll_i_ranges_sort(in, n);
                 for (guint m = 0; m < n; m++) {
-                    /* this channel's part of block m (as the ring does) */
-                    guint64 bm = coll_split(S, n, m);
-                    guint64 P = coll_split(bm, plan->channels, ch);
-                    guint64 po = coll_split_off(S, n, m) + coll_split_off(bm, plan->channels, ch);
+                    guint64 po, pl;
+                    rs_piece(S, n, plan->channels, C, m, ch, c, &po, &pl);
                     guint32 owner = m;
-                    nvls_updown(x, ch, 0, all, n, &owner, 1, po + coll_split_off(P, C, c),
-                                coll_split(P, C, c), TRUE, NULL, NULL);
+                    nvls_updown(x, ch, 0, all, n, &owner, 1, po, pl, TRUE, in, NULL);
                 }
                 break;
             case WEFT_COLL_ALL_GATHER:
@@ -858,14 +913,25 @@ build_nvls(const ctx_t *x)
                         }
                     }
                     guint32 owner = m;
-                    nvls_updown(x, ch, 0, &owner, 1, others, n - 1,
-                                (guint64)m * S + co + coll_split_off(cl, C, c),
-                                coll_split(cl, C, c), FALSE, NULL, NULL);
+                    nvls_updown(x, ch, 0, &owner, 1, others, n - 1, (guint64)m * S + o, l, FALSE,
+                                NULL, out);
+                }
+                weft_coll_i_ranges_sort(out, n);
+                /* each member copies every block's chunk (its own included) out in one go */
+                for (guint j = 0; j < n; j++) {
+                    guint32 t = weft_coll_i_add_copy(x->b, ch, j, 1, (guint64)n * l, o);
+                    for (guint m = 0; m < n; m++) {
+                        if (m != j) {
+                            weft_coll_i_deps_on_ranges(x->b, out, j, (guint64)m * S + o, l, t);
+                        }
+                    }
                 }
                 break;
             default:
                 g_assert_not_reached();
             }
+            weft_coll_i_ranges_free(in, n);
+            weft_coll_i_ranges_free(out, n);
         }
     }
 }
@@ -1360,6 +1426,7 @@ weft_coll_i_count_xfers(weft_coll_op_t op, weft_coll_algo_t algo, const weft_col
             /* nvls_updown() per chip: every sender up, every receiver down */
             guint64 chips = L->nvls_off[1] - L->nvls_off[0];
             per = ar ? 2 * n * chips : rs ? n * (n + 1) * chips : n * n * chips;
+            per += ar ? 2 * n : n; /* build_nvls()'s copies: scatter and/or gather */
             break;
         }
         case WEFT_COLL_ALGO_NVLS_TREE:
@@ -1425,7 +1492,8 @@ weft_coll_i_fill_depth(weft_coll_op_t op, weft_coll_algo_t algo, const weft_coll
     case WEFT_COLL_ALGO_HIERARCHICAL:
         return (g - 1) + 2 * (D - 1) + (g - 1) - 1;
     case WEFT_COLL_ALGO_NVLS:
-        return 1; /* up to the switch, down from it */
+        /* up to the switch, down from it, and the copies in (scatter) and out (gather) */
+        return ar ? 3 : 2;
     case WEFT_COLL_ALGO_NVLS_TREE:
         return 2 + 2 * dtree_height(D) + 2 - 1;
     case WEFT_COLL_ALGO_COLLNET:

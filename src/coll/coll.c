@@ -202,6 +202,37 @@ weft_coll_i_add_xfer(coll_builder_t *b, guint lane, guint src, guint dst, guint6
     return t;
 }
 
+guint32
+weft_coll_i_add_copy(coll_builder_t *b, guint lane, guint member, guint stream, guint64 bytes,
+                     guint64 offset)
+{
+    g_assert(member < b->n_members && stream < 2);
+    weft_coll_xfer_t x = {
+        .src = member,
+        .dst = member,
+        .bytes = bytes,
+        .offset = offset,
+        .channel = (guint16)(lane >> b->lane_shift),
+        .sharing = 1,
+        .flags = WEFT_COLL_XFER_COPY,
+    };
+    g_array_append_val(b->xfers, x);
+    guint32 t = b->xfers->len - 1;
+    /* each stream's copies in order, apart from the other stream's and the network pairs'
+     * (no endpoint is MAX_ENDPOINTS - 1: plans hold fewer) */
+    gpointer key = link_key(lane, stream == 0 ? member : MAX_ENDPOINTS - 1, member);
+    gpointer prev = g_hash_table_lookup(b->last, key);
+    b->link_dep = COLL_NONE;
+    if (prev != NULL) {
+        coll_dep_t d = {
+            .pred = (guint32)(GPOINTER_TO_SIZE(prev) - 1), .succ = t, .kind = WEFT_COLL_DEP_LINK};
+        b->link_dep = b->deps->len;
+        g_array_append_val(b->deps, d);
+    }
+    g_hash_table_insert(b->last, key, GSIZE_TO_POINTER((gsize)t + 1));
+    return t;
+}
+
 void
 weft_coll_i_add_dep(coll_builder_t *b, guint32 pred, guint32 succ)
 {
@@ -392,7 +423,8 @@ pack(coll_builder_t *b, weft_coll_plan_t *plan)
     plan->n_xfers = n;
     plan->moved_bytes = 0;
     for (guint i = 0; i < n; i++) {
-        plan->moved_bytes += g_array_index(b->xfers, weft_coll_xfer_t, i).bytes;
+        const weft_coll_xfer_t *x = &g_array_index(b->xfers, weft_coll_xfer_t, i);
+        plan->moved_bytes += (x->flags & WEFT_COLL_XFER_COPY) ? 0 : x->bytes; /* network bytes */
     }
     plan->xfers = (weft_coll_xfer_t *)(void *)g_array_free(b->xfers, n == 0);
     b->xfers = NULL;
@@ -877,8 +909,10 @@ weft_coll_plan_print(const weft_coll_plan_t *plan, GString *out)
     g_string_append_printf(
         out,
         "  costs: base %" G_GINT64_FORMAT " ps, step %" G_GINT64_FORMAT
-        " ps intra, %" G_GINT64_FORMAT " ps inter, efficiency %g, channel cap %g B/s, HBM %g B/s\n",
-        x->base_ps, x->step_intra_ps, x->step_inter_ps, x->efficiency, x->channel_Bps, x->hbm_Bps);
+        " ps intra, %" G_GINT64_FORMAT
+        " ps inter, efficiency %g, channel cap %g B/s, HBM %g B/s, copy %g B/s\n",
+        x->base_ps, x->step_intra_ps, x->step_inter_ps, x->efficiency, x->channel_Bps, x->hbm_Bps,
+        x->copy_Bps);
     for (guint t = 0; t < plan->n_xfers; t++) {
         const weft_coll_xfer_t *e = &plan->xfers[t];
         g_string_append_printf(out, "  #%u ch%u ", t, e->channel);
@@ -887,8 +921,9 @@ weft_coll_plan_print(const weft_coll_plan_t *plan, GString *out)
         print_endpoint(out, plan, e->dst);
         g_string_append_printf(out,
                                " [%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT ") %" G_GUINT64_FORMAT
-                               " B%s%s, %u preds, succ [",
+                               " B%s%s%s, %u preds, succ [",
                                e->offset, e->offset + e->bytes, e->bytes,
+                               (e->flags & WEFT_COLL_XFER_COPY) ? " copy" : "",
                                (e->flags & WEFT_COLL_XFER_REDUCE) ? " reduce" : "",
                                (e->flags & WEFT_COLL_XFER_INTER) ? " inter" : "", plan->n_preds[t]);
         for (guint32 s = plan->succ_off[t]; s < plan->succ_off[t + 1]; s++) {

@@ -129,6 +129,15 @@
  *    delays its data successors by 3 x bytes / hbm_Bps (the reduction reads the
  *    received and the local data and writes the sum: two reads and one write of
  *    b bytes each through HBM); 0 when hbm_Bps is 0;
+ *  - local copies: a transfer flagged WEFT_COLL_XFER_COPY (src == dst, a member)
+ *    is a copy by the member's own SMs between its buffers, not network
+ *    traffic: it reads and writes its bytes through HBM, taking
+ *    2 x bytes / copy_Bps, then releases its successors with no step latency
+ *    (0 when copy_Bps is 0). A member's copies of one kind on one channel run
+ *    one after another (a link dependency, as on a network pair). NVLS on one
+ *    NVLink domain has them (build_nvls(), algos.c): NCCL's scatter warps copy
+ *    the user input into the NVLS buffer before the multimem reduction, its
+ *    gather warps copy the result out to the user output;
  *  - channel_Bps: a cap on every transfer's rate (0: none);
  *  - per-message cost of the network (msg_ps, msg_bytes): a member's
  *    transfers across domains (WEFT_COLL_XFER_INTER, from a member) start one
@@ -289,6 +298,9 @@ typedef struct {
      * the member reaches the root directly. NULL without collnet. */
     gint *collnet_leaf;
     double hbm_Bps; /* HBM bandwidth of the members' GPUs, for reductions; 0 = unknown */
+    /* Achievable streaming HBM bandwidth of the slowest member's GPU (weft_hw_gpu_t
+     * hbm_stream_Bps, from the cluster's gpu_model), for local copies; 0 = unknown */
+    double hbm_stream_Bps;
 } weft_coll_layout_t;
 
 /** Kinds of plan dependencies (see the essay). */
@@ -301,6 +313,7 @@ typedef enum {
 enum {
     WEFT_COLL_XFER_REDUCE = 1 << 0, /* the destination adds the bytes into its own */
     WEFT_COLL_XFER_INTER = 1 << 1,  /* crosses NVLink domains (step_inter_ps applies) */
+    WEFT_COLL_XFER_COPY = 1 << 2,   /* a member's local copy through HBM: src == dst (coll.h) */
 };
 
 /**
@@ -335,6 +348,8 @@ typedef struct {
                                   efficiency */
     double channel_Bps;        /* cap on a transfer's payload rate; 0 = none */
     double hbm_Bps;            /* GPU memory bandwidth for local reductions; 0 = free */
+    double copy_Bps;           /* HBM bandwidth of one local copy stream (COPY transfers);
+                                  0 = free */
     weft_time_t msg_ps;        /* per-message cost of a member's network path; 0 = none */
     guint64 msg_bytes;         /* bytes per network message (0: one message per transfer) */
 } weft_coll_exec_t;
@@ -369,8 +384,8 @@ typedef struct {
     guint32 *n_preds;
     guint32 *succ_off; /* n_xfers + 1 */
     guint32 *succ;
-    guint8 *succ_kind; /* weft_coll_dep_kind_t per successor entry */
-    guint64 moved_bytes;           /* sum of the transfers' bytes */
+    guint8 *succ_kind;              /* weft_coll_dep_kind_t per successor entry */
+    guint64 moved_bytes;            /* sum of the network transfers' bytes (no local copies) */
     weft_coll_implicit_t *implicit; /* NULL for an explicit plan (private, coll_private.h) */
 } weft_coll_plan_t;
 
@@ -388,7 +403,9 @@ typedef struct {
  * and for every position j the switch of highest tier on the routes from the
  * first domain's member j to the others' member j has WEFT_TOPO_FEATURE_SHARP
  * (that switch is collnet_switch[j], the root of the SHARP reduction). hbm_Bps
- * is left 0 (the cluster does not know GPU models; the caller may set it).
+ * is left 0 (reductions are not charged; the caller may set it); hbm_stream_Bps is
+ * the least streaming bandwidth of the members' GPU models (topo.h:
+ * weft_topo_vertex_gpu_model()), 0 when a member has none.
  * Returns: (transfer full): the layout. Time complexity: O(n log n +
  * vertices + routes of max_per_domain x n_domains pairs).
  */

@@ -64,6 +64,11 @@ coll_split_off(guint64 total, guint64 parts, guint64 i)
  * follow lanes, xfer->channel = lane >> lane_shift). */
 guint32 weft_coll_i_add_xfer(coll_builder_t *b, guint lane, guint src, guint dst, guint64 bytes,
                              guint64 offset, guint8 flags);
+/* A local copy by @member (a WEFT_COLL_XFER_COPY transfer, coll.h) of stream @stream (0 or
+ * 1: the copies of one stream on one lane run in order, a link dependency on the stream's
+ * previous copy; the two streams are independent). */
+guint32 weft_coll_i_add_copy(coll_builder_t *b, guint lane, guint member, guint stream,
+                             guint64 bytes, guint64 offset);
 void weft_coll_i_add_dep(coll_builder_t *b, guint32 pred, guint32 succ);
 /* Virtual member for cluster vertex @v (one per vertex): its endpoint index. */
 guint weft_coll_i_virtual(coll_builder_t *b, gint v, gboolean inter);

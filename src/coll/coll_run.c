@@ -5,7 +5,8 @@
  * latency it starts the roots; a transfer's sent callback (its last byte left
  * the source) releases its link successors, its delivery plus the post-delay
  * (per-step latency, and the receiver's reduction through HBM) releases its
- * data successors; a transfer starts when its count drops to zero. When every
+ * data successors; a transfer starts when its count drops to zero; a local copy
+ * (WEFT_COLL_XFER_COPY) is a timer of its HBM time, then both. When every
  * transfer's post-delay has passed, the collective's completion callback runs.
  * It knows nothing about the network model beyond one rule: under the
  * analytical model a transfer's efficiency is divided by the channels sharing
@@ -123,10 +124,31 @@ weft_coll_i_xfer_rate(const weft_coll_exec_t *exec, guint8 flags, guint16 sharin
     }
 }
 
+/* A local copy's end (WEFT_COLL_XFER_COPY): its last byte is written, nothing to deliver. */
+static void
+on_copy_done(void *ctx, void *data)
+{
+    weft_coll_run_t *run = ctx;
+    guint32 t = GPOINTER_TO_UINT(data);
+    run->post[t] = 0;
+    if (has_link_succ(run->plan, t)) {
+        on_xfer_sent(run, t);
+    }
+    on_xfer_done(run, t);
+}
+
 static void
 start_xfer_now(weft_coll_run_t *run, guint32 t)
 {
     const weft_coll_xfer_t *x = &run->plan->xfers[t];
+    if (x->flags & WEFT_COLL_XFER_COPY) {
+        /* a member's SMs read and write the bytes through HBM (coll.h) */
+        weft_time_t d =
+            run->exec.copy_Bps > 0.0 ? weft_time_for_bytes(2 * x->bytes, run->exec.copy_Bps) : 0;
+        run->post[t] =
+            weft_sim_after(weft_net_sim(run->net), d, on_copy_done, run, GUINT_TO_POINTER(t));
+        return;
+    }
     double route_Bps = NAN;
     if (run->analytical && x->sharing > 1) {
         /* the rate of the pair's route, looked up once per source (a source sends to one
@@ -224,6 +246,9 @@ on_post(void *ctx, void *data)
 static weft_time_t
 post_delay(const weft_coll_run_t *run, const weft_coll_xfer_t *x)
 {
+    if (x->flags & WEFT_COLL_XFER_COPY) {
+        return 0; /* a local copy: its time was its duration */
+    }
     weft_time_t d =
         (x->flags & WEFT_COLL_XFER_INTER) ? run->exec.step_inter_ps : run->exec.step_intra_ps;
     if (run->exec.msg_ps > 0 && (x->flags & WEFT_COLL_XFER_INTER)) {
@@ -305,8 +330,9 @@ weft_coll_run_full(weft_net_t *net, const weft_coll_plan_t *plan, const gint *me
     /* Check every pair first, so that a run either starts whole or not at all. */
     for (guint32 t = 0; t < plan->n_xfers; t++) {
         const weft_coll_xfer_t *x = &plan->xfers[t];
-        if (t > 0 && x->src == plan->xfers[t - 1].src && x->dst == plan->xfers[t - 1].dst) {
-            continue;
+        if ((x->flags & WEFT_COLL_XFER_COPY) ||
+            (t > 0 && x->src == plan->xfers[t - 1].src && x->dst == plan->xfers[t - 1].dst)) {
+            continue; /* a local copy needs no route */
         }
         if (weft_net_transfer_time(net, vertex[x->src], vertex[x->dst], 0, error) < 0) {
             g_prefix_error(error, "%s over %u members: endpoint %u to endpoint %u: ",

@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "coll/coll_private.h"
+#include "hw/hw.h"
+#include "topo/topo.h"
 
 /* The common part: per-member arrays and domain lists from domain[] and rail[]. */
 static void
@@ -268,6 +270,12 @@ weft_coll_layout_new(weft_fabric_t *fabric, const gint *member_vertex, guint n)
     fill_domains(L);
     find_nvls(L, fabric);
     find_collnet(L, fabric);
+    /* the slowest member's streaming HBM bandwidth, 0 when any member has no GPU model */
+    for (guint m = 0; m < n; m++) {
+        const weft_hw_gpu_t *g = weft_topo_vertex_gpu_model(topo, member_vertex[m]);
+        double s = g != NULL ? g->hbm_stream_Bps : 0.0;
+        L->hbm_stream_Bps = m == 0 ? s : MIN(L->hbm_stream_Bps, s);
+    }
     return L;
 }
 
