@@ -1026,6 +1026,42 @@ START_TEST(layouts_know_domains_rails_nvls_and_sharp)
 }
 END_TEST
 
+START_TEST(nvls_tree_copies_in_and_out_around_the_rest)
+{
+    /* NVLS tree on 2 DGX H100 nodes, 1 channel, 1 chunk: every GPU first copies its S into
+     * the NVLS buffer, last copies S out (NCCL 2.20.3 all_reduce.h, NVLS_TREE's scatter
+     * and gather warps). With one chunk every copy of a kind runs at once and nothing
+     * overlaps them, so the plan takes exactly 2 t_c more than the same plan with free
+     * copies, t_c = 2 S / (2778.27 GB/s / 2 streams): S = 1 MiB -> 1509681 ps each. */
+    const guint64 S = MIB;
+    g_autoptr(weft_topo_t) t = dgx_h100(2);
+    g_autoptr(weft_coll_plan_t) p = plan_on(t, 16, WEFT_COLL_ALL_REDUCE,
+                                            WEFT_COLL_ALGO_NVLS_TREE, WEFT_COLL_PROTO_SIMPLE, 1, 1, S);
+    guint copies = 0;
+    for (guint i = 0; i < p->n_xfers; i++) {
+        const weft_coll_xfer_t *x = &p->xfers[i];
+        if (x->flags & WEFT_COLL_XFER_COPY) {
+            ck_assert_uint_eq(x->src, x->dst);
+            ck_assert_uint_eq(x->bytes, S);
+            copies++;
+        }
+    }
+    ck_assert_uint_eq(copies, 2 * 16);
+    ck_assert_double_eq_tol(p->exec.copy_Bps,
+                            3350e9 * (0.916 + 1350.0 / 2800 * (0.73625 - 0.916)) / 2, 1.0);
+    weft_coll_exec_t free_copies = p->exec;
+    free_copies.copy_Bps = 0.0;
+    weft_time_t t_c = weft_time_for_bytes(2 * S, p->exec.copy_Bps);
+    ck_assert_int_eq(t_c, 1509681);
+    for (guint m = 0; m < 2; m++) {
+        weft_net_model_t model = m == 0 ? WEFT_NET_ANALYTICAL : WEFT_NET_FLOW;
+        weft_time_t with = run_plan(t, p, NULL, model, NULL);
+        weft_time_t without = run_plan(t, p, NULL, model, &free_copies);
+        ck_assert_int_eq(with, without + 2 * t_c);
+    }
+}
+END_TEST
+
 START_TEST(graphml_keeps_vertex_features)
 {
     GError *error = NULL;
@@ -1729,6 +1765,7 @@ coll_suite(void)
     tcase_add_test(algos, halving_doubling_takes_log2_n_steps_each_way);
     tcase_add_test(algos, direct_all_to_all_sends_n_minus_1_transfers_per_rank);
     tcase_add_test(algos, nvls_on_a_dgx_h100_node_goes_up_and_down_once);
+    tcase_add_test(algos, nvls_tree_copies_in_and_out_around_the_rest);
     tcase_add_test(algos, protocols_cost_latency_and_efficiency);
     tcase_add_test(algos, base_latency_and_reductions_are_charged);
     tcase_add_test(algos, channels_do_not_create_bandwidth);

@@ -959,20 +959,42 @@ build_nvls_tree(const ctx_t *x)
     g_autofree guint32 *others = g_new(guint32, g);
     g_autofree guint32 *ep = g_new(guint32, D);
     g_autofree gint *parent = g_new(gint, D);
+    x->plan->exec.copy_Bps = L->hbm_stream_Bps / (2.0 * MAX(x->plan->channels, 1u));
     for (guint ch = 0; ch < x->plan->channels; ch++) {
         guint64 co, cl;
         channel_part(x, ch, x->plan->size_bytes, &co, &cl);
+        GArray **in = weft_coll_i_ranges_new(n);
         GArray **rs_out = weft_coll_i_ranges_new(n);
         GArray **tr_out = weft_coll_i_ranges_new(n);
+        GArray **ag_out = weft_coll_i_ranges_new(n);
         for (guint d = 0; d < D; d++) {
             weft_coll_i_domain_order(L, d, ch, order + d * g);
         }
+        /* the scatter copies: chunk c of every piece into the NVLS buffer (build_nvls()) */
+        for (guint d = 0; d < D; d++) {
+            for (guint c = 0; c < C; c++) {
+                for (guint i = 0; i < g; i++) {
+                    guint64 bytes = 0;
+                    for (guint j = 0; j < g; j++) {
+                        bytes += coll_split(coll_split(cl, g, j), C, c);
+                    }
+                    guint32 t = weft_coll_i_add_copy(x->b, 2 * ch, order[d * g + i], 0, bytes,
+                                                     co + coll_split_off(coll_split(cl, g, 0), C, c));
+                    for (guint j = 0; j < g; j++) {
+                        guint64 P = coll_split(cl, g, j), po = co + coll_split_off(cl, g, j);
+                        weft_coll_i_ranges_add(in, order[d * g + i], po + coll_split_off(P, C, c),
+                                               coll_split(P, C, c), t);
+                    }
+                }
+            }
+        }
+        weft_coll_i_ranges_sort(in, n);
         for (guint d = 0; d < D; d++) {
             for (guint c = 0; c < C; c++) {
                 for (guint j = 0; j < g; j++) {
                     guint64 P = coll_split(cl, g, j), po = co + coll_split_off(cl, g, j);
                     nvls_updown(x, 2 * ch, d, order + d * g, g, order + d * g + j, 1,
-                                po + coll_split_off(P, C, c), coll_split(P, C, c), TRUE, NULL,
+                                po + coll_split_off(P, C, c), coll_split(P, C, c), TRUE, in,
                                 rs_out);
                 }
             }
@@ -1004,12 +1026,36 @@ build_nvls_tree(const ctx_t *x)
                     guint64 P = coll_split(cl, g, j), po = co + coll_split_off(cl, g, j);
                     nvls_updown(x, 2 * ch + 1, d, order + d * g + j, 1, others, g - 1,
                                 po + coll_split_off(P, C, c), coll_split(P, C, c), FALSE, tr_out,
-                                NULL);
+                                ag_out);
                 }
             }
         }
+        /* the gather copies: chunk c of every piece out of the NVLS buffer, once the others'
+         * pieces came down and the member's own piece came back from the tree */
+        weft_coll_i_ranges_sort(ag_out, n);
+        for (guint d = 0; d < D; d++) {
+            for (guint c = 0; c < C; c++) {
+                for (guint i = 0; i < g; i++) {
+                    guint32 m = order[d * g + i];
+                    guint64 bytes = 0;
+                    for (guint j = 0; j < g; j++) {
+                        bytes += coll_split(coll_split(cl, g, j), C, c);
+                    }
+                    guint32 t = weft_coll_i_add_copy(x->b, 2 * ch + 1, m, 1, bytes,
+                                                     co + coll_split_off(coll_split(cl, g, 0), C, c));
+                    for (guint j = 0; j < g; j++) {
+                        guint64 P = coll_split(cl, g, j), po = co + coll_split_off(cl, g, j);
+                        weft_coll_i_deps_on_ranges(x->b, j == i ? tr_out : ag_out, m,
+                                                   po + coll_split_off(P, C, c),
+                                                   coll_split(P, C, c), t);
+                    }
+                }
+            }
+        }
+        weft_coll_i_ranges_free(in, n);
         weft_coll_i_ranges_free(rs_out, n);
         weft_coll_i_ranges_free(tr_out, n);
+        weft_coll_i_ranges_free(ag_out, n);
     }
 }
 
@@ -1436,6 +1482,7 @@ weft_coll_i_count_xfers(weft_coll_op_t op, weft_coll_algo_t algo, const weft_col
                 per += (guint64)(L->nvls_off[d + 1] - L->nvls_off[d]) * g * (2 * g + 1);
             }
             per += g * 2 * tree_xfers(D);
+            per += 2 * (guint64)D * g; /* a scatter and a gather copy per member */
             break;
         case WEFT_COLL_ALGO_COLLNET: {
             /* ring RS and AG in each domain; per position, each member up to its leaf or the
@@ -1495,7 +1542,8 @@ weft_coll_i_fill_depth(weft_coll_op_t op, weft_coll_algo_t algo, const weft_coll
         /* up to the switch, down from it, and the copies in (scatter) and out (gather) */
         return ar ? 3 : 2;
     case WEFT_COLL_ALGO_NVLS_TREE:
-        return 2 + 2 * dtree_height(D) + 2 - 1;
+        /* the copy in, up and down, the trees, up and down, the copy out */
+        return 2 + 2 * dtree_height(D) + 2 - 1 + 2;
     case WEFT_COLL_ALGO_COLLNET:
         return (g - 1) + 2 * (L->collnet_leaf != NULL ? 2 : 1) + (g - 1) - 1;
     default:
