@@ -12,6 +12,7 @@
 #include <check.h>
 #include <stdlib.h>
 
+#include "coll/p2p.h"
 #include "core/sim.h"
 #include "fault/step.h"
 #include "net/net.h"
@@ -253,6 +254,95 @@ START_TEST(eager_send_completes_before_a_late_receive)
     ck_assert_int_eq(res->ranks[1].compute_ps, 100000000);
     ck_assert_int_eq(res->ranks[1].exposed_comm_ps, 0);
     assert_accounting(res);
+}
+END_TEST
+
+/* The time of one @S-byte NCCL send from GPU @g0 to GPU @g1 of @topo alone: its plan on the
+ * pair's 2-rank communicator, step by step (coll/p2p.h), run on an idle network. */
+static weft_time_t
+nccl_send_alone(weft_topo_t *topo, guint g0, guint g1, guint64 S, weft_net_model_t model,
+                guint *steps)
+{
+    GError *err = NULL;
+    weft_coll_tuning_t tun = {0};
+    weft_coll_planner_config_t pcfg = {.tuning = &tun};
+    g_autoptr(weft_fabric_t) fabric = weft_fabric_new(topo);
+    g_autoptr(weft_coll_planner_t) P = weft_coll_planner_new(fabric, &pcfg);
+    gint v[2] = {weft_topo_gpu_vertex(topo, g0), weft_topo_gpu_vertex(topo, g1)};
+    const weft_coll_system_t *sys =
+        weft_coll_planner_system(P, weft_coll_planner_add_comm(P, v, 2), &err);
+    ck_assert_msg(sys != NULL, "%s", err ? err->message : "");
+    weft_coll_p2p_comm_t pc;
+    weft_coll_p2p_comm_init(&pc, sys);
+    gint dom[2] = {weft_topo_vertex_domain(topo, v[0]), weft_topo_vertex_domain(topo, v[1])};
+    weft_coll_p2p_msg_t msg = {0, 1};
+    g_autoptr(weft_coll_plan_t) plan = weft_coll_p2p_plan_build(&pc, 2, dom, &msg, 1, S, &err);
+    ck_assert_msg(plan != NULL, "%s", err ? err->message : "");
+    ck_assert_uint_gt(plan->n_xfers, 1); /* steps: a 64 MiB message is many */
+    *steps = plan->n_xfers;
+    g_autoptr(weft_sim_t) sim = weft_sim_new(1);
+    g_autoptr(weft_net_t) net = weft_net_new(sim, fabric, model);
+    weft_time_t t = weft_coll_time(sim, net, plan, v, &err);
+    ck_assert_msg(t > 0, "%s", err ? err->message : "");
+    return t;
+}
+
+START_TEST(a_replayed_send_runs_as_nccl_sends_it)
+{
+    /* Under NCCL's tuning a replayed SEND/RECV is NCCL's send on the pair's own 2-rank
+     * communicator (coll/p2p.h; PyTorch's ProcessGroupNCCL pairs): the step is that plan's
+     * time alone, under both models, when the replay runs every step (transfers), and to
+     * within a picosecond per step when it merges each piece's steps (auto: one rounding of
+     * the piece's time instead of one per step; coll/p2p.h). 64 MiB from GPU 0 to GPU 1 of a DGX H100 (NVLink)
+     * and from GPU 0 to GPU 8 of two p5 nodes (EFA, 3 us per message: steps kept). */
+    const guint64 S = 64 * 1024 * 1024;
+    const char *src = g_getenv("WEFT_SRCDIR");
+    const char *files[] = {"dgx-h100.ini", "p5-h100-2node.ini"};
+    const guint peer[] = {1, 8};
+    for (guint f = 0; f < 2; f++) {
+        g_autofree char *path =
+            g_build_filename(src != NULL ? src : ".", "topologies", files[f], NULL);
+        GError *err = NULL;
+        g_autoptr(weft_topo_t) topo = weft_topo_load(path, &err);
+        ck_assert_msg(topo != NULL, "%s", err ? err->message : "");
+        g_autoptr(test_et_t) a = test_et_new("0.0.4");
+        test_et_send(a, 1, "send", 1, 0, S);
+        write_rank(a, "nccl_p2p", 0);
+        g_autoptr(test_et_t) b = test_et_new("0.0.4");
+        test_et_recv(b, 1, "recv", 0, 0, S);
+        write_rank(b, "nccl_p2p", 1);
+        g_autofree char *prefix = g_build_filename(tmpdir, "nccl_p2p", NULL);
+        g_autoptr(weft_workload_t) wl = weft_workload_load_chakra(prefix, NULL, &err);
+        ck_assert_msg(wl != NULL && weft_workload_check(wl, weft_topo_n_gpus(topo), &err), "%s",
+                      err ? err->message : "");
+        guint gpus[2] = {0, peer[f]};
+        weft_coll_tuning_t tun = {0};
+        for (guint m = 0; m < 2; m++) {
+            weft_net_model_t model = m == 0 ? WEFT_NET_ANALYTICAL : WEFT_NET_FLOW;
+            guint steps;
+            weft_time_t want = nccl_send_alone(topo, 0, peer[f], S, model, &steps);
+            for (guint d = 0; d < 2; d++) {
+                weft_replay_options_t opts = {
+                    .rank_gpu = gpus,
+                    .coll_tuning = &tun,
+                    .collective_detail = d == 0 ? WEFT_REPLAY_DETAIL_AUTO
+                                                : WEFT_REPLAY_DETAIL_TRANSFERS};
+                g_autoptr(weft_sim_t) sim = weft_sim_new(1);
+                g_autoptr(weft_fabric_t) fabric = weft_fabric_new(topo);
+                g_autoptr(weft_net_t) net = weft_net_new(sim, fabric, model);
+                g_autoptr(weft_replay_result_t) res = weft_replay_run(sim, net, wl, &opts, &err);
+                ck_assert_msg(res != NULL, "%s", err ? err->message : "");
+                if (d == 1) {
+                    ck_assert_int_eq(res->step_ps, want);
+                } else {
+                    ck_assert_int_le(llabs(res->step_ps - want), steps);
+                }
+                ck_assert_uint_eq(res->p2p_transfers, 1);
+            }
+            /* never faster than the wire: NVLink 450 GB/s, EFA 4 x 100 Gb/s = 50 GB/s */
+            ck_assert_int_gt(want, (weft_time_t)(S / (f == 0 ? 450e9 : 50e9) * 1e12));
+        }
+    }
 }
 END_TEST
 
@@ -1159,6 +1249,7 @@ replay_suite(void)
     tcase_add_test(tc, overlap_and_stream_order_in_a_data_parallel_step);
     tcase_add_test(tc, send_recv_ring_runs_concurrently);
     tcase_add_test(tc, eager_send_completes_before_a_late_receive);
+    tcase_add_test(tc, a_replayed_send_runs_as_nccl_sends_it);
     tcase_add_test(tc, receive_posted_first_waits_for_its_send);
     tcase_add_test(tc, sub_communicators_run_side_by_side);
     tcase_add_test(tc, each_communicator_has_its_own_stream);

@@ -90,6 +90,7 @@ weft_coll_p2p_comm_init(weft_coll_p2p_comm_t *pc, const weft_coll_system_t *sys)
         pc->step_inter_ps[i] = MAX(inter - sys->inter_route_ps, 0);
     }
     pc->msg_ps = sys->net_msg_ps;
+    pc->merge_steps = FALSE;
 }
 
 void
@@ -128,6 +129,14 @@ weft_coll_p2p_split(const weft_coll_p2p_comm_t *pc, guint64 size_bytes, gboolean
     out->steps = (guint)MAX(div_up(first, out->step_bytes), 1);
 }
 
+/* Whether a piece of @s runs as one transfer: pc->merge_steps and no per-message cost on it
+ * (the network with Simple and a NIC cost keeps one transfer per message; see p2p.h). */
+static gboolean
+merged(const weft_coll_p2p_comm_t *pc, const weft_coll_p2p_split_t *s, gboolean net)
+{
+    return pc->merge_steps && !(net && s->proto != WEFT_COLL_PROTO_LL && pc->msg_ps > 0);
+}
+
 weft_coll_plan_t *
 weft_coll_p2p_plan_build(const weft_coll_p2p_comm_t *pc, guint n_members, const gint *domain,
                          const weft_coll_p2p_msg_t *msgs, guint n_msgs, guint64 size_bytes,
@@ -157,7 +166,7 @@ weft_coll_p2p_plan_build(const weft_coll_p2p_comm_t *pc, guint n_members, const 
         for (guint k = 0; k < split[i].pieces; k++) {
             guint64 b = size_bytes == 0 ? 0 : MIN(split[i].piece_bytes,
                                                   size_bytes - k * split[i].piece_bytes);
-            total += MAX(div_up(b, split[i].step_bytes), 1);
+            total += merged(pc, &split[i], net) ? 1 : MAX(div_up(b, split[i].step_bytes), 1);
         }
         max_pieces = MAX(max_pieces, split[i].pieces);
         max_steps = MAX(max_steps, split[i].steps);
@@ -208,14 +217,16 @@ weft_coll_p2p_plan_build(const weft_coll_p2p_comm_t *pc, guint n_members, const 
         for (guint k = 0; k < s->pieces; k++) {
             guint64 off = k * s->piece_bytes;
             guint64 b = size_bytes == 0 ? 0 : MIN(s->piece_bytes, size_bytes - off);
-            guint64 steps = MAX(div_up(b, s->step_bytes), 1);
+            gboolean one = merged(pc, s, net);
+            guint64 steps = one ? 1 : MAX(div_up(b, s->step_bytes), 1);
+            guint64 step_bytes = one ? MAX(b, 1) : s->step_bytes;
             for (guint64 j = 0; j < steps; j++) {
-                guint64 sb = b == 0 ? 0 : MIN(s->step_bytes, b - j * s->step_bytes);
+                guint64 sb = b == 0 ? 0 : MIN(step_bytes, b - j * step_bytes);
                 plan->xfers[t] = (weft_coll_xfer_t){
                     .src = msgs[i].src,
                     .dst = msgs[i].dst,
                     .bytes = sb,
-                    .offset = (guint64)i * size_bytes + off + j * s->step_bytes,
+                    .offset = (guint64)i * size_bytes + off + j * step_bytes,
                     .channel = (guint16)k,
                     .sharing = (guint16)MIN(s->pieces, G_MAXUINT16),
                     .flags = net ? WEFT_COLL_XFER_INTER : 0,

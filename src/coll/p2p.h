@@ -53,6 +53,17 @@
  * transfer: msg_bytes 0). The plan carries op all_to_all and algorithm direct,
  * the operation NCCL runs as grouped sends; only messages print them.
  *
+ * Merged steps (pc->merge_steps, what the replay uses unless collectives.detail =
+ * transfers): where no per-message cost applies (NVLink and PCI peers, LL), a piece's
+ * steps, chained back to back on one route with nothing between them but the link
+ * dependency, move the piece's bytes as one transfer of them does when the piece's route
+ * carries nothing else, to within a picosecond per step (one rounding of the piece's time
+ * instead of one per step: tests/check_replay.c); the plan then has one transfer per
+ * piece. Where
+ * other traffic shares the route the two differ only in how that traffic interleaves
+ * with the steps (tests/golden runs every replay both ways and compares them). Network
+ * pieces with the NIC's message cost keep their steps: each is a message.
+ *
  * Simplification: a message of several pieces whose last (remainder) piece is
  * at most 16 KiB runs that piece with LL in NCCL; weft charges the whole
  * message the first piece's protocol (Simple): at most 16 KiB of a message of
@@ -86,6 +97,9 @@ typedef struct {
     weft_time_t step_intra_ps[2]; /* hwLat of NVLink / PCI minus the route's latency, >= 0 */
     weft_time_t step_inter_ps[2]; /* hwLat of the network minus the route's latency, >= 0 */
     weft_time_t msg_ps;           /* the NIC's per-message cost (sys->net_msg_ps); 0: none */
+    /* Build a piece as one transfer of all its steps where no per-message cost applies
+     * (see the essay); weft_coll_p2p_comm_init() sets FALSE, the caller may set TRUE. */
+    gboolean merge_steps;
 } weft_coll_p2p_comm_t;
 
 /** How one message of S bytes to one peer is cut (see the essay). */

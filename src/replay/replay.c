@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/units.h"
+#include "coll/p2p.h"
 
 /* clang-format off */
 G_DEFINE_QUARK(weft-replay-error-quark, weft_replay_error)
@@ -192,7 +193,14 @@ typedef struct {
     gboolean arrived;          /* the last byte has arrived at dst */
     guint32 next;              /* the next message waiting on the same key (index + 1), or 0 */
     gboolean released;         /* both sides finished: the slot is free (p2p_release()) */
+    weft_coll_run_t *run;      /* the send's NCCL point-to-point plan running, or NULL */
 } p2p_t;
+
+/* A point-to-point plan: of the pair's communicator (its planner id) and the size. */
+typedef struct {
+    guint comm;
+    guint64 bytes;
+} p2p_plan_key_t;
 
 struct replay {
     weft_sim_t *sim;
@@ -225,6 +233,8 @@ struct replay {
     GPtrArray *p2p_wait_pool;         /* p2p_wait_t not in use (owned) */
     GArray *p2p;                      /* p2p_t; a slot is reused once both sides finished */
     GArray *p2p_free;                 /* guint32 indexes of free slots of p2p */
+    /* p2p_plan_key_t -> weft_coll_plan_t of a send as NCCL runs it (owned both) */
+    GHashTable *p2p_plans;
     guint64 p2p_count;                /* messages matched or waiting, over the run */
     GArray *finish_stack;             /* (rank, node) pairs to finish at the current time */
     GError *error;                    /* first runtime error; stops the simulation */
@@ -1569,6 +1579,8 @@ on_p2p_done(void *ctx, guint64 index)
 {
     replay_t *R = ctx;
     g_array_index(R->p2p, p2p_t, index).arrived = TRUE;
+    /* the plan's run has called back for the last time (coll.h): done with */
+    g_clear_pointer(&g_array_index(R->p2p, p2p_t, index).run, weft_coll_run_free);
     /* a copy: finishing nodes issues new sends, which may move R->p2p */
     p2p_t p = g_array_index(R->p2p, p2p_t, index);
     rank_state_t *src = &R->ranks[p.src_rank];
@@ -1586,9 +1598,59 @@ on_p2p_done(void *ctx, guint64 index)
     /* else the receive, when issued, finishes at once and releases the slot */
 }
 
+static guint
+p2p_plan_key_hash(gconstpointer k)
+{
+    const p2p_plan_key_t *x = k;
+    return g_int64_hash(&x->bytes) ^ (x->comm * 2654435761u);
+}
+
+static gboolean
+p2p_plan_key_equal(gconstpointer a, gconstpointer b)
+{
+    const p2p_plan_key_t *x = a, *y = b;
+    return x->comm == y->comm && x->bytes == y->bytes;
+}
+
 /*
- * Issues a SEND or RECV. Sends are eager: the transfer starts when the send is
- * issued and the send finishes when its last byte arrives. A receive finishes
+ * The plan of a @bytes message from GPU vertex @vertices[0] to @vertices[1] as NCCL 2.20.3
+ * runs ncclSend / ncclRecv (coll/p2p.h) on the pair's own communicator: PyTorch's
+ * ProcessGroupNCCL sends over a 2-rank NCCL communicator of the two ranks
+ * (torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp, pointToPoint(): the key
+ * "lowRank:highRank"). Built once per (pair, size) and kept. NULL with @error set.
+ */
+static const weft_coll_plan_t *
+p2p_plan(replay_t *R, const gint vertices[2], guint64 bytes, GError **error)
+{
+    p2p_plan_key_t key = {weft_coll_planner_add_comm(R->planner, vertices, 2), bytes};
+    weft_coll_plan_t *plan = g_hash_table_lookup(R->p2p_plans, &key);
+    if (plan != NULL) {
+        return plan;
+    }
+    const weft_coll_system_t *sys = weft_coll_planner_system(R->planner, key.comm, error);
+    if (sys == NULL) {
+        return NULL;
+    }
+    weft_coll_p2p_comm_t pc;
+    weft_coll_p2p_comm_init(&pc, sys);
+    pc.merge_steps = R->detail_auto; /* collectives.detail = transfers: every step */
+    gint domain[2] = {weft_topo_vertex_domain(R->topo, vertices[0]),
+                      weft_topo_vertex_domain(R->topo, vertices[1])};
+    weft_coll_p2p_msg_t msg = {0, 1};
+    plan = weft_coll_p2p_plan_build(&pc, 2, domain, &msg, 1, bytes, error);
+    if (plan == NULL) {
+        return NULL;
+    }
+    g_hash_table_insert(R->p2p_plans, g_memdup2(&key, sizeof key), plan);
+    return plan;
+}
+
+/*
+ * Issues a SEND or RECV. Sends are eager: the message starts when the send is
+ * issued and the send finishes when its last byte arrives. Under NCCL's tuning
+ * (a tuned planner) the message runs as NCCL runs it (p2p_plan()): its channels,
+ * steps, protocol, latencies and the NIC's per-message cost; otherwise it is one
+ * transfer at the route's rate. A receive finishes
  * when it has been issued and its matching message has arrived. Sends and
  * receives of one (src, dst, tag) match in issue order.
  */
@@ -1643,7 +1705,7 @@ p2p_issue(replay_t *R, rank_state_t *rs, guint node)
         }
     }
     if (p == NULL) {
-        p2p_t fresh = {src, dst, -1, -1, FALSE, 0, FALSE};
+        p2p_t fresh = {src, dst, -1, -1, FALSE, 0, FALSE, NULL};
         if (R->p2p_free->len > 0) {
             idx = g_array_index(R->p2p_free, guint32, R->p2p_free->len - 1);
             g_array_set_size(R->p2p_free, R->p2p_free->len - 1);
@@ -1685,8 +1747,23 @@ p2p_issue(replay_t *R, rank_state_t *rs, guint node)
     account(rs);
     rs->comm_busy++;
     GError *error = NULL;
-    if (!weft_net_transfer_start(R->net, R->ranks[src].vertex, R->ranks[dst].vertex,
-                                 t->comm_bytes[node], on_p2p_done, R, idx, &error)) {
+    gint vertices[2] = {R->ranks[src].vertex, R->ranks[dst].vertex};
+    if (weft_coll_planner_tuned(R->planner) && vertices[0] != vertices[1]) {
+        const weft_coll_plan_t *plan = p2p_plan(R, vertices, t->comm_bytes[node], &error);
+        weft_coll_run_t *run =
+            plan != NULL ? weft_coll_run(R->net, plan, vertices, on_p2p_done, R, idx, &error)
+                         : NULL;
+        if (run == NULL) {
+            g_prefix_error(&error, "%s: rank %u node %" G_GUINT64_FORMAT " (%s): ", t->file,
+                           rs->rank, t->id[node], node_name(t, node));
+            fail(R, error);
+            return;
+        }
+        g_array_index(R->p2p, p2p_t, idx).run = run;
+        return;
+    }
+    if (!weft_net_transfer_start(R->net, vertices[0], vertices[1], t->comm_bytes[node],
+                                 on_p2p_done, R, idx, &error)) {
         g_prefix_error(&error, "%s: rank %u node %" G_GUINT64_FORMAT " (%s): ", t->file, rs->rank,
                        t->id[node], node_name(t, node));
         fail(R, error);
@@ -2002,7 +2079,12 @@ replay_clear(replay_t *R)
     }
     g_clear_pointer(&R->p2p_waiting, g_hash_table_unref);
     g_clear_pointer(&R->p2p_wait_pool, g_ptr_array_unref);
+    for (guint i = 0; R->p2p != NULL && i < R->p2p->len; i++) {
+        /* a run stopped early: its sends' plans may still be running */
+        g_clear_pointer(&g_array_index(R->p2p, p2p_t, i).run, weft_coll_run_free);
+    }
     g_clear_pointer(&R->p2p, g_array_unref);
+    g_clear_pointer(&R->p2p_plans, g_hash_table_unref);
     g_clear_pointer(&R->p2p_free, g_array_unref);
     g_clear_pointer(&R->finish_stack, g_array_unref);
     g_clear_error(&R->error);
@@ -2256,6 +2338,8 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
     R.p2p_wait_pool = g_ptr_array_new_with_free_func(g_free);
     R.p2p = g_array_new(FALSE, FALSE, sizeof(p2p_t));
     R.p2p_free = g_array_new(FALSE, FALSE, sizeof(guint32));
+    R.p2p_plans = g_hash_table_new_full(p2p_plan_key_hash, p2p_plan_key_equal, g_free,
+                                        (GDestroyNotify)weft_coll_plan_free);
     R.finish_stack = g_array_new(FALSE, FALSE, sizeof(rank_node_t));
     R.ranks = g_new0(rank_state_t, wl->n_ranks);
     for (guint r = 0; r < wl->n_ranks; r++) {
