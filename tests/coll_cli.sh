@@ -24,7 +24,10 @@ expect 1 "missing cluster file" "nope.ini" -- "$WEFT" coll --cluster "$tmp/nope.
 expect 1 "GPU out of range" "--gpus" -- "$WEFT" coll --cluster "$dgx" --gpus 0,8
 expect 1 "NVLS tree on one node" "nvls_tree" -- "$WEFT" coll --cluster "$dgx" --algo nvls_tree
 expect 1 "NVLS with LL" "simple" -- "$WEFT" coll --cluster "$dgx" --algo nvls --proto ll
-expect 1 "NVLS across p5 nodes without CollNet" "nvls" -- "$WEFT" coll --cluster "$p5" --algo nvls
+expect 1 "NVLS across p5 nodes without CollNet" "only together with CollNet.*nvls_tree is NVLS across nodes" -- "$WEFT" coll --cluster "$p5" --algo nvls
+expect 1 "CollNet on EFA" "EFA has no in-network reduction" -- "$WEFT" coll --cluster "$p5" --algo collnet
+printf '[cluster]\nkind = dgx-h100\nnodes = 2\nfabric = rail-optimized\nsharp = true\n' >"$tmp/sharp2.ini"
+expect 1 "CollNet all_gather" "CollNet plan is all-reduce only" -- "$WEFT" coll --cluster "$tmp/sharp2.ini" --op all_gather --algo collnet
 
 # A sweep 8 B .. 16G by 4: sizes 8 x 4^k up to 2^34 (k = 0..15), 16 rows.
 expect 0 "sweep to 16G" "" -- "$WEFT" coll --cluster "$dgx" -b 8 -e 16G -f 4 --csv "$tmp/t.csv"

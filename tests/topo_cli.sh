@@ -237,4 +237,14 @@ awk '/<edge /&&!done{print "    <node id=\"stray\">\n      <data key=\"v_kind\">
 expect 1 "check finds an unreachable switch" "stray\.graphml.*problems" -- "$WEFT" topo check "$tmp/stray.graphml"
 grep -q "stray0" "$tmp/err" && ok "the finding names switch stray0" || bad "the finding names stray0"
 
+# A GPU the kind's chassis cannot hold: GB200 is a Grace superchip (NVL72 racks), B200 an SXM
+# module of HGX baseboards (hw.c, NVIDIA's GB200 NVL72 and DGX B200 datasheets).
+printf '[cluster]\nkind = dgx-b200\nnodes = 1\ngpu = gb200\n' >"$tmp/b200-gb200.ini"
+expect 1 "dgx-b200 with gpu = gb200" 'cluster.gpu = "gb200": GB200 comes only on a Grace superchip board.*kind = gb200-nvl72' -- "$WEFT" topo show "$tmp/b200-gb200.ini"
+printf '[cluster]\nkind = gb200-nvl72\nnodes = 1\ngpu = b200\n' >"$tmp/nvl72-b200.ini"
+expect 1 "gb200-nvl72 with gpu = b200" 'B200-SXM is an SXM module for HGX baseboards' -- "$WEFT" topo show "$tmp/nvl72-b200.ini"
+# NICs per node on an NVL72 rack (18 trays of 4 GPUs): the message lists the values that work.
+printf '[cluster]\nkind = gb200-nvl72\nnodes = 2\nfabric = rail-optimized\nnics_per_node = 20\n' >"$tmp/nvl72-nics.ini"
+expect 1 "NVL72 nics_per_node = 20" 'nics_per_node = 20: a gb200-nvl72 node has 72 GPUs in 18 host\(s\) of 4.*one of 18, 36, 72' -- "$WEFT" topo show "$tmp/nvl72-nics.ini"
+
 finish topo_cli.sh

@@ -624,6 +624,7 @@ weft_cmd_coll(int argc, char **argv)
                    size, size / TYPE_BYTES, "float", r.time_ps / 1e6, alg, alg * factor,
                    (b.sendrecv ? "p2p" : weft_coll_algo_name(r.cfg.algo)), weft_coll_tuning_proto_name(r.cfg.proto),
                    r.cfg.channels, r.cfg.chunks, model_text);
+            fflush(stdout); /* a row as soon as it is known: a long sweep shows its progress */
             g_string_append_printf(csv_text,
                                    "%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
                                    ",float,%.3f,%.3f,%.3f,%s,%s,%u,%u,%.3f\n",
@@ -671,6 +672,7 @@ weft_cmd_coll(int argc, char **argv)
                    m->size, m->time_us, t_us, et, m->busbw, bus, eb_text,
                    (b.sendrecv ? "p2p" : weft_coll_algo_name(r.cfg.algo)), weft_coll_tuning_proto_name(r.cfg.proto),
                    model_us);
+            fflush(stdout);
             g_autofree char *eb_csv = isnan(eb) ? g_strdup("") : g_strdup_printf("%.2f", eb);
             g_string_append_printf(
                 csv_text, "%" G_GUINT64_FORMAT ",%.3f,%.3f,%.2f,%.3f,%.3f,%s,%s,%s,%.3f\n", m->size,

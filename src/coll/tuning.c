@@ -1161,17 +1161,28 @@ weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system_t *sys, 
             return TRUE;
         }
         g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED,
-                    "%s with algorithm %s and protocol %s cannot run on %u ranks over %u nodes%s",
+                    "%s with algorithm %s and protocol %s cannot run on %u ranks over %u node%s%s",
                     weft_coll_op_name(op), weft_coll_algo_name(want_a),
                     weft_coll_tuning_proto_name(want_p), sys->n_ranks, sys->n_nodes,
+                    sys->n_nodes == 1 ? "" : "s",
                     want_a == WEFT_COLL_ALGO_COLLNET && !sys->collnet
                         ? (sys->n_nodes == 1 ? " (CollNet reduces in the network between nodes; "
                                                "this communicator has one node)"
-                                             : " (no SHARP switches between its nodes: CollNet "
-                                               "needs in-network reduction; set sharp = true in "
-                                               "the cluster file's [cluster] group, on "
-                                               "InfiniBand of 200 Gb/s or more)")
+                           : sys->ofi ? " (EFA has no in-network reduction: CollNet needs "
+                                        "SHARP switches, which are InfiniBand's; on EFA NCCL "
+                                        "runs ring, tree and NVLS tree)"
+                                      : " (no SHARP switches between its nodes: CollNet "
+                                        "needs in-network reduction; set sharp = true in "
+                                        "the cluster file's [cluster] group, on "
+                                        "InfiniBand of 200 Gb/s or more)")
+                    : want_a == WEFT_COLL_ALGO_COLLNET && op != WEFT_COLL_ALL_REDUCE
+                        ? " (weft's CollNet plan is all-reduce only; NCCL 2.20.3's CollNet "
+                          "direct all-gather and reduce-scatter are not modelled: force ring, "
+                          "or choose auto)"
                     : !sys->nvls        ? " (no NVLS-capable NVSwitch)"
+                    : want_a == WEFT_COLL_ALGO_NVLS && sys->n_nodes > 1
+                        ? " (NCCL runs NVLS across nodes only together with CollNet, and "
+                          "weft's NVLS plan is one node's: nvls_tree is NVLS across nodes)"
                     : sys->n_nodes == 1 ? " (one node)"
                     : sys->uneven       ? " (its nodes hold different numbers of members; ring "
                                           "and tree run on any layout)"

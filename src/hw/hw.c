@@ -130,6 +130,9 @@ static const weft_hw_gpu_t gpus[] = {
         /* the same Blackwell GPU as B200 (NVIDIA publishes no other SM count) */
         .sm_count = 148,
         .hbm_stream_Bps = B200_STREAM_BPS,
+        /* NVIDIA GB200 NVL72 datasheet: "GB200 Grace Blackwell Superchip", 2 Blackwell GPUs
+         * and 1 Grace CPU per superchip, 36 of them per rack */
+        .superchip = TRUE,
         .source = "derived: NVIDIA GB200 NVL72 datasheet rack figures divided by its 72 GPUs "
                   "(FP16/BF16 360 and FP8 720 PFLOPS with sparsity -> 2,500 and 5,000 TFLOPS "
                   "dense per GPU; 13.4 TB HBM3e -> 186 GB; 576 TB/s -> 8 TB/s; 130 TB/s NVLink "

@@ -46,6 +46,9 @@ typedef struct {
     double measured_matmul_bf16_flops; /* best measured BF16 GEMM rate; 0 if unknown */
     guint sm_count;                    /* streaming multiprocessors (the compute model's waves) */
     double hbm_stream_Bps;             /* achievable streaming HBM bandwidth (triad kernel) */
+    /* the GPU exists only on a Grace superchip board (GB200: two Blackwell GPUs and a Grace
+     * CPU per board, in GB200 NVL72 / NVL36 racks), never on an HGX baseboard of SXM modules */
+    gboolean superchip;
     const char *source;
 } weft_hw_gpu_t;
 

@@ -1019,11 +1019,19 @@ node_nics(const weft_topo_i_ini_t *c, const node_desc *d, guint n, guint k, guin
     guint gpus_per_node = d->hosts * d->gpus_per_host;
     if (n > gpus_per_node || gpus_per_node % n != 0 || n % d->hosts != 0 ||
         d->gpus_per_host % (n / d->hosts) != 0) {
+        /* the values that work: every host the same NIC count q, q dividing its GPUs */
+        g_autoptr(GString) ok = g_string_new(NULL);
+        for (guint q = 1; q <= d->gpus_per_host; q++) {
+            if (d->gpus_per_host % q == 0) {
+                g_string_append_printf(ok, "%s%u", ok->len > 0 ? ", " : "", q * d->hosts);
+            }
+        }
         g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
-                    "%s: %s.nics_per_node = %u: a %s node has %u GPUs in %u host(s) of %u; the "
-                    "NICs must divide the GPUs of every host evenly (1 to %u NICs per host)",
+                    "%s: %s.nics_per_node = %u: a %s node has %u GPUs in %u host(s) of %u, and "
+                    "every host must have the same number of NICs, dividing its GPUs: "
+                    "nics_per_node is one of %s",
                     c->origin, c->group, n, d->kind, gpus_per_node, d->hosts, d->gpus_per_host,
-                    d->gpus_per_host);
+                    ok->str);
         return FALSE;
     }
     *per_host = n / d->hosts;
@@ -1103,6 +1111,21 @@ build_node_kind(const node_desc *d, const weft_topo_i_ini_t *c, const node_param
     const weft_hw_nvswitch_t *nvs = weft_hw_nvswitch(d->nvswitch, &herr);
     if (nvs == NULL) {
         return hw_error(c, "kind", d->kind, herr, error);
+    }
+    /* A superchip GPU (GB200) sits only on its own board with a Grace CPU, an SXM one only
+     * on an HGX baseboard: the kind's chassis decides which it holds. */
+    const weft_hw_gpu_t *kind_gpu = weft_hw_gpu(d->gpu, NULL);
+    if (p->gpu_given && kind_gpu != NULL && kind_gpu->superchip != gpu->superchip) {
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                    "%s: %s.gpu = \"%s\": %s %s, but kind %s holds %s (%s)", c->origin,
+                    c->group, gpu_name, gpu->name,
+                    gpu->superchip ? "comes only on a Grace superchip board (GB200 NVL72 racks)"
+                                   : "is an SXM module for HGX baseboards",
+                    d->kind,
+                    kind_gpu->superchip ? "Grace superchip boards" : "an HGX baseboard of SXM modules",
+                    kind_gpu->superchip ? "use a kind with SXM GPUs, e.g. dgx-b200"
+                                        : "for GB200 use kind = gb200-nvl72");
+        return FALSE;
     }
     /* Another GPU in the kind's chassis (a DGX H200 is a DGX H100 with H200s) must speak the
      * NVLink generation of the chassis' NVSwitch chips. */
