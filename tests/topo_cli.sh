@@ -247,4 +247,14 @@ expect 1 "gb200-nvl72 with gpu = b200" 'B200-SXM is an SXM module for HGX basebo
 printf '[cluster]\nkind = gb200-nvl72\nnodes = 2\nfabric = rail-optimized\nnics_per_node = 20\n' >"$tmp/nvl72-nics.ini"
 expect 1 "NVL72 nics_per_node = 20" 'nics_per_node = 20: a gb200-nvl72 node has 72 GPUs in 18 host\(s\) of 4.*one of 18, 36, 72' -- "$WEFT" topo show "$tmp/nvl72-nics.ini"
 
+# In-network reduction: NVLS chips and SHARP switches, and a partly filled leaf tier.
+printf '[cluster]\nkind = dgx-h100\nnodes = 2\nfabric = rail-optimized\nsharp = true\n' >"$tmp/sharp2.ini"
+expect 0 "show a SHARP cluster" "" -- "$WEFT" topo show "$tmp/sharp2.ini"
+cp "$tmp/out" "$tmp/sharp2.txt"
+has "2 DGX H100, sharp" "$tmp/sharp2.txt" "in-network" "NVLS on 8 NVSwitch chips, SHARP on 12 switches"
+has "2 DGX H100, sharp" "$tmp/sharp2.txt" "tier 1" "leaf: 8 switches, down 800.000 GB/s, up 12800.000 GB/s, oversubscription none (down:up = 1:16.00"
+expect 0 "show p5" "" -- "$WEFT" topo show "$topos/p5-h100-2node.ini"
+cp "$tmp/out" "$tmp/p5.txt"
+has "p5 (EFA)" "$tmp/p5.txt" "in-network" "NVLS on 8 NVSwitch chips, SHARP on 0 switches"
+
 finish topo_cli.sh

@@ -83,6 +83,17 @@ range_GBps(double min_Bps, double max_Bps)
 
 /* ---- show -------------------------------------------------------------------------- */
 
+/* Vertices of @topo with feature @f (WEFT_TOPO_FEATURE_*): NVLS NVSwitch chips, SHARP switches. */
+static guint
+n_with_feature(const weft_topo_t *topo, guint f)
+{
+    guint n = 0;
+    for (guint v = 0; v < weft_topo_n_vertices(topo); v++) {
+        n += (weft_topo_vertex_features(topo, (gint)v) & f) != 0;
+    }
+    return n;
+}
+
 static void
 print_text(const char *file, const weft_topo_t *topo, const weft_topo_summary_t *s)
 {
@@ -121,6 +132,14 @@ print_text(const char *file, const weft_topo_t *topo, const weft_topo_summary_t 
         printf("bisection    none (one GPU)\n");
         printf("diameter     0 hops (one GPU)\n");
     }
+    guint nvls = n_with_feature(topo, WEFT_TOPO_FEATURE_NVLS);
+    guint sharp = n_with_feature(topo, WEFT_TOPO_FEATURE_SHARP);
+    if (nvls + sharp == 0) {
+        printf("in-network   none (no NVLS NVSwitch, no SHARP switch)\n");
+    } else {
+        printf("in-network   NVLS on %u NVSwitch chip%s, SHARP on %u switch%s\n", nvls,
+               nvls == 1 ? "" : "s", sharp, sharp == 1 ? "" : "es");
+    }
     for (guint i = 0; i < s->n_tiers; i++) {
         const weft_topo_tier_t *t = &s->tiers[i];
         printf("tier %u       %s: %u switches", t->tier, tier_names[i], t->n_switches);
@@ -132,7 +151,13 @@ print_text(const char *file, const weft_topo_t *topo, const weft_topo_summary_t 
         if (t->peer_Bps > 0) {
             printf(", peer %.3f GB/s", t->peer_Bps / GB);
         }
-        if (t->up_Bps > 0) {
+        if (t->up_Bps > 0 && t->oversubscription < 1.0) {
+            /* a partly filled tier (2 nodes on leaves wired for a full radix): its uplinks
+             * exceed what is below; 0.06:1 read as a ratio is hard to read */
+            printf(", up %.3f GB/s, oversubscription none (down:up = 1:%.2f, more up than "
+                   "down)\n",
+                   t->up_Bps / GB, 1.0 / t->oversubscription);
+        } else if (t->up_Bps > 0) {
             printf(", up %.3f GB/s, oversubscription %.2f:1\n", t->up_Bps / GB,
                    t->oversubscription);
         } else if (t->tier == s->n_tiers) {
@@ -183,6 +208,8 @@ print_json(const char *file, const weft_topo_t *topo, const weft_topo_summary_t 
     json_range(b, "injection_Bps", s->injection_min_Bps, s->injection_max_Bps);
     weft_json_add_double(b, "bisection_Bps", s->bisection_Bps);
     weft_json_add_int(b, "diameter_hops", s->diameter_hops);
+    weft_json_add_int(b, "nvls_chips", n_with_feature(topo, WEFT_TOPO_FEATURE_NVLS));
+    weft_json_add_int(b, "sharp_switches", n_with_feature(topo, WEFT_TOPO_FEATURE_SHARP));
     json_builder_set_member_name(b, "tiers");
     json_builder_begin_array(b);
     for (guint i = 0; i < s->n_tiers; i++) {
