@@ -165,6 +165,24 @@ link_key(guint channel, guint src, guint dst)
 #define MAX_ENDPOINTS (1u << 24)
 #define MAX_CHANNELS (1u << 16)
 
+/* The transfer just appended follows the last one on @key (a lane's pair or copy stream):
+ * a link dependency on it; @key's last is now this one. Returns its index. */
+static guint32
+chain_on(coll_builder_t *b, gpointer key)
+{
+    guint32 t = b->xfers->len - 1;
+    gpointer prev = g_hash_table_lookup(b->last, key);
+    b->link_dep = COLL_NONE;
+    if (prev != NULL) {
+        coll_dep_t d = {
+            .pred = (guint32)(GPOINTER_TO_SIZE(prev) - 1), .succ = t, .kind = WEFT_COLL_DEP_LINK};
+        b->link_dep = b->deps->len;
+        g_array_append_val(b->deps, d);
+    }
+    g_hash_table_insert(b->last, key, GSIZE_TO_POINTER((gsize)t + 1));
+    return t;
+}
+
 guint32
 weft_coll_i_add_xfer(coll_builder_t *b, guint lane, guint src, guint dst, guint64 bytes,
                      guint64 offset, guint8 flags)
@@ -188,18 +206,7 @@ weft_coll_i_add_xfer(coll_builder_t *b, guint lane, guint src, guint dst, guint6
         .flags = (guint8)(flags | (inter ? WEFT_COLL_XFER_INTER : 0)),
     };
     g_array_append_val(b->xfers, x);
-    guint32 t = b->xfers->len - 1;
-    gpointer key = link_key(lane, src, dst);
-    gpointer prev = g_hash_table_lookup(b->last, key);
-    b->link_dep = COLL_NONE;
-    if (prev != NULL) {
-        coll_dep_t d = {
-            .pred = (guint32)(GPOINTER_TO_SIZE(prev) - 1), .succ = t, .kind = WEFT_COLL_DEP_LINK};
-        b->link_dep = b->deps->len;
-        g_array_append_val(b->deps, d);
-    }
-    g_hash_table_insert(b->last, key, GSIZE_TO_POINTER((gsize)t + 1));
-    return t;
+    return chain_on(b, link_key(lane, src, dst));
 }
 
 guint32
@@ -217,20 +224,9 @@ weft_coll_i_add_copy(coll_builder_t *b, guint lane, guint member, guint stream, 
         .flags = WEFT_COLL_XFER_COPY,
     };
     g_array_append_val(b->xfers, x);
-    guint32 t = b->xfers->len - 1;
     /* each stream's copies in order, apart from the other stream's and the network pairs'
      * (no endpoint is MAX_ENDPOINTS - 1: plans hold fewer) */
-    gpointer key = link_key(lane, stream == 0 ? member : MAX_ENDPOINTS - 1, member);
-    gpointer prev = g_hash_table_lookup(b->last, key);
-    b->link_dep = COLL_NONE;
-    if (prev != NULL) {
-        coll_dep_t d = {
-            .pred = (guint32)(GPOINTER_TO_SIZE(prev) - 1), .succ = t, .kind = WEFT_COLL_DEP_LINK};
-        b->link_dep = b->deps->len;
-        g_array_append_val(b->deps, d);
-    }
-    g_hash_table_insert(b->last, key, GSIZE_TO_POINTER((gsize)t + 1));
-    return t;
+    return chain_on(b, link_key(lane, stream == 0 ? member : MAX_ENDPOINTS - 1, member));
 }
 
 void

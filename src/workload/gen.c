@@ -1513,6 +1513,19 @@ weft_gen_load_keyfile(GKeyFile *kf, const char *path, guint n_gpus, GError **err
     return wl;
 }
 
+/* The catalog GPU @spec names, or NULL with @error naming @origin's gpu key. */
+static const weft_hw_gpu_t *
+spec_gpu(const weft_gen_spec_t *spec, const char *origin, GError **error)
+{
+    g_autoptr(GError) e = NULL;
+    const weft_hw_gpu_t *gpu = weft_hw_gpu(spec->gpu, &e);
+    if (gpu == NULL) {
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                    "%s: [transformer] gpu: %s", origin, e->message);
+    }
+    return gpu;
+}
+
 gboolean
 weft_gen_spec_use_cluster_gpu(weft_gen_spec_t *spec, const weft_hw_gpu_t *cluster_gpu,
                               const char *cluster, const char *origin, GError **error)
@@ -1525,11 +1538,8 @@ weft_gen_spec_use_cluster_gpu(weft_gen_spec_t *spec, const weft_hw_gpu_t *cluste
         spec->gpu = cluster_gpu->name; /* the catalog's: lives as long as the program */
         return TRUE;
     }
-    g_autoptr(GError) e = NULL;
-    const weft_hw_gpu_t *given = weft_hw_gpu(spec->gpu, &e);
+    const weft_hw_gpu_t *given = spec_gpu(spec, origin, error);
     if (given == NULL) {
-        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
-                    "%s: [transformer] gpu: %s", origin, e->message);
         return FALSE;
     }
     if (given != cluster_gpu) {
@@ -1550,11 +1560,8 @@ weft_gen_spec_generate(weft_gen_spec_t *spec, guint n_gpus, const char *origin, 
     if (!weft_gen_spec_finish(spec, n_gpus, origin, error)) {
         return NULL;
     }
-    g_autoptr(GError) e = NULL;
-    const weft_hw_gpu_t *gpu = weft_hw_gpu(spec->gpu, &e);
+    const weft_hw_gpu_t *gpu = spec_gpu(spec, origin, error);
     if (gpu == NULL) {
-        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
-                    "%s: [transformer] gpu: %s", origin, e->message);
         return NULL;
     }
     weft_gen_memory_t mem;
