@@ -70,6 +70,22 @@ expect 2 "a parallel size of 0" "--tp 0: expected a whole number from 1 to" -- "
 expect 2 "no generator" "transformer" -- "$WEFT" gen
 expect 2 "bad recompute" "recompute" -- "$WEFT" gen transformer --model gpt3-1.3b \
     --recompute some
+# A spec replayed on another cluster computes on that cluster's GPUs: one that names other
+# GPUs is refused (as a scenario's [transformer] is), one without gpu takes the cluster's.
+a100="$WEFT_SRCDIR/topologies/dgx-a100.ini"
+expect 1 "an H100 spec on DGX A100s" 'gpu = "H100-SXM" .H100-SXM. disagrees with cluster dgx-a100' -- \
+    "$WEFT" replay -q --cluster "$a100" --trace "$tmp/step.gen"
+grep -v '^gpu' "$tmp/step.gen" >"$tmp/nogpu.gen"
+expect 0 "a spec without gpu on DGX H100s" "" -- "$WEFT" replay -q --cluster "$dgx" --trace "$tmp/nogpu.gen"
+h=$(step "$tmp/out")
+expect 0 "a spec without gpu on DGX A100s" "" -- "$WEFT" replay -q --cluster "$a100" --trace "$tmp/nogpu.gen"
+a=$(step "$tmp/out")
+# the A100's 312 against the H100's 989 TFLOP/s of BF16 (hw.c): the step is much longer
+if awk -v a="$a" -v h="$h" 'BEGIN {exit !(h > 0 && a > 1.5 * h)}'; then
+    ok "the spec computes on the cluster's A100s ($a us against $h us on H100s)"
+else
+    bad "the spec on A100s ($a us) is not slower than on H100s ($h us)"
+fi
 printf '[transformer]\nmodel = gpt3-1.3b\ntp = 3\n' >"$tmp/bad.gen"
 expect 1 "bad spec through replay" "tp 3" -- "$WEFT" replay -q --cluster "$dgx" \
     --trace "$tmp/bad.gen"

@@ -343,6 +343,15 @@ load_workload(const weft_scenario_t *sc, weft_scenario_config_t *cfg, const weft
     const weft_scenario_workload_t *w = &cfg->workload;
     if (w->trace != NULL) {
         *label = g_strdup(weft_scenario_i_given(sc, "workload", "trace"));
+        if (w->comm_groups == NULL && weft_gen_is_spec(w->trace)) {
+            /* a generator spec: its step computes on the cluster's GPUs, as [transformer] */
+            const weft_hw_gpu_t *model = weft_topo_gpu_model(topo, &werr);
+            if (werr != NULL) {
+                g_propagate_error(error, g_steal_pointer(&werr));
+                return NULL;
+            }
+            return weft_gen_load_spec_on(w->trace, model, weft_topo_name(topo), error);
+        }
         return weft_workload_load_chakra(w->trace, w->comm_groups, error);
     }
     if (w->collective != NULL) {

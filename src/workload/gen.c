@@ -1456,10 +1456,22 @@ weft_gen_write_spec(const weft_gen_config_t *c, const char *gpu, const char *pat
     return TRUE;
 }
 
+static weft_workload_t *load_keyfile(GKeyFile *kf, const char *path, guint n_gpus,
+                                     const weft_hw_gpu_t *cluster_gpu, const char *cluster,
+                                     GError **error);
+
 weft_workload_t *
 weft_gen_load_spec(const char *path, GError **error)
 {
+    return weft_gen_load_spec_on(path, NULL, NULL, error);
+}
+
+weft_workload_t *
+weft_gen_load_spec_on(const char *path, const weft_hw_gpu_t *cluster_gpu, const char *cluster,
+                      GError **error)
+{
     g_return_val_if_fail(path != NULL, NULL);
+    g_return_val_if_fail(cluster_gpu == NULL || cluster != NULL, NULL);
     g_autoptr(GKeyFile) kf = g_key_file_new();
     g_autoptr(GError) e = NULL;
     if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &e)) {
@@ -1468,13 +1480,22 @@ weft_gen_load_spec(const char *path, GError **error)
                     "%s: %s", path, e->message);
         return NULL;
     }
-    return weft_gen_load_keyfile(kf, path, 0, error);
+    return load_keyfile(kf, path, 0, cluster_gpu, cluster, error);
 }
 
 weft_workload_t *
 weft_gen_load_keyfile(GKeyFile *kf, const char *path, guint n_gpus, GError **error)
 {
     g_return_val_if_fail(kf != NULL && path != NULL, NULL);
+    return load_keyfile(kf, path, n_gpus, NULL, NULL, error);
+}
+
+/* weft_gen_load_keyfile(), the step computing on @cluster_gpu (NULL: the spec's gpu) as
+ * weft_gen_spec_use_cluster_gpu() says. */
+static weft_workload_t *
+load_keyfile(GKeyFile *kf, const char *path, guint n_gpus, const weft_hw_gpu_t *cluster_gpu,
+             const char *cluster, GError **error)
+{
     /* each key checked against its row; then the rows apply in the table's order */
     g_autofree char **texts = g_new0(char *, weft_gen_n_keys);
     g_auto(GStrv) keys = g_key_file_get_keys(kf, "transformer", NULL, NULL);
@@ -1505,6 +1526,9 @@ weft_gen_load_keyfile(GKeyFile *kf, const char *path, guint n_gpus, GError **err
                         e->message);
             ok = FALSE;
         }
+    }
+    if (ok && cluster_gpu != NULL) {
+        ok = weft_gen_spec_use_cluster_gpu(&spec, cluster_gpu, cluster, path, error);
     }
     weft_workload_t *wl = ok ? weft_gen_spec_generate(&spec, n_gpus, path, error) : NULL;
     for (guint i = 0; i < weft_gen_n_keys; i++) {

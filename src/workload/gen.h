@@ -313,6 +313,16 @@ gboolean weft_gen_is_spec(const char *path);
 weft_workload_t *weft_gen_load_spec(const char *path, GError **error);
 
 /**
+ * weft_gen_load_spec_on: weft_gen_load_spec() for a run on a cluster whose GPUs are
+ * @cluster_gpu (NULL: no model known, as weft_gen_load_spec()): the step computes on them,
+ * and a spec whose gpu names another part is refused (weft_gen_spec_use_cluster_gpu(),
+ * the message names @path, its gpu, @cluster and the cluster's GPU).
+ * Returns: (transfer full): the workload, or NULL with @error set.
+ */
+weft_workload_t *weft_gen_load_spec_on(const char *path, const weft_hw_gpu_t *cluster_gpu,
+                                       const char *cluster, GError **error);
+
+/**
  * weft_gen_load_keyfile: the one parser of [transformer] keys, behind
  * weft_gen_load_spec() and the [transformer] group of scenario files.
  * @kf: a key file whose [transformer] group holds spec keys (as
