@@ -1503,6 +1503,29 @@ weft_coll_i_count_xfers(weft_coll_op_t op, weft_coll_algo_t algo, const weft_col
     return total;
 }
 
+double
+weft_coll_i_dtree_nic_load(guint D)
+{
+    if (D < 2) {
+        return 0.0;
+    }
+    g_autofree guint *links = g_new0(guint, D); /* per domain: tree edges at it, both trees */
+    for (guint tree = 0; tree < 2; tree++) {
+        for (guint d = 0; d < D; d++) {
+            gint u = dtree_parent((gint)d, (gint)D, tree);
+            if (u >= 0) {
+                links[d]++; /* to its parent */
+                links[u]++; /* to its child d */
+            }
+        }
+    }
+    guint most = 0;
+    for (guint d = 0; d < D; d++) {
+        most = MAX(most, links[d]);
+    }
+    return most / 2.0; /* each tree edge carries S / 2 each way */
+}
+
 guint
 weft_coll_i_fill_depth(weft_coll_op_t op, weft_coll_algo_t algo, const weft_coll_layout_t *L)
 {

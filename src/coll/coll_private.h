@@ -108,6 +108,11 @@ guint64 weft_coll_i_count_xfers(weft_coll_op_t op, weft_coll_algo_t algo,
  * C chunks to C' < C changes its time by at most depth (1/C' - 1/C) / (1 + depth / C).
  * O(D log D) for the trees, O(1) otherwise.
  */
+/* The most bytes per S that one domain's network port carries each way in NCCL's double
+ * binary trees over @D domains (both trees, each carrying S / 2 up and down one edge per
+ * parent-child pair): 1 on 2 domains, 2 on 3 or more (an interior node: its parent and two
+ * children in one tree, its parent in the other); 0 below 2. O(D). */
+double weft_coll_i_dtree_nic_load(guint D);
 guint weft_coll_i_fill_depth(weft_coll_op_t op, weft_coll_algo_t algo,
                              const weft_coll_layout_t *layout);
 /* The count pieces are cut into per channel, for the channel and chunk limits. */

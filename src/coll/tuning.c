@@ -1257,6 +1257,14 @@ weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system_t *sys, 
     /* What the links allow the algorithm, per GPU (see weft_coll_tuning_fill_exec()). */
     double phys = sys->n_nodes <= 1 ? sys->intra_phys_GBps
                                     : MIN(sys->intra_phys_GBps, sys->ppn * sys->net_phys_GBps);
+    if (ba == WEFT_NCCL_TREE && sys->n_nodes > 1) {
+        /* NCCL's tree figure (algbw = busBw x 0.5, tuning.cc) is what the busiest NIC allows
+         * for the double binary tree's 2 S each way at >= 3 nodes; the plan moves those 2 S
+         * through that NIC (algos.c), so the links allow ppn x NIC / load of algorithm
+         * bandwidth, load the plan's bytes per S there (1 on 2 nodes, 2 beyond) */
+        double load = weft_coll_i_dtree_nic_load(sys->n_nodes);
+        phys = MIN(sys->intra_phys_GBps, sys->ppn * sys->net_phys_GBps / MAX(load, 1.0));
+    }
     if (ba == WEFT_NCCL_RING) {
         guint nsteps = f == F_ALL_REDUCE                            ? 2 * (sys->n_ranks - 1)
                        : f == F_REDUCE_SCATTER || f == F_ALL_GATHER ? sys->n_ranks - 1
