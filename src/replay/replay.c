@@ -196,9 +196,9 @@ typedef struct {
     weft_coll_run_t *run;      /* the send's NCCL point-to-point plan running, or NULL */
 } p2p_t;
 
-/* A point-to-point plan: of the pair's communicator (its planner id) and the size. */
+/* A point-to-point plan: of the pair's GPU vertices (sender, receiver) and the size. */
 typedef struct {
-    guint comm;
+    gint v0, v1;
     guint64 bytes;
 } p2p_plan_key_t;
 
@@ -253,6 +253,7 @@ struct replay {
     coll_inst_t **edge_holder;  /* per edge: the timed collective holding it, or NULL */
     GHashTable *detail_banned;  /* opts->detail_banned (not owned) */
     gboolean off_nvlink_banned; /* detail_banned holds BAN_OFF_NVLINK */
+    gboolean off_nvlink_added;  /* this attempt added BAN_OFF_NVLINK (on_detail_conflict()) */
     guint64 timed_colls;
     guint64 coarse_colls;
     gboolean coarse; /* collective_detail = coarse under flow */
@@ -466,6 +467,7 @@ static const char BAN_OFF_NVLINK[] = "n";
 
 typedef struct {
     GBytes *sig;                  /* the signature (key of R->memos, owned there) */
+    gboolean banned;              /* this attempt put sig in opts->detail_banned already */
     const weft_coll_plan_t *plan; /* the plan measured */
     weft_time_t duration_ps;
     guint n_edges; /* canonical edges */
@@ -1180,12 +1182,19 @@ on_detail_conflict(void *ctx, gint edge)
     }
     const weft_comm_t *comm = g_ptr_array_index(R->wl->comms, ci->comm);
     if (R->detail_banned != NULL) {
-        g_hash_table_add(R->detail_banned, g_bytes_ref(ci->timed->memo->sig));
-        if (weft_topo_edge_kind(R->topo, edge) != WEFT_LINK_NVLINK) {
+        /* once per shape and attempt: the continued attempt meets the same shapes again and
+         * again, and hashing a signature costs its length */
+        memo_t *memo = ci->timed->memo;
+        if (!memo->banned) {
+            g_hash_table_add(R->detail_banned, g_bytes_ref(memo->sig));
+            memo->banned = TRUE;
+        }
+        if (!R->off_nvlink_added && weft_topo_edge_kind(R->topo, edge) != WEFT_LINK_NVLINK) {
             /* Off NVLink (NICs, fabric), traffic of other kinds (pipeline sends, other
              * groups) meets collectives of every shape alike: stop timing them all at once
              * rather than rerun once per shape. */
             g_hash_table_add(R->detail_banned, g_bytes_new_static(BAN_OFF_NVLINK, 1));
+            R->off_nvlink_added = TRUE;
         }
     }
     if (R->conflict != NULL) {
@@ -1602,14 +1611,14 @@ static guint
 p2p_plan_key_hash(gconstpointer k)
 {
     const p2p_plan_key_t *x = k;
-    return g_int64_hash(&x->bytes) ^ (x->comm * 2654435761u);
+    return g_int64_hash(&x->bytes) ^ ((guint)x->v0 * 2654435761u) ^ ((guint)x->v1 * 40503u);
 }
 
 static gboolean
 p2p_plan_key_equal(gconstpointer a, gconstpointer b)
 {
     const p2p_plan_key_t *x = a, *y = b;
-    return x->comm == y->comm && x->bytes == y->bytes;
+    return x->v0 == y->v0 && x->v1 == y->v1 && x->bytes == y->bytes;
 }
 
 /*
@@ -1622,12 +1631,13 @@ p2p_plan_key_equal(gconstpointer a, gconstpointer b)
 static const weft_coll_plan_t *
 p2p_plan(replay_t *R, const gint vertices[2], guint64 bytes, GError **error)
 {
-    p2p_plan_key_t key = {weft_coll_planner_add_comm(R->planner, vertices, 2), bytes};
+    p2p_plan_key_t key = {vertices[0], vertices[1], bytes};
     weft_coll_plan_t *plan = g_hash_table_lookup(R->p2p_plans, &key);
     if (plan != NULL) {
         return plan;
     }
-    const weft_coll_system_t *sys = weft_coll_planner_system(R->planner, key.comm, error);
+    guint comm = weft_coll_planner_add_comm(R->planner, vertices, 2);
+    const weft_coll_system_t *sys = weft_coll_planner_system(R->planner, comm, error);
     if (sys == NULL) {
         return NULL;
     }
