@@ -322,9 +322,13 @@ START_TEST(gpu_key_swaps_the_gpu_of_the_chassis)
     gint e = edge_between(t, "node0/gpu0", "node0/nvswitch0");
     ck_assert_uint_eq(weft_topo_edge_lanes(t, e), 5);
     ck_assert_double_eq_tol(weft_topo_edge_bw(t, e), 5 * gpu("h200")->nvlink_link_Bps, 1.0);
-    /* gb200 on the DGX B200 chassis: NVLink5 on gen4 switches, 18 links: accepted */
-    g_autoptr(weft_topo_t) b = load_text("gb.ini", "[cluster]\nkind = dgx-b200\ngpu = gb200\n");
-    ck_assert_uint_eq(weft_topo_n_gpus(b), 8);
+    /* gb200 on the DGX B200 chassis speaks NVLink5 as its gen4 switches do, but GB200 is a
+     * Grace superchip, never on an HGX baseboard (NVIDIA's GB200 NVL72 datasheet): refused */
+    expect_load_error("gb.ini", "[cluster]\nkind = dgx-b200\ngpu = gb200\n",
+                      WEFT_TOPO_ERROR_VALUE);
+    /* and the B200 SXM module is not a rack's superchip */
+    expect_load_error("nvl.ini", "[cluster]\nkind = gb200-nvl72\ngpu = b200\n",
+                      WEFT_TOPO_ERROR_VALUE);
 }
 END_TEST
 
