@@ -1808,6 +1808,134 @@ START_TEST(nvls_tree_on_8_nodes_under_flow_is_bound_by_its_interior_nics)
 }
 END_TEST
 
+/* NCCL 2.27.3's tables (v2.27.3-1 src/graph/tuning.cc), by hand from the same graphs. */
+START_TEST(nccl_2_27_3_tables_restate_its_tuning_cc)
+{
+    weft_coll_system_t s;
+    sys_dgx_h100(&s, TRUE);
+    s.nccl_version = WEFT_NCCL_2_27_3;
+    weft_coll_system_fill_tables(&s);
+    /* Ring LL: min(llMaxBws[Hopper][1 node] = 141, 360 x .5 = 180) = 141 x 8/14 (2.20.3:
+     * min(87.7, 360/4) x 8/14); latency unchanged, 6.6 + 14 x .6 = 15.0. */
+    ck_assert_double_eq_tol(s.bw_GBps[F_AR][WEFT_NCCL_RING][LL], 141.0 * 8 / 14, 1e-9);
+    ck_assert_double_eq_tol(s.lat_us[F_AR][WEFT_NCCL_RING][LL], 15.0, 1e-9);
+    /* All-gather ring LL: min(141, 180) x 8/7 (2.20.3 divided by 3 on one node). */
+    ck_assert_double_eq_tol(s.bw_GBps[F_AG][WEFT_NCCL_RING][LL], 141.0 * 8 / 7, 1e-9);
+    /* Tree Simple: baseLat 8.4 + 2 x 7 x hwLat 4.0 = 64.4 (2.20.3: 0 + 2 x 7 x 28 = 392). */
+    ck_assert_double_eq_tol(s.lat_us[F_AR][WEFT_NCCL_TREE][SIMPLE], 64.4, 1e-9);
+    /* NVLS: hwLat 25 (23 in 2.20.3); all-gather: min(40 x 7/8, 40 x .9) x 8 = 280, no
+     * conversion to algorithm bandwidth (2.20.3: 8 x 40 x 5/6 = 266.67). */
+    ck_assert_double_eq_tol(s.lat_us[F_AR][WEFT_NCCL_NVLS][SIMPLE], 25.0, 1e-9);
+    ck_assert_double_eq_tol(s.bw_GBps[F_AR][WEFT_NCCL_NVLS][SIMPLE], 320.0 * 5 / 6, 1e-9);
+    ck_assert_double_eq_tol(s.bw_GBps[F_AG][WEFT_NCCL_NVLS][SIMPLE], 280.0, 1e-9);
+    /* MAXCHANNELS is 64 for Hopper too: 2 x 12 = 24 coll channels either way here. */
+    ck_assert_uint_eq(s.coll_channels, 24);
+
+    /* One GPU per node on 4 nodes (Intel): the ring's network steps are 2 (nodes - 1) = 6
+     * of nsteps 6 (2.20.3: 2 nodes = 8, signed -2 hops), each at the tree's network hwLat
+     * since ppn = 1: Simple 8.4 + 6 x 14 = 92.4, LL 6.6 + 6 x 5.0 = 36.6 (the ring's own
+     * 2.7 would give 22.8). */
+    weft_coll_system_t r;
+    memset(&r, 0, sizeof r);
+    r.n_ranks = 4;
+    r.n_nodes = 4;
+    r.ppn = 1;
+    r.arch = 90;
+    r.nvlink = TRUE;
+    r.intra_GBps = 370.8;
+    r.net_GBps = 50.0;
+    r.intra_phys_GBps = 450.0;
+    r.net_phys_GBps = 50.0;
+    r.graph[WEFT_NCCL_RING] = (weft_coll_graph_t){2, 24.0, 24.0};
+    r.graph[WEFT_NCCL_TREE] = r.graph[WEFT_NCCL_RING];
+    r.nccl_version = WEFT_NCCL_2_27_3;
+    weft_coll_system_fill_tables(&r);
+    ck_assert_double_eq_tol(r.lat_us[F_AR][WEFT_NCCL_RING][SIMPLE], 92.4, 1e-9);
+    ck_assert_double_eq_tol(r.lat_us[F_AR][WEFT_NCCL_RING][LL], 36.6, 1e-9);
+    /* LL128 at one GPU per node: .92 (2.20.3: .7): min(2 x 24 x .92, 2 x 36.7) x 4/6 */
+    ck_assert_double_eq_tol(r.bw_GBps[F_AR][WEFT_NCCL_RING][LL128], 48.0 * 0.92 * 4 / 6, 1e-9);
+
+    /* Blackwell: its own rows (2 x Hopper's) and LL128 on under 2.27.3; 2.20.3 reads
+     * Hopper's row and leaves LL128 off. One B200 node, ring 16 x 45. */
+    weft_coll_system_t b;
+    memset(&b, 0, sizeof b);
+    b.n_ranks = 8;
+    b.n_nodes = 1;
+    b.ppn = 8;
+    b.arch = 100;
+    b.nvlink = TRUE;
+    b.intra_GBps = 18 * 40.0;
+    b.intra_phys_GBps = 900.0;
+    b.graph[WEFT_NCCL_RING] = (weft_coll_graph_t){16, 45.0, 45.0};
+    b.graph[WEFT_NCCL_TREE] = b.graph[WEFT_NCCL_RING];
+    weft_coll_system_fill_tables(&b);
+    ck_assert_double_eq_tol(b.bw_GBps[F_AR][WEFT_NCCL_RING][LL], 87.7 * 8 / 14, 1e-9);
+    ck_assert_double_eq_tol(b.bw_GBps[F_AR][WEFT_NCCL_RING][LL128], 0.0, 1e-12);
+    b.nccl_version = WEFT_NCCL_2_27_3;
+    weft_coll_system_fill_tables(&b);
+    ck_assert_double_eq_tol(b.bw_GBps[F_AR][WEFT_NCCL_RING][LL], 282.0 * 8 / 14, 1e-9);
+    /* LL128: min(720 x .92, 16 x 73.4) = 662.4, x 8/14 */
+    ck_assert_double_eq_tol(b.bw_GBps[F_AR][WEFT_NCCL_RING][LL128], 662.4 * 8 / 14, 1e-9);
+}
+END_TEST
+
+START_TEST(nccl_2_27_3_moves_the_nvls_threshold_to_2_mib)
+{
+    /* One DGX H100 node: under 2.20.3 NVLS takes over from ring LL at 512 KiB; under
+     * 2.27.3 ring LL runs at 141 x 8/14 = 80.57 GB/s, so at 1 MiB ring LL takes
+     * 15 + 1048576 / 80571 = 28.01 us against NVLS's 25 + 1048576 / 266667 = 28.93, and at
+     * 2 MiB 41.03 against 32.86: NVLS from 2 MiB (NCCL 2.27's switch point on 8 H200). */
+    weft_coll_system_t s;
+    sys_dgx_h100(&s, TRUE);
+    s.nccl_version = WEFT_NCCL_2_27_3;
+    weft_coll_system_fill_tables(&s);
+    weft_coll_config_t cfg;
+    weft_coll_costs_t c;
+    tune_ok(NULL, &s, WEFT_COLL_ALL_REDUCE, 1 << 20, &cfg, &c);
+    ck_assert_int_eq(cfg.algo, WEFT_COLL_ALGO_RING);
+    ck_assert_int_eq(cfg.proto, WEFT_COLL_PROTO_LL);
+    ck_assert_double_eq_tol(c.model_ps / US, 15.0 + 1048576.0 / (1000.0 * 141 * 8 / 14), 1e-5);
+    tune_ok(NULL, &s, WEFT_COLL_ALL_REDUCE, 2 << 20, &cfg, &c);
+    ck_assert_int_eq(cfg.algo, WEFT_COLL_ALGO_NVLS);
+    ck_assert_double_eq_tol(c.model_ps / US, 25.0 + 2097152.0 / (1000.0 * 320 * 5 / 6), 1e-5);
+    /* The executor's NVLS step costs the new hwLat's half: 12.5 us. */
+    ck_assert_int_eq(c.hop_intra_ps, 12500000);
+    /* The default is still 2.20.3: NVLS at 1 MiB. */
+    sys_dgx_h100(&s, TRUE);
+    tune_ok(NULL, &s, WEFT_COLL_ALL_REDUCE, 1 << 20, &cfg, &c);
+    ck_assert_int_eq(cfg.algo, WEFT_COLL_ALGO_NVLS);
+}
+END_TEST
+
+START_TEST(nccl_2_27_3_nvls_tree_chunks_follow_its_schedule)
+{
+    /* Two p5 nodes, NVLS tree, 16 channels x 8 heads = 128 concurrent ops: 2.27.3 starts
+     * from 128 KiB (2 nodes), 64 KiB below 4 x 128 x 128 KiB = 64 MiB, 32 KiB below
+     * 128 x 64 KiB = 8 MiB. 1 GiB / (128 x 128 KiB) = 64 chunks; 16 MiB at 64 KiB: 2;
+     * 4 MiB at 32 KiB: 1. On 4 nodes the start is 64 KiB: 1 GiB in 128 chunks. */
+    weft_coll_system_t s;
+    sys_p5(&s);
+    s.nccl_version = WEFT_NCCL_2_27_3;
+    weft_coll_system_fill_tables(&s);
+    weft_coll_tuning_t t = {0};
+    t.algo[WEFT_COLL_ALL_REDUCE] = WEFT_COLL_ALGO_NVLS_TREE;
+    weft_coll_config_t cfg;
+    weft_coll_costs_t c;
+    tune_ok(&t, &s, WEFT_COLL_ALL_REDUCE, 1ull << 30, &cfg, &c);
+    ck_assert_uint_eq(cfg.channels, 16);
+    ck_assert_uint_eq(cfg.chunks, 64);
+    tune_ok(&t, &s, WEFT_COLL_ALL_REDUCE, 16ull << 20, &cfg, &c);
+    ck_assert_uint_eq(cfg.chunks, 2);
+    tune_ok(&t, &s, WEFT_COLL_ALL_REDUCE, 4ull << 20, &cfg, &c);
+    ck_assert_uint_eq(cfg.chunks, 1);
+    s.n_nodes = 4;
+    s.n_ranks = 32;
+    weft_coll_system_fill_tables(&s);
+    tune_ok(&t, &s, WEFT_COLL_ALL_REDUCE, 1ull << 30, &cfg, &c);
+    ck_assert_uint_eq(cfg.chunks, 128);
+}
+END_TEST
+
 static Suite *
 tuning_suite(void)
 {
@@ -1818,6 +1946,9 @@ tuning_suite(void)
     tcase_add_test(tables, blackwell_graphs_follow_nccl_2_25_search);
     tcase_add_test(tables, dgx_h100_tables_restate_tuning_cc);
     tcase_add_test(tables, p5_tables_restate_tuning_cc);
+    tcase_add_test(tables, nccl_2_27_3_tables_restate_its_tuning_cc);
+    tcase_add_test(tables, nccl_2_27_3_moves_the_nvls_threshold_to_2_mib);
+    tcase_add_test(tables, nccl_2_27_3_nvls_tree_chunks_follow_its_schedule);
     suite_add_tcase(s, tables);
     TCase *choice = tcase_create("choice");
     tcase_add_test(choice, one_node_chooses_ll_ring_small_and_nvls_large);

@@ -50,6 +50,21 @@ head -1 "$tmp/t.csv" | grep -q '^size_bytes,count,type,time_us,algbw_gbs,busbw_g
     ok "CSV header" || bad "CSV header"
 [ "$(wc -l <"$tmp/t.csv")" -eq 17 ] && ok "CSV rows" || bad "CSV rows"
 
+# NCCL versions: 2.27.3's ring LL (llMaxBws Hopper 141 GB/s) keeps 1 MiB off NVLS on one
+# DGX H100, which 2.20.3 gives to NVLS from 512 KiB; NVLS from 2 MiB (tests/check_tuning.c).
+expect 2 "unknown --nccl-version" "--nccl-version 2.99.*2.20.3, 2.27.3" -- "$WEFT" coll --cluster "$dgx" --nccl-version 2.99
+expect 0 "NCCL 2.27.3 sweep" "" -- "$WEFT" coll --cluster "$dgx" -b 1M -e 2M --nccl-version 2.27.3
+grep -q "nccl 2.27.3" "$tmp/out" && ok "header names NCCL 2.27.3" || bad "no NCCL version in the header"
+awk '$1 == 1048576 && $7 == "ring" && $8 == "ll"' "$tmp/out" | grep -q . && ok "2.27.3: 1 MiB ring LL" ||
+    bad "2.27.3: 1 MiB not ring LL"
+awk '$1 == 2097152 && $7 == "nvls"' "$tmp/out" | grep -q . && ok "2.27.3: 2 MiB NVLS" ||
+    bad "2.27.3: 2 MiB not NVLS"
+expect 0 "NCCL 2.20.3 at 1 MiB" "" -- "$WEFT" coll --cluster "$dgx" -b 1M -e 1M
+awk '$1 == 1048576 && $7 == "nvls"' "$tmp/out" | grep -q . && ok "2.20.3: 1 MiB NVLS" ||
+    bad "2.20.3: 1 MiB not NVLS"
+expect 0 "PAT note at one GPU per node" "" -- "$WEFT" coll --cluster "$p5" --gpus-per-node 1 --op all_gather --nccl-version 2.27 -b 1M -e 1M
+grep -q "PAT" "$tmp/out" && ok "2.27.3 says PAT is not modelled" || bad "no PAT note"
+
 # Forced choices are honoured; all_gather's size is the output (n x per-rank data).
 expect 0 "forced ring LL128" "" -- "$WEFT" coll --cluster "$dgx" -b 64M -e 64M --algo ring --proto ll128
 awk '$3 == "float" && $7 == "ring" && $8 == "ll128"' "$tmp/out" | grep -q . && ok "ring LL128 used" ||

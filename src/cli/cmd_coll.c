@@ -362,6 +362,7 @@ weft_cmd_coll(int argc, char **argv)
     g_autofree char *algo_text = NULL;
     g_autofree char *proto_text = NULL;
     g_autofree char *cpu_text = NULL;
+    g_autofree char *nccl_text = NULL;
     g_autofree char *csv = NULL;
     g_autofree char *compare = NULL;
     gdouble step_factor = 2.0;
@@ -405,6 +406,8 @@ weft_cmd_coll(int argc, char **argv)
          "pipeline chunks per channel (default: NCCL's chunk size)", "N"},
         {"cpu", 0, 0, G_OPTION_ARG_STRING, &cpu_text,
          "host CPU vendor for NCCL's network overheads: intel (default), amd, other", "VENDOR"},
+        {"nccl-version", 0, 0, G_OPTION_ARG_STRING, &nccl_text,
+         "the NCCL release whose tuning model to follow: 2.20.3 (default) or 2.27.3", "V"},
         {"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "also write the table as CSV to FILE", "FILE"},
         {"plan", 0, 0, G_OPTION_ARG_NONE, &show_plan,
          "print the plan of --min-bytes instead of the sweep", NULL},
@@ -485,6 +488,13 @@ weft_cmd_coll(int argc, char **argv)
     if (cpu_text != NULL && !weft_coll_tuning_cpu_from_name(cpu_text, &b.tuning.cpu)) {
         g_autofree char *msg =
             g_strdup_printf("--cpu %s: unknown vendor (intel, amd, other)", cpu_text);
+        return weft_cli_usage_error("coll", msg);
+    }
+    if (nccl_text != NULL &&
+        !weft_coll_nccl_version_from_name(nccl_text, &b.tuning.nccl_version)) {
+        g_autofree char *msg =
+            g_strdup_printf("--nccl-version %s: not a modelled NCCL release (2.20.3, 2.27.3)",
+                            nccl_text);
         return weft_cli_usage_error("coll", msg);
     }
     if (channels > 64) {
@@ -588,13 +598,20 @@ weft_cmd_coll(int argc, char **argv)
         return WEFT_EXIT_OK;
     }
 
-    printf("# weft coll: %s on %u ranks, %u nodes (%s), network %s, cpu %s\n",
-           op_label, n, sys->n_nodes, weft_topo_name(b.topo),
-           weft_net_model_name(model), cpu_text != NULL ? cpu_text : "intel");
+    printf("# weft coll: %s on %u ranks, %u nodes (%s), network %s, cpu %s, nccl %s\n",
+           op_label, n, sys->n_nodes, weft_topo_name(b.topo), weft_net_model_name(model),
+           cpu_text != NULL ? cpu_text : "intel",
+           weft_coll_nccl_version_name(b.tuning.nccl_version));
     printf("# NCCL graphs: ring %u x %.1f GB/s, nvls %u x %.1f/%.1f GB/s; %u coll channels\n",
            sys->graph[WEFT_NCCL_RING].channels, sys->graph[WEFT_NCCL_RING].bw_intra,
            sys->graph[WEFT_NCCL_NVLS].channels, sys->graph[WEFT_NCCL_NVLS].bw_intra,
            sys->graph[WEFT_NCCL_NVLS].bw_inter, sys->coll_channels);
+    if (b.tuning.nccl_version >= WEFT_NCCL_2_27_3 && sys->ppn == 1 && n > 1 &&
+        (b.op == WEFT_COLL_ALL_GATHER || b.op == WEFT_COLL_REDUCE_SCATTER ||
+         b.op == WEFT_COLL_REDUCE_SCATTER_BLOCK)) {
+        printf("# NCCL 2.27.3 also weighs PAT here (one GPU per node); weft has no PAT plan "
+               "and chooses as NCCL_ALGO=^PAT would (doc/collectives.md)\n");
+    }
     if (b.sendrecv) {
         printf("# NCCL p2p: %u p2p channels, %u per peer, %u per message at least, step "
                "%" G_GUINT64_FORMAT " B\n",

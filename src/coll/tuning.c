@@ -31,76 +31,159 @@ proto_index(weft_coll_proto_t p)
     return (int)p - 1;
 }
 
-/* baseLat[algo][proto] (tuning.cc "baseLat"): launch and synchronisation per call. */
-static const double base_lat[WEFT_NCCL_N_ALGOS][3] = {
-    {6.8, 14.0, 0.0}, /* tree */
-    {6.6, 14.0, 8.4}, /* ring */
-    {0.0, 0.0, 0.0},  /* CollNet direct */
-    {0.0, 0.0, 0.0},  /* CollNet chain */
-    {0.0, 0.0, 0.0},  /* NVLS */
-    {0.0, 0.0, 0.0},  /* NVLS tree */
+/* baseLat[version][algo][proto] (tuning.cc "baseLat"): launch and synchronisation per
+ * call. NCCL 2.27.3 gives the tree's Simple protocol the ring's 8.4 us (v2.27.3-1
+ * src/graph/tuning.cc). */
+static const double base_lat[WEFT_NCCL_N_VERSIONS][WEFT_NCCL_N_ALGOS][3] = {
+    {
+        {6.8, 14.0, 0.0}, /* tree */
+        {6.6, 14.0, 8.4}, /* ring */
+        {0.0, 0.0, 0.0},  /* CollNet direct */
+        {0.0, 0.0, 0.0},  /* CollNet chain */
+        {0.0, 0.0, 0.0},  /* NVLS */
+        {0.0, 0.0, 0.0},  /* NVLS tree */
+    },
+    {
+        {6.8, 14.0, 8.4},
+        {6.6, 14.0, 8.4},
+        {0.0, 0.0, 0.0},
+        {0.0, 0.0, 0.0},
+        {0.0, 0.0, 0.0},
+        {0.0, 0.0, 0.0},
+    },
 };
 
 enum { HW_NVLINK, HW_PCI, HW_NET };
 
-/* hwLat[link type][algo][proto] (tuning.cc "hwLat"): per-hop latency, the wire included. */
-static const double hw_lat[3][WEFT_NCCL_N_ALGOS][3] = {
-    /* NVLink */
-    {{0.6, 1.25, 28.0},
-     {0.6, 1.9, 3.4},
-     {0.0, 0.0, 3.7},
-     {0.0, 0.0, 2.8},
-     {0.0, 0.0, 23.0},
-     {0.0, 0.0, 23.0}},
-    /* PCI */
-    {{1.0, 1.9, 28.0},
-     {1.0, 2.5, 5.7},
-     {0.0, 0.0, 3.7},
-     {0.0, 0.0, 2.8},
-     {0.0, 0.0, 0.0},
-     {0.0, 0.0, 0.0}},
-    /* network */
-    {{5.0, 8.5, 28.0},
-     {2.7, 4.0, 14.0},
-     {0.0, 0.0, 31.0},
-     {0.0, 0.0, 30.0},
-     {0.0, 0.0, 18.0},
-     {0.0, 0.0, 14.0}},
+/* hwLat[version][link type][algo][proto] (tuning.cc "hwLat"): per-hop latency, the wire
+ * included. NCCL 2.27.3 cut the tree's Simple hop from 28 to 4 us (NVLink, PCI) and 14 us
+ * (network), raised NVLS and NVLS tree over NVLink from 23 to 25 us, and gives CollNet a
+ * PCI row (v2.27.3-1 src/graph/tuning.cc). */
+static const double hw_lat[WEFT_NCCL_N_VERSIONS][3][WEFT_NCCL_N_ALGOS][3] = {
+    {
+        /* NVLink */
+        {{0.6, 1.25, 28.0},
+         {0.6, 1.9, 3.4},
+         {0.0, 0.0, 3.7},
+         {0.0, 0.0, 2.8},
+         {0.0, 0.0, 23.0},
+         {0.0, 0.0, 23.0}},
+        /* PCI */
+        {{1.0, 1.9, 28.0},
+         {1.0, 2.5, 5.7},
+         {0.0, 0.0, 3.7},
+         {0.0, 0.0, 2.8},
+         {0.0, 0.0, 0.0},
+         {0.0, 0.0, 0.0}},
+        /* network */
+        {{5.0, 8.5, 28.0},
+         {2.7, 4.0, 14.0},
+         {0.0, 0.0, 31.0},
+         {0.0, 0.0, 30.0},
+         {0.0, 0.0, 18.0},
+         {0.0, 0.0, 14.0}},
+    },
+    {
+        {{0.6, 1.25, 4.0},
+         {0.6, 1.9, 3.4},
+         {0.0, 0.0, 3.7},
+         {0.0, 0.0, 2.8},
+         {0.0, 0.0, 25.0},
+         {0.0, 0.0, 25.0}},
+        {{1.0, 1.9, 4.0},
+         {1.0, 2.5, 5.7},
+         {0.0, 0.0, 3.7},
+         {0.0, 0.0, 2.8},
+         {0.0, 0.0, 0.0},
+         {0.0, 0.0, 0.0}},
+        {{5.0, 8.5, 14.0},
+         {2.7, 4.0, 14.0},
+         {0.0, 0.0, 31.0},
+         {0.0, 0.0, 30.0},
+         {0.0, 0.0, 18.0},
+         {0.0, 0.0, 14.0}},
+    },
 };
 
-/* GPU generation index of the per-channel tables: Volta, Ampere, Hopper (tuning.cc
- * VOLTA/AMPERE/HOPPER_COMPCAP_IDX; Blackwell uses Hopper's row in 2.20). */
-static int
-cc_index(guint arch)
+/* The latency tables of @sys's NCCL version. */
+static double
+base_latency(const weft_coll_system_t *sys, int a, int p)
 {
+    return base_lat[sys->nccl_version][a][p];
+}
+
+static double
+hw_latency(const weft_coll_system_t *sys, int hw, int a, int p)
+{
+    return hw_lat[sys->nccl_version][hw][a][p];
+}
+
+/* The network hop NCCL's formula charges (a, p): its hwLat; NCCL 2.27.3 takes the tree's
+ * network row at one GPU per node, where "latencies are fully exposed" (tuning.cc,
+ * ncclTopoTuneModel() interLat). The graph's latencyInter that both versions add is 0 for
+ * weft's networks (no net plugin reports a latency). */
+static double
+net_latency(const weft_coll_system_t *sys, int a, int p)
+{
+    if (sys->nccl_version >= WEFT_NCCL_2_27_3 && sys->ppn == 1 && sys->n_nodes == sys->n_ranks) {
+        return hw_latency(sys, HW_NET, WEFT_NCCL_TREE, p);
+    }
+    return hw_latency(sys, HW_NET, a, p);
+}
+
+/* GPU generation index of the per-channel tables: Volta, Ampere, Hopper, and from NCCL
+ * 2.27.3 Blackwell (tuning.cc VOLTA/AMPERE/HOPPER/BLACKWELL_COMPCAP_IDX; under 2.20.3
+ * Blackwell takes Hopper's row, 2.20.3 having none). */
+static int
+cc_index(const weft_coll_system_t *sys)
+{
+    guint arch = sys->arch;
+    if (arch >= 100 && sys->nccl_version >= WEFT_NCCL_2_27_3) {
+        return 3;
+    }
     return arch >= 90 ? 2 : arch >= 80 ? 1 : 0;
 }
 
-/* llMaxBws[index1][nodes index]: LL's cap in GB/s; index1 is the GPU generation on one
- * node, the CPU vendor (Intel 0, AMD 1) across nodes. */
-static const double ll_max_bws[3][3] = {
-    {39.0, 39.0, 20.4},
-    {87.7, 22.5, 19.0},
-    {87.7, 22.5, 19.0},
+/* llMaxBws[version][index1][nodes index]: LL's cap in GB/s; index1 is the GPU generation
+ * on one node, the CPU vendor (Intel 0, AMD 1) across nodes. NCCL 2.27.3 raised Hopper's
+ * row to {141, 45, 35} and added Blackwell's, twice Hopper's. */
+static const double ll_max_bws[WEFT_NCCL_N_VERSIONS][4][3] = {
+    {
+        {39.0, 39.0, 20.4},
+        {87.7, 22.5, 19.0},
+        {87.7, 22.5, 19.0},
+        {87.7, 22.5, 19.0},
+    },
+    {
+        {39.0, 39.0, 20.4},
+        {87.7, 22.5, 19.0},
+        {141.0, 45.0, 35.0},
+        {2 * 141.0, 2 * 45.0, 2 * 35.0},
+    },
 };
-/* perChMaxRingLL128Bws, perChMaxTreeLL128Bws, perChMaxTreeBws [generation][nodes index]. */
-static const double per_ch_max_ring_ll128[3][3] = {
+/* perChMaxRingLL128Bws, perChMaxTreeLL128Bws, perChMaxTreeBws [generation][nodes index];
+ * the Blackwell rows (2 x Hopper's) are NCCL 2.27.3's, read only under it (cc_index()). */
+static const double per_ch_max_ring_ll128[4][3] = {
     {20.0, 20.0, 20.0},
     {20.0, 20.0, 20.0},
     {36.7, 36.7, 36.7},
+    {2 * 36.7, 2 * 36.7, 2 * 36.7},
 };
-static const double per_ch_max_tree_ll128[3][3] = {
+static const double per_ch_max_tree_ll128[4][3] = {
     {20.0, 20.0, 20.0},
     {20.0, 20.0, 20.0},
     {36.7, 36.7, 29.0},
+    {2 * 36.7, 2 * 36.7, 2 * 29.0},
 };
-static const double per_ch_max_tree[3][3] = {
+static const double per_ch_max_tree[4][3] = {
     {26.5, 18.5, 10.0},
     {24.0, 23.6, 17.8},
     {38.7, 41.4, 36.0},
+    {2 * 38.7, 2 * 41.4, 2 * 36.0},
 };
 
-/* treeCorrectionFactor[proto][log2(nBytes / 64)] for sizes 64 B to 256 MiB. */
+/* treeCorrectionFactor[proto][log2(nBytes / 64)] for sizes 64 B to 256 MiB (the same in
+ * both versions). */
 static const double tree_correction[3][23] = {
     {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7,  .7,  .7,  .6, .5,
      .4,  .4,  .5,  .6,  .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
@@ -132,6 +215,15 @@ static const double sm100_speed_intra[] = {90.0, 80.0, 70.0, 60.0, 50.0,
                                            40.0, 30.0, 24.0, 20.0, 19.0};
 static const double sm100_speed_inter[] = {48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
                                            15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+/* NCCL 2.27.3's changes (v2.27.3-1 src/graph/search.cc): 11.0 added to sm90's intra array,
+ * 18.0 to sm100's, and sm100's inter array starts at 47.9. */
+static const double sm90_speed_intra_2_27[] = {60.0, 50.0, 40.0, 30.0, 24.0, 20.0,
+                                               15.0, 12.0, 11.0, 6.0,  3.0};
+static const double sm100_speed_intra_2_27[] = {90.0, 80.0, 70.0, 60.0, 50.0, 40.0,
+                                                30.0, 24.0, 20.0, 19.0, 18.0};
+static const double sm100_speed_inter_2_27[] = {47.9, 45.0, 42.0, 40.0, 30.0, 24.0,
+                                                22.0, 20.0, 17.5, 15.0, 12.0, 6.0,
+                                                3.0,  2.4,  1.2,  0.24, 0.12};
 
 /* The speed array NCCL's search walks for @sys (*@n entries): by GPU generation, intra on
  * one node (NCCL trims the NICs when every rank is local, src/graph/topo.cc
@@ -140,6 +232,14 @@ static const double *
 speed_array(const weft_coll_system_t *sys, guint *n)
 {
     gboolean multi = sys->n_nodes > 1;
+    if (sys->nccl_version >= WEFT_NCCL_2_27_3 && sys->arch >= 100) {
+        *n = multi ? G_N_ELEMENTS(sm100_speed_inter_2_27) : G_N_ELEMENTS(sm100_speed_intra_2_27);
+        return multi ? sm100_speed_inter_2_27 : sm100_speed_intra_2_27;
+    }
+    if (sys->nccl_version >= WEFT_NCCL_2_27_3 && sys->arch >= 90 && !multi) {
+        *n = G_N_ELEMENTS(sm90_speed_intra_2_27);
+        return sm90_speed_intra_2_27;
+    }
     if (sys->arch >= 100) {
         *n = multi ? G_N_ELEMENTS(sm100_speed_inter) : G_N_ELEMENTS(sm100_speed_intra);
         return multi ? sm100_speed_inter : sm100_speed_intra;
@@ -162,35 +262,45 @@ nvlink_per_link_GBps(guint arch)
 }
 
 /*
- * Search limits, by the NCCL version that runs the GPU (2.20.3; Blackwell 2.25.1):
- * MAXCHANNELS = 32, 64 from 2.25.1 (src/include/device.h); ring and tree graphs search at
- * most MAXCHANNELS/2 (src/init.cc ringGraph->maxChannels); NVLS runs 16 channels
- * (NCCL_NVLS_NCHANNELS, src/transport/nvls.cc), 32 on sm100 in 2.25.1
+ * Search limits, by the NCCL version that runs the GPU. Under 2.20.3 (Blackwell: 2.25.1, the
+ * first release with it): MAXCHANNELS = 32, 64 from 2.25.1 (src/include/device.h); ring
+ * and tree graphs search at most MAXCHANNELS/2 (src/init.cc ringGraph->maxChannels); NVLS
+ * runs 16 channels (NCCL_NVLS_NCHANNELS, src/transport/nvls.cc), 32 on sm100 in 2.25.1
  * (NVLS_NCHANNELS_SM100); the NVLS graph has a head per GPU, at most NCCL_MAX_NVLS_ARITY =
- * 32 in 2.25.1 (search.cc: maxChannels = min(NCCL_MAX_NVLS_ARITY, GPUs)).
+ * 32 in 2.25.1 (search.cc: maxChannels = min(NCCL_MAX_NVLS_ARITY, GPUs)). Under 2.27.3
+ * (v2.27.3-1): MAXCHANNELS = 64 for every GPU; NVLS 16 channels on sm90, on sm100 32
+ * across nodes and 24 in one NVLink domain (NVLS_NCHANNELS_SM100, NVLS_NCHANNELS_SM100_NVL);
+ * NCCL_MAX_NVLS_ARITY = 32.
  */
 static guint
-max_channels(guint arch)
+max_channels(const weft_coll_system_t *sys)
 {
-    return arch >= 100 ? 64 : 32;
+    return sys->arch >= 100 || sys->nccl_version >= WEFT_NCCL_2_27_3 ? 64 : 32;
 }
 
 static guint
-search_max_channels(guint arch)
+search_max_channels(const weft_coll_system_t *sys)
 {
-    return max_channels(arch) / 2;
+    return max_channels(sys) / 2;
 }
 
 static guint
-nvls_nchannels(guint arch)
+nvls_nchannels(const weft_coll_system_t *sys)
 {
-    return arch >= 100 ? 32 : 16;
+    if (sys->arch < 100) {
+        return 16;
+    }
+    if (sys->nccl_version >= WEFT_NCCL_2_27_3) {
+        return sys->n_nodes > 1 ? 32 : 24;
+    }
+    return 32;
 }
 
 static guint
-nvls_max_heads(guint arch, guint ppn)
+nvls_max_heads(const weft_coll_system_t *sys)
 {
-    return arch >= 100 ? MIN(ppn, 32u) : ppn;
+    return sys->arch >= 100 || sys->nccl_version >= WEFT_NCCL_2_27_3 ? MIN(sys->ppn, 32u)
+                                                                       : sys->ppn;
 }
 
 /* Threads per block and per-thread work thresholds that decide channel counts (NCCL 2.20.3
@@ -258,7 +368,7 @@ ring_channels(const weft_coll_system_t *sys, double s)
         guint by_nvl = (guint)floor(per_gpu / (s * frac) + 1e-9);
         ch = MIN(by_nic, by_nvl);
     }
-    return MIN(ch, search_max_channels(sys->arch));
+    return MIN(ch, search_max_channels(sys));
 }
 
 /* ncclTopoCompute() for the ring and tree patterns: speeds from the largest at most the
@@ -294,7 +404,7 @@ search_ring(const weft_coll_system_t *sys)
     }
     /* ncclTopoDupChannels(): not below 25 GB/s, nor on sm90+ below 50 GB/s with > 4 channels. */
     if (best.bw_intra >= 25.0 && !(sys->arch > 80 && best.bw_intra < 50.0 && best.channels > 4)) {
-        guint dup = MIN(best.channels * 2, search_max_channels(sys->arch));
+        guint dup = MIN(best.channels * 2, search_max_channels(sys));
         guint div = (dup + best.channels - 1) / best.channels;
         best.bw_intra /= div;
         best.bw_inter /= div;
@@ -315,7 +425,7 @@ search_nvls(const weft_coll_system_t *sys)
     if (!sys->nvls || sys->arch < 90 || sys->ppn < 2) {
         return g;
     }
-    guint heads = nvls_max_heads(sys->arch, sys->ppn);
+    guint heads = nvls_max_heads(sys);
     double budget = sys->intra_GBps / (heads + 1);
     gboolean multi = sys->n_nodes > 1;
     guint nsp;
@@ -345,21 +455,25 @@ weft_coll_system_fill_tables(weft_coll_system_t *sys)
 {
     memset(sys->lat_us, 0, sizeof sys->lat_us);
     memset(sys->bw_GBps, 0, sizeof sys->bw_GBps);
+    if ((guint)sys->nccl_version >= WEFT_NCCL_N_VERSIONS) {
+        sys->nccl_version = WEFT_NCCL_2_20_3; /* a system filled by hand: the default */
+    }
     const weft_coll_graph_t *ring = &sys->graph[WEFT_NCCL_RING];
     const weft_coll_graph_t *tree = &sys->graph[WEFT_NCCL_TREE];
     /* comm->nChannels: min of the ring and tree graphs, doubled by ncclTopoPostset()
      * (src/graph/connect.cc), at most MAXCHANNELS. */
     guint base_ch = MIN(ring->channels, tree->channels);
-    sys->coll_channels = MAX(1u, MIN(2 * base_ch, max_channels(sys->arch)));
-    sys->nvls_channels = nvls_nchannels(sys->arch);
+    sys->coll_channels = MAX(1u, MIN(2 * base_ch, max_channels(sys)));
+    sys->nvls_channels = nvls_nchannels(sys);
     guint n = sys->n_ranks, nodes = MAX(sys->n_nodes, 1u);
     if (n <= 1) {
         return;
     }
-    int cci = cc_index(sys->arch);
+    gboolean v2_27 = sys->nccl_version >= WEFT_NCCL_2_27_3;
+    int cci = cc_index(sys);
     int index2 = nodes <= 2 ? (int)nodes - 1 : 2;
     int index1 = nodes == 1 ? cci : sys->cpu == WEFT_COLL_CPU_AMD ? 1 : 0;
-    double ll_max = ll_max_bws[index1][index2];
+    double ll_max = ll_max_bws[sys->nccl_version][index1][index2];
     double tree_max = per_ch_max_tree[cci][index2];
     double ring_ll128_max = per_ch_max_ring_ll128[cci][index2];
     double tree_ll128_max = per_ch_max_tree_ll128[cci][index2];
@@ -371,11 +485,13 @@ weft_coll_system_fill_tables(weft_coll_system_t *sys)
         /* Signed, as NCCL's ints: with one GPU per node an all-reduce ring has 2(n-1) steps
          * of which 2n are counted as network steps, so the intra-node term is -2 hops
          * (NCCL 2.20.3 src/graph/tuning.cc, ncclTopoTuneModel(): nsteps - nInterSteps).
-         * Unsigned, the difference wrapped to 2^32 hops (about 4.3e9 us). */
+         * Unsigned, the difference wrapped to 2^32 hops (about 4.3e9 us). NCCL 2.27.3
+         * counts 2 (nodes - 1) network steps for the all-reduce ring. */
         gint64 nsteps = f == F_ALL_REDUCE                            ? 2 * ((gint64)n - 1)
                         : f == F_REDUCE_SCATTER || f == F_ALL_GATHER ? (gint64)n - 1
                                                                      : (gint64)n;
-        gint64 inter_steps = f == F_ALL_REDUCE ? (nodes > 1 ? 2 * (gint64)nodes : 0)
+        gint64 inter_steps = f == F_ALL_REDUCE
+                                 ? (nodes > 1 ? 2 * ((gint64)nodes - (v2_27 ? 1 : 0)) : 0)
                              : f == F_REDUCE_SCATTER || f == F_ALL_GATHER ? (gint64)nodes - 1
                                                                           : (gint64)nodes;
         for (int a = 0; a < WEFT_NCCL_N_ALGOS; a++) {
@@ -396,6 +512,11 @@ weft_coll_system_fill_tables(weft_coll_system_t *sys)
                 double bw = nodes <= 2 || collnet ? g->bw_intra : g->bw_inter;
                 if (a == WEFT_NCCL_NVLS) {
                     bw = MIN(g->bw_intra, g->bw_inter);
+                    if (v2_27 && f != F_ALL_REDUCE) {
+                        /* 2.27.3: all-gather and reduce-scatter move (ppn - 1) / ppn of
+                         * their data through the NVSwitch, 0.9 of the NIC's */
+                        bw = MIN(g->bw_intra * (ppn - 1.0) / ppn, g->bw_inter * 0.9);
+                    }
                 }
                 if (a == WEFT_NCCL_NVLS_TREE) {
                     bw = MIN(g->bw_intra, nodes <= 2 ? g->bw_inter : g->bw_inter / 2);
@@ -403,11 +524,16 @@ weft_coll_system_fill_tables(weft_coll_system_t *sys)
                 double bus = g->channels * bw;
                 /* The model refinements of tuning.cc, in its order. */
                 if (a == WEFT_NCCL_RING && p == 0) {
-                    double div = (nodes > 1 || f == F_ALL_REDUCE || f == F_REDUCE) ? 4.0 : 3.0;
+                    /* 2.27.3: half the bus bandwidth for every function */
+                    double div = v2_27 ? 2.0
+                                 : (nodes > 1 || f == F_ALL_REDUCE || f == F_REDUCE) ? 4.0
+                                                                                     : 3.0;
                     bus = MIN(ll_max, bus / div);
                 }
                 if (a == WEFT_NCCL_RING && p == 1) {
-                    bus = MIN(bus * (ppn < 2 ? 0.7 : 0.92), g->channels * ring_ll128_max);
+                    /* 2.27.3 dropped the 0.7 at one GPU per node */
+                    double eff = ppn < 2 && !v2_27 ? 0.7 : 0.92;
+                    bus = MIN(bus * eff, g->channels * ring_ll128_max);
                 }
                 if (a == WEFT_NCCL_TREE) {
                     bus = MIN(bus * 0.92, g->channels * tree_max);
@@ -436,7 +562,12 @@ weft_coll_system_fill_tables(weft_coll_system_t *sys)
                         bus *= 0.85;
                     }
                 }
-                if (!collnet_ag_rs) {
+                /* bus to algorithm bandwidth: 2.20.3 converts all but CollNet direct's
+                 * all-gather and reduce-scatter; 2.27.3 converts no all-gather or
+                 * reduce-scatter but the ring's */
+                gboolean ag_rs = f == F_ALL_GATHER || f == F_REDUCE_SCATTER;
+                gboolean convert = v2_27 ? !(ag_rs && a != WEFT_NCCL_RING) : !collnet_ag_rs;
+                if (convert) {
                     double ratio = a == WEFT_NCCL_RING ? (double)n / nsteps
                                    : nvls_like         ? 5.0 / 6.0
                                                        : 0.5;
@@ -444,13 +575,13 @@ weft_coll_system_fill_tables(weft_coll_system_t *sys)
                 }
                 sys->bw_GBps[f][a][p] = bus;
 
-                double lat = base_lat[a][p];
-                double intra_lat = hw_lat[intra_hw][a][p];
-                double inter_lat = hw_lat[HW_NET][a][p]; /* + graph latencyInter: 0 */
+                double lat = base_latency(sys, a, p);
+                double intra_lat = hw_latency(sys, intra_hw, a, p);
+                double inter_lat = net_latency(sys, a, p);
                 if (a == WEFT_NCCL_RING) {
                     if (f == F_REDUCE || f == F_BROADCAST) {
                         /* weft's searches always find same-channel graphs. */
-                        lat += hw_lat[hw][a][p];
+                        lat += hw_latency(sys, hw, a, p);
                     } else {
                         double over = 0.0;
                         if (nodes > 1) {
@@ -479,7 +610,8 @@ weft_coll_system_fill_tables(weft_coll_system_t *sys)
     /* Enabling (tuning.cc): LL128 by default only on NVLink systems of one generation among
      * Volta, Ampere and Hopper; NVLS tree needs several nodes; CollNet needs in-network
      * reduction (CollNet direct also NVSwitches); NVLS across nodes needs CollNet. */
-    gboolean ll128 = sys->nvlink && (sys->arch == 70 || sys->arch == 80 || sys->arch == 90);
+    gboolean ll128 = sys->nvlink && (sys->arch == 70 || sys->arch == 80 || sys->arch == 90 ||
+                                     (v2_27 && sys->arch == 100));
     for (int f = 0; f < N_FUNCS; f++) {
         for (int a = 0; a < WEFT_NCCL_N_ALGOS; a++) {
             gboolean on = TRUE;
@@ -493,6 +625,13 @@ weft_coll_system_fill_tables(weft_coll_system_t *sys)
              * plan reduces inside one NVLink domain, so across nodes it is never chosen
              * (NVLS tree and CollNet remain). */
             if (a == WEFT_NCCL_NVLS && nodes > 1) {
+                on = FALSE;
+            }
+            /* NVLS all-gather and reduce-scatter take at most NCCL_MAX_NVLS_ARITY = 32 GPUs
+             * of a node (v2.25.1-1 src/enqueue.cc, v2.27.3-1 updateCollCostTable(); the
+             * Hopper nodes weft builds have at most 8) */
+            if (a == WEFT_NCCL_NVLS && (f == F_ALL_GATHER || f == F_REDUCE_SCATTER) &&
+                sys->ppn > 32) {
                 on = FALSE;
             }
             if (!sys->collnet) {
@@ -589,6 +728,9 @@ weft_coll_system_init(weft_coll_system_t *sys, weft_fabric_t *fabric,
     sys->n_nodes = MAX(layout->n_domains, 1u);
     sys->ppn = MAX(layout->max_per_domain, 1u);
     sys->cpu = tuning != NULL ? tuning->cpu : WEFT_COLL_CPU_INTEL;
+    sys->nccl_version = tuning != NULL && (guint)tuning->nccl_version < WEFT_NCCL_N_VERSIONS
+                            ? tuning->nccl_version
+                            : WEFT_NCCL_2_20_3;
     /* the tuning's figure when given, else the cluster's NICs' (topo.h) */
     sys->net_msg_ps = tuning != NULL && tuning->net_msg_ps > 0 ? tuning->net_msg_ps
                                                                : weft_topo_nic_msg_cost(topo);
@@ -886,6 +1028,21 @@ nccl_chunk_bytes(const weft_coll_system_t *sys, int f, int a, int p, guint64 nby
         }
         return c * heads;
     }
+    if (a == WEFT_NCCL_NVLS_TREE && sys->nccl_version >= WEFT_NCCL_2_27_3) {
+        /* NCCL 2.27.3 calcCollChunking(): NVLS tree's own schedule, from NCCL_NVLS_CHUNKSIZE
+         * = 128 KiB (64 KiB on 4 nodes or more, NCCL_NVLSTREE_MAX_CHUNKSIZE's default),
+         * halved to 64 KiB below 4 x and to 32 KiB below 1 x (channels x heads x chunk)
+         * bytes */
+        guint64 ops = (guint64)channels * nvls_heads(sys);
+        guint64 c = sys->n_nodes >= 4 ? 64u << 10 : 128u << 10;
+        if (nbytes < 4 * ops * c && c > (64u << 10)) {
+            c = 64u << 10;
+        }
+        if (nbytes < ops * c && c > (32u << 10)) {
+            c = 32u << 10;
+        }
+        return c;
+    }
     if (a == WEFT_NCCL_NVLS || a == WEFT_NCCL_NVLS_TREE) {
         guint64 ops = (guint64)channels * nvls_heads(sys);
         guint64 c = 128 << 10;
@@ -1085,9 +1242,9 @@ weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system_t *sys, 
         config->chunks = tuning != NULL && tuning->chunks != 0 ? tuning->chunks : 1;
         /* The ring's Simple step costs stand for one send/recv step. */
         int intra_hw = sys->nvlink ? HW_NVLINK : HW_PCI;
-        c.base_ps = (weft_time_t)(base_lat[WEFT_NCCL_RING][2] * 1e6);
-        c.hop_intra_ps = (weft_time_t)(hw_lat[intra_hw][WEFT_NCCL_RING][2] * 1e6);
-        c.hop_inter_ps = (weft_time_t)(hw_lat[HW_NET][WEFT_NCCL_RING][2] * 1e6);
+        c.base_ps = (weft_time_t)(base_latency(sys, WEFT_NCCL_RING, 2) * 1e6);
+        c.hop_intra_ps = (weft_time_t)(hw_latency(sys, intra_hw, WEFT_NCCL_RING, 2) * 1e6);
+        c.hop_inter_ps = (weft_time_t)(hw_latency(sys, HW_NET, WEFT_NCCL_RING, 2) * 1e6);
         c.model_ps = -1;
         c.efficiency = 1.0;
         if (costs != NULL) {
@@ -1216,7 +1373,7 @@ weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system_t *sys, 
     int intra_hw = sys->nvlink ? HW_NVLINK : HW_PCI;
     /* The ring's steps inside a node cost at least the CPU's network post overhead when the
      * ring crosses nodes (tuning.cc); NCCL charges it to no other algorithm. */
-    double intra_us = by_ofi ? ofi.p2p_us : hw_lat[intra_hw][ba][bp];
+    double intra_us = by_ofi ? ofi.p2p_us : hw_latency(sys, intra_hw, ba, bp);
     if (!by_ofi && ba == WEFT_NCCL_RING && sys->n_nodes > 1 && f != F_BROADCAST && f != F_REDUCE) {
         intra_us = MAX(intra_us, net_overhead_us(sys->cpu) * (bp == 2 ? 3.0 : 1.0));
     }
@@ -1234,11 +1391,11 @@ weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system_t *sys, 
      * which NCCL's formula charges once (interLat, tuning.cc) for the reduction up and the
      * result down; the plan crosses it in 2 steps (up to the root, down from it), as NVLS
      * crosses its NVSwitch: each step gets half. */
-    double inter_us = hw_lat[HW_NET][ba][bp];
+    double inter_us = net_latency(sys, ba, bp);
     if (ba == WEFT_NCCL_COLLNET_DIRECT || ba == WEFT_NCCL_COLLNET_CHAIN) {
         inter_us /= 2.0;
     }
-    c.base_ps = (weft_time_t)llround(base_lat[ba][bp] * 1e6);
+    c.base_ps = (weft_time_t)llround(base_latency(sys, ba, bp) * 1e6);
     c.hop_intra_ps = (weft_time_t)llround(intra_us * 1e6);
     /* AWS's network hop: its 20 us (the completion is the executor's msg_ps, below) */
     c.hop_inter_ps = (weft_time_t)llround((by_ofi ? ofi.net_us : inter_us) * 1e6);
@@ -1317,9 +1474,9 @@ weft_coll_tuning_p2p_latency(const weft_coll_system_t *sys, weft_coll_proto_t pr
     /* a send is one ring step: the ring's row of baseLat and hwLat */
     int p = proto == WEFT_COLL_PROTO_LL ? 0 : 2;
     int intra_hw = sys->nvlink ? HW_NVLINK : HW_PCI;
-    *base_ps = (weft_time_t)llround(base_lat[WEFT_NCCL_RING][p] * 1e6);
-    *hop_intra_ps = (weft_time_t)llround(hw_lat[intra_hw][WEFT_NCCL_RING][p] * 1e6);
-    *hop_inter_ps = (weft_time_t)llround(hw_lat[HW_NET][WEFT_NCCL_RING][p] * 1e6);
+    *base_ps = (weft_time_t)llround(base_latency(sys, WEFT_NCCL_RING, p) * 1e6);
+    *hop_intra_ps = (weft_time_t)llround(hw_latency(sys, intra_hw, WEFT_NCCL_RING, p) * 1e6);
+    *hop_inter_ps = (weft_time_t)llround(hw_latency(sys, HW_NET, WEFT_NCCL_RING, p) * 1e6);
 }
 
 guint
@@ -1385,6 +1542,27 @@ static const char *const tuning_mode_names[] = {"auto", "off", "nccl", NULL};
 const weft_enum_t weft_coll_tuning_mode_enum = {"collective tuning", tuning_mode_names};
 static const char *const cpu_names[] = {"intel", "amd", "other", NULL};
 const weft_enum_t weft_coll_cpu_enum = {"host CPU vendor", cpu_names};
+static const char *const nccl_version_names[] = {"2.20.3", "2.27.3", NULL};
+const weft_enum_t weft_coll_nccl_version_enum = {"NCCL version", nccl_version_names};
+
+const char *
+weft_coll_nccl_version_name(weft_coll_nccl_version_t v)
+{
+    return (guint)v < WEFT_NCCL_N_VERSIONS ? nccl_version_names[v] : "?";
+}
+
+gboolean
+weft_coll_nccl_version_from_name(const char *name, weft_coll_nccl_version_t *v)
+{
+    static const char *const short_names[] = {"2.20", "2.27"};
+    for (guint i = 0; name != NULL && i < WEFT_NCCL_N_VERSIONS; i++) {
+        if (strcmp(name, nccl_version_names[i]) == 0 || strcmp(name, short_names[i]) == 0) {
+            *v = (weft_coll_nccl_version_t)i;
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
 
 /*
  * The upper bound of collectives.chunks only guards against typos: a ring
@@ -1408,7 +1586,7 @@ const weft_enum_t weft_coll_cpu_enum = {"host CPU vendor", cpu_names};
             .field = WEFT_KEY_FIELD(weft_coll_settings_t, proto[k])                                  \
     }
 /* The first row of the operation keys; each has its _algorithm then its _protocol row. */
-#define FIRST_OP_ROW 4
+#define FIRST_OP_ROW 5
 
 const weft_key_t weft_coll_keys[] = {
     {"collectives", "chunks", WEFT_KEY_UINT, NULL,
@@ -1430,6 +1608,11 @@ const weft_key_t weft_coll_keys[] = {
     {"collectives", "cpu", WEFT_KEY_ENUM, "intel",
      "host CPU vendor, for NCCL's network overheads (AWS p5: amd)", .choices = &weft_coll_cpu_enum,
      .field = WEFT_KEY_FIELD(weft_coll_settings_t, cpu)},
+    {"collectives", "nccl_version", WEFT_KEY_ENUM, "2.20.3",
+     "the NCCL release whose tuning model collectives follow: 2.20.3 (Blackwell's limits from "
+     "2.25.1) or 2.27.3 (its tables, channel limits and chunk schedules; doc/collectives.md)",
+     .choices = &weft_coll_nccl_version_enum,
+     .field = WEFT_KEY_FIELD(weft_coll_settings_t, nccl_version)},
     ALGO_KEY("all_reduce", WEFT_COLL_KEY_ALL_REDUCE, "all-reduce (and barrier)"),
     PROTO_KEY("all_reduce", WEFT_COLL_KEY_ALL_REDUCE, "all-reduce (and barrier)"),
     ALGO_KEY("all_gather", WEFT_COLL_KEY_ALL_GATHER, "all-gather"),
@@ -1488,6 +1671,7 @@ weft_coll_settings_tuning(const weft_coll_settings_t *cfg, weft_coll_tuning_t *t
     /* collectives.chunks forces the chunk count only when given; NCCL's otherwise. */
     t->chunks = cfg->chunks_given ? cfg->chunks : 0;
     t->cpu = cfg->cpu;
+    t->nccl_version = cfg->nccl_version;
 }
 
 static const char *const proto_names[WEFT_COLL_N_PROTOS] = {"auto", "ll", "ll128", "simple"};

@@ -56,7 +56,20 @@ typedef enum {
     WEFT_COLL_CPU_OTHER,     /* Arm, POWER, ... */
 } weft_coll_cpu_t;
 
-/** Forced choices and limits; zero-initialized = everything automatic, Intel hosts. */
+/**
+ * The NCCL release whose tuning model weft restates (collectives.nccl_version): its latency
+ * and bandwidth tables (src/graph/tuning.cc), search limits and speed arrays
+ * (src/graph/search.cc, src/include/device.h, src/transport/nvls.cc) and chunk schedules
+ * (src/enqueue.cc), each cited by tag in tuning.c; doc/collectives.md lists what differs.
+ */
+typedef enum {
+    WEFT_NCCL_2_20_3 = 0, /* the default: NCCL 2.20.3 (Blackwell: 2.25.1, its first release) */
+    WEFT_NCCL_2_27_3,     /* NCCL 2.27.3 */
+    WEFT_NCCL_N_VERSIONS
+} weft_coll_nccl_version_t;
+
+/** Forced choices and limits; zero-initialized = everything automatic, Intel hosts,
+ * NCCL 2.20.3. */
 typedef struct {
     weft_coll_algo_t algo[WEFT_COLL_N_OPS];   /* per operation; AUTO = let the model choose */
     weft_coll_proto_t proto[WEFT_COLL_N_OPS]; /* per operation; AUTO = let the model choose */
@@ -66,6 +79,7 @@ typedef struct {
     weft_time_t net_msg_ps; /* per-message cost of the cluster's NIC and its host stack, ps;
                                0 = the cluster's own (topo.h: weft_topo_nic_msg_cost(), which
                                the builders set from the catalog NIC's msg_cost_ps, hw.h) */
+    weft_coll_nccl_version_t nccl_version; /* whose tables NCCL's model uses */
 } weft_coll_tuning_t;
 
 /** collectives.tuning: how collectives choose their algorithm, protocol and chunks. */
@@ -94,6 +108,7 @@ typedef struct {
     weft_coll_tuning_mode_t tuning;
     guint channels;       /* 0: as NCCL's tuning chooses */
     weft_coll_cpu_t cpu;
+    weft_coll_nccl_version_t nccl_version;
     weft_coll_algo_t algo[WEFT_COLL_N_KEY_OPS];   /* AUTO: not forced */
     weft_coll_proto_t proto[WEFT_COLL_N_KEY_OPS]; /* AUTO: not forced */
 } weft_coll_settings_t;
@@ -103,6 +118,14 @@ extern const weft_key_t weft_coll_keys[];
 extern const guint weft_coll_n_keys;
 extern const weft_enum_t weft_coll_tuning_mode_enum; /* auto, off, nccl */
 extern const weft_enum_t weft_coll_cpu_enum;         /* intel, amd, other */
+extern const weft_enum_t weft_coll_nccl_version_enum; /* 2.20.3, 2.27.3 */
+
+/** weft_coll_nccl_version_name: "2.20.3" or "2.27.3" (static; "?" out of range). */
+const char *weft_coll_nccl_version_name(weft_coll_nccl_version_t v);
+
+/** weft_coll_nccl_version_from_name: @name "2.20.3" or "2.27.3" (also "2.20", "2.27");
+ * FALSE if it is neither. */
+gboolean weft_coll_nccl_version_from_name(const char *name, weft_coll_nccl_version_t *v);
 
 /**
  * weft_coll_settings_tuning: the forced choices of @cfg as weft_coll_tuning_t:
@@ -153,6 +176,7 @@ typedef struct {
     gboolean uneven;   /* nodes hold different numbers of members (8 + 7): NVLS tree and
                           hierarchical, whose plans pair the members of every node, cannot run */
     weft_coll_cpu_t cpu;
+    weft_coll_nccl_version_t nccl_version; /* whose tables (0, the default: NCCL 2.20.3) */
     weft_time_t net_msg_ps; /* per-message cost of a GPU's network path (tuning->net_msg_ps) */
     gboolean ofi;           /* the NICs are AWS EFA, which NCCL drives through aws-ofi-nccl and
                                its tuner (tuner_ofi.h): the cluster's NICs carry a per-message

@@ -189,6 +189,7 @@ typedef struct {
      * (under tuning it then forces the chunk count; otherwise NCCL's tuning chooses it
      * per collective and chunks is unused) */
     gboolean nccl_tuning;
+    guint nccl_version; /* weft_coll_nccl_version_t of collectives.nccl_version */
     gboolean chunks_given;
     /* collectives.tuning = auto chose the plain model: the cluster is abstract (topo.h:
      * weft_topo_is_abstract()) */

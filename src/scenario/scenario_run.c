@@ -204,7 +204,11 @@ weft_scenario_run_summary(const weft_scenario_run_t *run)
                            run->workload->n_ranks == 1 ? "" : "s",
                            weft_workload_node_count(run->workload));
     g_string_append_printf(s, "placement    %s\n", run->placement);
-    if (run->nccl_tuning && !run->chunks_given) {
+    if (run->nccl_tuning && !run->chunks_given && run->nccl_version != WEFT_NCCL_2_20_3) {
+        g_string_append_printf(
+            s, "network      %s, chunks per collective as NCCL %s's tuning chooses\n",
+            run->network_model, weft_coll_nccl_version_name(run->nccl_version));
+    } else if (run->nccl_tuning && !run->chunks_given) {
         g_string_append_printf(s,
                                "network      %s, chunks per collective as NCCL's tuning chooses\n",
                                run->network_model);
@@ -491,6 +495,7 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
     run->nccl_tuning = cs->tuning == WEFT_COLL_TUNING_NCCL ||
                        (cs->tuning == WEFT_COLL_TUNING_AUTO && !weft_topo_is_abstract(run->topo));
     run->chunks_given = cs->chunks_given;
+    run->nccl_version = cs->nccl_version;
     run->abstract = !run->nccl_tuning && cs->tuning == WEFT_COLL_TUNING_AUTO;
     run->duration_scale = cfg.replay.duration_scale;
     run->placement = placement_text(&cfg.placement);
