@@ -912,6 +912,22 @@ START_TEST(gemm_nodes_use_the_kernel_model)
                      llround((q2_s + 4.0 * 4096 * 6144 / g->hbm_stream_Bps) * 1e12));
     ck_assert_int_eq(node_nth_ps(ov, "attn_qkv.fwd", 1), llround(q2_s * 1e12));
     ck_assert_int_eq(node_nth_ps(ov, "attn_qkv.fwd", 2), -1);
+    /* userbuffers' SM margins (gen.c UB_*_SMS, NeMo's GPT-3 175B H100 configuration): the
+     * projection's 4 pipelined chunks [512, 2048] x [2048, 4096] run on 132 - 24 = 108 SMs
+     * (chunk 1: no weight cast, its input's 4 B x 512 x 2048); FC1's weight gradient beside
+     * the bulk reduce-scatter on 132 - 4 = 128 SMs, its data gradient beside the bulk
+     * all-gather on 130 */
+    weft_kernel_gemm_t pj = {1, 512, 4096, 2048, WEFT_KERNEL_FP8};
+    double pj_s = weft_kernel_gemm_on_s(g, &pj, clk, 108) + 4.0 * 512 * 2048 / g->hbm_stream_Bps;
+    ck_assert_int_eq(node_nth_ps(ov, "attn_proj.fwd", 1), llround(pj_s * 1e12));
+    ck_assert(weft_kernel_gemm_on_s(g, &pj, clk, 108) > weft_kernel_gemm_s(g, &pj, clk));
+    ck_assert_int_eq(node_ps(ov, "mlp_fc1_wgrad.bwd"),
+                     llround(weft_kernel_gemm_on_s(g, &g4, clk, 128) * 1e12));
+    ck_assert_int_eq(node_ps(ov, "mlp_fc1_dgrad.bwd"),
+                     llround((weft_kernel_gemm_on_s(g, &g3, clk, 130) +
+                              cast1 / g->hbm_stream_Bps) *
+                             1e12));
+    ck_assert_int_gt(node_ps(ov, "mlp_fc1_wgrad.bwd"), node_ps(f8, "mlp_fc1_wgrad.bwd"));
     /* two half GEMMs take longer than the whole one (the kernel's fixed time twice,
      * whatever the tiles): the price of the overlap */
     ck_assert(node_nth_ps(ov, "attn_qkv.fwd", 0) + node_nth_ps(ov, "attn_qkv.fwd", 1) >

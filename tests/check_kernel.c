@@ -67,6 +67,31 @@ START_TEST(gemm_4096_cubed_on_h100_by_hand)
 }
 END_TEST
 
+START_TEST(gemm_on_fewer_sms_by_hand)
+{
+    /* 4096^3 BF16 on 108 of the H100's 132 SMs (userbuffers' proj_fprop margin of 24): the
+     * candidates' waves: 128x256 512 tiles -> 5 waves, 5 x 66.5 x 0.55981 = 186.13 us at
+     * e = 1; 128x128 10 waves, the same; 64x128 19 waves of a quarter, 176.83; 64x64 38 waves
+     * of an eighth, 176.83: 176.83 / 0.87254 + 5.5 = 208.16 us. The MAMF ceiling on 108 SMs,
+     * 2 x 4096^3 / (794.5e12 x 108 / 132) = 211.43 us, is above it, so 211.43 us (all SMs:
+     * 176.16 us, above). */
+    const weft_hw_gpu_t *g = gpu("h100");
+    weft_kernel_gemm_t x = {1, 4096, 4096, 4096, WEFT_KERNEL_BF16};
+    double flops = 2.0 * 4096.0 * 4096.0 * 4096.0;
+    ck_assert_double_eq_tol(weft_kernel_gemm_on_s(g, &x, 1.0, 108) * 1e6,
+                            flops / (794.5e12 * 108.0 / 132.0) * 1e6, 0.01);
+    /* every SM, or 0: the plain model exactly */
+    ck_assert_double_eq(weft_kernel_gemm_on_s(g, &x, 1.0, 132), weft_kernel_gemm_s(g, &x, 1.0));
+    ck_assert_double_eq(weft_kernel_gemm_on_s(g, &x, 1.0, 0), weft_kernel_gemm_s(g, &x, 1.0));
+    /* fewer SMs never make a GEMM faster, small or large */
+    for (guint64 m = 64; m <= 16384; m *= 4) {
+        weft_kernel_gemm_t y = {1, m, 12288, 3072, WEFT_KERNEL_BF16};
+        ck_assert(weft_kernel_gemm_on_s(g, &y, 1.0, 131) >= weft_kernel_gemm_s(g, &y, 1.0));
+        ck_assert(weft_kernel_gemm_on_s(g, &y, 1.0, 108) >= weft_kernel_gemm_on_s(g, &y, 1.0, 131));
+    }
+}
+END_TEST
+
 START_TEST(mamf_is_reproduced_at_its_shape_and_is_the_ceiling)
 {
     /* compute_peaks.csv kind=max_achievable (TFLOPS) and the shapes of its notes. */
@@ -474,6 +499,7 @@ kernel_suite(void)
     Suite *s = suite_create("kernel");
     TCase *tc = tcase_create("model");
     tcase_add_test(tc, gemm_4096_cubed_on_h100_by_hand);
+    tcase_add_test(tc, gemm_on_fewer_sms_by_hand);
     tcase_add_test(tc, mamf_is_reproduced_at_its_shape_and_is_the_ceiling);
     tcase_add_test(tc, shape_not_flops_decides_efficiency);
     tcase_add_test(tc, stream_and_attention_by_hand);

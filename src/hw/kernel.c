@@ -128,12 +128,13 @@ weft_kernel_mamf_flops(const weft_hw_gpu_t *gpu, weft_kernel_dtype_t dtype)
     return weft_kernel_supports(gpu, dtype) ? calib_of(gpu)->mamf[dtype] : 0;
 }
 
-/* The best tile's compute time of @g at main-loop efficiency 1 and clock 1. */
+/* The best tile's compute time of @g at main-loop efficiency 1 and clock 1 on @sms of the
+ * GPU's SMs (each at the per-SM peak). */
 static double
-gemm_compute_unit_s(const weft_hw_gpu_t *gpu, const weft_kernel_gemm_t *g, double fill)
+gemm_compute_unit_on(const weft_hw_gpu_t *gpu, const weft_kernel_gemm_t *g, double fill,
+                     double sms)
 {
-    double sms = gpu->sm_count;
-    double rate_sm = peak_of(gpu, g->dtype) / sms;
+    double rate_sm = peak_of(gpu, g->dtype) / gpu->sm_count;
     double bk = K_STEP_BYTES / elem_bytes(g->dtype);
     double iters = ceil((double)g->k / bk);
     double best = INFINITY;
@@ -145,6 +146,13 @@ gemm_compute_unit_s(const weft_hw_gpu_t *gpu, const weft_kernel_gemm_t *g, doubl
         best = MIN(best, t);
     }
     return best;
+}
+
+/* The same on every SM. */
+static double
+gemm_compute_unit_s(const weft_hw_gpu_t *gpu, const weft_kernel_gemm_t *g, double fill)
+{
+    return gemm_compute_unit_on(gpu, g, fill, gpu->sm_count);
 }
 
 /* e: the main loop's efficiency that makes the model give the MAMF rate at its shape, with the
@@ -190,6 +198,28 @@ weft_kernel_gemm_s(const weft_hw_gpu_t *gpu, const weft_kernel_gemm_t *g, double
     g_return_val_if_fail(weft_kernel_supports(gpu, g->dtype), 0);
     const calib_t *c = calib_of(gpu);
     return weft_kernel_i_gemm_s(gpu, g, clock, c->t0_s, c->fill_iters);
+}
+
+double
+weft_kernel_gemm_on_s(const weft_hw_gpu_t *gpu, const weft_kernel_gemm_t *g, double clock,
+                      guint sms)
+{
+    g_return_val_if_fail(gpu != NULL && g != NULL && clock > 0, 0);
+    g_return_val_if_fail(weft_kernel_supports(gpu, g->dtype), 0);
+    g_return_val_if_fail(g->batch > 0 && g->m > 0 && g->n > 0 && g->k > 0, 0);
+    if (sms == 0 || sms >= gpu->sm_count) {
+        return weft_kernel_gemm_s(gpu, g, clock);
+    }
+    const calib_t *c = calib_of(gpu);
+    /* e is the whole GPU's (its calibration); the waves, and the MAMF ceiling's share, are
+     * those of @sms SMs; HBM is shared by every SM, so its bound stays */
+    double e = main_loop_eff(gpu, c, g->dtype, c->t0_s, c->fill_iters);
+    double t_comp = gemm_compute_unit_on(gpu, g, c->fill_iters, sms) / (e * clock);
+    double flops = 2.0 * (double)g->batch * (double)g->m * (double)g->n * (double)g->k;
+    double share = (double)sms / gpu->sm_count;
+    double t_ceiling = flops / (c->mamf[g->dtype] * share * clock);
+    double t_mem = weft_kernel_gemm_bytes(g) / gpu->hbm_stream_Bps;
+    return MAX(c->t0_s + MAX(t_comp, t_mem), t_ceiling);
 }
 
 double

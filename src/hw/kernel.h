@@ -110,6 +110,21 @@ double weft_kernel_mamf_flops(const weft_hw_gpu_t *gpu, weft_kernel_dtype_t dtyp
  */
 double weft_kernel_gemm_s(const weft_hw_gpu_t *gpu, const weft_kernel_gemm_t *g, double clock);
 
+/**
+ * weft_kernel_gemm_on_s:
+ * @gpu, @g, @clock: as weft_kernel_gemm_s();
+ * @sms: the SMs the GEMM may use (a communication kernel holds the others:
+ *   Transformer Engine's userbuffers overlap launches its GEMMs with an SM margin,
+ *   set_sm_margin); 0 or the GPU's count: all of them.
+ * Returns: the kernel's time in seconds with weft_kernel_gemm_s()'s formula on
+ * @sms SMs: the same main-loop efficiency e (the whole GPU's calibration), waves
+ * of @sms SMs at the per-SM peak, the MAMF ceiling scaled by @sms / SMs, and the
+ * same HBM bound (the SMs share the memory). Never below weft_kernel_gemm_s().
+ * O(1).
+ */
+double weft_kernel_gemm_on_s(const weft_hw_gpu_t *gpu, const weft_kernel_gemm_t *g, double clock,
+                             guint sms);
+
 /** weft_kernel_gemm_bytes: HBM bytes of the GEMM's operands: A and B read, C written (BF16). */
 double weft_kernel_gemm_bytes(const weft_kernel_gemm_t *g);
 

@@ -410,6 +410,7 @@ typedef struct {
     guint64 T;     /* tokens per rank per micro-batch: b S / cp */
     double e;      /* bytes per activation element (2: BF16) */
     GArray *extra; /* guint32: further predecessors of the next node added */
+    guint ub_sms;  /* SMs a userbuffers overlap holds from the GEMMs added now (0: none) */
 } gen_t;
 
 static gint64
@@ -480,6 +481,16 @@ typedef enum {
  * gradient reads the same cast (its transpose), so LIN_WGRAD pays none and LIN_DGRAD +
  * LIN_WGRAD is LIN_BWD. The router and the output layer are not TE modules in Megatron-LM:
  * BF16. */
+/* A GEMM's time on the SMs a userbuffers overlap leaves it (G->ub_sms held). */
+static double
+gemm_s(const gen_t *G, const weft_kernel_gemm_t *g, double clock)
+{
+    if (G->ub_sms == 0 || G->ub_sms >= G->gpu->sm_count) {
+        return weft_kernel_gemm_s(G->gpu, g, clock);
+    }
+    return weft_kernel_gemm_on_s(G->gpu, g, clock, G->gpu->sm_count - G->ub_sms);
+}
+
 static double
 linear_s(gen_t *G, guint64 T, guint64 in, guint64 out, guint64 batch, lin_mode_t mode, gboolean te,
          gboolean weight_cast, double *bytes)
@@ -491,7 +502,7 @@ linear_s(gen_t *G, guint64 T, guint64 in, guint64 out, guint64 batch, lin_mode_t
     double s = 0, cast = 0;
     if (mode == LIN_FWD) {
         weft_kernel_gemm_t f = {batch, T, out, in, dt};
-        s = weft_kernel_gemm_s(G->gpu, &f, clock);
+        s = gemm_s(G, &f, clock);
         *bytes += weft_kernel_gemm_bytes(&f);
         if (fp8) {
             double M = (double)c->global_batch / ((double)c->micro_batch * c->dp);
@@ -503,7 +514,7 @@ linear_s(gen_t *G, guint64 T, guint64 in, guint64 out, guint64 batch, lin_mode_t
     }
     if (mode == LIN_DGRAD || mode == LIN_BWD) {
         weft_kernel_gemm_t dg = {batch, T, in, out, dt};
-        s += weft_kernel_gemm_s(G->gpu, &dg, clock);
+        s += gemm_s(G, &dg, clock);
         *bytes += weft_kernel_gemm_bytes(&dg);
         if (fp8) {
             cast = WEFT_GEN_FP8_CAST_BYTES * (double)batch * (double)T * (double)out;
@@ -511,7 +522,7 @@ linear_s(gen_t *G, guint64 T, guint64 in, guint64 out, guint64 batch, lin_mode_t
     }
     if (mode == LIN_WGRAD || mode == LIN_BWD) {
         weft_kernel_gemm_t wg = {batch, in, out, T, dt};
-        s += weft_kernel_gemm_s(G->gpu, &wg, clock);
+        s += gemm_s(G, &wg, clock);
         *bytes += weft_kernel_gemm_bytes(&wg);
     }
     *bytes += cast;
@@ -605,6 +616,27 @@ extra_dep(gen_t *G, gint64 node)
  * the GEMM in num_splits = 4. */
 #define TP_OVERLAP_PIPELINE_SPLITS 4u
 
+/* SMs userbuffers' communication kernels hold from the GEMMs they overlap, in the same NeMo
+ * configuration (userbuffers_bf16_h100_h12288_tp4_mbs1_seqlen2048):
+ *  - proj_fprop PipelineOverlapCfg(num_sm=24, set_sm_margin=True): the projection's GEMM
+ *    chunks are launched on SMs - 24 (132 - 24 = 108 on H100);
+ *  - fc2_fprop RingExchangeOverlapCfg(num_sm=1, set_sm_margin=True): SMs - 1;
+ *  - the ring exchanges of qkv_fprop, fc1_fprop, proj_dgrad and fc2_dgrad keep every SM
+ *    (set_sm_margin False; their peer copies run on the copy engines);
+ *  - the bulk overlaps (BulkOverlapCfg, set_sm_margin False) qkv_dgrad 4 (the input's
+ *    all-gather beside the data gradient), qkv_wgrad 4 (the data gradient's reduce-scatter
+ *    beside the weight gradient), fc1_dgrad 2, fc1_wgrad 4: the GEMM is timed on SMs -
+ *    num_sm, an upper bound (it gets them back once the communication kernel is done, within
+ *    num_sm / SMs <= 3 % on H100).
+ * Without tp_overlap, NCCL's own kernels beside a GEMM (Megatron's async all-gather and
+ * reduce-scatter, the data-parallel collectives) take no SMs from it: not modelled. */
+#define UB_PROJ_FPROP_SMS 24u
+#define UB_FC2_FPROP_SMS 1u
+#define UB_QKV_DGRAD_SMS 4u
+#define UB_QKV_WGRAD_SMS 4u
+#define UB_FC1_DGRAD_SMS 2u
+#define UB_FC1_WGRAD_SMS 4u
+
 /* The GEMM @mode of @L (LIN_FWD, or LIN_DGRAD over an output gradient) that reads the
  * all-gather @ag_name of @act bytes (sequence parallelism): without tp_overlap the gather,
  * then the GEMM over all L->T tokens; with it (Transformer Engine's ring exchange) the gather
@@ -646,7 +678,7 @@ ag_gemm(gen_t *G, const char *ag_name, double act, const char *name, const lin_t
  * to the first chunk (none when @recompute_pass). */
 static void
 gemm_reduce(gen_t *G, const char *name, const lin_t *L, gboolean recompute_pass,
-            const char *red_name, weft_coll_op_t op, double act, guint n)
+            const char *red_name, weft_coll_op_t op, double act, guint n, guint ub_sms)
 {
     guint64 T = L->T;
     n = (guint)MIN((guint64)n, T);
@@ -656,10 +688,12 @@ gemm_reduce(gen_t *G, const char *name, const lin_t *L, gboolean recompute_pass,
         return;
     }
     g_autofree gint64 *rs = g_new(gint64, n);
+    G->ub_sms = ub_sms;
     for (guint i = 0; i < n; i++) {
         lin_node(G, name, L, chunk_tokens(T, i, n), LIN_FWD, i == 0 && !recompute_pass);
         rs[i] = coll(G, red_name, op, act / n, K_TP, FALSE);
     }
+    G->ub_sms = 0;
     for (guint i = 0; i < n; i++) {
         extra_dep(G, rs[i]);
     }
@@ -677,15 +711,21 @@ gemm_reduce(gen_t *G, const char *name, const lin_t *L, gboolean recompute_pass,
  * With tp 1 there is no collective: the two GEMMs run in turn. */
 static void
 column_parallel_bwd(gen_t *G, const char *dgrad_name, const char *wgrad_name, const lin_t *L,
-                    const char *ag_name, const char *red_name, double act)
+                    const char *ag_name, const char *red_name, double act, guint dgrad_sms,
+                    guint wgrad_sms)
 {
     gboolean sp = G->c->sp;
+    /* with tp_overlap these are userbuffers' bulk overlaps (their SMs: see UB_QKV_DGRAD_SMS) */
+    gboolean ub = sp && G->c->tp_overlap && G->c->tp >= 2;
     gint64 ag = sp ? coll(G, ag_name, WEFT_COLL_ALL_GATHER, act, K_TP, FALSE) : -1;
+    G->ub_sms = ub ? dgrad_sms : 0;
     lin_node(G, dgrad_name, L, L->T, LIN_DGRAD, FALSE);
     gint64 red =
         coll(G, red_name, sp ? WEFT_COLL_REDUCE_SCATTER : WEFT_COLL_ALL_REDUCE, act, K_TP, FALSE);
     extra_dep(G, ag);
+    G->ub_sms = ub ? wgrad_sms : 0;
     lin_node(G, wgrad_name, L, L->T, LIN_WGRAD, FALSE);
+    G->ub_sms = 0;
     extra_dep(G, red);
 }
 
@@ -821,7 +861,7 @@ layer(gen_t *G, gboolean bwd, gboolean recompute_pass)
         g_snprintf(name, sizeof(name), "attn_proj.%s", ph);
         gemm_reduce(G, name, &proj, recompute_pass,
                     sp ? "tp_reducescatter_attn" : "tp_allreduce_attn", red, act,
-                    TP_OVERLAP_PIPELINE_SPLITS);
+                    TP_OVERLAP_PIPELINE_SPLITS, UB_PROJ_FPROP_SMS);
         g_snprintf(name, sizeof(name), "attn_elementwise.%s", ph);
         comp(G, name, 0, elem);
         /* MLP block. */
@@ -846,7 +886,8 @@ layer(gen_t *G, gboolean bwd, gboolean recompute_pass)
             }
             g_snprintf(name, sizeof(name), "mlp_fc2.%s", ph);
             gemm_reduce(G, name, &fc2, recompute_pass,
-                        sp ? "tp_reducescatter_mlp" : "tp_allreduce_mlp", red, act, n_ring);
+                        sp ? "tp_reducescatter_mlp" : "tp_allreduce_mlp", red, act, n_ring,
+                        UB_FC2_FPROP_SMS);
         }
         g_snprintf(name, sizeof(name), "mlp_elementwise.%s", ph);
         comp(G, name, 0, elem);
@@ -875,7 +916,8 @@ layer(gen_t *G, gboolean bwd, gboolean recompute_pass)
                          "tp_allgather_mlp_grad", act, n_ring);
         column_parallel_bwd(G, "mlp_fc1_dgrad.bwd", "mlp_fc1_wgrad.bwd", &fc1,
                             "tp_allgather_mlp_input_grad",
-                            sp ? "tp_reducescatter_mlp_grad" : "tp_allreduce_mlp_grad", act);
+                            sp ? "tp_reducescatter_mlp_grad" : "tp_allreduce_mlp_grad", act,
+                            UB_FC1_DGRAD_SMS, UB_FC1_WGRAD_SMS);
     }
     /* Attention backward. */
     g_snprintf(name, sizeof(name), "attn_elementwise.%s", ph);
@@ -889,7 +931,8 @@ layer(gen_t *G, gboolean bwd, gboolean recompute_pass)
     attn_core(G, name, 2.0);
     column_parallel_bwd(G, "attn_qkv_dgrad.bwd", "attn_qkv_wgrad.bwd", &qkv,
                         "tp_allgather_attn_input_grad",
-                        sp ? "tp_reducescatter_attn_grad" : "tp_allreduce_attn_grad", act);
+                        sp ? "tp_reducescatter_attn_grad" : "tp_allreduce_attn_grad", act,
+                        UB_QKV_DGRAD_SMS, UB_QKV_WGRAD_SMS);
     /* The layer's weight gradients accumulated into the FP32 main_grad (GRAD_ACCUM_BYTES per
      * local parameter: the dense ones, and the local experts' ones). */
     double ld = 0, le = 0;
@@ -931,10 +974,11 @@ chunk_pass(gen_t *G, guint v, gboolean bwd)
     }
     if (v == V - 1) {
         comp(G, "cross_entropy.bwd", 0, 2 * T * vt * 4);
-        /* the output layer is a ColumnParallelLinear: its collectives overlap its GEMMs */
+        /* the output layer is a ColumnParallelLinear: its collectives overlap its GEMMs (NCCL's,
+         * not userbuffers': it is not a Transformer Engine module, so no SMs are held) */
         column_parallel_bwd(
             G, "output_dgrad.bwd", "output_wgrad.bwd", &out, "tp_allgather_output_input_grad",
-            c->sp ? "tp_reducescatter_output_grad" : "tp_allreduce_output_grad", act);
+            c->sp ? "tp_reducescatter_output_grad" : "tp_allreduce_output_grad", act, 0, 0);
     }
     for (guint l = 0; l < per; l++) {
         if (c->recompute == WEFT_GEN_RECOMPUTE_FULL) {
