@@ -206,6 +206,51 @@ START_TEST(overlap_and_stream_order_in_a_data_parallel_step)
 }
 END_TEST
 
+START_TEST(nccl_kernels_take_their_sms_from_the_compute_beside_them)
+{
+    /* The bundled data-parallel step on a DGX H100 under NCCL's tuning: each 128 MiB
+     * all-reduce is NVLS on 16 channels (NCCL_NVLS_NCHANNELS), 16 CTAs holding 16 of the
+     * H100's 132 SMs while it runs. grad2's all-reduce (T) starts with backward_layer1 at
+     * 2500 us and ends inside it (T < 1000 us), so backward_layer1 runs T at 116/132 of its
+     * rate and ends T x 16/132 late; grad1's all-reduce then runs exposed (nothing computes
+     * beside it), and the optimizer after it: step = 3700 us + T x 16/132 + T, against
+     * 3700 us + T without contention. */
+    const char *src = g_getenv("WEFT_SRCDIR");
+    g_autofree char *path =
+        g_build_filename(src != NULL ? src : ".", "topologies", "dgx-h100.ini", NULL);
+    GError *err = NULL;
+    g_autoptr(weft_topo_t) topo = weft_topo_load(path, &err);
+    ck_assert_msg(topo != NULL, "%s", err ? err->message : "");
+    write_dp_step("dp_smc", 8);
+    weft_coll_tuning_t tun = {0};
+    weft_replay_options_t off = {.coll_tuning = &tun};
+    weft_replay_options_t on = {.coll_tuning = &tun, .sm_contention = TRUE};
+    g_autoptr(weft_replay_result_t) a = replay_opts(topo, "dp_smc", NULL, &off, &err);
+    ck_assert_msg(a != NULL, "%s", err ? err->message : "");
+    g_autoptr(weft_replay_result_t) b = replay_opts(topo, "dp_smc", NULL, &on, &err);
+    ck_assert_msg(b != NULL, "%s", err ? err->message : "");
+    weft_time_t T = a->step_ps - 3700 * WEFT_PS_PER_US;
+    ck_assert_int_gt(T, 0);
+    ck_assert_int_lt(T, 1000 * WEFT_PS_PER_US);
+    weft_time_t slow = (weft_time_t)ceil((double)T * 16.0 / 132.0 - 1e-6);
+    ck_assert_int_le(llabs(b->step_ps - (3700 * WEFT_PS_PER_US + T + slow)), 1);
+    for (guint r = 0; r < 8; r++) {
+        /* the slowdown is compute time, and grad2's all-reduce is still all overlapped */
+        ck_assert_int_le(llabs(b->ranks[r].compute_ps - (3700 * WEFT_PS_PER_US + slow)), 1);
+        ck_assert_int_eq(b->ranks[r].overlapped_comm_ps, T);
+        ck_assert_int_eq(a->ranks[r].compute_ps, 3700 * WEFT_PS_PER_US);
+    }
+    assert_accounting(b);
+    /* A cluster without a GPU model (an abstract ring) has no SMs to share: unchanged. */
+    g_autoptr(weft_topo_t) bare = ring(4);
+    write_dp_step("dp_smc4", 4);
+    weft_replay_options_t bare_on = {.sm_contention = TRUE};
+    g_autoptr(weft_replay_result_t) c = replay_opts(bare, "dp_smc4", NULL, &bare_on, &err);
+    ck_assert_msg(c != NULL, "%s", err ? err->message : "");
+    ck_assert_int_eq(c->step_ps, 10759063680);
+}
+END_TEST
+
 START_TEST(send_recv_ring_runs_concurrently)
 {
     /* rank i sends 1e6 B to i+1 and receives from i-1, all issued at 0 */
@@ -1247,6 +1292,7 @@ replay_suite(void)
     TCase *tc = tcase_create("replay");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, overlap_and_stream_order_in_a_data_parallel_step);
+    tcase_add_test(tc, nccl_kernels_take_their_sms_from_the_compute_beside_them);
     tcase_add_test(tc, send_recv_ring_runs_concurrently);
     tcase_add_test(tc, eager_send_completes_before_a_late_receive);
     tcase_add_test(tc, a_replayed_send_runs_as_nccl_sends_it);

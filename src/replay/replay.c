@@ -52,6 +52,11 @@ const weft_key_t weft_replay_keys[] = {
      "multiplies every trace duration (0.5 = compute twice as fast); > 0", .nmin = 0.0,
      .nmax = G_MAXDOUBLE, .nmin_open = TRUE,
      .field = WEFT_KEY_FIELD(weft_replay_config_t, duration_scale)},
+    {"compute", "sm_contention", WEFT_KEY_BOOL, "true",
+     "a collective's NCCL kernel holds one SM per channel on its GPUs while it runs, and the "
+     "compute beside it runs on the other SMs, (SMs - held) / SMs as fast (doc/replay.md); "
+     "false: compute and collectives never slow each other",
+     .field = WEFT_KEY_FIELD(weft_replay_config_t, sm_contention)},
 };
 const guint weft_replay_n_keys = G_N_ELEMENTS(weft_replay_keys);
 /* clang-format on */
@@ -139,6 +144,14 @@ struct rank_state {
     stream_t *comm_streams; /* per membership (comm_of order), or one: comm_stream() */
     guint n_comm_streams;
     guint nodes_done;
+    /* SM contention (compute.sm_contention): the GPU's SMs (0: unknown, none modelled), the
+     * SMs the rank's NCCL kernels hold now, and the running compute node's end event, its
+     * work left at the full rate and when that was last brought up to date */
+    guint sm_count;
+    guint nccl_sms;
+    weft_event_handle_t comp_ev;
+    double comp_left_ps;
+    weft_time_t comp_mark;
     /* accounting */
     guint compute_busy; /* compute or CPU stream running */
     guint comm_busy;    /* collectives and point-to-point in progress */
@@ -161,6 +174,7 @@ typedef struct {
     guint64 moved_bytes; /* the plan's transfer sizes, summed (for observers) */
     weft_time_t first_arrival_ps, start_ps;
     comm_memo_t *timed; /* set when it runs as one timed event */
+    guint sms;          /* SMs its kernel holds on every member while it runs (its channels) */
 } coll_inst_t;
 
 /*
@@ -194,6 +208,7 @@ typedef struct {
     guint32 next;              /* the next message waiting on the same key (index + 1), or 0 */
     gboolean released;         /* both sides finished: the slot is free (p2p_release()) */
     weft_coll_run_t *run;      /* the send's NCCL point-to-point plan running, or NULL */
+    guint sms;                 /* SMs its NCCL kernels hold on each side while it moves */
 } p2p_t;
 
 /* A point-to-point plan: of the pair's GPU vertices (sender, receiver) and the size. */
@@ -210,6 +225,7 @@ struct replay {
     const weft_workload_t *wl;
     const guint *rank_gpu;                  /* placement, or NULL for in order */
     double compute_scale;                   /* multiplies compute durations */
+    gboolean sm_contention;                 /* NCCL kernels' SMs slow the compute stream */
     weft_replay_streams_t comm_streams;     /* one stream per communicator, or per rank */
     const weft_replay_observer_t *observer; /* or NULL */
     rank_state_t *ranks;
@@ -376,6 +392,76 @@ fail(replay_t *R, GError *error)
 
 static void stream_kick(stream_t *st);
 
+/*
+ * SM contention (compute.sm_contention, doc/replay.md): an NCCL kernel holds one SM per
+ * channel (one CTA per channel, NCCL 2.20.3 src/enqueue.cc: a kernel of nChannels blocks)
+ * while it runs, and the compute kernel running beside it on the GPU gets the other SMs:
+ * it progresses at (SMs - held) / SMs of its rate (at least 1 / SMs). Its work left (at the
+ * full rate) is brought up to date, and its end rescheduled, whenever the held SMs change.
+ */
+static gboolean
+contention_on(const replay_t *R, const rank_state_t *rs)
+{
+    return R->sm_contention && rs->sm_count > 0 && R->faults == NULL;
+}
+
+static double
+compute_rate(const rank_state_t *rs)
+{
+    guint held = MIN(rs->nccl_sms, rs->sm_count - 1);
+    return (double)(rs->sm_count - held) / rs->sm_count;
+}
+
+/* The delay to the end of @rs's running compute node at the current rate. */
+static weft_time_t
+compute_delay(const rank_state_t *rs)
+{
+    if (rs->nccl_sms == 0) {
+        return (weft_time_t)llround(rs->comp_left_ps);
+    }
+    return (weft_time_t)ceil(rs->comp_left_ps / compute_rate(rs) - 1e-6);
+}
+
+static void on_stream_node_done(void *ctx, void *data);
+
+/* @rs's NCCL kernels now hold @delta SMs more (or fewer). */
+static void
+hold_sms(replay_t *R, rank_state_t *rs, gint delta)
+{
+    if (!contention_on(R, rs) || delta == 0) {
+        return;
+    }
+    g_assert(delta > 0 || rs->nccl_sms >= (guint)-delta);
+    stream_t *st = &rs->streams[STREAM_COMPUTE];
+    if (st->running >= 0 && rs->comp_ev != 0) {
+        weft_time_t now = weft_sim_now(R->sim);
+        rs->comp_left_ps = MAX(rs->comp_left_ps - (double)(now - rs->comp_mark) * compute_rate(rs),
+                               0.0);
+        rs->comp_mark = now;
+        weft_sim_cancel(R->sim, rs->comp_ev);
+        rs->nccl_sms = (guint)((gint)rs->nccl_sms + delta);
+        rs->comp_ev = weft_sim_after(R->sim, compute_delay(rs), on_stream_node_done, R, st);
+    } else {
+        rs->nccl_sms = (guint)((gint)rs->nccl_sms + delta);
+    }
+}
+
+/* Collective @ci's kernel starts (@on) or ends on every member: its SMs are held or given
+ * back. */
+static void
+coll_hold_sms(replay_t *R, coll_inst_t *ci, gboolean on)
+{
+    if (!R->sm_contention || ci->sms == 0) {
+        return;
+    }
+    const weft_comm_t *comm = g_ptr_array_index(R->wl->comms, ci->comm);
+    for (guint m = 0; m < comm->n_ranks; m++) {
+        rank_state_t *rs = &R->ranks[comm->ranks[m]];
+        account(rs);
+        hold_sms(R, rs, on ? (gint)ci->sms : -(gint)ci->sms);
+    }
+}
+
 static void
 on_stream_node_done(void *ctx, void *data)
 {
@@ -386,6 +472,9 @@ on_stream_node_done(void *ctx, void *data)
     account(rs);
     rs->compute_busy--;
     st->running = -1;
+    if (st->kind == STREAM_COMPUTE) {
+        rs->comp_ev = 0;
+    }
     finish_node(R, rs->rank, node);
     stream_kick(st);
 }
@@ -407,6 +496,7 @@ on_coll_done(void *ctx, guint64 key)
     coll_inst_t *ci = coll_inst(R, (guint)(key >> 32), (guint)(key & 0xffffffffu));
     g_assert(ci != NULL);
     const weft_comm_t *comm = g_ptr_array_index(R->wl->comms, ci->comm);
+    coll_hold_sms(R, ci, FALSE);
     for (guint m = 0; m < comm->n_ranks; m++) {
         rank_state_t *rs = &R->ranks[comm->ranks[m]];
         stream_t *st = comm_stream(rs, (guint)ci->member_node[m]);
@@ -1509,6 +1599,10 @@ coll_start(replay_t *R, coll_inst_t *ci)
     ci->plan = plan;
     ci->moved_bytes = plan->moved_bytes;
     ci->start_ps = weft_sim_now(R->sim);
+    /* its kernel's SMs: one per channel, unless the trace counts them already */
+    const weft_rank_trace_t *tr0 = R->ranks[comm->ranks[0]].trace;
+    ci->sms = tr0->sms_counted != NULL && tr0->sms_counted[ci->member_node[0]] ? 0 : plan->channels;
+    coll_hold_sms(R, ci, TRUE);
     if (R->detail_auto && timed_coll_start(R, ci, plan, vertices, &cs->recent[k].cm)) {
         return;
     }
@@ -1594,6 +1688,11 @@ on_p2p_done(void *ctx, guint64 index)
     p2p_t p = g_array_index(R->p2p, p2p_t, index);
     rank_state_t *src = &R->ranks[p.src_rank];
     account(src);
+    hold_sms(R, src, -(gint)p.sms);
+    if (p.recv_node >= 0) {
+        account(&R->ranks[p.dst_rank]);
+        hold_sms(R, &R->ranks[p.dst_rank], -(gint)p.sms);
+    }
     src->comm_busy--;
     finish_node(R, p.src_rank, (guint)p.send_node);
     if (p.recv_node >= 0) {
@@ -1715,7 +1814,7 @@ p2p_issue(replay_t *R, rank_state_t *rs, guint node)
         }
     }
     if (p == NULL) {
-        p2p_t fresh = {src, dst, -1, -1, FALSE, 0, FALSE, NULL};
+        p2p_t fresh = {src, dst, -1, -1, FALSE, 0, FALSE, NULL, 0};
         if (R->p2p_free->len > 0) {
             idx = g_array_index(R->p2p_free, guint32, R->p2p_free->len - 1);
             g_array_set_size(R->p2p_free, R->p2p_free->len - 1);
@@ -1750,6 +1849,10 @@ p2p_issue(replay_t *R, rank_state_t *rs, guint node)
         } else {
             account(rs);
             rs->comm_busy++;
+            if (p->send_node >= 0) {
+                /* the send is moving: the receiving kernel joins it */
+                hold_sms(R, rs, (gint)p->sms);
+            }
         }
         return;
     }
@@ -1769,7 +1872,15 @@ p2p_issue(replay_t *R, rank_state_t *rs, guint node)
             fail(R, error);
             return;
         }
-        g_array_index(R->p2p, p2p_t, idx).run = run;
+        p2p_t *sent = &g_array_index(R->p2p, p2p_t, idx);
+        sent->run = run;
+        /* NCCL's send and receive kernels hold the plan's channels (one CTA each) on both
+         * GPUs while the message moves: from now, or from the receive's posting */
+        sent->sms = R->sm_contention ? plan->channels : 0;
+        hold_sms(R, rs, (gint)sent->sms);
+        if (sent->recv_node >= 0) {
+            hold_sms(R, &R->ranks[dst], (gint)sent->sms);
+        }
         return;
     }
     if (!weft_net_transfer_start(R->net, vertices[0], vertices[1], t->comm_bytes[node],
@@ -1828,6 +1939,10 @@ stream_run(stream_t *st, guint node)
             weft_time_t now = weft_sim_now(R->sim);
             weft_time_t end = weft_fault_run_compute_end(R->faults, rs->vertex, now, d);
             weft_sim_at(R->sim, end, on_stream_node_done, R, st);
+        } else if (st->kind == STREAM_COMPUTE && contention_on(R, rs)) {
+            rs->comp_left_ps = (double)d;
+            rs->comp_mark = weft_sim_now(R->sim);
+            rs->comp_ev = weft_sim_after(R->sim, compute_delay(rs), on_stream_node_done, R, st);
         } else {
             weft_sim_after(R->sim, d, on_stream_node_done, R, st);
         }
@@ -1987,6 +2102,8 @@ rank_init(replay_t *R, rank_state_t *rs, guint rank)
     rs->rank = rank;
     rs->trace = t;
     rs->vertex = weft_topo_gpu_vertex(R->topo, R->rank_gpu != NULL ? R->rank_gpu[rank] : rank);
+    const weft_hw_gpu_t *gpu_model = weft_topo_vertex_gpu_model(R->topo, rs->vertex);
+    rs->sm_count = gpu_model != NULL ? gpu_model->sm_count : 0;
     if (R->observer != NULL && R->observer->node != NULL) {
         rs->start_ps = g_new0(weft_time_t, MAX(n, 1));
     }
@@ -2299,6 +2416,7 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
     R.wl = wl;
     R.rank_gpu = opts != NULL ? opts->rank_gpu : NULL;
     R.compute_scale = opts != NULL && opts->compute_scale > 0 ? opts->compute_scale : 1.0;
+    R.sm_contention = opts != NULL && opts->sm_contention;
     R.comm_streams = opts != NULL ? opts->comm_streams : WEFT_REPLAY_STREAMS_RANK;
     R.observer = opts != NULL ? opts->observer : NULL;
     if (opts != NULL && opts->planner != NULL) {

@@ -166,6 +166,7 @@ typedef struct {
     weft_replay_detail_t detail;   /* asked for; faults and link series may force TRANSFERS */
     weft_replay_streams_t streams; /* which collectives of a rank run in order */
     double duration_scale;         /* multiplies every trace duration; > 0 */
+    gboolean sm_contention;        /* compute.sm_contention (weft_replay_options_t) */
 } weft_replay_config_t;
 
 extern const weft_key_t weft_replay_keys[];
@@ -181,6 +182,11 @@ typedef struct {
     guint coll_chunks;     /* pipeline chunks per collective; 0 means 1 */
     const guint *rank_gpu; /* rank -> GPU number (topo/placement.h); NULL: rank r on GPU r */
     double compute_scale;  /* multiplies COMP/MEM/CPU durations (0 means 1): 0.5 = twice as fast */
+    /* compute.sm_contention: a collective's NCCL kernel holds one SM per channel on every
+     * member while it runs, and the compute stream's node beside it runs at (SMs - held) /
+     * SMs of its rate (the rank's GPU model's sm_count; none without one, nor with in-step
+     * faults armed). FALSE (0): compute and collectives never slow each other. */
+    gboolean sm_contention;
     const weft_replay_observer_t *observer; /* (nullable) */
     /* (nullable) NCCL-style collectives: when set, every collective goes through
      * weft_coll_tune() (forced choices from here; its chunks, 0 = NCCL's; coll_chunks

@@ -562,6 +562,7 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
             .coll_chunks = run->chunks,
             .rank_gpu = run->rank_gpu,
             .compute_scale = run->duration_scale,
+            .sm_contention = cfg.replay.sm_contention,
             .faults = faults,
             .collective_detail = attempt < 64 ? detail : WEFT_REPLAY_DETAIL_TRANSFERS,
             .comm_streams = cfg.replay.streams,

@@ -376,6 +376,8 @@ typedef struct {
     GArray *pstage; /* guint32: the peer's stage (P_STAGE) */
     GArray *ops;    /* double: num_ops */
     GArray *tsize;  /* guint64: tensor_bytes */
+    GArray *smsc;   /* guint8: sms_counted */
+    gboolean any_smsc;
 } seq_t;
 
 static void
@@ -386,6 +388,8 @@ seq_init(seq_t *s)
     s->pstage = g_array_new(FALSE, FALSE, sizeof(guint32));
     s->ops = g_array_new(FALSE, FALSE, sizeof(double));
     s->tsize = g_array_new(FALSE, FALSE, sizeof(guint64));
+    s->smsc = g_array_new(FALSE, FALSE, sizeof(guint8));
+    s->any_smsc = FALSE;
 }
 
 static void
@@ -396,6 +400,7 @@ seq_clear(seq_t *s)
     g_clear_pointer(&s->pstage, g_array_unref);
     g_clear_pointer(&s->ops, g_array_unref);
     g_clear_pointer(&s->tsize, g_array_unref);
+    g_clear_pointer(&s->smsc, g_array_unref);
 }
 
 /* The generator's state while it expands one stage. */
@@ -411,6 +416,7 @@ typedef struct {
     double e;      /* bytes per activation element (2: BF16) */
     GArray *extra; /* guint32: further predecessors of the next node added */
     guint ub_sms;  /* SMs a userbuffers overlap holds from the GEMMs added now (0: none) */
+    gboolean ub_coll; /* collectives added now are userbuffers' (sms_counted, workload.h) */
 } gen_t;
 
 static gint64
@@ -424,6 +430,9 @@ add(gen_t *G, guint8 type, const char *name, weft_time_t dur, guint8 op, guint64
     g_array_append_val(s->pstage, pstage);
     g_array_append_val(s->ops, num_ops);
     g_array_append_val(s->tsize, tsize);
+    guint8 smsc = type == WEFT_NODE_COLL && G->ub_coll ? 1 : 0;
+    g_array_append_val(s->smsc, smsc);
+    s->any_smsc |= smsc;
     if (G->prev >= 0) {
         weft_workload_i_seq_dep(&s->b, (guint32)G->prev);
     }
@@ -659,9 +668,11 @@ ag_gemm(gen_t *G, const char *ag_name, double act, const char *name, const lin_t
         return;
     }
     g_autofree gint64 *ag = g_new(gint64, n);
+    G->ub_coll = TRUE; /* ring exchange: peer copies on the copy engines, no SMs */
     for (guint i = 0; i < n; i++) {
         ag[i] = coll(G, ag_name, WEFT_COLL_ALL_GATHER, act / n, K_TP, FALSE);
     }
+    G->ub_coll = FALSE;
     for (guint i = 0; i < n; i++) {
         extra_dep(G, ag[i]);
         lin_node(G, name, L, chunk_tokens(T, i, n), mode, i == 0 && !recompute_pass);
@@ -691,7 +702,9 @@ gemm_reduce(gen_t *G, const char *name, const lin_t *L, gboolean recompute_pass,
     G->ub_sms = ub_sms;
     for (guint i = 0; i < n; i++) {
         lin_node(G, name, L, chunk_tokens(T, i, n), LIN_FWD, i == 0 && !recompute_pass);
+        G->ub_coll = TRUE; /* its SMs are the GEMM chunks' margin */
         rs[i] = coll(G, red_name, op, act / n, K_TP, FALSE);
+        G->ub_coll = FALSE;
     }
     G->ub_sms = 0;
     for (guint i = 0; i < n; i++) {
@@ -717,11 +730,15 @@ column_parallel_bwd(gen_t *G, const char *dgrad_name, const char *wgrad_name, co
     gboolean sp = G->c->sp;
     /* with tp_overlap these are userbuffers' bulk overlaps (their SMs: see UB_QKV_DGRAD_SMS) */
     gboolean ub = sp && G->c->tp_overlap && G->c->tp >= 2;
+    G->ub_coll = ub; /* bulk overlaps: their SMs are in the GEMMs' times */
     gint64 ag = sp ? coll(G, ag_name, WEFT_COLL_ALL_GATHER, act, K_TP, FALSE) : -1;
+    G->ub_coll = FALSE;
     G->ub_sms = ub ? dgrad_sms : 0;
     lin_node(G, dgrad_name, L, L->T, LIN_DGRAD, FALSE);
+    G->ub_coll = ub;
     gint64 red =
         coll(G, red_name, sp ? WEFT_COLL_REDUCE_SCATTER : WEFT_COLL_ALL_REDUCE, act, K_TP, FALSE);
+    G->ub_coll = FALSE;
     extra_dep(G, ag);
     G->ub_sms = ub ? wgrad_sms : 0;
     lin_node(G, wgrad_name, L, L->T, LIN_WGRAD, FALSE);
@@ -1259,6 +1276,9 @@ weft_gen_transformer(const weft_gen_config_t *c, const weft_hw_gpu_t *gpu, GErro
         weft_workload_i_seq_to_trace(&s->b, o);
         o->num_ops = (double *)g_array_steal(s->ops, NULL);
         o->tensor_bytes = (guint64 *)g_array_steal(s->tsize, NULL);
+        if (s->any_smsc) {
+            o->sms_counted = (guint8 *)g_array_steal(s->smsc, NULL);
+        }
         weft_workload_i_seq_lend(o, per_stage);
         seq_clear(s);
         g_array_unref(G.extra);

@@ -117,6 +117,12 @@ typedef struct {
     gint32 *comm;             /* GPU COLL: index into the workload's communicators; else -1 */
     double *num_ops;          /* COMP: floating-point operations (0 when absent) */
     guint64 *tensor_bytes;    /* tensor_size (0 when absent) */
+    /* (nullable) COLL: 1 when the collective's kernel holds no SMs beyond what the
+     * durations of the compute it overlaps already count (weft gen's userbuffers overlaps
+     * under tp_overlap: their GEMMs are timed on the SMs left them), so the replay's SM
+     * contention (compute.sm_contention) leaves it out; NULL: none such (every reader but
+     * the generator) */
+    guint8 *sms_counted;
     guint32 *dep_off;         /* predecessors of node i: deps[dep_off[i] .. dep_off[i+1]) */
     guint32 *deps;            /* node indexes */
     guint n_ctrl_deps_ignored; /* ctrl_deps dropped because they were unsound (see above) */
