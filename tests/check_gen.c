@@ -504,6 +504,47 @@ START_TEST(overlapped_backward_replays_as_derived)
 }
 END_TEST
 
+START_TEST(pipeline_tensors_are_scattered_and_gathered_without_sp)
+{
+    /* Megatron-LM's scatter/gather of pipeline tensors (p2p_communication.py, on unless
+     * --no-scatter-gather-tensors-in-pipeline): tp 2, pp 2, no SP. The activation is
+     * T h e = 32 x 64 x 2 = 4096 bytes; each TP rank sends 4096 / 2 = 2048 of it, and the
+     * receiving rank all-gathers the 4096 in its TP group (each rank's share 2048), on its
+     * stream right after the receive, before the backward that reads it. */
+    weft_gen_config_t c = tiny();
+    c.tp = 2;
+    c.pp = 2;
+    c.pp_scatter_gather = TRUE;
+    g_autoptr(weft_workload_t) wl = gen_checked(&c);
+    const weft_rank_trace_t *t = &wl->ranks[0];
+    guint s0 = node_named(wl, "pp_send_activation", 0);
+    ck_assert_uint_eq(t->comm_bytes[s0], 2048);
+    guint r0 = node_named(wl, "pp_recv_gradient", 0);
+    guint g0 = node_named(wl, "pp_gather_gradient", 0);
+    ck_assert_uint_eq(t->comm_bytes[r0], 2048);
+    ck_assert_uint_eq(t->comm_bytes[g0], 2048);
+    ck_assert_int_eq(t->coll_op[g0], WEFT_COLL_ALL_GATHER);
+    ck_assert(is_dep(wl, r0, g0));
+    const weft_comm_t *cm = g_ptr_array_index(wl->comms, t->comm[g0]);
+    ck_assert_uint_eq(cm->n_ranks, 2); /* the TP group */
+    /* off: the whole activation, no gather */
+    c.pp_scatter_gather = FALSE;
+    g_autoptr(weft_workload_t) off = gen_checked(&c);
+    ck_assert_uint_eq(off->ranks[0].comm_bytes[node_named(off, "pp_send_activation", 0)], 4096);
+    for (guint i = 0; i < off->ranks[0].n_nodes; i++) {
+        ck_assert(strcmp(off->ranks[0].name[i], "pp_gather_gradient") != 0);
+    }
+    /* with SP the activation is already the rank's 1/tp (2048 bytes): nothing to gather */
+    c.pp_scatter_gather = TRUE;
+    c.sp = TRUE;
+    g_autoptr(weft_workload_t) sp = gen_checked(&c);
+    ck_assert_uint_eq(sp->ranks[0].comm_bytes[node_named(sp, "pp_send_activation", 0)], 2048);
+    for (guint i = 0; i < sp->ranks[0].n_nodes; i++) {
+        ck_assert(strcmp(sp->ranks[0].name[i], "pp_gather_gradient") != 0);
+    }
+}
+END_TEST
+
 /*
  * tp_overlap (NeMo's tp_comm_overlap) on one layer, tp 2, SP, on a fast link (5e10 B/s:
  * 20 ps per byte; 500 ns), where every collective chunk is shorter than the GEMM chunk it
@@ -1137,6 +1178,7 @@ gen_suite(void)
     tcase_add_test(tc, column_parallel_backward_overlaps);
     tcase_add_test(tc, overlapped_backward_replays_as_derived);
     tcase_add_test(tc, tp_overlap_replays_as_derived);
+    tcase_add_test(tc, pipeline_tensors_are_scattered_and_gathered_without_sp);
     tcase_add_test(tc, data_parallel_all_reduce_or_distributed_optimizer);
     tcase_add_test(tc, expert_parallel_all_to_alls);
     tcase_add_test(tc, context_parallel_ring_exchanges);

@@ -668,6 +668,52 @@ weft_fault_run_compute_end(const weft_fault_run_t *run, gint gpu_vertex, weft_ti
     }
 }
 
+double
+weft_fault_run_work_done(const weft_fault_run_t *run, gint gpu_vertex, weft_time_t start,
+                         weft_time_t end)
+{
+    if (end <= start) {
+        return 0.0;
+    }
+    if (run == NULL || run->windows->len == 0) {
+        return (double)(end - start);
+    }
+    /* the speed is piecewise constant between the windows' edges inside [start, end] */
+    g_autoptr(GArray) bp = g_array_new(FALSE, FALSE, sizeof(weft_time_t));
+    g_array_append_val(bp, end);
+    for (guint i = 0; i < run->windows->len; i++) {
+        const window_t *wd = &g_array_index(run->windows, window_t, i);
+        if (wd->gpu != gpu_vertex) {
+            continue;
+        }
+        if (wd->start > start && wd->start < end) {
+            g_array_append_val(bp, wd->start);
+        }
+        if (wd->end > start && wd->end < end) {
+            g_array_append_val(bp, wd->end);
+        }
+    }
+    g_array_sort(bp, cmp_time);
+    double done = 0.0;
+    weft_time_t t = start;
+    for (guint k = 0; k < bp->len; k++) {
+        weft_time_t next = g_array_index(bp, weft_time_t, k);
+        if (next <= t) {
+            continue;
+        }
+        double speed = 1.0;
+        for (guint i = 0; i < run->windows->len; i++) {
+            const window_t *wd = &g_array_index(run->windows, window_t, i);
+            if (wd->gpu == gpu_vertex && wd->start <= t && t < wd->end) {
+                speed *= wd->fraction;
+            }
+        }
+        done += speed * (double)(next - t);
+        t = next;
+    }
+    return done;
+}
+
 /* ---- degrading faults of a whole run as in-step faults ------------------------------ */
 
 /* The @n-th vertex of kind @kind in vertex order, or -1. */

@@ -185,6 +185,17 @@ weft_time_t weft_fault_run_compute_end(const weft_fault_run_t *run, gint gpu_ver
                                        weft_time_t start, weft_time_t work_ps);
 
 /**
+ * weft_fault_run_work_done:
+ * @run: (nullable): the armed run; NULL: no faults.
+ * @gpu_vertex: the GPU's vertex; @start, @end: an interval, ps.
+ * Returns: the work (ps at full speed) the GPU does from @start to @end: the
+ * integral of its speed under its straggler windows (weft_fault_run_compute_end()'s
+ * inverse); @end - @start without windows, 0 when @end <= @start. O(windows).
+ */
+double weft_fault_run_work_done(const weft_fault_run_t *run, gint gpu_vertex, weft_time_t start,
+                                weft_time_t end);
+
+/**
  * weft_fault_run_failure:
  * Returns: (transfer none) (nullable): the GPU or node failure that stopped
  * the simulation (WEFT_FAULT_ERROR_FAILED: what failed, where and when), or NULL.

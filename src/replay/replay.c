@@ -402,7 +402,7 @@ static void stream_kick(stream_t *st);
 static gboolean
 contention_on(const replay_t *R, const rank_state_t *rs)
 {
-    return R->sm_contention && rs->sm_count > 0 && R->faults == NULL;
+    return R->sm_contention && rs->sm_count > 0;
 }
 
 static double
@@ -412,14 +412,19 @@ compute_rate(const rank_state_t *rs)
     return (double)(rs->sm_count - held) / rs->sm_count;
 }
 
-/* The delay to the end of @rs's running compute node at the current rate. */
+/* When @rs's running compute node ends at the current rate, from its mark: its work left
+ * over the rate, through the GPU's straggler windows when faults are armed (the speed is
+ * then the windows' times the SM share). */
 static weft_time_t
-compute_delay(const rank_state_t *rs)
+compute_end(const replay_t *R, const rank_state_t *rs)
 {
-    if (rs->nccl_sms == 0) {
-        return (weft_time_t)llround(rs->comp_left_ps);
+    weft_time_t work = rs->nccl_sms == 0
+                           ? (weft_time_t)llround(rs->comp_left_ps)
+                           : (weft_time_t)ceil(rs->comp_left_ps / compute_rate(rs) - 1e-6);
+    if (R->faults != NULL) {
+        return weft_fault_run_compute_end(R->faults, rs->vertex, rs->comp_mark, work);
     }
-    return (weft_time_t)ceil(rs->comp_left_ps / compute_rate(rs) - 1e-6);
+    return rs->comp_mark + work;
 }
 
 static void on_stream_node_done(void *ctx, void *data);
@@ -435,12 +440,14 @@ hold_sms(replay_t *R, rank_state_t *rs, gint delta)
     stream_t *st = &rs->streams[STREAM_COMPUTE];
     if (st->running >= 0 && rs->comp_ev != 0) {
         weft_time_t now = weft_sim_now(R->sim);
-        rs->comp_left_ps = MAX(rs->comp_left_ps - (double)(now - rs->comp_mark) * compute_rate(rs),
-                               0.0);
+        double done = R->faults != NULL
+                          ? weft_fault_run_work_done(R->faults, rs->vertex, rs->comp_mark, now)
+                          : (double)(now - rs->comp_mark);
+        rs->comp_left_ps = MAX(rs->comp_left_ps - done * compute_rate(rs), 0.0);
         rs->comp_mark = now;
         weft_sim_cancel(R->sim, rs->comp_ev);
         rs->nccl_sms = (guint)((gint)rs->nccl_sms + delta);
-        rs->comp_ev = weft_sim_after(R->sim, compute_delay(rs), on_stream_node_done, R, st);
+        rs->comp_ev = weft_sim_at(R->sim, MAX(compute_end(R, rs), now), on_stream_node_done, R, st);
     } else {
         rs->nccl_sms = (guint)((gint)rs->nccl_sms + delta);
     }
@@ -1601,7 +1608,10 @@ coll_start(replay_t *R, coll_inst_t *ci)
     ci->start_ps = weft_sim_now(R->sim);
     /* its kernel's SMs: one per channel, unless the trace counts them already */
     const weft_rank_trace_t *tr0 = R->ranks[comm->ranks[0]].trace;
-    ci->sms = tr0->sms_counted != NULL && tr0->sms_counted[ci->member_node[0]] ? 0 : plan->channels;
+    ci->sms = !weft_coll_planner_tuned(R->planner) ||
+                      (tr0->sms_counted != NULL && tr0->sms_counted[ci->member_node[0]])
+                  ? 0
+                  : plan->channels;
     coll_hold_sms(R, ci, TRUE);
     if (R->detail_auto && timed_coll_start(R, ci, plan, vertices, &cs->recent[k].cm)) {
         return;
@@ -1934,15 +1944,16 @@ stream_run(stream_t *st, guint node)
         if (R->compute_scale != 1.0) {
             d = (weft_time_t)llround((double)d * R->compute_scale);
         }
-        if (R->faults != NULL && st->kind == STREAM_COMPUTE) {
+        if (st->kind == STREAM_COMPUTE && contention_on(R, rs)) {
+            /* at the SMs' share of its rate (and a straggler's inside its windows) */
+            rs->comp_left_ps = (double)d;
+            rs->comp_mark = weft_sim_now(R->sim);
+            rs->comp_ev = weft_sim_at(R->sim, compute_end(R, rs), on_stream_node_done, R, st);
+        } else if (R->faults != NULL && st->kind == STREAM_COMPUTE) {
             /* a straggler computes slower inside its windows */
             weft_time_t now = weft_sim_now(R->sim);
             weft_time_t end = weft_fault_run_compute_end(R->faults, rs->vertex, now, d);
             weft_sim_at(R->sim, end, on_stream_node_done, R, st);
-        } else if (st->kind == STREAM_COMPUTE && contention_on(R, rs)) {
-            rs->comp_left_ps = (double)d;
-            rs->comp_mark = weft_sim_now(R->sim);
-            rs->comp_ev = weft_sim_after(R->sim, compute_delay(rs), on_stream_node_done, R, st);
         } else {
             weft_sim_after(R->sim, d, on_stream_node_done, R, st);
         }

@@ -85,6 +85,7 @@ weft_gen_preset(const char *name, weft_gen_config_t *cfg, GError **error)
         cfg->tp = cfg->pp = cfg->dp = cfg->cp = cfg->ep = cfg->vpp = 1;
         cfg->micro_batch = cfg->global_batch = 1;
         cfg->overlap_dp = TRUE;
+        cfg->pp_scatter_gather = TRUE;
         return TRUE;
     }
     g_autofree char *list = g_strjoinv(", ", (char **)weft_gen_preset_names());
@@ -1040,7 +1041,13 @@ expand_stage(gen_t *G)
         warm = MIN((pp - p - 1) * 2 + (vpp - 1) * pp, total);
     }
     double act = (double)G->T * c->hidden * G->e / (c->sp ? c->tp : 1);
-    guint64 pp_bytes = (guint64)llround(act);
+    /* Megatron-LM's scatter/gather (megatron/p2p_communication.py _communicate(): with
+     * scatter_gather_tensors_in_pipeline and not sequence_parallel, each TP rank sends its
+     * 1/tp chunk, split_tensor_into_1d_equal_chunks(), and the receiver re-forms the tensor
+     * with gather_split_1d_tensor(), an all-gather in the TP group; Narayanan et al., SC21,
+     * section 4.1): every TP rank has its own NIC, so 1/tp of the bytes cross the network */
+    gboolean sg = c->pp_scatter_gather && !c->sp && c->tp > 1;
+    guint64 pp_bytes = (guint64)llround(sg ? act / c->tp : act);
     /* Local parameters of model chunk ch: its layers, the embedding on virtual stage 0, the
      * (untied) output layer on the last. */
     double ld = 0, le = 0;
@@ -1111,6 +1118,9 @@ expand_stage(gen_t *G)
             if (v > 0) {
                 add(G, WEFT_NODE_RECV, "pp_recv_activation", 0, 0, pp_bytes, K_NONE, P_STAGE,
                     (p + pp - 1) % pp, tag_base, 0, pp_bytes, TRUE);
+                if (sg) {
+                    coll(G, "pp_gather_activation", WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
+                }
             }
             chunk_pass(G, v, FALSE);
             /* Megatron's p2p calls (send_forward, send_forward_recv_backward, ...) wait for
@@ -1124,6 +1134,9 @@ expand_stage(gen_t *G)
             if (v < V - 1) {
                 add(G, WEFT_NODE_RECV, "pp_recv_gradient", 0, 0, pp_bytes, K_NONE, P_STAGE,
                     (p + 1) % pp, tag_base + 1, 0, pp_bytes, TRUE);
+                if (sg) {
+                    coll(G, "pp_gather_gradient", WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
+                }
             }
             chunk_pass(G, v, TRUE);
             if (v > 0) {
@@ -1397,6 +1410,10 @@ const weft_key_t weft_gen_keys[] = {
             "distributed optimizer (reduce-scatter + all-gather)"),
     TF_BOOL("overlap_dp", overlap_dp, "no-overlap", "false",
             "overlap gradient reduction and parameter gathering with compute (presets: true)"),
+    TF_BOOL("pp_scatter_gather", pp_scatter_gather, "no-pp-scatter-gather", "false",
+            "without sp, each TP rank sends 1/tp of a pipeline activation or gradient and the "
+            "receiving stage all-gathers it over NVLink (Megatron-LM's scatter/gather "
+            "optimization, --no-scatter-gather-tensors-in-pipeline: false; default true)"),
     TF_BOOL("tp_overlap", tp_overlap, "tp-overlap", "true",
             "tensor-parallel communication overlap (NeMo's tp_comm_overlap, Transformer "
             "Engine userbuffers): SP all-gathers and reduce-scatters pipelined with their GEMMs "
@@ -1440,6 +1457,7 @@ weft_gen_spec_init(weft_gen_spec_t *spec)
     weft_gen_config_t *c = &spec->c;
     c->tp = c->pp = c->dp = c->cp = c->ep = c->vpp = c->micro_batch = 1;
     c->overlap_dp = TRUE;
+    c->pp_scatter_gather = TRUE;
 }
 
 gboolean

@@ -127,6 +127,11 @@ typedef struct {
                             presets' default): each model chunk's gradients reduced after its
                             last backward, its parameters gathered before its first forward,
                             off the compute stream; else all after the last backward */
+    gboolean pp_scatter_gather; /* Megatron-LM's scatter/gather of pipeline tensors
+                                   (--no-scatter-gather-tensors-in-pipeline turns it off;
+                                   weft_gen_spec_init() and the presets: on): without SP each
+                                   TP rank sends 1 / tp of the activation to the next stage and
+                                   the receivers all-gather it over the TP group */
     gboolean tp_overlap; /* NeMo / Transformer Engine tp_comm_overlap (userbuffers): each SP
                             all-gather pipelined with the GEMM that reads it, each GEMM with the
                             reduce-scatter of its output, in chunks (needs sp); Megatron-LM's
