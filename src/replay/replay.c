@@ -463,9 +463,7 @@ coll_hold_sms(replay_t *R, coll_inst_t *ci, gboolean on)
     }
     const weft_comm_t *comm = g_ptr_array_index(R->wl->comms, ci->comm);
     for (guint m = 0; m < comm->n_ranks; m++) {
-        rank_state_t *rs = &R->ranks[comm->ranks[m]];
-        account(rs);
-        hold_sms(R, rs, on ? (gint)ci->sms : -(gint)ci->sms);
+        hold_sms(R, &R->ranks[comm->ranks[m]], on ? (gint)ci->sms : -(gint)ci->sms);
     }
 }
 
@@ -1700,7 +1698,6 @@ on_p2p_done(void *ctx, guint64 index)
     account(src);
     hold_sms(R, src, -(gint)p.sms);
     if (p.recv_node >= 0) {
-        account(&R->ranks[p.dst_rank]);
         hold_sms(R, &R->ranks[p.dst_rank], -(gint)p.sms);
     }
     src->comm_busy--;
