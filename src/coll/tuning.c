@@ -978,7 +978,7 @@ nvls_heads(const weft_coll_system_t *sys)
  * cut into 2 MiB chunks ran 2-4x slower than NCCL's formula on one node: its chain fills
  * with a chunk per hop). NVLS (src/enqueue.cc): NCCL_NVLS_CHUNKSIZE =
  * 128 KiB, halved to 64 KiB below 64 x, 32 KiB below 8 x and 16 KiB below 2 x (channels x
- * heads x chunk) bytes.
+ * heads x chunk) bytes; NVLS tree has a schedule of its own (below).
  */
 static guint64
 nccl_chunk_bytes(const weft_coll_system_t *sys, int f, int a, int p, guint64 nbytes,
@@ -1043,7 +1043,28 @@ nccl_chunk_bytes(const weft_coll_system_t *sys, int f, int a, int p, guint64 nby
         }
         return c;
     }
-    if (a == WEFT_NCCL_NVLS || a == WEFT_NCCL_NVLS_TREE) {
+    if (a == WEFT_NCCL_NVLS_TREE) {
+        /* NCCL 2.20.3 computeCollChunkInfo(): NVLS tree's own schedule, from one Simple step
+         * (512 KiB; NCCL_NVLSTREE_MAX_CHUNKSIZE's default caps it at 64 KiB on 4 nodes or
+         * more), halved to 256 KiB below 32 x, 128 KiB below 16 x, 64 KiB below 4 x and
+         * 32 KiB below 1 x (channels x heads x chunk) bytes */
+        guint64 ops = (guint64)channels * nvls_heads(sys);
+        guint64 c = sys->n_nodes >= 4 ? 64u << 10 : 512u << 10;
+        if (nbytes < 32 * ops * c && c > (256u << 10)) {
+            c = 256u << 10;
+        }
+        if (nbytes < 16 * ops * c && c > (128u << 10)) {
+            c = 128u << 10;
+        }
+        if (nbytes < 4 * ops * c && c > (64u << 10)) {
+            c = 64u << 10;
+        }
+        if (nbytes < ops * c && c > (32u << 10)) {
+            c = 32u << 10;
+        }
+        return c;
+    }
+    if (a == WEFT_NCCL_NVLS) {
         guint64 ops = (guint64)channels * nvls_heads(sys);
         guint64 c = 128 << 10;
         if (nbytes < 64 * ops * c) {
