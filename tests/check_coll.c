@@ -1674,6 +1674,94 @@ START_TEST(sweep_matches_the_event_run)
 }
 END_TEST
 
+/* Starts a collective from inside the event loop, at a time other than 0. */
+typedef struct {
+    weft_net_t *net;
+    const weft_coll_plan_t *plan;
+    const gint *members;
+    const weft_coll_exec_t *exec;
+    weft_coll_run_t *run;
+    weft_time_t started, done;
+} late_start_t;
+
+static void
+on_late_done(void *ctx, guint64 tag)
+{
+    (void)tag;
+    late_start_t *ls = ctx;
+    ls->done = weft_sim_now(weft_net_sim(ls->net));
+}
+
+static void
+on_late_start(void *ctx, void *data)
+{
+    (void)data;
+    late_start_t *ls = ctx;
+    ls->started = weft_sim_now(weft_net_sim(ls->net));
+    ls->run = weft_coll_run_full(ls->net, ls->plan, ls->members, ls->exec, on_late_done, ls, 0,
+                                 NULL);
+    ck_assert_ptr_nonnull(ls->run);
+}
+
+/* Runs @plan with @exec on GPUs 0..n-1 of @topo under @model, started @at ps into the
+ * simulation; returns how long it took. */
+static weft_time_t
+run_late(weft_topo_t *topo, const weft_coll_plan_t *plan, const weft_coll_exec_t *exec,
+         weft_net_model_t model, weft_time_t at)
+{
+    g_autoptr(weft_sim_t) sim = weft_sim_new(1);
+    weft_net_options_t opts = {.model = model, .check_solves = TRUE};
+    g_autoptr(weft_fabric_t) fabric = weft_fabric_new(topo);
+    g_autoptr(weft_net_t) net = weft_net_new_full(sim, fabric, &opts);
+    g_autofree gint *members = g_new(gint, plan->n_members);
+    for (guint i = 0; i < plan->n_members; i++) {
+        members[i] = weft_topo_gpu_vertex(topo, i);
+    }
+    late_start_t ls = {net, plan, members, exec, NULL, -1, -1};
+    weft_sim_at(sim, at, on_late_start, &ls, NULL);
+    weft_sim_run(sim);
+    ck_assert(ls.run != NULL && weft_coll_run_finished(ls.run));
+    weft_coll_run_free(ls.run);
+    ck_assert_int_eq(ls.started, at);
+    ck_assert_int_ge(ls.done, at);
+    return ls.done - at;
+}
+
+START_TEST(network_messages_hold_both_ends_and_wait_for_the_rendezvous)
+{
+    /* Two GPUs on two hosts, one 50 GB/s link of 500 ns: a ring all-gather of 256 KiB each in
+     * C = 4 chunks of 64 KiB, w = 65536 x 20 = 1310720 ps on the wire. Plain: chunk k leaves
+     * when chunk k - 1 has left, so the last is delivered at 4 w + a = 5742880 ps. */
+    g_autoptr(weft_topo_t) t = ring_cluster(2, B_50GBPS, ALPHA);
+    g_autoptr(weft_coll_plan_t) plan =
+        weft_coll_plan_new(WEFT_COLL_ALL_GATHER, WEFT_COLL_ALGO_RING, 2, 256u << 10, 4, NULL);
+    const weft_time_t w = 1310720, M = 10000000, R = 7000000, X = 3000000;
+    const weft_net_model_t models[] = {WEFT_NET_ANALYTICAL, WEFT_NET_FLOW};
+    for (guint k = 0; k < G_N_ELEMENTS(models); k++) {
+        weft_coll_exec_t plain = {.efficiency = 1.0};
+        ck_assert_int_eq(run_late(t, plan, &plain, models[k], X), 4 * w + ALPHA);
+        /* A per-message cost M = 10 us (msg_bytes 0: a message per transfer), far above w + a.
+         * Each member's path takes its own 4 sends and the other's 4 receives, one at a time
+         * in the order they are booked: sends c0 [0, M) and c1 [M, 2M) (booked when c0 left,
+         * at w), receive 0 [2M, 3M) (booked at its delivery, w + a), send c2 [3M, 4M) (c1
+         * left at M + w), receive 1 [4M, 5M), send c3 [5M, 6M), receive 2 [6M, 7M), receive
+         * 3 [7M, 8M) (delivered at 5M + w + a); the last is complete M after it is taken,
+         * at 8M = 80 us. Sends alone would end at 3M + w + a + M = 41.81 us. */
+        weft_coll_exec_t msg = {.efficiency = 1.0, .msg_ps = M};
+        ck_assert_int_eq(run_late(t, plan, &msg, models[k], X), 8 * M);
+        /* A rendezvous R = 7 us: no transfer across hosts starts before R after the run
+         * started (X = 3 us into the simulation, not 0), so everything shifts by R. */
+        weft_coll_exec_t rdv = {.efficiency = 1.0, .rendezvous_ps = R};
+        ck_assert_int_eq(run_late(t, plan, &rdv, models[k], X), R + 4 * w + ALPHA);
+        weft_coll_exec_t both = {.efficiency = 1.0, .msg_ps = M, .rendezvous_ps = R};
+        ck_assert_int_eq(run_late(t, plan, &both, models[k], X), R + 8 * M);
+        /* with a base latency the rendezvous counts from the roots' start, after it */
+        weft_coll_exec_t based = {.efficiency = 1.0, .base_ps = 2000000, .rendezvous_ps = R};
+        ck_assert_int_eq(run_late(t, plan, &based, models[k], X), 2000000 + R + 4 * w + ALPHA);
+    }
+}
+END_TEST
+
 START_TEST(sweep_refuses_what_it_cannot_compute)
 {
     GError *error = NULL;
@@ -1705,6 +1793,13 @@ START_TEST(sweep_refuses_what_it_cannot_compute)
     g_clear_error(&error);
     ck_assert_int_eq(run_plan(ring, im, NULL, WEFT_NET_ANALYTICAL, &msg),
                      run_plan(ring, e, NULL, WEFT_NET_ANALYTICAL, &msg));
+    /* nor is the rendezvous */
+    weft_coll_exec_t rdv = {.rendezvous_ps = 1000000, .efficiency = 1.0};
+    ck_assert(!weft_coll_sweep(an, im, v, &rdv, &d, &links, &error));
+    ck_assert(g_error_matches(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED));
+    g_clear_error(&error);
+    ck_assert_int_eq(run_plan(ring, im, NULL, WEFT_NET_ANALYTICAL, &rdv),
+                     run_plan(ring, e, NULL, WEFT_NET_ANALYTICAL, &rdv));
     /* an implicit plan too large to store refuses to be built transfer by transfer */
     g_autoptr(weft_coll_layout_t) big = weft_coll_layout_new_flat(16384);
     g_autoptr(weft_coll_plan_t) huge = ring_plan(WEFT_COLL_ALL_REDUCE, big, 64 * MIB, 1, 8, TRUE);
@@ -1748,6 +1843,7 @@ coll_suite(void)
     tcase_add_test(exec, empty_plan_completes_through_the_event_loop);
     tcase_add_test(exec, abandoned_run_never_calls_back);
     tcase_add_test(exec, unreachable_member_is_no_route);
+    tcase_add_test(exec, network_messages_hold_both_ends_and_wait_for_the_rendezvous);
     suite_add_tcase(s, exec);
     TCase *plans = tcase_create("plans");
     tcase_add_test(plans, bad_requests_are_errors);

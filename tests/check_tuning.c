@@ -953,9 +953,11 @@ START_TEST(p5_two_nodes_match_nccl_tests)
      * each, as NVLS's. Nothing fitted (doc/collectives.md, Validation). From 1 GiB, where
      * NVLS tree runs at its bandwidth: 5.5%. NVLS tree's own chunk schedule (NCCL 2.20.3
      * computeCollChunkInfo(), 32-512 KiB where weft had used NVLS's 16-128 KiB) makes the
-     * curve smooth and mid sizes fast: 17.63% (1 GiB up: 1.79%), a regression bound until
-     * the receiver's side of the per-message cost lands. */
-    ck_assert_double_le(big, 18.0);
+     * curve smooth and mid sizes fast: 17.63% (1 GiB up: 1.79%). The receiver's side of
+     * each message (its proxy thread and NIC complete receives as well as sends,
+     * coll_run.c on_xfer_done()) and aws-ofi-nccl's receiver-driven rendezvous: 8.66% (1 GiB
+     * up: 1.84%). Issue 16 asks for 8 %; this bound guards against regression. */
+    ck_assert_double_le(big, 9.0);
     ck_assert_double_le(plateau, 10.0);
 }
 END_TEST
@@ -1357,17 +1359,23 @@ static const struct {
      "interior node's NIC carries its parent and two children, which only the flow model "
      "shares (issue 16, item 4)",
      TRUE},
-    /* the last one: matched by NCCL's times, not by the choice (see below) */
+    /* the last two: matched by the costs and by NCCL's times, not by the choice (see below) */
+    {WEFT_COLL_ALGO_AUTO, WEFT_COLL_PROTO_AUTO, FALSE,
+     "auto's first network messages exceed aws-ofi-nccl's 8 KiB eager limit (LL's lines are "
+     "twice their data) where the best's fit it: auto waits for the receivers' control "
+     "messages, which NCCL's formula does not see; without that wait auto is within 25 %",
+     FALSE},
     {WEFT_COLL_ALGO_AUTO, WEFT_COLL_PROTO_AUTO, FALSE,
      "a near tie in NCCL's formula (the two within 5 %): NCCL could take either", FALSE},
 };
 
 /* Tunes @op of @size with @tun, builds and simulates the plan alone (analytical); returns
- * the simulated time (ps), -1 when the choice is unsupported; *@model_ps gets NCCL's time. */
+ * the simulated time (ps), -1 when the choice is unsupported; *@model_ps gets NCCL's time,
+ * *@rdv_ps (when not NULL) the rendezvous the plan waits for (weft_coll_costs_t). */
 static weft_time_t
 sim_choice(weft_sim_t *sim, weft_net_t *net, const weft_coll_system_t *sys,
            weft_coll_layout_t *L, const weft_coll_tuning_t *tun, weft_coll_op_t op, guint64 size,
-           weft_coll_config_t *cfg, weft_time_t *model_ps, const char *what)
+           weft_coll_config_t *cfg, weft_time_t *model_ps, weft_time_t *rdv_ps, const char *what)
 {
     g_autoptr(GError) error = NULL;
     weft_coll_costs_t c;
@@ -1385,6 +1393,9 @@ sim_choice(weft_sim_t *sim, weft_net_t *net, const weft_coll_system_t *sys,
     weft_time_t ps = weft_coll_time_full(sim, net, plan, L->vertex, NULL, &error);
     ck_assert_msg(ps > 0, "%s: simulation: %s", what, error != NULL ? error->message : "?");
     *model_ps = c.model_ps;
+    if (rdv_ps != NULL) {
+        *rdv_ps = c.rendezvous_ps;
+    }
     return ps;
 }
 
@@ -1446,12 +1457,12 @@ check_cluster_properties(const char *cluster, weft_net_model_t model, guint max_
                                    " B", cluster, g, m, cut ? " (the last one short)" : "",
                                weft_coll_op_name(ops[o]), sizes[s]);
                         weft_coll_config_t acfg;
-                        weft_time_t amodel;
+                        weft_time_t amodel, ardv;
                         weft_time_t auto_ps = sim_choice(sim, net, &sys, L, &tun, ops[o], sizes[s],
-                                                         &acfg, &amodel, what);
+                                                         &acfg, &amodel, &ardv, what);
                         ck_assert_msg(auto_ps > 0, "%s: auto has no choice", what);
                         st->autos++;
-                        weft_time_t best_ps = auto_ps, best_model = amodel;
+                        weft_time_t best_ps = auto_ps, best_model = amodel, best_rdv = ardv;
                         weft_coll_config_t bcfg = acfg;
                         for (guint a = 0; a < G_N_ELEMENTS(algos); a++) {
                             for (weft_coll_proto_t p = WEFT_COLL_PROTO_LL; p <= WEFT_COLL_PROTO_SIMPLE;
@@ -1460,10 +1471,10 @@ check_cluster_properties(const char *cluster, weft_net_model_t model, guint max_
                                 ft.algo[ops[o]] = algos[a];
                                 ft.proto[ops[o]] = p;
                                 weft_coll_config_t cfg;
-                                weft_time_t nccl_ps;
+                                weft_time_t nccl_ps, rdv;
                                 weft_time_t ps =
                                     sim_choice(sim, net, &sys, L, &ft, ops[o], sizes[s], &cfg, &nccl_ps,
-                                               what);
+                                               &rdv, what);
                                 if (ps < 0) {
                                     continue;
                                 }
@@ -1485,6 +1496,7 @@ check_cluster_properties(const char *cluster, weft_net_model_t model, guint max_
                                 if (ps < best_ps) {
                                     best_ps = ps;
                                     best_model = nccl_ps;
+                                    best_rdv = rdv;
                                     bcfg = cfg;
                                 }
                             }
@@ -1499,8 +1511,11 @@ check_cluster_properties(const char *cluster, weft_net_model_t model, guint max_
                             if (best_model > 0 && amodel > 0 &&
                                 fabs((double)best_model - (double)amodel) <= 0.05 * amodel) {
                                 why = G_N_ELEMENTS(slow_reasons) - 1;
+                            } else if (ardv > best_rdv &&
+                                       (double)(auto_ps - (ardv - best_rdv)) <= 1.25 * best_ps) {
+                                why = G_N_ELEMENTS(slow_reasons) - 2;
                             }
-                            for (guint k = 0; k + 1 < G_N_ELEMENTS(slow_reasons) && why < 0;
+                            for (guint k = 0; k + 2 < G_N_ELEMENTS(slow_reasons) && why < 0;
                                  k++) {
                                 if (slow_reasons[k].best
                                         ? slow_reasons[k].algo == bcfg.algo &&
@@ -1771,7 +1786,7 @@ sim_nodes(const char *cluster, guint m, weft_coll_algo_t algo, guint64 S, weft_n
     weft_coll_config_t cfg;
     weft_time_t mps;
     weft_time_t ps =
-        sim_choice(sim, net, &sys, L, &tun, WEFT_COLL_ALL_REDUCE, S, &cfg, &mps, cluster);
+        sim_choice(sim, net, &sys, L, &tun, WEFT_COLL_ALL_REDUCE, S, &cfg, &mps, NULL, cluster);
     *model_us = mps / US;
     return ps / US;
 }

@@ -79,8 +79,10 @@ grep -q "network flow" "$tmp/out" && ok "flow model named" || bad "flow model no
 # Point-to-point as nccl-tests sendrecv_perf runs it (src/coll/p2p.c): 1 GiB between 2 GPUs
 # of a DGX H100 is bound by one GPU's NVLink, 18 x 25 GB/s = 450 GB/s (Simple moves full
 # bytes), and reaches at least 90 % of it with 32 channels of 512 KiB steps; across two p5
-# nodes, one GPU each, by its EFA share, 4 x 100 Gb/s = 50 GB/s, at least 80 % of it with
-# 3 us per 128 KiB message (128 KiB / 3 us = 43.7 GB/s per channel-path, the bound).
+# nodes, one GPU each, by EFA's message rate: with two ranks each GPU sends 1 GiB and receives
+# 1 GiB at once, in 128 KiB messages, and its path (NIC and proxy thread) spends 3 us on each
+# message at both ends (coll.h msg_ps): 128 KiB / (2 x 3 us) = 21.85 GB/s, the bound, below
+# its EFA share (4 x 100 Gb/s = 50 GB/s); at least 90 % of it.
 bw_of() { awk '$1 == "1073741824" {print $6}' "$tmp/out"; }
 expect 0 "sendrecv on 2 DGX H100 GPUs" "" -- "$WEFT" coll --cluster "$dgx" --op sendrecv \
     --gpus 0,1 -b 1G -e 1G
@@ -90,7 +92,7 @@ awk -v b="$b" 'BEGIN { exit !(b <= 450 && b >= 405) }' && ok "sendrecv NVLink bu
 expect 0 "sendrecv across 2 p5 nodes" "" -- "$WEFT" coll --cluster "$p5" --op sendrecv \
     --nodes 2 --gpus-per-node 1 -b 1G -e 1G
 b=$(bw_of)
-awk -v b="$b" 'BEGIN { exit !(b <= 50 && b >= 40) }' && ok "sendrecv EFA busbw $b <= 50" ||
+awk -v b="$b" 'BEGIN { exit !(b <= 21.85 && b >= 19.66) }' && ok "sendrecv EFA busbw $b <= 21.85" ||
     bad "sendrecv EFA busbw $b"
 
 expect 0 "--plan" "" -- "$WEFT" coll --cluster "$dgx" -b 1M --plan --channels 2 --chunks 1

@@ -909,6 +909,12 @@ weft_coll_plan_print(const weft_coll_plan_t *plan, GString *out)
         " ps inter, efficiency %g, channel cap %g B/s, HBM %g B/s, copy %g B/s\n",
         x->base_ps, x->step_intra_ps, x->step_inter_ps, x->efficiency, x->channel_Bps, x->hbm_Bps,
         x->copy_Bps);
+    if (x->msg_ps > 0 || x->rendezvous_ps > 0) {
+        g_string_append_printf(out,
+                               "  network messages: %" G_GINT64_FORMAT " ps per %" G_GUINT64_FORMAT
+                               " B at both ends, rendezvous %" G_GINT64_FORMAT " ps\n",
+                               x->msg_ps, x->msg_bytes, x->rendezvous_ps);
+    }
     for (guint t = 0; t < plan->n_xfers; t++) {
         const weft_coll_xfer_t *e = &plan->xfers[t];
         g_string_append_printf(out, "  #%u ch%u ", t, e->channel);

@@ -146,7 +146,18 @@
  *    start; a transfer that finds the path busy starts when it is free. The
  *    wire still moves the bytes at the network's rate, so a member's network
  *    throughput is at most msg_bytes / msg_ps: the message rate of the NIC and
- *    of the host thread that completes each message (NCCL's proxy). 0: none;
+ *    of the host thread that completes each message (NCCL's proxy). The
+ *    receiving member pays the same: a delivered message waits until the
+ *    receiver's path is free, then holds it for msg_ps x bytes / msg_bytes
+ *    before the data's successors may go (its completion, handled by the
+ *    receiver's NIC and proxy thread, which also handle its own sends). 0: none;
+ *  - rendezvous (rendezvous_ps): a receiver-driven network (aws-ofi-nccl's
+ *    RDMA protocol writes a message only once the receiver's control message
+ *    naming the destination buffer has reached the sender) lets no transfer
+ *    across domains start before rendezvous_ps after the roots may start:
+ *    every connection's first control message, posted when the collective
+ *    starts. Later control messages are posted NCCL_STEPS steps ahead and are
+ *    not charged. 0: none;
  *  - channels under the analytical model: a transfer runs at most at its
  *    route's rate x efficiency / m, m = the number of channels of the plan with
  *    transfers on the same (source, destination) pair (xfer->sharing): the
@@ -352,6 +363,9 @@ typedef struct {
                                   0 = free */
     weft_time_t msg_ps;        /* per-message cost of a member's network path; 0 = none */
     guint64 msg_bytes;         /* bytes per network message (0: one message per transfer) */
+    weft_time_t rendezvous_ps; /* no transfer across domains starts before this long after the
+                                  first transfers may (the receivers' first control messages);
+                                  0 = none */
 } weft_coll_exec_t;
 
 typedef struct weft_coll_implicit weft_coll_implicit_t;

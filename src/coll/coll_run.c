@@ -33,6 +33,7 @@ struct weft_coll_run {
     weft_event_handle_t *post; /* per transfer: its pending post-delay or deferred start, 0 if
                                   none (a transfer has at most one of them at a time) */
     weft_time_t *nic_free;     /* per member: when its network path takes the next message */
+    weft_time_t t_roots;       /* when the roots could start (after the base latency) */
     guint32 n_done;            /* transfers whose data successors were released */
     gboolean analytical;
     /* analytical: per source endpoint, the last destination whose route rate it looked up
@@ -75,25 +76,45 @@ on_deferred_start(void *ctx, void *data)
 }
 
 /*
- * The per-message cost of the network (exec.msg_ps, see weft_coll_exec_t): a member's
- * messages across domains are handled one after another, each for msg_ps per msg_bytes
- * of data it carries (msg_ps per transfer when msg_bytes is 0). A transfer that finds the
- * member's path busy starts when it frees up.
+ * Member @m's network path (its NIC and the proxy thread that posts and completes its
+ * messages) takes a message of @bytes from @at on, when it is free, and holds it for
+ * exec.msg_ps per msg_bytes of data (msg_ps a transfer when msg_bytes is 0). Returns when
+ * it took the message.
+ */
+static weft_time_t
+take_path(weft_coll_run_t *run, guint32 m, weft_time_t at, guint64 bytes)
+{
+    at = MAX(at, run->nic_free[m]);
+    double msgs = run->exec.msg_bytes > 0 ? (double)bytes / run->exec.msg_bytes : 1.0;
+    run->nic_free[m] = at + (weft_time_t)llround(run->exec.msg_ps * msgs);
+    return at;
+}
+
+/*
+ * The network's costs at a transfer's start (exec.rendezvous_ps and exec.msg_ps, see
+ * weft_coll_exec_t): a transfer across domains starts no earlier than rendezvous_ps after
+ * the roots could (the receiver's first control message), and its sender's path takes it
+ * (take_path()); the receiver's path takes it on delivery (on_xfer_done()). A transfer
+ * that finds its sender's path busy starts when it frees up.
  */
 static void
 start_xfer(weft_coll_run_t *run, guint32 t)
 {
     const weft_coll_xfer_t *x = &run->plan->xfers[t];
-    if (run->exec.msg_ps <= 0 || !(x->flags & WEFT_COLL_XFER_INTER) ||
-        x->src >= run->plan->n_members) {
+    if ((run->exec.msg_ps <= 0 && run->exec.rendezvous_ps <= 0) ||
+        !(x->flags & WEFT_COLL_XFER_INTER) || x->src >= run->plan->n_members) {
         start_xfer_now(run, t);
         return;
     }
     weft_sim_t *sim = weft_net_sim(run->net);
     weft_time_t now = weft_sim_now(sim);
-    weft_time_t at = MAX(now, run->nic_free[x->src]);
-    double msgs = run->exec.msg_bytes > 0 ? (double)x->bytes / run->exec.msg_bytes : 1.0;
-    run->nic_free[x->src] = at + (weft_time_t)llround(run->exec.msg_ps * msgs);
+    weft_time_t at = now;
+    if (run->exec.rendezvous_ps > 0) {
+        at = MAX(at, run->t_roots + run->exec.rendezvous_ps);
+    }
+    if (run->exec.msg_ps > 0) {
+        at = take_path(run, x->src, at, x->bytes);
+    }
     if (at > now) {
         run->post[t] = weft_sim_after(sim, at - now, on_deferred_start, run, GUINT_TO_POINTER(t));
         return;
@@ -267,7 +288,13 @@ on_xfer_done(void *ctx, guint64 tag)
 {
     weft_coll_run_t *run = ctx;
     guint32 t = (guint32)tag;
-    weft_time_t d = post_delay(run, &run->plan->xfers[t]);
+    const weft_coll_xfer_t *x = &run->plan->xfers[t];
+    weft_time_t d = post_delay(run, x);
+    if (run->exec.msg_ps > 0 && (x->flags & WEFT_COLL_XFER_INTER) && x->dst < run->plan->n_members) {
+        /* the receiver's side of the message (see start_xfer()) */
+        weft_time_t now = weft_sim_now(weft_net_sim(run->net));
+        d += take_path(run, x->dst, now, x->bytes) - now;
+    }
     if (d > 0) {
         run->post[t] = weft_sim_after(weft_net_sim(run->net), d, on_post, run, GUINT_TO_POINTER(t));
         return;
@@ -291,6 +318,7 @@ on_start(void *ctx, void *data)
     (void)data;
     weft_coll_run_t *run = ctx;
     run->start_event = 0;
+    run->t_roots = weft_sim_now(weft_net_sim(run->net));
     if (run->plan->n_xfers == 0) {
         finish(run);
         return;
@@ -364,6 +392,7 @@ weft_coll_run_full(weft_net_t *net, const weft_coll_plan_t *plan, const gint *me
             weft_sim_after(weft_net_sim(net), MAX(run->exec.base_ps, 0), on_start, run, NULL);
         return run;
     }
+    run->t_roots = weft_sim_now(weft_net_sim(net));
     start_roots(run);
     return run;
 }

@@ -345,10 +345,10 @@ sweep_setup(sweep_t *w, weft_net_t *net, const weft_coll_plan_t *plan, const gin
         gboolean inter = im->dom[s] != im->dom[d];
         pos_t *p = &w->pos[k];
         p->hop_off = w->hops->len;
-        if (inter && w->x->msg_ps > 0) {
+        if (inter && (w->x->msg_ps > 0 || w->x->rendezvous_ps > 0)) {
             g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED,
-                        "per-message costs across domains serialize a member's messages in "
-                        "time order: not swept");
+                        "per-message costs and the rendezvous across domains hold a member's "
+                        "messages in time order: not swept");
             return FALSE;
         }
         p->step_ps = inter ? w->x->step_inter_ps : w->x->step_intra_ps;

@@ -192,6 +192,7 @@ weft_coll_sig_exec(GByteArray *sig, const weft_coll_exec_t *x)
     weft_coll_sig_u64(sig, (guint64)x->step_inter_ps);
     weft_coll_sig_u64(sig, (guint64)x->msg_ps);
     weft_coll_sig_u64(sig, x->msg_bytes);
+    weft_coll_sig_u64(sig, (guint64)x->rendezvous_ps);
     weft_coll_sig_f64(sig, x->efficiency);
     weft_coll_sig_f64(sig, x->efficiency_intra);
     weft_coll_sig_f64(sig, x->efficiency_shared);
@@ -232,7 +233,8 @@ plan_shape(const weft_coll_layout_t *L, weft_coll_op_t op, guint64 bytes,
                       (guint64)x->step_intra_ps,
                       (guint64)x->step_inter_ps,
                       (guint64)x->msg_ps,
-                      x->msg_bytes};
+                      x->msg_bytes,
+                      (guint64)x->rendezvous_ps};
     for (guint i = 0; i < G_N_ELEMENTS(head); i++) {
         weft_coll_sig_u64(sig, head[i]);
     }

@@ -1100,6 +1100,42 @@ net_message_bytes(const weft_coll_system_t *sys, int f, int a, guint64 nbytes, g
 }
 
 /*
+ * aws-ofi-nccl's RDMA protocol is receiver-driven: send() writes a message only once the
+ * receiver's control message naming the destination buffer has arrived, unless the
+ * message fits its eager limit, OFI_NCCL_EAGER_MAX_SIZE = 8192 bytes (include/
+ * nccl_ofi_param.h, the same in v1.8.1-aws and v1.19.2; src/nccl_ofi_rdma.cpp send():
+ * without the control message and not eager, it returns no request and NCCL retries).
+ */
+#define OFI_EAGER_MAX_BYTES 8192u
+
+/*
+ * Wire bytes of a connection's first network message: one step of the protocol's buffer
+ * (Simple's at most 512 KiB, net_message_bytes(); LL's 32 KiB of data on 64 KiB of lines,
+ * LL128's 576,000 B of data on 128/120 as many), or less when a connection's share of the
+ * data is smaller: nBytes over the channels and over the parts NCCL cuts a channel's data
+ * into (the ring's ranks, NVLS's and CollNet's heads; one for trees).
+ */
+static guint64
+net_first_message_bytes(const weft_coll_system_t *sys, int f, int a, int p, guint64 nbytes,
+                        guint channels)
+{
+    guint64 parts = 1;
+    if (a == WEFT_NCCL_RING) {
+        parts = MAX(sys->n_ranks, 1u);
+    } else if (a == WEFT_NCCL_NVLS || a == WEFT_NCCL_NVLS_TREE) {
+        parts = nvls_heads(sys);
+    } else if (a == WEFT_NCCL_COLLNET_DIRECT || a == WEFT_NCCL_COLLNET_CHAIN) {
+        parts = MAX(sys->ppn, 1u);
+    }
+    guint64 per = parts * MAX(channels, 1u);
+    guint64 share = (nbytes + per - 1) / per;
+    guint64 step = p == 2 ? net_message_bytes(sys, f, a, nbytes, channels)
+                          : nccl_chunk_bytes(sys, f, a, p, nbytes, channels);
+    guint64 data = MIN(step, share);
+    return p == 0 ? 2 * data : p == 1 ? (data * 128 + 119) / 120 : data;
+}
+
+/*
  * The plan budget: when weft chooses the chunk count itself, a plan should hold at most
  * this many transfers (a plan costs about 80 bytes a transfer once built, several times
  * that while the builder runs). The budget counts the plan exactly (sys->plan_xfers, what
@@ -1479,6 +1515,12 @@ weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system_t *sys, 
         c.msg_ps = sys->net_msg_ps;
         c.msg_bytes = net_message_bytes(sys, f, ba, nbytes, config->channels);
     }
+    if (sys->n_nodes > 1 && sys->ofi &&
+        net_first_message_bytes(sys, f, ba, bp, nbytes, config->channels) > OFI_EAGER_MAX_BYTES) {
+        /* the receivers' first control messages: one network hop (route and NCCL's hwLat,
+         * whichever is longer, as a step is charged) and their completion at the sender */
+        c.rendezvous_ps = MAX(c.hop_inter_ps, sys->inter_route_ps) + sys->net_msg_ps;
+    }
     if (costs != NULL) {
         *costs = c;
     }
@@ -1526,6 +1568,7 @@ weft_coll_tuning_fill_exec(const weft_coll_system_t *sys, const weft_coll_costs_
     exec->channel_Bps = 0.0;
     exec->msg_ps = costs->msg_ps;
     exec->msg_bytes = costs->msg_bytes;
+    exec->rendezvous_ps = costs->rendezvous_ps;
 }
 
 weft_time_t

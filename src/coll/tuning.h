@@ -275,6 +275,7 @@ typedef struct {
     guint64 nccl_bytes;       /* nBytes as NCCL counts it (all-gather: n x S) */
     weft_time_t msg_ps;       /* per-message cost charged to network messages; 0 = none */
     guint64 msg_bytes;        /* NCCL's bytes per network message for the choice */
+    weft_time_t rendezvous_ps; /* a receiver-driven network's first control message; 0 = none */
 } weft_coll_costs_t;
 
 /**
@@ -346,7 +347,11 @@ gboolean weft_coll_tune(const weft_coll_tuning_t *tuning, const weft_coll_system
  *    for NVLS tree and CollNet), on several nodes with the Simple protocol
  *    only; else 0. AWS's tuner charges its completion overhead to Simple
  *    only (aws-ofi-nccl src/tuner/nccl_ofi_model.c): LL and LL128 receivers
- *    poll flags in the data instead of waiting for a completion.
+ *    poll flags in the data instead of waiting for a completion;
+ *  - rendezvous_ps = on several nodes of a receiver-driven network (sys->ofi:
+ *    aws-ofi-nccl's RDMA protocol), when a connection's first message is above
+ *    the plugin's eager limit (8 KiB), the receivers' first control messages:
+ *    max(hop_inter_ps, sys->inter_route_ps) + sys->net_msg_ps; else 0.
  */
 void weft_coll_tuning_fill_exec(const weft_coll_system_t *sys, const weft_coll_costs_t *costs,
                                 weft_coll_exec_t *exec);
