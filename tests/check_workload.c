@@ -1015,6 +1015,68 @@ START_TEST(comm_group_json_beside_the_traces_is_used)
 }
 END_TEST
 
+/* Two ranks, each with one all-reduce in process group "1" = {0, 1} (the JSON beside
+ * the traces), whose nodes carry pg_desc @desc0 (rank 0) and @desc1 (rank 1); with
+ * @world, a second all-reduce in the world with pg_desc "everyone". */
+static void
+two_ranks_with_desc(const char *desc0, const char *desc1, gboolean world)
+{
+    for (guint r = 0; r < 2; r++) {
+        g_autoptr(test_et_t) et = test_et_new("0.0.4");
+        test_et_coll(et, 0, "tp_allreduce", WEFT_COLL_ALL_REDUCE, 256, "1");
+        test_et_attr_string(et, "pg_desc", r == 0 ? desc0 : desc1);
+        if (world) {
+            test_et_coll(et, 1, "world_allreduce", WEFT_COLL_ALL_REDUCE, 256, "0");
+            test_et_attr_string(et, "pg_desc", "everyone");
+        }
+        put(et, r);
+    }
+    g_autofree char *json = g_build_filename(tmp, "t.json", NULL);
+    ck_assert(g_file_set_contents(json, "{\"1\": [0, 1], \"2\": [1, 0]}", -1, NULL));
+}
+
+START_TEST(pg_desc_names_the_communicator)
+{
+    two_ranks_with_desc("tp.0", "tp.0", TRUE);
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    /* comms: the world "0" (its pg_desc ignored), then group "1", named by its pg_desc */
+    ck_assert_uint_eq(wl->comms->len, 2);
+    const weft_comm_t *w = g_ptr_array_index(wl->comms, 0);
+    const weft_comm_t *g1 = g_ptr_array_index(wl->comms, 1);
+    ck_assert_str_eq(w->name, "0");
+    ck_assert_str_eq(g1->name, "tp.0");
+    ck_assert_uint_eq(g1->n_ranks, 2);
+    ck_assert_int_eq(wl->ranks[1].comm[0], 1);
+    expect_check_ok(wl, 2);
+}
+END_TEST
+
+START_TEST(pg_desc_conflicts_are_comm_errors)
+{
+    /* one group, two descriptions */
+    two_ranks_with_desc("tp.0", "tp.1", FALSE);
+    expect_load_error(WEFT_WORKLOAD_ERROR_COMM);
+    /* one description, two groups: rank 1 also runs one in "2" = {1, 0} named "tp.0" */
+    two_ranks_with_desc("tp.0", "tp.0", FALSE);
+    for (guint r = 0; r < 2; r++) {
+        g_autoptr(test_et_t) et = test_et_new("0.0.4");
+        test_et_coll(et, 0, "tp_allreduce", WEFT_COLL_ALL_REDUCE, 256, "1");
+        test_et_attr_string(et, "pg_desc", "tp.0");
+        test_et_coll(et, 1, "other_allreduce", WEFT_COLL_ALL_REDUCE, 256, "2");
+        test_et_attr_string(et, "pg_desc", "tp.0");
+        put(et, r);
+    }
+    expect_load_error(WEFT_WORKLOAD_ERROR_COMM);
+    /* a pg_desc that is not a string */
+    two_ranks_with_desc("tp.0", "tp.0", FALSE);
+    g_autoptr(test_et_t) et = test_et_new("0.0.4");
+    test_et_coll(et, 0, "tp_allreduce", WEFT_COLL_ALL_REDUCE, 256, "1");
+    test_et_attr_int(et, "pg_desc", 7);
+    put(et, 1);
+    expect_load_error(WEFT_WORKLOAD_ERROR_VALUE);
+}
+END_TEST
+
 START_TEST(bad_comm_group_json_is_comm_error)
 {
     four_ranks_with_groups("no groups here", FALSE);
@@ -1351,6 +1413,8 @@ workload_suite(void)
     tcase_add_test(comm, group_with_absent_rank_is_comm_error_on_many_ranks);
     tcase_add_test(comm, unused_comm_groups_are_checked_when_read);
     tcase_add_test(comm, comm_group_json_beside_the_traces_is_used);
+    tcase_add_test(comm, pg_desc_names_the_communicator);
+    tcase_add_test(comm, pg_desc_conflicts_are_comm_errors);
     tcase_add_test(comm, single_rank_workload_reduces_groups_to_present_ranks);
     tcase_add_test(comm, host_side_collective_needs_no_comm_type);
     tcase_add_test(comm, host_record_halves_stay_on_the_cpu);
