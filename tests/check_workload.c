@@ -3,16 +3,21 @@
  * Tests of the workload module: the Chakra ET reader on the real traces in
  * $WEFT_SHARED/data (skipped, not failed, when that is absent) and on small
  * traces written with tests/testutil.h, good and broken, and
- * weft_workload_check() on each kind of problem it reports.
+ * weft_workload_check() on each kind of problem it reports; and the Chakra
+ * writer's files as ASTRA-sim reads them, checked with the protobuf-c code of
+ * chakra.proto alone.
  */
 #include "workload/workload.h"
 
 #include <check.h>
+#include <json-glib/json-glib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hw/hw.h"
 #include "testutil.h"
+#include "workload/gen.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -1015,6 +1020,68 @@ START_TEST(comm_group_json_beside_the_traces_is_used)
 }
 END_TEST
 
+/* Two ranks, each with one all-reduce in process group "1" = {0, 1} (the JSON beside
+ * the traces), whose nodes carry pg_desc @desc0 (rank 0) and @desc1 (rank 1); with
+ * @world, a second all-reduce in the world with pg_desc "everyone". */
+static void
+two_ranks_with_desc(const char *desc0, const char *desc1, gboolean world)
+{
+    for (guint r = 0; r < 2; r++) {
+        g_autoptr(test_et_t) et = test_et_new("0.0.4");
+        test_et_coll(et, 0, "tp_allreduce", WEFT_COLL_ALL_REDUCE, 256, "1");
+        test_et_attr_string(et, "pg_desc", r == 0 ? desc0 : desc1);
+        if (world) {
+            test_et_coll(et, 1, "world_allreduce", WEFT_COLL_ALL_REDUCE, 256, "0");
+            test_et_attr_string(et, "pg_desc", "everyone");
+        }
+        put(et, r);
+    }
+    g_autofree char *json = g_build_filename(tmp, "t.json", NULL);
+    ck_assert(g_file_set_contents(json, "{\"1\": [0, 1], \"2\": [1, 0]}", -1, NULL));
+}
+
+START_TEST(pg_desc_names_the_communicator)
+{
+    two_ranks_with_desc("tp.0", "tp.0", TRUE);
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    /* comms: the world "0" (its pg_desc ignored), then group "1", named by its pg_desc */
+    ck_assert_uint_eq(wl->comms->len, 2);
+    const weft_comm_t *w = g_ptr_array_index(wl->comms, 0);
+    const weft_comm_t *g1 = g_ptr_array_index(wl->comms, 1);
+    ck_assert_str_eq(w->name, "0");
+    ck_assert_str_eq(g1->name, "tp.0");
+    ck_assert_uint_eq(g1->n_ranks, 2);
+    ck_assert_int_eq(wl->ranks[1].comm[0], 1);
+    expect_check_ok(wl, 2);
+}
+END_TEST
+
+START_TEST(pg_desc_conflicts_are_comm_errors)
+{
+    /* one group, two descriptions */
+    two_ranks_with_desc("tp.0", "tp.1", FALSE);
+    expect_load_error(WEFT_WORKLOAD_ERROR_COMM);
+    /* one description, two groups: rank 1 also runs one in "2" = {1, 0} named "tp.0" */
+    two_ranks_with_desc("tp.0", "tp.0", FALSE);
+    for (guint r = 0; r < 2; r++) {
+        g_autoptr(test_et_t) et = test_et_new("0.0.4");
+        test_et_coll(et, 0, "tp_allreduce", WEFT_COLL_ALL_REDUCE, 256, "1");
+        test_et_attr_string(et, "pg_desc", "tp.0");
+        test_et_coll(et, 1, "other_allreduce", WEFT_COLL_ALL_REDUCE, 256, "2");
+        test_et_attr_string(et, "pg_desc", "tp.0");
+        put(et, r);
+    }
+    expect_load_error(WEFT_WORKLOAD_ERROR_COMM);
+    /* a pg_desc that is not a string */
+    two_ranks_with_desc("tp.0", "tp.0", FALSE);
+    g_autoptr(test_et_t) et = test_et_new("0.0.4");
+    test_et_coll(et, 0, "tp_allreduce", WEFT_COLL_ALL_REDUCE, 256, "1");
+    test_et_attr_int(et, "pg_desc", 7);
+    put(et, 1);
+    expect_load_error(WEFT_WORKLOAD_ERROR_VALUE);
+}
+END_TEST
+
 START_TEST(bad_comm_group_json_is_comm_error)
 {
     four_ranks_with_groups("no groups here", FALSE);
@@ -1284,6 +1351,267 @@ START_TEST(collective_workload_bad_values_are_value_errors)
 }
 END_TEST
 
+/* ---- the writer, as ASTRA-sim reads it ----------------------------------------- */
+
+/* One rank's file as a Chakra feeder sees it: framed messages unpacked with
+ * chakra.proto's protobuf-c code, nothing of weft's reader. */
+typedef struct {
+    ChakraProtoMsg__GlobalMetadata *md;
+    GPtrArray *nodes; /* ChakraProtoMsg__Node* */
+} raw_et_t;
+
+static void
+raw_node_free(gpointer p)
+{
+    chakra_proto_msg__node__free_unpacked(p, NULL);
+}
+
+/* Splits @path into its varint-framed messages; asserts every frame unpacks. */
+static raw_et_t
+raw_read(const char *path)
+{
+    g_autofree char *d = NULL;
+    gsize len = 0;
+    ck_assert_msg(g_file_get_contents(path, &d, &len, NULL), "cannot read %s", path);
+    raw_et_t et = {NULL, g_ptr_array_new_with_free_func(raw_node_free)};
+    gsize off = 0;
+    while (off < len) {
+        guint64 n = 0;
+        for (guint shift = 0;; shift += 7) {
+            ck_assert_msg(off < len && shift < 64, "%s: bad varint at %zu", path, off);
+            guint8 b = (guint8)d[off++];
+            n |= (guint64)(b & 0x7f) << shift;
+            if ((b & 0x80) == 0) {
+                break;
+            }
+        }
+        ck_assert_msg(n <= len - off, "%s: truncated message at %zu", path, off);
+        const guint8 *msg = (const guint8 *)d + off;
+        if (et.md == NULL) {
+            et.md = chakra_proto_msg__global_metadata__unpack(NULL, n, msg);
+            ck_assert_ptr_nonnull(et.md);
+        } else {
+            ChakraProtoMsg__Node *node = chakra_proto_msg__node__unpack(NULL, n, msg);
+            ck_assert_msg(node != NULL, "%s: message at %zu is not a Node", path, off);
+            g_ptr_array_add(et.nodes, node);
+        }
+        off += n;
+    }
+    ck_assert_ptr_nonnull(et.md);
+    return et;
+}
+
+static void
+raw_clear(raw_et_t *et)
+{
+    chakra_proto_msg__global_metadata__free_unpacked(et->md, NULL);
+    g_ptr_array_unref(et->nodes);
+}
+
+/* The attribute @name of @n, or NULL; asserts it is there at most once. */
+static const ChakraProtoMsg__AttributeProto *
+raw_attr(const ChakraProtoMsg__Node *n, const char *name)
+{
+    const ChakraProtoMsg__AttributeProto *found = NULL;
+    for (gsize k = 0; k < n->n_attr; k++) {
+        if (strcmp(n->attr[k]->name, name) == 0) {
+            ck_assert_msg(found == NULL, "node %" G_GUINT64_FORMAT ": %s twice", n->id, name);
+            found = n->attr[k];
+        }
+    }
+    return found;
+}
+
+/* The attribute @name of @n, which must be there as the member @member. */
+static const ChakraProtoMsg__AttributeProto *
+raw_attr_as(const ChakraProtoMsg__Node *n, const char *name,
+            ChakraProtoMsg__AttributeProto__ValueCase member)
+{
+    const ChakraProtoMsg__AttributeProto *a = raw_attr(n, name);
+    ck_assert_msg(a != NULL, "node %" G_GUINT64_FORMAT " (%s) has no %s", n->id, n->name, name);
+    ck_assert_msg(a->value_case == member, "node %" G_GUINT64_FORMAT ": %s is member %d, not %d",
+                  n->id, name, (int)a->value_case, (int)member);
+    return a;
+}
+
+#define AV(x) CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_##x
+
+/* A GPT-like step: 2 layers, h 64, 4 heads, FFN 256, vocab 128, seq 32, on tp 2 x pp 2 x
+ * dp 2 = 8 ranks with sequence parallelism and the distributed optimizer, 2 micro-batches. */
+static weft_workload_t *
+gen_small_gpt(void)
+{
+    weft_gen_config_t c = {.layers = 2,
+                           .hidden = 64,
+                           .heads = 4,
+                           .kv_heads = 4,
+                           .ffn = 256,
+                           .vocab = 128,
+                           .seq = 32,
+                           .tp = 2,
+                           .pp = 2,
+                           .dp = 2,
+                           .cp = 1,
+                           .ep = 1,
+                           .vpp = 1,
+                           .sp = TRUE,
+                           .dist_opt = TRUE,
+                           .micro_batch = 1,
+                           .global_batch = 4};
+    g_autoptr(GError) e = NULL;
+    const weft_hw_gpu_t *gpu = weft_hw_gpu("h100", &e);
+    ck_assert_ptr_nonnull(gpu);
+    weft_workload_t *wl = weft_gen_transformer(&c, gpu, &e);
+    ck_assert_msg(wl != NULL, "%s", e != NULL ? e->message : "");
+    return wl;
+}
+
+START_TEST(written_traces_have_what_astra_sim_reads)
+{
+    g_autoptr(weft_workload_t) wl = gen_small_gpt();
+    g_autofree char *pre = prefix();
+    g_autoptr(GError) e = NULL;
+    ck_assert_msg(weft_workload_write_chakra(wl, pre, &e), "%s", e != NULL ? e->message : "");
+
+    /* PREFIX.json: ASTRA-sim's comm-group file. Megatron-LM's layout (tensor fastest, then
+     * data, pipeline outermost) gives 4 TP groups {0,1} {2,3} {4,5} {6,7} and 4 DP groups
+     * {0,2} {1,3} {4,6} {5,7}; weft gen lists TP before DP, so ids 1..4 are tp.0..tp.3 and
+     * 5..8 dp.0..dp.3. */
+    static const guint members[8][2] = {{0, 1}, {2, 3}, {4, 5}, {6, 7},
+                                        {0, 2}, {1, 3}, {4, 6}, {5, 7}};
+    static const char *const names[8] = {"tp.0", "tp.1", "tp.2", "tp.3",
+                                         "dp.0", "dp.1", "dp.2", "dp.3"};
+    g_autofree char *json = g_strdup_printf("%s.json", pre);
+    g_autoptr(JsonParser) jp = json_parser_new();
+    ck_assert(json_parser_load_from_file(jp, json, NULL));
+    JsonObject *groups = json_node_get_object(json_parser_get_root(jp));
+    ck_assert_uint_eq(json_object_get_size(groups), 8);
+    for (guint g = 0; g < 8; g++) {
+        g_autofree char *key = g_strdup_printf("%u", g + 1);
+        ck_assert_msg(json_object_has_member(groups, key), "no group \"%s\"", key);
+        JsonArray *ranks = json_object_get_array_member(groups, key);
+        ck_assert_uint_eq(json_array_get_length(ranks), 2);
+        for (guint m = 0; m < 2; m++) {
+            ck_assert_int_eq(json_array_get_int_element(ranks, m), members[g][m]);
+        }
+    }
+
+    guint64 colls_per_group[8] = {0}, rs_dp = 0, ag_dp = 0;
+    for (guint r = 0; r < wl->n_ranks; r++) {
+        const weft_rank_trace_t *t = &wl->ranks[r];
+        g_autofree char *path = g_strdup_printf("%s.%u.et", pre, r);
+        raw_et_t et = raw_read(path);
+        ck_assert_str_eq(et.md->version, "0.0.4");
+        ck_assert_uint_eq(et.nodes->len, t->n_nodes);
+        g_autoptr(GHashTable) seen = g_hash_table_new(g_int64_hash, g_int64_equal);
+        guint sends = 0, recvs = 0;
+        for (guint i = 0; i < et.nodes->len; i++) {
+            const ChakraProtoMsg__Node *n = g_ptr_array_index(et.nodes, i);
+            /* Dependencies point to nodes earlier in the file (both feeders take them so). */
+            for (gsize k = 0; k < n->n_data_deps; k++) {
+                ck_assert_msg(g_hash_table_contains(seen, &n->data_deps[k]),
+                              "rank %u: node %" G_GUINT64_FORMAT " depends on %" G_GUINT64_FORMAT
+                              ", not earlier in the file",
+                              r, n->id, n->data_deps[k]);
+            }
+            ck_assert_msg(!g_hash_table_contains(seen, &n->id),
+                          "node id %" G_GUINT64_FORMAT " twice", n->id);
+            g_hash_table_add(seen, (gpointer)&n->id);
+            const ChakraProtoMsg__AttributeProto *cpu = raw_attr(n, "is_cpu_op");
+            if (cpu != NULL) {
+                ck_assert_int_eq(cpu->value_case, AV(BOOL_VAL));
+            }
+            switch (n->type) {
+            case CHAKRA_PROTO_MSG__NODE_TYPE__COMP_NODE:
+                /* ASTRA-sim's roofline reads both, as integers, without defaults */
+                raw_attr_as(n, "num_ops", AV(INT64_VAL));
+                raw_attr_as(n, "tensor_size", AV(UINT64_VAL));
+                break;
+            case CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE: {
+                ck_assert(cpu == NULL || !cpu->bool_val); /* ASTRA-sim refuses CPU comms */
+                gint64 type = raw_attr_as(n, "comm_type", AV(INT64_VAL))->int64_val;
+                /* Chakra's CollectiveCommType, and one ASTRA-sim runs: ALL_REDUCE 0,
+                 * ALL_GATHER 2, ALL_TO_ALL 6, REDUCE_SCATTER 7 */
+                ck_assert_msg(type == 0 || type == 2 || type == 6 || type == 7, "comm_type %d",
+                              (int)type);
+                ck_assert_int_gt(raw_attr_as(n, "comm_size", AV(INT64_VAL))->int64_val, 0);
+                /* Every collective of this step runs in a TP or a DP group, none in the world */
+                const char *pg = raw_attr_as(n, "pg_name", AV(STRING_VAL))->string_val;
+                guint64 id = 0;
+                ck_assert_msg(g_ascii_string_to_unsigned(pg, 10, 1, 8, &id, NULL),
+                              "pg_name '%s' is not a decimal id 1..8", pg);
+                ck_assert_msg(json_object_has_member(groups, pg), "pg_name %s not in the JSON", pg);
+                ck_assert_msg(members[id - 1][0] == r || members[id - 1][1] == r,
+                              "rank %u runs a collective in group %s", r, pg);
+                const char *desc = raw_attr_as(n, "pg_desc", AV(STRING_VAL))->string_val;
+                ck_assert_str_eq(desc, names[id - 1]);
+                colls_per_group[id - 1]++;
+                if (id > 4) {
+                    rs_dp += type == 7;
+                    ag_dp += type == 2;
+                }
+                break;
+            }
+            case CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE:
+            case CHAKRA_PROTO_MSG__NODE_TYPE__COMM_RECV_NODE: {
+                gboolean send = n->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE;
+                gint32 src = raw_attr_as(n, "comm_src", AV(INT32_VAL))->int32_val;
+                gint32 dst = raw_attr_as(n, "comm_dst", AV(INT32_VAL))->int32_val;
+                raw_attr_as(n, "comm_tag", AV(INT32_VAL));
+                ck_assert_int_gt(raw_attr_as(n, "comm_size", AV(INT64_VAL))->int64_val, 0);
+                /* Pipeline stages are ranks 0-3 and 4-7: the peer is r + 4 or r - 4, and the
+                 * issuing rank is the sender of a send and the receiver of a receive. */
+                gint32 me = (gint32)r, peer = (gint32)((r + 4) % 8);
+                ck_assert_int_eq(send ? src : dst, me);
+                ck_assert_int_eq(send ? dst : src, peer);
+                sends += send;
+                recvs += !send;
+                break;
+            }
+            default:
+                ck_abort_msg("rank %u: node %" G_GUINT64_FORMAT ": type %d", r, n->id, n->type);
+            }
+        }
+        /* 1F1B with 2 micro-batches over 2 stages: each rank sends and receives one tensor
+         * per micro-batch, forward (activations) or backward (gradients): 2 and 2. */
+        ck_assert_uint_eq(sends, 2);
+        ck_assert_uint_eq(recvs, 2);
+        raw_clear(&et);
+    }
+    /* Both members of each group reach it the same number of times; the distributed
+     * optimizer reduce-scatters gradients and all-gathers parameters over DP. */
+    for (guint g = 0; g < 8; g++) {
+        ck_assert_msg(colls_per_group[g] > 0 && colls_per_group[g] % 2 == 0,
+                      "group %u: %" G_GUINT64_FORMAT " collective nodes", g + 1,
+                      colls_per_group[g]);
+    }
+    ck_assert_uint_gt(rs_dp, 0);
+    ck_assert_uint_gt(ag_dp, 0);
+
+    /* weft's reader gets weft's names back from pg_desc, node for node. */
+    g_autoptr(weft_workload_t) back = weft_workload_load_chakra(pre, NULL, &e);
+    ck_assert_msg(back != NULL, "%s", e != NULL ? e->message : "");
+    ck_assert_uint_eq(back->comms->len, wl->comms->len);
+    for (guint r = 0; r < wl->n_ranks; r++) {
+        const weft_rank_trace_t *a = &wl->ranks[r], *b = &back->ranks[r];
+        ck_assert_uint_eq(b->n_nodes, a->n_nodes);
+        for (guint i = 0; i < a->n_nodes; i++) {
+            if (a->type[i] != WEFT_NODE_COLL) {
+                continue;
+            }
+            const weft_comm_t *ca = g_ptr_array_index(wl->comms, a->comm[i]);
+            const weft_comm_t *cb = g_ptr_array_index(back->comms, b->comm[i]);
+            ck_assert_str_eq(cb->name, ca->name);
+            ck_assert_uint_eq(cb->n_ranks, ca->n_ranks);
+            ck_assert_mem_eq(cb->ranks, ca->ranks, ca->n_ranks * sizeof(guint));
+        }
+    }
+    expect_check_ok(back, 8);
+}
+END_TEST
+
+#undef AV
+
 static Suite *
 workload_suite(void)
 {
@@ -1351,6 +1679,8 @@ workload_suite(void)
     tcase_add_test(comm, group_with_absent_rank_is_comm_error_on_many_ranks);
     tcase_add_test(comm, unused_comm_groups_are_checked_when_read);
     tcase_add_test(comm, comm_group_json_beside_the_traces_is_used);
+    tcase_add_test(comm, pg_desc_names_the_communicator);
+    tcase_add_test(comm, pg_desc_conflicts_are_comm_errors);
     tcase_add_test(comm, single_rank_workload_reduces_groups_to_present_ranks);
     tcase_add_test(comm, host_side_collective_needs_no_comm_type);
     tcase_add_test(comm, host_record_halves_stay_on_the_cpu);
@@ -1359,6 +1689,11 @@ workload_suite(void)
     tcase_add_test(comm, cpu_flagged_collective_alone_without_comm_type_is_value_error);
     tcase_add_test(comm, host_record_without_kernel_runs_on_the_host_with_a_warning);
     suite_add_tcase(s, comm);
+
+    TCase *written = tcase_create("written");
+    tcase_add_checked_fixture(written, tmp_setup, tmp_teardown);
+    tcase_add_test(written, written_traces_have_what_astra_sim_reads);
+    suite_add_tcase(s, written);
 
     TCase *synth = tcase_create("synthetic");
     tcase_add_test(synth, collective_workload_is_a_chain_on_every_rank);

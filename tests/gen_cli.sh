@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Command-line tests of `weft gen transformer`: a small configuration written as
-# Chakra ET files and a comm-group JSON replays on one DGX H100; the same
+# Chakra ET files and a comm-group JSON (keyed by integer ids, as ASTRA-sim
+# reads it) replays on one DGX H100; the same
 # configuration as a spec file replays through --trace within 1 % of it (the
 # files round durations to microseconds); impossible configurations exit 1
 # naming the value; a model that does not fit HBM is warned about; usage
@@ -45,6 +46,11 @@ expect 0 "gen writes traces" "" -- "$WEFT" gen transformer $cfg --out "$tmp/t/st
 n=$(ls "$tmp/t" | grep -c '\.et$')
 [ "$n" -eq 8 ] && ok "8 trace files" || bad "8 trace files: $n"
 [ -s "$tmp/t/step.json" ] && ok "comm-group file" || bad "comm-group file missing"
+# ASTRA-sim reads the keys with std::stoi: ids 1.. (tp.0 is 1), not weft's names
+case "$(cat "$tmp/t/step.json")" in
+'{"1":[0,1],"2":[2,3],'*) ok "comm-group keys are integer ids" ;;
+*) bad "comm-group keys: $(cut -c1-60 "$tmp/t/step.json")" ;;
+esac
 expect 0 "replay of the files" "" -- "$WEFT" replay -q --cluster "$dgx" \
     --trace "$tmp/t/step" --comm-groups "$tmp/t/step.json"
 a=$(step "$tmp/out")

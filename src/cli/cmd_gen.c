@@ -45,7 +45,9 @@ weft_cmd_gen(int argc, char **argv)
         {"ranks", 'n', 0, G_OPTION_ARG_INT, &ranks, "expected ranks (checked: tp x pp x dp x cp)",
          "N"},
         {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out,
-         "write PREFIX.<rank>.et and PREFIX.json (comm groups)", "PREFIX"},
+         "write PREFIX.<rank>.et and PREFIX.json (comm groups), which weft and ASTRA-sim "
+         "replay (doc/formats.md)",
+         "PREFIX"},
         {"spec", 's', 0, G_OPTION_ARG_FILENAME, &spec,
          "write the configuration as a spec FILE that weft replay --trace FILE generates in "
          "memory (no trace files; large clusters)",

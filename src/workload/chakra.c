@@ -6,7 +6,9 @@
  * protobuf-c code generated from chakra.proto, refuses pre-October-2023
  * schemas, and fills the per-rank arrays of a weft_workload_t: attributes,
  * communicators (from METADATA process-group records or a comm-group JSON
- * file) and dependencies in CSR form. doc/formats.md states the rules.
+ * file, named by the pg_desc of their nodes when there is one, as weft's
+ * writer leaves it) and dependencies in CSR form. doc/formats.md states the
+ * rules.
  */
 #define G_LOG_DOMAIN "weft-workload"
 
@@ -84,6 +86,8 @@ typedef struct {
     GHashTable *groups;     /* pg_name -> GArray of guint ranks (empty: all ranks) */
     GHashTable *group_from; /* pg_name -> file that defined it (borrowed) */
     GHashTable *comm_index; /* pg_name -> GINT_TO_POINTER(index + 1) into wl->comms */
+    GHashTable *pg_desc;    /* pg_name -> its pg_desc (weft's name of the communicator) */
+    GHashTable *desc_of;    /* pg_desc -> the pg_name it was first given to (borrowed) */
     tally_t ctrl_dangling;  /* ctrl_deps on a missing node or on the node itself */
     tally_t ctrl_cycle;     /* files whose other ctrl_deps close a cycle: all dropped */
     GArray *cpu_colls;      /* cpu_coll_t: the is_cpu_op COMM_COLL nodes of the rank being read */
@@ -785,6 +789,59 @@ comm_for(loader_t *L, const where_t *w, const char *pg_name, gint32 *out, GError
     return TRUE;
 }
 
+/*
+ * Records @desc (nullable) as the description of process group @pg_name, which
+ * weft's writer gives every COMM_COLL node of a communicator other than the
+ * world. Ignored for the world ("" and "0": named "0" always) and when empty. A
+ * group given two descriptions, or a description given to two groups, is a COMM
+ * error: the name would not say which communicator it is.
+ */
+static gboolean
+note_pg_desc(loader_t *L, const where_t *w, const char *pg_name, const char *desc, GError **error)
+{
+    if (desc == NULL || desc[0] == '\0' || pg_name[0] == '\0' || strcmp(pg_name, "0") == 0) {
+        return TRUE;
+    }
+    const char *old = g_hash_table_lookup(L->pg_desc, pg_name);
+    if (old != NULL) {
+        if (strcmp(old, desc) != 0) {
+            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_COMM,
+                        WHERE_FMT ": pg_desc '%s' of process group '%s' differs from the "
+                                  "'%s' an earlier node gives it",
+                        WHERE_ARGS(w), desc, pg_name, old);
+            return FALSE;
+        }
+        return TRUE;
+    }
+    const char *other = g_hash_table_lookup(L->desc_of, desc);
+    if (other != NULL) {
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_COMM,
+                    WHERE_FMT ": pg_desc '%s' of process group '%s' is already that of process "
+                              "group '%s'",
+                    WHERE_ARGS(w), desc, pg_name, other);
+        return FALSE;
+    }
+    char *key = g_strdup(pg_name);
+    char *val = g_strdup(desc);
+    g_hash_table_insert(L->pg_desc, key, val);
+    g_hash_table_insert(L->desc_of, val, key);
+    return TRUE;
+}
+
+/* Names each communicator by its process group's pg_desc, when one was given. */
+static void
+apply_pg_desc(loader_t *L)
+{
+    for (guint c = 1; c < L->wl->comms->len; c++) {
+        weft_comm_t *comm = g_ptr_array_index(L->wl->comms, c);
+        const char *desc = g_hash_table_lookup(L->pg_desc, comm->name);
+        if (desc != NULL) {
+            g_free(comm->name);
+            comm->name = g_strdup(desc);
+        }
+    }
+}
+
 /* ---- nodes ------------------------------------------------------------------ */
 
 static void
@@ -838,6 +895,7 @@ fill_node(loader_t *L, guint r, guint i, GError **error)
     gboolean have_type = FALSE, have_peer = FALSE;
     gint64 comm_type = 0;
     const char *pg_name = "";
+    const char *pg_desc = NULL;
     g_autofree char *pg_buf = NULL;
     for (gsize k = 0; k < n->n_attr; k++) {
         const ChakraProtoMsg__AttributeProto *a = n->attr[k];
@@ -887,6 +945,15 @@ fill_node(loader_t *L, guint r, guint i, GError **error)
                 pg_buf = g_strdup_printf("%" G_GINT64_FORMAT, v);
                 pg_name = pg_buf;
             }
+        } else if (strcmp(an, "pg_desc") == 0 &&
+                   n->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE) {
+            if (a->value_case != AV(STRING_VAL)) {
+                g_autofree char *val = attr_value_text(a);
+                g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                            WHERE_FMT ": pg_desc is not a string (%s)", WHERE_ARGS(&w), val);
+                return FALSE;
+            }
+            pg_desc = a->string_val;
         } else if (strcmp(an, "num_ops") == 0) {
             if (!attr_number(&w, a, &t->num_ops[i], error)) {
                 return FALSE;
@@ -902,6 +969,9 @@ fill_node(loader_t *L, guint r, guint i, GError **error)
     switch (n->type) {
     case CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE:
         t->coll_op[i] = (guint8)comm_type;
+        if (!note_pg_desc(L, &w, pg_name, pg_desc, error)) {
+            return FALSE;
+        }
         if (t->is_cpu_op[i]) {
             /* the host side of a GPU collective, or one whose flag is mis-set: the file's
              * dependencies tell (resolve_cpu_colls()) */
@@ -1307,6 +1377,8 @@ weft_workload_load_chakra(const char *prefix, const char *comm_groups_json, GErr
         g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_array_unref);
     L.group_from = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
     L.comm_index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    L.pg_desc = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    L.desc_of = g_hash_table_new(g_str_hash, g_str_equal);
     gboolean ok = TRUE;
 
     for (guint r = 0; r < n_ranks && ok; r++) {
@@ -1350,6 +1422,7 @@ weft_workload_load_chakra(const char *prefix, const char *comm_groups_json, GErr
              resolve_deps(&L, r, index, error);
     }
     if (ok) {
+        apply_pg_desc(&L);
         add_warnings(&L);
     }
 
@@ -1360,6 +1433,8 @@ weft_workload_load_chakra(const char *prefix, const char *comm_groups_json, GErr
     g_hash_table_unref(L.groups);
     g_hash_table_unref(L.group_from);
     g_hash_table_unref(L.comm_index);
+    g_hash_table_unref(L.desc_of);
+    g_hash_table_unref(L.pg_desc);
     g_free(L.ctrl_dangling.first);
     g_free(L.ctrl_cycle.first);
     g_free(L.cpu_as_gpu.first);

@@ -346,13 +346,26 @@ weft_workload_t *weft_gen_load_keyfile(GKeyFile *kf, const char *origin, guint n
                                        GError **error);
 
 /**
- * weft_workload_write_chakra:
- * @wl: any workload.
- * @prefix: files "<prefix>.<rank>.et" (schema 0.0.4, num_ops, tensor_size,
- *   comm attributes, data_deps) and "<prefix>.json" (comm groups by pg_name) are
- *   written through temporary names then renamed. Durations are written as
- *   Chakra's integer duration_micros, rounded to the nearest microsecond.
- * Returns: FALSE with WEFT_WORKLOAD_ERROR_IO on a write failure.
+ * weft_workload_write_chakra: writes @wl as Chakra ET traces that weft and
+ * ASTRA-sim both replay (doc/formats.md, "Writing Chakra ET").
+ * @wl: any workload (borrowed; not changed).
+ * @prefix: files "<prefix>.<rank>.et" and "<prefix>.json" are written, each
+ *   through a temporary name then renamed; the directory must exist.
+ *   "<prefix>.<rank>.et": GlobalMetadata version "0.0.4", then one Node per
+ *   node in file order with its data_deps and the attributes ASTRA-sim reads,
+ *   each as the protobuf member both of its Chakra feeders accept. Durations
+ *   are Chakra's integer duration_micros, rounded to the nearest microsecond;
+ *   num_ops is rounded to an integer. A collective in communicator c > 0 of
+ *   wl->comms has pg_name "c" (decimal) and pg_desc = the communicator's name;
+ *   one in the world (c = 0) has no pg_name. "<prefix>.json": ASTRA-sim's
+ *   comm-group file, {"1": [ranks of comms[1]], "2": ...}, on one line.
+ * Returns: TRUE when every file is written; FALSE with WEFT_WORKLOAD_ERROR_IO
+ *   on a write failure, _VALUE for a node a Chakra file cannot hold (a
+ *   comm_size beyond int64, a collective outside CollectiveCommType 0..9),
+ *   _COMM for a collective in a communicator @wl does not have; each message
+ *   names the file, rank, node id and name. Files written before an error are
+ *   left in place.
+ * Time complexity: O(nodes + dependencies + communicator members).
  */
 gboolean weft_workload_write_chakra(const weft_workload_t *wl, const char *prefix, GError **error);
 

@@ -153,9 +153,15 @@ typedef struct {
  *   ({"1": [0,1,2,3], ...}); its groups override METADATA process groups.
  *   When NULL and "<prefix>.json" exists beside the traces (weft gen writes
  *   it), that file is used.
+ * A communicator other than the world is named by its pg_name, or by the
+ * pg_desc string its COMM_COLL nodes carry, when they do: weft's writer gives
+ * process groups integer pg_names, as ASTRA-sim needs, and keeps weft's name
+ * ("tp.0") in pg_desc.
  * @error: WEFT_WORKLOAD_ERROR_* naming file, byte offset, node id and name
  *   (an is_cpu_op COMM_COLL read as a GPU collective takes the errors of one:
- *   _COMM for an unknown pg_name; _VALUE for a comm_size without comm_type).
+ *   _COMM for an unknown pg_name; _VALUE for a comm_size without comm_type);
+ *   _VALUE for a pg_desc that is not a string, _COMM for a process group given
+ *   two pg_desc or a pg_desc given to two process groups.
  * Returns: (transfer full): the workload, or NULL. What the reader worked
  *   around (dropped ctrl_deps, is_cpu_op collectives: see above) is in its
  *   warnings.
