@@ -124,6 +124,13 @@ START_TEST(test_axes_expand)
     /* 5 bandwidths (50, 100, 200, 400, 800) x 3 latencies (0.1, 0.2, 0.3 with the 1e-9 slack)
      * x 2 chunk counts = 30 */
     ck_assert_uint_eq(weft_study_n_points(st), 30);
+    /* the log form's count is found before its values are made: 1 to 2^20 by x2 is 21, the
+     * last exactly STOP */
+    g_autoptr(weft_study_t) lg =
+        load_ok("log.ini", "[study]\naxis.c = collectives.chunks: log 1 1048576 x2\n" BASE);
+    ck_assert_uint_eq(weft_study_n_points(lg), 21);
+    g_autofree char *l20 = weft_study_point_text(lg, 20);
+    ck_assert_str_eq(l20, "c=1048576");
     g_autofree char *p0 = weft_study_point_text(st, 0);
     ck_assert_str_eq(p0, "bw=50GB/s lat=0.1us chunks=1");
     /* last axis fastest: point 1 changes chunks only */
@@ -399,6 +406,16 @@ START_TEST(test_bad_axes_fail_before_running)
     expect_load_error("[study]\naxis.b = cluster.link_bandwidth: log 50GB/s 800GB/s 2\n" BASE,
                       WEFT_STUDY_ERROR_PARSE);
     expect_load_error("[study]\naxis.c = collectives.chunks: 1, , 2\n" BASE,
+                      WEFT_STUDY_ERROR_PARSE);
+    /* an axis with no values at all (issue 19, item 2: it used to crash reading value 0) */
+    expect_load_error("[study]\naxis.a = w.t:\n" BASE, WEFT_STUDY_ERROR_PARSE);
+    expect_load_error("[study]\naxis.c = collectives.chunks:   \n" BASE, WEFT_STUDY_ERROR_PARSE);
+    /* a log axis past range's cap: factor 1 + 2^-52 from 1 to 2 is ~2^52 values (issue 19,
+     * item 3: it used to loop and grow without bound), and 1 to 2 by x(1 + 1e-8), ln 2 / 1e-8
+     * = 6.9e7 values, over the cap of 2^24 = 1.7e7: refused before any value is made */
+    expect_load_error("[study]\naxis.c = collectives.chunks: log 1 2 x1.0000000000000002\n" BASE,
+                      WEFT_STUDY_ERROR_PARSE);
+    expect_load_error("[study]\naxis.c = collectives.chunks: log 1 2 x1.00000001\n" BASE,
                       WEFT_STUDY_ERROR_PARSE);
     /* [study] keys, metrics, the base */
     expect_load_error("[study]\naxes.c = collectives.chunks: 1\n" BASE, WEFT_STUDY_ERROR_KEY);

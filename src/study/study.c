@@ -343,6 +343,13 @@ expand_values(axis_t *ax, const char *values, const char *what, GError **error)
     gboolean is_range = generated == 0;
     gboolean is_log = generated == 1;
     if (!is_range && !is_log) {
+        if (values[0] == '\0') {
+            g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_PARSE,
+                        "%s: no values after the colon (expected a list, range START STOP STEP "
+                        "or log START STOP xFACTOR)",
+                        what);
+            return FALSE;
+        }
         g_auto(GStrv) items = g_strsplit(values, ",", -1);
         for (guint i = 0; items[i] != NULL; i++) {
             g_strstrip(items[i]);
@@ -405,7 +412,15 @@ expand_values(axis_t *ax, const char *values, const char *what, GError **error)
             add_value(ax, start + i * step, u_start);
         }
     } else {
-        for (guint i = 0;; i++) {
+        /* the same cap as range's: log(stop / start) / log(factor) + 1 values, counted
+         * before any is made (a factor of 1 + 2^-52 would make ~10^16) */
+        double n = floor(log(stop * (1 + 1e-9) / start) / log(step) + 1e-9) + 1;
+        if (!(n <= MAX_POINTS)) {
+            g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_PARSE,
+                        "%s: \"%s\": more than %u values", what, values, MAX_POINTS);
+            return FALSE;
+        }
+        for (guint i = 0; i <= (guint)n; i++) {
             double v = start * pow(step, i);
             if (v > stop * (1 + 1e-9)) {
                 break;
