@@ -106,6 +106,13 @@ printf '[workload]\ntracee = x\n' >"$tmp/badkey.ini"
 expect 1 "unknown key in a scenario" "badkey\.ini.*tracee.*trace, comm_groups" -- "$WEFT" replay "$tmp/badkey.ini"
 expect 1 "--set of an unknown key" "collectives\.chunk.*chunks" -- "$WEFT" replay "$scen" --set collectives.chunk=4
 expect 1 "--set of an unknown group" "bogus.*\[workload\]" -- "$WEFT" replay "$scen" --set bogus.x=1
+# A scaled duration past the picosecond clock (2^63 ps, about 106 days) is the clock's error,
+# not an abort (issue 19, item 1): the dp-step's forward node (hundreds of us) x 1e10 passes 2^63 ps.
+for sm in true false; do
+    expect 1 "compute.duration_scale=1e10 (sm_contention $sm): the clock overflow" \
+        "rank 0 node 1 \(forward\) would finish after 107 days" -- \
+        "$WEFT" replay "$scen" --set compute.duration_scale=1e10 --set compute.sm_contention=$sm
+done
 expect 1 "--set of a faults key" "faults" -- "$WEFT" replay "$scen" --set faults.link_down=1
 expect 1 "--set of a bad value" "collectives\.chunks.*\"0\"" -- "$WEFT" replay "$scen" --set collectives.chunks=0
 expect 1 "--set of a bad choice" "workload\.placement.*diagonal.*in-order" -- "$WEFT" replay "$scen" --set workload.placement=diagonal

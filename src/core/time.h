@@ -46,6 +46,39 @@ weft_time_from_us(double us)
     return (weft_time_t)llround(ps);
 }
 
+/**
+ * weft_time_from_ps:
+ * @ps: a duration in picoseconds as a double (a scaled or derived duration).
+ *
+ * Returns: @ps rounded to the nearest picosecond; 0 when @ps is not > 0 (NaN
+ * included); WEFT_TIME_MAX when it would not fit (>= 9.2e18, about 106 days),
+ * which the replay reports as a clock overflow instead of wrapping around.
+ */
+static inline weft_time_t
+weft_time_from_ps(double ps)
+{
+    if (!(ps > 0.0)) {
+        return 0;
+    }
+    if (!(ps < 9.2e18)) {
+        return WEFT_TIME_MAX;
+    }
+    return (weft_time_t)llround(ps);
+}
+
+/**
+ * weft_time_add:
+ * @a: a time or duration (>= 0).
+ * @b: a duration (>= 0).
+ *
+ * Returns: @a + @b, or WEFT_TIME_MAX when the sum would not fit.
+ */
+static inline weft_time_t
+weft_time_add(weft_time_t a, weft_time_t b)
+{
+    return b > WEFT_TIME_MAX - a ? WEFT_TIME_MAX : a + b;
+}
+
 /** weft_time_to_us: @t picoseconds as (fractional) microseconds. */
 static inline double
 weft_time_to_us(weft_time_t t)

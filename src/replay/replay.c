@@ -419,12 +419,12 @@ static weft_time_t
 compute_end(const replay_t *R, const rank_state_t *rs)
 {
     weft_time_t work = rs->nccl_sms == 0
-                           ? (weft_time_t)llround(rs->comp_left_ps)
-                           : (weft_time_t)ceil(rs->comp_left_ps / compute_rate(rs) - 1e-6);
+                           ? weft_time_from_ps(rs->comp_left_ps)
+                           : weft_time_from_ps(ceil(rs->comp_left_ps / compute_rate(rs) - 1e-6));
     if (R->faults != NULL) {
         return weft_fault_run_compute_end(R->faults, rs->vertex, rs->comp_mark, work);
     }
-    return rs->comp_mark + work;
+    return weft_time_add(rs->comp_mark, work); /* WEFT_TIME_MAX: the clock overflow error */
 }
 
 static void on_stream_node_done(void *ctx, void *data);
@@ -1939,7 +1939,7 @@ stream_run(stream_t *st, guint node)
         rs->compute_busy++;
         weft_time_t d = rs->trace->duration_ps[node];
         if (R->compute_scale != 1.0) {
-            d = (weft_time_t)llround((double)d * R->compute_scale);
+            d = weft_time_from_ps((double)d * R->compute_scale); /* saturates: overflow below */
         }
         if (st->kind == STREAM_COMPUTE && contention_on(R, rs)) {
             /* at the SMs' share of its rate (and a straggler's inside its windows) */
