@@ -744,6 +744,19 @@ static const struct {
      WEFT_TOPO_ERROR_KEY},
     {"missing.yml", "topology: [Ring]\nnpus_count: [4]\nbandwidth: [5]\n", WEFT_TOPO_ERROR_KEY},
     {"syntax.yml", "topology: [Ring\nnpus_count: [4]\n", WEFT_TOPO_ERROR_PARSE},
+    /* issue 19, item 4: one clique limit with the INI's fully-connected kind, checked before
+     * any link is made: 4097 NPUs (666666 used to build n^2 links until the allocator
+     * aborted), and 16384 cliques of 64, 16384 x 64 x 63 / 2 = 33,030,144 links > 8,386,560 */
+    {"clique.yml",
+     "topology: [FullyConnected]\nnpus_count: [4097]\nbandwidth: [5]\nlatency: [5]\n",
+     WEFT_TOPO_ERROR_VALUE},
+    {"clique-huge.yml",
+     "topology: [FullyConnected]\nnpus_count: [666666]\nbandwidth: [5]\nlatency: [5]\n",
+     WEFT_TOPO_ERROR_VALUE},
+    {"links.yml",
+     "topology: [FullyConnected, Ring]\nnpus_count: [64, 16384]\nbandwidth: [5, 5]\n"
+     "latency: [5, 5]\n",
+     WEFT_TOPO_ERROR_VALUE},
 };
 
 START_TEST(yaml_bad_file_gives_its_error_code)

@@ -50,6 +50,25 @@ G_BEGIN_DECLS
 #define WEFT_TOPO_ERROR (weft_topo_error_quark())
 GQuark weft_topo_error_quark(void);
 
+/**
+ * WEFT_TOPO_MAX_CLIQUE:
+ *
+ * The most GPUs (NPUs) one fully-connected group may hold, in every loader: a
+ * weft cluster of kind fully-connected and a FullyConnected dimension of an
+ * ASTRA-sim network YAML. n GPUs take n(n-1)/2 links: 4096 take 8,386,560,
+ * about 3.4 GB once built (measured: 4097 NPUs took 3.4 GB).
+ */
+#define WEFT_TOPO_MAX_CLIQUE 4096u
+
+/**
+ * WEFT_TOPO_MAX_LINKS:
+ *
+ * The most links a generated cluster may have before it is built: as many as
+ * the largest clique (WEFT_TOPO_MAX_CLIQUE GPUs), 8,386,560. An ASTRA-sim
+ * network whose dimensions add up to more is refused with its count.
+ */
+#define WEFT_TOPO_MAX_LINKS ((guint64)WEFT_TOPO_MAX_CLIQUE * (WEFT_TOPO_MAX_CLIQUE - 1) / 2)
+
 typedef enum {
     WEFT_TOPO_ERROR_PARSE, /* the file is not valid INI/YAML, or a value does not parse */
     WEFT_TOPO_ERROR_KEY,   /* unknown or missing group, key or kind */

@@ -193,8 +193,9 @@ build_ring(const weft_topo_i_ini_t *c, const void *params, weft_topo_t *topo, GE
     return TRUE;
 }
 
-/* A full mesh of N(N-1)/2 links; capped so the edge arrays stay reasonable. */
-#define MAX_FULLY_CONNECTED 4096
+/* A full mesh of N(N-1)/2 links; capped so the edge arrays stay reasonable
+ * (WEFT_TOPO_MAX_CLIQUE, the same limit as an ASTRA-sim FullyConnected dimension). */
+#define MAX_FULLY_CONNECTED WEFT_TOPO_MAX_CLIQUE
 
 static gboolean
 build_fully_connected(const weft_topo_i_ini_t *c, const void *params, weft_topo_t *topo,

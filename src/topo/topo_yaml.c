@@ -272,6 +272,39 @@ weft_topo_load_astra_yaml(const char *path, GError **error)
         }
         total *= n;
     }
+    /* One limit with the INI loader's fully-connected kind (topo.h): a clique of at most
+     * WEFT_TOPO_MAX_CLIQUE NPUs, and no more links in all than such a clique has, counted
+     * before any is made. */
+    guint64 links = 0;
+    for (guint d = 0; d < dims->len; d++) {
+        const dim_desc *dim = &g_array_index(dims, dim_desc, d);
+        guint64 blocks = total / dim->n;
+        switch (dim->kind) {
+        case DIM_RING:
+            links += blocks * (dim->n == 1 ? 0 : (dim->n == 2 ? 1 : dim->n));
+            break;
+        case DIM_FULLY_CONNECTED:
+            if (dim->n > WEFT_TOPO_MAX_CLIQUE) {
+                g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                            "%s: npus_count[%u] = %u: a FullyConnected dimension holds at most %u "
+                            "NPUs (n(n-1)/2 links), as a fully-connected cluster does",
+                            path, d, dim->n, WEFT_TOPO_MAX_CLIQUE);
+                return NULL;
+            }
+            links += blocks * ((guint64)dim->n * (dim->n - 1) / 2);
+            break;
+        case DIM_SWITCH:
+            links += total;
+            break;
+        }
+    }
+    if (links > WEFT_TOPO_MAX_LINKS) {
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                    "%s: the network would have %" G_GUINT64_FORMAT
+                    " links, more than %" G_GUINT64_FORMAT " (a %u-NPU clique's)",
+                    path, links, WEFT_TOPO_MAX_LINKS, WEFT_TOPO_MAX_CLIQUE);
+        return NULL;
+    }
 
     g_autofree char *base = g_path_get_basename(path);
     char *dot = strrchr(base, '.');
