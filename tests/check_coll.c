@@ -411,6 +411,18 @@ START_TEST(bad_requests_are_errors)
                                           G_GUINT64_CONSTANT(1) << 40, 1, &error));
     ck_assert(g_error_matches(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_VALUE));
     g_clear_error(&error);
+    /* issue 19, item 5: 16384^2 - 16384 = 268,419,072 direct transfers fit the 2^31 count but
+     * take over 20 GiB to build (more than 80 bytes each): on a machine whose budget (half its
+     * memory) is below that, refused before any allocation instead of aborting in GLib */
+    double budget = weft_coll_plan_memory_budget();
+    ck_assert(budget > 0);
+    if (budget < 20.0 * (1u << 30)) {
+        ck_assert_ptr_null(weft_coll_plan_new(WEFT_COLL_ALL_TO_ALL, WEFT_COLL_ALGO_DIRECT, 16384,
+                                              G_GUINT64_CONSTANT(1) << 40, 1, &error));
+        ck_assert(g_error_matches(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_VALUE));
+        ck_assert_ptr_nonnull(strstr(error->message, "GiB"));
+        g_clear_error(&error);
+    }
 }
 END_TEST
 

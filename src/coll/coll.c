@@ -727,6 +727,17 @@ weft_coll_plan_pairs(const weft_coll_plan_t *plan)
     return out;
 }
 
+double
+weft_coll_plan_memory_budget(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES);
+    long page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0) {
+        return 8.0 * (1u << 30); /* unknown: 8 GiB */
+    }
+    return 0.5 * (double)pages * (double)page;
+}
+
 weft_coll_plan_t *
 weft_coll_plan_build(weft_coll_op_t op, const weft_coll_config_t *cfg,
                      const weft_coll_layout_t *layout, guint64 size_bytes, GError **error)
@@ -804,6 +815,20 @@ weft_coll_plan_build(weft_coll_op_t op, const weft_coll_config_t *cfg,
                     "transfers, more than the %" G_GUINT64_FORMAT " a plan may hold",
                     op_names[op], weft_coll_algo_name(algo), layout->n_members, plan->channels,
                     plan->chunks, total, MAX_XFERS);
+        return NULL;
+    }
+    /* Refuse, before any allocation, a plan that would not fit in memory: the builder's
+     * transfers and dependencies, then the packed plan beside them (issue 19, item 5:
+     * collectives.chunks = 1048576 asked for 64 GiB at once and GLib aborted). */
+    double need = total * 2.0 * (sizeof(weft_coll_xfer_t) + 2.0 * sizeof(coll_dep_t));
+    double budget = weft_coll_plan_memory_budget();
+    if (need > budget) {
+        g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_VALUE,
+                    "%s (%s) over %u members with %u channels and %u chunks needs about %.3g "
+                    "transfers, about %.1f GiB to build, more than the %.1f GiB a plan may take "
+                    "(half of this machine's memory): ask for fewer chunks or channels",
+                    op_names[op], weft_coll_algo_name(algo), layout->n_members, plan->channels,
+                    plan->chunks, total, need / (1u << 30), budget / (1u << 30));
         return NULL;
     }
     coll_builder_t b;

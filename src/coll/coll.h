@@ -447,7 +447,9 @@ void weft_coll_layout_free(weft_coll_layout_t *layout);
  * @error: WEFT_COLL_ERROR_UNSUPPORTED for an (operation, algorithm) pair that
  *   does not exist or cannot run on @layout (NVLS without layout->nvls or over
  *   several domains; CollNet without layout->collnet; hierarchical or CollNet
- *   over domains of different sizes); WEFT_COLL_ERROR_VALUE for a plan too large.
+ *   over domains of different sizes); WEFT_COLL_ERROR_VALUE for a plan too large:
+ *   more than 2^31 transfers, or more memory to build than
+ *   weft_coll_plan_memory_budget(), checked before anything is allocated.
  *
  * Supported pairs: ring: all-reduce, reduce-scatter (both kinds), all-gather,
  * broadcast, reduce, barrier; direct: all-to-all, gather, scatter; tree and
@@ -457,6 +459,20 @@ void weft_coll_layout_free(weft_coll_layout_t *layout);
  * Returns: (transfer full): the plan, or NULL. Time complexity: O(transfers +
  * dependencies), with one hash lookup per transfer for its link predecessor.
  */
+/**
+ * weft_coll_plan_memory_budget:
+ *
+ * The most memory one explicit plan may take to build: half of the machine's
+ * physical memory (sysconf(_SC_PHYS_PAGES) x _SC_PAGESIZE; 8 GiB where the
+ * system does not say). A plan's need is counted from its exact transfer count
+ * (the builder's transfers and dependencies, and the packed plan beside them)
+ * before anything is allocated. Implicit ring plans, which store no transfers,
+ * are not limited by it.
+ *
+ * Returns: the budget in bytes. Time complexity: O(1).
+ */
+double weft_coll_plan_memory_budget(void);
+
 weft_coll_plan_t *weft_coll_plan_build(weft_coll_op_t op, const weft_coll_config_t *cfg,
                                        const weft_coll_layout_t *layout, guint64 size_bytes,
                                        GError **error);
