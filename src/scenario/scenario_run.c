@@ -356,7 +356,19 @@ load_workload(const weft_scenario_t *sc, weft_scenario_config_t *cfg, const weft
             }
             return weft_gen_load_spec_on(w->trace, model, weft_topo_name(topo), error);
         }
-        return weft_workload_load_chakra(w->trace, w->comm_groups, error);
+        g_autoptr(weft_workload_t) wl = weft_workload_load_chakra(w->trace, w->comm_groups, error);
+        if (wl == NULL) {
+            return NULL;
+        }
+        /* the sizes the trace lacks (a one-rank PyTorch trace), and a warning if none is known */
+        g_autoptr(GArray) sizes = NULL;
+        if (w->pg_size != NULL && !weft_workload_parse_pg_sizes(w->pg_size, &sizes, error)) {
+            return NULL;
+        }
+        if (!weft_workload_set_groups(wl, w->replicate_given ? w->replicate : 0, sizes, error)) {
+            return NULL;
+        }
+        return g_steal_pointer(&wl);
     }
     if (w->collective != NULL) {
         weft_coll_op_t op = w->collective_op;
