@@ -1340,6 +1340,58 @@ START_TEST(pytorch_trace_replicated_spans_the_world)
 }
 END_TEST
 
+/* ---- roofline times of compute nodes without a duration (src/workload/roofline.c) ---- */
+
+START_TEST(roofline_times_compute_nodes_without_a_duration)
+{
+    g_autoptr(test_et_t) et = test_et_new("0.0.4");
+    test_et_node(et, 1, "gemm", TEST_COMP); /* compute-bound */
+    test_et_attr_int(et, "num_ops", 989000000000);
+    test_et_attr_uint(et, "tensor_size", 1000000000);
+    test_et_node(et, 2, "add", TEST_COMP); /* memory-bound */
+    test_et_attr_int(et, "num_ops", 1000000);
+    test_et_attr_uint(et, "tensor_size", 6700000000);
+    test_et_node_dur(et, 3, "timed", TEST_COMP, 7); /* has a duration: kept */
+    test_et_attr_int(et, "num_ops", 989000000000);
+    test_et_attr_uint(et, "tensor_size", 1);
+    test_et_node(et, 4, "host", TEST_COMP); /* on the CPU: no GPU roofline */
+    test_et_attr_bool(et, "is_cpu_op", TRUE);
+    test_et_attr_int(et, "num_ops", 1000);
+    test_et_node(et, 5, "empty", TEST_COMP); /* nothing to time */
+    put(et, 0);
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    const weft_hw_gpu_t *h100 = weft_hw_gpu("h100", NULL);
+    ck_assert(h100 != NULL);
+    ck_assert_uint_eq(weft_workload_roofline(wl, h100), 2);
+    const weft_time_t *d = wl->ranks[0].duration_ps;
+    /* H100 SXM (hw.c: 989 TFLOP/s dense BF16, 3.35 TB/s HBM3):
+     * gemm: max(989e9 / 989e12, 1e9 / 3.35e12) = max(1 ms, 0.2985 ms) = 1 ms = 1e9 ps;
+     * add: max(1e6 / 989e12, 6.7e9 / 3.35e12) = max(1.01 ns, 2 ms) = 2e9 ps */
+    ck_assert_int_eq(d[node_index(wl, 0, 1)], 1000000000);
+    ck_assert_int_eq(d[node_index(wl, 0, 2)], 2000000000);
+    ck_assert_int_eq(d[node_index(wl, 0, 3)], 7000000); /* 7 us, as the trace says */
+    ck_assert_int_eq(d[node_index(wl, 0, 4)], 0);
+    ck_assert_int_eq(d[node_index(wl, 0, 5)], 0);
+    ck_assert(wl->warnings != NULL && wl->warnings->len == 1);
+    ck_assert(strstr(g_ptr_array_index(wl->warnings, 0), "H100") != NULL);
+    /* no GPU model (an abstract cluster): the nodes keep 0, one warning line */
+    g_autoptr(weft_workload_t) abstract = load_ok(NULL);
+    ck_assert_uint_eq(weft_workload_roofline(abstract, NULL), 2);
+    ck_assert_int_eq(abstract->ranks[0].duration_ps[node_index(abstract, 0, 1)], 0);
+    ck_assert(abstract->warnings != NULL && abstract->warnings->len == 1);
+    /* B200 (hw.c: 2,250 TFLOP/s, 8 TB/s): gemm 989e9 / 2.25e15 = 439.5555... us */
+    ck_assert_int_eq(weft_workload_roofline_ps(989e9, 1000000000, weft_hw_gpu("b200", NULL)),
+                     439555556);
+    /* a trace with durations only: nothing changes, nothing is said */
+    g_autoptr(weft_workload_t) timed = load_ok(NULL);
+    for (guint i = 0; i < timed->ranks[0].n_nodes; i++) {
+        timed->ranks[0].duration_ps[i] += 1;
+    }
+    ck_assert_uint_eq(weft_workload_roofline(timed, h100), 0);
+    ck_assert(timed->warnings == NULL);
+}
+END_TEST
+
 START_TEST(host_side_collective_needs_no_comm_type)
 {
     /* PyTorch's host record beside its NCCL kernel, which has a data_dep on it */
@@ -1885,6 +1937,7 @@ workload_suite(void)
     tcase_add_test(comm, cpu_flagged_collective_alone_without_comm_type_is_value_error);
     tcase_add_test(comm, host_record_without_kernel_runs_on_the_host_with_a_warning);
     tcase_add_test(comm, one_member_communicators_are_warned_about);
+    tcase_add_test(comm, roofline_times_compute_nodes_without_a_duration);
     tcase_add_test(comm, replicate_copies_the_rank_and_spans_unknown_groups);
     tcase_add_test(comm, pg_size_cuts_a_group_into_consecutive_ranks);
     tcase_add_test(comm, bad_group_sizes_are_errors_that_change_nothing);

@@ -368,6 +368,11 @@ load_workload(const weft_scenario_t *sc, weft_scenario_config_t *cfg, const weft
         if (!weft_workload_set_groups(wl, w->replicate_given ? w->replicate : 0, sizes, error)) {
             return NULL;
         }
+        /* compute nodes with num_ops / tensor_size but no duration: a roofline on the GPU
+         * (a cluster of mixed models has none to use: the warning says so) */
+        const weft_hw_gpu_t *gpu = weft_topo_gpu_model(topo, &werr);
+        g_clear_error(&werr);
+        weft_workload_roofline(wl, gpu);
         return g_steal_pointer(&wl);
     }
     if (w->collective != NULL) {

@@ -60,6 +60,7 @@
 
 #include "coll/coll.h"
 #include "core/time.h"
+#include "hw/hw.h"
 
 G_BEGIN_DECLS
 
@@ -305,6 +306,35 @@ gboolean weft_workload_parse_pg_sizes(const char *text, GArray **sizes, GError *
  */
 gboolean weft_workload_set_groups(weft_workload_t *wl, guint replicate, const GArray *sizes,
                                   GError **error);
+
+/**
+ * weft_workload_roofline_ps: the roofline time of one compute node.
+ * @num_ops: floating-point operations (>= 0).
+ * @tensor_bytes: bytes the node reads and writes in HBM.
+ * @gpu: the GPU it runs on; its dense BF16 peak (bf16_flops) and HBM bandwidth (hbm_Bps),
+ *   datasheet figures of the catalog (src/hw/hw.c, e.g. H100 SXM: 989 TFLOP/s, 3.35 TB/s).
+ * Returns: max(@num_ops / bf16_flops, @tensor_bytes / hbm_Bps) in picoseconds, rounded to
+ *   the nearest: ASTRA-sim's roofline (astra-sim @ 3ad841a5, Workload::issue_comp and
+ *   Roofline::get_perf). BF16 is assumed: the precision PyTorch mixed-precision training
+ *   runs its GEMMs in; a trace does not say. O(1).
+ */
+weft_time_t weft_workload_roofline_ps(double num_ops, guint64 tensor_bytes,
+                                      const weft_hw_gpu_t *gpu);
+
+/**
+ * weft_workload_roofline: time the compute nodes that carry work but no duration.
+ * @wl: a workload, changed in place.
+ * @gpu: (nullable): the GPU every rank runs on; NULL: the cluster has none (an abstract
+ *   cluster, an ASTRA-sim network) or no single one.
+ * Every GPU COMP node (is_cpu_op false) whose duration is 0 and that has num_ops > 0 or
+ * tensor_size > 0 gets weft_workload_roofline_ps(); nodes with a duration are untouched,
+ * so a trace with durations replays as before. One line is added to @wl's warnings when
+ * any node qualifies: how many, the GPU and its figures, and the first node; with @gpu
+ * NULL the nodes keep 0 and the line says why. Unlike ASTRA-sim, a node with num_ops and
+ * no tensor_size is timed by its operations (ASTRA-sim skips it).
+ * Returns: the number of such nodes. Time complexity: O(nodes of ranks that own arrays).
+ */
+guint64 weft_workload_roofline(weft_workload_t *wl, const weft_hw_gpu_t *gpu);
 
 /** weft_workload_free: NULL is a no-op. */
 void weft_workload_free(weft_workload_t *wl);
