@@ -1145,6 +1145,253 @@ START_TEST(single_rank_workload_reduces_groups_to_present_ranks)
 }
 END_TEST
 
+/* ---- process-group sizes: --replicate, --pg-size (src/workload/groups.c) ------- */
+
+/* The communicator rank @r's node @i runs in. */
+static const weft_comm_t *
+comm_of(const weft_workload_t *wl, guint r, guint i)
+{
+    ck_assert_int_ge(wl->ranks[r].comm[i], 0);
+    return g_ptr_array_index(wl->comms, wl->ranks[r].comm[i]);
+}
+
+/* Applies "NAME=N,..." (NULL: none) and @replicate; expects success. */
+static void
+set_groups_ok(weft_workload_t *wl, guint replicate, const char *pg_sizes)
+{
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GArray) sizes = NULL;
+    if (pg_sizes != NULL) {
+        ck_assert_msg(weft_workload_parse_pg_sizes(pg_sizes, &sizes, &error), "%s",
+                      error != NULL ? error->message : "");
+    }
+    ck_assert_msg(weft_workload_set_groups(wl, replicate, sizes, &error), "%s",
+                  error != NULL ? error->message : "");
+}
+
+/* Expects weft_workload_set_groups() to fail with @code and leave @wl as it was. */
+static void
+set_groups_error(weft_workload_t *wl, guint replicate, const char *pg_sizes, int code)
+{
+    guint n_ranks = wl->n_ranks, n_comms = wl->comms->len;
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GArray) sizes = NULL;
+    if (pg_sizes != NULL) {
+        ck_assert(weft_workload_parse_pg_sizes(pg_sizes, &sizes, NULL));
+    }
+    ck_assert(!weft_workload_set_groups(wl, replicate, sizes, &error));
+    ck_assert_msg(g_error_matches(error, WEFT_WORKLOAD_ERROR, code), "got: %s", error->message);
+    ck_assert_uint_eq(wl->n_ranks, n_ranks);
+    ck_assert_uint_eq(wl->comms->len, n_comms);
+}
+
+/* One rank: a world all-reduce (node 1) and, when @tp_ranks is not NULL, a METADATA
+ * group '5' with those ranks and an all-reduce in it (node 2). */
+static weft_workload_t *
+one_rank(const char *tp_ranks)
+{
+    g_autoptr(test_et_t) et = test_et_new("0.0.4");
+    if (tp_ranks != NULL) {
+        g_autofree char *md = g_strdup_printf("[{'pg_name': '5', 'ranks': %s}]", tp_ranks);
+        test_et_node(et, 100, "process_group:init", TEST_METADATA);
+        test_et_inputs(et, md);
+    }
+    test_et_coll(et, 1, "dp_allreduce", WEFT_COLL_ALL_REDUCE, 1 << 20, NULL);
+    if (tp_ranks != NULL) {
+        test_et_coll(et, 2, "tp_allreduce", WEFT_COLL_ALL_REDUCE, 4096, "5");
+        test_et_dep(et, 1);
+    }
+    put(et, 0);
+    return load_ok(NULL);
+}
+
+/* Whether @wl's warnings have the one-member line (it names both options). */
+static gboolean
+warns_one_member(const weft_workload_t *wl)
+{
+    for (guint i = 0; wl->warnings != NULL && i < wl->warnings->len; i++) {
+        const char *w = g_ptr_array_index(wl->warnings, i);
+        if (strstr(w, "--pg-size") != NULL && strstr(w, "--replicate") != NULL) {
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+START_TEST(one_member_communicators_are_warned_about)
+{
+    g_autoptr(weft_workload_t) wl = one_rank(NULL);
+    ck_assert(!warns_one_member(wl)); /* loading alone says nothing */
+    set_groups_ok(wl, 0, NULL);
+    ck_assert(warns_one_member(wl)); /* 1 rank, 1 world collective of 1 member */
+    ck_assert_uint_eq(wl->warnings->len, 1);
+    g_autoptr(weft_workload_t) one = one_rank(NULL);
+    set_groups_ok(one, 1, NULL); /* replicated once: still one member */
+    ck_assert(warns_one_member(one));
+    g_autoptr(weft_workload_t) two = one_rank(NULL);
+    set_groups_ok(two, 2, NULL);
+    ck_assert(!warns_one_member(two));
+}
+END_TEST
+
+START_TEST(replicate_copies_the_rank_and_spans_unknown_groups)
+{
+    /* group '5' lists 4 ranks of the job: its size in the job is 4, so over 8 copies
+     * it becomes 5.0 = {0..3} and 5.1 = {4..7}; the world spans the 8 */
+    g_autoptr(weft_workload_t) wl = one_rank("[0, 1, 2, 3]");
+    ck_assert_uint_eq(((const weft_comm_t *)g_ptr_array_index(wl->comms, 1))->job_size, 4);
+    set_groups_ok(wl, 8, NULL);
+    ck_assert_uint_eq(wl->n_ranks, 8);
+    ck_assert_uint_eq(wl->comms->len, 3); /* 0, 5.0, 5.1 */
+    for (guint r = 0; r < 8; r++) {
+        int dp = node_index(wl, r, 1), tp = node_index(wl, r, 2);
+        ck_assert_int_ge(dp, 0);
+        ck_assert_uint_eq(wl->ranks[r].n_nodes, 3);
+        ck_assert_str_eq(comm_of(wl, r, dp)->name, "0");
+        ck_assert_uint_eq(comm_of(wl, r, dp)->n_ranks, 8);
+        const weft_comm_t *g = comm_of(wl, r, tp);
+        ck_assert_str_eq(g->name, r < 4 ? "5.0" : "5.1");
+        ck_assert_uint_eq(g->n_ranks, 4);
+        ck_assert_uint_eq(g->ranks[r % 4], r); /* consecutive ranks, in order */
+        ck_assert_uint_eq(wl->ranks[r].comm_bytes[dp], 1 << 20);
+    }
+    ck_assert(!warns_one_member(wl));
+    expect_check_ok(wl, 8);
+}
+END_TEST
+
+START_TEST(pg_size_cuts_a_group_into_consecutive_ranks)
+{
+    /* the world's collectives in groups of 2 over 8 copies: 0.0 = {0,1} ... 0.3 = {6,7};
+     * group 5 (4 ranks in the trace) restated as 8: one group of all, named 5 */
+    g_autoptr(weft_workload_t) wl = one_rank("[0, 1, 2, 3]");
+    set_groups_ok(wl, 8, "0=2, 5=8");
+    ck_assert_uint_eq(wl->comms->len, 6); /* the world, 0.0 .. 0.3, 5 */
+    const weft_comm_t *c = comm_of(wl, 3, (guint)node_index(wl, 3, 1));
+    ck_assert_str_eq(c->name, "0.1");
+    ck_assert_uint_eq(c->n_ranks, 2);
+    ck_assert_uint_eq(c->ranks[0], 2);
+    ck_assert_uint_eq(c->ranks[1], 3);
+    c = comm_of(wl, 6, (guint)node_index(wl, 6, 2));
+    ck_assert_str_eq(c->name, "5");
+    ck_assert_uint_eq(c->n_ranks, 8);
+    expect_check_ok(wl, 8);
+    /* without --replicate, on a workload of several ranks: 4 ranks in groups of 2 */
+    for (guint r = 0; r < 4; r++) {
+        g_autoptr(test_et_t) et = test_et_new("0.0.4");
+        test_et_coll(et, 1, "allreduce", WEFT_COLL_ALL_REDUCE, 1024, NULL);
+        put(et, r);
+    }
+    g_autoptr(weft_workload_t) four = load_ok(NULL);
+    set_groups_ok(four, 0, "0=2");
+    ck_assert_str_eq(comm_of(four, 2, 0)->name, "0.1");
+    ck_assert_uint_eq(comm_of(four, 2, 0)->ranks[0], 2);
+    expect_check_ok(four, 4);
+}
+END_TEST
+
+START_TEST(bad_group_sizes_are_errors_that_change_nothing)
+{
+    static const char *bad_text[] = {"0", "=4", "0=0", "0=x", "0=-2", "0=2,0=4", "0=4294967296"};
+    for (guint i = 0; i < G_N_ELEMENTS(bad_text); i++) {
+        g_autoptr(GError) error = NULL;
+        ck_assert_msg(!weft_workload_parse_pg_sizes(bad_text[i], NULL, &error), "%s",
+                      bad_text[i]);
+        ck_assert(g_error_matches(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE));
+    }
+    g_autoptr(weft_workload_t) wl = one_rank("[0, 1, 2]");
+    set_groups_error(wl, 8, NULL, WEFT_WORKLOAD_ERROR_COMM);   /* group 5 has 3: 3 does not divide 8 */
+    set_groups_error(wl, 8, "0=3", WEFT_WORKLOAD_ERROR_COMM);  /* 3 does not divide 8 */
+    set_groups_error(wl, 0, "0=8", WEFT_WORKLOAD_ERROR_COMM);  /* one rank: needs --replicate */
+    set_groups_error(wl, 8, "7=2", WEFT_WORKLOAD_ERROR_COMM);  /* no group 7 */
+    set_groups_error(wl, (1u << 20) + 1, NULL, WEFT_WORKLOAD_ERROR_RANKS);
+    set_groups_ok(wl, 6, NULL);                                /* 3 divides 6 */
+    set_groups_error(wl, 2, NULL, WEFT_WORKLOAD_ERROR_RANKS);  /* 6 ranks now */
+    /* a send cannot be replicated */
+    g_autoptr(test_et_t) et = test_et_new("0.0.4");
+    test_et_send(et, 1, "send", 1, 0, 1024);
+    put(et, 0);
+    g_autoptr(weft_workload_t) p2p = load_ok(NULL);
+    set_groups_error(p2p, 2, NULL, WEFT_WORKLOAD_ERROR_VALUE);
+}
+END_TEST
+
+START_TEST(pytorch_trace_replicated_spans_the_world)
+{
+    g_autofree char *p = shared_path("chakra-pytorch/chakra");
+    if (p == NULL) {
+        return;
+    }
+    g_autoptr(GError) error = NULL;
+    g_autoptr(weft_workload_t) wl = weft_workload_load_chakra(p, NULL, &error);
+    ck_assert_msg(wl != NULL, "%s", error != NULL ? error->message : "");
+    g_autoptr(weft_workload_t) same = weft_workload_load_chakra(p, NULL, &error);
+    ck_assert(same != NULL);
+    set_groups_ok(same, 0, NULL);
+    ck_assert(warns_one_member(same)); /* 7 NCCL kernels in a world of one */
+    /* no pg_name, no METADATA: every GPU collective is the world's, of all 8 copies */
+    set_groups_ok(wl, 8, NULL);
+    ck_assert_uint_eq(wl->n_ranks, 8);
+    ck_assert_uint_eq(wl->comms->len, 1);
+    ck_assert_uint_eq(((const weft_comm_t *)g_ptr_array_index(wl->comms, 0))->n_ranks, 8);
+    ck_assert_uint_eq(weft_workload_node_count(wl), 8 * 3664);
+    ck_assert(!warns_one_member(wl));
+    expect_check_ok(wl, 8);
+}
+END_TEST
+
+/* ---- roofline times of compute nodes without a duration (src/workload/roofline.c) ---- */
+
+START_TEST(roofline_times_compute_nodes_without_a_duration)
+{
+    g_autoptr(test_et_t) et = test_et_new("0.0.4");
+    test_et_node(et, 1, "gemm", TEST_COMP); /* compute-bound */
+    test_et_attr_int(et, "num_ops", 989000000000);
+    test_et_attr_uint(et, "tensor_size", 1000000000);
+    test_et_node(et, 2, "add", TEST_COMP); /* memory-bound */
+    test_et_attr_int(et, "num_ops", 1000000);
+    test_et_attr_uint(et, "tensor_size", 6700000000);
+    test_et_node_dur(et, 3, "timed", TEST_COMP, 7); /* has a duration: kept */
+    test_et_attr_int(et, "num_ops", 989000000000);
+    test_et_attr_uint(et, "tensor_size", 1);
+    test_et_node(et, 4, "host", TEST_COMP); /* on the CPU: no GPU roofline */
+    test_et_attr_bool(et, "is_cpu_op", TRUE);
+    test_et_attr_int(et, "num_ops", 1000);
+    test_et_node(et, 5, "empty", TEST_COMP); /* nothing to time */
+    put(et, 0);
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    const weft_hw_gpu_t *h100 = weft_hw_gpu("h100", NULL);
+    ck_assert(h100 != NULL);
+    ck_assert_uint_eq(weft_workload_roofline(wl, h100), 2);
+    const weft_time_t *d = wl->ranks[0].duration_ps;
+    /* H100 SXM (hw.c: 989 TFLOP/s dense BF16, 3.35 TB/s HBM3):
+     * gemm: max(989e9 / 989e12, 1e9 / 3.35e12) = max(1 ms, 0.2985 ms) = 1 ms = 1e9 ps;
+     * add: max(1e6 / 989e12, 6.7e9 / 3.35e12) = max(1.01 ns, 2 ms) = 2e9 ps */
+    ck_assert_int_eq(d[node_index(wl, 0, 1)], 1000000000);
+    ck_assert_int_eq(d[node_index(wl, 0, 2)], 2000000000);
+    ck_assert_int_eq(d[node_index(wl, 0, 3)], 7000000); /* 7 us, as the trace says */
+    ck_assert_int_eq(d[node_index(wl, 0, 4)], 0);
+    ck_assert_int_eq(d[node_index(wl, 0, 5)], 0);
+    ck_assert(wl->warnings != NULL && wl->warnings->len == 1);
+    ck_assert(strstr(g_ptr_array_index(wl->warnings, 0), "H100") != NULL);
+    /* no GPU model (an abstract cluster): the nodes keep 0, one warning line */
+    g_autoptr(weft_workload_t) abstract = load_ok(NULL);
+    ck_assert_uint_eq(weft_workload_roofline(abstract, NULL), 2);
+    ck_assert_int_eq(abstract->ranks[0].duration_ps[node_index(abstract, 0, 1)], 0);
+    ck_assert(abstract->warnings != NULL && abstract->warnings->len == 1);
+    /* B200 (hw.c: 2,250 TFLOP/s, 8 TB/s): gemm 989e9 / 2.25e15 = 439.5555... us */
+    ck_assert_int_eq(weft_workload_roofline_ps(989e9, 1000000000, weft_hw_gpu("b200", NULL)),
+                     439555556);
+    /* a trace with durations only: nothing changes, nothing is said */
+    g_autoptr(weft_workload_t) timed = load_ok(NULL);
+    for (guint i = 0; i < timed->ranks[0].n_nodes; i++) {
+        timed->ranks[0].duration_ps[i] += 1;
+    }
+    ck_assert_uint_eq(weft_workload_roofline(timed, h100), 0);
+    ck_assert(timed->warnings == NULL);
+}
+END_TEST
+
 START_TEST(host_side_collective_needs_no_comm_type)
 {
     /* PyTorch's host record beside its NCCL kernel, which has a data_dep on it */
@@ -1619,6 +1866,7 @@ workload_suite(void)
     TCase *real = tcase_create("real_traces");
     tcase_set_timeout(real, 120);
     tcase_add_test(real, pytorch_trace_loads_with_its_node_counts);
+    tcase_add_test(real, pytorch_trace_replicated_spans_the_world);
     tcase_add_test(real, microbenchmarks_load_with_type_and_size);
     tcase_add_test(real, custom_ring_allreduce_has_matching_sends_and_receives);
     tcase_add_test(real, mlp_model_parallel_has_32_ranks);
@@ -1688,6 +1936,11 @@ workload_suite(void)
     tcase_add_test(comm, cpu_flagged_collective_alone_needs_a_known_group);
     tcase_add_test(comm, cpu_flagged_collective_alone_without_comm_type_is_value_error);
     tcase_add_test(comm, host_record_without_kernel_runs_on_the_host_with_a_warning);
+    tcase_add_test(comm, one_member_communicators_are_warned_about);
+    tcase_add_test(comm, roofline_times_compute_nodes_without_a_duration);
+    tcase_add_test(comm, replicate_copies_the_rank_and_spans_unknown_groups);
+    tcase_add_test(comm, pg_size_cuts_a_group_into_consecutive_ranks);
+    tcase_add_test(comm, bad_group_sizes_are_errors_that_change_nothing);
     suite_add_tcase(s, comm);
 
     TCase *written = tcase_create("written");

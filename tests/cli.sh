@@ -100,6 +100,37 @@ cmp -s "$tmp/dflt.out" "$tmp/dflt2.out" && ok "two default (tuned) runs are byte
     bad "two default runs differ"
 cmp -s "$tmp/run1" "$tmp/run2" && ok "two runs are byte-identical" || bad "two runs differ"
 
+# ---- a one-rank trace: the one-member warning, --replicate, --pg-size ----
+# dp-step's ranks are all alike, so rank 0 copied to 8 ranks is the bundled 8-rank step,
+# to the picosecond; alone its two all-reduces have one member (3700 us of compute only).
+"$MKTRACE" dp-step 1 "$tmp/dp1" || bad "mktrace dp-step 1"
+expect 0 "one-rank dp-step" "" -- "$WEFT" replay --cluster "$dgx" --trace "$tmp/dp1"
+grep -q '^step time    3700.000000 us' "$tmp/out" &&
+    grep -q '^warning      every communicator has one member .*2 collectives move no data.*--pg-size NAME=N.*--replicate N' "$tmp/out" &&
+    ok "one-rank dp-step: 3700 us, warned that its 2 collectives move no data" ||
+    { bad "one-rank dp-step: step time or warning"; cat "$tmp/out"; }
+dflt_step=$(awk '/^step time/ {print $3}' "$tmp/dflt.out")
+expect 0 "one-rank dp-step --replicate 8" "" -- "$WEFT" replay --cluster "$dgx" --trace "$tmp/dp1" --replicate 8
+awk -v e="$dflt_step" '/^step time/ { exit !($3 == e) }' "$tmp/out" && ! grep -q 'one member' "$tmp/out" &&
+    ok "--replicate 8: the 8-rank dp-step's $dflt_step us, no warning" ||
+    { bad "--replicate 8: expected the 8-rank step $dflt_step us and no warning"; grep -E '^(step|warning)' "$tmp/out"; }
+expect 0 "--replicate 8 --pg-size 0=4" "" -- "$WEFT" replay --cluster "$dgx" --trace "$tmp/dp1" --replicate 8 --pg-size 0=4
+grep -q '^  #1  0\.[01]:' "$tmp/out" && awk '/^  #1 / { exit !($NF > 0) }' "$tmp/out" &&
+    ok "--pg-size 0=4: all-reduces in groups 0.0 and 0.1, busbw > 0" ||
+    { bad "--pg-size 0=4: communicators 0.0/0.1 with busbw > 0"; grep -A3 '^most expensive' "$tmp/out"; }
+"$WEFT" replay --cluster "$dgx" --trace "$tmp/dp1" --set workload.replicate=8 -q >"$tmp/sc.out" 2>&1 &&
+    grep -q "^step time    $dflt_step us" "$tmp/sc.out" && ok "workload.replicate = 8 is --replicate 8" ||
+    bad "workload.replicate = 8 differs from --replicate 8"
+expect 2 "--replicate 0" "--replicate.*\"0\"" -- "$WEFT" replay --cluster "$dgx" --trace "$tmp/dp1" --replicate 0
+expect 2 "--pg-size 0=0" "--pg-size.*0=0" -- "$WEFT" replay --cluster "$dgx" --trace "$tmp/dp1" --replicate 8 --pg-size 0=0
+expect 2 "--pg-size without =N" "--pg-size.*'tp'" -- "$WEFT" replay --cluster "$dgx" --trace "$tmp/dp1" --replicate 8 --pg-size tp
+expect 1 "--pg-size 0=3 does not divide 8" "--pg-size 0=3: 3 does not divide the workload's 8 ranks" -- "$WEFT" replay --cluster "$dgx" --trace "$tmp/dp1" --replicate 8 --pg-size 0=3
+expect 1 "--pg-size of an unknown group" "--pg-size tp=2: .*no process group 'tp'" -- "$WEFT" replay --cluster "$dgx" --trace "$tmp/dp1" --replicate 8 --pg-size tp=2
+expect 1 "--pg-size on one rank needs --replicate" "--pg-size 0=8: .*--replicate" -- "$WEFT" replay --cluster "$dgx" --trace "$tmp/dp1" --pg-size 0=8
+expect 1 "--replicate of an 8-rank trace" "--replicate 8: the workload has 8 ranks" -- "$WEFT" replay --cluster "$dgx" --trace "$WEFT_SRCDIR/traces/dp-step-8/dp-step" --replicate 8
+expect 1 "--replicate beyond the cluster's GPUs" "16.*8" -- "$WEFT" replay --cluster "$dgx" --trace "$tmp/dp1" --replicate 16
+expect 1 "workload.replicate without a trace" "workload.replicate is for a trace" -- "$WEFT" replay --cluster "$dgx" --set workload.collective=all_reduce --set workload.collective_bytes=1MiB --set workload.replicate=2
+
 # ---- bad input: exit 1, message naming the file, rank or node ----
 for s in empty truncated corrupt-varint missing-dep cycle unmatched-send coll-deadlock p2p-size-mismatch; do
     "$MKTRACE" $s 4 "$tmp/$s" || bad "mktrace $s"

@@ -126,9 +126,20 @@ awk '$1 == 0 { exit !($4 == "0.000000") }' "$tmp/out" &&
 grep -q '^collectives  7,' "$tmp/out" &&
     grep -q '^warning      1660 ctrl_deps on a node that is not in the file or on the node itself are ignored' "$tmp/out" &&
     grep -q '^warning      .*chakra\.0\.et: rank 0: its 2004 other ctrl_deps close a cycle' "$tmp/out" &&
-    [ "$(grep -c '^warning ' "$tmp/out")" -eq 2 ] &&
-    ok "chakra-pytorch: two warning lines: 1660 dangling or self ctrl_deps, 2004 closing cycles; its 14 c10d:: host records stay on the CPU" ||
+    grep -q '^warning      every communicator has one member (the workload has 1 rank): its 7 collectives move no data.*--pg-size NAME=N.*--replicate N' "$tmp/out" &&
+    [ "$(grep -c '^warning ' "$tmp/out")" -eq 3 ] &&
+    ok "chakra-pytorch: three warning lines: 1660 dangling or self ctrl_deps, 2004 closing cycles, 7 collectives of one member; its 14 c10d:: host records stay on the CPU" ||
     { bad "chakra-pytorch: warning lines"; grep '^warning' "$tmp/out"; }
+# Issue 17: the trace names no group and carries no size (its NCCL kernels have only
+# involved_dim), so --replicate 8 puts its 7 collectives in a world of 8: data moves.
+run "chakra-pytorch rank 0 copied to the 8 GPUs of one DGX H100" - "$dgx" "$data/chakra-pytorch/chakra" --replicate 8 --set collectives.tuning=nccl
+grep -q "(8 ranks, 29312 nodes)" "$tmp/out" && ! grep -q 'one member' "$tmp/out" &&
+    [ "$(grep -c '^warning ' "$tmp/out")" -eq 2 ] &&
+    awk '/^most expensive/ { on = 1; next } on && /^  #[0-9]/ { n++; if (!($NF > 0)) z++ } on && /^$/ { on = 0 }
+         END { exit !(n == 5 && z == 0) }' "$tmp/out" &&
+    grep -Eq '^busiest links by bytes \(5 shown; [1-9][0-9]* of 64 directed links carried data' "$tmp/out" &&
+    ok "chakra-pytorch --replicate 8: every listed collective has busbw > 0, links carry data, no one-member warning" ||
+    { bad "chakra-pytorch --replicate 8: collectives move data, warning gone"; grep -E '^(warning|  #|busiest)' "$tmp/out"; }
 
 # Issue 13: one dangling ctrl_dep no longer drops the file's other ctrl_deps.
 # 2 ranks on Ring_4npus: forward 10 us, then (ctrl_dep) a 1 MiB all-reduce, 2 (a + S/2B)

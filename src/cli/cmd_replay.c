@@ -30,6 +30,8 @@ weft_cmd_replay(int argc, char **argv)
     g_autofree char *timeline_ranks = NULL;
     g_autofree char *timeline_window = NULL;
     g_autofree char *link_series = NULL;
+    g_autofree char *replicate = NULL;
+    g_auto(GStrv) pg_sizes = NULL;
     g_auto(GStrv) sets = NULL;
     g_auto(GStrv) gens = NULL;
     gboolean show_config = FALSE;
@@ -42,6 +44,14 @@ weft_cmd_replay(int argc, char **argv)
          "Chakra trace prefix: files PREFIX.0.et, PREFIX.1.et, ... (workload.trace)", "PREFIX"},
         {"comm-groups", 'g', 0, G_OPTION_ARG_FILENAME, &comm_groups,
          "communicator groups as JSON {\"1\": [0,1,...], ...} (workload.comm_groups)", "FILE"},
+        {"pg-size", 0, 0, G_OPTION_ARG_STRING_ARRAY, &pg_sizes,
+         "process group NAME (0: the world) has N members: it becomes groups of N consecutive "
+         "ranks (repeatable; workload.pg_size; doc/formats.md)",
+         "NAME=N"},
+        {"replicate", 0, 0, G_OPTION_ARG_STRING, &replicate,
+         "copy a one-rank trace to ranks 0..N-1; its groups of unknown size span all N "
+         "(workload.replicate; doc/formats.md)",
+         "N"},
         {"network", 'n', 0, G_OPTION_ARG_STRING, &network,
          "network model: analytical (default; links not shared) or flow (max-min fair sharing) "
          "(network.model)",
@@ -92,7 +102,7 @@ weft_cmd_replay(int argc, char **argv)
              "time (compute + exposed communication + idle = finish).\n\n"
              "The run is described by an optional scenario file (doc/scenario.md); the\n"
              "options below set its keys: first the scenario file, then --cluster, --trace,\n"
-             "--comm-groups, --chunks, --faults, --network, --out and the timeline options,\n"
+             "--comm-groups, --pg-size, --replicate, --chunks, --faults, --network, --out and the timeline options,\n"
              "then every --set in order.\n\n"
              "Faults inside the step ([faults], --faults) take links, NICs and switches\n"
              "down, degrade links, slow GPUs or fail them (doc/failures.md); the summary\n"
@@ -110,6 +120,8 @@ weft_cmd_replay(int argc, char **argv)
              "  weft replay scenarios/dp-step-dgx-h100.ini --out results --timeline t.json\n"
              "  weft replay scenarios/dp-step-dgx-h100.ini --set \"faults.events=0us straggler "
              "node0/gpu3 0.5 for 1ms\"\n"
+             "  weft replay --cluster topologies/dgx-h100.ini --trace "
+             "../shared/data/chakra-pytorch/chakra --replicate 8\n"
              "  weft replay --cluster topologies/dgx-h100.ini --gen model=gpt3-1.3b,tp=8\n"
              "  weft replay --cluster topologies/dgx-h100.ini --set workload.collective=all_reduce "
              "--set workload.collective_bytes=64MiB\n\n"
@@ -136,12 +148,15 @@ weft_cmd_replay(int argc, char **argv)
         return weft_cli_error("replay", error);
     }
     /* The shorthands are options of the command line: a bad value is a usage error. */
+    g_autofree char *pg_size = pg_sizes != NULL ? g_strjoinv(",", pg_sizes) : NULL;
     const struct {
         const char *option, *group, *key, *value;
     } shorthands[] = {
         {"--cluster", "cluster", "file", cluster},
         {"--trace", "workload", "trace", trace},
         {"--comm-groups", "workload", "comm_groups", comm_groups},
+        {"--pg-size", "workload", "pg_size", pg_size},
+        {"--replicate", "workload", "replicate", replicate},
         {"--chunks", "collectives", "chunks", chunks},
         {"--faults", "faults", "file", faults},
         {"--network", "network", "model", network},

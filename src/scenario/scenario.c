@@ -87,6 +87,18 @@ apply_link_series(void *obj, const char *text, GError **error)
     return weft_units_parse_time(text, &c->output.link_interval_ps, error);
 }
 
+/* workload.pg_size: NAME=N,... (workload/workload.h). */
+static gboolean
+check_pg_size(const char *text, GError **error)
+{
+    g_autoptr(GError) werr = NULL;
+    if (weft_workload_parse_pg_sizes(text, NULL, &werr)) {
+        return TRUE;
+    }
+    g_set_error_literal(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE, werr->message);
+    return FALSE;
+}
+
 /* workload.collective: an operation weft's collectives support (coll/coll.h). */
 static gboolean
 check_coll_op(const char *text, GError **error)
@@ -135,6 +147,15 @@ static const weft_key_t own_cluster_trace[] = {
     {"workload", "comm_groups", WEFT_KEY_PATH, NULL,
      "communicator groups as JSON {\"1\": [0,1,...], ...} (optional)",
      .field = F(workload.comm_groups)},
+    {"workload", "pg_size", WEFT_KEY_STRING, NULL,
+     "process-group sizes NAME=N,... (the world is 0): each such group becomes groups of N "
+     "consecutive ranks (weft replay --pg-size; doc/formats.md)",
+     .check = check_pg_size, .field = F(workload.pg_size)},
+    {"workload", "replicate", WEFT_KEY_UINT, NULL,
+     "copy a one-rank trace to ranks 0..N-1; groups of unknown size span them all "
+     "(weft replay --replicate; doc/formats.md)",
+     .imin = 1, .imax = 1 << 20, .field = F(workload.replicate),
+     .given = F(workload.replicate_given)},
 };
 
 static const weft_key_t own_collective[] = {
@@ -805,6 +826,13 @@ check_workload_keys(const weft_scenario_t *sc, const weft_scenario_config_t *cfg
                     "%s: workload.comm_groups = \"%s\" is for a trace (workload.trace); a "
                     "generated workload makes its own groups",
                     where, cfg->workload.comm_groups);
+        return FALSE;
+    }
+    if (trace == NULL && (cfg->workload.pg_size != NULL || cfg->workload.replicate_given)) {
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
+                    "%s: workload.%s is for a trace (workload.trace); a generated workload "
+                    "makes its own groups",
+                    where, cfg->workload.pg_size != NULL ? "pg_size" : "replicate");
         return FALSE;
     }
     /* (a saved configuration writes every default: collective_iterations = 1 is no request) */

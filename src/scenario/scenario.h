@@ -116,6 +116,9 @@ gboolean weft_scenario_has_workload(const weft_scenario_t *sc);
 typedef struct {
     const char *trace;       /* Chakra prefix, text workload or generator spec; NULL: none */
     const char *comm_groups; /* NULL: none */
+    const char *pg_size;     /* "NAME=N,..." (weft_workload_parse_pg_sizes()); NULL: none */
+    guint replicate;         /* when replicate_given: copies of a one-rank trace */
+    gboolean replicate_given;
     const char *collective;  /* workload.collective as given; NULL: no such workload */
     weft_coll_op_t collective_op;
     guint64 collective_bytes; /* 0: unset */

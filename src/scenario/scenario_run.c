@@ -356,7 +356,24 @@ load_workload(const weft_scenario_t *sc, weft_scenario_config_t *cfg, const weft
             }
             return weft_gen_load_spec_on(w->trace, model, weft_topo_name(topo), error);
         }
-        return weft_workload_load_chakra(w->trace, w->comm_groups, error);
+        g_autoptr(weft_workload_t) wl = weft_workload_load_chakra(w->trace, w->comm_groups, error);
+        if (wl == NULL) {
+            return NULL;
+        }
+        /* the sizes the trace lacks (a one-rank PyTorch trace), and a warning if none is known */
+        g_autoptr(GArray) sizes = NULL;
+        if (w->pg_size != NULL && !weft_workload_parse_pg_sizes(w->pg_size, &sizes, error)) {
+            return NULL;
+        }
+        if (!weft_workload_set_groups(wl, w->replicate_given ? w->replicate : 0, sizes, error)) {
+            return NULL;
+        }
+        /* compute nodes with num_ops / tensor_size but no duration: a roofline on the GPU
+         * (a cluster of mixed models has none to use: the warning says so) */
+        const weft_hw_gpu_t *gpu = weft_topo_gpu_model(topo, &werr);
+        g_clear_error(&werr);
+        weft_workload_roofline(wl, gpu);
+        return g_steal_pointer(&wl);
     }
     if (w->collective != NULL) {
         weft_coll_op_t op = w->collective_op;

@@ -783,7 +783,10 @@ comm_for(loader_t *L, const where_t *w, const char *pg_name, gint32 *out, GError
         seen[r] = 1;
         ranks[k++] = r;
     }
-    g_ptr_array_add(L->wl->comms, weft_workload_i_comm_new(pg_name, ranks, k));
+    weft_comm_t *c = weft_workload_i_comm_new(pg_name, ranks, k);
+    /* a one-rank trace keeps the group's size in the job, for weft_workload_set_groups() */
+    c->job_size = g->len > k ? g->len : 0;
+    g_ptr_array_add(L->wl->comms, c);
     *out = (gint32)L->wl->comms->len - 1;
     g_hash_table_insert(L->comm_index, g_strdup(pg_name), GINT_TO_POINTER(*out + 1));
     return TRUE;

@@ -60,6 +60,7 @@
 
 #include "coll/coll.h"
 #include "core/time.h"
+#include "hw/hw.h"
 
 G_BEGIN_DECLS
 
@@ -95,6 +96,10 @@ typedef struct {
     char *name;       /* the process group name ("0" for the world) */
     guint n_ranks;
     guint *ranks;
+    /* members the trace's definition names (a METADATA record or the comm-group file) when
+     * the workload holds fewer ranks than the job (a one-rank trace reduces every group to
+     * rank 0); 0: no more than n_ranks, or unknown. weft_workload_set_groups() reads it. */
+    guint job_size;
 } weft_comm_t;
 
 /**
@@ -247,6 +252,89 @@ weft_workload_t *weft_workload_collective(weft_coll_op_t op, guint64 bytes, guin
  * Returns: TRUE if the workload can be replayed. Time complexity: O(nodes + deps).
  */
 gboolean weft_workload_check(const weft_workload_t *wl, guint n_gpus, GError **error);
+
+/** A process group's size stated by the user (weft replay --pg-size NAME=N). */
+typedef struct {
+    char *name; /* a communicator's name (pg_name; "0" is the world) */
+    guint size; /* members per group, >= 1 */
+} weft_pg_size_t;
+
+/**
+ * weft_workload_parse_pg_sizes:
+ * @text: "NAME=N[,NAME=N...]" (spaces around the items are ignored; NAME holds neither
+ *   ',' nor '='; N a decimal integer 1 .. 2^31).
+ * @sizes: (out) (optional) (transfer full): the sizes, a GArray of weft_pg_size_t whose
+ *   names it owns (cleared with it).
+ * @error: WEFT_WORKLOAD_ERROR_VALUE naming the item: no '=', an empty NAME, an N that is
+ *   not a whole number or is 0, a NAME given twice.
+ * Returns: TRUE if @text is well formed. Time complexity: O(items^2).
+ */
+gboolean weft_workload_parse_pg_sizes(const char *text, GArray **sizes, GError **error);
+
+/**
+ * weft_workload_set_groups: replicate a one-rank trace and give process groups their size.
+ * @wl: a loaded workload, changed in place.
+ * @replicate: 0: keep the ranks; N >= 1: @wl must have one rank, whose trace is copied
+ *   to ranks 0 .. N-1 (the copies share its node arrays: O(N x its nodes) memory for the
+ *   communicators only). Point-to-point nodes cannot be copied (whom would rank r send
+ *   to?) and are an error.
+ * @sizes: (nullable) (element-type weft_pg_size_t): stated sizes; each NAME must be a
+ *   communicator a collective of @wl uses ("0": the world's collectives), and N must
+ *   divide the rank count (after replication).
+ *
+ * A communicator of size S over the workload's n ranks becomes n / S communicators of
+ * consecutive ranks, as tensor-parallel groups are laid out: rank r is member r mod S of
+ * group r / S (named NAME when S = n, else "NAME.g", g = r / S); each rank's collectives
+ * on it go to its own group. Its size S is, in this order: the stated size; with
+ * @replicate, the size of the trace's definition (weft_comm_t.job_size: a METADATA
+ * record's rank list), then all n ranks (the world, and groups of unknown size);
+ * without @replicate, the communicator is kept as the trace defines it. The world
+ * (communicator 0) stays all ranks; with a stated size "0=S" the world's collectives run
+ * in groups of S.
+ *
+ * Whether or not anything changed, when every communicator a GPU collective uses has
+ * one member, one line is added to @wl's warnings: the collectives move no data, and
+ * --pg-size / --replicate give the groups' sizes.
+ *
+ * @error: WEFT_WORKLOAD_ERROR_RANKS (@replicate of a workload of several ranks, or
+ *   above 2^20), _VALUE (a SEND/RECV to replicate, naming the node), _COMM (an unknown
+ *   NAME, listing the communicators; a size that does not divide the ranks, naming the
+ *   group, the size and the count; a group name that would repeat another's). Messages
+ *   name the option (--replicate N, --pg-size NAME=N) and its value. On error @wl is
+ *   unchanged.
+ * Returns: TRUE on success. Time complexity: O(ranks x nodes + communicators x ranks).
+ */
+gboolean weft_workload_set_groups(weft_workload_t *wl, guint replicate, const GArray *sizes,
+                                  GError **error);
+
+/**
+ * weft_workload_roofline_ps: the roofline time of one compute node.
+ * @num_ops: floating-point operations (>= 0).
+ * @tensor_bytes: bytes the node reads and writes in HBM.
+ * @gpu: the GPU it runs on; its dense BF16 peak (bf16_flops) and HBM bandwidth (hbm_Bps),
+ *   datasheet figures of the catalog (src/hw/hw.c, e.g. H100 SXM: 989 TFLOP/s, 3.35 TB/s).
+ * Returns: max(@num_ops / bf16_flops, @tensor_bytes / hbm_Bps) in picoseconds, rounded to
+ *   the nearest: ASTRA-sim's roofline (astra-sim @ 3ad841a5, Workload::issue_comp and
+ *   Roofline::get_perf). BF16 is assumed: the precision PyTorch mixed-precision training
+ *   runs its GEMMs in; a trace does not say. O(1).
+ */
+weft_time_t weft_workload_roofline_ps(double num_ops, guint64 tensor_bytes,
+                                      const weft_hw_gpu_t *gpu);
+
+/**
+ * weft_workload_roofline: time the compute nodes that carry work but no duration.
+ * @wl: a workload, changed in place.
+ * @gpu: (nullable): the GPU every rank runs on; NULL: the cluster has none (an abstract
+ *   cluster, an ASTRA-sim network) or no single one.
+ * Every GPU COMP node (is_cpu_op false) whose duration is 0 and that has num_ops > 0 or
+ * tensor_size > 0 gets weft_workload_roofline_ps(); nodes with a duration are untouched,
+ * so a trace with durations replays as before. One line is added to @wl's warnings when
+ * any node qualifies: how many, the GPU and its figures, and the first node; with @gpu
+ * NULL the nodes keep 0 and the line says why. Unlike ASTRA-sim, a node with num_ops and
+ * no tensor_size is timed by its operations (ASTRA-sim skips it).
+ * Returns: the number of such nodes. Time complexity: O(nodes of ranks that own arrays).
+ */
+guint64 weft_workload_roofline(weft_workload_t *wl, const weft_hw_gpu_t *gpu);
 
 /** weft_workload_free: NULL is a no-op. */
 void weft_workload_free(weft_workload_t *wl);
