@@ -512,6 +512,49 @@ START_TEST(test_standard_error_shrinks_as_one_over_sqrt_n)
 }
 END_TEST
 
+/* issue 19, item 6: a run that cannot progress is refused before any sample runs. The tiny
+ * world with 8 GPUs of MTBF 80 s: Lambda = 8 / 80 = 0.1 per s. Segments of K = 3 steps and a
+ * checkpoint, L = 3 x 2.5 + 0.75 = 8.25 s; ceil(10 / 3) = 4 segments; each needs
+ * expm1(0.825) failures on average and each restart of 10 s is repeated e^(1.0) times:
+ * 4 x expm1(0.825) x e = 4 x 1.28184 x 2.71828 = 13.938 interruptions per sample. */
+START_TEST(test_no_progress_is_refused_up_front)
+{
+    weft_job_params_t p;
+    tiny_params(&p);
+    ck_assert_double_eq(weft_job_expected_interruptions(&p, 3), 0.0); /* nothing fails */
+    p.rates.mtbf_s[WEFT_FAULT_GPU] = 80.0;
+    ck_assert_double_eq_tol(weft_job_expected_interruptions(&p, 3),
+                            4.0 * expm1(0.825) * exp(1.0), 1e-12);
+    ck_assert_double_eq_tol(weft_job_expected_interruptions(&p, 3), 13.938, 1e-3);
+    /* a span bounds it by Lambda x span: 0.1 x 50 s = 5 */
+    p.span_s = 50.0;
+    ck_assert_double_eq_tol(weft_job_expected_interruptions(&p, 3), 5.0, 1e-12);
+    p.span_s = INFINITY;
+    weft_job_mc_t mc;
+    GError *error = NULL;
+    ck_assert(weft_job_monte_carlo(&p, 3, &mc, NULL, &error));
+    /* a step of 1e30 s can never complete between failures: refused, no sample run */
+    p.step_time_s = 1e30;
+    ck_assert(isinf(weft_job_expected_interruptions(&p, 3)));
+    ck_assert(!weft_job_monte_carlo(&p, 3, &mc, NULL, &error));
+    ck_assert(g_error_matches(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_VALUE));
+    ck_assert_ptr_nonnull(strstr(error->message, "no progress possible"));
+    g_clear_error(&error);
+    weft_job_sample_t one;
+    ck_assert(!weft_job_simulate(&p, 3, 0, &one, &error));
+    ck_assert(g_error_matches(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_VALUE));
+    g_clear_error(&error);
+    /* 1 s steps over a span of 10^15 days: 0.1 x 8.64e19 s = 8.64e18 per sample */
+    p.step_time_s = 2.5;
+    p.steps = G_MAXUINT64;
+    p.span_s = 8.64e19;
+    ck_assert_double_eq_tol(weft_job_expected_interruptions(&p, 3), 8.64e18, 1e6);
+    ck_assert(!weft_job_monte_carlo(&p, 3, &mc, NULL, &error));
+    ck_assert(g_error_matches(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_VALUE));
+    g_clear_error(&error);
+}
+END_TEST
+
 START_TEST(test_stats_by_hand)
 {
     /* 1, 2, 3, 4: mean 2.5, sd sqrt(5/3) = 1.290994, median 2.5, p90 at h = 3 x 0.9 = 2.7:
@@ -1070,6 +1113,7 @@ job_suite(void)
     tcase_add_test(cfg, test_keys_store_typed_values);
     tcase_add_test(cfg, test_reports_are_written);
     tcase_add_test(cfg, test_degrading_cable_fault_replays_the_step);
+    tcase_add_test(cfg, test_no_progress_is_refused_up_front);
     suite_add_tcase(s, cfg);
     return s;
 }

@@ -327,12 +327,61 @@ run_sample(const weft_job_params_t *p, guint64 K, source_t *fails, source_t *deg
     return TRUE;
 }
 
+double
+weft_job_expected_interruptions(const weft_job_params_t *p, guint64 checkpoint_steps)
+{
+    double lambda = weft_fault_rate_per_s(&p->rates, &p->counts, FALSE);
+    if (!(lambda > 0.0)) {
+        return 0.0;
+    }
+    double by_span = isfinite(p->span_s) && p->span_s > 0.0 ? lambda * p->span_s : INFINITY;
+    double by_steps = INFINITY;
+    if (p->steps != G_MAXUINT64) {
+        guint64 K = MAX(checkpoint_steps, 1);
+        double segments = ceil((double)p->steps / (double)K);
+        double L = (double)K * p->step_time_s + p->checkpoint_write_s;
+        by_steps = segments * expm1(lambda * L) * exp(lambda * p->restart_s);
+        if (isnan(by_steps)) {
+            by_steps = INFINITY;
+        }
+    }
+    return MIN(by_span, by_steps);
+}
+
+/*
+ * Refuses, before any sample runs, a run whose samples would simulate more than
+ * WEFT_JOB_MAX_INTERRUPTIONS interruptions (see weft_job_expected_interruptions()).
+ */
+static gboolean
+check_progress(const weft_job_params_t *p, guint64 K, guint samples, GError **error)
+{
+    double per = weft_job_expected_interruptions(p, K);
+    if (per * samples <= WEFT_JOB_MAX_INTERRUPTIONS) {
+        return TRUE;
+    }
+    double M = weft_job_system_mtbf_s(p);
+    double L = (double)K * p->step_time_s + p->checkpoint_write_s;
+    g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_VALUE,
+                "no progress possible: the cluster fails every %.3g s (system MTBF) and a "
+                "segment of %" G_GUINT64_FORMAT " steps of %.3g s and its checkpoint takes %.3g s "
+                "(restart %.3g s)%s: about %.3g interruptions per sample expected, %u samples, "
+                "more than the %.0e weft simulates; check failures.mtbf_*, train.step_time, "
+                "train.checkpoint_interval, train.steps or train.span",
+                M, K, p->step_time_s, L, p->restart_s,
+                isfinite(p->span_s) && p->span_s > 0.0 ? " over the span" : "", per, samples,
+                WEFT_JOB_MAX_INTERRUPTIONS);
+    return FALSE;
+}
+
 /* One run drawn from the streams of Monte Carlo sample @sample; its timeline into @tl if
  * not NULL. */
 static gboolean
 simulate_sample(const weft_job_params_t *p, guint64 checkpoint_steps, guint sample, GArray *tl,
                 weft_job_sample_t *out, GError **error)
 {
+    if (!check_progress(p, checkpoint_steps, 1, error)) {
+        return FALSE;
+    }
     g_autoptr(weft_fault_sampler_t) fs =
         weft_fault_sampler_new(&p->rates, &p->counts, FALSE, p->seed, 2 * sample);
     g_autoptr(weft_fault_sampler_t) ds = NULL;
@@ -470,6 +519,9 @@ weft_job_monte_carlo(const weft_job_params_t *p, guint64 checkpoint_steps, weft_
 {
     g_return_val_if_fail(p->samples >= 1 && checkpoint_steps >= 1, FALSE);
     const guint n = p->samples;
+    if (!check_progress(p, checkpoint_steps, n, error)) {
+        return FALSE;
+    }
     g_autofree weft_job_sample_t *samples = g_new0(weft_job_sample_t, n);
     guint threads = p->threads > 0 ? p->threads : (guint)MAX(g_get_num_processors(), 1);
     guint chunk = MAX(1u, (n + 4 * threads - 1) / (4 * threads));

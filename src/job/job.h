@@ -89,6 +89,25 @@ typedef enum {
 typedef gboolean (*weft_job_step_time_fn)(const weft_fault_event_t *fault, double nominal_step_s,
                                           double *step_s, gpointer user_data, GError **error);
 
+/**
+ * WEFT_JOB_MAX_SAMPLES:
+ *
+ * The most Monte Carlo samples one evaluation takes (train.samples): each is
+ * kept for the statistics, so 10^7 take about 1.5 GB.
+ */
+#define WEFT_JOB_MAX_SAMPLES 10000000u
+
+/**
+ * WEFT_JOB_MAX_INTERRUPTIONS:
+ *
+ * The most interruptions the samples of one evaluation may be expected to
+ * simulate (weft_job_expected_interruptions() x samples). Each is a loop
+ * iteration (a failure, a restart); 10^9 of them are minutes of CPU. Past it
+ * no progress is practically possible (a segment much longer than the system
+ * MTBF, or a span of millions of MTBFs) and the run is refused up front.
+ */
+#define WEFT_JOB_MAX_INTERRUPTIONS 1e9
+
 /** Everything one run needs, resolved (units in the names). */
 typedef struct {
     guint64 steps;             /* N; G_MAXUINT64 with only a span */
@@ -199,10 +218,31 @@ typedef struct {
  * weft_job_monte_carlo:
  * p->samples runs at interval @checkpoint_steps, in p->threads threads.
  * @samples_out: (out) (optional) (transfer full): the samples by index, or NULL.
- * Returns: FALSE with the first (lowest-index) sample's error.
+ * Returns: FALSE with the first (lowest-index) sample's error, or, before any
+ * sample runs, WEFT_JOB_ERROR_VALUE when the samples are expected to simulate
+ * more than WEFT_JOB_MAX_INTERRUPTIONS interruptions (no progress possible:
+ * weft_job_expected_interruptions()), naming the MTBF, the segment and the keys.
  */
 gboolean weft_job_monte_carlo(const weft_job_params_t *p, guint64 checkpoint_steps,
                               weft_job_mc_t *out, weft_job_sample_t **samples_out, GError **error);
+
+/**
+ * weft_job_expected_interruptions:
+ * @p: the run.
+ * @checkpoint_steps: K >= 1.
+ *
+ * How many interruptions one sample is expected to simulate, from the system
+ * failure rate Lambda = 1 / M (weft_job_system_mtbf_s()): with a span, Lambda x
+ * span; otherwise ceil(N / K) segments, each of L = K T + delta, needing
+ * expm1(Lambda L) failures on average before one completes (the exponential
+ * law), each followed by a restart R that fails again with probability
+ * 1 - e^(-Lambda R): ceil(N / K) expm1(Lambda L) e^(Lambda R); the smaller of
+ * the two when both bound the run. 0 when nothing fails; INFINITY when no
+ * progress is possible (Lambda L beyond a double's exponent).
+ *
+ * Returns: the expected count (>= 0, possibly INFINITY). Time complexity: O(1).
+ */
+double weft_job_expected_interruptions(const weft_job_params_t *p, guint64 checkpoint_steps);
 
 /** weft_job_stat_compute: statistics of @x[0 .. @n) (n >= 1); @x is not changed. */
 void weft_job_stat_compute(const double *x, gsize n, weft_job_stat_t *st);

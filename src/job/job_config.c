@@ -493,10 +493,13 @@ weft_job_config_resolve(const weft_job_config_t *cfg, weft_job_params_t *p, GStr
     p->restart_s = s.detection_s + s.reschedule_s + size_B / read_Bps;
     p->checkpoint_auto = s.checkpoint_interval == 0;
     p->checkpoint_steps = p->checkpoint_auto ? 1 : s.checkpoint_interval;
-    if (s.samples > G_MAXUINT32 / 2) {
+    /* every sample is kept for the statistics (weft_job_sample_t, about 150 bytes with its
+     * sort copy): 10^7 of them take about 1.5 GB; 10^9 asked for 144 GB and aborted */
+    if (s.samples > WEFT_JOB_MAX_SAMPLES) {
         g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_VALUE,
-                    "%strain.samples = %.0f: at most %u", origin, (double)s.samples,
-                    G_MAXUINT32 / 2);
+                    "%strain.samples = %.0f: at most %u (each sample is kept, about %u bytes)",
+                    origin, (double)s.samples, WEFT_JOB_MAX_SAMPLES,
+                    (guint)(sizeof(weft_job_sample_t) + sizeof(double)));
         return FALSE;
     }
     p->samples = (guint)s.samples;
