@@ -550,6 +550,21 @@ START_TEST(float_comm_size_is_value_error)
 }
 END_TEST
 
+/* issue 19, item 8: a negative or NaN num_ops is a value error naming the node, not a
+ * silently negative roofline time */
+START_TEST(num_ops_must_be_a_finite_count)
+{
+    const double bad[] = {-1.0, NAN, INFINITY};
+    for (guint k = 0; k < G_N_ELEMENTS(bad); k++) {
+        g_autoptr(test_et_t) et = test_et_new("0.0.4");
+        test_et_node(et, 0, "gemm", TEST_COMP);
+        test_et_attr_double(et, "num_ops", bad[k]);
+        put(et, 0);
+        expect_load_error(WEFT_WORKLOAD_ERROR_VALUE);
+    }
+}
+END_TEST
+
 START_TEST(integer_attributes_of_any_width_are_read)
 {
     g_autoptr(test_et_t) et = test_et_new("0.0.4");
@@ -1895,6 +1910,7 @@ workload_suite(void)
     tcase_add_checked_fixture(nodes, tmp_setup, tmp_teardown);
     tcase_add_test(nodes, float_comm_size_is_value_error);
     tcase_add_test(nodes, integer_attributes_of_any_width_are_read);
+    tcase_add_test(nodes, num_ops_must_be_a_finite_count);
     tcase_add_test(nodes, gpu_collective_without_comm_type_is_value_error);
     tcase_add_test(nodes, dependency_on_missing_node_is_dep_error);
     tcase_add_test(nodes, duplicate_node_id_is_dep_error);

@@ -16,6 +16,7 @@
 
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
+#include <math.h>
 #include <string.h>
 
 #include "workload/chakra.h"
@@ -959,6 +960,13 @@ fill_node(loader_t *L, guint r, guint i, GError **error)
             pg_desc = a->string_val;
         } else if (strcmp(an, "num_ops") == 0) {
             if (!attr_number(&w, a, &t->num_ops[i], error)) {
+                return FALSE;
+            }
+            /* a count of operations: the roofline divides it by the GPU's peak */
+            if (!(t->num_ops[i] >= 0.0) || !isfinite(t->num_ops[i])) {
+                g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                            WHERE_FMT ": num_ops = %g: expected a finite count >= 0",
+                            WHERE_ARGS(&w), t->num_ops[i]);
                 return FALSE;
             }
         } else if (strcmp(an, "tensor_size") == 0) {
