@@ -1107,6 +1107,14 @@ START_TEST(bad_comm_group_json_is_comm_error)
     g_autoptr(weft_workload_t) wl = weft_workload_load_chakra(pre, json, &error);
     ck_assert_ptr_null(wl);
     ck_assert_int_eq(error->code, WEFT_WORKLOAD_ERROR_COMM);
+    /* issue 19, item 8: a group given twice (JSON would keep the last silently) */
+    g_clear_error(&error);
+    ck_assert(g_file_set_contents(json, "{\"1\": [0, 1], \"2\": [2, 3], \"1\": [2, 3]}", -1,
+                                  NULL));
+    g_autoptr(weft_workload_t) dup = weft_workload_load_chakra(pre, json, &error);
+    ck_assert_ptr_null(dup);
+    ck_assert_int_eq(error->code, WEFT_WORKLOAD_ERROR_COMM);
+    ck_assert_ptr_nonnull(strstr(error->message, "'1' is defined twice"));
 }
 END_TEST
 
