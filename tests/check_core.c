@@ -596,6 +596,15 @@ START_TEST(units_refuse_missing_unknown_and_wrong_units)
     ck_assert(!weft_units_parse_rate("50 furlongs/s", &r, &err));
     ck_assert(g_error_matches(err, WEFT_UNITS_ERROR, WEFT_UNITS_ERROR_UNIT));
     g_clear_error(&err);
+    /* issue 19, item 8: beyond 1 PB/s is a typo, not a link; 1000TB/s itself is accepted */
+    ck_assert(!weft_units_parse_rate("1e30GB/s", &r, &err));
+    ck_assert(g_error_matches(err, WEFT_UNITS_ERROR, WEFT_UNITS_ERROR_RANGE));
+    g_clear_error(&err);
+    ck_assert(!weft_units_parse_rate("1001TB/s", &r, &err));
+    ck_assert(g_error_matches(err, WEFT_UNITS_ERROR, WEFT_UNITS_ERROR_RANGE));
+    g_clear_error(&err);
+    ck_assert(weft_units_parse_rate("1000TB/s", &r, &err));
+    ck_assert_double_eq(r, 1e15);
     ck_assert(!weft_units_parse_bytes("5ns", &b, &err)); /* a time is not a size */
     ck_assert(g_error_matches(err, WEFT_UNITS_ERROR, WEFT_UNITS_ERROR_UNIT));
     g_clear_error(&err);

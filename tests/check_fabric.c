@@ -866,6 +866,9 @@ static const struct {
     {"oversubscription-word.ini", H100_RAIL "oversubscription = half\n", WEFT_TOPO_ERROR_PARSE},
     {"oversubscription-zero.ini", H100_RAIL "oversubscription = 0:1\n", WEFT_TOPO_ERROR_VALUE},
     {"oversubscription-negative.ini", H100_RAIL "oversubscription = -2:1\n", WEFT_TOPO_ERROR_VALUE},
+    /* issue 19, item 8: beyond 1024:1 either way (no switch has more ports) */
+    {"oversubscription-huge.ini", H100_RAIL "oversubscription = 1e30:1\n", WEFT_TOPO_ERROR_VALUE},
+    {"oversubscription-tiny.ini", H100_RAIL "oversubscription = 1:1025\n", WEFT_TOPO_ERROR_VALUE},
     {"dragonfly-not-dividing.ini", DF "groups = 4\nlink_bandwidth = 1GB/s\n",
      WEFT_TOPO_ERROR_VALUE},
     {"dragonfly-too-many-groups.ini", DF "groups = 10\nlink_bandwidth = 1GB/s\n",

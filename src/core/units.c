@@ -170,7 +170,17 @@ weft_units_parse_bytes(const char *text, guint64 *bytes, GError **error)
 gboolean
 weft_units_parse_rate(const char *text, double *rate_Bps, GError **error)
 {
-    return parse_with(text, rate_units, "rate", rate_Bps, error);
+    double v;
+    if (!parse_with(text, rate_units, "rate", &v, error)) {
+        return FALSE;
+    }
+    if (v > WEFT_UNITS_MAX_RATE_BPS) {
+        g_set_error(error, WEFT_UNITS_ERROR, WEFT_UNITS_ERROR_RANGE,
+                    "'%s' is beyond any physical link or store: at most 1000TB/s (1 PB/s)", text);
+        return FALSE;
+    }
+    *rate_Bps = v;
+    return TRUE;
 }
 
 gboolean

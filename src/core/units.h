@@ -46,10 +46,19 @@ typedef enum {
 gboolean weft_units_parse_bytes(const char *text, guint64 *bytes, GError **error);
 
 /**
+ * WEFT_UNITS_MAX_RATE_BPS:
+ *
+ * The largest rate a text may give: 1 PB/s, over 500 times an NVLink 5 GPU's
+ * 1.8 TB/s (NVIDIA Blackwell datasheet) and far beyond any storage system; a
+ * larger figure is a typo (1e30 GB/s used to be taken as given).
+ */
+#define WEFT_UNITS_MAX_RATE_BPS 1e15
+
+/**
  * weft_units_parse_rate:
  * @text: e.g. "400Gb/s", "50GB/s", "900 GB/s".
  * @rate_Bps: (out): bytes per second.
- * @error: WEFT_UNITS_ERROR on failure.
+ * @error: WEFT_UNITS_ERROR on failure; _RANGE above WEFT_UNITS_MAX_RATE_BPS.
  * Returns: TRUE on success.
  */
 gboolean weft_units_parse_rate(const char *text, double *rate_Bps, GError **error);

@@ -80,6 +80,9 @@ weft_topo_i_ini_whole(const weft_topo_i_ini_t *c, const char *key, double v, gui
     return TRUE;
 }
 
+/* The largest down:up (or up:down) ratio: a 1024-port switch with one port on the other side. */
+#define WEFT_TOPO_MAX_RATIO 1024.0
+
 gboolean
 weft_topo_i_parse_ratio(const char *text, double *down, double *up, GError **error)
 {
@@ -100,6 +103,15 @@ weft_topo_i_parse_ratio(const char *text, double *down, double *up, GError **err
                                 "both sides of the ratio must be positive");
             return FALSE;
         }
+    }
+    /* beyond physical plausibility: no switch has more than 1024 ports, so one side can be at
+     * most 1024 times the other (1e30:1 used to be taken as given) */
+    if (v[0] / v[1] > WEFT_TOPO_MAX_RATIO || v[1] / v[0] > WEFT_TOPO_MAX_RATIO) {
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                    "one side of the ratio is more than %.0f times the other (no switch has "
+                    "more than %.0f ports)",
+                    WEFT_TOPO_MAX_RATIO, WEFT_TOPO_MAX_RATIO);
+        return FALSE;
     }
     *down = v[0];
     *up = v[1];
