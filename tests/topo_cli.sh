@@ -237,6 +237,15 @@ awk '/<edge /&&!done{print "    <node id=\"stray\">\n      <data key=\"v_kind\">
 expect 1 "check finds an unreachable switch" "stray\.graphml.*problems" -- "$WEFT" topo check "$tmp/stray.graphml"
 grep -q "stray0" "$tmp/err" && ok "the finding names switch stray0" || bad "the finding names stray0"
 
+# A numeric attribute written NaN (igraph reads it as "absent", which would silently take the
+# default) is refused naming the key and line (issue 19, item 8): an edge's lanes, a vertex's host.
+for key in e_lanes v_host; do
+    sed "0,/<data key=\"$key\">[^<]*</s//<data key=\"$key\">NaN</" "$tmp/dgx-h100.graphml" \
+        >"$tmp/nan-$key.graphml"
+    expect 1 "GraphML $key = NaN" "nan-$key\.graphml:[0-9]+: attribute \"$key\" is NaN" -- \
+        "$WEFT" topo show "$tmp/nan-$key.graphml"
+done
+
 # A GPU the kind's chassis cannot hold: GB200 is a Grace superchip (NVL72 racks), B200 an SXM
 # module of HGX baseboards (hw.c, NVIDIA's GB200 NVL72 and DGX B200 datasheets).
 printf '[cluster]\nkind = dgx-b200\nnodes = 1\ngpu = gb200\n' >"$tmp/b200-gb200.ini"

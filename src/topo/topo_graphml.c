@@ -615,10 +615,47 @@ weft_topo_load_graphml(const char *path, GError **error)
     return topo;
 }
 
+/*
+ * igraph reads a numeric <data> of "NaN" as NaN, which is also how it marks an element
+ * without that attribute: a written NaN would silently take the default (lanes 1, no host,
+ * no message cost). Finds the first <data> whose text is NaN, and names its key and line.
+ */
+static gboolean
+refuse_nan_data(const char *path, GError **error)
+{
+    g_autofree char *text = NULL;
+    gsize len = 0;
+    if (!g_file_get_contents(path, &text, &len, NULL)) {
+        return TRUE; /* igraph's own read reports what is wrong with the file */
+    }
+    g_autoptr(GRegex) re = g_regex_new(
+        "<data\\s+key\\s*=\\s*[\"']([^\"']*)[\"'][^>]*>\\s*[-+]?nan\\s*</data>",
+        G_REGEX_CASELESS | G_REGEX_RAW, 0, NULL);
+    g_autoptr(GMatchInfo) mi = NULL;
+    if (re == NULL || !g_regex_match_full(re, text, (gssize)len, 0, 0, &mi, NULL)) {
+        return TRUE;
+    }
+    gint start = 0;
+    g_match_info_fetch_pos(mi, 0, &start, NULL);
+    guint line = 1;
+    for (gint i = 0; i < start; i++) {
+        line += text[i] == '\n';
+    }
+    g_autofree char *key = g_match_info_fetch(mi, 1);
+    g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                "%s:%u: attribute \"%s\" is NaN: give a number, or leave the <data> out for "
+                "the default",
+                path, line, key);
+    return FALSE;
+}
+
 /* weft_topo_load_graphml() under the igraph lock (topo_private.h). */
 static weft_topo_t *
 load_graphml_locked(const char *path, GError **error)
 {
+    if (!refuse_nan_data(path, error)) {
+        return NULL;
+    }
     FILE *f = g_fopen(path, "r");
     if (f == NULL) {
         int errsv = errno;
