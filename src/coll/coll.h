@@ -158,6 +158,10 @@
  *    every connection's first control message, posted when the collective
  *    starts. Later control messages are posted NCCL_STEPS steps ahead and are
  *    not charged. 0: none;
+ *  - ASTRA-sim's system layer (coll/astra_system.h): reduce_trunc_ns charges a
+ *    reduction as 3 x floor(bytes / hbm_Bps) whole ns; waves > 1 runs the plan
+ *    that many times in sequence, base_ps before each run (ASTRA-sim's chunks,
+ *    at most active-chunks-per-dimension at once);
  *  - channels under the analytical model: a transfer runs at most at its
  *    route's rate x efficiency / m, m = the number of channels of the plan with
  *    transfers on the same (source, destination) pair (xfer->sharing): the
@@ -366,6 +370,13 @@ typedef struct {
     weft_time_t rendezvous_ps; /* no transfer across domains starts before this long after the
                                   first transfers may (the receivers' first control messages);
                                   0 = none */
+    gboolean reduce_trunc_ns;  /* a reduction costs 3 x floor(bytes / hbm_Bps in ns) ns, each
+                                  of its two reads and one write truncated to whole ns as
+                                  ASTRA-sim's PacketBundle.cc does (astra_system.h); FALSE:
+                                  3 x bytes / hbm_Bps to the ps */
+    guint waves;               /* the plan runs this many times one after another, each run
+                                  paying base_ps again (ASTRA-sim's chunks beyond its active
+                                  ones, astra_system.h); 0 and 1: once */
 } weft_coll_exec_t;
 
 typedef struct weft_coll_implicit weft_coll_implicit_t;
