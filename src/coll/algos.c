@@ -290,8 +290,12 @@ build_direct(const ctx_t *x)
             for (guint i = 0; i < n; i++) {
                 for (guint j = 0; j < n; j++) {
                     if (j != i) {
+                        /* this channel's part of block j (member j's output block stays
+                         * whole, as ring_fill() cuts it) */
+                        guint64 bj = coll_split(S, n, j);
                         into[j * n + i] = weft_coll_i_add_xfer(
-                            x->b, ch, i, j, coll_split(cl, n, j), co + coll_split_off(cl, n, j),
+                            x->b, ch, i, j, coll_split(bj, plan->channels, ch),
+                            coll_split_off(S, n, j) + coll_split_off(bj, plan->channels, ch),
                             WEFT_COLL_XFER_REDUCE);
                     }
                 }
@@ -304,8 +308,10 @@ build_direct(const ctx_t *x)
                     if (i == j) {
                         continue;
                     }
-                    guint32 t = weft_coll_i_add_xfer(x->b, ch, j, i, coll_split(cl, n, j),
-                                                     co + coll_split_off(cl, n, j), 0);
+                    guint64 bj = coll_split(S, n, j);
+                    guint32 t = weft_coll_i_add_xfer(
+                        x->b, ch, j, i, coll_split(bj, plan->channels, ch),
+                        coll_split_off(S, n, j) + coll_split_off(bj, plan->channels, ch), 0);
                     for (guint k = 0; k < n; k++) {
                         if (k != j) {
                             weft_coll_i_add_dep(x->b, into[j * n + k], t);

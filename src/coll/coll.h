@@ -45,7 +45,11 @@
  *    All-reduce = reduce-scatter (n-1 steps, the receiver reduces) + all-gather
  *    (n-1 steps); broadcast and reduce are chains along the ring from / to the
  *    root (member 0), pipelined in chunks.
- *  - direct: every pair at once (all-to-all, gather, scatter; no chunks).
+ *  - direct: every pair at once (all-to-all, gather, scatter; no chunks). Also
+ *    ASTRA-sim's direct (AllToAll.cc, astra-sim 518bd513): reduce-scatter sends
+ *    member j's block to j from every member at once, j reducing; all-reduce
+ *    adds, once all n - 1 parts of block j are in and reduced, j's block to
+ *    every other member; all-gather sends every block to every member at once.
  *  - tree: NCCL's double binary tree. Over the layout's domains, tree 0 is
  *    NCCL's btree (ncclGetBtree: rank r's parent is (r ^ b) | (b << 1), or r ^ b
  *    when that is out of range, with b the lowest set bit of r; domain 0 is the
@@ -461,7 +465,8 @@ void weft_coll_layout_free(weft_coll_layout_t *layout);
  *   over domains of different sizes); WEFT_COLL_ERROR_VALUE for a plan too large.
  *
  * Supported pairs: ring: all-reduce, reduce-scatter (both kinds), all-gather,
- * broadcast, reduce, barrier; direct: all-to-all, gather, scatter; tree and
+ * broadcast, reduce, barrier; direct: all-to-all, gather, scatter, all-reduce,
+ * reduce-scatter, all-gather; tree and
  * halving_doubling: all-reduce, barrier (and halving_doubling reduce-scatter,
  * all-gather); hierarchical, nvls_tree, collnet: all-reduce; nvls: all-reduce,
  * reduce-scatter, all-gather.
