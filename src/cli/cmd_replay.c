@@ -22,6 +22,7 @@ weft_cmd_replay(int argc, char **argv)
     g_autofree char *cluster = NULL;
     g_autofree char *trace = NULL;
     g_autofree char *comm_groups = NULL;
+    g_autofree char *system = NULL;
     g_autofree char *network = NULL;
     g_autofree char *chunks = NULL;
     g_autofree char *faults = NULL;
@@ -42,6 +43,10 @@ weft_cmd_replay(int argc, char **argv)
          "Chakra trace prefix: files PREFIX.0.et, PREFIX.1.et, ... (workload.trace)", "PREFIX"},
         {"comm-groups", 'g', 0, G_OPTION_ARG_FILENAME, &comm_groups,
          "communicator groups as JSON {\"1\": [0,1,...], ...} (workload.comm_groups)", "FILE"},
+        {"system", 0, 0, G_OPTION_ARG_FILENAME, &system,
+         "ASTRA-sim system JSON: collective implementations, chunks, endpoint delay (system.file; "
+         "doc/formats.md)",
+         "FILE"},
         {"network", 'n', 0, G_OPTION_ARG_STRING, &network,
          "network model: analytical (default; links not shared) or flow (max-min fair sharing) "
          "(network.model)",
@@ -92,7 +97,7 @@ weft_cmd_replay(int argc, char **argv)
              "time (compute + exposed communication + idle = finish).\n\n"
              "The run is described by an optional scenario file (doc/scenario.md); the\n"
              "options below set its keys: first the scenario file, then --cluster, --trace,\n"
-             "--comm-groups, --chunks, --faults, --network, --out and the timeline options,\n"
+             "--comm-groups, --system, --chunks, --faults, --network, --out and the timeline options,\n"
              "then every --set in order.\n\n"
              "Faults inside the step ([faults], --faults) take links, NICs and switches\n"
              "down, degrade links, slow GPUs or fail them (doc/failures.md); the summary\n"
@@ -142,6 +147,7 @@ weft_cmd_replay(int argc, char **argv)
         {"--cluster", "cluster", "file", cluster},
         {"--trace", "workload", "trace", trace},
         {"--comm-groups", "workload", "comm_groups", comm_groups},
+        {"--system", "system", "file", system},
         {"--chunks", "collectives", "chunks", chunks},
         {"--faults", "faults", "file", faults},
         {"--network", "network", "model", network},

@@ -135,6 +135,12 @@ static const weft_key_t own_cluster_trace[] = {
     {"workload", "comm_groups", WEFT_KEY_PATH, NULL,
      "communicator groups as JSON {\"1\": [0,1,...], ...} (optional)",
      .field = F(workload.comm_groups)},
+    {"system", "file", WEFT_KEY_PATH, NULL,
+     "ASTRA-sim system JSON: its collective implementations, chunks, endpoint delay and "
+     "reduction cost decide all-reduce, all-gather, reduce-scatter and all-to-all "
+     "(doc/formats.md); needs the plain collective model (collectives.tuning auto on an "
+     "abstract cluster, or off)",
+     .field = F(system_file)},
 };
 
 static const weft_key_t own_collective[] = {
