@@ -92,6 +92,10 @@ printf '{"endpoint-delay": 10, "preferred-dataset-splits": 1, "all-reduce-implem
 expect 0 "unknown key warns" 'unknown.json: key "frobnicate": unknown key' -- \
     "$WEFT" replay -q --system "$tmp/unknown.json" --cluster "$demo/inputs/Ring_8.yml" \
     --trace "$trace"
+printf '{"preferred-dataset-splits": 3, "active-chunks-per-dimension": 2, "all-reduce-implementation": ["ring"]}\n' \
+    >"$tmp/waves.json"
+expect 0 "uneven waves warn" 'waves.json: key "active-chunks-per-dimension": 3 splits' -- \
+    "$WEFT" replay -q --system "$tmp/waves.json" --cluster "$demo/inputs/Ring_8.yml" --trace "$trace"
 # Bad values are errors naming file, key and value.
 printf '{"endpoint-delay": "ten"}\n' >"$tmp/bad.json"
 expect 1 "endpoint-delay a string" 'bad.json: key "endpoint-delay": value "ten"' -- \

@@ -323,6 +323,12 @@ warn_combined(reader_t *R, const weft_astra_system_t *sys)
              "ASTRA-sim's own traces and replay mode are not produced; use weft's --out and "
              "--timeline");
     }
+    if (sys->dataset_splits > sys->active_chunks && sys->dataset_splits % sys->active_chunks != 0) {
+        warn(R, "active-chunks-per-dimension",
+             "%u splits are not a multiple of %u active chunks: weft's last wave still runs %u "
+             "chunks (an overestimate of its time)",
+             sys->dataset_splits, sys->active_chunks, sys->active_chunks);
+    }
     for (guint op = 0; op < WEFT_ASTRA_N_OPS; op++) {
         if (sys->n_dims[op] > 1) {
             g_autofree char *key = g_strdup_printf("%s-implementation", op_keys[op]);
