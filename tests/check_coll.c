@@ -391,7 +391,7 @@ START_TEST(bad_requests_are_errors)
     ck_assert(g_error_matches(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED));
     g_clear_error(&error);
     ck_assert_ptr_null(
-        weft_coll_plan_new(WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALGO_DIRECT, 4, 8, 1, &error));
+        weft_coll_plan_new(WEFT_COLL_BROADCAST, WEFT_COLL_ALGO_DIRECT, 4, 8, 1, &error));
     ck_assert(g_error_matches(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED));
     g_clear_error(&error);
     ck_assert_ptr_null(weft_coll_plan_new(WEFT_COLL_N_OPS, WEFT_COLL_ALGO_AUTO, 4, 8, 1, &error));

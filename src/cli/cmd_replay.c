@@ -22,6 +22,7 @@ weft_cmd_replay(int argc, char **argv)
     g_autofree char *cluster = NULL;
     g_autofree char *trace = NULL;
     g_autofree char *comm_groups = NULL;
+    g_autofree char *system = NULL;
     g_autofree char *network = NULL;
     g_autofree char *chunks = NULL;
     g_autofree char *faults = NULL;
@@ -52,6 +53,10 @@ weft_cmd_replay(int argc, char **argv)
          "copy a one-rank trace to ranks 0..N-1; its groups of unknown size span all N "
          "(workload.replicate; doc/formats.md)",
          "N"},
+        {"system", 0, 0, G_OPTION_ARG_FILENAME, &system,
+         "ASTRA-sim system JSON: collective implementations, chunks, endpoint delay (system.file; "
+         "doc/formats.md)",
+         "FILE"},
         {"network", 'n', 0, G_OPTION_ARG_STRING, &network,
          "network model: analytical (default; links not shared) or flow (max-min fair sharing) "
          "(network.model)",
@@ -102,7 +107,7 @@ weft_cmd_replay(int argc, char **argv)
              "time (compute + exposed communication + idle = finish).\n\n"
              "The run is described by an optional scenario file (doc/scenario.md); the\n"
              "options below set its keys: first the scenario file, then --cluster, --trace,\n"
-             "--comm-groups, --pg-size, --replicate, --chunks, --faults, --network, --out and the timeline options,\n"
+             "--comm-groups, --pg-size, --replicate, --system, --chunks, --faults, --network, --out and the timeline options,\n"
              "then every --set in order.\n\n"
              "Faults inside the step ([faults], --faults) take links, NICs and switches\n"
              "down, degrade links, slow GPUs or fail them (doc/failures.md); the summary\n"
@@ -157,6 +162,7 @@ weft_cmd_replay(int argc, char **argv)
         {"--comm-groups", "workload", "comm_groups", comm_groups},
         {"--pg-size", "workload", "pg_size", pg_size},
         {"--replicate", "workload", "replicate", replicate},
+        {"--system", "system", "file", system},
         {"--chunks", "collectives", "chunks", chunks},
         {"--faults", "faults", "file", faults},
         {"--network", "network", "model", network},

@@ -278,6 +278,59 @@ build_direct(const ctx_t *x)
                 weft_coll_i_add_xfer(x->b, ch, 0, i, cl, (guint64)i * S + co, 0);
             }
             break;
+        case WEFT_COLL_ALL_REDUCE:
+        case WEFT_COLL_REDUCE_SCATTER:
+        case WEFT_COLL_REDUCE_SCATTER_BLOCK: {
+            /* ASTRA-sim's direct (astra-sim 518bd513, astraccl/native_collectives/
+             * collective_algorithm/AllToAll.cc): every member sends piece j of its
+             * channel part to member j at once, which reduces it; for all-reduce,
+             * member j then sends its reduced piece to every other member once all
+             * n - 1 pieces have arrived and been reduced. */
+            g_autofree guint32 *into = g_new(guint32, (gsize)n * n);
+            for (guint i = 0; i < n; i++) {
+                for (guint j = 0; j < n; j++) {
+                    if (j != i) {
+                        /* this channel's part of block j (member j's output block stays
+                         * whole, as ring_fill() cuts it) */
+                        guint64 bj = coll_split(S, n, j);
+                        into[j * n + i] = weft_coll_i_add_xfer(
+                            x->b, ch, i, j, coll_split(bj, plan->channels, ch),
+                            coll_split_off(S, n, j) + coll_split_off(bj, plan->channels, ch),
+                            WEFT_COLL_XFER_REDUCE);
+                    }
+                }
+            }
+            if (plan->op != WEFT_COLL_ALL_REDUCE) {
+                break;
+            }
+            for (guint j = 0; j < n; j++) {
+                for (guint i = 0; i < n; i++) {
+                    if (i == j) {
+                        continue;
+                    }
+                    guint64 bj = coll_split(S, n, j);
+                    guint32 t = weft_coll_i_add_xfer(
+                        x->b, ch, j, i, coll_split(bj, plan->channels, ch),
+                        coll_split_off(S, n, j) + coll_split_off(bj, plan->channels, ch), 0);
+                    for (guint k = 0; k < n; k++) {
+                        if (k != j) {
+                            weft_coll_i_add_dep(x->b, into[j * n + k], t);
+                        }
+                    }
+                }
+            }
+            break;
+        }
+        case WEFT_COLL_ALL_GATHER:
+            /* every member sends its block to every other at once (ASTRA-sim's direct) */
+            for (guint i = 0; i < n; i++) {
+                for (guint j = 0; j < n; j++) {
+                    if (j != i) {
+                        weft_coll_i_add_xfer(x->b, ch, i, j, cl, (guint64)i * S + co, 0);
+                    }
+                }
+            }
+            break;
         default:
             g_assert_not_reached();
         }
@@ -1264,7 +1317,8 @@ supported_ops(weft_coll_algo_t algo)
         return AR_OPS | RS_OPS | OPBIT(WEFT_COLL_ALL_GATHER) | OPBIT(WEFT_COLL_BROADCAST) |
                OPBIT(WEFT_COLL_REDUCE);
     case WEFT_COLL_ALGO_DIRECT:
-        return OPBIT(WEFT_COLL_ALL_TO_ALL) | OPBIT(WEFT_COLL_GATHER) | OPBIT(WEFT_COLL_SCATTER);
+        return OPBIT(WEFT_COLL_ALL_TO_ALL) | OPBIT(WEFT_COLL_GATHER) | OPBIT(WEFT_COLL_SCATTER) |
+               OPBIT(WEFT_COLL_ALL_REDUCE) | RS_OPS | OPBIT(WEFT_COLL_ALL_GATHER);
     case WEFT_COLL_ALGO_TREE:
         return AR_OPS;
     case WEFT_COLL_ALGO_HALVING_DOUBLING:
@@ -1353,7 +1407,7 @@ weft_coll_i_pieces(const weft_coll_plan_t *plan, const weft_coll_layout_t *L)
     case WEFT_COLL_ALGO_HALVING_DOUBLING:
         return reduce_like ? n : 1;
     case WEFT_COLL_ALGO_DIRECT:
-        return plan->op == WEFT_COLL_ALL_TO_ALL ? n : 1;
+        return plan->op == WEFT_COLL_ALL_TO_ALL || reduce_like ? n : 1;
     case WEFT_COLL_ALGO_TREE:
         return 2;
     case WEFT_COLL_ALGO_HIERARCHICAL:
@@ -1447,7 +1501,12 @@ weft_coll_i_count_xfers(weft_coll_op_t op, weft_coll_algo_t algo, const weft_col
                                                                       : (n - 1) * n;
             break;
         case WEFT_COLL_ALGO_DIRECT: /* build_direct(): one transfer per pair, no chunks */
-            total += op == WEFT_COLL_ALL_TO_ALL ? n * (n - 1) : n - 1;
+            total += op == WEFT_COLL_ALL_REDUCE ? 2 * n * (n - 1)
+                     : op == WEFT_COLL_ALL_TO_ALL || op == WEFT_COLL_ALL_GATHER ||
+                             op == WEFT_COLL_REDUCE_SCATTER ||
+                             op == WEFT_COLL_REDUCE_SCATTER_BLOCK
+                         ? n * (n - 1)
+                         : n - 1;
             continue;
         case WEFT_COLL_ALGO_TREE: /* two trees over all the members */
             per = 2 * tree_xfers(n);

@@ -45,7 +45,11 @@
  *    All-reduce = reduce-scatter (n-1 steps, the receiver reduces) + all-gather
  *    (n-1 steps); broadcast and reduce are chains along the ring from / to the
  *    root (member 0), pipelined in chunks.
- *  - direct: every pair at once (all-to-all, gather, scatter; no chunks).
+ *  - direct: every pair at once (all-to-all, gather, scatter; no chunks). Also
+ *    ASTRA-sim's direct (AllToAll.cc, astra-sim 518bd513): reduce-scatter sends
+ *    member j's block to j from every member at once, j reducing; all-reduce
+ *    adds, once all n - 1 parts of block j are in and reduced, j's block to
+ *    every other member; all-gather sends every block to every member at once.
  *  - tree: NCCL's double binary tree. Over the layout's domains, tree 0 is
  *    NCCL's btree (ncclGetBtree: rank r's parent is (r ^ b) | (b << 1), or r ^ b
  *    when that is out of range, with b the lowest set bit of r; domain 0 is the
@@ -158,6 +162,10 @@
  *    every connection's first control message, posted when the collective
  *    starts. Later control messages are posted NCCL_STEPS steps ahead and are
  *    not charged. 0: none;
+ *  - ASTRA-sim's system layer (coll/astra_system.h): reduce_trunc_ns charges a
+ *    reduction as 3 x floor(bytes / hbm_Bps) whole ns; waves > 1 runs the plan
+ *    that many times in sequence, base_ps before each run (ASTRA-sim's chunks,
+ *    at most active-chunks-per-dimension at once);
  *  - channels under the analytical model: a transfer runs at most at its
  *    route's rate x efficiency / m, m = the number of channels of the plan with
  *    transfers on the same (source, destination) pair (xfer->sharing): the
@@ -366,6 +374,13 @@ typedef struct {
     weft_time_t rendezvous_ps; /* no transfer across domains starts before this long after the
                                   first transfers may (the receivers' first control messages);
                                   0 = none */
+    gboolean reduce_trunc_ns;  /* a reduction costs 3 x floor(bytes / hbm_Bps in ns) ns, each
+                                  of its two reads and one write truncated to whole ns as
+                                  ASTRA-sim's PacketBundle.cc does (astra_system.h); FALSE:
+                                  3 x bytes / hbm_Bps to the ps */
+    guint waves;               /* the plan runs this many times one after another, each run
+                                  paying base_ps again (ASTRA-sim's chunks beyond its active
+                                  ones, astra_system.h); 0 and 1: once */
 } weft_coll_exec_t;
 
 typedef struct weft_coll_implicit weft_coll_implicit_t;
@@ -452,7 +467,8 @@ void weft_coll_layout_free(weft_coll_layout_t *layout);
  *   weft_coll_plan_memory_budget(), checked before anything is allocated.
  *
  * Supported pairs: ring: all-reduce, reduce-scatter (both kinds), all-gather,
- * broadcast, reduce, barrier; direct: all-to-all, gather, scatter; tree and
+ * broadcast, reduce, barrier; direct: all-to-all, gather, scatter, all-reduce,
+ * reduce-scatter, all-gather; tree and
  * halving_doubling: all-reduce, barrier (and halving_doubling reduce-scatter,
  * all-gather); hierarchical, nvls_tree, collnet: all-reduce; nvls: all-reduce,
  * reduce-scatter, all-gather.

@@ -46,6 +46,7 @@ struct weft_coll_run {
     void *ctx;
     guint64 tag;
     weft_event_handle_t start_event; /* the base latency, or the completion of an empty plan */
+    guint wave;                      /* runs of the plan finished (exec.waves) */
     gboolean finished;
 };
 
@@ -210,9 +211,21 @@ start_xfer_now(weft_coll_run_t *run, guint32 t)
     }
 }
 
+static void on_start(void *ctx, void *data);
+
+/* The plan's last transfer is complete: run it again (exec.waves) or report the end. */
 static void
 finish(weft_coll_run_t *run)
 {
+    if (++run->wave < MAX(run->exec.waves, 1)) {
+        const weft_coll_plan_t *plan = run->plan;
+        memcpy(run->waiting, plan->n_preds, sizeof(guint32) * MAX(plan->n_xfers, 1));
+        memset(run->nic_free, 0, sizeof(weft_time_t) * MAX(plan->n_members, 1));
+        run->n_done = 0;
+        run->start_event = weft_sim_after(weft_net_sim(run->net), MAX(run->exec.base_ps, 0),
+                                          on_start, run, NULL);
+        return;
+    }
     run->finished = TRUE;
     run->done(run->ctx, run->tag);
 }
@@ -278,7 +291,13 @@ post_delay(const weft_coll_run_t *run, const weft_coll_xfer_t *x)
     }
     if ((x->flags & WEFT_COLL_XFER_REDUCE) && x->dst < run->plan->n_members &&
         run->exec.hbm_Bps > 0.0) {
-        d += weft_time_for_bytes(3 * x->bytes, run->exec.hbm_Bps);
+        if (run->exec.reduce_trunc_ns) {
+            /* ASTRA-sim's PacketBundle::call(): each of the three passes is
+             * (uint64_t)(bytes / bw * 1e9) ns, bw in bytes/s */
+            d += 3 * (weft_time_t)((double)x->bytes / run->exec.hbm_Bps * 1e9) * WEFT_PS_PER_NS;
+        } else {
+            d += weft_time_for_bytes(3 * x->bytes, run->exec.hbm_Bps);
+        }
     }
     return d;
 }

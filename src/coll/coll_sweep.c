@@ -452,7 +452,13 @@ weft_coll_sweep(weft_net_t *net, const weft_coll_plan_t *plan, const gint *membe
                     "only implicit plans under the analytical model are swept");
         return FALSE;
     }
-    sweep_t w = {.im = plan->implicit, .x = exec != NULL ? exec : &plan->exec};
+    const weft_coll_exec_t *x = exec != NULL ? exec : &plan->exec;
+    if (x->waves > 1 || x->reduce_trunc_ns) {
+        g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED,
+                    "ASTRA-sim's waves and truncated reductions are run, not swept");
+        return FALSE;
+    }
+    sweep_t w = {.im = plan->implicit, .x = x};
     if (!sweep_setup(&w, net, plan, member_vertex, error)) {
         sweep_clear(&w);
         return FALSE;

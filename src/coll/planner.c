@@ -8,6 +8,8 @@
 
 #include "coll/planner.h"
 
+#include "coll/astra_system.h"
+
 #include <string.h>
 
 #include "core/units.h"
@@ -34,6 +36,7 @@ struct weft_coll_planner {
     weft_coll_tuning_t tuning; /* tuned */
     weft_coll_algo_t plain_algo[WEFT_COLL_N_OPS];
     guint chunks;           /* plain */
+    const weft_astra_system_t *astra; /* plain: ASTRA-sim's system layer decides (nullable) */
     GArray *vertices;       /* of gint: every communicator's members */
     GArray *comms;          /* of planner_comm_t */
     GHashTable *by_members; /* members_hash() -> the first communicator with it, id + 1 */
@@ -71,6 +74,7 @@ weft_coll_planner_new(weft_fabric_t *fabric, const weft_coll_planner_config_t *c
         }
         memcpy(p->plain_algo, config->plain_algo, sizeof p->plain_algo);
         p->chunks = config->chunks > 0 ? config->chunks : 1;
+        p->astra = config->tuning == NULL ? config->astra : NULL;
     }
     p->vertices = g_array_new(FALSE, FALSE, sizeof(gint));
     p->comms = g_array_new(FALSE, FALSE, sizeof(planner_comm_t));
@@ -295,6 +299,41 @@ plain_choice(const weft_coll_planner_t *p, const weft_coll_plan_t *plan, weft_co
     ch->costs.model_ps = -1;
 }
 
+/* A plan as ASTRA-sim's system layer would run the collective (coll/astra_system.h): one
+ * wave of its concurrent chunks, run exec.waves times. */
+static weft_coll_plan_t *
+astra_plan(weft_coll_planner_t *p, guint n, weft_coll_op_t op, guint64 size_bytes,
+           weft_coll_choice_t *ch, GError **error)
+{
+    weft_coll_config_t cfg = {.proto = WEFT_COLL_PROTO_SIMPLE, .chunks = 1};
+    weft_coll_exec_t exec = {0};
+    guint64 bytes;
+    if (!weft_astra_system_plan(p->astra, op, n, size_bytes, &cfg.algo, &cfg.channels, &bytes,
+                                &exec, error)) {
+        return NULL;
+    }
+    g_autoptr(weft_coll_layout_t) flat = weft_coll_layout_new_flat(n);
+    weft_coll_plan_t *plan = weft_coll_plan_build(op, &cfg, flat, bytes, error);
+    if (plan == NULL) {
+        g_prefix_error(error, "%s: ", p->astra->path);
+        return NULL;
+    }
+    plan->exec.base_ps = exec.base_ps;
+    plan->exec.step_intra_ps = exec.step_intra_ps;
+    plan->exec.step_inter_ps = exec.step_inter_ps;
+    plan->exec.hbm_Bps = exec.hbm_Bps;
+    plan->exec.reduce_trunc_ns = exec.reduce_trunc_ns;
+    plan->exec.waves = exec.waves;
+    g_ptr_array_add(p->store, plan);
+    memset(ch, 0, sizeof *ch);
+    ch->config = cfg;
+    ch->costs.model_ps = -1;
+    g_debug("plan %s over %u members: ASTRA-sim system %s: %s, %u concurrent chunks of %" G_GUINT64_FORMAT
+            " B, %u waves", weft_coll_op_name(op), n, p->astra->path, weft_coll_algo_name(cfg.algo),
+            plan->channels, bytes / MAX(cfg.channels, 1), exec.waves);
+    return plan;
+}
+
 const weft_coll_plan_t *
 weft_coll_planner_plan(weft_coll_planner_t *planner, weft_coll_op_t op, guint64 size_bytes,
                        guint comm, weft_coll_choice_t *choice, GError **error)
@@ -318,6 +357,10 @@ weft_coll_planner_plan(weft_coll_planner_t *planner, weft_coll_op_t op, guint64 
             }
         } else if (choice != NULL) {
             plain_choice(p, plan, choice);
+            if (p->astra != NULL && weft_astra_op_of(op, &(weft_astra_op_t){0})) {
+                choice->config.channels = plan->channels;
+                choice->config.chunks = 1;
+            }
         }
         return plan;
     }
@@ -331,6 +374,8 @@ weft_coll_planner_plan(weft_coll_planner_t *planner, weft_coll_op_t op, guint64 
         memset(ch, 0, sizeof *ch);
         ch->tuned = TRUE;
         plan = tuned_plan(p, pc, op, size_bytes, &ch->config, &ch->costs, error);
+    } else if (p->astra != NULL && weft_astra_op_of(op, &(weft_astra_op_t){0})) {
+        plan = astra_plan(p, pc->n, op, size_bytes, ch, error);
     } else {
         plan = weft_coll_plan_new(op, p->plain_algo[op], pc->n, size_bytes, p->chunks, error);
         if (plan != NULL) {

@@ -57,6 +57,7 @@
 
 #include <glib.h>
 
+#include "coll/astra_system.h"
 #include "coll/coll.h"
 #include "coll/tuning.h"
 #include "topo/fabric.h"
@@ -76,6 +77,11 @@ typedef struct {
     weft_coll_algo_t plain_algo[WEFT_COLL_N_OPS];
     /* the plain model only: pipeline chunks per collective; 0 means 1 */
     guint chunks;
+    /* the plain model only (nullable): ASTRA-sim's system configuration (astra_system.h)
+     * decides all-reduce, all-gather, reduce-scatter and all-to-all: implementation,
+     * chunks, endpoint delay, reduction cost; plain_algo and chunks still decide the other
+     * operations. Not owned; must outlive the planner. */
+    const weft_astra_system_t *astra;
 } weft_coll_planner_config_t;
 
 /** What was chosen for a call, for reports (`weft coll`'s table). */

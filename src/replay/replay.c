@@ -2435,6 +2435,7 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
             pcfg.tuning = opts->coll_tuning; /* its chunks, not coll_chunks, apply */
             memcpy(pcfg.plain_algo, opts->plain_algo, sizeof pcfg.plain_algo);
             pcfg.chunks = opts->coll_chunks;
+            pcfg.astra = opts->astra;
         }
         R.planner = weft_coll_planner_new(R.fabric, &pcfg);
         R.own_planner = TRUE;

@@ -226,6 +226,9 @@ typedef struct {
      * so a caller that plans a collective before the run gets the very plan the run
      * executes, built once (weft coll reads its choices that way). */
     weft_coll_planner_t *planner;
+    /* (nullable) ASTRA-sim's system configuration for the plain model (coll_tuning NULL):
+     * weft_coll_planner_config_t.astra; not owned, alive until the run returns. */
+    const weft_astra_system_t *astra;
 } weft_replay_options_t;
 
 /**

@@ -156,6 +156,12 @@ static const weft_key_t own_cluster_trace[] = {
      "(weft replay --replicate; doc/formats.md)",
      .imin = 1, .imax = 1 << 20, .field = F(workload.replicate),
      .given = F(workload.replicate_given)},
+    {"system", "file", WEFT_KEY_PATH, NULL,
+     "ASTRA-sim system JSON: its collective implementations, chunks, endpoint delay and "
+     "reduction cost decide all-reduce, all-gather, reduce-scatter and all-to-all "
+     "(doc/formats.md); needs the plain collective model (collectives.tuning auto on an "
+     "abstract cluster, or off)",
+     .field = F(system_file)},
 };
 
 static const weft_key_t own_collective[] = {

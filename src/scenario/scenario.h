@@ -142,6 +142,7 @@ typedef struct {
  */
 typedef struct {
     const char *cluster_file; /* NULL: the cluster is described inline */
+    const char *system_file;  /* system.file: ASTRA-sim's system JSON; NULL: none */
     weft_scenario_workload_t workload;
     weft_place_config_t placement;   /* topo/placement.h */
     weft_gen_spec_t transformer;     /* workload/gen.h; used when transformer_given */
@@ -212,6 +213,9 @@ typedef struct {
     /* the report (src/report), when weft_scenario_run_full() was asked for one or
      * [output] timeline / link_series is set; NULL otherwise */
     weft_report_t *report;
+    /* system.file read (coll/astra_system.h); NULL without one. Its warnings (keys not
+     * honored) are appended to workload->warnings, so every summary says them. */
+    weft_astra_system_t *astra;
 } weft_scenario_run_t;
 
 /** Options of weft_scenario_run_full(); zero-initialize, then set what differs. */

@@ -511,6 +511,29 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
     run->chunks = cs->chunks_given ? cs->chunks : 1;
     run->nccl_tuning = cs->tuning == WEFT_COLL_TUNING_NCCL ||
                        (cs->tuning == WEFT_COLL_TUNING_AUTO && !weft_topo_is_abstract(run->topo));
+    if (cfg.system_file != NULL) {
+        /* ASTRA-sim's system layer decides the collectives: NCCL's model would decide
+         * them otherwise, so the two cannot both apply */
+        if (cs->tuning == WEFT_COLL_TUNING_NCCL) {
+            g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE,
+                        "system.file = \"%s\": ASTRA-sim's system decides the collectives, "
+                        "collectives.tuning = nccl too; set one of them",
+                        weft_scenario_i_given(sc, "system", "file"));
+            return NULL;
+        }
+        g_autoptr(GPtrArray) warns = NULL;
+        run->astra = weft_astra_system_load(cfg.system_file, &warns, error);
+        if (run->astra == NULL) {
+            return NULL;
+        }
+        if (run->workload->warnings == NULL) {
+            run->workload->warnings = g_ptr_array_new_with_free_func(g_free);
+        }
+        for (guint i = 0; i < warns->len; i++) {
+            g_ptr_array_add(run->workload->warnings, g_strdup(g_ptr_array_index(warns, i)));
+        }
+        run->nccl_tuning = FALSE;
+    }
     run->chunks_given = cs->chunks_given;
     run->nccl_version = cs->nccl_version;
     run->abstract = !run->nccl_tuning && cs->tuning == WEFT_COLL_TUNING_AUTO;
@@ -584,6 +607,7 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
             .collective_detail = attempt < 64 ? detail : WEFT_REPLAY_DETAIL_TRANSFERS,
             .comm_streams = cfg.replay.streams,
             .detail_banned = banned,
+            .astra = run->astra,
         };
         memcpy(opts.plain_algo, plain_algo, sizeof plain_algo);
         if (run->nccl_tuning) {
@@ -676,5 +700,6 @@ weft_scenario_run_free(weft_scenario_run_t *run)
     g_free(run->plain_forced);
     g_free(run->cluster_label);
     g_free(run->trace_label);
+    weft_astra_system_free(run->astra);
     g_free(run);
 }

@@ -1,0 +1,128 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# ASTRA-sim's system JSON (weft replay --system, system.file; coll/astra_system.h):
+# the MICRO 2024 tutorial's 8-NPU 1 MiB all-reduce under Ring_sys.json and
+# Direct_sys.json, with the step times derived by hand from ASTRA-sim's model
+# (astra-sim/astra-sim @ 518bd513: Sys.cc, MemBus.cc, PacketBundle.cc, Ring.cc,
+# AllToAll.cc; astra-network-analytical @ 599a0473 BasicTopology.cpp), and the
+# reader's errors and warnings. Skips (exit 77) where ../shared is absent.
+set -u
+: "${WEFT:?set by make check}" "${WEFT_SRCDIR:?}"
+data="${WEFT_SHARED:-}/data"
+if [ ! -d "$data" ]; then
+    echo "astra_system_cli.sh: $data not found: skipped"
+    exit 77
+fi
+. "$WEFT_SRCDIR/tests/testlib.sh"
+
+demo="$data/astra-sim-tutorials/micro2024/astra-sim-demo/demo1"
+trace="$demo/allreduce/allreduce"
+
+# step NAME EXPECTED_US SYSTEM CLUSTER: the step time must equal EXPECTED_US to 1e-6 us (1 ps).
+step() {
+    name=$1 expected=$2 sys=$3 cluster=$4
+    if ! "$WEFT" replay -q --system "$sys" --cluster "$cluster" --trace "$trace" \
+        >"$tmp/out" 2>"$tmp/err"; then
+        bad "$name: weft replay failed"; sed 's/^/     /' "$tmp/err"; return
+    fi
+    got=$(awk '/^step time/ {print $3}' "$tmp/out")
+    if awk "BEGIN { d = $got - ($expected); if (d < 0) d = -d; exit !(d < 1e-6) }"; then
+        ok "$name: $got us as derived"
+    else
+        bad "$name: $got us, expected $expected us"
+    fi
+}
+
+# Both systems: endpoint-delay d = 10 ns, preferred-dataset-splits K = 4,
+# active-chunks-per-dimension A = 1, local-mem-bw 50 GB/s (1e9). The trace's
+# all-reduce is S = 1 MiB on n = 8 NPUs, so K streams of c = S / 4 = 262144 B run
+# one after another (A = 1), and a stream's messages are m = c / n = 32768 B.
+# Network (Ring_8.yml, FullyConnected_8.yml): 500 ns links of 50 GB/s with
+# ASTRA-sim's GB = 2^30 B, so one hop of m takes
+#   net = 500 + 32768 / (50 x 2^30 / 1e9) = 500 + 610.3515625 ns;
+# weft rounds a transfer's time to the ps: 1110.352 ns (ASTRA-sim truncates to
+# 1110 ns: BasicTopology::compute_communication_delay()).
+# A reduced message costs P = 3 x floor(32768 / 50e9 x 1e9) = 3 x 655 = 1965 ns
+# (PacketBundle::call()).
+#
+# Ring (Ring.cc): a stream waits d before its first send, then 2(n-1) = 14 steps
+# each of net + d, the first n-1 = 7 receives also paying P:
+#   T_stream = d + 14 (net + d) + 7 P = 150 + 14 x 1110.352 + 13755 = 29449.928 ns
+#   T = 4 T_stream = 117799.712 ns  (ASTRA-sim, net = 1110: 117780 ns; the 19.712 ns
+#   are the 56 messages' sub-ns parts, which weft keeps)
+step "Ring_sys.json on Ring_8" "4 * (150 + 14 * 1110.352 + 7 * 1965) / 1000" \
+    "$demo/inputs/Ring_sys.json" "$demo/inputs/Ring_8.yml"
+# The same on FullyConnected_8 (a ring's neighbours are one hop there too).
+step "Ring_sys.json on FullyConnected_8" "4 * (150 + 14 * 1110.352 + 7 * 1965) / 1000" \
+    "$demo/inputs/Ring_sys.json" "$demo/inputs/FullyConnected_8.yml"
+# Direct (AllToAll.cc, window -1: all n - 1 peers at once): d, the 7 reduce-scatter
+# messages in parallel (net), each receive d + P, the 7 all-gather messages (net),
+# and d after the last receive:
+#   T_stream = 3 d + 2 net + P = 30 + 2220.704 + 1965 = 4215.704 ns
+#   T = 4 T_stream = 16862.816 ns  (ASTRA-sim: 4 x 4215 = 16860 ns)
+step "Direct_sys.json on FullyConnected_8" "4 * (30 + 2 * 1110.352 + 1965) / 1000" \
+    "$demo/inputs/Direct_sys.json" "$demo/inputs/FullyConnected_8.yml"
+
+# Without --system weft runs one pipelined ring with no endpoint cost: 14 (500 +
+# 131072 B / 53.6870912 B/ns) = 41.179684 us, whatever the system file says.
+if "$WEFT" replay -q --cluster "$demo/inputs/Ring_8.yml" --trace "$trace" >"$tmp/out" 2>&1 &&
+    grep -q '41.179684 us' "$tmp/out"; then
+    ok "no --system: unchanged"
+else
+    bad "no --system: $(cat "$tmp/out")"
+fi
+
+# The tutorial's point: the two systems differ on its network.
+r=$("$WEFT" replay -q --system "$demo/inputs/Ring_sys.json" --cluster "$demo/inputs/Ring_8.yml" \
+    --trace "$trace" 2>/dev/null | awk '/^step time/ {print $3}')
+d=$("$WEFT" replay -q --system "$demo/inputs/Direct_sys.json" --cluster "$demo/inputs/Ring_8.yml" \
+    --trace "$trace" 2>/dev/null | awk '/^step time/ {print $3}')
+if [ -n "$r" ] && [ -n "$d" ] && [ "$r" != "$d" ]; then
+    ok "Ring_sys.json ($r us) and Direct_sys.json ($d us) differ on Ring_8"
+else
+    bad "Ring_sys.json ($r) and Direct_sys.json ($d) on Ring_8"
+fi
+
+# Keys not honored warn, naming file and key.
+expect 0 "boost-mode warns" 'Ring_sys.json: key "boost-mode"' -- \
+    "$WEFT" replay -q --system "$demo/inputs/Ring_sys.json" --cluster "$demo/inputs/Ring_8.yml" \
+    --trace "$trace"
+printf '{"endpoint-delay": 10, "preferred-dataset-splits": 1, "all-reduce-implementation": ["ring"], "frobnicate": 1}\n' \
+    >"$tmp/unknown.json"
+expect 0 "unknown key warns" 'unknown.json: key "frobnicate": unknown key' -- \
+    "$WEFT" replay -q --system "$tmp/unknown.json" --cluster "$demo/inputs/Ring_8.yml" \
+    --trace "$trace"
+printf '{"preferred-dataset-splits": 3, "active-chunks-per-dimension": 2, "all-reduce-implementation": ["ring"]}\n' \
+    >"$tmp/waves.json"
+expect 0 "uneven waves warn" 'waves.json: key "active-chunks-per-dimension": 3 splits' -- \
+    "$WEFT" replay -q --system "$tmp/waves.json" --cluster "$demo/inputs/Ring_8.yml" --trace "$trace"
+# Bad values are errors naming file, key and value.
+printf '{"endpoint-delay": "ten"}\n' >"$tmp/bad.json"
+expect 1 "endpoint-delay a string" 'bad.json: key "endpoint-delay": value "ten"' -- \
+    "$WEFT" replay -q --system "$tmp/bad.json" --cluster "$demo/inputs/Ring_8.yml" --trace "$trace"
+printf '{"all-reduce-implementation": ["spiral"]}\n' >"$tmp/impl.json"
+expect 1 "unknown implementation" 'impl.json: key "all-reduce-implementation": value "spiral"' -- \
+    "$WEFT" replay -q --system "$tmp/impl.json" --cluster "$demo/inputs/Ring_8.yml" --trace "$trace"
+printf '{"preferred-dataset-splits": 0}\n' >"$tmp/zero.json"
+expect 1 "zero splits" 'zero.json: key "preferred-dataset-splits": value 0' -- \
+    "$WEFT" replay -q --system "$tmp/zero.json" --cluster "$demo/inputs/Ring_8.yml" --trace "$trace"
+printf '[1, 2]\n' >"$tmp/list.json"
+expect 1 "not an object" 'list.json: an ASTRA-sim system file is a JSON object' -- \
+    "$WEFT" replay -q --system "$tmp/list.json" --cluster "$demo/inputs/Ring_8.yml" --trace "$trace"
+# A collective the system gives no implementation is refused, not guessed.
+printf '{"all-gather-implementation": ["ring"]}\n' >"$tmp/noar.json"
+expect 1 "no all-reduce implementation" 'noar.json: no key "all-reduce-implementation"' -- \
+    "$WEFT" replay -q --system "$tmp/noar.json" --cluster "$demo/inputs/Ring_8.yml" --trace "$trace"
+# Every shipped system file reads; the custom collective's all-reduce is refused by name.
+ex="$data/astra-sim-examples"
+for f in $(find "$ex/examples/system" "$ex/inputs/system" "$ex/tests/rt_template/inputs" \
+    "$demo/inputs" "$data/astra-sim-tutorials/micro2024/astra-sim-demo/demo2/inputs" \
+    -name '*.json' ! -iname '*memory*'); do
+    case $f in
+    *custom_collective.json) code=1 pat='key "all-reduce-implementation-custom": custom' ;;
+    *) code=0 pat='' ;;
+    esac
+    expect $code "reads $(basename "$f")" "$pat" -- "$WEFT" replay -q --system "$f" \
+        --cluster "$demo/inputs/Ring_8.yml" --trace "$trace"
+done
+finish astra_system_cli.sh
