@@ -565,6 +565,32 @@ START_TEST(num_ops_must_be_a_finite_count)
 }
 END_TEST
 
+/* issue 19, item 8: a trace of METADATA nodes only loads (it is legal) with a warning that
+ * the step takes 0 us; a trace with a compute node has no such warning */
+START_TEST(metadata_only_trace_warns)
+{
+    g_autoptr(test_et_t) et = test_et_new("0.0.4");
+    test_et_node(et, 0, "meta", TEST_METADATA);
+    test_et_node(et, 1, "meta2", TEST_METADATA);
+    put(et, 0);
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    ck_assert_ptr_nonnull(wl->warnings);
+    gboolean found = FALSE;
+    for (guint i = 0; i < wl->warnings->len; i++) {
+        found |= strstr(g_ptr_array_index(wl->warnings, i), "the step takes 0 us") != NULL;
+    }
+    ck_assert(found);
+    g_autoptr(test_et_t) et2 = test_et_new("0.0.4");
+    test_et_node(et2, 0, "meta", TEST_METADATA);
+    test_et_node(et2, 1, "gemm", TEST_COMP);
+    put(et2, 0);
+    g_autoptr(weft_workload_t) wl2 = load_ok(NULL);
+    for (guint i = 0; wl2->warnings != NULL && i < wl2->warnings->len; i++) {
+        ck_assert_ptr_null(strstr(g_ptr_array_index(wl2->warnings, i), "the step takes 0 us"));
+    }
+}
+END_TEST
+
 START_TEST(integer_attributes_of_any_width_are_read)
 {
     g_autoptr(test_et_t) et = test_et_new("0.0.4");
@@ -1918,6 +1944,7 @@ workload_suite(void)
     tcase_add_checked_fixture(nodes, tmp_setup, tmp_teardown);
     tcase_add_test(nodes, float_comm_size_is_value_error);
     tcase_add_test(nodes, integer_attributes_of_any_width_are_read);
+    tcase_add_test(nodes, metadata_only_trace_warns);
     tcase_add_test(nodes, num_ops_must_be_a_finite_count);
     tcase_add_test(nodes, gpu_collective_without_comm_type_is_value_error);
     tcase_add_test(nodes, dependency_on_missing_node_is_dep_error);

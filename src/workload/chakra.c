@@ -1356,6 +1356,24 @@ add_warnings(loader_t *L)
                                            "duration, and move no data; the first: %s",
                                            h->count, h->files, wl->n_ranks, h->first));
     }
+    /* A trace of METADATA nodes only (or no node at all) replays in 0 us and exits 0: say
+     * why the step is empty (issue 19, item 8). */
+    guint64 working = 0, total = 0;
+    for (guint r = 0; r < wl->n_ranks && working == 0; r++) {
+        const weft_rank_trace_t *t = &wl->ranks[r];
+        total += t->n_nodes;
+        for (guint i = 0; i < t->n_nodes && working == 0; i++) {
+            working += t->type[i] != WEFT_NODE_METADATA && t->type[i] != WEFT_NODE_INVALID;
+        }
+    }
+    if (working == 0) {
+        g_ptr_array_add(w, g_strdup_printf("no rank has a node that computes or communicates (the "
+                                           "%u file%s hold%s %" G_GUINT64_FORMAT " METADATA or "
+                                           "untyped node%s): the step takes 0 us",
+                                           wl->n_ranks, wl->n_ranks == 1 ? "" : "s",
+                                           wl->n_ranks == 1 ? "s" : "", total,
+                                           total == 1 ? "" : "s"));
+    }
     if (w->len > 0) {
         wl->warnings = w;
     } else {
