@@ -594,7 +594,8 @@ assert_bad(weft_topo_t *t, const char *text, gint code)
 {
     g_autoptr(weft_fault_plan_t) plan = weft_fault_plan_new(t);
     GError *err = NULL;
-    ck_assert(weft_fault_plan_add_text(plan, "0us link_up leaf0 spine0\n", "ok", FALSE, &err));
+    ck_assert(weft_fault_plan_add_text(plan, "0us link_down leaf0 spine0\n1us link_up spine0 leaf0\n",
+                                       "ok", FALSE, &err));
     guint before = weft_fault_plan_len(plan);
     ck_assert_msg(!weft_fault_plan_add_text(plan, text, "bad.faults", TRUE, &err), "accepted: %s",
                   text);
@@ -630,6 +631,12 @@ START_TEST(bad_fault_lines_are_clear_errors)
     assert_bad(t, "1us link_down leaf0 spine0 spine1", WEFT_FAULT_ERROR_VALUE);
     assert_bad(t, "1us link_down leaf0 spine0 for 0us", WEFT_FAULT_ERROR_VALUE);
     assert_bad(t, "1us gpu_fail a0 for 1us", WEFT_FAULT_ERROR_VALUE);
+    /* an up with nothing to bring up (issue 19, item 8): no down of that link at all, one that
+     * ends by itself, one that starts later; and a NIC's */
+    assert_bad(t, "1us link_up leaf0 spine1", WEFT_FAULT_ERROR_VALUE);
+    assert_bad(t, "1us link_down leaf0 spine1 for 1us; 3us link_up leaf0 spine1",
+               WEFT_FAULT_ERROR_VALUE);
+    assert_bad(t, "5us link_down leaf0 spine1; 2us link_up leaf0 spine1", WEFT_FAULT_ERROR_VALUE);
     /* the bad line among good ones: nothing is added */
     assert_bad(t, "1us link_down leaf0 spine0; 2us link_up leaf0 spine1; 3us oops",
                WEFT_FAULT_ERROR_VALUE);

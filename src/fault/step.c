@@ -366,6 +366,55 @@ weft_fault_check_text(const char *text, const char *origin, gboolean semicolons,
     return parse_text(NULL, text, origin, semicolons, added, error);
 }
 
+/* The down kind an up kind ends (-1 for the other kinds). */
+static gint
+down_of(weft_step_fault_kind_t k)
+{
+    return k == WEFT_STEP_LINK_UP     ? WEFT_STEP_LINK_DOWN
+           : k == WEFT_STEP_NIC_UP    ? WEFT_STEP_NIC_DOWN
+           : k == WEFT_STEP_SWITCH_UP ? WEFT_STEP_SWITCH_DOWN
+                                      : -1;
+}
+
+/*
+ * An up fault must end a down fault of the same target that starts no later and lasts (has
+ * no `for`): otherwise it does nothing, which is not what its writer meant (issue 19, item 8:
+ * link_up with no link_down was taken silently). Checks @added against the plan's faults and
+ * each other. O(up faults x faults).
+ */
+static gboolean
+check_ups(const weft_fault_plan_t *plan, const GPtrArray *added, GError **error)
+{
+    for (guint i = 0; i < added->len; i++) {
+        const fault_t *up = g_ptr_array_index(added, i);
+        gint dk = down_of(up->f.kind);
+        if (dk < 0) {
+            continue;
+        }
+        gboolean found = FALSE;
+        for (guint pass = 0; pass < 2 && !found; pass++) {
+            const GPtrArray *in = pass == 0 ? plan->faults : added;
+            for (guint j = 0; j < in->len && !found; j++) {
+                const fault_t *d = g_ptr_array_index(in, j);
+                gboolean same = d->f.u == up->f.u && d->f.v == up->f.v;
+                if (up->f.kind == WEFT_STEP_LINK_UP) {
+                    same |= d->f.u == up->f.v && d->f.v == up->f.u; /* a link either way */
+                }
+                found = (gint)d->f.kind == dk && same && d->f.for_ps == 0 &&
+                        d->f.at_ps <= up->f.at_ps;
+            }
+        }
+        if (!found) {
+            g_set_error(error, WEFT_FAULT_ERROR, WEFT_FAULT_ERROR_VALUE,
+                        "%s: nothing to bring up: no %s of the same target starts by then "
+                        "and lasts (one with `for DURATION` ends by itself)",
+                        up->f.text, kind_names[dk]);
+            return FALSE;
+        }
+    }
+    return TRUE;
+}
+
 gboolean
 weft_fault_plan_add_text(weft_fault_plan_t *plan, const char *text, const char *origin,
                          gboolean semicolons, GError **error)
@@ -373,7 +422,8 @@ weft_fault_plan_add_text(weft_fault_plan_t *plan, const char *text, const char *
     g_return_val_if_fail(plan != NULL && text != NULL && origin != NULL, FALSE);
     g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
     g_autoptr(GPtrArray) added = g_ptr_array_new_with_free_func(fault_free);
-    if (!parse_text(plan->topo, text, origin, semicolons, added, error)) {
+    if (!parse_text(plan->topo, text, origin, semicolons, added, error) ||
+        !check_ups(plan, added, error)) {
         return FALSE;
     }
     for (guint i = 0; i < added->len; i++) {
