@@ -66,4 +66,12 @@ fi
 replay "16 ranks on two nodes" "$tmp/w16.txt" --set cluster.nodes=2 \
     --cluster "$WEFT_SRCDIR/topologies/dgx-h100-superpod.ini"
 
+# issue 19, item 9: an empty or foreign file is said to be one, not "no Chakra trace files match"
+: >"$tmp/empty.txt"
+expect 1 "an empty .txt workload" "empty\.txt: the file is empty: not a text workload" -- \
+    "$WEFT" replay --cluster "$dgx" --trace "$tmp/empty.txt"
+printf 'hello world\n' >"$tmp/hello.txt"
+expect 1 "a .txt that is no workload" "hello\.txt: a file weft cannot read as a workload" -- \
+    "$WEFT" replay --cluster "$dgx" --trace "$tmp/hello.txt"
+
 finish text_cli.sh

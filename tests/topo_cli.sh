@@ -53,6 +53,9 @@ expect 1 "check unknown kind" "badkind\.ini" -- "$WEFT" topo check "$tmp/badkind
 expect 1 "export unknown kind" "badkind\.ini" -- "$WEFT" topo export --format dot "$tmp/badkind.ini"
 printf '[cluster]\nkind = ring\ngpus = 4\nlink_bandwidth = 50\nlink_latency = 1us\n' >"$tmp/nounit.ini"
 expect 1 "show bandwidth without unit" "nounit\.ini" -- "$WEFT" topo show "$tmp/nounit.ini"
+printf 'topology: [Ring]\nnpus_count: [4]\nbandwidth: [5]\nlatency: [1e30]\n' >"$tmp/lat.yaml"
+expect 1 "YAML latency past the clock" "latency\[0\] = 1e\+30 ns: longer than the 106 days" -- \
+    "$WEFT" topo show "$tmp/lat.yaml"
 printf '<graphml>not closed' >"$tmp/broken.graphml"
 expect 1 "show broken GraphML" "broken\.graphml" -- "$WEFT" topo show "$tmp/broken.graphml"
 expect 1 "export to a missing directory" "" -- "$WEFT" topo export --format dot -o "$tmp/no/such/dir/x.dot" "$dgx"

@@ -132,6 +132,15 @@ base="--gpus 8 --steps 10 --step-time 2.5s --samples 2"
 {
 expect 1 "negative MTBF" "mtbf_gpu.*-5h" -- "$WEFT" train $base --set failures.mtbf_gpu=-5h
 expect 1 "zero MTBF" "mtbf_cable.*0d" -- "$WEFT" train $base --set failures.mtbf_cable=0d
+# issue 19: too large is said as such (not "expected a whole number >= 1"), and runs that
+# cannot progress are refused up front instead of running without bound
+expect 1 "steps past 2^53" "train.steps.*9223372036854775807.*from 1 to 2\^53" -- "$WEFT" train \
+    --gpus 8 --step-time 1s --set train.steps=9223372036854775807
+expect 1 "a step longer than the MTBF allows" "no progress possible" -- "$WEFT" train --gpus 8 \
+    --steps 10 --step-time 1e30s
+expect 1 "an MTBF of 1 ns" "no progress possible" -- "$WEFT" train $base --set failures.mtbf_gpu=1ns
+expect 1 "10^9 samples" "train.samples.*at most 10000000" -- "$WEFT" train $base \
+    --set train.samples=1000000000
 expect 1 "zero step time" "step_time.*0s" -- "$WEFT" train --gpus 8 --steps 10 --set train.step_time=0s
 expect 2 "zero step time (option)" "step_time.*0s" -- "$WEFT" train --gpus 8 --steps 10 --step-time 0s
 expect 2 "checkpoint interval 0" "checkpoint_interval.*'0'" -- "$WEFT" train $base --checkpoint-interval 0

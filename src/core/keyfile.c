@@ -553,7 +553,11 @@ parse_count(const weft_key_t *k, const char *text, guint64 *value, GError **erro
             k->imax > 0 ? g_strdup_printf("expected a whole number from %" G_GINT64_FORMAT
                                           " to %" G_GINT64_FORMAT,
                                           k->imin, k->imax)
-                        : g_strdup_printf("expected a whole number >= %" G_GINT64_FORMAT, k->imin);
+                    : x > max ? g_strdup_printf("expected a whole number from %" G_GINT64_FORMAT
+                                                " to 2^53 (%.0f)",
+                                                k->imin, COUNT_MAX)
+                              : g_strdup_printf("expected a whole number >= %" G_GINT64_FORMAT,
+                                                k->imin);
         return value_error(error, k, text, why);
     }
     *value = (guint64)x;

@@ -231,10 +231,16 @@ read_dims(const char *path, GArray *dims, GError **error)
             return FALSE;
         }
         /* Zero latency is an idealisation worth allowing; negative is not. */
-        if (!(lat >= 0.0) || !(lat * 1e3 < 9.2e18)) {
+        if (!(lat >= 0.0)) {
             g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
-                        "%s: latency[%u] = %g ns: must be zero or positive and finite", path, d,
-                        lat);
+                        "%s: latency[%u] = %g ns: must be zero or positive", path, d, lat);
+            return FALSE;
+        }
+        if (!(lat * 1e3 < 9.2e18)) {
+            g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                        "%s: latency[%u] = %g ns: longer than the %.0f days weft's picosecond "
+                        "clock holds",
+                        path, d, lat, 9.2e18 / 1e12 / 86400.0);
             return FALSE;
         }
         dim.n = (guint)n;

@@ -15,6 +15,7 @@
 #include "workload/workload.h"
 
 #include <gio/gio.h>
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
@@ -1410,6 +1411,19 @@ weft_workload_load_chakra(const char *prefix, const char *comm_groups_json, GErr
             return NULL;
         }
         return weft_gen_load_spec(prefix, error);
+    }
+    if (!g_file_test(first, G_FILE_TEST_EXISTS) && g_file_test(prefix, G_FILE_TEST_IS_REGULAR)) {
+        /* A file given where a prefix is expected, but no workload weft reads: say what it is
+         * not, instead of "no Chakra trace files match" (issue 19, item 9). */
+        GStatBuf st;
+        gboolean empty = g_stat(prefix, &st) == 0 && st.st_size == 0;
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_IO,
+                    "%s: %s: not a text workload (its first word must be a parallelism keyword "
+                    "such as DATA, MODEL or HYBRID_TRANSFORMER, doc/formats.md), nor a generator "
+                    "spec, nor a Chakra trace prefix (no %s)",
+                    prefix, empty ? "the file is empty" : "a file weft cannot read as a workload",
+                    first);
+        return NULL;
     }
     guint n_ranks = 0;
     if (!count_ranks(prefix, &n_ranks, error)) {
