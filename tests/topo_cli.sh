@@ -53,6 +53,11 @@ expect 1 "check unknown kind" "badkind\.ini" -- "$WEFT" topo check "$tmp/badkind
 expect 1 "export unknown kind" "badkind\.ini" -- "$WEFT" topo export --format dot "$tmp/badkind.ini"
 printf '[cluster]\nkind = ring\ngpus = 4\nlink_bandwidth = 50\nlink_latency = 1us\n' >"$tmp/nounit.ini"
 expect 1 "show bandwidth without unit" "nounit\.ini" -- "$WEFT" topo show "$tmp/nounit.ini"
+# bytes a terminal would act on are escaped in messages (issue 19, item 9): ESC [31m, ^A
+printf '[cluster]\nkind = \033[31mred\001\n' >"$tmp/bin.ini"
+expect 1 "a binary value is escaped" 'kind = "\\x1b\[31mred\\x01" is unknown' -- \
+    "$WEFT" topo show "$tmp/bin.ini"
+if LC_ALL=C grep -q "$(printf '\033')" "$tmp/err"; then bad "ESC reached the terminal"; else ok "no ESC on stderr"; fi
 printf 'topology: [Ring]\nnpus_count: [4]\nbandwidth: [5]\nlatency: [1e30]\n' >"$tmp/lat.yaml"
 expect 1 "YAML latency past the clock" "latency\[0\] = 1e\+30 ns: longer than the 106 days" -- \
     "$WEFT" topo show "$tmp/lat.yaml"

@@ -75,6 +75,14 @@ int weft_cmd_gen(int argc, char **argv);
  */
 void weft_cli_add_log_options(GOptionContext *ctx);
 
+/**
+ * weft_cli_escape: @text with what a terminal would act on written as \xNN: C0 and
+ * C1 control characters (but newline and tab) and bytes that are not UTF-8, so a
+ * message that quotes a binary file's bytes cannot move the cursor or clear the
+ * screen. Returns: (transfer full): the escaped copy. Time complexity: O(length).
+ */
+char *weft_cli_escape(const char *text);
+
 /** weft_cli_usage_error: prints "weft CMD: MESSAGE" and a hint to stderr; returns WEFT_EXIT_USAGE.
  */
 int weft_cli_usage_error(const char *cmd, const char *message);

@@ -75,17 +75,41 @@ weft_cli_add_log_options(GOptionContext *ctx)
     g_option_context_add_main_entries(ctx, entries, NULL);
 }
 
+char *
+weft_cli_escape(const char *text)
+{
+    GString *out = g_string_sized_new(strlen(text));
+    const char *p = text;
+    while (*p != '\0') {
+        gunichar c = g_utf8_get_char_validated(p, -1);
+        if (c == (gunichar)-1 || c == (gunichar)-2) {
+            g_string_append_printf(out, "\\x%02x", (guchar)*p); /* not UTF-8: one byte */
+            p++;
+            continue;
+        }
+        if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f || (c >= 0x80 && c < 0xa0)) {
+            g_string_append_printf(out, "\\x%02x", (guint)c); /* a terminal control */
+        } else {
+            g_string_append_len(out, p, g_utf8_next_char(p) - p);
+        }
+        p = g_utf8_next_char(p);
+    }
+    return g_string_free(out, FALSE);
+}
+
 int
 weft_cli_usage_error(const char *cmd, const char *message)
 {
-    fprintf(stderr, "weft %s: %s\nTry 'weft %s --help'.\n", cmd, message, cmd);
+    g_autofree char *m = weft_cli_escape(message);
+    fprintf(stderr, "weft %s: %s\nTry 'weft %s --help'.\n", cmd, m, cmd);
     return WEFT_EXIT_USAGE;
 }
 
 int
 weft_cli_error(const char *cmd, const GError *error)
 {
-    fprintf(stderr, "weft %s: %s\n", cmd, error->message);
+    g_autofree char *m = weft_cli_escape(error->message);
+    fprintf(stderr, "weft %s: %s\n", cmd, m);
     return WEFT_EXIT_ERROR;
 }
 
@@ -137,6 +161,7 @@ main(int argc, char **argv)
             return commands[i].fn(argc - 1, argv + 1);
         }
     }
-    fprintf(stderr, "weft: unknown command '%s'\nTry 'weft --help'.\n", argv[1]);
+    g_autofree char *unknown = weft_cli_escape(argv[1]);
+    fprintf(stderr, "weft: unknown command '%s'\nTry 'weft --help'.\n", unknown);
     return WEFT_EXIT_USAGE;
 }
