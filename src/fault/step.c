@@ -376,35 +376,68 @@ down_of(weft_step_fault_kind_t k)
                                       : -1;
 }
 
+/* The key of a down or up fault's target: its down kind and its ends, (u, v) ordered for a
+ * link (a link either way round). */
+static char *
+target_key(gint down_kind, gint u, gint v)
+{
+    if (down_kind == WEFT_STEP_LINK_DOWN && u > v) {
+        gint t = u;
+        u = v;
+        v = t;
+    }
+    return g_strdup_printf("%d/%d/%d", down_kind, u, v);
+}
+
+/* Records in @first (target key -> earliest at_ps, boxed) the lasting downs of @in. */
+static void
+note_downs(GHashTable *first, const GPtrArray *in)
+{
+    for (guint j = 0; j < in->len; j++) {
+        const fault_t *d = g_ptr_array_index(in, j);
+        gboolean down = d->f.kind == WEFT_STEP_LINK_DOWN || d->f.kind == WEFT_STEP_NIC_DOWN ||
+                        d->f.kind == WEFT_STEP_SWITCH_DOWN;
+        if (!down || d->f.for_ps != 0) {
+            continue;
+        }
+        char *key = target_key((gint)d->f.kind, d->f.u, d->f.v);
+        weft_time_t *at = g_hash_table_lookup(first, key);
+        if (at == NULL) {
+            at = g_new(weft_time_t, 1);
+            *at = d->f.at_ps;
+            g_hash_table_insert(first, key, at);
+        } else {
+            *at = MIN(*at, d->f.at_ps);
+            g_free(key);
+        }
+    }
+}
+
 /*
  * An up fault must end a down fault of the same target that starts no later and lasts (has
  * no `for`): otherwise it does nothing, which is not what its writer meant (issue 19, item 8:
  * link_up with no link_down was taken silently). Checks @added against the plan's faults and
- * each other. O(up faults x faults).
+ * each other. O(faults) expected (a hash of the lasting downs' targets).
  */
 static gboolean
 check_ups(const weft_fault_plan_t *plan, const GPtrArray *added, GError **error)
 {
+    g_autoptr(GHashTable) first = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    gboolean noted = FALSE;
     for (guint i = 0; i < added->len; i++) {
         const fault_t *up = g_ptr_array_index(added, i);
         gint dk = down_of(up->f.kind);
         if (dk < 0) {
             continue;
         }
-        gboolean found = FALSE;
-        for (guint pass = 0; pass < 2 && !found; pass++) {
-            const GPtrArray *in = pass == 0 ? plan->faults : added;
-            for (guint j = 0; j < in->len && !found; j++) {
-                const fault_t *d = g_ptr_array_index(in, j);
-                gboolean same = d->f.u == up->f.u && d->f.v == up->f.v;
-                if (up->f.kind == WEFT_STEP_LINK_UP) {
-                    same |= d->f.u == up->f.v && d->f.v == up->f.u; /* a link either way */
-                }
-                found = (gint)d->f.kind == dk && same && d->f.for_ps == 0 &&
-                        d->f.at_ps <= up->f.at_ps;
-            }
+        if (!noted) {
+            note_downs(first, plan->faults);
+            note_downs(first, added);
+            noted = TRUE;
         }
-        if (!found) {
+        g_autofree char *key = target_key(dk, up->f.u, up->f.v);
+        const weft_time_t *at = g_hash_table_lookup(first, key);
+        if (at == NULL || *at > up->f.at_ps) {
             g_set_error(error, WEFT_FAULT_ERROR, WEFT_FAULT_ERROR_VALUE,
                         "%s: nothing to bring up: no %s of the same target starts by then "
                         "and lasts (one with `for DURATION` ends by itself)",
