@@ -58,6 +58,15 @@ printf '[cluster]\nkind = \033[31mred\001\n' >"$tmp/bin.ini"
 expect 1 "a binary value is escaped" 'kind = "\\x1b\[31mred\\x01" is unknown' -- \
     "$WEFT" topo show "$tmp/bin.ini"
 if LC_ALL=C grep -q "$(printf '\033')" "$tmp/err"; then bad "ESC reached the terminal"; else ok "no ESC on stderr"; fi
+# The diameter is an all-pairs search: exact up to 65,536 GPUs, said to be not computed above
+# (issue 19, item 10: 1,048,576 GPUs on one switch ran past 120 s; now seconds)
+printf '[cluster]\nkind = switch\ngpus = 65537\nlink_bandwidth = 50GB/s\nlink_latency = 500ns\n' \
+    >"$tmp/big.ini"
+expect 0 "show 65,537 GPUs on one switch" "" -- "$WEFT" topo show "$tmp/big.ini"
+grep -q "diameter     not computed: 65537 GPUs, more than 65536" "$tmp/out" &&
+    ok "the diameter is not computed above 65,536 GPUs" || bad "diameter line above the limit"
+expect 0 "show --json 65,537 GPUs" "" -- "$WEFT" topo show --json "$tmp/big.ini"
+grep -q '"diameter_hops" *: *null' "$tmp/out" && ok "JSON diameter null" || bad "JSON diameter not null"
 printf 'topology: [Ring]\nnpus_count: [4]\nbandwidth: [5]\nlatency: [1e30]\n' >"$tmp/lat.yaml"
 expect 1 "YAML latency past the clock" "latency\[0\] = 1e\+30 ns: longer than the 106 days" -- \
     "$WEFT" topo show "$tmp/lat.yaml"

@@ -127,7 +127,12 @@ print_text(const char *file, const weft_topo_t *topo, const weft_topo_summary_t 
     if (s->n_gpus >= 2) {
         printf("bisection    %.3f GB/s per direction (max flow from GPUs 0-%u to %u-%u)\n",
                s->bisection_Bps / GB, s->n_gpus / 2 - 1, s->n_gpus / 2, s->n_gpus - 1);
-        printf("diameter     %u hops between GPUs (exact)\n", s->diameter_hops);
+        if (s->diameter_exact) {
+            printf("diameter     %u hops between GPUs (exact)\n", s->diameter_hops);
+        } else {
+            printf("diameter     not computed: %u GPUs, more than %u (an all-pairs search)\n",
+                   s->n_gpus, WEFT_TOPO_DIAMETER_MAX_GPUS);
+        }
     } else {
         printf("bisection    none (one GPU)\n");
         printf("diameter     0 hops (one GPU)\n");
@@ -207,7 +212,11 @@ print_json(const char *file, const weft_topo_t *topo, const weft_topo_summary_t 
     json_range(b, "scaleup_Bps", s->scaleup_min_Bps, s->scaleup_max_Bps);
     json_range(b, "injection_Bps", s->injection_min_Bps, s->injection_max_Bps);
     weft_json_add_double(b, "bisection_Bps", s->bisection_Bps);
-    weft_json_add_int(b, "diameter_hops", s->diameter_hops);
+    if (s->diameter_exact) {
+        weft_json_add_int(b, "diameter_hops", s->diameter_hops);
+    } else {
+        weft_json_add_double_or_null(b, "diameter_hops", NAN); /* not computed */
+    }
     weft_json_add_int(b, "nvls_chips", n_with_feature(topo, WEFT_TOPO_FEATURE_NVLS));
     weft_json_add_int(b, "sharp_switches", n_with_feature(topo, WEFT_TOPO_FEATURE_SHARP));
     json_builder_set_member_name(b, "tiers");

@@ -384,7 +384,8 @@ diameter(const weft_topo_t *topo, const graph_t *base, weft_topo_summary_t *s, G
     guint n = weft_topo_n_gpus(topo);
     guint nv = weft_topo_n_vertices(topo);
     s->diameter_hops = 0;
-    if (n < 2) {
+    s->diameter_exact = n <= WEFT_TOPO_DIAMETER_MAX_GPUS;
+    if (n < 2 || !s->diameter_exact) {
         return TRUE;
     }
     igraph_adjlist_t al;

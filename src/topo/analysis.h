@@ -59,6 +59,16 @@ typedef struct {
     double oversubscription; /* down / up; 0 where up is 0 */
 } weft_topo_tier_t;
 
+/**
+ * WEFT_TOPO_DIAMETER_MAX_GPUS:
+ *
+ * The most GPUs whose diameter weft_topo_summarize() computes: it is an
+ * all-pairs search, O(GPUs x (vertices + links) / 512), 0.55 s at 65,536 GPUs
+ * on one switch, four times that for twice the GPUs (1,048,576 GPUs ran past
+ * 120 s). Above it the summary says the diameter was not computed.
+ */
+#define WEFT_TOPO_DIAMETER_MAX_GPUS 65536u
+
 typedef struct {
     guint n_vertices_by_kind[WEFT_VERTEX_HOST + 1];
     guint n_links_by_kind[WEFT_LINK_GENERIC + 1]; /* full-duplex links */
@@ -66,7 +76,8 @@ typedef struct {
     double scaleup_min_Bps, scaleup_max_Bps;
     double injection_min_Bps, injection_max_Bps;
     double bisection_Bps;                        /* GPUs 0..n/2-1 to the rest, per direction */
-    guint diameter_hops;                         /* 0 with one GPU */
+    guint diameter_hops;      /* 0 with one GPU, or when not computed (diameter_exact FALSE) */
+    gboolean diameter_exact;  /* FALSE above WEFT_TOPO_DIAMETER_MAX_GPUS GPUs */
     guint n_tiers;                               /* the highest tier present; 0 if none */
     weft_topo_tier_t tiers[WEFT_TOPO_MAX_TIERS]; /* tiers[i] is tier i + 1 */
 } weft_topo_summary_t;
