@@ -205,6 +205,7 @@ GQuark weft_coll_error_quark(void);
 typedef enum {
     WEFT_COLL_ERROR_UNSUPPORTED, /* no such (operation, algorithm) pair */
     WEFT_COLL_ERROR_VALUE,       /* n == 0, chunks == 0, ... */
+    WEFT_COLL_ERROR_PARSE,       /* a malformed custom collective file (coll/msccl.h) */
 } weft_coll_error_t;
 
 /** Collective operations; the values are Chakra's CollectiveCommType numbers. */
