@@ -58,6 +58,24 @@ if [ -n "${WEFT_SHARED:-}" ] && [ -f "$x" ]; then
         awk '$3 == "float" && $1 == 1048576 && $4 == "43.46" && $8 == "ll128"' "$tmp/out" |
             grep -q . && ok "$net: 43.46 us" || { bad "$net: not 43.46 us"; cat "$tmp/out"; }
     done
+    # The same ring as Chakra ET (custom_allreduce.N.et): Simple, and 7 COMP nodes of 7 us on
+    # every rank's chain: 14 x (500 + 131072 B / 53.687 GB/s = 2441.41 ns) + 49000 ns
+    # = 41179.69 + 49000 = 90179.69 ns = 90.18 us, as weft replay of the same files.
+    et="${x%.xml}"
+    for net in analytical flow; do
+        expect 0 "shared custom_allreduce ET, $net" "" -- \
+            "$WEFT" coll --cluster "$WEFT_SRCDIR/topologies/ring-8.ini" --algo "custom:$et" \
+            -b 1M -e 1M --network "$net"
+        awk '$3 == "float" && $1 == 1048576 && $4 == "90.18" && $7 == "custom"' "$tmp/out" |
+            grep -q . && ok "$net: ET 90.18 us" || { bad "$net: ET not 90.18 us"; cat "$tmp/out"; }
+    done
+    expect 1 "ET rank count against the communicator" "8 ranks of Chakra ET but the communicator has 2" -- \
+        "$WEFT" coll --cluster "$WEFT_SRCDIR/topologies/ring-8.ini" --algo "custom:$et" --gpus 0,1
+    mkdir -p "$tmp/et"
+    for r in 0 1 2 3 4 5 6; do cp "$et.$r.et" "$tmp/et/c.$r.et"; done
+    cp "$et.3.et" "$tmp/et/c.7.et" # rank 7 sends to 4 and receives from 2, as rank 3
+    expect 1 "ET whose sends do not match" "no matching" -- \
+        "$WEFT" coll --cluster "$WEFT_SRCDIR/topologies/ring-8.ini" --algo "custom:$tmp/et/c"
 else
     echo "skipped: the shared custom_allreduce.xml is absent"
 fi

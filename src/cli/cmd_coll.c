@@ -222,6 +222,7 @@ typedef struct {
     weft_coll_plan_t *p2p_plan; /* the current size's (owned) */
     /* --algo custom:FILE: the algorithm, the communicator's layout, the current size's plan */
     weft_coll_msccl_t *custom;
+    weft_workload_t *custom_et; /* or the custom collective as Chakra ET (one plan, built once) */
     const char *custom_file;
     weft_coll_layout_t *custom_layout;
     weft_coll_plan_t *custom_plan;
@@ -234,6 +235,7 @@ bench_clear(bench_t *b)
     weft_coll_plan_free(b->custom_plan);
     weft_coll_layout_free(b->custom_layout);
     weft_coll_msccl_free(b->custom);
+    weft_workload_free(b->custom_et);
     g_free(b->domain);
     weft_coll_planner_free(b->planner);
     if (b->members != NULL) {
@@ -292,6 +294,21 @@ plan_for(bench_t *b, guint64 size, result_t *r, GError **error)
                                       .chunks = b->p2p_plan->chunks};
         r->costs = (weft_coll_costs_t){.model_ps = -1};
         return b->p2p_plan;
+    }
+    if (b->custom_et != NULL) {
+        /* the ET's own bytes, whatever the size: one plan (workload.h) */
+        if (b->custom_plan == NULL) {
+            b->custom_plan = weft_workload_custom_plan(b->custom_et, b->op, error);
+            if (b->custom_plan == NULL) {
+                return NULL;
+            }
+        }
+        r->cfg = (weft_coll_config_t){.algo = b->custom_plan->algo,
+                                      .proto = b->custom_plan->proto,
+                                      .channels = 1,
+                                      .chunks = 1};
+        r->costs = (weft_coll_costs_t){.model_ps = -1};
+        return b->custom_plan;
     }
     if (b->custom != NULL) {
         /* a custom collective: its own plan, no choice to make (coll/msccl.h) */
@@ -352,7 +369,7 @@ predict(bench_t *b, guint64 size, result_t *r, GError **error)
         return FALSE;
     }
     guint64 s = weft_size(b, size);
-    if (b->sendrecv || b->custom != NULL) {
+    if (b->sendrecv || b->custom != NULL || b->custom_et != NULL) {
         /* the plan alone on the network, as the replay runs a SEND/RECV pair's */
         r->time_ps = weft_coll_time_full(b->sim, b->net, plan, (const gint *)b->members->data,
                                          NULL, error);
@@ -371,7 +388,9 @@ predict(bench_t *b, guint64 size, result_t *r, GError **error)
 static const char *
 algo_label(const bench_t *b, const result_t *r)
 {
-    return b->sendrecv ? "p2p" : b->custom != NULL ? "custom" : weft_coll_algo_name(r->cfg.algo);
+    return b->sendrecv                                     ? "p2p"
+           : (b->custom != NULL || b->custom_et != NULL) ? "custom"
+                                                          : weft_coll_algo_name(r->cfg.algo);
 }
 
 static double
@@ -509,11 +528,19 @@ weft_cmd_coll(int argc, char **argv)
             return weft_cli_usage_error("coll", "--op sendrecv has no custom algorithm");
         }
         b.custom_file = algo_text + strlen("custom:");
-        b.custom = weft_coll_msccl_load(b.custom_file, &error);
-        if (b.custom == NULL) {
-            return weft_cli_error("coll", error);
+        if (!g_str_has_suffix(b.custom_file, ".xml")) {
+            /* a Chakra ET prefix (custom_allreduce for custom_allreduce.N.et) */
+            b.custom_et = weft_workload_load_chakra(b.custom_file, NULL, &error);
+            if (b.custom_et == NULL) {
+                return weft_cli_error("coll", error);
+            }
+        } else {
+            b.custom = weft_coll_msccl_load(b.custom_file, &error);
+            if (b.custom == NULL) {
+                return weft_cli_error("coll", error);
+            }
         }
-        weft_coll_op_t cop = weft_coll_msccl_op(b.custom);
+        weft_coll_op_t cop = b.custom != NULL ? weft_coll_msccl_op(b.custom) : b.op;
         if (op_text != NULL && cop != b.op) {
             g_autofree char *msg =
                 g_strdup_printf("--op %s: %s is an algorithm for %s", op_text, b.custom_file,
@@ -625,6 +652,14 @@ weft_cmd_coll(int argc, char **argv)
             return weft_cli_error("coll", error);
         }
     }
+    if (b.custom_et != NULL && b.custom_et->n_ranks != b.members->len) {
+        g_set_error(&error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_VALUE,
+                    "%s: %u ranks of Chakra ET but the communicator has %u GPUs (--gpus, "
+                    "--nodes)",
+                    b.custom_file, b.custom_et->n_ranks, b.members->len);
+        bench_clear(&b);
+        return weft_cli_error("coll", error);
+    }
     weft_coll_planner_add_comm(b.planner, (const gint *)b.members->data, b.members->len);
     const weft_coll_system_t *sys = weft_coll_planner_system(b.planner, 0, &error);
     if (sys == NULL) {
@@ -672,6 +707,12 @@ weft_cmd_coll(int argc, char **argv)
          b.op == WEFT_COLL_REDUCE_SCATTER_BLOCK)) {
         printf("# NCCL 2.27.3 also weighs PAT here (one GPU per node); weft has no PAT plan "
                "and chooses as NCCL_ALGO=^PAT would (doc/collectives.md)\n");
+    }
+    if (b.custom_et != NULL) {
+        printf("# custom collective: %s (Chakra ET, %u ranks), run as written: its own bytes "
+               "whatever the size, COMP nodes charged their duration; NCCL's choice and "
+               "nccl_us do not apply\n",
+               b.custom_file, b.custom_et->n_ranks);
     }
     if (b.custom != NULL) {
         printf("# custom collective: %s (MSCCL algorithm \"%s\"), run as written: NCCL's "

@@ -334,6 +334,9 @@ enum {
     WEFT_COLL_XFER_REDUCE = 1 << 0, /* the destination adds the bytes into its own */
     WEFT_COLL_XFER_INTER = 1 << 1,  /* crosses NVLink domains (step_inter_ps applies) */
     WEFT_COLL_XFER_COPY = 1 << 2,   /* a member's local copy through HBM: src == dst (coll.h) */
+    WEFT_COLL_XFER_DELAY = 1 << 3,  /* with COPY: a local step of the member taking exactly
+                                       @bytes picoseconds, not an HBM copy (a custom
+                                       collective's COMP node, workload.h) */
 };
 
 /**
