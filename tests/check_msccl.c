@@ -78,15 +78,16 @@ plan_of(const char *xml, weft_topo_t *topo, guint n, guint64 S)
 }
 
 /* A step line. */
-#define STEP(s, type, off, cnt, depid, deps)                                                      \
+#define STEP(s, type, off, cnt, depid, deps)                                                       \
     "<step s=\"" #s "\" type=\"" type "\" srcbuf=\"o\" srcoff=\"" #off "\" dstbuf=\"o\" "          \
-    "dstoff=\"" #off "\" cnt=\"" #cnt "\" depid=\"" #depid "\" deps=\"" #deps "\" hasdep=\"0\"/>\n"
+    "dstoff=\"" #off "\" cnt=\"" #cnt "\" depid=\"" #depid "\" deps=\"" #deps                      \
+    "\" hasdep=\"0\"/>\n"
 
 /* 3-GPU ring all-gather: gpu i sends its block to i+1, forwards the block of i-1, receives the
  * block of i-2 (MSCCL's textbook ring, one chunk per block). */
-#define GPU_AG(i, nx, pv, own, prev, prev2)                                                       \
-    "<gpu id=\"" #i "\" i_chunks=\"1\" o_chunks=\"3\" s_chunks=\"0\">\n"                          \
-    "<tb id=\"0\" send=\"" #nx "\" recv=\"" #pv "\" chan=\"0\">\n" STEP(0, "s", own, 1, -1, -1)   \
+#define GPU_AG(i, nx, pv, own, prev, prev2)                                                        \
+    "<gpu id=\"" #i "\" i_chunks=\"1\" o_chunks=\"3\" s_chunks=\"0\">\n"                           \
+    "<tb id=\"0\" send=\"" #nx "\" recv=\"" #pv "\" chan=\"0\">\n" STEP(0, "s", own, 1, -1, -1)    \
         STEP(1, "rcs", prev, 1, -1, -1) STEP(2, "r", prev2, 1, -1, -1) "</tb>\n</gpu>\n"
 
 static const char ring_ag3[] =
@@ -120,15 +121,21 @@ chain3(gboolean dep)
         "<algo name=\"chain\" nchunksperloop=\"1\" nchannels=\"1\" proto=\"Simple\" ngpus=\"3\" "
         "coll=\"allreduce\" inplace=\"1\">\n"
         "<gpu id=\"0\" i_chunks=\"1\" o_chunks=\"1\" s_chunks=\"0\">\n"
-        "<tb id=\"0\" send=\"1\" recv=\"-1\" chan=\"0\">" STEP(0, "s", 0, 1, -1, -1) "</tb>\n"
-        "</gpu>\n<gpu id=\"1\" i_chunks=\"1\" o_chunks=\"1\" s_chunks=\"0\">\n"
-        "<tb id=\"0\" send=\"-1\" recv=\"0\" chan=\"0\">" STEP(0, "r", 0, 1, -1, -1) "</tb>\n"
-        "<tb id=\"1\" send=\"2\" recv=\"-1\" chan=\"0\">"
-        "<step s=\"0\" type=\"s\" srcbuf=\"o\" srcoff=\"0\" dstbuf=\"o\" dstoff=\"0\" cnt=\"1\" "
-        "depid=\"%d\" deps=\"%d\" hasdep=\"0\"/></tb>\n"
-        "</gpu>\n<gpu id=\"2\" i_chunks=\"1\" o_chunks=\"1\" s_chunks=\"0\">\n"
-        "<tb id=\"0\" send=\"-1\" recv=\"1\" chan=\"0\">" STEP(0, "r", 0, 1, -1, -1) "</tb>\n"
-        "</gpu>\n</algo>\n",
+        "<tb id=\"0\" send=\"1\" recv=\"-1\" chan=\"0\">" STEP(
+            0, "s", 0, 1, -1,
+            -1) "</tb>\n"
+                "</gpu>\n<gpu id=\"1\" i_chunks=\"1\" o_chunks=\"1\" s_chunks=\"0\">\n"
+                "<tb id=\"0\" send=\"-1\" recv=\"0\" chan=\"0\">" STEP(
+                    0, "r", 0, 1, -1,
+                    -1) "</tb>\n"
+                        "<tb id=\"1\" send=\"2\" recv=\"-1\" chan=\"0\">"
+                        "<step s=\"0\" type=\"s\" srcbuf=\"o\" srcoff=\"0\" dstbuf=\"o\" "
+                        "dstoff=\"0\" cnt=\"1\" "
+                        "depid=\"%d\" deps=\"%d\" hasdep=\"0\"/></tb>\n"
+                        "</gpu>\n<gpu id=\"2\" i_chunks=\"1\" o_chunks=\"1\" s_chunks=\"0\">\n"
+                        "<tb id=\"0\" send=\"-1\" recv=\"1\" chan=\"0\">" STEP(
+                            0, "r", 0, 1, -1, -1) "</tb>\n"
+                                                  "</gpu>\n</algo>\n",
         dep ? 0 : -1, dep ? 0 : -1);
 }
 
@@ -186,10 +193,8 @@ START_TEST(shared_custom_ring_all_reduce_matches_the_ring)
     ck_assert_int_le(llabs((long long)ta - 46146837), 14);
     ck_assert_int_le(llabs((long long)tf - 46146837), 14);
     /* and exactly weft's own one-channel, one-chunk LL128 ring all-reduce */
-    weft_coll_config_t cfg = {.algo = WEFT_COLL_ALGO_RING,
-                              .proto = WEFT_COLL_PROTO_LL128,
-                              .channels = 1,
-                              .chunks = 1};
+    weft_coll_config_t cfg = {
+        .algo = WEFT_COLL_ALGO_RING, .proto = WEFT_COLL_PROTO_LL128, .channels = 1, .chunks = 1};
     g_autoptr(weft_coll_plan_t) ring =
         weft_coll_plan_build(WEFT_COLL_ALL_REDUCE, &cfg, layout, MIB, &error);
     ck_assert_msg(ring != NULL, "%s", error ? error->message : "");
@@ -197,7 +202,6 @@ START_TEST(shared_custom_ring_all_reduce_matches_the_ring)
     ck_assert_int_eq(tf, run_on(topo, ring, WEFT_NET_FLOW));
 }
 END_TEST
-
 
 START_TEST(shared_custom_all_reduce_et_is_the_ring_plus_its_comp_nodes)
 {
@@ -216,8 +220,7 @@ START_TEST(shared_custom_all_reduce_et_is_the_ring_plus_its_comp_nodes)
     GError *error = NULL;
     g_autoptr(weft_workload_t) wl = weft_workload_load_chakra(prefix, NULL, &error);
     ck_assert_msg(wl != NULL, "%s", error ? error->message : "");
-    g_autoptr(weft_coll_plan_t) plan =
-        weft_workload_custom_plan(wl, WEFT_COLL_ALL_REDUCE, &error);
+    g_autoptr(weft_coll_plan_t) plan = weft_workload_custom_plan(wl, WEFT_COLL_ALL_REDUCE, &error);
     ck_assert_msg(plan != NULL, "%s", error ? error->message : "");
     /* per rank 35 nodes: 14 SEND of 131072 B, 14 RECV, 7 COMP of 7 us */
     ck_assert_uint_eq(plan->n_xfers, 8 * 35);
@@ -237,10 +240,8 @@ START_TEST(shared_custom_all_reduce_et_is_the_ring_plus_its_comp_nodes)
         v[i] = weft_topo_gpu_vertex(topo, i);
     }
     g_autoptr(weft_coll_layout_t) layout = weft_coll_layout_new(f, v, 8);
-    weft_coll_config_t cfg = {.algo = WEFT_COLL_ALGO_RING,
-                              .proto = WEFT_COLL_PROTO_SIMPLE,
-                              .channels = 1,
-                              .chunks = 1};
+    weft_coll_config_t cfg = {
+        .algo = WEFT_COLL_ALGO_RING, .proto = WEFT_COLL_PROTO_SIMPLE, .channels = 1, .chunks = 1};
     g_autoptr(weft_coll_plan_t) ring =
         weft_coll_plan_build(WEFT_COLL_ALL_REDUCE, &cfg, layout, MIB, &error);
     ck_assert_int_eq(run_on(topo, ring, WEFT_NET_ANALYTICAL), 92700160 - 49000000);
@@ -264,8 +265,8 @@ expect_error(const char *xml, gint code, const char *needle)
     g_error_free(error);
 }
 
-#define HEAD2                                                                                     \
-    "<algo name=\"x\" nchunksperloop=\"2\" nchannels=\"1\" proto=\"Simple\" ngpus=\"2\" "         \
+#define HEAD2                                                                                      \
+    "<algo name=\"x\" nchunksperloop=\"2\" nchannels=\"1\" proto=\"Simple\" ngpus=\"2\" "          \
     "coll=\"allreduce\" inplace=\"1\">\n"
 #define GPU(i) "<gpu id=\"" #i "\" i_chunks=\"2\" o_chunks=\"2\" s_chunks=\"0\">\n"
 
@@ -288,11 +289,12 @@ START_TEST(bad_files_are_clear_errors)
                      0, "r", 0, 1, -1, -1) "</tb></gpu></algo>",
                  WEFT_COLL_ERROR_VALUE, "gpu 1 tb 0 step 0");
     /* a cycle: each gpu receives before it sends */
-    expect_error(HEAD2 GPU(0) "<tb id=\"0\" send=\"1\" recv=\"1\" chan=\"0\">" STEP(
-                     0, "r", 0, 1, -1, -1) STEP(1, "s", 0, 1, -1, -1) "</tb></gpu>" GPU(1)
-                     "<tb id=\"0\" send=\"0\" recv=\"0\" chan=\"0\">" STEP(0, "r", 0, 1, -1, -1)
-                         STEP(1, "s", 0, 1, -1, -1) "</tb></gpu></algo>",
-                 WEFT_COLL_ERROR_VALUE, "deadlocks");
+    expect_error(
+        HEAD2 GPU(0) "<tb id=\"0\" send=\"1\" recv=\"1\" chan=\"0\">" STEP(0, "r", 0, 1, -1, -1)
+            STEP(1, "s", 0, 1, -1, -1) "</tb></gpu>" GPU(
+                1) "<tb id=\"0\" send=\"0\" recv=\"0\" chan=\"0\">" STEP(0, "r", 0, 1, -1, -1)
+                STEP(1, "s", 0, 1, -1, -1) "</tb></gpu></algo>",
+        WEFT_COLL_ERROR_VALUE, "deadlocks");
     /* a gpu id beyond ngpus */
     expect_error(HEAD2 GPU(2) "</gpu></algo>", WEFT_COLL_ERROR_PARSE, "id=\"2\"");
     /* a missing attribute */

@@ -388,9 +388,9 @@ predict(bench_t *b, guint64 size, result_t *r, GError **error)
 static const char *
 algo_label(const bench_t *b, const result_t *r)
 {
-    return b->sendrecv                                     ? "p2p"
+    return b->sendrecv                                   ? "p2p"
            : (b->custom != NULL || b->custom_et != NULL) ? "custom"
-                                                          : weft_coll_algo_name(r->cfg.algo);
+                                                         : weft_coll_algo_name(r->cfg.algo);
 }
 
 static double
@@ -542,9 +542,8 @@ weft_cmd_coll(int argc, char **argv)
         }
         weft_coll_op_t cop = b.custom != NULL ? weft_coll_msccl_op(b.custom) : b.op;
         if (op_text != NULL && cop != b.op) {
-            g_autofree char *msg =
-                g_strdup_printf("--op %s: %s is an algorithm for %s", op_text, b.custom_file,
-                                weft_coll_op_name(cop));
+            g_autofree char *msg = g_strdup_printf("--op %s: %s is an algorithm for %s", op_text,
+                                                   b.custom_file, weft_coll_op_name(cop));
             bench_clear(&b);
             return weft_cli_usage_error("coll", msg);
         }

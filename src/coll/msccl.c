@@ -10,7 +10,6 @@
 
 #include "coll/coll_private.h"
 
-
 /* Step types (msccl.h). */
 typedef enum {
     ST_S,
@@ -327,8 +326,8 @@ on_start(GMarkupParseContext *ctx, const char *elem, const char **names, const c
         }
         if ((guint)s != r->tb->steps->len) {
             g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_PARSE,
-                        "%s step s=%d: expected s=%u (steps are numbered 0, 1, ... in order)", w,
-                        s, r->tb->steps->len);
+                        "%s step s=%d: expected s=%u (steps are numbered 0, 1, ... in order)", w, s,
+                        r->tb->steps->len);
             return;
         }
         r->step = s;
@@ -369,8 +368,8 @@ on_start(GMarkupParseContext *ctx, const char *elem, const char **names, const c
             gint32 cap = r->gpu->chunks[st.srcbuf == 'i' ? 0 : st.srcbuf == 'o' ? 1 : 2];
             if (st.srcoff < 0 || (gint64)st.srcoff + st.cnt > MAX(cap, (gint32)m->nchunks)) {
                 g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_PARSE,
-                            "%s step %d srcoff=%d cnt=%d: beyond the %d chunks of buffer %c", w,
-                            s, st.srcoff, st.cnt, MAX(cap, (gint32)m->nchunks), st.srcbuf);
+                            "%s step %d srcoff=%d cnt=%d: beyond the %d chunks of buffer %c", w, s,
+                            st.srcoff, st.cnt, MAX(cap, (gint32)m->nchunks), st.srcbuf);
                 return;
             }
         }
@@ -405,8 +404,8 @@ on_end(GMarkupParseContext *ctx, const char *elem, gpointer data, GError **error
 
 /* ---- checking ------------------------------------------------------------------------ */
 
-static gboolean
-value_error(GError **error, const weft_coll_msccl_t *m, const char *fmt, ...) G_GNUC_PRINTF(3, 4);
+static gboolean value_error(GError **error, const weft_coll_msccl_t *m, const char *fmt, ...)
+    G_GNUC_PRINTF(3, 4);
 
 static gboolean
 value_error(GError **error, const weft_coll_msccl_t *m, const char *fmt, ...)
@@ -506,9 +505,8 @@ check(weft_coll_msccl_t *m, GError **error)
             for (guint s = 0; s < tb->steps->len; s++) {
                 const step_t *st = &g_array_index(tb->steps, step_t, s);
                 if (st->depid >= 0) {
-                    tb_t *d = (guint)st->depid < g->tbs->len
-                                  ? g_ptr_array_index(g->tbs, st->depid)
-                                  : NULL;
+                    tb_t *d = (guint)st->depid < g->tbs->len ? g_ptr_array_index(g->tbs, st->depid)
+                                                             : NULL;
                     if (d == NULL || (guint)st->deps >= d->steps->len ||
                         (d == tb && (guint)st->deps >= s)) {
                         return value_error(
@@ -606,8 +604,8 @@ check(weft_coll_msccl_t *m, GError **error)
                     return value_error(error, m,
                                        "line %d: gpu %u tb %u step %u sends cnt=%d but gpu %u tb "
                                        "%u step %u receives cnt=%d",
-                                       st->line, gi, t, s, st->cnt, rg, rti - m->gpu_base[rg],
-                                       rs, rst->cnt);
+                                       st->line, gi, t, s, st->cnt, rg, rti - m->gpu_base[rg], rs,
+                                       rst->cnt);
                 }
                 m->match[m->tb_base[rti] + rs] = m->tb_base[ti] + s;
                 rs++;

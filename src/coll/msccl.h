@@ -112,9 +112,8 @@ const char *weft_coll_msccl_name(const weft_coll_msccl_t *m);
  * nchannels, plan->chunks 1.
  * Returns: (transfer full): the plan, or NULL. O(steps).
  */
-weft_coll_plan_t *weft_coll_msccl_plan(const weft_coll_msccl_t *m,
-                                       const weft_coll_layout_t *layout, guint64 size_bytes,
-                                       GError **error);
+weft_coll_plan_t *weft_coll_msccl_plan(const weft_coll_msccl_t *m, const weft_coll_layout_t *layout,
+                                       guint64 size_bytes, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(weft_coll_msccl_t, weft_coll_msccl_free)
 

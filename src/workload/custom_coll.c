@@ -110,8 +110,9 @@ weft_workload_custom_plan(const weft_workload_t *wl, weft_coll_op_t op, GError *
             gpointer s = g_hash_table_lookup(sends, &key);
             if (s == NULL) {
                 g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_UNMATCHED,
-                            "%s: node %" G_GUINT64_FORMAT " (%s): RECV %u from rank %d (tag %"
-                            G_GINT64_FORMAT ") has no matching SEND",
+                            "%s: node %" G_GUINT64_FORMAT
+                            " (%s): RECV %u from rank %d (tag %" G_GINT64_FORMAT
+                            ") has no matching SEND",
                             t->file, t->id[i], t->name[i], k, t->peer[i], t->tag[i]);
                 return NULL;
             }
@@ -132,8 +133,9 @@ weft_workload_custom_plan(const weft_workload_t *wl, weft_coll_op_t op, GError *
             for (guint i = 0; i < t->n_nodes; i++) {
                 if (t->type[i] == WEFT_NODE_SEND && !taken[base[r] + i]) {
                     g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_UNMATCHED,
-                                "%s: node %" G_GUINT64_FORMAT " (%s): SEND to rank %d (tag %"
-                                G_GINT64_FORMAT ") has no matching RECV",
+                                "%s: node %" G_GUINT64_FORMAT
+                                " (%s): SEND to rank %d (tag %" G_GINT64_FORMAT
+                                ") has no matching RECV",
                                 t->file, t->id[i], t->name[i], t->peer[i], t->tag[i]);
                     return NULL;
                 }
