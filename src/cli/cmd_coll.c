@@ -8,6 +8,9 @@
  * network, with the executor's costs from the model; the table gives size,
  * count, type, time, algbw, busbw, the choice, and NCCL's own predicted time
  * beside it. --compare puts a measured nccl-tests table beside the predictions.
+ * --algo custom:FILE runs a custom collective instead, an MSCCL-IR XML
+ * (coll/msccl.h) or a Chakra ET prefix (workload.h, weft_workload_custom_plan()),
+ * its plan alone on the network with no NCCL choice.
  */
 #define G_LOG_DOMAIN "weft-cli"
 

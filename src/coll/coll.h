@@ -142,6 +142,9 @@
  *    NVLink domain has them (build_nvls(), algos.c): NCCL's scatter warps copy
  *    the user input into the NVLS buffer before the multimem reduction, its
  *    gather warps copy the result out to the user output;
+ *  - local delays: a transfer flagged WEFT_COLL_XFER_DELAY (with COPY) takes exactly
+ *    its bytes field in picoseconds and releases its successors with no step latency:
+ *    a custom collective's COMP node (workload.h, weft_workload_custom_plan());
  *  - channel_Bps: a cap on every transfer's rate (0: none);
  *  - per-message cost of the network (msg_ps, msg_bytes): a member's
  *    transfers across domains (WEFT_COLL_XFER_INTER, from a member) start one
