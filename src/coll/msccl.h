@@ -10,10 +10,12 @@
  * sending step on it matches the k-th receiving step at the other end (FIFO
  * order, as the runtime's connections are). A step may also wait for step
  * `deps` of thread block `depid` of its own GPU. Step types, as MSCCL's XML
- * loader reads them (the type switch of its algorithm parser, mscclGetAlgoFromXmlFile()
- * in the MSCCL runtime, as read through public code search: commit not pinned; the
- * same names in microsoft/msccl's xml_generator scripts, ab755900 src/xml_generator/allpair_allreduce_low_latency.py). weft's limits on thread
- * blocks and steps (below) are its own, looser than MSCCL's (256 steps):
+ * loader reads them (the type switch of its algorithm parser,
+ * mscclGetAlgoFromXmlFile() in the MSCCL runtime, as read through public code
+ * search: commit not pinned; the same names in microsoft/msccl's generator
+ * scripts, ab755900 src/xml_generator/allpair_allreduce_low_latency.py).
+ * weft's limits on thread blocks and steps (below) are its own, looser than
+ * MSCCL's (256 steps):
  * s send, r receive, rcs receive-copy-send, rrs receive-reduce-send, rrc
  * receive-reduce-copy, rrcs receive-reduce-copy-send, cpy local copy, re local
  * reduce, nop (a dependency only).
