@@ -8,6 +8,9 @@
  * network, with the executor's costs from the model; the table gives size,
  * count, type, time, algbw, busbw, the choice, and NCCL's own predicted time
  * beside it. --compare puts a measured nccl-tests table beside the predictions.
+ * --algo custom:FILE runs a custom collective instead, an MSCCL-IR XML
+ * (coll/msccl.h) or a Chakra ET prefix (workload.h, weft_workload_custom_plan()),
+ * its plan alone on the network with no NCCL choice.
  */
 #define G_LOG_DOMAIN "weft-cli"
 
@@ -23,6 +26,7 @@
 #include "coll/coll.h"
 #include "coll/p2p.h"
 #include "coll/planner.h"
+#include "coll/msccl.h"
 #include "coll/tuning.h"
 #include "core/output.h"
 #include "core/sim.h"
@@ -219,12 +223,22 @@ typedef struct {
     weft_coll_p2p_comm_t p2p; /* the communicator's point-to-point set-up */
     gint *domain;             /* per member, its NVLink domain */
     weft_coll_plan_t *p2p_plan; /* the current size's (owned) */
+    /* --algo custom:FILE: the algorithm, the communicator's layout, the current size's plan */
+    weft_coll_msccl_t *custom;
+    weft_workload_t *custom_et; /* or the custom collective as Chakra ET (one plan, built once) */
+    const char *custom_file;
+    weft_coll_layout_t *custom_layout;
+    weft_coll_plan_t *custom_plan;
 } bench_t;
 
 static void
 bench_clear(bench_t *b)
 {
     weft_coll_plan_free(b->p2p_plan);
+    weft_coll_plan_free(b->custom_plan);
+    weft_coll_layout_free(b->custom_layout);
+    weft_coll_msccl_free(b->custom);
+    weft_workload_free(b->custom_et);
     g_free(b->domain);
     weft_coll_planner_free(b->planner);
     if (b->members != NULL) {
@@ -284,6 +298,36 @@ plan_for(bench_t *b, guint64 size, result_t *r, GError **error)
         r->costs = (weft_coll_costs_t){.model_ps = -1};
         return b->p2p_plan;
     }
+    if (b->custom_et != NULL) {
+        /* the ET's own bytes, whatever the size: one plan (workload.h) */
+        if (b->custom_plan == NULL) {
+            b->custom_plan = weft_workload_custom_plan(b->custom_et, b->op, error);
+            if (b->custom_plan == NULL) {
+                return NULL;
+            }
+        }
+        r->cfg = (weft_coll_config_t){.algo = b->custom_plan->algo,
+                                      .proto = b->custom_plan->proto,
+                                      .channels = 1,
+                                      .chunks = 1};
+        r->costs = (weft_coll_costs_t){.model_ps = -1};
+        return b->custom_plan;
+    }
+    if (b->custom != NULL) {
+        /* a custom collective: its own plan, no choice to make (coll/msccl.h) */
+        weft_coll_plan_free(b->custom_plan);
+        b->custom_plan =
+            weft_coll_msccl_plan(b->custom, b->custom_layout, weft_size(b, size), error);
+        if (b->custom_plan == NULL) {
+            return NULL;
+        }
+        r->cfg = (weft_coll_config_t){.algo = b->custom_plan->algo,
+                                      .proto = b->custom_plan->proto,
+                                      .channels = b->custom_plan->channels,
+                                      .chunks = b->custom_plan->chunks};
+        r->costs = (weft_coll_costs_t){.model_ps = -1};
+        return b->custom_plan;
+    }
     weft_coll_choice_t choice;
     const weft_coll_plan_t *plan =
         weft_coll_planner_plan(b->planner, b->op, weft_size(b, size), 0, &choice, error);
@@ -328,7 +372,7 @@ predict(bench_t *b, guint64 size, result_t *r, GError **error)
         return FALSE;
     }
     guint64 s = weft_size(b, size);
-    if (b->sendrecv) {
+    if (b->sendrecv || b->custom != NULL || b->custom_et != NULL) {
         /* the plan alone on the network, as the replay runs a SEND/RECV pair's */
         r->time_ps = weft_coll_time_full(b->sim, b->net, plan, (const gint *)b->members->data,
                                          NULL, error);
@@ -341,6 +385,15 @@ predict(bench_t *b, guint64 size, result_t *r, GError **error)
     /* sizes do not repeat: one plan at a time */
     weft_coll_planner_forget(b->planner);
     return r->time_ps >= 0;
+}
+
+/* The algorithm column: p2p for sendrecv, custom for --algo custom:FILE. */
+static const char *
+algo_label(const bench_t *b, const result_t *r)
+{
+    return b->sendrecv                                   ? "p2p"
+           : (b->custom != NULL || b->custom_et != NULL) ? "custom"
+                                                         : weft_coll_algo_name(r->cfg.algo);
 }
 
 static double
@@ -396,7 +449,8 @@ weft_cmd_coll(int argc, char **argv)
          "MODE"},
         {"algo", 0, 0, G_OPTION_ARG_STRING, &algo_text,
          "force the algorithm (NCCL_ALGO): ring, tree, nvls, nvls_tree, collnet, direct, "
-         "halving_doubling, hierarchical; default auto",
+         "halving_doubling, hierarchical, or custom:FILE (an MSCCL XML algorithm, run as "
+         "written); default auto",
          "ALGO"},
         {"proto", 0, 0, G_OPTION_ARG_STRING, &proto_text,
          "force the protocol (NCCL_PROTO): ll, ll128, simple; default auto", "PROTO"},
@@ -472,7 +526,32 @@ weft_cmd_coll(int argc, char **argv)
         return weft_cli_usage_error("coll", msg);
     }
     weft_coll_algo_t algo = WEFT_COLL_ALGO_AUTO;
-    if (algo_text != NULL && !weft_coll_tuning_algo_from_name(algo_text, &algo)) {
+    if (algo_text != NULL && g_str_has_prefix(algo_text, "custom:")) {
+        if (b.sendrecv) {
+            return weft_cli_usage_error("coll", "--op sendrecv has no custom algorithm");
+        }
+        b.custom_file = algo_text + strlen("custom:");
+        if (!g_str_has_suffix(b.custom_file, ".xml")) {
+            /* a Chakra ET prefix (custom_allreduce for custom_allreduce.N.et) */
+            b.custom_et = weft_workload_load_chakra(b.custom_file, NULL, &error);
+            if (b.custom_et == NULL) {
+                return weft_cli_error("coll", error);
+            }
+        } else {
+            b.custom = weft_coll_msccl_load(b.custom_file, &error);
+            if (b.custom == NULL) {
+                return weft_cli_error("coll", error);
+            }
+        }
+        weft_coll_op_t cop = b.custom != NULL ? weft_coll_msccl_op(b.custom) : b.op;
+        if (op_text != NULL && cop != b.op) {
+            g_autofree char *msg = g_strdup_printf("--op %s: %s is an algorithm for %s", op_text,
+                                                   b.custom_file, weft_coll_op_name(cop));
+            bench_clear(&b);
+            return weft_cli_usage_error("coll", msg);
+        }
+        b.op = cop;
+    } else if (algo_text != NULL && !weft_coll_tuning_algo_from_name(algo_text, &algo)) {
         g_autofree char *msg = g_strdup_printf(
             "--algo %s: unknown algorithm (ring, direct, tree, halving_doubling, hierarchical, "
             "nvls, nvls_tree, collnet, auto)",
@@ -564,6 +643,25 @@ weft_cmd_coll(int argc, char **argv)
     }
     weft_coll_planner_config_t pcfg = {.tuning = &b.tuning};
     b.planner = weft_coll_planner_new(b.fabric, &pcfg);
+    if (b.custom != NULL) {
+        b.custom_layout =
+            weft_coll_layout_new(b.fabric, (const gint *)b.members->data, b.members->len);
+        if (weft_coll_msccl_n_gpus(b.custom) != b.members->len) {
+            g_set_error(&error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_VALUE,
+                        "%s: ngpus=%u but the communicator has %u GPUs (--gpus, --nodes)",
+                        b.custom_file, weft_coll_msccl_n_gpus(b.custom), b.members->len);
+            bench_clear(&b);
+            return weft_cli_error("coll", error);
+        }
+    }
+    if (b.custom_et != NULL && b.custom_et->n_ranks != b.members->len) {
+        g_set_error(&error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_VALUE,
+                    "%s: %u ranks of Chakra ET but the communicator has %u GPUs (--gpus, "
+                    "--nodes)",
+                    b.custom_file, b.custom_et->n_ranks, b.members->len);
+        bench_clear(&b);
+        return weft_cli_error("coll", error);
+    }
     weft_coll_planner_add_comm(b.planner, (const gint *)b.members->data, b.members->len);
     const weft_coll_system_t *sys = weft_coll_planner_system(b.planner, 0, &error);
     if (sys == NULL) {
@@ -612,6 +710,17 @@ weft_cmd_coll(int argc, char **argv)
         printf("# NCCL 2.27.3 also weighs PAT here (one GPU per node); weft has no PAT plan "
                "and chooses as NCCL_ALGO=^PAT would (doc/collectives.md)\n");
     }
+    if (b.custom_et != NULL) {
+        printf("# custom collective: %s (Chakra ET, %u ranks), run as written: its own bytes "
+               "whatever the size, COMP nodes charged their duration; NCCL's choice and "
+               "nccl_us do not apply\n",
+               b.custom_file, b.custom_et->n_ranks);
+    }
+    if (b.custom != NULL) {
+        printf("# custom collective: %s (MSCCL algorithm \"%s\"), run as written: NCCL's "
+               "choice and nccl_us do not apply\n",
+               b.custom_file, weft_coll_msccl_name(b.custom));
+    }
     if (b.sendrecv) {
         printf("# NCCL p2p: %u p2p channels, %u per peer, %u per message at least, step "
                "%" G_GUINT64_FORMAT " B\n",
@@ -639,14 +748,14 @@ weft_cmd_coll(int argc, char **argv)
             printf("%14" G_GUINT64_FORMAT " %12" G_GUINT64_FORMAT " %6s %12.2f %10.2f %10.2f "
                    "%-10s %-7s %4u %6u %12s\n",
                    size, size / TYPE_BYTES, "float", r.time_ps / 1e6, alg, alg * factor,
-                   (b.sendrecv ? "p2p" : weft_coll_algo_name(r.cfg.algo)), weft_coll_tuning_proto_name(r.cfg.proto),
+                   algo_label(&b, &r), weft_coll_tuning_proto_name(r.cfg.proto),
                    r.cfg.channels, r.cfg.chunks, model_text);
             fflush(stdout); /* a row as soon as it is known: a long sweep shows its progress */
             g_string_append_printf(csv_text,
                                    "%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
                                    ",float,%.3f,%.3f,%.3f,%s,%s,%u,%u,%.3f\n",
                                    size, size / TYPE_BYTES, r.time_ps / 1e6, alg, alg * factor,
-                                   (b.sendrecv ? "p2p" : weft_coll_algo_name(r.cfg.algo)),
+                                   algo_label(&b, &r),
                                    weft_coll_tuning_proto_name(r.cfg.proto), r.cfg.channels,
                                    r.cfg.chunks, model_us);
             if (size == 0 || step_factor * sz > 1.8e19) {
@@ -687,13 +796,13 @@ weft_cmd_coll(int argc, char **argv)
             printf("%14" G_GUINT64_FORMAT " %10.2f %10.2f %+8.1f %10.2f %10.2f %8s %-10s %-7s "
                    "%10.2f\n",
                    m->size, m->time_us, t_us, et, m->busbw, bus, eb_text,
-                   (b.sendrecv ? "p2p" : weft_coll_algo_name(r.cfg.algo)), weft_coll_tuning_proto_name(r.cfg.proto),
+                   algo_label(&b, &r), weft_coll_tuning_proto_name(r.cfg.proto),
                    model_us);
             fflush(stdout);
             g_autofree char *eb_csv = isnan(eb) ? g_strdup("") : g_strdup_printf("%.2f", eb);
             g_string_append_printf(
                 csv_text, "%" G_GUINT64_FORMAT ",%.3f,%.3f,%.2f,%.3f,%.3f,%s,%s,%s,%.3f\n", m->size,
-                m->time_us, t_us, et, m->busbw, bus, eb_csv, (b.sendrecv ? "p2p" : weft_coll_algo_name(r.cfg.algo)),
+                m->time_us, t_us, et, m->busbw, bus, eb_csv, algo_label(&b, &r),
                 weft_coll_tuning_proto_name(r.cfg.proto), model_us);
         }
         if (rc == WEFT_EXIT_OK) {

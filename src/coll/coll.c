@@ -950,7 +950,9 @@ weft_coll_plan_print(const weft_coll_plan_t *plan, GString *out)
                                " [%" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT ") %" G_GUINT64_FORMAT
                                " B%s%s%s, %u preds, succ [",
                                e->offset, e->offset + e->bytes, e->bytes,
-                               (e->flags & WEFT_COLL_XFER_COPY) ? " copy" : "",
+                               (e->flags & WEFT_COLL_XFER_DELAY)  ? " ps delay"
+                               : (e->flags & WEFT_COLL_XFER_COPY) ? " copy"
+                                                                  : "",
                                (e->flags & WEFT_COLL_XFER_REDUCE) ? " reduce" : "",
                                (e->flags & WEFT_COLL_XFER_INTER) ? " inter" : "", plan->n_preds[t]);
         for (guint32 s = plan->succ_off[t]; s < plan->succ_off[t + 1]; s++) {

@@ -142,6 +142,9 @@
  *    NVLink domain has them (build_nvls(), algos.c): NCCL's scatter warps copy
  *    the user input into the NVLS buffer before the multimem reduction, its
  *    gather warps copy the result out to the user output;
+ *  - local delays: a transfer flagged WEFT_COLL_XFER_DELAY (with COPY) takes exactly
+ *    its bytes field in picoseconds and releases its successors with no step latency:
+ *    a custom collective's COMP node (workload.h, weft_workload_custom_plan());
  *  - channel_Bps: a cap on every transfer's rate (0: none);
  *  - per-message cost of the network (msg_ps, msg_bytes): a member's
  *    transfers across domains (WEFT_COLL_XFER_INTER, from a member) start one
@@ -205,6 +208,7 @@ GQuark weft_coll_error_quark(void);
 typedef enum {
     WEFT_COLL_ERROR_UNSUPPORTED, /* no such (operation, algorithm) pair */
     WEFT_COLL_ERROR_VALUE,       /* n == 0, chunks == 0, ... */
+    WEFT_COLL_ERROR_PARSE,       /* a malformed custom collective file (coll/msccl.h) */
 } weft_coll_error_t;
 
 /** Collective operations; the values are Chakra's CollectiveCommType numbers. */
@@ -333,6 +337,9 @@ enum {
     WEFT_COLL_XFER_REDUCE = 1 << 0, /* the destination adds the bytes into its own */
     WEFT_COLL_XFER_INTER = 1 << 1,  /* crosses NVLink domains (step_inter_ps applies) */
     WEFT_COLL_XFER_COPY = 1 << 2,   /* a member's local copy through HBM: src == dst (coll.h) */
+    WEFT_COLL_XFER_DELAY = 1 << 3,  /* with COPY: a local step of the member taking exactly
+                                       @bytes picoseconds, not an HBM copy (a custom
+                                       collective's COMP node, workload.h) */
 };
 
 /**

@@ -166,7 +166,9 @@ start_xfer_now(weft_coll_run_t *run, guint32 t)
     if (x->flags & WEFT_COLL_XFER_COPY) {
         /* a member's SMs read and write the bytes through HBM (coll.h) */
         weft_time_t d =
-            run->exec.copy_Bps > 0.0 ? weft_time_for_bytes(2 * x->bytes, run->exec.copy_Bps) : 0;
+            (x->flags & WEFT_COLL_XFER_DELAY) ? (weft_time_t)MIN(x->bytes, (guint64)G_MAXINT64 / 4)
+            : run->exec.copy_Bps > 0.0 ? weft_time_for_bytes(2 * x->bytes, run->exec.copy_Bps)
+                                       : 0;
         run->post[t] =
             weft_sim_after(weft_net_sim(run->net), d, on_copy_done, run, GUINT_TO_POINTER(t));
         return;

@@ -184,6 +184,30 @@ weft_workload_t *weft_workload_load_chakra(const char *prefix, const char *comm_
  */
 
 /**
+ * weft_workload_custom_plan:
+ * @wl: a workload whose ranks hold only SEND, RECV, COMP (and METADATA) nodes: a
+ *   custom collective as ASTRA-sim's all-reduce-implementation-custom gives it (one
+ *   Chakra ET per rank, e.g. custom_allreduce.N.et).
+ * @op: the operation it stands for (the plan's op; the ET does not say).
+ * @error: WEFT_WORKLOAD_ERROR_VALUE naming the file, node id and type for another node
+ *   type; _UNMATCHED for a SEND without its RECV or the reverse; _CYCLE when the nodes
+ *   and the matches wait in a cycle.
+ *
+ * The custom collective as a plan (coll.h) over members = ranks, every node one
+ * transfer in a topological order: a SEND a network transfer of its comm_size bytes to
+ * comm_dst; a RECV a 0-byte local step of its rank that waits for the delivery of the
+ * matching SEND (the k-th SEND from comm_src to this rank with the same comm_tag); a COMP
+ * a local step of its duration (WEFT_COLL_XFER_DELAY); METADATA a 0-byte local step. A
+ * node waits for its data dependencies: a link dependency on a SEND (its bytes have
+ * left), a data dependency on anything else. The bytes are the ET's own (the
+ * collective's size does not scale them); plan->exec charges nothing but efficiency 1.
+ * Returns: (transfer full): the plan, or NULL. O(nodes + dependencies), one hash lookup
+ *   per SEND and RECV.
+ */
+weft_coll_plan_t *weft_workload_custom_plan(const weft_workload_t *wl, weft_coll_op_t op,
+                                            GError **error);
+
+/**
  * weft_workload_is_text:
  * @path: a file name.
  * Returns: TRUE if @path is a regular file whose first word is an ASTRA-sim 1.0
