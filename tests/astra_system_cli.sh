@@ -38,29 +38,29 @@ step() {
 # all-reduce is S = 1 MiB on n = 8 NPUs, so K streams of c = S / 4 = 262144 B run
 # one after another (A = 1), and a stream's messages are m = c / n = 32768 B.
 # Network (Ring_8.yml, FullyConnected_8.yml): 500 ns links of 50 GB/s with
-# ASTRA-sim's GB = 2^30 B, so one hop of m takes
-#   net = 500 + 32768 / (50 x 2^30 / 1e9) = 500 + 610.3515625 ns;
-# weft rounds a transfer's time to the ps: 1110.352 ns (ASTRA-sim truncates to
-# 1110 ns: BasicTopology::compute_communication_delay()).
+# ASTRA-sim's GB = 2^30 B, so one hop of m takes 500 + 32768 / (50 x 2^30 / 1e9)
+# = 1110.3515625 ns, which ASTRA-sim truncates to whole ns (astra-network-analytical
+# @ 599a0473, congestion_unaware/basic-topology/BasicTopology.cpp,
+# compute_communication_delay(): static_cast<EventTime>, EventTime = uint64_t), and
+# so does weft under --system: net = 1110 ns.
 # A reduced message costs P = 3 x floor(32768 / 50e9 x 1e9) = 3 x 655 = 1965 ns
 # (PacketBundle::call()).
 #
 # Ring (Ring.cc): a stream waits d before its first send, then 2(n-1) = 14 steps
 # each of net + d, the first n-1 = 7 receives also paying P:
-#   T_stream = d + 14 (net + d) + 7 P = 150 + 14 x 1110.352 + 13755 = 29449.928 ns
-#   T = 4 T_stream = 117799.712 ns  (ASTRA-sim, net = 1110: 117780 ns; the 19.712 ns
-#   are the 56 messages' sub-ns parts, which weft keeps)
-step "Ring_sys.json on Ring_8" "4 * (150 + 14 * 1110.352 + 7 * 1965) / 1000" \
+#   T_stream = d + 14 (net + d) + 7 P = 10 + 14 x 1120 + 13755 = 29445 ns
+#   T = 4 T_stream = 117780 ns = 117.780 us, ASTRA-sim's own number for this tutorial.
+step "Ring_sys.json on Ring_8" "4 * (10 + 14 * (1110 + 10) + 7 * 1965) / 1000" \
     "$demo/inputs/Ring_sys.json" "$demo/inputs/Ring_8.yml"
 # The same on FullyConnected_8 (a ring's neighbours are one hop there too).
-step "Ring_sys.json on FullyConnected_8" "4 * (150 + 14 * 1110.352 + 7 * 1965) / 1000" \
+step "Ring_sys.json on FullyConnected_8" "4 * (10 + 14 * (1110 + 10) + 7 * 1965) / 1000" \
     "$demo/inputs/Ring_sys.json" "$demo/inputs/FullyConnected_8.yml"
 # Direct (AllToAll.cc, window -1: all n - 1 peers at once): d, the 7 reduce-scatter
 # messages in parallel (net), each receive d + P, the 7 all-gather messages (net),
 # and d after the last receive:
-#   T_stream = 3 d + 2 net + P = 30 + 2220.704 + 1965 = 4215.704 ns
-#   T = 4 T_stream = 16862.816 ns  (ASTRA-sim: 4 x 4215 = 16860 ns)
-step "Direct_sys.json on FullyConnected_8" "4 * (30 + 2 * 1110.352 + 1965) / 1000" \
+#   T_stream = 3 d + 2 net + P = 30 + 2220 + 1965 = 4215 ns
+#   T = 4 T_stream = 16860 ns = 16.860 us, ASTRA-sim's own number.
+step "Direct_sys.json on FullyConnected_8" "4 * (30 + 2 * 1110 + 1965) / 1000" \
     "$demo/inputs/Direct_sys.json" "$demo/inputs/FullyConnected_8.yml"
 
 # Without --system weft runs one pipelined ring with no endpoint cost: 14 (500 +

@@ -506,6 +506,7 @@ weft_astra_system_plan(const weft_astra_system_t *sys, weft_coll_op_t op, guint 
      * sensible: weft charges no reduction */
     exec->hbm_Bps = sys->local_mem_bw_given ? sys->local_mem_bw_GBps * 1e9 : 0.0;
     exec->reduce_trunc_ns = TRUE;
+    exec->net_trunc_ns = TRUE;
     exec->waves = (k + a - 1) / a;
     return TRUE;
 }

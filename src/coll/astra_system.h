@@ -36,12 +36,18 @@
  *  - direct (AllToAll.cc): all n-1 messages of a phase at once; all-reduce's
  *    second phase waits for every first-phase receive and its reduction:
  *        T_direct(all-reduce) = 3d + 2 net(m) + 3 floor(m / bw)
- *    where net(m) is the network's time for m bytes (the slowest destination).
+ *    where net(m) is the network's time for m bytes (the slowest destination),
+ *    in whole ns: astra-network-analytical @ 599a0473,
+ *    congestion_unaware/basic-topology/BasicTopology.cpp
+ *    compute_communication_delay() returns static_cast<EventTime>(latency x hops +
+ *    m / bw) with EventTime = uint64_t ns, and astra-sim's
+ *    CongestionUnawareNetworkApi::sim_send() schedules the arrival that late.
  *
  * weft runs this as an ordinary plan (coll.h) with: algorithm from the
  * dimension's implementation, channels = min(A, K) (the concurrent streams),
  * chunks 1, S' = c x channels, and executor costs base_ps = step_*_ps = d,
- * hbm_Bps = local-mem-bw with ASTRA-sim's truncation (reduce_trunc_ns), and
+ * hbm_Bps = local-mem-bw with ASTRA-sim's truncation (reduce_trunc_ns), each
+ * transfer's network time truncated to whole ns (net_trunc_ns), and
  * waves = ceil(K / A) runs of the plan one after another (weft_coll_exec_t).
  */
 #ifndef WEFT_COLL_ASTRA_SYSTEM_H
@@ -170,7 +176,7 @@ gboolean weft_astra_op_of(weft_coll_op_t op, weft_astra_op_t *aop);
  * @channels: (out): the concurrent chunks, min(A, K).
  * @plan_bytes: (out): the S of one wave's plan: c x channels.
  * @exec: (inout): costs to charge; base_ps, step_intra_ps, step_inter_ps, hbm_Bps,
- *   reduce_trunc_ns and waves are set (see the essay), the rest kept.
+ *   reduce_trunc_ns, net_trunc_ns and waves are set (see the essay), the rest kept.
  * @error: WEFT_COLL_ERROR_UNSUPPORTED when @sys gives @op no implementation, a custom one,
  *   or an implementation weft cannot run for @op.
  *

@@ -163,7 +163,8 @@
  *    starts. Later control messages are posted NCCL_STEPS steps ahead and are
  *    not charged. 0: none;
  *  - ASTRA-sim's system layer (coll/astra_system.h): reduce_trunc_ns charges a
- *    reduction as 3 x floor(bytes / hbm_Bps) whole ns; waves > 1 runs the plan
+ *    reduction as 3 x floor(bytes / hbm_Bps) whole ns; net_trunc_ns truncates
+ *    each transfer's network time to whole ns; waves > 1 runs the plan
  *    that many times in sequence, base_ps before each run (ASTRA-sim's chunks,
  *    at most active-chunks-per-dimension at once);
  *  - channels under the analytical model: a transfer runs at most at its
@@ -378,6 +379,11 @@ typedef struct {
                                   of its two reads and one write truncated to whole ns as
                                   ASTRA-sim's PacketBundle.cc does (astra_system.h); FALSE:
                                   3 x bytes / hbm_Bps to the ps */
+    gboolean net_trunc_ns;     /* a transfer's network time (start to delivery) is truncated
+                                  to whole ns, as astra-network-analytical's congestion-unaware
+                                  BasicTopology::compute_communication_delay() casts it to
+                                  uint64_t ns (astra_system.h); the sub-ns part comes off
+                                  the transfer's post-delay (not below 0); FALSE: to the ps */
     guint waves;               /* the plan runs this many times one after another, each run
                                   paying base_ps again (ASTRA-sim's chunks beyond its active
                                   ones, astra_system.h); 0 and 1: once */

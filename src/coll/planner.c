@@ -323,6 +323,7 @@ astra_plan(weft_coll_planner_t *p, guint n, weft_coll_op_t op, guint64 size_byte
     plan->exec.step_inter_ps = exec.step_inter_ps;
     plan->exec.hbm_Bps = exec.hbm_Bps;
     plan->exec.reduce_trunc_ns = exec.reduce_trunc_ns;
+    plan->exec.net_trunc_ns = exec.net_trunc_ns;
     plan->exec.waves = exec.waves;
     g_ptr_array_add(p->store, plan);
     memset(ch, 0, sizeof *ch);
