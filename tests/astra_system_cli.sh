@@ -83,6 +83,26 @@ else
     bad "Ring_sys.json ($r) and Direct_sys.json ($d) on Ring_8"
 fi
 
+# weft coll --system: the sweep runs the same plans (time_us in the CSV to the ns).
+coll_us() { # SYSTEM CLUSTER: the 1 MiB all-reduce's time_us
+    "$WEFT" coll --system "$1" --cluster "$2" -b 1M -e 1M --csv "$tmp/coll.csv" \
+        >/dev/null 2>"$tmp/err" && awk -F, 'NR == 2 {print $4}' "$tmp/coll.csv"
+}
+r=$(coll_us "$demo/inputs/Ring_sys.json" "$demo/inputs/Ring_8.yml")
+d=$(coll_us "$demo/inputs/Direct_sys.json" "$demo/inputs/FullyConnected_8.yml")
+if [ "$r" = "117.780" ] && [ "$d" = "16.860" ]; then
+    ok "coll --system: ring 117.780 us, direct 16.860 us as derived above"
+else
+    bad "coll --system: ring '$r', direct '$d' (expected 117.780, 16.860)"; sed 's/^/     /' "$tmp/err"
+fi
+expect 2 "coll --system excludes --algo" '--system: ASTRA-sim' -- \
+    "$WEFT" coll --system "$demo/inputs/Ring_sys.json" --cluster "$demo/inputs/Ring_8.yml" --algo ring
+printf '{"endpoint-delay": -1}\n' >"$tmp/neg.json"
+expect 1 "coll --system: a bad value is an error" 'neg.json: key "endpoint-delay"' -- \
+    "$WEFT" coll --system "$tmp/neg.json" --cluster "$demo/inputs/Ring_8.yml"
+expect 1 "coll --system: a missing file is an error" 'nosuch.json' -- \
+    "$WEFT" coll --system "$tmp/nosuch.json" --cluster "$demo/inputs/Ring_8.yml"
+
 # Keys not honored warn, naming file and key.
 expect 0 "boost-mode warns" 'Ring_sys.json: key "boost-mode"' -- \
     "$WEFT" replay -q --system "$demo/inputs/Ring_sys.json" --cluster "$demo/inputs/Ring_8.yml" \
