@@ -43,6 +43,25 @@
  *    m / bw) with EventTime = uint64_t ns, and astra-sim's
  *    CongestionUnawareNetworkApi::sim_send() schedules the arrival that late.
  *
+ * Multi-dimensional networks (Sys.cc generate_collective(), 518bd513; not yet run by weft,
+ * which runs dimension 0's implementation over the whole communicator and warns): each
+ * chunk (stream) is a list of phases, one CollectivePhase per dimension with more than
+ * one NPU that the node's involved_dim (Workload.cc; absent: all of 4 dimensions, and
+ * ignored for a collective with a pg_name, whose communicator group's plan decides)
+ * includes, each on that dimension's queue and implementation, the next phase's data
+ * size being the previous one's final_data_size (Ring.cc: all-reduce keeps c, message
+ * c/n_d; reduce-scatter gives c/n_d; all-gather c x n_d, message c):
+ *  - collective-optimization baseline, and every operation other than all-reduce: the
+ *    operation itself on dimension 0, 1, ..., D-1 in turn (all-gather: D-1 down to 0),
+ *    so a baseline all-reduce is a whole all-reduce of c on every dimension;
+ *  - localBWAware all-reduce (the default Ascending inter-dimension scheduling):
+ *    reduce-scatter on dimensions 0 .. L-1 (c -> c / (n_0 ... n_{L-1})), all-reduce on
+ *    the last active dimension L, all-gather on L-1 down to 0; the dimensions visited
+ *    twice give half their queues to each visit.
+ * A chunk's phases run one after another; different chunks run on different dimensions
+ * at once (each dimension's queues admit active-chunks-per-dimension streams), which
+ * weft's waves (below) do not express.
+ *
  * weft runs this as an ordinary plan (coll.h) with: algorithm from the
  * dimension's implementation, channels = min(A, K) (the concurrent streams),
  * chunks 1, S' = c x channels, and executor costs base_ps = step_*_ps = d,
