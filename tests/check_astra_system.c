@@ -341,6 +341,41 @@ START_TEST(network_time_is_truncated_to_whole_ns)
 }
 END_TEST
 
+START_TEST(two_dimensions_run_phase_by_phase_only_where_modelled)
+{
+    GError *error = NULL;
+    g_autoptr(weft_astra_system_t) sys =
+        load("{\"collective-optimization\": \"localBWAware\", "
+             "\"all-reduce-implementation\": [\"ring\", \"oneRing\", \"ring\"], "
+             "\"all-gather-implementation\": [\"ring\", \"ring\"]}",
+             NULL, &error);
+    ck_assert(sys != NULL);
+    const guint d24[] = {2, 4}, d124[] = {1, 2, 4}, d224[] = {2, 2, 4}, d8[] = {8};
+    guint block = 0;
+    ck_assert(weft_astra_system_phases(sys, WEFT_COLL_ALL_REDUCE, 8, d24, 2, &block));
+    ck_assert_uint_eq(block, 2);
+    /* a dimension of one NPU is skipped, as Sys.cc skips it */
+    ck_assert(weft_astra_system_phases(sys, WEFT_COLL_ALL_REDUCE, 8, d124, 3, &block));
+    ck_assert_uint_eq(block, 2);
+    /* three active dimensions, one dimension, a sub-communicator, no network, another
+     * operation: not modelled */
+    ck_assert(!weft_astra_system_phases(sys, WEFT_COLL_ALL_REDUCE, 16, d224, 3, &block));
+    ck_assert(!weft_astra_system_phases(sys, WEFT_COLL_ALL_REDUCE, 8, d8, 1, &block));
+    ck_assert(!weft_astra_system_phases(sys, WEFT_COLL_ALL_REDUCE, 4, d24, 2, &block));
+    ck_assert(!weft_astra_system_phases(sys, WEFT_COLL_ALL_REDUCE, 8, NULL, 0, &block));
+    ck_assert(!weft_astra_system_phases(sys, WEFT_COLL_ALL_GATHER, 8, d24, 2, &block));
+    /* baseline, or a non-ring dimension: not modelled */
+    g_autoptr(weft_astra_system_t) base =
+        load("{\"all-reduce-implementation\": [\"ring\", \"ring\"]}", NULL, &error);
+    ck_assert(!weft_astra_system_phases(base, WEFT_COLL_ALL_REDUCE, 8, d24, 2, &block));
+    g_autoptr(weft_astra_system_t) hd =
+        load("{\"collective-optimization\": \"localBWAware\", "
+             "\"all-reduce-implementation\": [\"halvingDoubling\", \"ring\"]}",
+             NULL, &error);
+    ck_assert(!weft_astra_system_phases(hd, WEFT_COLL_ALL_REDUCE, 8, d24, 2, &block));
+}
+END_TEST
+
 static Suite *
 astra_system_suite(void)
 {
@@ -355,6 +390,7 @@ astra_system_suite(void)
     TCase *plan = tcase_create("plan");
     tcase_add_test(plan, plan_follows_splits_active_chunks_and_delay);
     tcase_add_test(plan, network_time_is_truncated_to_whole_ns);
+    tcase_add_test(plan, two_dimensions_run_phase_by_phase_only_where_modelled);
     suite_add_tcase(s, plan);
     return s;
 }

@@ -43,8 +43,7 @@
  *    m / bw) with EventTime = uint64_t ns, and astra-sim's
  *    CongestionUnawareNetworkApi::sim_send() schedules the arrival that late.
  *
- * Multi-dimensional networks (Sys.cc generate_collective(), 518bd513; not yet run by weft,
- * which runs dimension 0's implementation over the whole communicator and warns): each
+ * Multi-dimensional networks (Sys.cc generate_collective(), 518bd513): each
  * chunk (stream) is a list of phases, one CollectivePhase per dimension with more than
  * one NPU that the node's involved_dim (Workload.cc; absent: all of 4 dimensions, and
  * ignored for a collective with a pg_name, whose communicator group's plan decides)
@@ -60,7 +59,16 @@
  *    twice give half their queues to each visit.
  * A chunk's phases run one after another; different chunks run on different dimensions
  * at once (each dimension's queues admit active-chunks-per-dimension streams), which
- * weft's waves (below) do not express.
+ * weft's waves (below) do not express (warned: weft's time is then longer).
+ * weft runs one case phase by phase (weft_astra_system_phases()): a localBWAware
+ * all-reduce over the whole of a network with two dimensions of more than one NPU, both
+ * ring, as its hierarchical all-reduce over blocks of n_0 consecutive members
+ * (weft_coll_layout_new_blocks(): position j of every block is dimension-0 coordinate
+ * j, so the cross-block rings are dimension-1 groups), base_ps = 3 d (each phase opens
+ * with its own endpoint delay):
+ *     T = sum over phases of (d + steps (net(m) + d) + reductions).
+ * Every other multi-dimensional case runs dimension 0's implementation over the whole
+ * communicator, warned at load.
  *
  * weft runs this as an ordinary plan (coll.h) with: algorithm from the
  * dimension's implementation, channels = min(A, K) (the concurrent streams),
@@ -206,6 +214,29 @@ gboolean weft_astra_system_plan(const weft_astra_system_t *sys, weft_coll_op_t o
                                 guint n_members, guint64 size_bytes, weft_coll_algo_t *algo,
                                 guint *channels, guint64 *plan_bytes, weft_coll_exec_t *exec,
                                 GError **error);
+
+/**
+ * weft_astra_system_phases:
+ * @sys: a system.
+ * @op: a collective operation.
+ * @n_members: communicator size.
+ * @dims: (array length=n_dims) (nullable): the network's NPUs per dimension
+ *   (weft_topo_astra_dims()); NULL: not an ASTRA-sim network.
+ * @n_dims: entries of @dims.
+ * @block: (out): the NPU count of the first dimension with more than one NPU.
+ *
+ * Whether weft runs @op dimension by dimension as ASTRA-sim does (see the essay): an
+ * all-reduce under collective-optimization localBWAware over all the NPUs of a network
+ * with exactly two dimensions of more than one NPU (the world, in rank order), each with a
+ * ring (or oneRing) implementation: reduce-scatter in each block of @block consecutive
+ * members, all-reduce across the blocks, all-gather in each block, which is weft's
+ * hierarchical all-reduce over blocks of @block (weft_coll_layout_new_blocks()). Other
+ * cases return FALSE and run dimension 0's implementation over the whole communicator
+ * (warned at load). O(n_dims).
+ */
+gboolean weft_astra_system_phases(const weft_astra_system_t *sys, weft_coll_op_t op,
+                                  guint n_members, const guint *dims, guint n_dims,
+                                  guint *block);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(weft_astra_system_t, weft_astra_system_free)
 

@@ -302,6 +302,10 @@ typedef struct {
     guint *dom_off;     /* n_domains + 1 offsets into dom_members */
     guint *dom_members; /* members grouped by layout domain (see above) */
     gboolean uniform;   /* every layout domain has max_per_domain members */
+    gboolean aligned;   /* every domain's rings start at the same position (no per-domain
+                           rotation; weft_coll_layout_new_blocks(): ASTRA-sim's dimension-0
+                           coordinate is the position, so a position's members share a
+                           dimension-1 group) */
     /* NVLS: per layout domain d, its NVSwitch chips with WEFT_TOPO_FEATURE_NVLS
      * nvls_switch[nvls_off[d] .. nvls_off[d+1]) and the rate (bytes/s) of the
      * route from the domain's first member to each, nvls_weight (how NVLink
@@ -453,6 +457,15 @@ weft_coll_layout_t *weft_coll_layout_new(weft_fabric_t *fabric, const gint *memb
  * Returns: (transfer full).
  */
 weft_coll_layout_t *weft_coll_layout_new_flat(guint n);
+
+/**
+ * weft_coll_layout_new_blocks:
+ * A layout of @n members with no cluster in domains of @g consecutive members (member m
+ * in domain m / @g; @g must divide @n): an ASTRA-sim network's dimension-0 blocks, over
+ * which the hierarchical all-reduce runs one phase per dimension (astra_system.h).
+ * Returns: (transfer full). O(n).
+ */
+weft_coll_layout_t *weft_coll_layout_new_blocks(guint n, guint g);
 
 /** weft_coll_layout_free: NULL is a no-op. */
 void weft_coll_layout_free(weft_coll_layout_t *layout);
