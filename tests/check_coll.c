@@ -1264,6 +1264,37 @@ check_plan(const weft_coll_plan_t *p, guint req_channels, guint req_chunks, cons
     }
 }
 
+START_TEST(blocks_layout_hierarchical_keeps_positions_aligned)
+{
+    /* ASTRA-sim's 2-D all-reduce as weft's hierarchical one over blocks of g consecutive
+     * members (weft_coll_layout_new_blocks()): it delivers the all-reduce, and every
+     * cross-block transfer joins members of the same position m mod g (one dimension-1
+     * group of ASTRA-sim's network), never two positions. */
+    const guint shapes[][2] = {{2, 4}, {4, 2}, {3, 3}, {8, 4}, {2, 2}};
+    for (guint s = 0; s < G_N_ELEMENTS(shapes); s++) {
+        guint g = shapes[s][0], D = shapes[s][1], n = g * D;
+        g_autoptr(weft_coll_layout_t) L = weft_coll_layout_new_blocks(n, g);
+        for (guint ch = 1; ch <= 2; ch++) {
+            weft_coll_config_t cfg = {WEFT_COLL_ALGO_HIERARCHICAL, WEFT_COLL_PROTO_SIMPLE, ch, 1,
+                                      0};
+            GError *error = NULL;
+            g_autoptr(weft_coll_plan_t) p =
+                weft_coll_plan_build(WEFT_COLL_ALL_REDUCE, &cfg, L, 1000, &error);
+            ck_assert_msg(p != NULL, "%s", error ? error->message : "");
+            g_autofree char *what = g_strdup_printf("blocks %u x %u ch=%u", g, D, ch);
+            check_plan(p, ch, 1, what);
+            for (guint32 t = 0; t < p->n_xfers; t++) {
+                const weft_coll_xfer_t *x = &p->xfers[t];
+                if (x->src / g != x->dst / g) {
+                    ck_assert_msg(x->src % g == x->dst % g, "%s: #%u %u -> %u", what, t, x->src,
+                                  x->dst);
+                }
+            }
+        }
+    }
+}
+END_TEST
+
 START_TEST(every_plan_delivers_the_operations_data)
 {
     /* Every (operation, algorithm) on 2..17 members, over a flat layout, the first n GPUs
@@ -1881,6 +1912,7 @@ coll_suite(void)
     tcase_add_test(algos, collnet_aggregates_at_sharp_leaves_first);
     tcase_add_test(algos, graphml_keeps_vertex_features);
     tcase_add_test(algos, every_plan_delivers_the_operations_data);
+    tcase_add_test(algos, blocks_layout_hierarchical_keeps_positions_aligned);
     tcase_add_test(algos, every_algorithm_is_exercised_by_the_data_check);
     tcase_add_test(algos, transfer_counts_are_the_plans_exactly);
     tcase_add_test(algos, implicit_ring_builds_the_same_transfers);

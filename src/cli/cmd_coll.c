@@ -11,6 +11,10 @@
  * --algo custom:FILE runs a custom collective instead, an MSCCL-IR XML
  * (coll/msccl.h) or a Chakra ET prefix (workload.h, weft_workload_custom_plan()),
  * its plan alone on the network with no NCCL choice.
+ * --system FILE lets ASTRA-sim's system JSON decide all-reduce, all-gather,
+ * reduce-scatter and all-to-all instead of NCCL's model (coll/astra_system.h), so
+ * that a sweep compares, say, the MICRO 2024 tutorial's Ring_sys.json and
+ * Direct_sys.json on one network.
  */
 #define G_LOG_DOMAIN "weft-cli"
 
@@ -23,6 +27,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "coll/astra_system.h"
 #include "coll/coll.h"
 #include "coll/p2p.h"
 #include "coll/planner.h"
@@ -213,6 +218,7 @@ typedef struct {
     weft_sim_t *sim;
     weft_net_t *net;
     weft_coll_planner_t *planner;
+    weft_astra_system_t *astra; /* --system: ASTRA-sim's system decides (else NULL: NCCL's) */
     GArray *gpus;    /* of guint: the communicator's GPU numbers, in rank order */
     GArray *members; /* of gint: their cluster vertices */
     weft_coll_tuning_t tuning;
@@ -241,6 +247,7 @@ bench_clear(bench_t *b)
     weft_workload_free(b->custom_et);
     g_free(b->domain);
     weft_coll_planner_free(b->planner);
+    weft_astra_system_free(b->astra); /* after the planner, which points to it */
     if (b->members != NULL) {
         g_array_unref(b->members);
     }
@@ -418,6 +425,7 @@ weft_cmd_coll(int argc, char **argv)
     g_autofree char *nccl_text = NULL;
     g_autofree char *csv = NULL;
     g_autofree char *compare = NULL;
+    g_autofree char *system = NULL;
     gdouble step_factor = 2.0;
     gint nodes = 0, per_node = 0, channels = 0, chunks = 0;
     gboolean show_plan = FALSE;
@@ -462,6 +470,12 @@ weft_cmd_coll(int argc, char **argv)
          "host CPU vendor for NCCL's network overheads: intel (default), amd, other", "VENDOR"},
         {"nccl-version", 0, 0, G_OPTION_ARG_STRING, &nccl_text,
          "the NCCL release whose tuning model to follow: 2.20.3 (default) or 2.27.3", "V"},
+        {"system", 0, 0, G_OPTION_ARG_FILENAME, &system,
+         "ASTRA-sim system JSON: its implementation (ring, direct, ...), dataset splits, active "
+         "chunks, endpoint delay and local-mem-bw decide all_reduce, all_gather, reduce_scatter "
+         "and alltoall instead of NCCL's model (no --algo, --proto, --channels, --chunks, --cpu, "
+         "--nccl-version)",
+         "FILE"},
         {"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "also write the table as CSV to FILE", "FILE"},
         {"plan", 0, 0, G_OPTION_ARG_NONE, &show_plan,
          "print the plan of --min-bytes instead of the sweep", NULL},
@@ -488,13 +502,18 @@ weft_cmd_coll(int argc, char **argv)
              "and receives as many from r-1 mod n, all at once, cut into NCCL's point-to-point\n"
              "channels and steps (algo p2p; ch = channels per message, chunks = steps per\n"
              "channel); NCCL chooses nothing to force for it (no --algo, --proto, --channels,\n"
-             "--chunks).");
+             "--chunks).\n\n"
+             "With --system FILE (an ASTRA-sim system JSON) ASTRA-sim's system layer decides\n"
+             "all_reduce, all_gather, reduce_scatter and alltoall as weft replay --system does\n"
+             "(doc/formats.md): the algo column is weft's plan for the file's implementation, ch\n"
+             "the concurrent chunks, and nccl_us is '-'. Other operations keep weft's plain plans.");
     g_option_context_set_description(
         ctx, "Examples:\n"
              "  weft coll --cluster topologies/dgx-h100.ini --op all_reduce -b 8 -e 16G\n"
              "  weft coll --cluster topologies/p5-h100-2node.ini --cpu amd --compare \\\n"
              "      ../shared/validation/nccl_allreduce_p5_h100_2node.csv\n"
-             "  weft coll --cluster topologies/dgx-h100.ini --algo ring --proto ll -b 1M --plan\n\n"
+             "  weft coll --cluster topologies/dgx-h100.ini --algo ring --proto ll -b 1M --plan\n"
+             "  weft coll --cluster Ring_8.yml --system Ring_sys.json -b 1M -e 1M\n\n"
              "Exit status: 0 on success, 1 on bad input or an unsupported forced choice,\n"
              "2 on a usage error.");
     g_option_context_add_main_entries(ctx, entries, NULL);
@@ -524,6 +543,13 @@ weft_cmd_coll(int argc, char **argv)
     } else if (op_text != NULL && !weft_coll_op_from_name(op_text, &b.op)) {
         g_autofree char *msg = g_strdup_printf("--op %s: unknown operation", op_text);
         return weft_cli_usage_error("coll", msg);
+    }
+    if (system != NULL && (b.sendrecv || algo_text != NULL || proto_text != NULL ||
+                           channels != 0 || chunks != 0 || cpu_text != NULL ||
+                           nccl_text != NULL)) {
+        return weft_cli_usage_error(
+            "coll", "--system: ASTRA-sim's system decides the collective; it excludes --op "
+                    "sendrecv, --algo, --proto, --channels, --chunks, --cpu and --nccl-version");
     }
     weft_coll_algo_t algo = WEFT_COLL_ALGO_AUTO;
     if (algo_text != NULL && g_str_has_prefix(algo_text, "custom:")) {
@@ -642,6 +668,18 @@ weft_cmd_coll(int argc, char **argv)
         g_array_append_val(b.members, vert);
     }
     weft_coll_planner_config_t pcfg = {.tuning = &b.tuning};
+    if (system != NULL) {
+        g_autoptr(GPtrArray) warns = NULL;
+        b.astra = weft_astra_system_load(system, &warns, &error);
+        if (b.astra == NULL) {
+            bench_clear(&b);
+            return weft_cli_error("coll", error);
+        }
+        for (guint i = 0; i < warns->len; i++) {
+            fprintf(stderr, "weft coll: warning: %s\n", (const char *)g_ptr_array_index(warns, i));
+        }
+        pcfg = (weft_coll_planner_config_t){.astra = b.astra}; /* the plain model's planner */
+    }
     b.planner = weft_coll_planner_new(b.fabric, &pcfg);
     if (b.custom != NULL) {
         b.custom_layout =
@@ -663,10 +701,15 @@ weft_cmd_coll(int argc, char **argv)
         return weft_cli_error("coll", error);
     }
     weft_coll_planner_add_comm(b.planner, (const gint *)b.members->data, b.members->len);
-    const weft_coll_system_t *sys = weft_coll_planner_system(b.planner, 0, &error);
-    if (sys == NULL) {
-        bench_clear(&b);
-        return weft_cli_error("coll", error);
+    /* NCCL's view of the communicator: its graphs for the header, point-to-point set-up;
+     * a system file's sweep has none */
+    const weft_coll_system_t *sys = NULL;
+    if (b.astra == NULL) {
+        sys = weft_coll_planner_system(b.planner, 0, &error);
+        if (sys == NULL) {
+            bench_clear(&b);
+            return weft_cli_error("coll", error);
+        }
     }
     b.sim = weft_sim_new(1);
     b.net = weft_net_new_full(b.sim, b.fabric, &net_opts);
@@ -696,35 +739,43 @@ weft_cmd_coll(int argc, char **argv)
         return WEFT_EXIT_OK;
     }
 
-    printf("# weft coll: %s on %u ranks, %u nodes (%s), network %s, cpu %s, nccl %s\n",
-           op_label, n, sys->n_nodes, weft_topo_name(b.topo), weft_net_model_name(model),
-           cpu_text != NULL ? cpu_text : "intel",
-           weft_coll_nccl_version_name(b.tuning.nccl_version));
-    printf("# NCCL graphs: ring %u x %.1f GB/s, nvls %u x %.1f/%.1f GB/s; %u coll channels\n",
-           sys->graph[WEFT_NCCL_RING].channels, sys->graph[WEFT_NCCL_RING].bw_intra,
-           sys->graph[WEFT_NCCL_NVLS].channels, sys->graph[WEFT_NCCL_NVLS].bw_intra,
-           sys->graph[WEFT_NCCL_NVLS].bw_inter, sys->coll_channels);
-    if (b.tuning.nccl_version >= WEFT_NCCL_2_27_3 && sys->ppn == 1 && n > 1 &&
-        (b.op == WEFT_COLL_ALL_GATHER || b.op == WEFT_COLL_REDUCE_SCATTER ||
-         b.op == WEFT_COLL_REDUCE_SCATTER_BLOCK)) {
-        printf("# NCCL 2.27.3 also weighs PAT here (one GPU per node); weft has no PAT plan "
-               "and chooses as NCCL_ALGO=^PAT would (doc/collectives.md)\n");
-    }
-    if (b.custom_et != NULL) {
-        printf("# custom collective: %s (Chakra ET, %u ranks), run as written: its own bytes "
-               "whatever the size, COMP nodes charged their duration; NCCL's choice and "
-               "nccl_us do not apply\n",
-               b.custom_file, b.custom_et->n_ranks);
-    }
-    if (b.custom != NULL) {
-        printf("# custom collective: %s (MSCCL algorithm \"%s\"), run as written: NCCL's "
-               "choice and nccl_us do not apply\n",
-               b.custom_file, weft_coll_msccl_name(b.custom));
-    }
-    if (b.sendrecv) {
-        printf("# NCCL p2p: %u p2p channels, %u per peer, %u per message at least, step "
-               "%" G_GUINT64_FORMAT " B\n",
-               b.p2p.p2p_channels, b.p2p.per_peer, b.p2p.min_channels, b.p2p.chunk_bytes);
+    if (b.astra != NULL) {
+        printf("# weft coll: %s on %u ranks (%s), network %s, ASTRA-sim system %s\n", op_label, n,
+               weft_topo_name(b.topo), weft_net_model_name(model), system);
+        printf("# ASTRA-sim system: %u dataset splits, %u active chunks, endpoint delay %" G_GINT64_FORMAT
+               " ns; ch = concurrent chunks\n",
+               b.astra->dataset_splits, b.astra->active_chunks, b.astra->endpoint_delay_ns);
+    } else {
+        printf("# weft coll: %s on %u ranks, %u nodes (%s), network %s, cpu %s, nccl %s\n",
+               op_label, n, sys->n_nodes, weft_topo_name(b.topo), weft_net_model_name(model),
+               cpu_text != NULL ? cpu_text : "intel",
+               weft_coll_nccl_version_name(b.tuning.nccl_version));
+        printf("# NCCL graphs: ring %u x %.1f GB/s, nvls %u x %.1f/%.1f GB/s; %u coll channels\n",
+               sys->graph[WEFT_NCCL_RING].channels, sys->graph[WEFT_NCCL_RING].bw_intra,
+               sys->graph[WEFT_NCCL_NVLS].channels, sys->graph[WEFT_NCCL_NVLS].bw_intra,
+               sys->graph[WEFT_NCCL_NVLS].bw_inter, sys->coll_channels);
+        if (b.tuning.nccl_version >= WEFT_NCCL_2_27_3 && sys->ppn == 1 && n > 1 &&
+            (b.op == WEFT_COLL_ALL_GATHER || b.op == WEFT_COLL_REDUCE_SCATTER ||
+             b.op == WEFT_COLL_REDUCE_SCATTER_BLOCK)) {
+            printf("# NCCL 2.27.3 also weighs PAT here (one GPU per node); weft has no PAT plan "
+                   "and chooses as NCCL_ALGO=^PAT would (doc/collectives.md)\n");
+        }
+        if (b.custom_et != NULL) {
+            printf("# custom collective: %s (Chakra ET, %u ranks), run as written: its own bytes "
+                   "whatever the size, COMP nodes charged their duration; NCCL's choice and "
+                   "nccl_us do not apply\n",
+                   b.custom_file, b.custom_et->n_ranks);
+        }
+        if (b.custom != NULL) {
+            printf("# custom collective: %s (MSCCL algorithm \"%s\"), run as written: NCCL's "
+                   "choice and nccl_us do not apply\n",
+                   b.custom_file, weft_coll_msccl_name(b.custom));
+        }
+        if (b.sendrecv) {
+            printf("# NCCL p2p: %u p2p channels, %u per peer, %u per message at least, step "
+                   "%" G_GUINT64_FORMAT " B\n",
+                   b.p2p.p2p_channels, b.p2p.per_peer, b.p2p.min_channels, b.p2p.chunk_bytes);
+        }
     }
     GString *csv_text = g_string_new(NULL);
     int rc = WEFT_EXIT_OK;

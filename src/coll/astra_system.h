@@ -36,12 +36,45 @@
  *  - direct (AllToAll.cc): all n-1 messages of a phase at once; all-reduce's
  *    second phase waits for every first-phase receive and its reduction:
  *        T_direct(all-reduce) = 3d + 2 net(m) + 3 floor(m / bw)
- *    where net(m) is the network's time for m bytes (the slowest destination).
+ *    where net(m) is the network's time for m bytes (the slowest destination),
+ *    in whole ns: astra-network-analytical @ 599a0473,
+ *    congestion_unaware/basic-topology/BasicTopology.cpp
+ *    compute_communication_delay() returns static_cast<EventTime>(latency x hops +
+ *    m / bw) with EventTime = uint64_t ns, and astra-sim's
+ *    CongestionUnawareNetworkApi::sim_send() schedules the arrival that late.
+ *
+ * Multi-dimensional networks (Sys.cc generate_collective(), 518bd513): each
+ * chunk (stream) is a list of phases, one CollectivePhase per dimension with more than
+ * one NPU that the node's involved_dim (Workload.cc; absent: all of 4 dimensions, and
+ * ignored for a collective with a pg_name, whose communicator group's plan decides)
+ * includes, each on that dimension's queue and implementation, the next phase's data
+ * size being the previous one's final_data_size (Ring.cc: all-reduce keeps c, message
+ * c/n_d; reduce-scatter gives c/n_d; all-gather c x n_d, message c):
+ *  - collective-optimization baseline, and every operation other than all-reduce: the
+ *    operation itself on dimension 0, 1, ..., D-1 in turn (all-gather: D-1 down to 0),
+ *    so a baseline all-reduce is a whole all-reduce of c on every dimension;
+ *  - localBWAware all-reduce (the default Ascending inter-dimension scheduling):
+ *    reduce-scatter on dimensions 0 .. L-1 (c -> c / (n_0 ... n_{L-1})), all-reduce on
+ *    the last active dimension L, all-gather on L-1 down to 0; the dimensions visited
+ *    twice give half their queues to each visit.
+ * A chunk's phases run one after another; different chunks run on different dimensions
+ * at once (each dimension's queues admit active-chunks-per-dimension streams), which
+ * weft's waves (below) do not express (warned: weft's time is then longer).
+ * weft runs one case phase by phase (weft_astra_system_phases()): a localBWAware
+ * all-reduce over the whole of a network with two dimensions of more than one NPU, both
+ * ring, as its hierarchical all-reduce over blocks of n_0 consecutive members
+ * (weft_coll_layout_new_blocks(): position j of every block is dimension-0 coordinate
+ * j, so the cross-block rings are dimension-1 groups), base_ps = 3 d (each phase opens
+ * with its own endpoint delay):
+ *     T = sum over phases of (d + steps (net(m) + d) + reductions).
+ * Every other multi-dimensional case runs dimension 0's implementation over the whole
+ * communicator, warned at load.
  *
  * weft runs this as an ordinary plan (coll.h) with: algorithm from the
  * dimension's implementation, channels = min(A, K) (the concurrent streams),
  * chunks 1, S' = c x channels, and executor costs base_ps = step_*_ps = d,
- * hbm_Bps = local-mem-bw with ASTRA-sim's truncation (reduce_trunc_ns), and
+ * hbm_Bps = local-mem-bw with ASTRA-sim's truncation (reduce_trunc_ns), each
+ * transfer's network time truncated to whole ns (net_trunc_ns), and
  * waves = ceil(K / A) runs of the plan one after another (weft_coll_exec_t).
  */
 #ifndef WEFT_COLL_ASTRA_SYSTEM_H
@@ -170,7 +203,7 @@ gboolean weft_astra_op_of(weft_coll_op_t op, weft_astra_op_t *aop);
  * @channels: (out): the concurrent chunks, min(A, K).
  * @plan_bytes: (out): the S of one wave's plan: c x channels.
  * @exec: (inout): costs to charge; base_ps, step_intra_ps, step_inter_ps, hbm_Bps,
- *   reduce_trunc_ns and waves are set (see the essay), the rest kept.
+ *   reduce_trunc_ns, net_trunc_ns and waves are set (see the essay), the rest kept.
  * @error: WEFT_COLL_ERROR_UNSUPPORTED when @sys gives @op no implementation, a custom one,
  *   or an implementation weft cannot run for @op.
  *
@@ -181,6 +214,29 @@ gboolean weft_astra_system_plan(const weft_astra_system_t *sys, weft_coll_op_t o
                                 guint n_members, guint64 size_bytes, weft_coll_algo_t *algo,
                                 guint *channels, guint64 *plan_bytes, weft_coll_exec_t *exec,
                                 GError **error);
+
+/**
+ * weft_astra_system_phases:
+ * @sys: a system.
+ * @op: a collective operation.
+ * @n_members: communicator size.
+ * @dims: (array length=n_dims) (nullable): the network's NPUs per dimension
+ *   (weft_topo_astra_dims()); NULL: not an ASTRA-sim network.
+ * @n_dims: entries of @dims.
+ * @block: (out): the NPU count of the first dimension with more than one NPU.
+ *
+ * Whether weft runs @op dimension by dimension as ASTRA-sim does (see the essay): an
+ * all-reduce under collective-optimization localBWAware over all the NPUs of a network
+ * with exactly two dimensions of more than one NPU (the world, in rank order), each with a
+ * ring (or oneRing) implementation: reduce-scatter in each block of @block consecutive
+ * members, all-reduce across the blocks, all-gather in each block, which is weft's
+ * hierarchical all-reduce over blocks of @block (weft_coll_layout_new_blocks()). Other
+ * cases return FALSE and run dimension 0's implementation over the whole communicator
+ * (warned at load). O(n_dims).
+ */
+gboolean weft_astra_system_phases(const weft_astra_system_t *sys, weft_coll_op_t op,
+                                  guint n_members, const guint *dims, guint n_dims,
+                                  guint *block);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(weft_astra_system_t, weft_astra_system_free)
 

@@ -166,7 +166,8 @@
  *    starts. Later control messages are posted NCCL_STEPS steps ahead and are
  *    not charged. 0: none;
  *  - ASTRA-sim's system layer (coll/astra_system.h): reduce_trunc_ns charges a
- *    reduction as 3 x floor(bytes / hbm_Bps) whole ns; waves > 1 runs the plan
+ *    reduction as 3 x floor(bytes / hbm_Bps) whole ns; net_trunc_ns truncates
+ *    each transfer's network time to whole ns; waves > 1 runs the plan
  *    that many times in sequence, base_ps before each run (ASTRA-sim's chunks,
  *    at most active-chunks-per-dimension at once);
  *  - channels under the analytical model: a transfer runs at most at its
@@ -305,6 +306,10 @@ typedef struct {
     guint *dom_off;     /* n_domains + 1 offsets into dom_members */
     guint *dom_members; /* members grouped by layout domain (see above) */
     gboolean uniform;   /* every layout domain has max_per_domain members */
+    gboolean aligned;   /* every domain's rings start at the same position (no per-domain
+                           rotation; weft_coll_layout_new_blocks(): ASTRA-sim's dimension-0
+                           coordinate is the position, so a position's members share a
+                           dimension-1 group) */
     /* NVLS: per layout domain d, its NVSwitch chips with WEFT_TOPO_FEATURE_NVLS
      * nvls_switch[nvls_off[d] .. nvls_off[d+1]) and the rate (bytes/s) of the
      * route from the domain's first member to each, nvls_weight (how NVLink
@@ -385,6 +390,11 @@ typedef struct {
                                   of its two reads and one write truncated to whole ns as
                                   ASTRA-sim's PacketBundle.cc does (astra_system.h); FALSE:
                                   3 x bytes / hbm_Bps to the ps */
+    gboolean net_trunc_ns;     /* a transfer's network time (start to delivery) is truncated
+                                  to whole ns, as astra-network-analytical's congestion-unaware
+                                  BasicTopology::compute_communication_delay() casts it to
+                                  uint64_t ns (astra_system.h); the sub-ns part comes off
+                                  the transfer's post-delay (not below 0); FALSE: to the ps */
     guint waves;               /* the plan runs this many times one after another, each run
                                   paying base_ps again (ASTRA-sim's chunks beyond its active
                                   ones, astra_system.h); 0 and 1: once */
@@ -454,6 +464,15 @@ weft_coll_layout_t *weft_coll_layout_new(weft_fabric_t *fabric, const gint *memb
  * Returns: (transfer full).
  */
 weft_coll_layout_t *weft_coll_layout_new_flat(guint n);
+
+/**
+ * weft_coll_layout_new_blocks:
+ * A layout of @n members with no cluster in domains of @g consecutive members (member m
+ * in domain m / @g; @g must divide @n): an ASTRA-sim network's dimension-0 blocks, over
+ * which the hierarchical all-reduce runs one phase per dimension (astra_system.h).
+ * Returns: (transfer full). O(n).
+ */
+weft_coll_layout_t *weft_coll_layout_new_blocks(guint n, guint g);
 
 /** weft_coll_layout_free: NULL is a no-op. */
 void weft_coll_layout_free(weft_coll_layout_t *layout);

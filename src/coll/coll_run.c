@@ -32,6 +32,7 @@ struct weft_coll_run {
     guint32 *waiting;          /* per transfer: predecessors not yet met */
     weft_event_handle_t *post; /* per transfer: its pending post-delay or deferred start, 0 if
                                   none (a transfer has at most one of them at a time) */
+    weft_time_t *t_sent;       /* exec.net_trunc_ns: per transfer, when the network took it */
     weft_time_t *nic_free;     /* per member: when its network path takes the next message */
     weft_time_t t_roots;       /* when the roots could start (after the base latency) */
     guint32 n_done;            /* transfers whose data successors were released */
@@ -196,6 +197,9 @@ start_xfer_now(weft_coll_run_t *run, guint32 t)
     double eff, cap;
     weft_coll_i_xfer_rate(&run->exec, x->flags, x->sharing, route_Bps, run->analytical, &eff,
                           &cap);
+    if (run->t_sent != NULL) {
+        run->t_sent[t] = weft_sim_now(weft_net_sim(run->net));
+    }
     GError *error = NULL;
     /* Every pair was checked routable in weft_coll_run_full(), so this fails only when a
      * fault has taken links down since (net.h: weft_net_stranded()). */
@@ -316,6 +320,14 @@ on_xfer_done(void *ctx, guint64 tag)
         weft_time_t now = weft_sim_now(weft_net_sim(run->net));
         d += take_path(run, x->dst, now, x->bytes) - now;
     }
+    if (run->t_sent != NULL && !(x->flags & WEFT_COLL_XFER_COPY)) {
+        /* ASTRA-sim's network returns whole ns (astra-network-analytical 599a0473,
+         * congestion_unaware/basic-topology/BasicTopology.cpp,
+         * compute_communication_delay(): static_cast<EventTime>, EventTime = uint64_t ns):
+         * what the successors wait loses the network time's sub-ns part. */
+        weft_time_t now = weft_sim_now(weft_net_sim(run->net));
+        d = MAX(d - (now - run->t_sent[t]) % WEFT_PS_PER_NS, 0);
+    }
     if (d > 0) {
         run->post[t] = weft_sim_after(weft_net_sim(run->net), d, on_post, run, GUINT_TO_POINTER(t));
         return;
@@ -398,6 +410,9 @@ weft_coll_run_full(weft_net_t *net, const weft_coll_plan_t *plan, const gint *me
     run->waiting = g_memdup2(plan->n_preds, sizeof(guint32) * MAX(plan->n_xfers, 1));
     run->post = g_new0(weft_event_handle_t, MAX(plan->n_xfers, 1));
     run->nic_free = g_new0(weft_time_t, MAX(plan->n_members, 1));
+    if (run->exec.net_trunc_ns) {
+        run->t_sent = g_new0(weft_time_t, MAX(plan->n_xfers, 1));
+    }
     run->analytical = weft_net_model(net) == WEFT_NET_ANALYTICAL;
     if (run->analytical) {
         run->rate_dst = g_new(gint32, MAX(n_ep, 1));
@@ -441,6 +456,7 @@ weft_coll_run_free(weft_coll_run_t *run)
     g_free(run->waiting);
     g_free(run->post);
     g_free(run->nic_free);
+    g_free(run->t_sent);
     g_free(run->rate_dst);
     g_free(run->rate_Bps);
     g_free(run);

@@ -453,7 +453,7 @@ weft_coll_sweep(weft_net_t *net, const weft_coll_plan_t *plan, const gint *membe
         return FALSE;
     }
     const weft_coll_exec_t *x = exec != NULL ? exec : &plan->exec;
-    if (x->waves > 1 || x->reduce_trunc_ns) {
+    if (x->waves > 1 || x->reduce_trunc_ns || x->net_trunc_ns) {
         g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED,
                     "ASTRA-sim's waves and truncated reductions are run, not swept");
         return FALSE;

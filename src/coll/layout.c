@@ -97,6 +97,27 @@ weft_coll_layout_new_flat(guint n)
     return L;
 }
 
+weft_coll_layout_t *
+weft_coll_layout_new_blocks(guint n, guint g)
+{
+    g_return_val_if_fail(n >= 1 && g >= 1 && n % g == 0, NULL);
+    weft_coll_layout_t *L = g_new0(weft_coll_layout_t, 1);
+    L->n_members = n;
+    L->vertex = g_new(gint, n);
+    L->domain = g_new(gint, n);
+    L->host = g_new(gint, n);
+    L->rail = g_new(gint, n);
+    for (guint m = 0; m < n; m++) {
+        L->vertex[m] = -1;
+        L->domain[m] = (gint)(m / g);
+        L->host[m] = -1;
+        L->rail[m] = -1;
+    }
+    fill_domains(L);
+    L->aligned = TRUE;
+    return L;
+}
+
 /* NVLS chips of every layout domain (see coll.h); sets L->nvls. */
 static void
 find_nvls(weft_coll_layout_t *L, weft_fabric_t *fabric)
@@ -323,6 +344,9 @@ guint
 weft_coll_i_ring_start(const weft_coll_layout_t *layout, guint d, guint ch)
 {
     guint g = layout->dom_off[d + 1] - layout->dom_off[d];
+    if (layout->aligned) {
+        return ch % g;
+    }
     return (ch % g + g - d % g) % g;
 }
 

@@ -312,7 +312,22 @@ astra_plan(weft_coll_planner_t *p, guint n, weft_coll_op_t op, guint64 size_byte
                                 &exec, error)) {
         return NULL;
     }
-    g_autoptr(weft_coll_layout_t) flat = weft_coll_layout_new_flat(n);
+    /* A 2-D ASTRA-sim network's localBWAware all-reduce: one phase per dimension, run as
+     * weft's hierarchical all-reduce over the dimension-0 blocks; each of its three
+     * phases opens with an endpoint delay (Ring.cc: StreamInit's first PacketBundle), so
+     * two more than the plan's one (the phases run one after another: where the delays
+     * fall does not change the time) */
+    guint n_dims = 0, block = 0;
+    const guint *dims =
+        p->fabric != NULL ? weft_topo_astra_dims(weft_fabric_topo(p->fabric), &n_dims) : NULL;
+    g_autoptr(weft_coll_layout_t) flat = NULL;
+    if (weft_astra_system_phases(p->astra, op, n, dims, n_dims, &block)) {
+        cfg.algo = WEFT_COLL_ALGO_HIERARCHICAL;
+        flat = weft_coll_layout_new_blocks(n, block);
+        exec.base_ps *= 3;
+    } else {
+        flat = weft_coll_layout_new_flat(n);
+    }
     weft_coll_plan_t *plan = weft_coll_plan_build(op, &cfg, flat, bytes, error);
     if (plan == NULL) {
         g_prefix_error(error, "%s: ", p->astra->path);
@@ -323,6 +338,7 @@ astra_plan(weft_coll_planner_t *p, guint n, weft_coll_op_t op, guint64 size_byte
     plan->exec.step_inter_ps = exec.step_inter_ps;
     plan->exec.hbm_Bps = exec.hbm_Bps;
     plan->exec.reduce_trunc_ns = exec.reduce_trunc_ns;
+    plan->exec.net_trunc_ns = exec.net_trunc_ns;
     plan->exec.waves = exec.waves;
     g_ptr_array_add(p->store, plan);
     memset(ch, 0, sizeof *ch);

@@ -97,6 +97,7 @@ weft_topo_free(weft_topo_t *topo)
     }
     weft_topo_i_igraph_unlock();
     g_free(topo->v_domain);
+    g_free(topo->astra_dims);
     g_hash_table_destroy(topo->by_name);
     g_ptr_array_free(topo->v_name, TRUE);
     g_array_free(topo->v_kind, TRUE);
@@ -476,6 +477,14 @@ weft_topo_gpu_model(const weft_topo_t *topo, GError **error)
         }
     }
     return first;
+}
+
+const guint *
+weft_topo_astra_dims(const weft_topo_t *topo, guint *n_dims)
+{
+    g_return_val_if_fail(topo != NULL && n_dims != NULL, NULL);
+    *n_dims = topo->n_astra_dims;
+    return topo->astra_dims;
 }
 
 gboolean

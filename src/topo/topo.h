@@ -264,6 +264,16 @@ const weft_hw_gpu_t *weft_topo_vertex_gpu_model(const weft_topo_t *topo, gint v)
 const weft_hw_gpu_t *weft_topo_gpu_model(const weft_topo_t *topo, GError **error);
 
 /**
+ * weft_topo_astra_dims:
+ * @n_dims: (out): the dimension count (0: not an ASTRA-sim network).
+ * The npus_count list of the ASTRA-sim network YAML @topo was read from, dimension 0
+ * first (GPU r's coordinate in dimension d is (r / (n_0 ... n_{d-1})) mod n_d), so that
+ * ASTRA-sim's system layer can run a collective one dimension at a time.
+ * Returns: (transfer none) (nullable): the counts, NULL for other clusters. O(1).
+ */
+const guint *weft_topo_astra_dims(const weft_topo_t *topo, guint *n_dims);
+
+/**
  * weft_topo_is_abstract:
  * TRUE for a cluster with no NVLink link and no NIC: bare GPUs joined by
  * generic, PCIe or network links (an ASTRA-sim network, a ring, torus or

@@ -30,6 +30,10 @@ typedef struct weft_topo_views weft_topo_views_t;
 struct weft_topo {
     char *name;         /* for messages; never NULL */
     gboolean finalized; /* vertices and links are frozen, graph is built */
+    /* an ASTRA-sim network YAML's npus_count, one per dimension (NULL: not such a
+     * cluster); GPU r has coordinate (r / (n_0 ... n_{d-1})) mod n_d in dimension d */
+    guint *astra_dims;
+    guint n_astra_dims;
     igraph_t graph;     /* valid only when finalized */
 
     /* per vertex, indexed by vertex id */

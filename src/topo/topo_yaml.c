@@ -376,5 +376,10 @@ weft_topo_load_astra_yaml(const char *path, GError **error)
         g_prefix_error(error, "%s: ", path);
         return NULL;
     }
+    topo->n_astra_dims = dims->len;
+    topo->astra_dims = g_new(guint, dims->len);
+    for (guint d = 0; d < dims->len; d++) {
+        topo->astra_dims[d] = g_array_index(dims, dim_desc, d).n;
+    }
     return g_steal_pointer(&topo);
 }
