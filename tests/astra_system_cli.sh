@@ -93,6 +93,19 @@ else
     bad "no --system: $(cat "$tmp/out")"
 fi
 
+# The collectives table reports the collective's own bytes and what its splits moved in all:
+# Ring_sys.json cuts the 1 MiB all-reduce into 4 dataset splits, yet the row is 1048576 B
+# (busbw 2 x 7/8 x 1 MiB / 117.78 us = 15.580 GB/s), and collectives.csv's moved_bytes is the
+# 4 splits' 14 transfers of 262144 / 8 B per rank: 8 x 14 x 32768 x 4 = 14680064 B
+expect 0 "Ring_sys.json: the collective's bytes" "" -- "$WEFT" replay --system \
+    "$demo/inputs/Ring_sys.json" --cluster "$demo/inputs/Ring_8.yml" --trace "$trace" \
+    --out "$tmp/ringout"
+grep -Eq '^ +#1 +0:0 +all_reduce +1048576 ring .* 15\.580$' "$tmp/out" &&
+    ok "the row is 1048576 B at 15.580 GB/s" || bad "the collectives row: $(grep '#1' "$tmp/out")"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } NR == 2 { exit !($c["bytes"] == 1048576 && $c["moved_bytes"] == 14680064) }' \
+    "$tmp/ringout/collectives.csv" && ok "collectives.csv: 1048576 B, 14680064 B moved" ||
+    bad "collectives.csv: $(sed -n 2p "$tmp/ringout/collectives.csv")"
+
 # The tutorial's point: the two systems differ on its network.
 r=$("$WEFT" replay -q --system "$demo/inputs/Ring_sys.json" --cluster "$demo/inputs/Ring_8.yml" \
     --trace "$trace" 2>/dev/null | awk '/^step time/ {print $3}')

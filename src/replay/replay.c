@@ -171,7 +171,8 @@ typedef struct {
     gint32 *member_node; /* per member: node index, or -1 until it arrives (kept for reuse) */
     weft_coll_run_t *run;
     const weft_coll_plan_t *plan;
-    guint64 moved_bytes; /* the plan's transfer sizes, summed (for observers) */
+    guint64 moved_bytes; /* the plan's transfer sizes, summed over its waves (for observers) */
+    guint64 size_bytes;  /* the collective's S as the trace gives it (for observers) */
     weft_time_t first_arrival_ps, start_ps;
     comm_memo_t *timed; /* set when it runs as one timed event */
     guint sms;          /* SMs its kernel holds on every member while it runs (its channels) */
@@ -517,7 +518,7 @@ on_coll_done(void *ctx, guint64 key)
         weft_replay_coll_event_t ev = {ci->comm,       ci->seq,
                                        ci->plan,       ci->first_arrival_ps,
                                        ci->start_ps,   weft_sim_now(R->sim),
-                                       ci->moved_bytes};
+                                       ci->moved_bytes, ci->size_bytes};
         R->observer->collective(R->observer->data, &ev);
     }
     g_clear_pointer(&ci->run, weft_coll_run_free);
@@ -1602,7 +1603,9 @@ coll_start(replay_t *R, coll_inst_t *ci)
     }
     const weft_coll_plan_t *plan = cs->recent[k].plan;
     ci->plan = plan;
-    ci->moved_bytes = plan->moved_bytes;
+    /* an ASTRA-sim system's dataset splits run one split's plan once per wave */
+    ci->moved_bytes = plan->moved_bytes * MAX(plan->exec.waves, 1u);
+    ci->size_bytes = bytes;
     ci->start_ps = weft_sim_now(R->sim);
     /* its kernel's SMs: one per channel, unless the trace counts them already */
     const weft_rank_trace_t *tr0 = R->ranks[comm->ranks[0]].trace;

@@ -105,7 +105,10 @@ typedef struct {
     weft_time_t first_arrival_ps; /* the first member issued it */
     weft_time_t start_ps;         /* the last member issued it: the plan started */
     weft_time_t end_ps;           /* the plan finished */
-    guint64 moved_bytes;          /* the sizes of the plan's transfers, summed */
+    guint64 moved_bytes;          /* the sizes of the plan's transfers, summed (over its waves) */
+    guint64 size_bytes;           /* the collective's S as the trace gives it (the plan may be
+                                     one of several dataset splits: plan->size_bytes is then
+                                     smaller) */
 } weft_replay_coll_event_t;
 
 /**

@@ -70,7 +70,7 @@ on_collective(void *data, const weft_replay_coll_event_t *ev)
         .n_members = comm->n_ranks,
         .channels = p->channels,
         .chunks = p->chunks,
-        .size_bytes = p->size_bytes,
+        .size_bytes = ev->size_bytes,
         .first_arrival_ps = ev->first_arrival_ps,
         .start_ps = ev->start_ps,
         .end_ps = ev->end_ps,

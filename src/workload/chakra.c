@@ -1412,7 +1412,9 @@ weft_workload_load_chakra(const char *prefix, const char *comm_groups_json, GErr
         }
         return weft_gen_load_spec(prefix, error);
     }
-    if (!g_file_test(first, G_FILE_TEST_EXISTS) && g_file_test(prefix, G_FILE_TEST_IS_REGULAR)) {
+    if (!g_file_test(first, G_FILE_TEST_EXISTS) && g_file_test(prefix, G_FILE_TEST_IS_REGULAR) &&
+        !g_str_has_suffix(prefix, ".et")) {
+        /* (a rank's own .et file given as the prefix gets count_ranks()'s hint instead) */
         /* A file given where a prefix is expected, but no workload weft reads: say what it is
          * not, instead of "no Chakra trace files match" (issue 19, item 9). */
         GStatBuf st;
