@@ -146,6 +146,12 @@ printf '{"endpoint-delay": 10, "preferred-dataset-splits": 1, "all-reduce-implem
 expect 0 "unknown key warns" 'unknown.json: key "frobnicate": unknown key' -- \
     "$WEFT" replay -q --system "$tmp/unknown.json" --cluster "$demo/inputs/Ring_8.yml" \
     --trace "$trace"
+printf '{"endpoint-delay": 10, "preferred-dataset-splits": 1, "all-reduce-implementation": ["ring"], "active-chunks-per-dimesion": 1}\n' \
+    >"$tmp/typo.json"
+expect 0 "a misspelled key names the near one" \
+    'typo.json: key "active-chunks-per-dimesion": unknown key \(did you mean "active-chunks-per-dimension"\?\)' -- \
+    "$WEFT" replay -q --system "$tmp/typo.json" --cluster "$demo/inputs/Ring_8.yml" \
+    --trace "$trace"
 printf '{"preferred-dataset-splits": 3, "active-chunks-per-dimension": 2, "all-reduce-implementation": ["ring"]}\n' \
     >"$tmp/waves.json"
 expect 0 "uneven waves warn" 'waves.json: key "active-chunks-per-dimension": 3 splits' -- \

@@ -638,6 +638,28 @@ START_TEST(time_conversions_round_to_nearest_ps)
 }
 END_TEST
 
+/* "did you mean": one edit (insertion, deletion, substitution, neighbour swap) per three
+ * characters of the given word at most; case ignored; ties to the first word. */
+START_TEST(nearest_word_suggests_typos_only)
+{
+    const char *const words[] = {"chunks", "channels", "tuning", "endpoint-delay"};
+    ck_assert_str_eq(weft_nearest_word("chunk", words, 4), "chunks");     /* deletion */
+    ck_assert_str_eq(weft_nearest_word("chnuks", words, 4), "chunks");    /* swap */
+    ck_assert_str_eq(weft_nearest_word("TUNING", words, 4), "tuning");    /* case */
+    ck_assert_str_eq(weft_nearest_word("tunnig", words, 4), "tuning");    /* swap */
+    ck_assert_str_eq(weft_nearest_word("endpoint_dely", words, 4), "endpoint-delay"); /* 2 */
+    ck_assert_ptr_null(weft_nearest_word("stream", words, 4));  /* 6 chars: 2 edits, none near */
+    ck_assert_ptr_null(weft_nearest_word("cpu", words, 4));     /* 3 chars: 1 edit */
+    ck_assert_ptr_null(weft_nearest_word("chunks", words, 0));
+    char long_word[300];
+    memset(long_word, 'a', sizeof long_word - 1);
+    long_word[sizeof long_word - 1] = '\0';
+    ck_assert_ptr_null(weft_nearest_word(long_word, words, 4)); /* over 256 bytes */
+    const char *const tie[] = {"ab", "ba"};
+    ck_assert_str_eq(weft_nearest_word("aa", tie, 2), "ab");
+}
+END_TEST
+
 START_TEST(keyfile_refuses_a_key_or_group_set_twice)
 {
     GError *err = NULL;
@@ -782,6 +804,7 @@ core_suite(void)
     tcase_add_test(tc, units_refuse_missing_unknown_and_wrong_units);
     tcase_add_test(tc, time_conversions_round_to_nearest_ps);
     tcase_add_test(tc, keyfile_refuses_a_key_or_group_set_twice);
+    tcase_add_test(tc, nearest_word_suggests_typos_only);
     tcase_add_test(tc, keyfile_special_words_parse_hooks_and_counts);
     suite_add_tcase(s, tc);
     return s;

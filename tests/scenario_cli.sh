@@ -104,7 +104,7 @@ printf '[workload]\ntrace = x\n[bogus]\n' >"$tmp/badgroup.ini"
 expect 1 "unknown group in a scenario" "badgroup\.ini.*bogus.*\[cluster\].*\[workload\]" -- "$WEFT" replay "$tmp/badgroup.ini"
 printf '[workload]\ntracee = x\n' >"$tmp/badkey.ini"
 expect 1 "unknown key in a scenario" "badkey\.ini.*tracee.*trace, comm_groups" -- "$WEFT" replay "$tmp/badkey.ini"
-expect 1 "--set of an unknown key" "collectives\.chunk.*chunks" -- "$WEFT" replay "$scen" --set collectives.chunk=4
+expect 1 "--set of an unknown key" "collectives\.chunk \(did you mean chunks\?\).*chunks" -- "$WEFT" replay "$scen" --set collectives.chunk=4
 expect 1 "--set of an unknown group" "bogus.*\[workload\]" -- "$WEFT" replay "$scen" --set bogus.x=1
 # A scaled duration past the picosecond clock (2^63 ps, about 106 days) is the clock's error,
 # not an abort (issue 19, item 1): the dp-step's forward node (hundreds of us) x 1e10 passes 2^63 ps.

@@ -11,6 +11,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/keyfile.h"
+
 
 G_DEFINE_QUARK(weft-astra-system-error-quark, weft_astra_system_error)
 
@@ -185,6 +187,24 @@ get_custom(reader_t *R, const char *key, JsonNode *v, char **out, GError **error
     return TRUE;
 }
 
+/* The keys read_key() knows (ASTRA-sim 518bd513, Sys.cc), for "did you mean". */
+static const char *const known_keys[] = {
+    "all-reduce-implementation", "all-gather-implementation", "reduce-scatter-implementation",
+    "all-to-all-implementation", "all-reduce-implementation-custom",
+    "all-gather-implementation-custom", "reduce-scatter-implementation-custom",
+    "all-to-all-implementation-custom", "scheduling-policy", "collective-optimization",
+    "endpoint-delay", "local-reduction-delay", "active-chunks-per-dimension",
+    "preferred-dataset-splits", "local-mem-bw", "peak-perf", "roofline-enabled",
+    "trace-enabled", "replay-only", "track-local-mem", "model-shared-bus", "boost-mode",
+    "local-mem-trace-filename", "per-node-custom-implementation"};
+
+/* The known key nearest to the unknown @key, or NULL (weft_nearest_word()). */
+static const char *
+nearest_key(const char *key)
+{
+    return weft_nearest_word(key, known_keys, G_N_ELEMENTS(known_keys));
+}
+
 /* One key. FALSE with @error on a bad value; unknown keys only warn. */
 static gboolean
 read_key(reader_t *R, weft_astra_system_t *sys, const char *key, JsonNode *v, GError **error)
@@ -295,7 +315,12 @@ read_key(reader_t *R, weft_astra_system_t *sys, const char *key, JsonNode *v, GE
         sys->per_node_custom = g_strdup(s);
         warn(R, key, "per-node custom collectives are not run by weft; ignored");
     } else {
-        warn(R, key, "unknown key (not read by ASTRA-sim 518bd513 either); ignored");
+        const char *near = nearest_key(key);
+        if (near != NULL) {
+            warn(R, key, "unknown key (did you mean \"%s\"?); ignored", near);
+        } else {
+            warn(R, key, "unknown key (not read by ASTRA-sim 518bd513 either); ignored");
+        }
     }
     return TRUE;
 }

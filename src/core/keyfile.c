@@ -152,6 +152,71 @@ weft_keys_list(const weft_key_t *keys, guint n, const char *group)
     return g_string_free(s, FALSE);
 }
 
+/* Optimal string alignment distance of @a and @b (case-insensitive), both at most
+ * WORD_MAX bytes; stops early and returns @cap + 1 once every row exceeds @cap. */
+#define WORD_MAX 256
+static guint
+word_distance(const char *a, const char *b, guint cap)
+{
+    gsize la = strlen(a), lb = strlen(b);
+    if (la > WORD_MAX || lb > WORD_MAX) {
+        return cap + 1;
+    }
+    guint rows[3][WORD_MAX + 1]; /* the rows i - 2, i - 1 and i, cycled */
+    for (gsize j = 0; j <= lb; j++) {
+        rows[0][j] = (guint)j;
+    }
+    for (gsize i = 1; i <= la; i++) {
+        guint *cur = rows[i % 3], *prev = rows[(i - 1) % 3], *prev2 = rows[(i + 1) % 3];
+        cur[0] = (guint)i;
+        guint row_min = cur[0];
+        for (gsize j = 1; j <= lb; j++) {
+            gboolean same = g_ascii_tolower(a[i - 1]) == g_ascii_tolower(b[j - 1]);
+            guint d = MIN(MIN(prev[j] + 1, cur[j - 1] + 1), prev[j - 1] + (same ? 0 : 1));
+            if (i > 1 && j > 1 && g_ascii_tolower(a[i - 1]) == g_ascii_tolower(b[j - 2]) &&
+                g_ascii_tolower(a[i - 2]) == g_ascii_tolower(b[j - 1])) {
+                d = MIN(d, prev2[j - 2] + 1);
+            }
+            cur[j] = d;
+            row_min = MIN(row_min, d);
+        }
+        if (row_min > cap) {
+            return cap + 1;
+        }
+    }
+    return rows[la % 3][lb];
+}
+
+const char *
+weft_nearest_word(const char *given, const char *const *words, guint n)
+{
+    g_return_val_if_fail(given != NULL && (words != NULL || n == 0), NULL);
+    guint cap = MAX(1u, (guint)(strlen(given) / 3));
+    const char *best = NULL;
+    guint best_d = cap + 1;
+    for (guint i = 0; i < n; i++) {
+        guint d = word_distance(given, words[i], cap);
+        if (d < best_d) {
+            best_d = d;
+            best = words[i];
+        }
+    }
+    return best;
+}
+
+char *
+weft_keys_suggest(const weft_key_t *keys, guint n, const char *group, const char *key)
+{
+    g_autoptr(GPtrArray) words = g_ptr_array_new();
+    for (guint i = 0; i < n; i++) {
+        if (strcmp(keys[i].group, group) == 0) {
+            g_ptr_array_add(words, (gpointer)keys[i].key);
+        }
+    }
+    const char *best = weft_nearest_word(key, (const char *const *)words->pdata, words->len);
+    return best != NULL ? g_strdup_printf(" (did you mean %s?)", best) : NULL;
+}
+
 gboolean
 weft_keys_parse_quantity(weft_key_type_t type, const char *text, double *value, GError **error)
 {

@@ -161,6 +161,24 @@ const weft_key_t *weft_keys_find(const weft_key_t *keys, guint n, const char *gr
 char *weft_keys_list(const weft_key_t *keys, guint n, const char *group);
 
 /**
+ * weft_nearest_word: (transfer none): the word of @words[0..@n) nearest to
+ * @given by edit distance (insertions, deletions, substitutions and swaps of
+ * two neighbours, each costing 1; case is ignored), or NULL when none is within
+ * max(1, strlen(@given) / 3) edits (a typo, not another word). Ties go to the
+ * first word. For "did you mean ...?" in unknown-key messages.
+ * Complexity: O(n * L^2), L the longest length (words longer than 256 bytes
+ * are never suggested).
+ */
+const char *weft_nearest_word(const char *given, const char *const *words, guint n);
+
+/**
+ * weft_keys_suggest: (transfer full) (nullable): " (did you mean KEY?)" with the
+ * key of @group in @keys nearest to @key (weft_nearest_word()), or NULL when
+ * none is near. Complexity: O(n * L^2).
+ */
+char *weft_keys_suggest(const weft_key_t *keys, guint n, const char *group, const char *key);
+
+/**
  * weft_key_check:
  * Checks @text (stripped) against @k: a path is made absolute against @base_dir
  * (NULL: the working directory), a number must parse and lie in range, a

@@ -316,8 +316,10 @@ set_checked(weft_job_config_t *cfg, const char *origin, const char *group, const
     const weft_key_t *k = weft_keys_find(job_keys, n_job_keys, group, key);
     if (k == NULL) {
         g_autofree char *valid = valid_keys(group);
+        g_autofree char *hint = weft_keys_suggest(job_keys, n_job_keys, group, key);
         g_set_error(error, WEFT_JOB_ERROR, WEFT_JOB_ERROR_KEY,
-                    "%sunknown key %s.%s; valid keys of [%s]: %s", at, group, key, group, valid);
+                    "%sunknown key %s.%s%s; valid keys of [%s]: %s", at, group, key,
+                    hint != NULL ? hint : "", group, valid);
         return FALSE;
     }
     g_autofree char *v = g_strstrip(g_strdup(value));

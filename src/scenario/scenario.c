@@ -546,8 +546,10 @@ set_internal(weft_scenario_t *sc, const char *group, const char *key, const char
     }
     if (k < 0) {
         g_autofree char *valid = weft_keys_list(flat_rows, n_keys, group);
+        g_autofree char *hint = weft_keys_suggest(flat_rows, n_keys, group, key);
         g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
-                    "unknown key %s.%s; valid keys of [%s]: %s", group, key, group, valid);
+                    "unknown key %s.%s%s; valid keys of [%s]: %s", group, key,
+                    hint != NULL ? hint : "", group, valid);
         return FALSE;
     }
     char *checked = NULL;

@@ -684,9 +684,11 @@ weft_study_load(const char *path, GError **error)
                                                keys[i]);
         if (row == NULL) {
             g_autofree char *valid = weft_keys_list(study_rows, G_N_ELEMENTS(study_rows), "study");
+            g_autofree char *hint =
+                weft_keys_suggest(study_rows, G_N_ELEMENTS(study_rows), "study", keys[i]);
             g_set_error(error, WEFT_STUDY_ERROR, WEFT_STUDY_ERROR_KEY,
-                        "%s: unknown key study.%s; valid keys of [study]: %s, axis.NAME", path,
-                        keys[i], valid);
+                        "%s: unknown key study.%s%s; valid keys of [study]: %s, axis.NAME", path,
+                        keys[i], hint != NULL ? hint : "", valid);
             return NULL;
         }
         g_autofree char *v = g_strstrip(g_key_file_get_value(kf, "study", keys[i], NULL));

@@ -269,9 +269,10 @@ weft_topo_load_keyfile(GKeyFile *kf, const char *group, const char *origin, GErr
     for (guint i = 0; keys != NULL && keys[i] != NULL; i++) {
         if (weft_keys_find(k->keys, k->n_keys, rows_group, keys[i]) == NULL) {
             g_autofree char *valid = weft_keys_list(k->keys, k->n_keys, rows_group);
+            g_autofree char *hint = weft_keys_suggest(k->keys, k->n_keys, rows_group, keys[i]);
             g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_KEY,
-                        "%s: unknown key %s.%s for kind %s; valid keys: %s", origin, group, keys[i],
-                        kind, valid);
+                        "%s: unknown key %s.%s%s for kind %s; valid keys: %s", origin, group,
+                        keys[i], hint != NULL ? hint : "", kind, valid);
             return NULL;
         }
     }

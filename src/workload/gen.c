@@ -1589,9 +1589,11 @@ load_keyfile(GKeyFile *kf, const char *path, guint n_gpus, const weft_hw_gpu_t *
         g_autoptr(GError) e = NULL;
         if (row == NULL) {
             g_autofree char *valid = weft_keys_list(weft_gen_keys, weft_gen_n_keys, "transformer");
+            g_autofree char *hint =
+                weft_keys_suggest(weft_gen_keys, weft_gen_n_keys, "transformer", keys[k]);
             g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
-                        "%s: [transformer] unknown key '%s' (value '%s'); valid keys: %s", path,
-                        keys[k], v, valid);
+                        "%s: [transformer] unknown key '%s' (value '%s')%s; valid keys: %s", path,
+                        keys[k], v, hint != NULL ? hint : "", valid);
             ok = FALSE;
         } else if (!weft_key_check(row, v, NULL, &texts[row - weft_gen_keys], &e)) {
             g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE, "%s: %s", path,
