@@ -152,6 +152,13 @@ expect 0 "a misspelled key names the near one" \
     'typo.json: key "active-chunks-per-dimesion": unknown key \(did you mean "active-chunks-per-dimension"\?\)' -- \
     "$WEFT" replay -q --system "$tmp/typo.json" --cluster "$demo/inputs/Ring_8.yml" \
     --trace "$trace"
+# A file that is not a system JSON, or none, says what it was expected to be.
+expect 1 "a YAML as --system" "Ring_8.yml: not an ASTRA-sim system JSON file \(.*Ring_8.yml:1:" -- \
+    "$WEFT" coll --cluster "$demo/inputs/Ring_8.yml" --system "$demo/inputs/Ring_8.yml"
+expect 1 "a missing --system" "ASTRA-sim system file $tmp/nope.json: " -- \
+    "$WEFT" coll --cluster "$demo/inputs/Ring_8.yml" --system "$tmp/nope.json"
+expect 1 "a missing --comm-groups" "comm-group file $tmp/nope.json: " -- \
+    "$WEFT" replay -q --cluster "$demo/inputs/Ring_8.yml" --trace "$trace" --comm-groups "$tmp/nope.json"
 printf '{"preferred-dataset-splits": 3, "active-chunks-per-dimension": 2, "all-reduce-implementation": ["ring"]}\n' \
     >"$tmp/waves.json"
 expect 0 "uneven waves warn" 'waves.json: key "active-chunks-per-dimension": 3 splits' -- \

@@ -36,6 +36,8 @@ expect 1 "gpu count against the communicator" "ngpus=4 but the communicator has 
     "$WEFT" coll --cluster "$tmp/ring4.ini" --algo "custom:$ag4" --gpus 0,1
 expect 1 "missing file" "nope.xml" -- \
     "$WEFT" coll --cluster "$tmp/ring4.ini" --algo "custom:$tmp/nope.xml"
+expect 2 "custom: without a file" "--algo custom: needs a file: custom:FILE.xml .* custom:PREFIX" -- \
+    "$WEFT" coll --cluster "$tmp/ring4.ini" --algo "custom:"
 sed 's/type="rcs"/type="rxs"/' "$ag4" >"$tmp/bad.xml"
 expect 1 "unknown step type" 'bad.xml:[0-9]+: gpu 0 tb 0 step 1 .*type="rxs"' -- \
     "$WEFT" coll --cluster "$tmp/ring4.ini" --algo "custom:$tmp/bad.xml"

@@ -458,7 +458,8 @@ weft_cmd_coll(int argc, char **argv)
         {"algo", 0, 0, G_OPTION_ARG_STRING, &algo_text,
          "force the algorithm (NCCL_ALGO): ring, tree, nvls, nvls_tree, collnet, direct, "
          "halving_doubling, hierarchical, or custom:FILE (an MSCCL XML algorithm, run as "
-         "written); default auto",
+         "written) or custom:PREFIX (a Chakra ET per rank, PREFIX.0.et, PREFIX.1.et, ...); "
+         "default auto",
          "ALGO"},
         {"proto", 0, 0, G_OPTION_ARG_STRING, &proto_text,
          "force the protocol (NCCL_PROTO): ll, ll128, simple; default auto", "PROTO"},
@@ -557,6 +558,11 @@ weft_cmd_coll(int argc, char **argv)
             return weft_cli_usage_error("coll", "--op sendrecv has no custom algorithm");
         }
         b.custom_file = algo_text + strlen("custom:");
+        if (b.custom_file[0] == '\0') {
+            return weft_cli_usage_error(
+                "coll", "--algo custom: needs a file: custom:FILE.xml (an MSCCL XML algorithm) "
+                        "or custom:PREFIX (Chakra ET files PREFIX.0.et, PREFIX.1.et, ...)");
+        }
         if (!g_str_has_suffix(b.custom_file, ".xml")) {
             /* a Chakra ET prefix (custom_allreduce for custom_allreduce.N.et) */
             b.custom_et = weft_workload_load_chakra(b.custom_file, NULL, &error);

@@ -400,8 +400,14 @@ weft_astra_system_load(const char *path, GPtrArray **warnings, GError **error)
     g_autoptr(JsonParser) parser = json_parser_new();
     g_autoptr(GError) local = NULL;
     if (!json_parser_load_from_file(parser, path, &local)) {
-        g_set_error(error, WEFT_ASTRA_SYSTEM_ERROR, WEFT_ASTRA_SYSTEM_ERROR_FILE, "%s: %s", path,
-                    local->message);
+        /* json-glib's parse messages carry PATH:LINE:COL; its I/O ones do not */
+        if (local->domain == G_FILE_ERROR) {
+            g_set_error(error, WEFT_ASTRA_SYSTEM_ERROR, WEFT_ASTRA_SYSTEM_ERROR_FILE,
+                        "ASTRA-sim system file %s: %s", path, local->message);
+        } else {
+            g_set_error(error, WEFT_ASTRA_SYSTEM_ERROR, WEFT_ASTRA_SYSTEM_ERROR_FILE,
+                        "%s: not an ASTRA-sim system JSON file (%s)", path, local->message);
+        }
         return NULL;
     }
     JsonNode *root = json_parser_get_root(parser);

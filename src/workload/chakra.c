@@ -705,9 +705,13 @@ load_group_json(loader_t *L, const char *path, GError **error)
     }
     if (!parsed) {
         gboolean io = local->domain == G_FILE_ERROR;
-        g_set_error(error, WEFT_WORKLOAD_ERROR,
-                    io ? WEFT_WORKLOAD_ERROR_IO : WEFT_WORKLOAD_ERROR_COMM, "%s: %s", path,
-                    local->message);
+        if (io) {
+            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_IO,
+                        "comm-group file %s: %s", path, local->message);
+        } else {
+            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_COMM,
+                        "%s: not a comm-group JSON file (%s)", path, local->message);
+        }
         return FALSE;
     }
     JsonNode *root = json_parser_get_root(parser);
