@@ -517,7 +517,8 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
         if (cs->tuning == WEFT_COLL_TUNING_NCCL) {
             g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE,
                         "system.file = \"%s\": ASTRA-sim's system decides the collectives, "
-                        "collectives.tuning = nccl too; set one of them",
+                        "collectives.tuning = nccl too; set one of them (collectives.tuning = off "
+                        "or auto lets the system file decide)",
                         weft_scenario_i_given(sc, "system", "file"));
             return NULL;
         }
