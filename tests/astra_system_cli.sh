@@ -186,7 +186,7 @@ for f in $(find "$ex/examples/system" "$ex/inputs/system" "$ex/tests/rt_template
     "$demo/inputs" "$data/astra-sim-tutorials/micro2024/astra-sim-demo/demo2/inputs" \
     -name '*.json' ! -iname '*memory*'); do
     case $f in
-    *custom_collective.json) code=1 pat='key "all-reduce-implementation-custom": custom' ;;
+    *custom_collective.json) code=1 pat='key "all-reduce-implementation-custom": .*weft coll --algo custom:' ;;
     *) code=0 pat='' ;;
     esac
     expect $code "reads $(basename "$f")" "$pat" -- "$WEFT" replay -q --system "$f" \

@@ -292,6 +292,8 @@ START_TEST(plan_follows_splits_active_chunks_and_delay)
     ck_assert(!weft_astra_system_plan(custom, WEFT_COLL_ALL_REDUCE, 8, 64, &algo, &channels,
                                       &bytes, &exec, &error));
     ck_assert(g_error_matches(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED));
+    /* ...and the message says how weft does run it */
+    ck_assert_ptr_nonnull(strstr(error->message, "weft coll --algo custom:ar.et"));
     g_clear_error(&error);
 }
 END_TEST

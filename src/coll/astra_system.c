@@ -223,8 +223,9 @@ read_key(reader_t *R, weft_astra_system_t *sys, const char *key, JsonNode *v, GE
                 return FALSE;
             }
             warn(R, key,
-                 "custom collectives (a Chakra ET per collective) are not run by weft; "
-                 "%s collectives under this system are refused",
+                 "a system file's custom collectives are not run by weft; %s collectives "
+                 "under this system are refused (weft coll --algo custom:PREFIX runs that "
+                 "Chakra ET on its own)",
                  op_keys[op]);
             return TRUE;
         }
@@ -495,8 +496,10 @@ weft_astra_system_plan(const weft_astra_system_t *sys, weft_coll_op_t op, guint 
     }
     if (sys->custom[aop] != NULL) {
         g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED,
-                    "%s: key \"%s-implementation-custom\": custom collectives are not run by weft",
-                    sys->path, op_keys[aop]);
+                    "%s: key \"%s-implementation-custom\": a system file's custom collectives "
+                    "are not run by weft (weft coll --algo custom:%s runs that Chakra ET on "
+                    "its own)",
+                    sys->path, op_keys[aop], sys->custom[aop]);
         return FALSE;
     }
     if (sys->n_dims[aop] == 0) {
