@@ -677,7 +677,7 @@ weft_cmd_coll(int argc, char **argv)
     if (system != NULL) {
         g_autoptr(GPtrArray) warns = NULL;
         b.astra = weft_astra_system_load(system, &warns, &error);
-        if (b.astra == NULL) {
+        if (b.astra == NULL || !weft_workload_astra_custom_plans(b.astra, &error)) {
             bench_clear(&b);
             return weft_cli_error("coll", error);
         }

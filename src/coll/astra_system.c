@@ -223,9 +223,9 @@ read_key(reader_t *R, weft_astra_system_t *sys, const char *key, JsonNode *v, GE
                 return FALSE;
             }
             warn(R, key,
-                 "a system file's custom collectives are not run by weft; %s collectives "
-                 "under this system are refused (weft coll --algo custom:PREFIX runs that "
-                 "Chakra ET on its own)",
+                 "%s collectives run this Chakra ET as written, whatever their size: its "
+                 "SEND nodes carry their own bytes (ASTRA-sim 518bd513 CustomAlgorithm.cc "
+                 "ignores the collective's comm_size too)",
                  op_keys[op]);
             return TRUE;
         }
@@ -450,11 +450,19 @@ weft_astra_system_free(weft_astra_system_t *sys)
     for (guint op = 0; op < WEFT_ASTRA_N_OPS; op++) {
         g_free(sys->impl[op]);
         g_free(sys->custom[op]);
+        weft_coll_plan_free(sys->custom_plan[op]);
     }
     g_free(sys->per_node_custom);
     g_free(sys->local_mem_trace_filename);
     g_free(sys->path);
     g_free(sys);
+}
+
+const char *
+weft_astra_op_key(weft_astra_op_t aop)
+{
+    g_return_val_if_fail((guint)aop < WEFT_ASTRA_N_OPS, NULL);
+    return op_keys[aop];
 }
 
 gboolean
@@ -495,11 +503,12 @@ weft_astra_system_plan(const weft_astra_system_t *sys, weft_coll_op_t op, guint 
         return FALSE;
     }
     if (sys->custom[aop] != NULL) {
+        /* the planner runs sys->custom_plan[aop] instead; reached only when it was not
+         * loaded (weft_workload_astra_custom_plans()) */
         g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED,
-                    "%s: key \"%s-implementation-custom\": a system file's custom collectives "
-                    "are not run by weft (weft coll --algo custom:%s runs that Chakra ET on "
-                    "its own)",
-                    sys->path, op_keys[aop], sys->custom[aop]);
+                    "%s: key \"%s-implementation-custom\": the custom collective %s was not "
+                    "loaded (weft coll --algo custom:%s runs that Chakra ET on its own)",
+                    sys->path, op_keys[aop], sys->custom[aop], sys->custom[aop]);
         return FALSE;
     }
     if (sys->n_dims[aop] == 0) {

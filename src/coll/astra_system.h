@@ -165,8 +165,11 @@ typedef struct {
     /* per operation: the implementation of each dimension (n_dims[op] entries; 0: absent) */
     guint n_dims[WEFT_ASTRA_N_OPS];
     weft_astra_dim_impl_t *impl[WEFT_ASTRA_N_OPS];
-    /* "*-implementation-custom": the one Chakra ET of each operation (NULL: none) */
+    /* "*-implementation-custom": the one Chakra ET prefix of each operation (NULL: none) */
     char *custom[WEFT_ASTRA_N_OPS];
+    /* the plan of each custom ET, once loaded (weft_workload_astra_custom_plans(), which
+     * reads the ET: coll/ cannot); owned; NULL: not loaded, and the operation is refused */
+    weft_coll_plan_t *custom_plan[WEFT_ASTRA_N_OPS];
     char *per_node_custom; /* "per-node-custom-implementation" (NULL: none) */
 } weft_astra_system_t;
 
@@ -192,6 +195,9 @@ void weft_astra_system_free(weft_astra_system_t *sys);
 
 /** weft_astra_op_of: the ASTRA-sim operation of @op; FALSE for operations without a list. */
 gboolean weft_astra_op_of(weft_coll_op_t op, weft_astra_op_t *aop);
+
+/** weft_astra_op_key: (transfer none): the key stem of @aop in a system file ("all-reduce"). */
+const char *weft_astra_op_key(weft_astra_op_t aop);
 
 /**
  * weft_astra_system_plan:

@@ -308,6 +308,27 @@ astra_plan(weft_coll_planner_t *p, guint n, weft_coll_op_t op, guint64 size_byte
     weft_coll_config_t cfg = {.proto = WEFT_COLL_PROTO_SIMPLE, .chunks = 1};
     weft_coll_exec_t exec = {0};
     guint64 bytes;
+    weft_astra_op_t aop;
+    if (weft_astra_op_of(op, &aop) && p->astra->custom_plan[aop] != NULL) {
+        /* "*-implementation-custom": the Chakra ET's plan, as written, for every size
+         * (ASTRA-sim 518bd513 CustomAlgorithm.cc); owned by the system */
+        weft_coll_plan_t *custom = p->astra->custom_plan[aop];
+        if (custom->n_members != n) {
+            g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED,
+                        "%s: key \"%s-implementation-custom\": %s has %u ranks of Chakra ET "
+                        "but the %s communicator has %u members",
+                        p->astra->path, weft_astra_op_key(aop), p->astra->custom[aop],
+                        custom->n_members, weft_coll_op_name(op), n);
+            return NULL;
+        }
+        memset(ch, 0, sizeof *ch);
+        ch->config = (weft_coll_config_t){.algo = custom->algo,
+                                          .proto = custom->proto,
+                                          .channels = custom->channels,
+                                          .chunks = custom->chunks};
+        ch->costs.model_ps = -1;
+        return custom;
+    }
     if (!weft_astra_system_plan(p->astra, op, n, size_bytes, &cfg.algo, &cfg.channels, &bytes,
                                 &exec, error)) {
         return NULL;

@@ -524,7 +524,7 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
         }
         g_autoptr(GPtrArray) warns = NULL;
         run->astra = weft_astra_system_load(cfg.system_file, &warns, error);
-        if (run->astra == NULL) {
+        if (run->astra == NULL || !weft_workload_astra_custom_plans(run->astra, error)) {
             return NULL;
         }
         if (run->workload->warnings == NULL) {

@@ -275,3 +275,68 @@ weft_workload_custom_plan(const weft_workload_t *wl, weft_coll_op_t op, GError *
     }
     return plan;
 }
+
+/* Where ASTRA-sim would find the ET files of @prefix: relative to the working directory
+ * (CustomAlgorithm.cc's rule), else relative to the system file's directory or one of its
+ * ancestors (ASTRA-sim's examples name paths from the repository's root, three levels
+ * above the file). NULL when "<prefix>.0.et" is in none of them. */
+static char *
+find_custom_prefix(const char *prefix, const char *system_path)
+{
+    g_autofree char *first = g_strdup_printf("%s.0.et", prefix);
+    if (g_file_test(first, G_FILE_TEST_IS_REGULAR) || g_path_is_absolute(prefix)) {
+        return g_file_test(first, G_FILE_TEST_IS_REGULAR) ? g_strdup(prefix) : NULL;
+    }
+    g_autofree char *abs = g_canonicalize_filename(system_path, NULL);
+    g_autofree char *dir = g_path_get_dirname(abs);
+    for (guint depth = 0; depth < 64; depth++) { /* bounded: a path has fewer levels */
+        g_autofree char *cand = g_build_filename(dir, prefix, NULL);
+        g_autofree char *cand0 = g_strdup_printf("%s.0.et", cand);
+        if (g_file_test(cand0, G_FILE_TEST_IS_REGULAR)) {
+            return g_steal_pointer(&cand);
+        }
+        g_autofree char *up = g_path_get_dirname(dir);
+        if (strcmp(up, dir) == 0) {
+            break;
+        }
+        g_free(dir);
+        dir = g_steal_pointer(&up);
+    }
+    return NULL;
+}
+
+gboolean
+weft_workload_astra_custom_plans(weft_astra_system_t *sys, GError **error)
+{
+    g_return_val_if_fail(sys != NULL, FALSE);
+    g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+    static const weft_coll_op_t ops[WEFT_ASTRA_N_OPS] = {
+        [WEFT_ASTRA_OP_ALL_REDUCE] = WEFT_COLL_ALL_REDUCE,
+        [WEFT_ASTRA_OP_ALL_GATHER] = WEFT_COLL_ALL_GATHER,
+        [WEFT_ASTRA_OP_REDUCE_SCATTER] = WEFT_COLL_REDUCE_SCATTER,
+        [WEFT_ASTRA_OP_ALL_TO_ALL] = WEFT_COLL_ALL_TO_ALL,
+    };
+    for (guint a = 0; a < WEFT_ASTRA_N_OPS; a++) {
+        if (sys->custom[a] == NULL || sys->custom_plan[a] != NULL) {
+            continue;
+        }
+        g_autofree char *prefix = find_custom_prefix(sys->custom[a], sys->path);
+        if (prefix == NULL) {
+            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_IO,
+                        "%s: key \"%s-implementation-custom\": no %s.0.et relative to the "
+                        "working directory, the system file's directory or its parents",
+                        sys->path, weft_astra_op_key(a), sys->custom[a]);
+            return FALSE;
+        }
+        GError *e = NULL;
+        g_autoptr(weft_workload_t) et = weft_workload_load_chakra(prefix, NULL, &e);
+        weft_coll_plan_t *plan = et != NULL ? weft_workload_custom_plan(et, ops[a], &e) : NULL;
+        if (plan == NULL) {
+            g_propagate_prefixed_error(error, e, "%s: key \"%s-implementation-custom\": ",
+                                       sys->path, weft_astra_op_key(a));
+            return FALSE;
+        }
+        sys->custom_plan[a] = plan;
+    }
+    return TRUE;
+}

@@ -58,6 +58,7 @@
 
 #include <glib.h>
 
+#include "coll/astra_system.h"
 #include "coll/coll.h"
 #include "core/time.h"
 #include "hw/hw.h"
@@ -206,6 +207,28 @@ weft_workload_t *weft_workload_load_chakra(const char *prefix, const char *comm_
  */
 weft_coll_plan_t *weft_workload_custom_plan(const weft_workload_t *wl, weft_coll_op_t op,
                                             GError **error);
+
+/**
+ * weft_workload_astra_custom_plans:
+ * @sys: a system file, read (coll/astra_system.h).
+ * @error: WEFT_WORKLOAD_ERROR_IO when a prefix's "<prefix>.0.et" is found nowhere; the
+ *   errors of weft_workload_load_chakra() and weft_workload_custom_plan(), prefixed with
+ *   the system file and key.
+ *
+ * Loads the Chakra ET of each "*-implementation-custom" key of @sys and stores its plan
+ * (weft_workload_custom_plan()) in sys->custom_plan, so that the planner runs it for every
+ * collective of that operation, as ASTRA-sim 518bd513 does (CustomAlgorithm.cc: one
+ * stream per collective, whatever preferred-dataset-splits says; the ET's own bytes, not
+ * the collective's; the ET of the rank's position in its communicator). One difference
+ * is kept: ASTRA-sim's analytical network casts each SEND's time to whole ns, weft keeps
+ * the fraction (weft_coll_exec_t.net_trunc_ns takes it off a post-delay, and a custom
+ * plan has none): under 1 ns per SEND on the critical path. A prefix is read
+ * relative to the working directory, as ASTRA-sim reads it, else relative to the system
+ * file's directory or the nearest of its parents where "<prefix>.0.et" exists (ASTRA-sim's
+ * examples name their ETs from the repository's root). Operations already loaded are
+ * kept. Returns: FALSE on error. O(ET nodes).
+ */
+gboolean weft_workload_astra_custom_plans(weft_astra_system_t *sys, GError **error);
 
 /**
  * weft_workload_is_text:
