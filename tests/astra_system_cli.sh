@@ -18,10 +18,12 @@ fi
 demo="$data/astra-sim-tutorials/micro2024/astra-sim-demo/demo1"
 trace="$demo/allreduce/allreduce"
 
-# step NAME EXPECTED_US SYSTEM CLUSTER: the step time must equal EXPECTED_US to 1e-6 us (1 ps).
+# step NAME EXPECTED_US SYSTEM CLUSTER [ARG...]: the step time must equal EXPECTED_US to
+# 1e-6 us (1 ps); ARGs go to weft replay.
 step() {
     name=$1 expected=$2 sys=$3 cluster=$4
-    if ! "$WEFT" replay -q --system "$sys" --cluster "$cluster" --trace "$trace" \
+    shift 4
+    if ! "$WEFT" replay -q --system "$sys" --cluster "$cluster" --trace "$trace" "$@" \
         >"$tmp/out" 2>"$tmp/err"; then
         bad "$name: weft replay failed"; sed 's/^/     /' "$tmp/err"; return
     fi
@@ -62,6 +64,24 @@ step "Ring_sys.json on FullyConnected_8" "4 * (10 + 14 * (1110 + 10) + 7 * 1965)
 #   T = 4 T_stream = 16860 ns = 16.860 us, ASTRA-sim's own number.
 step "Direct_sys.json on FullyConnected_8" "4 * (30 + 2 * 1110 + 1965) / 1000" \
     "$demo/inputs/Direct_sys.json" "$demo/inputs/FullyConnected_8.yml"
+# Direct on Ring_8 under ASTRA-sim's congestion-unaware backend (network.congestion = none):
+# every message alone, the farthest peer 4 hops away on the bidirectional ring:
+# net = 4 x 500 + 610.35 = 2610.35 -> 2610 ns; T_stream = 30 + 2 x 2610 + 1965 = 7215 ns;
+# T = 4 T_stream = 28.860 us.
+step "Direct_sys.json on Ring_8, congestion none" "4 * (30 + 2 * 2610 + 1965) / 1000" \
+    "$demo/inputs/Direct_sys.json" "$demo/inputs/Ring_8.yml" --set network.congestion=none
+# weft's own analytical model queues the 7 messages each NPU sends at once at its two ring
+# ports (net.h), so the same run takes longer there.
+if "$WEFT" replay -q --system "$demo/inputs/Direct_sys.json" --cluster "$demo/inputs/Ring_8.yml" \
+    --trace "$trace" >"$tmp/out" 2>/dev/null &&
+    awk '/^step time/ {exit !($3 > 28.860)}' "$tmp/out"; then
+    ok "Direct_sys.json on Ring_8 with port queues: above 28.860 us"
+else
+    bad "Direct_sys.json on Ring_8 with port queues"; cat "$tmp/out"
+fi
+expect 1 "congestion none under flow" "network.congestion = none: the flow model" -- \
+    "$WEFT" replay -q --system "$demo/inputs/Direct_sys.json" --cluster "$demo/inputs/Ring_8.yml" \
+    --trace "$trace" --set network.congestion=none --set network.model=flow
 
 # A 2-D network, 2 x 4 Ring x Switch (500 ns, 50 GB/s of 2^30 B), under a localBWAware
 # ring/ring system with one chunk (K = A = 1), d = 10 ns, local-mem-bw 50 GB/s: ASTRA-sim

@@ -149,6 +149,30 @@ START_TEST(concurrent_transfers_on_one_port_go_one_after_another)
 }
 END_TEST
 
+START_TEST(congestion_none_times_every_transfer_alone)
+{
+    /* The same two transfers as above under network.congestion = none (ASTRA-sim's
+     * congestion-unaware backend): both end at 0.5 + 20 = 20.5 us, the link carrying twice
+     * its capacity meanwhile; the default keeps them one after another (above). */
+    weft_net_options_t opts = {.model = WEFT_NET_ANALYTICAL,
+                               .congestion = WEFT_NET_CONGESTION_NONE};
+    weft_net_t *unaware = weft_net_new_full(sim, fabric, &opts);
+    log_t log = {0};
+    ck_assert(weft_net_transfer_start(unaware, gpu0, gpu1, 1000000, on_done, &log, 1, NULL));
+    ck_assert(weft_net_transfer_start(unaware, gpu0, gpu1, 1000000, on_done, &log, 2, NULL));
+    weft_sim_run(sim);
+    ck_assert_uint_eq(log.n, 2);
+    ck_assert_int_eq(log.at[0], 20500000);
+    ck_assert_int_eq(log.at[1], 20500000);
+    weft_net_free(unaware);
+    /* the key's names */
+    gint v = -1;
+    ck_assert(weft_enum_from_name(&weft_net_congestion_enum, "none", &v, NULL));
+    ck_assert_int_eq(v, WEFT_NET_CONGESTION_NONE);
+    ck_assert(!weft_enum_from_name(&weft_net_congestion_enum, "unaware", &v, NULL));
+}
+END_TEST
+
 START_TEST(a_later_start_ends_later_by_its_start_offset)
 {
     /* One transfer at 0 and one started from the first's callback at 20500000:
@@ -757,6 +781,7 @@ net_suite(void)
     tcase_add_test(tc, zero_bytes_take_the_latency);
     tcase_add_test(tc, self_transfer_is_free_but_goes_through_the_event_loop);
     tcase_add_test(tc, concurrent_transfers_on_one_port_go_one_after_another);
+    tcase_add_test(tc, congestion_none_times_every_transfer_alone);
     tcase_add_test(tc, a_later_start_ends_later_by_its_start_offset);
     tcase_add_test(tc, bytes_sent_equal_bytes_delivered);
     tcase_add_test(tc, busy_time_is_the_union_of_bandwidth_phases);

@@ -975,7 +975,8 @@ analytical_start(weft_net_t *net, guint32 idx)
     weft_time_t s = analytical_send_time(x->route, x->bytes, x->cap_Bps, x->efficiency);
     double rate = x->route != NULL ? MIN(x->route->rate_Bps * x->efficiency, x->cap_Bps) : 0.0;
     weft_time_t end = weft_net_i_time_add(now, s);
-    if (x->route != NULL && s > 0 && s < WEFT_TIME_MAX / 4) {
+    if (x->route != NULL && s > 0 && s < WEFT_TIME_MAX / 4 &&
+        net->opts.congestion == WEFT_NET_CONGESTION_PORTS) {
         /* (a transfer of no bytes has no bandwidth phase and queues nothing) */
         weft_time_t queued = analytical_port_end(net, x->route, now,
                                                  (double)x->bytes * 1e12 / rate, s,
@@ -1028,6 +1029,13 @@ static const char *const update_names[] = {
     NULL,
 };
 const weft_enum_t weft_net_update_enum = {"network update mode", update_names};
+
+static const char *const congestion_names[] = {
+    [WEFT_NET_CONGESTION_PORTS] = "ports",
+    [WEFT_NET_CONGESTION_NONE] = "none",
+    NULL,
+};
+const weft_enum_t weft_net_congestion_enum = {"network congestion", congestion_names};
 static const char *const model_names[] = {
     [WEFT_NET_ANALYTICAL] = "analytical",
     [WEFT_NET_FLOW] = "flow",
@@ -1044,6 +1052,12 @@ const weft_key_t weft_net_keys[] = {
      "flow model: re-solve only the transfers sharing links with a change (incremental) or all "
      "of them (full, slow, to check incremental)",
      .choices = &weft_net_update_enum, .field = WEFT_KEY_FIELD(weft_net_options_t, update)},
+    {"network", "congestion", WEFT_KEY_ENUM, "ports",
+     "analytical model: endpoint ports queue their transfers (ports) or nothing is shared and "
+     "every transfer takes latency + size / bandwidth alone (none: ASTRA-sim's "
+     "congestion-unaware analytical backend)",
+     .choices = &weft_net_congestion_enum,
+     .field = WEFT_KEY_FIELD(weft_net_options_t, congestion)},
 };
 const guint weft_net_n_keys = G_N_ELEMENTS(weft_net_keys);
 

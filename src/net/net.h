@@ -139,10 +139,23 @@ typedef enum {
     WEFT_NET_UPDATE_FULL,        /* everything, every time: slow, to check the incremental mode */
 } weft_net_update_t;
 
+/**
+ * What the analytical model shares (see the essay); the flow model shares every link.
+ * NONE is ASTRA-sim's congestion-unaware analytical backend (astra-network-analytical
+ * @ 599a0473, congestion_unaware/: every message takes latency x hops + S / B as if
+ * alone), for side-by-side runs of ASTRA-sim's inputs (doc/peers.md).
+ */
+typedef enum {
+    WEFT_NET_CONGESTION_PORTS, /* endpoint ports queue their transfers (the default) */
+    WEFT_NET_CONGESTION_NONE,  /* nothing is shared: every transfer is timed alone */
+} weft_net_congestion_t;
+
 /** Options of weft_net_new_full(); zero-initialized means analytical, incremental, no checks. */
 typedef struct {
     weft_net_model_t model;
     weft_net_update_t update;
+    weft_net_congestion_t congestion; /* analytical only; flow with NONE is refused by
+                                         weft_net_new_full()'s callers (scenario_run.c) */
     /* flow: run weft_lmm_check() after every solve and keep the first failure
      * (weft_net_check_error()); O(V + C + E) per solve, for property tests. */
     gboolean check_solves;
@@ -154,6 +167,7 @@ extern const weft_key_t weft_net_keys[];
 extern const guint weft_net_n_keys;
 extern const weft_enum_t weft_net_model_enum;
 extern const weft_enum_t weft_net_update_enum;
+extern const weft_enum_t weft_net_congestion_enum; /* ports, none */
 
 /**
  * weft_net_done_fn:

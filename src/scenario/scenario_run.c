@@ -506,6 +506,12 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
     }
 
     weft_net_options_t net_opts = cfg.network;
+    if (net_opts.model == WEFT_NET_FLOW && net_opts.congestion == WEFT_NET_CONGESTION_NONE) {
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE,
+                    "network.congestion = none: the flow model shares every link; none is "
+                    "the analytical model's (network.model = analytical)");
+        return NULL;
+    }
     run->network_model = g_strdup(weft_net_model_name(net_opts.model));
     const weft_coll_settings_t *cs = &cfg.collectives;
     run->chunks = cs->chunks_given ? cs->chunks : 1;
