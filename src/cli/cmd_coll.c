@@ -760,6 +760,11 @@ weft_cmd_coll(int argc, char **argv)
                sys->graph[WEFT_NCCL_RING].channels, sys->graph[WEFT_NCCL_RING].bw_intra,
                sys->graph[WEFT_NCCL_NVLS].channels, sys->graph[WEFT_NCCL_NVLS].bw_intra,
                sys->graph[WEFT_NCCL_NVLS].bw_inter, sys->coll_channels);
+        if (weft_topo_is_abstract(b.topo)) {
+            /* an ASTRA-sim network: no hosts, NICs or NVLink; NCCL's model sees a node per NPU */
+            printf("# an abstract cluster: NCCL's model sees one GPU per node and no NVLink; "
+                   "--system FILE runs ASTRA-sim's collectives instead\n");
+        }
         if (b.tuning.nccl_version >= WEFT_NCCL_2_27_3 && sys->ppn == 1 && n > 1 &&
             (b.op == WEFT_COLL_ALL_GATHER || b.op == WEFT_COLL_REDUCE_SCATTER ||
              b.op == WEFT_COLL_REDUCE_SCATTER_BLOCK)) {
