@@ -256,9 +256,15 @@ grep -q '^coarse       not applied: under analytical' "$tmp/out" && ok "coarse s
     bad "no 'not applied' line under analytical"
 expect 1 "collectives.detail = bogus" "collectives.detail.*bogus" -- "$WEFT" replay "$scen" --set collectives.detail=bogus
 
-# memory.oom: GPT-3 13B unsharded needs ~233 GiB per GPU against the H100's 75 GiB
-expect 1 "memory.oom = error refuses what does not fit" "do not fit the 75 GiB.*memory.oom = error" -- \
+# memory.oom: GPT-3 13B unsharded peaks at 233 GiB per GPU in the replay (18 bytes per
+# parameter of model states, 219.73 GiB, and 40 layers of one micro-batch's activations,
+# 13.29 GiB) against the H100's 74.51 GiB (80 GB)
+expect 1 "memory.oom = error refuses what does not fit" \
+    "rank 0 peaks at 233.03 GiB at .* above the 74.51 GiB of H100-SXM's HBM.*optimizer 97.66.*8 of 8 ranks do not fit \\(memory.oom = error\\)" -- \
     "$WEFT" replay --cluster "$dgx" --gen model=gpt3-13b --set memory.oom=error
+expect 0 "memory.oom = warn runs it" "" -- "$WEFT" replay --cluster "$dgx" --gen model=gpt3-13b
+grep -Eq "^warning      out of memory: rank 0 peaks at 233.03 GiB.*memory.oom = warn" "$tmp/out" &&
+    ok "memory.oom = warn says so in the summary" || bad "no out-of-memory warning line"
 expect 1 "memory.oom = maybe" "memory.oom = \"maybe\": expected one of warn, error" -- \
     "$WEFT" replay --cluster "$dgx" --gen model=gpt3-13b --set memory.oom=maybe
 
