@@ -85,7 +85,7 @@ for f in scenario.ini ranks.csv summary.txt; do
 done
 cmp -s "$tmp/out" "$tmp/results/run1/summary.txt" && ok "summary.txt is what stdout shows" ||
     bad "summary.txt differs from stdout"
-head -1 "$tmp/results/run1/ranks.csv" | grep -qx 'rank,gpu,finish_us,compute_us,exposed_comm_us,idle_us' &&
+head -1 "$tmp/results/run1/ranks.csv" | grep -qx 'rank,gpu,finish_us,compute_us,exposed_comm_us,idle_us,mem_peak_bytes,mem_peak_us' &&
     ok "ranks.csv header" || bad "ranks.csv header"
 [ "$(wc -l <"$tmp/results/run1/ranks.csv")" -eq 9 ] && ok "ranks.csv has 8 ranks" || bad "ranks.csv rows"
 # compute: the trace's 3700 us and what grad2's NVLS kernel (16 of 132 SMs) takes from

@@ -176,13 +176,21 @@ placement_text(const weft_place_config_t *p)
 static char *
 ranks_csv(const weft_scenario_run_t *run)
 {
-    GString *s = g_string_new("rank,gpu,finish_us,compute_us,exposed_comm_us,idle_us\n");
+    GString *s = g_string_new(
+        "rank,gpu,finish_us,compute_us,exposed_comm_us,idle_us,mem_peak_bytes,mem_peak_us\n");
     const weft_replay_result_t *res = run->replay;
     for (guint r = 0; r < res->n_ranks; r++) {
         const weft_rank_result_t *rr = &res->ranks[r];
-        g_string_append_printf(s, "%u,%u,%.6f,%.6f,%.6f,%.6f\n", r, run->rank_gpu[r],
+        g_string_append_printf(s, "%u,%u,%.6f,%.6f,%.6f,%.6f", r, run->rank_gpu[r],
                                weft_time_to_us(rr->finish_ps), weft_time_to_us(rr->compute_ps),
                                weft_time_to_us(rr->exposed_comm_ps), weft_time_to_us(rr->idle_ps));
+        if (res->mem_known) {
+            /* the peak memory of every rank (doc/memory.md); empty cells when unknown */
+            g_string_append_printf(s, ",%" G_GUINT64_FORMAT ",%.6f\n", rr->mem_peak_bytes,
+                                   weft_time_to_us(rr->mem_peak_ps));
+        } else {
+            g_string_append(s, ",,\n");
+        }
     }
     return g_string_free(s, FALSE);
 }
