@@ -223,6 +223,49 @@ START_TEST(full_recompute_rebuilds_one_layer)
 }
 END_TEST
 
+/* Every byte a generated step allocates is freed by the end of the step, whatever the
+ * configuration (tensor, sequence, context, expert parallelism, interleaving, recomputation,
+ * overlap off): the sums of mem_alloc and mem_free of each stage are equal and positive. */
+START_TEST(generated_allocations_balance)
+{
+    weft_gen_config_t cs[6];
+    cs[0] = tiny(2, 1, 4);
+    cs[1] = tiny(2, 2, 4);
+    cs[1].tp = 2;
+    cs[1].sp = TRUE;
+    cs[2] = tiny(1, 1, 2);
+    cs[2].recompute = WEFT_GEN_RECOMPUTE_FULL;
+    cs[2].cp = 2;
+    cs[3] = tiny(2, 1, 2);
+    cs[3].recompute = WEFT_GEN_RECOMPUTE_SELECTIVE;
+    cs[3].overlap_dp = FALSE;
+    cs[4] = tiny(1, 1, 2);
+    cs[4].experts = 4;
+    cs[4].top_k = 2;
+    cs[4].dp = 2;
+    cs[4].ep = 2;
+    cs[4].global_batch = 4;
+    cs[5] = tiny(2, 1, 2);
+    cs[5].unfused_attention = TRUE;
+    for (guint k = 0; k < G_N_ELEMENTS(cs); k++) {
+        g_autoptr(GError) e = NULL;
+        g_autoptr(weft_workload_t) wl = weft_gen_transformer(&cs[k], weft_hw_gpu("h100", NULL), &e);
+        ck_assert_msg(wl != NULL, "config %u: %s", k, e != NULL ? e->message : "");
+        for (guint r = 0; r < wl->n_ranks; r++) {
+            const weft_rank_trace_t *t = &wl->ranks[r];
+            guint64 alloc = 0, freed = 0;
+            for (guint i = 0; i < t->n_nodes; i++) {
+                alloc += t->mem_alloc[i];
+                freed += t->mem_free[i];
+                ck_assert_uint_eq(t->mem_cat[i], WEFT_MEM_ACTIVATIONS);
+            }
+            ck_assert_msg(alloc > 0 && alloc == freed, "config %u rank %u: %" G_GUINT64_FORMAT
+                          " allocated, %" G_GUINT64_FORMAT " freed", k, r, alloc, freed);
+        }
+    }
+}
+END_TEST
+
 static Suite *
 memory_suite(void)
 {
@@ -234,6 +277,7 @@ memory_suite(void)
     tcase_add_test(tc, one_f_one_b_holds_pp_minus_stage);
     tcase_add_test(tc, interleaved_in_flight);
     tcase_add_test(tc, full_recompute_rebuilds_one_layer);
+    tcase_add_test(tc, generated_allocations_balance);
     suite_add_tcase(s, tc);
     return s;
 }

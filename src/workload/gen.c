@@ -1319,6 +1319,9 @@ weft_gen_transformer(const weft_gen_config_t *c, const weft_hw_gpu_t *gpu, GErro
         G.T = (guint64)c->micro_batch * c->seq / c->cp;
         G.e = 2.0; /* BF16 activations (FP8 runs GEMMs in FP8 but keeps BF16 activations) */
         gen_activations(c, &G.act_stored, &G.act_work);
+        /* whole bytes before they are added up, so what a layer frees is what it allocated */
+        G.act_stored = (double)llround(G.act_stored);
+        G.act_work = (double)llround(G.act_work);
         seq_init(&G.s);
         expand_stage(&G);
         seq_t *s = &G.s;
