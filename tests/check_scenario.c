@@ -607,9 +607,11 @@ START_TEST(test_output_dir)
     ck_assert(g_file_get_contents(csv_path, &csv, NULL, NULL));
     g_auto(GStrv) lines = g_strsplit(csv, "\n", -1);
     ck_assert_uint_eq(g_strv_length(lines), 6); /* header, 4 rows, "" after the last newline */
-    ck_assert_str_eq(lines[0], "rank,gpu,finish_us,compute_us,exposed_comm_us,idle_us");
-    /* 681 us finish = 75 us compute + 606 us exposed communication + 0 idle */
-    ck_assert_str_eq(lines[1], "0,0,681.000000,75.000000,606.000000,0.000000");
+    ck_assert_str_eq(lines[0], "rank,gpu,finish_us,compute_us,exposed_comm_us,idle_us,"
+                               "mem_peak_bytes,mem_peak_us");
+    /* 681 us finish = 75 us compute + 606 us exposed communication + 0 idle; a trace without
+     * memory: empty memory cells */
+    ck_assert_str_eq(lines[1], "0,0,681.000000,75.000000,606.000000,0.000000,,");
     ck_assert_str_eq(lines[5], "");
 
     /* summary.txt is what `weft replay` prints */

@@ -129,12 +129,11 @@ expect 1 "fp8 on an A100 cluster" "A100.*no FP8" -- "$WEFT" replay -q --cluster 
     --gen "$mid,precision=fp8"
 expect 1 "gpu contradicting the cluster" "disagrees with cluster dgx-a100" -- "$WEFT" replay -q \
     --cluster "$a100" --gen "$mid,gpu=h100"
-# replay --gen warns as weft gen does when the step does not fit the HBM (summary, or stderr
-# with -q)
-expect 0 "replay --gen HBM warning (-q)" "weft replay: warning: .* do not fit" -- \
+# replay --gen warns when the replay's peak does not fit the HBM (summary, or stderr with -q)
+expect 0 "replay --gen HBM warning (-q)" "weft replay: warning: out of memory: rank 0 .* do not fit" -- \
     "$WEFT" replay -q --cluster "$dgx" --gen model=gpt3-13b
 "$WEFT" replay --cluster "$dgx" --gen model=gpt3-13b >"$tmp/out" 2>"$tmp/err"
-if grep -Eq '^warning +.*do not fit the 75 GiB' "$tmp/out"; then
+if grep -Eq '^warning +out of memory: .*above the 74.51 GiB of H100-SXM' "$tmp/out"; then
     ok "replay --gen HBM warning (summary)"
 else
     bad "replay --gen HBM warning (summary)"; sed 's/^/     /' "$tmp/out"

@@ -85,7 +85,7 @@ for f in scenario.ini ranks.csv summary.txt; do
 done
 cmp -s "$tmp/out" "$tmp/results/run1/summary.txt" && ok "summary.txt is what stdout shows" ||
     bad "summary.txt differs from stdout"
-head -1 "$tmp/results/run1/ranks.csv" | grep -qx 'rank,gpu,finish_us,compute_us,exposed_comm_us,idle_us' &&
+head -1 "$tmp/results/run1/ranks.csv" | grep -qx 'rank,gpu,finish_us,compute_us,exposed_comm_us,idle_us,mem_peak_bytes,mem_peak_us' &&
     ok "ranks.csv header" || bad "ranks.csv header"
 [ "$(wc -l <"$tmp/results/run1/ranks.csv")" -eq 9 ] && ok "ranks.csv has 8 ranks" || bad "ranks.csv rows"
 # compute: the trace's 3700 us and what grad2's NVLS kernel (16 of 132 SMs) takes from
@@ -256,9 +256,15 @@ grep -q '^coarse       not applied: under analytical' "$tmp/out" && ok "coarse s
     bad "no 'not applied' line under analytical"
 expect 1 "collectives.detail = bogus" "collectives.detail.*bogus" -- "$WEFT" replay "$scen" --set collectives.detail=bogus
 
-# memory.oom: GPT-3 13B unsharded needs ~233 GiB per GPU against the H100's 75 GiB
-expect 1 "memory.oom = error refuses what does not fit" "do not fit the 75 GiB.*memory.oom = error" -- \
+# memory.oom: GPT-3 13B unsharded peaks at 233 GiB per GPU in the replay (18 bytes per
+# parameter of model states, 219.73 GiB, and 40 layers of one micro-batch's activations,
+# 13.29 GiB) against the H100's 74.51 GiB (80 GB)
+expect 1 "memory.oom = error refuses what does not fit" \
+    "rank 0 peaks at 233.03 GiB at .* above the 74.51 GiB of H100-SXM's HBM.*optimizer 97.66.*8 of 8 ranks do not fit \\(memory.oom = error\\)" -- \
     "$WEFT" replay --cluster "$dgx" --gen model=gpt3-13b --set memory.oom=error
+expect 0 "memory.oom = warn runs it" "" -- "$WEFT" replay --cluster "$dgx" --gen model=gpt3-13b
+grep -Eq "^warning      out of memory: rank 0 peaks at 233.03 GiB.*memory.oom = warn" "$tmp/out" &&
+    ok "memory.oom = warn says so in the summary" || bad "no out-of-memory warning line"
 expect 1 "memory.oom = maybe" "memory.oom = \"maybe\": expected one of warn, error" -- \
     "$WEFT" replay --cluster "$dgx" --gen model=gpt3-13b --set memory.oom=maybe
 

@@ -301,4 +301,38 @@ else
     echo "skip weft plot sweep drawing: gnuplot is not installed"
 fi
 
+# Memory metrics (doc/memory.md): GPT-3 1.3B, tp 2, pp 4, 8 micro-batches on a DGX H100; stage 0
+# peaks with pp = 4 micro-batches of 6 layers in flight, (2048 x 2048 x 22 + 4 x 16 x 2048 / 2)
+# bytes each = 2.0639 GiB, over 3.4104 GiB of model states: 5.474327 GiB; full recomputation
+# keeps 2 s b h = 8 MiB per layer (0.1875 GiB) and rebuilds one layer (0.0860 GiB): 3.683861.
+# A trace without memory leaves the cells empty.
+cat >"$tmp/mem.ini" <<EOF
+[study]
+axis.rc = transformer.recompute: none, full
+metrics = mem_peak_GiB_max, mem_peak_rank, hbm_GiB, mem_headroom_GiB
+results = $tmp/mem.csv
+[cluster]
+file = $WEFT_SRCDIR/topologies/dgx-h100.ini
+[transformer]
+model = gpt3-1.3b
+tp = 2
+pp = 4
+global_batch = 8
+EOF
+expect 0 "sweep: memory metrics" "" -- "$WEFT" sweep "$tmp/mem.ini"
+if grep -q '^0,none,5.474327,0,74.505806,69.031479,ok,$' "$tmp/mem.csv" &&
+    grep -q '^1,full,3.683861,0,74.505806,70.821945,ok,$' "$tmp/mem.csv"; then
+    ok "sweep: peak memory per point from the replay"
+else
+    bad "sweep: memory metrics"; cat "$tmp/mem.csv"
+fi
+printf '[study]\nscenario = %s\naxis.c = workload.placement: in-order\nmetrics = step_time_us, mem_peak_GiB_max\nresults = %s\n' \
+    "$WEFT_SRCDIR/scenarios/dp-step-dgx-h100.ini" "$tmp/mem2.csv" >"$tmp/mem2.ini"
+expect 0 "sweep: memory of a trace" "" -- "$WEFT" sweep "$tmp/mem2.ini"
+if grep -Eq '^0,in-order,[0-9.]+,,ok,$' "$tmp/mem2.csv"; then
+    ok "sweep: unknown memory is an empty cell"
+else
+    bad "sweep: unknown memory"; cat "$tmp/mem2.csv"
+fi
+
 finish sweep_cli.sh

@@ -156,6 +156,10 @@ struct rank_state {
     guint compute_busy; /* compute or CPU stream running */
     guint comm_busy;    /* collectives and point-to-point in progress */
     weft_time_t last_change;
+    /* memory (workload.h: mem_alloc, mem_free), when the trace carries it: live bytes per
+     * category and in all; the peak and its breakdown go to res */
+    gint64 mem_live[WEFT_MEM_N_CATS];
+    gint64 mem_total;
     weft_rank_result_t res;
 };
 
@@ -342,12 +346,31 @@ node_stream(const weft_rank_trace_t *t, guint i)
     }
 }
 
-/* Records that node @i of @rs starts now (for a node observer). */
+/* Memory: @delta bytes of category @cat become live (> 0) or are freed (< 0); a new peak
+ * records its instant and breakdown. O(1) (O(categories) on a new peak), no allocation. */
+static void
+mem_change(rank_state_t *rs, guint8 cat, gint64 delta)
+{
+    rs->mem_live[cat] += delta;
+    rs->mem_total += delta;
+    if (rs->mem_total > (gint64)rs->res.mem_peak_bytes) {
+        rs->res.mem_peak_bytes = (guint64)rs->mem_total;
+        rs->res.mem_peak_ps = weft_sim_now(rs->replay->sim);
+        for (guint k = 0; k < WEFT_MEM_N_CATS; k++) {
+            rs->res.mem_at_peak[k] = (guint64)rs->mem_live[k];
+        }
+    }
+}
+
+/* Records that node @i of @rs starts now (for a node observer), and what it allocates. */
 static inline void
 mark_start(rank_state_t *rs, guint i)
 {
     if (rs->start_ps != NULL) {
         rs->start_ps[i] = weft_sim_now(rs->replay->sim);
+    }
+    if (rs->trace->mem_alloc != NULL && rs->trace->mem_alloc[i] != 0) {
+        mem_change(rs, rs->trace->mem_cat[i], (gint64)rs->trace->mem_alloc[i]);
     }
 }
 
@@ -2022,6 +2045,9 @@ drain_finished(replay_t *R)
         }
         g_assert(rs->nodes_done < rs->trace->n_nodes);
         rs->nodes_done++;
+        if (rs->trace->mem_free != NULL && rs->trace->mem_free[rn.node] != 0) {
+            mem_change(rs, rs->trace->mem_cat[rn.node], -(gint64)rs->trace->mem_free[rn.node]);
+        }
         rs->res.finish_ps = weft_sim_now(R->sim);
         if (rs->nodes_done == rs->trace->n_nodes && --R->ranks_left == 0 && R->faults != NULL) {
             weft_fault_run_disarm(R->faults); /* the step is over: later faults do not happen */
@@ -2115,6 +2141,12 @@ rank_init(replay_t *R, rank_state_t *rs, guint rank)
     rs->vertex = weft_topo_gpu_vertex(R->topo, R->rank_gpu != NULL ? R->rank_gpu[rank] : rank);
     const weft_hw_gpu_t *gpu_model = weft_topo_vertex_gpu_model(R->topo, rs->vertex);
     rs->sm_count = gpu_model != NULL ? gpu_model->sm_count : 0;
+    if (R->wl->resident != NULL) {
+        /* the model states are live from the start */
+        for (guint k = 0; k < WEFT_MEM_N_CATS; k++) {
+            mem_change(rs, (guint8)k, (gint64)R->wl->resident[rank][k]);
+        }
+    }
     if (R->observer != NULL && R->observer->node != NULL) {
         rs->start_ps = g_new0(weft_time_t, MAX(n, 1));
     }
@@ -2591,6 +2623,7 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
     res->coarse_collectives = R.coarse_colls;
     res->collectives = R.collectives;
     res->p2p_transfers = R.p2p_count;
+    res->mem_known = wl->resident != NULL;
     res->faults_applied = g_ptr_array_new_with_free_func(g_free);
     if (R.faults != NULL) {
         const GPtrArray *applied = weft_fault_run_applied(R.faults);

@@ -69,6 +69,13 @@ typedef struct {
     weft_time_t overlapped_comm_ps; /* communication in progress while compute is busy (part of
                                        compute_ps) */
     guint64 nodes_done;
+    /* memory (workload/memory.h), when the workload carries it (weft_replay_result_t.
+     * mem_known): the highest live bytes (resident + what started nodes allocated - what
+     * finished ones freed) over the step, the simulated time it was first reached, and the
+     * bytes per category (weft_mem_cat_t) at that instant; all 0 when unknown */
+    guint64 mem_peak_bytes;
+    weft_time_t mem_peak_ps;
+    guint64 mem_at_peak[WEFT_MEM_N_CATS];
 } weft_rank_result_t;
 
 /** Results of one replay. */
@@ -81,6 +88,7 @@ typedef struct {
     guint64 coarse_collectives; /* collectives run as one aggregate flow (collective_detail = coarse) */
     guint64 collectives;       /* collective instances run */
     guint64 p2p_transfers;     /* send/recv pairs run */
+    gboolean mem_known;        /* the workload carries memory (weft_workload_t.resident) */
     /* the in-step faults applied before the step ended, as
      * weft_fault_run_applied() words them (char *, owned); empty without faults. */
     GPtrArray *faults_applied;

@@ -300,6 +300,7 @@ weft_report_finish(weft_report_t *rep, weft_net_t *net, const weft_replay_result
         memcpy(rep->ranks, res->ranks, sizeof(weft_rank_result_t) * res->n_ranks);
     }
     rep->step_ps = res->step_ps;
+    rep->mem_known = res->mem_known;
     rep->faults = g_ptr_array_new_with_free_func(g_free);
     for (guint i = 0; res->faults_applied != NULL && i < res->faults_applied->len; i++) {
         g_ptr_array_add(rep->faults, g_strdup(g_ptr_array_index(res->faults_applied, i)));
@@ -734,6 +735,39 @@ weft_report_summary_json(const weft_report_t *rep)
     json_builder_end_object(b);
 
     weft_json_add_double(b, "step_time_us", weft_time_to_us(rep->step_ps));
+    /* the highest peak of any rank (doc/memory.md); null when the workload has no memory */
+    json_builder_set_member_name(b, "memory");
+    if (!rep->mem_known || rep->n_ranks == 0) {
+        json_builder_add_null_value(b);
+    } else {
+        guint best = 0;
+        for (guint r = 1; r < rep->n_ranks; r++) {
+            if (rep->ranks[r].mem_peak_bytes > rep->ranks[best].mem_peak_bytes) {
+                best = r;
+            }
+        }
+        const weft_rank_result_t *rr = &rep->ranks[best];
+        const weft_hw_gpu_t *gpu = weft_topo_vertex_gpu_model(
+            rep->topo, weft_topo_gpu_vertex(rep->topo, rep->rank_gpu[best]));
+        json_builder_begin_object(b);
+        weft_json_add_int(b, "peak_bytes", (gint64)rr->mem_peak_bytes);
+        weft_json_add_int(b, "rank", best);
+        weft_json_add_double(b, "time_us", weft_time_to_us(rr->mem_peak_ps));
+        json_builder_set_member_name(b, "hbm_bytes");
+        if (gpu != NULL) {
+            json_builder_add_int_value(b, (gint64)gpu->hbm_bytes);
+        } else {
+            json_builder_add_null_value(b);
+        }
+        json_builder_set_member_name(b, "at_peak");
+        json_builder_begin_object(b);
+        for (guint k = 0; k < WEFT_MEM_N_CATS; k++) {
+            weft_json_add_int(b, weft_mem_cat_name((weft_mem_cat_t)k),
+                              (gint64)rr->mem_at_peak[k]);
+        }
+        json_builder_end_object(b);
+        json_builder_end_object(b);
+    }
     /* the in-step faults applied, as the summary lists them (doc/failures.md) */
     json_builder_set_member_name(b, "faults_applied");
     json_builder_begin_array(b);

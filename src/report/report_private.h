@@ -32,6 +32,7 @@ struct weft_report {
     gboolean finished;
     weft_rank_result_t *ranks;
     weft_time_t step_ps;
+    gboolean mem_known; /* the workload carried memory (replay.h: mem_known) */
     GPtrArray *faults; /* char *, owned: the in-step faults applied (replay.h) */
     guint64 events_run, n_coll_run, n_p2p;
     guint64 n_coarse; /* collectives run as one aggregate flow (collectives.detail = coarse) */

@@ -176,14 +176,118 @@ placement_text(const weft_place_config_t *p)
 static char *
 ranks_csv(const weft_scenario_run_t *run)
 {
-    GString *s = g_string_new("rank,gpu,finish_us,compute_us,exposed_comm_us,idle_us\n");
+    GString *s = g_string_new(
+        "rank,gpu,finish_us,compute_us,exposed_comm_us,idle_us,mem_peak_bytes,mem_peak_us\n");
     const weft_replay_result_t *res = run->replay;
     for (guint r = 0; r < res->n_ranks; r++) {
         const weft_rank_result_t *rr = &res->ranks[r];
-        g_string_append_printf(s, "%u,%u,%.6f,%.6f,%.6f,%.6f\n", r, run->rank_gpu[r],
+        g_string_append_printf(s, "%u,%u,%.6f,%.6f,%.6f,%.6f", r, run->rank_gpu[r],
                                weft_time_to_us(rr->finish_ps), weft_time_to_us(rr->compute_ps),
                                weft_time_to_us(rr->exposed_comm_ps), weft_time_to_us(rr->idle_ps));
+        if (res->mem_known) {
+            /* the peak memory of every rank (doc/memory.md); empty cells when unknown */
+            g_string_append_printf(s, ",%" G_GUINT64_FORMAT ",%.6f\n", rr->mem_peak_bytes,
+                                   weft_time_to_us(rr->mem_peak_ps));
+        } else {
+            g_string_append(s, ",,\n");
+        }
     }
+    return g_string_free(s, FALSE);
+}
+
+/* ---- memory ------------------------------------------------------------------------ */
+
+#define GIB 1073741824.0
+
+/* The rank with the highest memory peak (the lowest such rank on a tie). */
+static guint
+mem_peak_rank(const weft_replay_result_t *res)
+{
+    guint best = 0;
+    for (guint r = 1; r < res->n_ranks; r++) {
+        if (res->ranks[r].mem_peak_bytes > res->ranks[best].mem_peak_bytes) {
+            best = r;
+        }
+    }
+    return best;
+}
+
+/* The GPU model rank @r runs on, or NULL (an abstract cluster records none). */
+static const weft_hw_gpu_t *
+rank_gpu_model(const weft_scenario_run_t *run, guint r)
+{
+    return weft_topo_vertex_gpu_model(run->topo, weft_topo_gpu_vertex(run->topo,
+                                                                      run->rank_gpu[r]));
+}
+
+/* "activations 40.12, optimizer 12.00, ... GiB": rank @rr's bytes at its peak, largest first
+ * (what dominated), categories of 0 bytes left out. */
+static void
+append_breakdown(GString *s, const weft_rank_result_t *rr)
+{
+    guint order[WEFT_MEM_N_CATS];
+    for (guint k = 0; k < WEFT_MEM_N_CATS; k++) {
+        order[k] = k;
+    }
+    for (guint i = 1; i < WEFT_MEM_N_CATS; i++) { /* insertion sort: stable, 5 items */
+        for (guint j = i; j > 0 && rr->mem_at_peak[order[j]] > rr->mem_at_peak[order[j - 1]];
+             j--) {
+            guint x = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = x;
+        }
+    }
+    gboolean first = TRUE;
+    for (guint i = 0; i < WEFT_MEM_N_CATS; i++) {
+        guint64 b = rr->mem_at_peak[order[i]];
+        if (b > 0) {
+            g_string_append_printf(s, "%s%s %.2f", first ? "" : ", ",
+                                   weft_mem_cat_name((weft_mem_cat_t)order[i]), b / GIB);
+            first = FALSE;
+        }
+    }
+    g_string_append(s, " GiB");
+}
+
+/*
+ * The fit check (memory.oom): the ranks whose peak exceeds their GPU's HBM. Returns NULL when
+ * every rank fits (or memory or the GPUs are unknown), else the text naming the worst rank,
+ * when it peaked and what dominated, and how many ranks do not fit.
+ */
+static char *
+mem_oom_text(const weft_scenario_run_t *run, weft_gen_oom_t policy)
+{
+    const weft_replay_result_t *res = run->replay;
+    if (!res->mem_known) {
+        return NULL;
+    }
+    guint over = 0, worst = 0;
+    double worst_excess = 0;
+    for (guint r = 0; r < res->n_ranks; r++) {
+        const weft_hw_gpu_t *gpu = rank_gpu_model(run, r);
+        double excess = gpu != NULL ? (double)res->ranks[r].mem_peak_bytes - gpu->hbm_bytes : 0;
+        if (excess > 0) {
+            if (over == 0 || excess > worst_excess) {
+                worst = r;
+                worst_excess = excess;
+            }
+            over++;
+        }
+    }
+    if (over == 0) {
+        return NULL;
+    }
+    const weft_rank_result_t *rr = &res->ranks[worst];
+    const weft_hw_gpu_t *gpu = rank_gpu_model(run, worst);
+    GString *s = g_string_new(NULL);
+    g_string_append_printf(s,
+                           "out of memory: rank %u peaks at %.2f GiB at %.6f us, above the %.2f "
+                           "GiB of %s's HBM by %.2f GiB (",
+                           worst, rr->mem_peak_bytes / GIB, weft_time_to_us(rr->mem_peak_ps),
+                           gpu->hbm_bytes / GIB, gpu->name, worst_excess / GIB);
+    append_breakdown(s, rr);
+    g_string_append_printf(s, "); %u of %u ranks do not fit (memory.oom = %s)", over,
+                           res->n_ranks, weft_enum_name(&weft_gen_oom_enum, (gint)policy));
     return g_string_free(s, FALSE);
 }
 
@@ -243,6 +347,24 @@ weft_scenario_run_summary(const weft_scenario_run_t *run)
                                res->coarse_collectives);
     }
     g_string_append_printf(s, "step time    %.6f us\n", weft_time_to_us(res->step_ps));
+    if (!res->mem_known) {
+        g_string_append(s, "memory       unknown: the workload carries no memory sizes (weft "
+                           "gen's steps do; doc/memory.md)\n");
+    } else {
+        guint r = mem_peak_rank(res);
+        const weft_rank_result_t *rr = &res->ranks[r];
+        const weft_hw_gpu_t *gpu = rank_gpu_model(run, r);
+        g_string_append_printf(s, "memory       peak %.2f GiB on rank %u at %.6f us", 
+                               rr->mem_peak_bytes / GIB, r, weft_time_to_us(rr->mem_peak_ps));
+        if (gpu != NULL) {
+            g_string_append_printf(s, " of %.2f GiB HBM (%s)", gpu->hbm_bytes / GIB, gpu->name);
+        } else {
+            g_string_append(s, " (HBM unknown: the cluster records no GPU model)");
+        }
+        g_string_append(s, ": ");
+        append_breakdown(s, rr);
+        g_string_append_c(s, '\n');
+    }
     for (guint i = 0; res->faults_applied != NULL && i < res->faults_applied->len; i++) {
         g_string_append_printf(s, "fault        %s\n",
                                (const char *)g_ptr_array_index(res->faults_applied, i));
@@ -644,6 +766,22 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
             return NULL;
         }
         break;
+    }
+    /* the fit check: the replay's peaks against each rank's HBM (memory.oom) */
+    {
+        char *oom = mem_oom_text(run, cfg.transformer.oom);
+        if (oom != NULL && cfg.transformer.oom == WEFT_GEN_OOM_ERROR) {
+            g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE, "%s: %s",
+                        run->trace_label, oom);
+            g_free(oom);
+            return NULL;
+        }
+        if (oom != NULL) {
+            if (run->workload->warnings == NULL) {
+                run->workload->warnings = g_ptr_array_new_with_free_func(g_free);
+            }
+            g_ptr_array_add(run->workload->warnings, oom);
+        }
     }
     if (run->report != NULL) {
         g_autofree char *ini = weft_scenario_to_ini(sc);

@@ -17,6 +17,7 @@
 
 /* The per-rank aggregates, as the argument of rank_metric(): field offset x 4 + aggregate. */
 enum { AGG_MAX, AGG_MEAN, AGG_MIN };
+#define GIB 1073741824.0
 #define RANK_ARG(field, agg) (G_STRUCT_OFFSET(weft_rank_result_t, field) * 4 + (agg))
 
 static double
@@ -74,6 +75,42 @@ count_metric(const weft_scenario_run_t *run, gsize arg)
     }
 }
 
+/* Memory (workload/memory.h), by the argument of mem_metric(); NaN (an empty cell) when the
+ * workload carries no memory or, for the HBM columns, the cluster records no GPU model. */
+enum { M_PEAK_MAX, M_PEAK_MEAN, M_PEAK_RANK, M_HBM, M_HEADROOM };
+
+static double
+mem_metric(const weft_scenario_run_t *run, gsize arg)
+{
+    const weft_replay_result_t *res = run->replay;
+    if (!res->mem_known || res->n_ranks == 0) {
+        return NAN;
+    }
+    guint best = 0;
+    double sum = 0;
+    for (guint r = 0; r < res->n_ranks; r++) {
+        sum += (double)res->ranks[r].mem_peak_bytes;
+        if (res->ranks[r].mem_peak_bytes > res->ranks[best].mem_peak_bytes) {
+            best = r;
+        }
+    }
+    double peak = (double)res->ranks[best].mem_peak_bytes;
+    const weft_hw_gpu_t *gpu = weft_topo_vertex_gpu_model(
+        run->topo, weft_topo_gpu_vertex(run->topo, run->rank_gpu[best]));
+    switch (arg) {
+    case M_PEAK_MAX:
+        return peak / GIB;
+    case M_PEAK_MEAN:
+        return sum / res->n_ranks / GIB;
+    case M_PEAK_RANK:
+        return best;
+    case M_HBM:
+        return gpu != NULL ? gpu->hbm_bytes / GIB : NAN;
+    default:
+        return gpu != NULL ? (gpu->hbm_bytes - peak) / GIB : NAN;
+    }
+}
+
 #define RANK_ROWS(field, name)                                                                     \
     {name "_us_max", "us", FALSE, rank_metric, NULL, RANK_ARG(field, AGG_MAX)},                    \
         {name "_us_mean", "us", FALSE, rank_metric, NULL, RANK_ARG(field, AGG_MEAN)},              \
@@ -94,6 +131,11 @@ const weft_study_metric_t weft_study_replay_metrics[] = {
     {"collectives", "count", TRUE, count_metric, NULL, C_COLLECTIVES},
     {"p2p_transfers", "count", TRUE, count_metric, NULL, C_P2P},
     {"events", "count", TRUE, count_metric, NULL, C_EVENTS},
+    {"mem_peak_GiB_max", "GiB", FALSE, mem_metric, NULL, M_PEAK_MAX},
+    {"mem_peak_GiB_mean", "GiB", FALSE, mem_metric, NULL, M_PEAK_MEAN},
+    {"mem_peak_rank", "rank", TRUE, mem_metric, NULL, M_PEAK_RANK},
+    {"hbm_GiB", "GiB", FALSE, mem_metric, NULL, M_HBM},
+    {"mem_headroom_GiB", "GiB", FALSE, mem_metric, NULL, M_HEADROOM},
 };
 const guint weft_study_n_replay_metrics = G_N_ELEMENTS(weft_study_replay_metrics);
 
@@ -229,6 +271,9 @@ weft_study_i_metric_append(GString *s, const weft_study_metric_t *m, const weft_
                            const weft_study_train_run_t *tr)
 {
     double v = m->replay != NULL ? m->replay(run, m->arg) : m->train(tr);
+    if (isnan(v)) {
+        return; /* unknown (a memory metric of a trace without memory): an empty cell */
+    }
     if (m->count) {
         g_string_append_printf(s, "%" G_GUINT64_FORMAT, (guint64)v);
     } else if (isfinite(v)) {

@@ -319,6 +319,8 @@ stage_params(const weft_gen_config_t *c, double *dense, double *expert)
     *expert = per_stage * le / ((double)c->tp * c->ep);
 }
 
+static void gen_activations(const weft_gen_config_t *c, double *stored, double *work);
+
 void
 weft_gen_memory(const weft_gen_config_t *c, weft_gen_memory_t *mem)
 {
@@ -333,22 +335,11 @@ weft_gen_memory(const weft_gen_config_t *c, weft_gen_memory_t *mem)
     mem->grads = 4 * p;
     double edp = (double)c->dp / c->ep;
     mem->optimizer = c->dist_opt ? 12 * (dense / (c->dp * c->cp) + expert / edp) : 12 * p;
-    /* Activations per layer and micro-batch (Korthikanti et al. 2022, Table 2, bytes):
-     * s b h (10 + 24 / t) without SP, 34 s b h / t with SP, 2 s b h (/ t with SP) with full
-     * recomputation. Their 5 a s^2 b / t term for the stored attention scores is left out: the
-     * fused (flash) attention the compute model assumes does not store them (Dao et al.
-     * 2022), which makes selective recomputation cost no memory beyond that. */
-    double s = (double)c->seq / c->cp, b = c->micro_batch, h = c->hidden;
-    double t = c->tp;
-    double per_layer;
-    if (c->recompute == WEFT_GEN_RECOMPUTE_FULL) {
-        per_layer = 2 * s * b * h / (c->sp ? t : 1);
-    } else {
-        per_layer = c->sp ? s * b * h * 34 / t : s * b * h * (10 + 24 / t);
-        if (c->unfused_attention && c->recompute == WEFT_GEN_RECOMPUTE_NONE) {
-            per_layer += 5.0 * c->heads * s * s * b / t; /* stored scores, softmax, dropout */
-        }
-    }
+    /* Activations per layer and micro-batch: memory.h (Korthikanti et al. 2022, Table 2; a
+     * fused attention keeps no scores, its log-sum-exp instead), what the generated step
+     * allocates and frees; a full recomputation rebuilds one layer at a time. */
+    double per_layer = 0, rebuilt = 0;
+    gen_activations(c, &per_layer, &rebuilt);
     /* Stage 0 holds pp micro-batches in flight in 1F1B (interleaved: x (1 + (pp-1)/(pp vpp))). */
     double layers_stage = stage0_layers(c);
     double m = (double)c->global_batch / (c->micro_batch * c->dp);
@@ -356,7 +347,7 @@ weft_gen_memory(const weft_gen_config_t *c, weft_gen_memory_t *mem)
     if (c->vpp > 1) {
         in_flight *= 1.0 + (c->pp - 1.0) / (c->pp * c->vpp);
     }
-    mem->activations = per_layer * layers_stage * in_flight;
+    mem->activations = per_layer * layers_stage * in_flight + rebuilt;
     mem->total = mem->weights + mem->grads + mem->optimizer + mem->activations;
 }
 
@@ -378,6 +369,9 @@ typedef struct {
     GArray *ops;    /* double: num_ops */
     GArray *tsize;  /* guint64: tensor_bytes */
     GArray *smsc;   /* guint8: sms_counted */
+    GArray *malloc_; /* guint64: mem_alloc (bytes allocated when the node starts) */
+    GArray *mfree;   /* guint64: mem_free (bytes freed when it finishes) */
+    GArray *mcat;    /* guint8: mem_cat */
     gboolean any_smsc;
 } seq_t;
 
@@ -390,6 +384,9 @@ seq_init(seq_t *s)
     s->ops = g_array_new(FALSE, FALSE, sizeof(double));
     s->tsize = g_array_new(FALSE, FALSE, sizeof(guint64));
     s->smsc = g_array_new(FALSE, FALSE, sizeof(guint8));
+    s->malloc_ = g_array_new(FALSE, FALSE, sizeof(guint64));
+    s->mfree = g_array_new(FALSE, FALSE, sizeof(guint64));
+    s->mcat = g_array_new(FALSE, FALSE, sizeof(guint8));
     s->any_smsc = FALSE;
 }
 
@@ -402,6 +399,9 @@ seq_clear(seq_t *s)
     g_clear_pointer(&s->ops, g_array_unref);
     g_clear_pointer(&s->tsize, g_array_unref);
     g_clear_pointer(&s->smsc, g_array_unref);
+    g_clear_pointer(&s->malloc_, g_array_unref);
+    g_clear_pointer(&s->mfree, g_array_unref);
+    g_clear_pointer(&s->mcat, g_array_unref);
 }
 
 /* The generator's state while it expands one stage. */
@@ -418,6 +418,9 @@ typedef struct {
     GArray *extra; /* guint32: further predecessors of the next node added */
     guint ub_sms;  /* SMs a userbuffers overlap holds from the GEMMs added now (0: none) */
     gboolean ub_coll; /* collectives added now are userbuffers' (sms_counted, workload.h) */
+    double act_stored; /* activation bytes a layer keeps from its forward to its backward */
+    double act_work;   /* full recomputation: what the recomputed forward rebuilds */
+    double resident[WEFT_MEM_N_CATS]; /* the stage's model states per rank (expand_stage) */
 } gen_t;
 
 static gint64
@@ -433,6 +436,11 @@ add(gen_t *G, guint8 type, const char *name, weft_time_t dur, guint8 op, guint64
     g_array_append_val(s->tsize, tsize);
     guint8 smsc = type == WEFT_NODE_COLL && G->ub_coll ? 1 : 0;
     g_array_append_val(s->smsc, smsc);
+    guint64 zero = 0;
+    guint8 act = WEFT_MEM_ACTIVATIONS;
+    g_array_append_val(s->malloc_, zero);
+    g_array_append_val(s->mfree, zero);
+    g_array_append_val(s->mcat, act);
     s->any_smsc |= smsc;
     if (G->prev >= 0) {
         weft_workload_i_seq_dep(&s->b, (guint32)G->prev);
@@ -959,6 +967,15 @@ layer(gen_t *G, gboolean bwd, gboolean recompute_pass)
          WEFT_GEN_GRAD_ACCUM_BYTES * (ld / t + le / (t * (moe ? c->ep : 1))));
 }
 
+/* Node @i allocates @alloc activation bytes when it starts and frees @freed when it ends
+ * (workload.h: mem_alloc, mem_free), rounded to whole bytes. */
+static void
+mem_effect(gen_t *G, guint i, double alloc, double freed)
+{
+    g_array_index(G->s.malloc_, guint64, i) += (guint64)llround(alloc);
+    g_array_index(G->s.mfree, guint64, i) += (guint64)llround(freed);
+}
+
 /* Forward or backward of model chunk @chunk (virtual stage @v) for one micro-batch. */
 static void
 chunk_pass(gen_t *G, guint v, gboolean bwd)
@@ -976,7 +993,10 @@ chunk_pass(gen_t *G, guint v, gboolean bwd)
                  c->sp ? WEFT_COLL_REDUCE_SCATTER : WEFT_COLL_ALL_REDUCE, act, K_TP, TRUE);
         }
         for (guint l = 0; l < per; l++) {
+            /* the layer's activations are allocated as its first node starts */
+            guint first = G->s.b.type->len;
             layer(G, FALSE, FALSE);
+            mem_effect(G, first, G->act_stored, 0);
         }
         if (v == V - 1) {
             if (c->sp) {
@@ -999,10 +1019,17 @@ chunk_pass(gen_t *G, guint v, gboolean bwd)
             c->sp ? "tp_reducescatter_output_grad" : "tp_allreduce_output_grad", act, 0, 0);
     }
     for (guint l = 0; l < per; l++) {
+        double rebuilt = 0;
         if (c->recompute == WEFT_GEN_RECOMPUTE_FULL) {
+            /* the recomputed forward rebuilds the layer's activations from its kept input */
+            guint first = G->s.b.type->len;
             layer(G, FALSE, TRUE);
+            rebuilt = G->act_work;
+            mem_effect(G, first, rebuilt, 0);
         }
         layer(G, TRUE, FALSE);
+        /* freed as the layer's backward ends (its last node: the main_grad accumulation) */
+        mem_effect(G, G->s.b.type->len - 1, 0, G->act_stored + rebuilt);
     }
     if (v == 0) {
         if (c->sp) {
@@ -1071,6 +1098,21 @@ expand_stage(gen_t *G)
         local +=
             c->dist_opt ? dense[ch] / (c->dp * c->cp) + expert[ch] / edp : dense[ch] + expert[ch];
         ag[2 * ch] = ag[2 * ch + 1] = grad[2 * ch] = grad[2 * ch + 1] = -1;
+    }
+    /* The model states (memory.h): BF16 weights (2), FP32 main_grad (4, never sharded by
+     * Megatron's distributed optimizer), FP32 master weights (4) and Adam's moments (8)
+     * sharded over DP x CP (the experts' over the expert-data group) with the distributed
+     * optimizer: 18 bytes per parameter, 6 + 12 / d distributed (Megatron Core developer
+     * guide, "Distributed Optimizer"). */
+    weft_mem_states_t st = {.weight_bytes = 2, .master_bytes = 4, .grad_bytes = 4,
+                            .optimizer_bytes = 8, .zero_stage = c->dist_opt ? 1 : 0,
+                            .shard = (double)c->dp * c->cp};
+    double part[WEFT_MEM_N_CATS];
+    weft_mem_model_states(dense_all, &st, G->resident);
+    st.shard = edp;
+    weft_mem_model_states(expert_all, &st, part);
+    for (guint k = 0; k < WEFT_MEM_N_CATS; k++) {
+        G->resident[k] += part[k];
     }
     /* Distributed optimizer with overlap: the BF16 parameters the previous step updated are
      * all-gathered at the start, each chunk's before its first forward (Megatron's
@@ -1214,6 +1256,27 @@ build_groups(weft_workload_t *wl, layout_t *lo, kind_t kind, guint size)
     }
 }
 
+/* One layer's activations per micro-batch (memory.h, Korthikanti et al. 2022 Table 2) at
+ * S / CP tokens per rank: @stored what its forward keeps until its backward, @work what a
+ * full recomputation rebuilds before the backward (the layer without recomputation; 0
+ * otherwise). */
+static void
+gen_activations(const weft_gen_config_t *c, double *stored, double *work)
+{
+    static const weft_mem_recompute_t mode[] = {
+        [WEFT_GEN_RECOMPUTE_NONE] = WEFT_MEM_RECOMPUTE_NONE,
+        [WEFT_GEN_RECOMPUTE_SELECTIVE] = WEFT_MEM_RECOMPUTE_SELECTIVE,
+        [WEFT_GEN_RECOMPUTE_FULL] = WEFT_MEM_RECOMPUTE_FULL,
+    };
+    double s = (double)c->seq / c->cp, b = c->micro_batch, h = c->hidden, a = c->heads;
+    gboolean sp = c->sp && c->tp > 1, flash = !c->unfused_attention;
+    *stored = weft_mem_activation_layer_bytes(s, b, h, a, c->tp, sp, mode[c->recompute], flash);
+    *work = c->recompute == WEFT_GEN_RECOMPUTE_FULL
+                ? weft_mem_activation_layer_bytes(s, b, h, a, c->tp, sp, WEFT_MEM_RECOMPUTE_NONE,
+                                                  flash)
+                : 0;
+}
+
 weft_workload_t *
 weft_gen_transformer(const weft_gen_config_t *c, const weft_hw_gpu_t *gpu, GError **error)
 {
@@ -1248,12 +1311,17 @@ weft_gen_transformer(const weft_gen_config_t *c, const weft_hw_gpu_t *gpu, GErro
     build_groups(wl, &lo, K_EDP, c->experts > 1 ? c->dp / c->ep : 1);
 
     wl->ranks = g_new0(weft_rank_trace_t, n);
+    wl->resident = g_malloc0_n(n, sizeof(*wl->resident));
     guint per_stage = c->tp * c->cp * c->dp;
     for (guint st = 0; st < c->pp; st++) {
         gen_t G = {.c = c, .gpu = gpu, .wl = wl, .prev = -1, .stage = st};
         G.extra = g_array_new(FALSE, FALSE, sizeof(guint32));
         G.T = (guint64)c->micro_batch * c->seq / c->cp;
         G.e = 2.0; /* BF16 activations (FP8 runs GEMMs in FP8 but keeps BF16 activations) */
+        gen_activations(c, &G.act_stored, &G.act_work);
+        /* whole bytes before they are added up, so what a layer frees is what it allocated */
+        G.act_stored = (double)llround(G.act_stored);
+        G.act_work = (double)llround(G.act_work);
         seq_init(&G.s);
         expand_stage(&G);
         seq_t *s = &G.s;
@@ -1291,6 +1359,14 @@ weft_gen_transformer(const weft_gen_config_t *c, const weft_hw_gpu_t *gpu, GErro
         o->tensor_bytes = (guint64 *)g_array_steal(s->tsize, NULL);
         if (s->any_smsc) {
             o->sms_counted = (guint8 *)g_array_steal(s->smsc, NULL);
+        }
+        o->mem_alloc = (guint64 *)g_array_steal(s->malloc_, NULL);
+        o->mem_free = (guint64 *)g_array_steal(s->mfree, NULL);
+        o->mem_cat = (guint8 *)g_array_steal(s->mcat, NULL);
+        for (guint r = owner; r < owner + per_stage; r++) {
+            for (guint k = 0; k < WEFT_MEM_N_CATS; k++) {
+                wl->resident[r][k] = (guint64)llround(G.resident[k]);
+            }
         }
         weft_workload_i_seq_lend(o, per_stage);
         seq_clear(s);
@@ -1672,23 +1748,8 @@ weft_gen_spec_generate(weft_gen_spec_t *spec, guint n_gpus, const char *origin, 
     if (gpu == NULL) {
         return NULL;
     }
-    weft_gen_memory_t mem;
-    weft_gen_memory(&spec->c, &mem);
-    g_autofree char *oom = NULL;
-    if (mem.total > gpu->hbm_bytes) {
-        oom = g_strdup_printf("%.1f GiB per GPU on stage 0 (weights %.1f, gradients %.1f, "
-                              "optimizer %.1f, activations %.1f; weft gen's estimate) do not fit "
-                              "the %.0f GiB of %s's HBM (memory.oom = %s)",
-                              mem.total / 1073741824.0, mem.weights / 1073741824.0,
-                              mem.grads / 1073741824.0, mem.optimizer / 1073741824.0,
-                              mem.activations / 1073741824.0, gpu->hbm_bytes / 1073741824.0,
-                              gpu->name, weft_enum_name(&weft_gen_oom_enum, (gint)spec->oom));
-        if (spec->oom == WEFT_GEN_OOM_ERROR) {
-            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE, "%s: %s", origin,
-                        oom);
-            return NULL;
-        }
-    }
+    /* memory.oom is applied to the replay's peaks (scenario_run.c), not here: the peak comes
+     * from the simulated order (doc/memory.md) */
     weft_workload_t *wl = weft_gen_transformer(&spec->c, gpu, error);
     if (wl == NULL) {
         g_prefix_error(error, "%s: ", origin);
@@ -1696,11 +1757,5 @@ weft_gen_spec_generate(weft_gen_spec_t *spec, guint n_gpus, const char *origin, 
     }
     g_free(wl->source);
     wl->source = g_strdup(origin);
-    if (oom != NULL) {
-        if (wl->warnings == NULL) {
-            wl->warnings = g_ptr_array_new_with_free_func(g_free);
-        }
-        g_ptr_array_add(wl->warnings, g_steal_pointer(&oom));
-    }
     return wl;
 }

@@ -126,6 +126,9 @@ rank_trace_clear(weft_rank_trace_t *t)
     g_free(t->num_ops);
     g_free(t->tensor_bytes);
     g_free(t->sms_counted);
+    g_free(t->mem_alloc);
+    g_free(t->mem_free);
+    g_free(t->mem_cat);
     g_free(t->dep_off);
     g_free(t->deps);
     memset(t, 0, sizeof(*t));
@@ -151,6 +154,7 @@ weft_workload_free(weft_workload_t *wl)
     if (wl->warnings != NULL) {
         g_ptr_array_unref(wl->warnings);
     }
+    g_free(wl->resident);
     g_free(wl);
 }
 

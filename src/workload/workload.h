@@ -62,6 +62,7 @@
 #include "coll/coll.h"
 #include "core/time.h"
 #include "hw/hw.h"
+#include "workload/memory.h"
 
 G_BEGIN_DECLS
 
@@ -129,6 +130,14 @@ typedef struct {
      * contention (compute.sm_contention) leaves it out; NULL: none such (every reader but
      * the generator) */
     guint8 *sms_counted;
+    /* (nullable) memory effects (workload/memory.h): bytes the node allocates when it starts
+     * and bytes it frees when it finishes, both in category mem_cat[i] (weft_mem_cat_t).
+     * NULL: the trace says nothing of its nodes' memory (then weft_workload_t.resident is NULL
+     * too and the replay reports memory as unknown, not 0). Set by the generator; every
+     * reader of traces leaves them NULL. */
+    guint64 *mem_alloc;
+    guint64 *mem_free;
+    guint8 *mem_cat;
     guint32 *dep_off;         /* predecessors of node i: deps[dep_off[i] .. dep_off[i+1]) */
     guint32 *deps;            /* node indexes */
     guint n_ctrl_deps_ignored; /* ctrl_deps dropped because they were unsound (see above) */
@@ -149,6 +158,10 @@ typedef struct {
      * rank, node id and name, the value) and how many there were. NULL or empty: none.
      * weft replay prints them as the summary's "warning" lines. */
     GPtrArray *warnings;
+    /* (nullable) per rank, the bytes resident over the whole step by category (weft_mem_cat_t,
+     * workload/memory.h: weights, master weights, gradients, optimizer states), to which the
+     * nodes' mem_alloc / mem_free add; NULL: unknown (a trace without memory information). */
+    guint64 (*resident)[WEFT_MEM_N_CATS];
 } weft_workload_t;
 
 /**
