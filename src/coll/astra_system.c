@@ -564,29 +564,19 @@ weft_astra_system_plan(const weft_astra_system_t *sys, weft_coll_op_t op, guint 
 
 gboolean
 weft_astra_system_phases(const weft_astra_system_t *sys, weft_coll_op_t op, guint n_members,
-                         const guint *dims, guint n_dims, guint *block)
+                         const guint *dims, guint n_dims)
 {
-    g_return_val_if_fail(sys != NULL && block != NULL, FALSE);
-    if (op != WEFT_COLL_ALL_REDUCE || dims == NULL ||
-        sys->collective_optimization != WEFT_ASTRA_OPT_LOCAL_BW_AWARE ||
-        sys->custom[WEFT_ASTRA_OP_ALL_REDUCE] != NULL ||
-        sys->n_dims[WEFT_ASTRA_OP_ALL_REDUCE] < n_dims) {
+    g_return_val_if_fail(sys != NULL, FALSE);
+    weft_astra_op_t aop;
+    if (dims == NULL || !weft_astra_op_of(op, &aop) || sys->custom[aop] != NULL ||
+        sys->n_dims[aop] < n_dims) {
         return FALSE;
     }
     guint64 total = 1;
     guint active = 0;
     for (guint d = 0; d < n_dims; d++) {
         total *= dims[d];
-        if (dims[d] <= 1) {
-            continue; /* Sys.cc skips a dimension of one NPU */
-        }
-        weft_astra_impl_t impl = sys->impl[WEFT_ASTRA_OP_ALL_REDUCE][d].impl;
-        if (impl != WEFT_ASTRA_IMPL_RING && impl != WEFT_ASTRA_IMPL_ONE_RING) {
-            return FALSE;
-        }
-        if (active++ == 0) {
-            *block = dims[d];
-        }
+        active += dims[d] > 1; /* Sys.cc skips a dimension of one NPU */
     }
-    return active == 2 && total == n_members;
+    return active >= 2 && total == n_members;
 }

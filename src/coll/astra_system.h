@@ -229,20 +229,115 @@ gboolean weft_astra_system_plan(const weft_astra_system_t *sys, weft_coll_op_t o
  * @dims: (array length=n_dims) (nullable): the network's NPUs per dimension
  *   (weft_topo_astra_dims()); NULL: not an ASTRA-sim network.
  * @n_dims: entries of @dims.
- * @block: (out): the NPU count of the first dimension with more than one NPU.
  *
- * Whether weft runs @op dimension by dimension as ASTRA-sim does (see the essay): an
- * all-reduce under collective-optimization localBWAware over all the NPUs of a network
- * with exactly two dimensions of more than one NPU (the world, in rank order), each with a
- * ring (or oneRing) implementation: reduce-scatter in each block of @block consecutive
- * members, all-reduce across the blocks, all-gather in each block, which is weft's
- * hierarchical all-reduce over blocks of @block (weft_coll_layout_new_blocks()). Other
- * cases return FALSE and run dimension 0's implementation over the whole communicator
- * (warned at load). O(n_dims).
+ * Whether weft runs @op dimension by dimension as ASTRA-sim does (see the essay,
+ * weft_astra_system_plan_phases()): @op has a native implementation in @sys, the
+ * communicator is all the NPUs of the network (taken as the world in rank order), and at
+ * least two dimensions have more than one NPU. Otherwise the caller runs dimension 0's
+ * implementation over the whole communicator (weft_astra_system_plan(), warned at load).
+ * O(n_dims).
  */
 gboolean weft_astra_system_phases(const weft_astra_system_t *sys, weft_coll_op_t op,
-                                  guint n_members, const guint *dims, guint n_dims,
-                                  guint *block);
+                                  guint n_members, const guint *dims, guint n_dims);
+
+/** One phase of an ASTRA-sim stream (weft_astra_system_stream_phases()). */
+typedef struct {
+    weft_coll_op_t op;      /* the phase's operation: reduce-scatter, all-reduce, all-gather
+                               or all-to-all */
+    guint dim;              /* the network dimension it runs on */
+    guint n_d;              /* that dimension's NPU count (> 1) */
+    weft_coll_algo_t algo;  /* weft's algorithm for the dimension's implementation */
+    guint64 bytes;          /* the S of the phase's plan (coll.h): the stream's data size when
+                               the phase starts (all-gather: each NPU's block) */
+    guint queue;            /* ASTRA-sim's queue: the dimension's one queue
+                               (num-queues-per-dim 1, its analytical frontends' default) */
+} weft_astra_phase_t;
+
+/**
+ * weft_astra_system_stream_phases:
+ * @sys: a system.
+ * @op: all-reduce, all-gather, reduce-scatter or all-to-all.
+ * @chunk_bytes: the stream's size c (Sys.cc determine_chunk_size()), bytes.
+ * @dims: (array length=n_dims): NPUs per dimension.
+ * @n_dims: entries of @dims.
+ * @error: WEFT_COLL_ERROR_UNSUPPORTED when @op has no native implementation in @sys or
+ *   its implementation list is shorter than @n_dims.
+ *
+ * The phases of one stream in the order it runs them (Sys.cc generate_collective(), see
+ * the essay): dimensions of one NPU skipped, the next phase's size the previous one's
+ * final data size (Ring.cc: reduce-scatter c / n_d truncated, all-gather c x n_d).
+ * Returns: (transfer full): a GArray of weft_astra_phase_t (empty when no dimension has
+ * more than one NPU), or NULL on error. O(n_dims).
+ */
+GArray *weft_astra_system_stream_phases(const weft_astra_system_t *sys, weft_coll_op_t op,
+                                        guint64 chunk_bytes, const guint *dims, guint n_dims,
+                                        GError **error);
+
+/**
+ * weft_astra_system_schedule:
+ * @n_streams: K, the streams of one collective.
+ * @n_phases: P, the phases of each stream.
+ * @queue: (array length=n_phases): each phase's queue (< @n_queues).
+ * @n_queues: queue count.
+ * @dur_ps: (array length=n_phases): each phase's duration run alone, ps.
+ * @active: streams a queue runs at once (active-chunks-per-dimension, >= 1).
+ * @order: (out caller-allocates) (array length=n_streams * n_phases): the stream-phases
+ *   (s x P + p) in the order the queues admit them.
+ * @slot_pred: (out caller-allocates): per stream-phase, the stream-phase whose end freed
+ *   the queue slot it took, or -1 when it found one free.
+ * @start_ps: (out caller-allocates) (nullable): per stream-phase, when it starts.
+ *
+ * ASTRA-sim's scheduling of one collective's streams over its queues (Sys.cc
+ * generate_collective(), schedule(), proceed_to_next_vnet_baseline(), SchedulerUnit
+ * notify_stream_added() / notify_stream_removed(); 518bd513): streams enter their first
+ * queue in creation order; a queue runs at most @active streams, the others wait in
+ * arrival order (one collective's streams share one priority, so LIFO and FIFO order
+ * them alike: insert_stream() puts a stream behind the waiting ones of equal priority);
+ * when a phase ends the stream joins its next queue's waiting line, the queue it left
+ * admits its next stream, then the new queue admits while it has room. Phases that end at
+ * the same instant are handled in the order they started. Every stream-phase takes
+ * @dur_ps of its phase (a congestion-unaware network: streams do not slow each other).
+ * Time complexity: O(K P (K + P)).
+ */
+void weft_astra_system_schedule(guint n_streams, guint n_phases, const guint *queue,
+                                guint n_queues, const weft_time_t *dur_ps, guint active,
+                                guint *order, gint *slot_pred, weft_time_t *start_ps);
+
+/**
+ * weft_astra_system_plan_phases:
+ * @sys: a system.
+ * @fabric: the cluster's fabric (an ASTRA-sim network), whose routes time each phase.
+ * @member_vertex: (array length=n_members): the NPUs' cluster vertices in rank order.
+ * @op: the operation (weft_astra_system_phases() holds).
+ * @n_members: communicator size, all the NPUs of the network.
+ * @size_bytes: S, as in doc/collectives.md (ASTRA-sim's comm_size).
+ * @dims: (array length=n_dims): NPUs per dimension; rank = c_0 + n_0 (c_1 + n_1 (c_2 ...)).
+ * @n_dims: entries of @dims.
+ * @error: WEFT_COLL_ERROR_UNSUPPORTED as weft_astra_system_plan() and
+ *   weft_astra_system_stream_phases(), or when a dimension's implementation cannot run its
+ *   phase; WEFT_COLL_ERROR_VALUE for a plan of 2^31 transfers or more; WEFT_NET_ERROR_*
+ *   when a group's NPUs cannot reach each other.
+ *
+ * One plan for the K = preferred-dataset-splits streams of @op (see the essay): stream s
+ * is channel s; its phase p is the phase's plan (weft_coll_plan_build() of the
+ * dimension's algorithm over one group, flat, explicit) copied onto every group of the
+ * dimension, opened on every NPU by a local delay of endpoint-delay ps
+ * (WEFT_COLL_XFER_DELAY) that waits for every transfer into that NPU of the stream's
+ * phase p - 1 and of the stream-phase that held the queue slot before it
+ * (weft_astra_system_schedule() over each phase's time alone on group 0). Transfers keep
+ * their phase plan's offsets (each phase's own data space). exec: base_ps 0, step
+ * latencies endpoint-delay, reductions and truncation as weft_astra_system_plan(), one
+ * wave. Exact against ASTRA-sim's congestion-unaware model where every group of a
+ * dimension has the same links (an ASTRA-sim network YAML) and no other collective holds
+ * the queues at the same time.
+ * Returns: (transfer full): the plan, or NULL. Time complexity: O(K x transfers of the
+ * phases over every group + K P (K + P)).
+ */
+weft_coll_plan_t *weft_astra_system_plan_phases(const weft_astra_system_t *sys,
+                                                weft_fabric_t *fabric, const gint *member_vertex,
+                                                weft_coll_op_t op, guint n_members,
+                                                guint64 size_bytes, const guint *dims,
+                                                guint n_dims, GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(weft_astra_system_t, weft_astra_system_free)
 

@@ -302,9 +302,10 @@ plain_choice(const weft_coll_planner_t *p, const weft_coll_plan_t *plan, weft_co
 /* A plan as ASTRA-sim's system layer would run the collective (coll/astra_system.h): one
  * wave of its concurrent chunks, run exec.waves times. */
 static weft_coll_plan_t *
-astra_plan(weft_coll_planner_t *p, guint n, weft_coll_op_t op, guint64 size_bytes,
-           weft_coll_choice_t *ch, GError **error)
+astra_plan(weft_coll_planner_t *p, const planner_comm_t *pc, weft_coll_op_t op,
+           guint64 size_bytes, weft_coll_choice_t *ch, GError **error)
 {
+    guint n = pc->n;
     weft_coll_config_t cfg = {.proto = WEFT_COLL_PROTO_SIMPLE, .chunks = 1};
     weft_coll_exec_t exec = {0};
     guint64 bytes;
@@ -333,22 +334,26 @@ astra_plan(weft_coll_planner_t *p, guint n, weft_coll_op_t op, guint64 size_byte
                                 &exec, error)) {
         return NULL;
     }
-    /* A 2-D ASTRA-sim network's localBWAware all-reduce: one phase per dimension, run as
-     * weft's hierarchical all-reduce over the dimension-0 blocks; each of its three
-     * phases opens with an endpoint delay (Ring.cc: StreamInit's first PacketBundle), so
-     * two more than the plan's one (the phases run one after another: where the delays
-     * fall does not change the time) */
-    guint n_dims = 0, block = 0;
+    /* The whole of a multi-dimensional ASTRA-sim network: one phase per dimension, the
+     * streams pipelined across the dimensions' queues (astra_system.h) */
+    guint n_dims = 0;
     const guint *dims =
         p->fabric != NULL ? weft_topo_astra_dims(weft_fabric_topo(p->fabric), &n_dims) : NULL;
-    g_autoptr(weft_coll_layout_t) flat = NULL;
-    if (weft_astra_system_phases(p->astra, op, n, dims, n_dims, &block)) {
-        cfg.algo = WEFT_COLL_ALGO_HIERARCHICAL;
-        flat = weft_coll_layout_new_blocks(n, block);
-        exec.base_ps *= 3;
-    } else {
-        flat = weft_coll_layout_new_flat(n);
+    if (weft_astra_system_phases(p->astra, op, n, dims, n_dims)) {
+        const gint *v = &g_array_index(p->vertices, gint, pc->off);
+        weft_coll_plan_t *plan = weft_astra_system_plan_phases(p->astra, p->fabric, v, op, n,
+                                                               size_bytes, dims, n_dims, error);
+        if (plan == NULL) {
+            return NULL;
+        }
+        g_ptr_array_add(p->store, plan);
+        memset(ch, 0, sizeof *ch);
+        ch->config = (weft_coll_config_t){
+            .algo = plan->algo, .proto = plan->proto, .channels = plan->channels, .chunks = 1};
+        ch->costs.model_ps = -1;
+        return plan;
     }
+    g_autoptr(weft_coll_layout_t) flat = weft_coll_layout_new_flat(n);
     weft_coll_plan_t *plan = weft_coll_plan_build(op, &cfg, flat, bytes, error);
     if (plan == NULL) {
         g_prefix_error(error, "%s: ", p->astra->path);
@@ -412,7 +417,7 @@ weft_coll_planner_plan(weft_coll_planner_t *planner, weft_coll_op_t op, guint64 
         ch->tuned = TRUE;
         plan = tuned_plan(p, pc, op, size_bytes, &ch->config, &ch->costs, error);
     } else if (p->astra != NULL && weft_astra_op_of(op, &(weft_astra_op_t){0})) {
-        plan = astra_plan(p, pc->n, op, size_bytes, ch, error);
+        plan = astra_plan(p, pc, op, size_bytes, ch, error);
     } else {
         plan = weft_coll_plan_new(op, p->plain_algo[op], pc->n, size_bytes, p->chunks, error);
         if (plan != NULL) {
