@@ -237,6 +237,122 @@ typedef struct {
     guint8 kind;
 } dep_t;
 
+/* Moves @xf (consumed) into @plan and packs @deps (every pred < succ) as its successor
+ * lists (coll.h's CSR). */
+static void
+pack_plan(weft_coll_plan_t *plan, GArray *xf, const GArray *deps)
+{
+    guint N = xf->len, nd = deps->len;
+    plan->n_xfers = N;
+    plan->n_preds = g_new0(guint32, MAX(N, 1));
+    plan->succ_off = g_new0(guint32, N + 1);
+    plan->succ = g_new(guint32, MAX(nd, 1));
+    plan->succ_kind = g_new(guint8, MAX(nd, 1));
+    const dep_t *dd = (const dep_t *)(void *)deps->data;
+    for (guint e = 0; e < nd; e++) {
+        g_assert(dd[e].pred < dd[e].succ);
+        plan->n_preds[dd[e].succ]++;
+        plan->succ_off[dd[e].pred + 1]++;
+    }
+    for (guint i = 0; i < N; i++) {
+        plan->succ_off[i + 1] += plan->succ_off[i];
+    }
+    g_autofree guint32 *at = g_memdup2(plan->succ_off, sizeof(guint32) * (N + 1));
+    for (guint e = 0; e < nd; e++) {
+        guint32 k = at[dd[e].pred]++;
+        plan->succ[k] = dd[e].succ;
+        plan->succ_kind[k] = dd[e].kind;
+    }
+    plan->moved_bytes = 0;
+    for (guint i = 0; i < N; i++) {
+        const weft_coll_xfer_t *x = &g_array_index(xf, weft_coll_xfer_t, i);
+        plan->moved_bytes += (x->flags & WEFT_COLL_XFER_COPY) ? 0 : x->bytes;
+    }
+    plan->xfers = (weft_coll_xfer_t *)(void *)g_array_free(xf, FALSE);
+}
+
+weft_coll_plan_t *
+weft_astra_hd_plan(weft_coll_op_t op, guint n, guint64 size_bytes, guint channels)
+{
+    g_return_val_if_fail(n >= 2 && (n & (n - 1)) == 0 && channels >= 1, NULL);
+    g_return_val_if_fail(op == WEFT_COLL_ALL_REDUCE || op == WEFT_COLL_REDUCE_SCATTER ||
+                             op == WEFT_COLL_ALL_GATHER,
+                         NULL);
+    guint lg = 0;
+    while ((1u << lg) < n) {
+        lg++;
+    }
+    /* the steps: (partner offset, message bytes, reduced) per HalvingDoubling.cc: reduce-
+     * scatter offsets 1, 2, ..., n/2 with messages c/2, c/4, ... (each halved, truncating);
+     * all-reduce that, then offsets n/2, ..., 1 with the messages doubling back from c/n;
+     * all-gather offsets n/2, ..., 1 with messages c, 2c, 4c, ... */
+    guint n_steps = op == WEFT_COLL_ALL_REDUCE ? 2 * lg : lg;
+    g_autofree guint *off = g_new(guint, n_steps);
+    g_autofree guint64 *msg = g_new(guint64, n_steps);
+    g_autofree gboolean *red = g_new(gboolean, n_steps);
+    guint64 cb = size_bytes / channels; /* each channel one stream of c */
+    guint k = 0;
+    if (op != WEFT_COLL_ALL_GATHER) {
+        guint64 m = cb;
+        for (guint j = 0; j < lg; j++, k++) {
+            m /= 2;
+            off[k] = 1u << j;
+            msg[k] = m;
+            red[k] = TRUE;
+        }
+        for (guint j = 0; op == WEFT_COLL_ALL_REDUCE && j < lg; j++, k++) {
+            off[k] = n >> (j + 1);
+            msg[k] = m;
+            red[k] = FALSE;
+            m *= 2;
+        }
+    } else {
+        guint64 m = cb;
+        for (guint j = 0; j < lg; j++, k++) {
+            off[k] = n >> (j + 1);
+            msg[k] = m;
+            red[k] = FALSE;
+            m *= 2;
+        }
+    }
+    weft_coll_plan_t *plan = g_new0(weft_coll_plan_t, 1);
+    plan->op = op;
+    plan->algo = WEFT_COLL_ALGO_HALVING_DOUBLING;
+    plan->proto = WEFT_COLL_PROTO_SIMPLE;
+    plan->n_members = n;
+    plan->size_bytes = size_bytes;
+    plan->space_bytes = op == WEFT_COLL_ALL_GATHER ? size_bytes * n : size_bytes;
+    plan->channels = channels;
+    plan->chunks = 1;
+    plan->exec.efficiency = 1.0;
+    GArray *xf = g_array_new(FALSE, FALSE, sizeof(weft_coll_xfer_t));
+    g_autoptr(GArray) deps = g_array_new(FALSE, FALSE, sizeof(dep_t));
+    /* transfer (ch, step, member i) at ((ch x steps + step) x n + i): member i's send to
+     * i ^ off, after its receive of the previous step (from i ^ off_prev) */
+    for (guint ch = 0; ch < channels; ch++) {
+        for (guint st = 0; st < n_steps; st++) {
+            for (guint i = 0; i < n; i++) {
+                weft_coll_xfer_t x = {.src = i,
+                                      .dst = i ^ off[st],
+                                      .bytes = msg[st],
+                                      .channel = (guint16)ch,
+                                      .sharing = (guint16)channels, /* as weft_coll_plan_build() */
+                                      .flags = (guint8)(WEFT_COLL_XFER_INTER |
+                                                        (red[st] ? WEFT_COLL_XFER_REDUCE : 0))};
+                guint32 t = xf->len;
+                g_array_append_val(xf, x);
+                if (st > 0) {
+                    guint32 base = (ch * n_steps + st - 1) * n;
+                    dep_t d = {base + (i ^ off[st - 1]), t, WEFT_COLL_DEP_DATA};
+                    g_array_append_val(deps, d);
+                }
+            }
+        }
+    }
+    pack_plan(plan, xf, deps);
+    return plan;
+}
+
 weft_coll_plan_t *
 weft_astra_system_plan_phases(const weft_astra_system_t *sys, weft_fabric_t *fabric,
                               const gint *member_vertex, weft_coll_op_t op, guint n_members,
@@ -286,7 +402,11 @@ weft_astra_system_plan_phases(const weft_astra_system_t *sys, weft_fabric_t *fab
                                   .chunks = 1,
                                   .implicit_xfers = G_MAXUINT64};
         g_autoptr(weft_coll_layout_t) flat = weft_coll_layout_new_flat(ph[p].n_d);
-        weft_coll_plan_t *sp = weft_coll_plan_build(ph[p].op, &cfg, flat, ph[p].bytes, error);
+        weft_coll_plan_t *sp =
+            ph[p].algo == WEFT_COLL_ALGO_HALVING_DOUBLING && ph[p].op != WEFT_COLL_ALL_TO_ALL &&
+                    (ph[p].n_d & (ph[p].n_d - 1)) == 0
+                ? weft_astra_hd_plan(ph[p].op, ph[p].n_d, ph[p].bytes, 1)
+                : weft_coll_plan_build(ph[p].op, &cfg, flat, ph[p].bytes, error);
         if (sp == NULL) {
             g_prefix_error(error, "%s: dimension %u: ", sys->path, ph[p].dim);
             ok = FALSE;
@@ -302,6 +422,10 @@ weft_astra_system_plan_phases(const weft_astra_system_t *sys, weft_fabric_t *fab
         dur[p] = weft_coll_time_full(sim, net, sp, gv, &phase_exec, error);
         ok = dur[p] >= 0;
         queue[p] = ph[p].queue;
+        g_debug("ASTRA-sim phase %u: %s (%s) of %" G_GUINT64_FORMAT " B on dimension %u (%u NPUs): "
+                "%" G_GINT64_FORMAT " ps alone", p, weft_coll_op_name(ph[p].op),
+                weft_coll_algo_name(ph[p].algo), ph[p].bytes, ph[p].dim, ph[p].n_d,
+                (gint64)dur[p]);
     }
     weft_net_free(net);
     weft_sim_free(sim);
@@ -337,7 +461,6 @@ weft_astra_system_plan_phases(const weft_astra_system_t *sys, weft_fabric_t *fab
     g_autofree guint32 *count = g_new0(guint32, KP);
     g_autofree guint *gm = g_new(guint, n_members);
     g_autofree guint32 *remap = NULL;
-    guint64 moved = 0;
     for (guint o = 0; o < KP; o++) {
         guint sp_i = order[o], s = sp_i / P, p = sp_i % P;
         const weft_coll_plan_t *sp = g_ptr_array_index(sub, p);
@@ -380,7 +503,6 @@ weft_astra_system_plan_phases(const weft_astra_system_t *sys, weft_fabric_t *fab
                 x.sharing = 1; /* congestion-unaware: ASTRA-sim's streams do not meet */
                 remap[t] = xf->len;
                 g_array_append_val(xf, x);
-                moved += (x.flags & WEFT_COLL_XFER_COPY) ? 0 : x.bytes;
                 if (sp->n_preds[t] == 0) {
                     dep_t dd = {first[sp_i] + x.src, remap[t], WEFT_COLL_DEP_DATA};
                     g_array_append_val(deps, dd);
@@ -416,29 +538,7 @@ weft_astra_system_plan_phases(const weft_astra_system_t *sys, weft_fabric_t *fab
     plan->exec.reduce_trunc_ns = exec.reduce_trunc_ns;
     plan->exec.net_trunc_ns = exec.net_trunc_ns;
     plan->exec.waves = 1;
-    plan->moved_bytes = moved;
-    guint N = xf->len, nd = deps->len;
-    plan->n_xfers = N;
-    plan->n_preds = g_new0(guint32, MAX(N, 1));
-    plan->succ_off = g_new0(guint32, N + 1);
-    plan->succ = g_new(guint32, MAX(nd, 1));
-    plan->succ_kind = g_new(guint8, MAX(nd, 1));
-    const dep_t *dd = (const dep_t *)(void *)deps->data;
-    for (guint e = 0; e < nd; e++) {
-        g_assert(dd[e].pred < dd[e].succ);
-        plan->n_preds[dd[e].succ]++;
-        plan->succ_off[dd[e].pred + 1]++;
-    }
-    for (guint i = 0; i < N; i++) {
-        plan->succ_off[i + 1] += plan->succ_off[i];
-    }
-    g_autofree guint32 *at = g_memdup2(plan->succ_off, sizeof(guint32) * (N + 1));
-    for (guint e = 0; e < nd; e++) {
-        guint32 k = at[dd[e].pred]++;
-        plan->succ[k] = dd[e].succ;
-        plan->succ_kind[k] = dd[e].kind;
-    }
-    plan->xfers = (weft_coll_xfer_t *)(void *)g_array_free(g_steal_pointer(&xf), FALSE);
+    pack_plan(plan, g_steal_pointer(&xf), deps);
     g_debug("plan %s over %u NPUs: ASTRA-sim system %s: %u phases per stream, %u streams, "
             "%u admitted per dimension", weft_coll_op_name(op), n_members, sys->path, P, K,
             sys->active_chunks);

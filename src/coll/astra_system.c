@@ -356,21 +356,15 @@ warn_combined(reader_t *R, const weft_astra_system_t *sys)
              sys->dataset_splits, sys->active_chunks, sys->active_chunks);
     }
     for (guint op = 0; op < WEFT_ASTRA_N_OPS; op++) {
-        if (sys->n_dims[op] > 1) {
+        if (sys->n_dims[op] > 1 && sys->custom[op] == NULL) {
+            /* over all the NPUs of an ASTRA-sim network the phases are exact
+             * (weft_astra_system_plan_phases()); only elsewhere is this an approximation */
             g_autofree char *key = g_strdup_printf("%s-implementation", op_keys[op]);
             warn(R, key,
-                 "%u dimensions: weft runs dimension 0's implementation (%s) over the whole "
-                 "communicator, not one phase per dimension (multi-dimensional collectives "
-                 "are not modelled yet; the exception: a localBWAware all-reduce with ring "
-                 "dimensions over the whole of a 2-D ASTRA-sim network runs phase by phase)",
+                 "%u dimensions: run one phase per dimension over all the NPUs of an "
+                 "ASTRA-sim network; a collective over a sub-communicator, or on another "
+                 "cluster, runs dimension 0's implementation (%s) over its members",
                  sys->n_dims[op], impl_names[sys->impl[op][0].impl]);
-            if (op == WEFT_ASTRA_OP_ALL_REDUCE && sys->dataset_splits > sys->active_chunks) {
-                warn(R, key,
-                     "%u dimensions: weft runs the %u chunks %u at a time, wave after wave; "
-                     "ASTRA-sim overlaps chunks on different dimensions, so weft's time is "
-                     "longer",
-                     sys->n_dims[op], sys->dataset_splits, sys->active_chunks);
-            }
         }
         if (sys->n_dims[op] > 0 && sys->impl[op][0].window >= 0) {
             g_autofree char *key = g_strdup_printf("%s-implementation", op_keys[op]);

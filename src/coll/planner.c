@@ -354,7 +354,14 @@ astra_plan(weft_coll_planner_t *p, const planner_comm_t *pc, weft_coll_op_t op,
         return plan;
     }
     g_autoptr(weft_coll_layout_t) flat = weft_coll_layout_new_flat(n);
-    weft_coll_plan_t *plan = weft_coll_plan_build(op, &cfg, flat, bytes, error);
+    /* ASTRA-sim's halvingDoubling, one message per step (weft_astra_hd_plan()); weft's
+     * own builder where ASTRA-sim's needs a power of two it does not have */
+    gboolean astra_hd = cfg.algo == WEFT_COLL_ALGO_HALVING_DOUBLING && n >= 2 &&
+                        (n & (n - 1)) == 0 &&
+                        (op == WEFT_COLL_ALL_REDUCE || op == WEFT_COLL_ALL_GATHER ||
+                         op == WEFT_COLL_REDUCE_SCATTER);
+    weft_coll_plan_t *plan = astra_hd ? weft_astra_hd_plan(op, n, bytes, cfg.channels)
+                                      : weft_coll_plan_build(op, &cfg, flat, bytes, error);
     if (plan == NULL) {
         g_prefix_error(error, "%s: ", p->astra->path);
         return NULL;
