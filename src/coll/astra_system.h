@@ -58,19 +58,41 @@
  *    the last active dimension L, all-gather on L-1 down to 0; the dimensions visited
  *    twice give half their queues to each visit.
  * A chunk's phases run one after another; different chunks run on different dimensions
- * at once (each dimension's queues admit active-chunks-per-dimension streams), which
- * weft's waves (below) do not express (warned: weft's time is then longer).
- * weft runs one case phase by phase (weft_astra_system_phases()): a localBWAware
- * all-reduce over the whole of a network with two dimensions of more than one NPU, both
- * ring, as its hierarchical all-reduce over blocks of n_0 consecutive members
- * (weft_coll_layout_new_blocks(): position j of every block is dimension-0 coordinate
- * j, so the cross-block rings are dimension-1 groups), base_ps = 3 d (each phase opens
- * with its own endpoint delay):
- *     T = sum over phases of (d + steps (net(m) + d) + reductions).
- * Every other multi-dimensional case runs dimension 0's implementation over the whole
- * communicator, warned at load.
+ * at once. Scheduling (Sys.cc schedule(), proceed_to_next_vnet_baseline(), SchedulerUnit;
+ * QueueLevelHandler.cc): each dimension has num-queues-per-dim queues (1, the default of
+ * ASTRA-sim's analytical frontends, CmdLineParser.cc; a dimension visited twice then
+ * gives its one queue to both visits, the "half the queues" rule splitting nothing), and
+ * a queue runs ceil(A / queues) = A streams at once; the others wait in arrival order
+ * (one collective's streams share one priority, so insert_stream() puts a newcomer behind
+ * every waiting one whatever LIFO or FIFO says; the policies order different
+ * collectives). A stream whose phase ends joins its next queue, the queue it left
+ * admits its next waiting stream, then the new queue admits while it has room.
  *
- * weft runs this as an ordinary plan (coll.h) with: algorithm from the
+ * weft runs every collective over all the NPUs of an ASTRA-sim network with at least two
+ * dimensions of more than one NPU phase by phase (weft_astra_system_plan_phases()): the
+ * phases of one stream (weft_astra_system_stream_phases()), each the dimension's plan over
+ * every group of NPUs that differ only in that dimension's coordinate (rank = c_0 + n_0
+ * (c_1 + n_1 (c_2 ...)), ASTRA-sim's numbering), each opened on every NPU by an
+ * endpoint-delay local step (the phase's StreamInit PacketBundle), so that
+ *     T_phase = d + steps (net(m) + d) + reductions      (ring; direct as above)
+ * as on one dimension. The K streams are the plan's channels; the queue order is
+ * replayed over each phase's time alone (weft_astra_system_schedule()) and written into
+ * the plan as dependencies: stream s's phase p starts on an NPU once its phase p - 1 and
+ * the stream-phase that held the queue slot before it have ended there. Exact where every
+ * group of a dimension has the same links (a network YAML) and the analytical model runs
+ * it (ASTRA-sim's congestion-unaware one: streams do not share links, so each transfer has
+ * sharing 1); under the flow model the concurrent streams share links, as under
+ * ASTRA-sim's congestion-aware backend, while the queue order stays the congestion-unaware
+ * one. Phases that end at the same instant are handled in the order they started.
+ * halvingDoubling runs as HalvingDoubling.cc does (weft_astra_hd_plan(): one message per
+ * step to i ^ o) where the NPU count is a power of two, here and on one dimension.
+ * Not modelled: two collectives holding the queues at once (weft runs each collective's
+ * plan on its own: the scheduling policy's order between collectives), involved_dim.
+ * A collective over fewer NPUs than the network (a communicator group) runs dimension 0's
+ * implementation over its members (warned at load), as does every collective on a
+ * cluster that is not an ASTRA-sim network.
+ *
+ * On one dimension weft runs this as an ordinary plan (coll.h) with: algorithm from the
  * dimension's implementation, channels = min(A, K) (the concurrent streams),
  * chunks 1, S' = c x channels, and executor costs base_ps = step_*_ps = d,
  * hbm_Bps = local-mem-bw with ASTRA-sim's truncation (reduce_trunc_ns), each
