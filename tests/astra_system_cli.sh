@@ -89,6 +89,33 @@ sed 's/localBWAware/baseline/' "$tmp/sys2d.json" >"$tmp/sys2db.json"
 step "2-D Ring x Switch, baseline ring/ring" "(52015 + 82540) / 1000" "$tmp/sys2db.json" \
     "$tmp/rs24.yml"
 
+# involved_dim (Workload.cc issue_coll_comm()): the tutorial's all-reduce carries [true,
+# true]; rewritten to [true, false] its phases run on dimension 0 only, a localBWAware
+# all-reduce there (the last involved dimension): 10 + 2 (10265 + 10) + 31455 = 52015 ns;
+# to [false, true] on dimension 1 only: 10 + 6 (5882 + 10) + 3 x 15726 = 82540 ns.
+if command -v perl >/dev/null 2>&1; then
+    mkdir -p "$tmp/inv"
+    for r in 0 1 2 3 4 5 6 7; do
+        perl -0777 -pe 's/(involved_dim\xe2\x01\x04\n\x02\x01)\x01/${1}\x00/g' \
+            "$trace.$r.et" >"$tmp/inv/d0.$r.et"
+        perl -0777 -pe 's/(involved_dim\xe2\x01\x04\n\x02)\x01\x01/${1}\x00\x01/g' \
+            "$trace.$r.et" >"$tmp/inv/d1.$r.et"
+    done
+    cmp -s "$trace.0.et" "$tmp/inv/d0.0.et" && bad "involved_dim: the rewrite changed nothing"
+    trace_saved=$trace
+    trace="$tmp/inv/d0"
+    step "involved_dim [true, false]: dimension 0 only" "52.015" "$tmp/sys2d.json" "$tmp/rs24.yml"
+    trace="$tmp/inv/d1"
+    step "involved_dim [false, true]: dimension 1 only" "82.540" "$tmp/sys2d.json" "$tmp/rs24.yml"
+    trace=$trace_saved
+    # two entries on a 3-D network: ASTRA-sim would read past the list; weft refuses
+    printf 'topology: [ Ring, Ring, Ring ]\nnpus_count: [ 2, 2, 2 ]\nbandwidth: [ 50, 50, 50 ]\nlatency: [ 500, 500, 500 ]\n' \
+        >"$tmp/r222.yml"
+    sed 's/\["ring", "ring"\]/["ring", "ring", "ring"]/' "$tmp/sys2d.json" >"$tmp/sys3d.json"
+    expect 1 "involved_dim shorter than the network" "involved_dim lists 2 dimensions but the network has 3" -- \
+        "$WEFT" replay -q --system "$tmp/sys3d.json" --cluster "$tmp/r222.yml" --trace "$trace"
+fi
+
 # stepc NAME EXPECTED_US SYSTEM CLUSTER TRACE SEQ: collective #SEQ's time (collectives.csv
 # time_us) must equal EXPECTED_US to 1e-6 us.
 stepc() {

@@ -369,7 +369,7 @@ START_TEST(dimensions_run_phase_by_phase_over_the_whole_network)
      * RS dim 0 (1000 -> 500), RS dim 1 (500 -> 250), AR dim 2 (250), AG dim 1 (250 per NPU
      * -> 500), AG dim 0 (500 per NPU) */
     g_autoptr(GArray) ph = weft_astra_system_stream_phases(sys, WEFT_COLL_ALL_REDUCE, 1000,
-                                                           d224, 3, &error);
+                                                           d224, 3, 0, &error);
     ck_assert(ph != NULL);
     ck_assert_uint_eq(ph->len, 5);
     const weft_coll_op_t ops[] = {WEFT_COLL_REDUCE_SCATTER, WEFT_COLL_REDUCE_SCATTER,
@@ -387,7 +387,7 @@ START_TEST(dimensions_run_phase_by_phase_over_the_whole_network)
     }
     /* a dimension of one NPU is skipped: 1 x 2 x 4 gives RS dim 1, AR dim 2, AG dim 1 */
     g_autoptr(GArray) ph3 = weft_astra_system_stream_phases(sys, WEFT_COLL_ALL_REDUCE, 1000,
-                                                            d124, 3, &error);
+                                                            d124, 3, 0, &error);
     ck_assert(ph3 != NULL);
     ck_assert_uint_eq(ph3->len, 3);
     ck_assert_uint_eq(g_array_index(ph3, weft_astra_phase_t, 0).dim, 1);
@@ -396,7 +396,7 @@ START_TEST(dimensions_run_phase_by_phase_over_the_whole_network)
     /* all-gather (any optimization) from the last dimension down: 100 B per NPU on 2 x 4:
      * AG dim 1 (100 -> 400), AG dim 0 (400 per NPU) */
     g_autoptr(GArray) ag = weft_astra_system_stream_phases(sys, WEFT_COLL_ALL_GATHER, 100,
-                                                           d24, 2, &error);
+                                                           d24, 2, 0, &error);
     ck_assert(ag != NULL);
     ck_assert_uint_eq(ag->len, 2);
     ck_assert_uint_eq(g_array_index(ag, weft_astra_phase_t, 0).dim, 1);
@@ -405,18 +405,71 @@ START_TEST(dimensions_run_phase_by_phase_over_the_whole_network)
     g_autoptr(weft_astra_system_t) base = load(
         "{\"all-reduce-implementation\": [\"halvingDoubling\", \"direct\"]}", NULL, &error);
     g_autoptr(GArray) b = weft_astra_system_stream_phases(base, WEFT_COLL_ALL_REDUCE, 64, d24,
-                                                          2, &error);
+                                                          2, 0, &error);
     ck_assert(b != NULL);
     ck_assert_uint_eq(b->len, 2);
     ck_assert_int_eq(g_array_index(b, weft_astra_phase_t, 0).algo,
                      WEFT_COLL_ALGO_HALVING_DOUBLING);
     ck_assert_int_eq(g_array_index(b, weft_astra_phase_t, 1).algo, WEFT_COLL_ALGO_DIRECT);
     ck_assert_uint_eq(g_array_index(b, weft_astra_phase_t, 1).bytes, 64);
-    /* a list shorter than the network's dimensions: refused */
-    ck_assert(weft_astra_system_stream_phases(base, WEFT_COLL_ALL_REDUCE, 64, d224, 3,
-                                              &error) == NULL);
+    /* involved_dim [true, false, true] (entries 3, mask 0b101) on 2 x 2 x 4: dimension 1 left
+     * out: RS dim 0 (1000 -> 500), AR dim 2 (500), AG dim 0 (500 per NPU) */
+    g_autoptr(GArray) inv = weft_astra_system_stream_phases(sys, WEFT_COLL_ALL_REDUCE, 1000,
+                                                            d224, 3, (3 << 8) | 5, &error);
+    ck_assert(inv != NULL);
+    ck_assert_uint_eq(inv->len, 3);
+    ck_assert_uint_eq(g_array_index(inv, weft_astra_phase_t, 1).dim, 2);
+    ck_assert_uint_eq(g_array_index(inv, weft_astra_phase_t, 1).bytes, 500);
+    ck_assert_uint_eq(g_array_index(inv, weft_astra_phase_t, 2).dim, 0);
+    /* [false, false, false]: no phase at all */
+    g_autoptr(GArray) none = weft_astra_system_stream_phases(sys, WEFT_COLL_ALL_REDUCE, 1000,
+                                                             d224, 3, 3 << 8, &error);
+    ck_assert(none != NULL);
+    ck_assert_uint_eq(none->len, 0);
+    /* involved_dim of 2 entries on 3 dimensions: refused */
+    ck_assert(weft_astra_system_stream_phases(sys, WEFT_COLL_ALL_REDUCE, 1000, d224, 3,
+                                              (2 << 8) | 3, &error) == NULL);
     ck_assert(g_error_matches(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED));
     g_clear_error(&error);
+    /* a list shorter than the network's dimensions: refused */
+    ck_assert(weft_astra_system_stream_phases(base, WEFT_COLL_ALL_REDUCE, 64, d224, 3,
+                                              0, &error) == NULL);
+    ck_assert(g_error_matches(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED));
+    g_clear_error(&error);
+}
+END_TEST
+
+START_TEST(halving_doubling_as_astra_sim_runs_it)
+{
+    /* HalvingDoubling.cc on 8 NPUs: reduce-scatter of 1000 B sends to i ^ 1, i ^ 2, i ^ 4
+     * messages of 500, 250, 125 B, each reduced and each after the previous receive */
+    g_autoptr(weft_coll_plan_t) rs = weft_astra_hd_plan(WEFT_COLL_REDUCE_SCATTER, 8, 1000, 1);
+    ck_assert_uint_eq(rs->n_xfers, 24);
+    const guint64 rs_b[] = {500, 250, 125};
+    for (guint st = 0; st < 3; st++) {
+        const weft_coll_xfer_t *x = &rs->xfers[st * 8 + 3];
+        ck_assert_uint_eq(x->src, 3);
+        ck_assert_uint_eq(x->dst, 3u ^ (1u << st));
+        ck_assert_uint_eq(x->bytes, rs_b[st]);
+        ck_assert(x->flags & WEFT_COLL_XFER_REDUCE);
+        ck_assert_uint_eq(rs->n_preds[st * 8 + 3], st > 0 ? 1 : 0);
+    }
+    /* member 3's step-1 send waits for its step-0 receive, from 3 ^ 1 = 2 (transfer #2) */
+    ck_assert_uint_eq(rs->succ[rs->succ_off[2]], 8 + 3);
+    /* all-reduce: then i ^ 4, i ^ 2, i ^ 1 with 125, 250, 500 B, not reduced: 2 x 7/8 x 1000
+     * x 8 = 14000 B moved */
+    g_autoptr(weft_coll_plan_t) ar = weft_astra_hd_plan(WEFT_COLL_ALL_REDUCE, 8, 1000, 1);
+    ck_assert_uint_eq(ar->n_xfers, 48);
+    ck_assert_uint_eq(ar->xfers[3 * 8].dst, 4);
+    ck_assert_uint_eq(ar->xfers[3 * 8].bytes, 125);
+    ck_assert(!(ar->xfers[3 * 8].flags & WEFT_COLL_XFER_REDUCE));
+    ck_assert_uint_eq(ar->xfers[5 * 8].bytes, 500);
+    ck_assert_uint_eq(ar->moved_bytes, 14000);
+    /* all-gather of 100 B per NPU: i ^ 4, i ^ 2, i ^ 1 with 100, 200, 400 B: 700 x 8 moved */
+    g_autoptr(weft_coll_plan_t) ag = weft_astra_hd_plan(WEFT_COLL_ALL_GATHER, 8, 100, 1);
+    ck_assert_uint_eq(ag->xfers[0].dst, 4);
+    ck_assert_uint_eq(ag->xfers[16].bytes, 400);
+    ck_assert_uint_eq(ag->moved_bytes, 5600);
 }
 END_TEST
 
@@ -471,6 +524,7 @@ astra_system_suite(void)
     tcase_add_test(plan, network_time_is_truncated_to_whole_ns);
     tcase_add_test(plan, dimensions_run_phase_by_phase_over_the_whole_network);
     tcase_add_test(plan, schedule_pipelines_streams_over_queues);
+    tcase_add_test(plan, halving_doubling_as_astra_sim_runs_it);
     suite_add_tcase(s, plan);
     return s;
 }

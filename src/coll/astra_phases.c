@@ -64,7 +64,7 @@ add_phase(GArray *out, const weft_astra_system_t *sys, weft_astra_op_t aop, weft
 GArray *
 weft_astra_system_stream_phases(const weft_astra_system_t *sys, weft_coll_op_t op,
                                 guint64 chunk_bytes, const guint *dims, guint n_dims,
-                                GError **error)
+                                guint16 involved_dim, GError **error)
 {
     g_return_val_if_fail(sys != NULL && (dims != NULL || n_dims == 0), NULL);
     weft_astra_op_t aop;
@@ -80,6 +80,20 @@ weft_astra_system_stream_phases(const weft_astra_system_t *sys, weft_coll_op_t o
                     sys->path, weft_astra_op_key(aop), sys->n_dims[aop], n_dims);
         return NULL;
     }
+    guint entries = involved_dim >> 8;
+    if (involved_dim != 0 && entries < n_dims) {
+        g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED,
+                    "%s: the collective's involved_dim lists %u dimensions but the network "
+                    "has %u (ASTRA-sim would read past the list)",
+                    sys->path, entries, n_dims);
+        return NULL;
+    }
+    /* a dimension takes part when it has more than one NPU and involved_dim (absent: all)
+     * includes it (Sys.cc generate_collective()) */
+    g_autofree gboolean *act = g_new0(gboolean, MAX(n_dims, 1));
+    for (guint d = 0; d < n_dims; d++) {
+        act[d] = dims[d] > 1 && (involved_dim == 0 || (involved_dim & (1u << d)) != 0);
+    }
     GArray *out = g_array_new(FALSE, FALSE, sizeof(weft_astra_phase_t));
     guint64 size = chunk_bytes;
     if (op != WEFT_COLL_ALL_REDUCE || sys->collective_optimization == WEFT_ASTRA_OPT_BASELINE) {
@@ -88,7 +102,7 @@ weft_astra_system_stream_phases(const weft_astra_system_t *sys, weft_coll_op_t o
         weft_coll_op_t pop = op == WEFT_COLL_REDUCE_SCATTER_BLOCK ? WEFT_COLL_REDUCE_SCATTER : op;
         for (guint i = 0; i < n_dims; i++) {
             guint d = op == WEFT_COLL_ALL_GATHER ? n_dims - 1 - i : i;
-            if (dims[d] > 1) {
+            if (act[d]) {
                 size = add_phase(out, sys, aop, pop, d, dims[d], size);
             }
         }
@@ -98,7 +112,7 @@ weft_astra_system_stream_phases(const weft_astra_system_t *sys, weft_coll_op_t o
      * all-reduce on L, all-gather back down */
     guint last = G_MAXUINT;
     for (guint d = 0; d < n_dims; d++) {
-        if (dims[d] > 1) {
+        if (act[d]) {
             last = d;
         }
     }
@@ -106,13 +120,13 @@ weft_astra_system_stream_phases(const weft_astra_system_t *sys, weft_coll_op_t o
         return out;
     }
     for (guint d = 0; d < last; d++) {
-        if (dims[d] > 1) {
+        if (act[d]) {
             size = add_phase(out, sys, aop, WEFT_COLL_REDUCE_SCATTER, d, dims[d], size);
         }
     }
     size = add_phase(out, sys, aop, WEFT_COLL_ALL_REDUCE, last, dims[last], size);
     for (guint d = last; d-- > 0;) {
-        if (dims[d] > 1) {
+        if (act[d]) {
             size = add_phase(out, sys, aop, WEFT_COLL_ALL_GATHER, d, dims[d], size);
         }
     }
@@ -357,7 +371,7 @@ weft_coll_plan_t *
 weft_astra_system_plan_phases(const weft_astra_system_t *sys, weft_fabric_t *fabric,
                               const gint *member_vertex, weft_coll_op_t op, guint n_members,
                               guint64 size_bytes, const guint *dims, guint n_dims,
-                              GError **error)
+                              guint16 involved_dim, GError **error)
 {
     g_return_val_if_fail(sys != NULL && fabric != NULL && member_vertex != NULL, NULL);
     g_return_val_if_fail(error == NULL || *error == NULL, NULL);
@@ -372,11 +386,31 @@ weft_astra_system_plan_phases(const weft_astra_system_t *sys, weft_fabric_t *fab
     }
     guint64 c = bytes / MAX(channels, 1);
     guint K = sys->dataset_splits;
-    g_autoptr(GArray) phases = weft_astra_system_stream_phases(sys, op, c, dims, n_dims, error);
+    g_autoptr(GArray) phases =
+        weft_astra_system_stream_phases(sys, op, c, dims, n_dims, involved_dim, error);
     if (phases == NULL) {
         return NULL;
     }
     guint P = phases->len;
+    if (P == 0) {
+        /* no involved dimension has more than one NPU: ASTRA-sim generates no stream and
+         * the collective is done at once (Sys.cc: dataset->active = false) */
+        weft_coll_plan_t *empty = g_new0(weft_coll_plan_t, 1);
+        empty->op = op;
+        empty->algo = algo0;
+        empty->proto = WEFT_COLL_PROTO_SIMPLE;
+        empty->n_members = n_members;
+        empty->size_bytes = size_bytes;
+        empty->channels = 1;
+        empty->chunks = 1;
+        empty->exec.efficiency = 1.0;
+        empty->n_preds = g_new0(guint32, 1);
+        empty->succ_off = g_new0(guint32, 1);
+        empty->succ = g_new0(guint32, 1);
+        empty->succ_kind = g_new0(guint8, 1);
+        empty->xfers = g_new0(weft_coll_xfer_t, 1);
+        return empty;
+    }
     const weft_astra_phase_t *ph = (const weft_astra_phase_t *)(void *)phases->data;
     weft_time_t d = exec.base_ps;
     weft_coll_exec_t phase_exec = exec;

@@ -282,18 +282,21 @@ typedef struct {
  * @chunk_bytes: the stream's size c (Sys.cc determine_chunk_size()), bytes.
  * @dims: (array length=n_dims): NPUs per dimension.
  * @n_dims: entries of @dims.
- * @error: WEFT_COLL_ERROR_UNSUPPORTED when @op has no native implementation in @sys or
- *   its implementation list is shorter than @n_dims.
+ * @involved_dim: the collective's involved_dim (workload.h: (entries << 8) | mask; 0:
+ *   absent, every dimension).
+ * @error: WEFT_COLL_ERROR_UNSUPPORTED when @op has no native implementation in @sys, its
+ *   implementation list is shorter than @n_dims, or @involved_dim lists fewer entries
+ *   than @n_dims (ASTRA-sim would read past its list).
  *
  * The phases of one stream in the order it runs them (Sys.cc generate_collective(), see
- * the essay): dimensions of one NPU skipped, the next phase's size the previous one's
+ * the essay): dimensions of one NPU or not involved skipped, the next phase's size the previous one's
  * final data size (Ring.cc: reduce-scatter c / n_d truncated, all-gather c x n_d).
  * Returns: (transfer full): a GArray of weft_astra_phase_t (empty when no dimension has
  * more than one NPU), or NULL on error. O(n_dims).
  */
 GArray *weft_astra_system_stream_phases(const weft_astra_system_t *sys, weft_coll_op_t op,
                                         guint64 chunk_bytes, const guint *dims, guint n_dims,
-                                        GError **error);
+                                        guint16 involved_dim, GError **error);
 
 /**
  * weft_astra_system_schedule:
@@ -335,6 +338,8 @@ void weft_astra_system_schedule(guint n_streams, guint n_phases, const guint *qu
  * @size_bytes: S, as in doc/collectives.md (ASTRA-sim's comm_size).
  * @dims: (array length=n_dims): NPUs per dimension; rank = c_0 + n_0 (c_1 + n_1 (c_2 ...)).
  * @n_dims: entries of @dims.
+ * @involved_dim: the collective's involved_dim, as weft_astra_system_stream_phases()
+ *   (a plan with no transfer when no involved dimension has more than one NPU).
  * @error: WEFT_COLL_ERROR_UNSUPPORTED as weft_astra_system_plan() and
  *   weft_astra_system_stream_phases(), or when a dimension's implementation cannot run its
  *   phase; WEFT_COLL_ERROR_VALUE for a plan of 2^31 transfers or more; WEFT_NET_ERROR_*
@@ -359,7 +364,8 @@ weft_coll_plan_t *weft_astra_system_plan_phases(const weft_astra_system_t *sys,
                                                 weft_fabric_t *fabric, const gint *member_vertex,
                                                 weft_coll_op_t op, guint n_members,
                                                 guint64 size_bytes, const guint *dims,
-                                                guint n_dims, GError **error);
+                                                guint n_dims, guint16 involved_dim,
+                                                GError **error);
 
 /**
  * weft_astra_hd_plan:

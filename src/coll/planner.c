@@ -27,6 +27,7 @@ typedef struct {
  * on the member count alone. */
 typedef struct {
     guint op, n, comm;
+    guint involved; /* ASTRA-sim's involved_dim (planner.h); 0 outside ASTRA-sim systems */
     guint64 bytes;
 } plan_key_t;
 
@@ -50,14 +51,15 @@ plan_key_hash(gconstpointer p)
 {
     const plan_key_t *k = p;
     return (k->op * 31u + k->n) * 2654435761u ^ (guint)k->bytes ^ (guint)(k->bytes >> 32) ^
-           (k->comm * 40503u);
+           (k->comm * 40503u) ^ (k->involved * 2246822519u);
 }
 
 static gboolean
 plan_key_equal(gconstpointer a, gconstpointer b)
 {
     const plan_key_t *x = a, *y = b;
-    return x->op == y->op && x->n == y->n && x->bytes == y->bytes && x->comm == y->comm;
+    return x->op == y->op && x->n == y->n && x->bytes == y->bytes && x->comm == y->comm &&
+           x->involved == y->involved;
 }
 
 weft_coll_planner_t *
@@ -303,7 +305,7 @@ plain_choice(const weft_coll_planner_t *p, const weft_coll_plan_t *plan, weft_co
  * wave of its concurrent chunks, run exec.waves times. */
 static weft_coll_plan_t *
 astra_plan(weft_coll_planner_t *p, const planner_comm_t *pc, weft_coll_op_t op,
-           guint64 size_bytes, weft_coll_choice_t *ch, GError **error)
+           guint64 size_bytes, guint16 involved, weft_coll_choice_t *ch, GError **error)
 {
     guint n = pc->n;
     weft_coll_config_t cfg = {.proto = WEFT_COLL_PROTO_SIMPLE, .chunks = 1};
@@ -341,8 +343,8 @@ astra_plan(weft_coll_planner_t *p, const planner_comm_t *pc, weft_coll_op_t op,
         p->fabric != NULL ? weft_topo_astra_dims(weft_fabric_topo(p->fabric), &n_dims) : NULL;
     if (weft_astra_system_phases(p->astra, op, n, dims, n_dims)) {
         const gint *v = &g_array_index(p->vertices, gint, pc->off);
-        weft_coll_plan_t *plan = weft_astra_system_plan_phases(p->astra, p->fabric, v, op, n,
-                                                               size_bytes, dims, n_dims, error);
+        weft_coll_plan_t *plan = weft_astra_system_plan_phases(
+            p->astra, p->fabric, v, op, n, size_bytes, dims, n_dims, involved, error);
         if (plan == NULL) {
             return NULL;
         }
@@ -387,13 +389,24 @@ const weft_coll_plan_t *
 weft_coll_planner_plan(weft_coll_planner_t *planner, weft_coll_op_t op, guint64 size_bytes,
                        guint comm, weft_coll_choice_t *choice, GError **error)
 {
+    return weft_coll_planner_plan_dims(planner, op, size_bytes, comm, 0, choice, error);
+}
+
+const weft_coll_plan_t *
+weft_coll_planner_plan_dims(weft_coll_planner_t *planner, weft_coll_op_t op, guint64 size_bytes,
+                            guint comm, guint16 involved_dim, weft_coll_choice_t *choice,
+                            GError **error)
+{
     g_return_val_if_fail(planner != NULL, NULL);
     g_return_val_if_fail((guint)op < WEFT_COLL_N_OPS, NULL);
     g_return_val_if_fail(comm < planner->comms->len, NULL);
     g_return_val_if_fail(error == NULL || *error == NULL, NULL);
     weft_coll_planner_t *p = planner;
     const planner_comm_t *pc = &g_array_index(p->comms, planner_comm_t, comm);
-    plan_key_t key = {op, pc->n, p->tuned ? comm + 1 : 0, size_bytes};
+    if (p->astra == NULL) {
+        involved_dim = 0; /* only ASTRA-sim's system layer reads it */
+    }
+    plan_key_t key = {op, pc->n, p->tuned ? comm + 1 : 0, involved_dim, size_bytes};
     weft_coll_plan_t *plan = g_hash_table_lookup(p->plans, &key);
     if (plan != NULL) {
         if (choice != NULL && p->tuned) {
@@ -424,7 +437,7 @@ weft_coll_planner_plan(weft_coll_planner_t *planner, weft_coll_op_t op, guint64 
         ch->tuned = TRUE;
         plan = tuned_plan(p, pc, op, size_bytes, &ch->config, &ch->costs, error);
     } else if (p->astra != NULL && weft_astra_op_of(op, &(weft_astra_op_t){0})) {
-        plan = astra_plan(p, pc, op, size_bytes, ch, error);
+        plan = astra_plan(p, pc, op, size_bytes, involved_dim, ch, error);
     } else {
         plan = weft_coll_plan_new(op, p->plain_algo[op], pc->n, size_bytes, p->chunks, error);
         if (plan != NULL) {

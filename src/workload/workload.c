@@ -126,6 +126,7 @@ rank_trace_clear(weft_rank_trace_t *t)
     g_free(t->num_ops);
     g_free(t->tensor_bytes);
     g_free(t->sms_counted);
+    g_free(t->involved_dim);
     g_free(t->dep_off);
     g_free(t->deps);
     memset(t, 0, sizeof(*t));
