@@ -87,7 +87,8 @@
  * halvingDoubling runs as HalvingDoubling.cc does (weft_astra_hd_plan(): one message per
  * step to i ^ o) where the NPU count is a power of two, here and on one dimension.
  * Not modelled: two collectives holding the queues at once (weft runs each collective's
- * plan on its own: the scheduling policy's order between collectives), involved_dim.
+ * plan on its own: the scheduling policy's order between collectives). A collective's
+ * involved_dim (workload.h, read for the world as Workload.cc does) leaves dimensions out.
  * A collective over fewer NPUs than the network (a communicator group) runs dimension 0's
  * implementation over its members (warned at load), as does every collective on a
  * cluster that is not an ASTRA-sim network.
