@@ -63,6 +63,17 @@ step "Ring_sys.json on FullyConnected_8" "4 * (10 + 14 * (1110 + 10) + 7 * 1965)
 step "Direct_sys.json on FullyConnected_8" "4 * (30 + 2 * 1110 + 1965) / 1000" \
     "$demo/inputs/Direct_sys.json" "$demo/inputs/FullyConnected_8.yml"
 
+# halvingDoubling on one dimension (HalvingDoubling.cc: one message per step to i ^ o,
+# each after the previous receive): Ring_sys.json with every list halvingDoubling on
+# FullyConnected_8 (one hop), c = 262144 B, K = 4 streams one after another. Reduce-
+# scatter half: messages c/2, c/4, c/8 = 131072, 65536, 32768 B (net 2941, 1720, 1110;
+# P = 3 floor(m / 50) = 7863, 3930, 1965), reduced; all-gather half: 32768, 65536, 131072:
+#   T_stream = 10 + (2951 + 7863) + (1730 + 3930) + (1120 + 1965) + 1120 + 1730 + 2951
+#            = 25370 ns;  T = 4 x 25370 = 101480 ns
+sed 's/"ring"/"halvingDoubling"/g' "$demo/inputs/Ring_sys.json" >"$tmp/hd1.json"
+step "halvingDoubling on FullyConnected_8" "4 * 25370 / 1000" "$tmp/hd1.json" \
+    "$demo/inputs/FullyConnected_8.yml"
+
 # A 2-D network, 2 x 4 Ring x Switch (500 ns, 50 GB/s of 2^30 B), under a localBWAware
 # ring/ring system with one chunk (K = A = 1), d = 10 ns, local-mem-bw 50 GB/s: ASTRA-sim
 # (Sys.cc generate_collective()) runs reduce-scatter on dimension 0 (n0 = 2), all-reduce
