@@ -127,6 +127,19 @@ if command -v perl >/dev/null 2>&1; then
         "$WEFT" replay -q --system "$tmp/sys3d.json" --cluster "$tmp/r222.yml" --trace "$trace"
 fi
 
+# A communicator group of fewer NPUs than the network runs as one ring dimension over its
+# NPUs, with Ring whenever the file lists more than one implementation
+# (CommunicatorGroup.cc get_collective_plan()): direct/direct on NPUs 0, 2, 4, 6 of the
+# 2 x 4 network (a dimension-1 group: 2 hops through the switch) is a ring all-reduce of
+# 1 MiB, m = 262144 B: 10 + 6 (5882 + 10) + 3 x 15726 = 82540 ns, not direct's
+# 30 + 2 x 5882 + 15726 = 27520 ns.
+printf '{"endpoint-delay": 10, "preferred-dataset-splits": 1, "local-mem-bw": 50, "all-reduce-implementation": ["direct", "direct"]}\n' \
+    >"$tmp/dd.json"
+got=$("$WEFT" coll -c "$tmp/rs24.yml" --system "$tmp/dd.json" -g 0,2,4,6 -b 1M -e 1M 2>/dev/null |
+    awk '$1 == 1048576 {print $4, $7}')
+[ "$got" = "82.54 ring" ] && ok "a group of 4 NPUs runs Ring: 82.54 us" ||
+    bad "a group of 4 NPUs under direct/direct: '$got', expected '82.54 ring'"
+
 # stepc NAME EXPECTED_US SYSTEM CLUSTER TRACE SEQ: collective #SEQ's time (collectives.csv
 # time_us) must equal EXPECTED_US to 1e-6 us.
 stepc() {

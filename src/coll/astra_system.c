@@ -362,8 +362,9 @@ warn_combined(reader_t *R, const weft_astra_system_t *sys)
             g_autofree char *key = g_strdup_printf("%s-implementation", op_keys[op]);
             warn(R, key,
                  "%u dimensions: run one phase per dimension over all the NPUs of an "
-                 "ASTRA-sim network; a collective over a sub-communicator, or on another "
-                 "cluster, runs dimension 0's implementation (%s) over its members",
+                 "ASTRA-sim network; a communicator group of fewer NPUs runs ring over its "
+                 "NPUs (as ASTRA-sim does), and on a cluster that is not an ASTRA-sim network "
+                 "dimension 0's implementation (%s) runs over the communicator",
                  sys->n_dims[op], impl_names[sys->impl[op][0].impl]);
         }
         if (sys->n_dims[op] > 0 && sys->impl[op][0].window >= 0) {

@@ -81,17 +81,27 @@
  * the stream-phase that held the queue slot before it have ended there. Exact where every
  * group of a dimension has the same links (a network YAML) and the analytical model runs
  * it (ASTRA-sim's congestion-unaware one: streams do not share links, so each transfer has
- * sharing 1); under the flow model the concurrent streams share links, as under
+ * sharing 1, within the port caveat below); under the flow model the concurrent streams share links, as under
  * ASTRA-sim's congestion-aware backend, while the queue order stays the congestion-unaware
- * one. Phases that end at the same instant are handled in the order they started.
+ * one (see the caveat below). Phases that end at the same instant are handled in the
+ * order they started.
  * halvingDoubling runs as HalvingDoubling.cc does (weft_astra_hd_plan(): one message per
  * step to i ^ o) where the NPU count is a power of two, here and on one dimension.
  * Not modelled: two collectives holding the queues at once (weft runs each collective's
  * plan on its own: the scheduling policy's order between collectives). A collective's
  * involved_dim (workload.h, read for the world as Workload.cc does) leaves dimensions out.
- * A collective over fewer NPUs than the network (a communicator group) runs dimension 0's
- * implementation over its members (warned at load), as does every collective on a
- * cluster that is not an ASTRA-sim network.
+ * A communicator group of fewer NPUs than the network runs, as in ASTRA-sim
+ * (CommunicatorGroup.cc get_collective_plan()), as one dimension over its NPUs with Ring
+ * when the file lists more than one implementation (its one implementation otherwise),
+ * chunks raised to the network's NPU count; on a cluster that is not an ASTRA-sim
+ * network dimension 0's implementation runs over the communicator (warned at load).
+ * Caveat: weft's analytical model serves an NPU's endpoint port first come first served
+ * (net.h), so transfers that leave one NPU through one port at once (a direct phase on a
+ * Switch dimension, or active-chunks-per-dimension > 1 streams on one dimension) take
+ * turns there, where ASTRA-sim's congestion-unaware backend lets them overlap: weft's
+ * time is then longer (direct all-reduce of 1 MiB on a 4-NPU Switch: 47.052 us against
+ * 27.520 us). Ring and halvingDoubling phases send one message per NPU at a time and are
+ * exact.
  *
  * On one dimension weft runs this as an ordinary plan (coll.h) with: algorithm from the
  * dimension's implementation, channels = min(A, K) (the concurrent streams),

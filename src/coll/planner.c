@@ -332,15 +332,22 @@ astra_plan(weft_coll_planner_t *p, const planner_comm_t *pc, weft_coll_op_t op,
         ch->costs.model_ps = -1;
         return custom;
     }
-    if (!weft_astra_system_plan(p->astra, op, n, size_bytes, &cfg.algo, &cfg.channels, &bytes,
+    guint n_dims = 0;
+    const guint *dims =
+        p->fabric != NULL ? weft_topo_astra_dims(weft_fabric_topo(p->fabric), &n_dims) : NULL;
+    guint64 total = 1;
+    for (guint d = 0; dims != NULL && d < n_dims; d++) {
+        total *= dims[d];
+    }
+    /* Sys.cc determine_chunk_size() raises a chunk to the network's NPU count (total_nodes),
+     * even for a communicator group's collective */
+    guint npus = dims != NULL && total <= G_MAXUINT ? (guint)total : n;
+    if (!weft_astra_system_plan(p->astra, op, npus, size_bytes, &cfg.algo, &cfg.channels, &bytes,
                                 &exec, error)) {
         return NULL;
     }
     /* The whole of a multi-dimensional ASTRA-sim network: one phase per dimension, the
      * streams pipelined across the dimensions' queues (astra_system.h) */
-    guint n_dims = 0;
-    const guint *dims =
-        p->fabric != NULL ? weft_topo_astra_dims(weft_fabric_topo(p->fabric), &n_dims) : NULL;
     if (weft_astra_system_phases(p->astra, op, n, dims, n_dims)) {
         const gint *v = &g_array_index(p->vertices, gint, pc->off);
         weft_coll_plan_t *plan = weft_astra_system_plan_phases(
@@ -354,6 +361,13 @@ astra_plan(weft_coll_planner_t *p, const planner_comm_t *pc, weft_coll_op_t op,
             .algo = plan->algo, .proto = plan->proto, .channels = plan->channels, .chunks = 1};
         ch->costs.model_ps = -1;
         return plan;
+    }
+    /* A communicator group of fewer NPUs than the network: ASTRA-sim runs it as one ring
+     * dimension over its NPUs, and with Ring whenever the file lists more than one
+     * implementation (CommunicatorGroup.cc get_collective_plan(), 518bd513) */
+    if (dims != NULL && total != n && p->astra->n_dims[aop] > 1 &&
+        op != WEFT_COLL_ALL_TO_ALL) {
+        cfg.algo = WEFT_COLL_ALGO_RING;
     }
     g_autoptr(weft_coll_layout_t) flat = weft_coll_layout_new_flat(n);
     /* ASTRA-sim's halvingDoubling, one message per step (weft_astra_hd_plan()); weft's
