@@ -368,13 +368,12 @@ START_TEST(dimensions_run_phase_by_phase_over_the_whole_network)
     /* localBWAware all-reduce of c = 1000 B on 2 x 2 x 4 (Sys.cc generate_collective()):
      * RS dim 0 (1000 -> 500), RS dim 1 (500 -> 250), AR dim 2 (250), AG dim 1 (250 per NPU
      * -> 500), AG dim 0 (500 per NPU) */
-    g_autoptr(GArray) ph = weft_astra_system_stream_phases(sys, WEFT_COLL_ALL_REDUCE, 1000,
-                                                           d224, 3, 0, &error);
+    g_autoptr(GArray) ph =
+        weft_astra_system_stream_phases(sys, WEFT_COLL_ALL_REDUCE, 1000, d224, 3, 0, &error);
     ck_assert(ph != NULL);
     ck_assert_uint_eq(ph->len, 5);
     const weft_coll_op_t ops[] = {WEFT_COLL_REDUCE_SCATTER, WEFT_COLL_REDUCE_SCATTER,
-                                  WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALL_GATHER,
-                                  WEFT_COLL_ALL_GATHER};
+                                  WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALL_GATHER, WEFT_COLL_ALL_GATHER};
     const guint dim[] = {0, 1, 2, 1, 0};
     const guint64 bytes[] = {1000, 500, 250, 250, 500};
     for (guint p = 0; p < 5; p++) {
@@ -386,8 +385,8 @@ START_TEST(dimensions_run_phase_by_phase_over_the_whole_network)
         ck_assert_int_eq(x->algo, WEFT_COLL_ALGO_RING);
     }
     /* a dimension of one NPU is skipped: 1 x 2 x 4 gives RS dim 1, AR dim 2, AG dim 1 */
-    g_autoptr(GArray) ph3 = weft_astra_system_stream_phases(sys, WEFT_COLL_ALL_REDUCE, 1000,
-                                                            d124, 3, 0, &error);
+    g_autoptr(GArray) ph3 =
+        weft_astra_system_stream_phases(sys, WEFT_COLL_ALL_REDUCE, 1000, d124, 3, 0, &error);
     ck_assert(ph3 != NULL);
     ck_assert_uint_eq(ph3->len, 3);
     ck_assert_uint_eq(g_array_index(ph3, weft_astra_phase_t, 0).dim, 1);
@@ -395,35 +394,34 @@ START_TEST(dimensions_run_phase_by_phase_over_the_whole_network)
     ck_assert_uint_eq(g_array_index(ph3, weft_astra_phase_t, 2).dim, 1);
     /* all-gather (any optimization) from the last dimension down: 100 B per NPU on 2 x 4:
      * AG dim 1 (100 -> 400), AG dim 0 (400 per NPU) */
-    g_autoptr(GArray) ag = weft_astra_system_stream_phases(sys, WEFT_COLL_ALL_GATHER, 100,
-                                                           d24, 2, 0, &error);
+    g_autoptr(GArray) ag =
+        weft_astra_system_stream_phases(sys, WEFT_COLL_ALL_GATHER, 100, d24, 2, 0, &error);
     ck_assert(ag != NULL);
     ck_assert_uint_eq(ag->len, 2);
     ck_assert_uint_eq(g_array_index(ag, weft_astra_phase_t, 0).dim, 1);
     ck_assert_uint_eq(g_array_index(ag, weft_astra_phase_t, 1).bytes, 400);
     /* baseline all-reduce: a whole all-reduce of c on each dimension */
-    g_autoptr(weft_astra_system_t) base = load(
-        "{\"all-reduce-implementation\": [\"halvingDoubling\", \"direct\"]}", NULL, &error);
-    g_autoptr(GArray) b = weft_astra_system_stream_phases(base, WEFT_COLL_ALL_REDUCE, 64, d24,
-                                                          2, 0, &error);
+    g_autoptr(weft_astra_system_t) base =
+        load("{\"all-reduce-implementation\": [\"halvingDoubling\", \"direct\"]}", NULL, &error);
+    g_autoptr(GArray) b =
+        weft_astra_system_stream_phases(base, WEFT_COLL_ALL_REDUCE, 64, d24, 2, 0, &error);
     ck_assert(b != NULL);
     ck_assert_uint_eq(b->len, 2);
-    ck_assert_int_eq(g_array_index(b, weft_astra_phase_t, 0).algo,
-                     WEFT_COLL_ALGO_HALVING_DOUBLING);
+    ck_assert_int_eq(g_array_index(b, weft_astra_phase_t, 0).algo, WEFT_COLL_ALGO_HALVING_DOUBLING);
     ck_assert_int_eq(g_array_index(b, weft_astra_phase_t, 1).algo, WEFT_COLL_ALGO_DIRECT);
     ck_assert_uint_eq(g_array_index(b, weft_astra_phase_t, 1).bytes, 64);
     /* involved_dim [true, false, true] (entries 3, mask 0b101) on 2 x 2 x 4: dimension 1 left
      * out: RS dim 0 (1000 -> 500), AR dim 2 (500), AG dim 0 (500 per NPU) */
-    g_autoptr(GArray) inv = weft_astra_system_stream_phases(sys, WEFT_COLL_ALL_REDUCE, 1000,
-                                                            d224, 3, (3 << 8) | 5, &error);
+    g_autoptr(GArray) inv = weft_astra_system_stream_phases(sys, WEFT_COLL_ALL_REDUCE, 1000, d224,
+                                                            3, (3 << 8) | 5, &error);
     ck_assert(inv != NULL);
     ck_assert_uint_eq(inv->len, 3);
     ck_assert_uint_eq(g_array_index(inv, weft_astra_phase_t, 1).dim, 2);
     ck_assert_uint_eq(g_array_index(inv, weft_astra_phase_t, 1).bytes, 500);
     ck_assert_uint_eq(g_array_index(inv, weft_astra_phase_t, 2).dim, 0);
     /* [false, false, false]: no phase at all */
-    g_autoptr(GArray) none = weft_astra_system_stream_phases(sys, WEFT_COLL_ALL_REDUCE, 1000,
-                                                             d224, 3, 3 << 8, &error);
+    g_autoptr(GArray) none =
+        weft_astra_system_stream_phases(sys, WEFT_COLL_ALL_REDUCE, 1000, d224, 3, 3 << 8, &error);
     ck_assert(none != NULL);
     ck_assert_uint_eq(none->len, 0);
     /* involved_dim of 2 entries on 3 dimensions: refused */
@@ -432,8 +430,8 @@ START_TEST(dimensions_run_phase_by_phase_over_the_whole_network)
     ck_assert(g_error_matches(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED));
     g_clear_error(&error);
     /* a list shorter than the network's dimensions: refused */
-    ck_assert(weft_astra_system_stream_phases(base, WEFT_COLL_ALL_REDUCE, 64, d224, 3,
-                                              0, &error) == NULL);
+    ck_assert(weft_astra_system_stream_phases(base, WEFT_COLL_ALL_REDUCE, 64, d224, 3, 0, &error) ==
+              NULL);
     ck_assert(g_error_matches(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED));
     g_clear_error(&error);
 }

@@ -750,7 +750,8 @@ weft_cmd_coll(int argc, char **argv)
     if (b.astra != NULL) {
         printf("# weft coll: %s on %u ranks (%s), network %s, ASTRA-sim system %s\n", op_label, n,
                weft_topo_name(b.topo), weft_net_model_name(model), system);
-        printf("# ASTRA-sim system: %u dataset splits, %u active chunks, endpoint delay %" G_GINT64_FORMAT
+        printf("# ASTRA-sim system: %u dataset splits, %u active chunks, endpoint delay "
+               "%" G_GINT64_FORMAT
                " ns; ch = concurrent chunks (multi-dimensional: all splits, pipelined)\n",
                b.astra->dataset_splits, b.astra->active_chunks, b.astra->endpoint_delay_ns);
     } else {

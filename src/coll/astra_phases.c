@@ -187,8 +187,8 @@ sched_start(sched_t *S, guint q, weft_time_t now, gint pred)
 
 void
 weft_astra_system_schedule(guint n_streams, guint n_phases, const guint *queue, guint n_queues,
-                           const weft_time_t *dur_ps, guint active, guint *order,
-                           gint *slot_pred, weft_time_t *start_ps)
+                           const weft_time_t *dur_ps, guint active, guint *order, gint *slot_pred,
+                           weft_time_t *start_ps)
 {
     g_return_if_fail(queue != NULL && dur_ps != NULL && order != NULL && slot_pred != NULL);
     g_return_if_fail(active >= 1);
@@ -380,8 +380,8 @@ weft_astra_system_plan_phases(const weft_astra_system_t *sys, weft_fabric_t *fab
     guint channels;
     guint64 bytes;
     /* the 1-D costs: chunk size, endpoint delay, reduction charge, truncation */
-    if (!weft_astra_system_plan(sys, op, n_members, size_bytes, &algo0, &channels, &bytes,
-                                &exec, error)) {
+    if (!weft_astra_system_plan(sys, op, n_members, size_bytes, &algo0, &channels, &bytes, &exec,
+                                error)) {
         return NULL;
     }
     guint64 c = bytes / MAX(channels, 1);
@@ -436,11 +436,11 @@ weft_astra_system_plan_phases(const weft_astra_system_t *sys, weft_fabric_t *fab
                                   .chunks = 1,
                                   .implicit_xfers = G_MAXUINT64};
         g_autoptr(weft_coll_layout_t) flat = weft_coll_layout_new_flat(ph[p].n_d);
-        weft_coll_plan_t *sp =
-            ph[p].algo == WEFT_COLL_ALGO_HALVING_DOUBLING && ph[p].op != WEFT_COLL_ALL_TO_ALL &&
-                    (ph[p].n_d & (ph[p].n_d - 1)) == 0
-                ? weft_astra_hd_plan(ph[p].op, ph[p].n_d, ph[p].bytes, 1)
-                : weft_coll_plan_build(ph[p].op, &cfg, flat, ph[p].bytes, error);
+        weft_coll_plan_t *sp = ph[p].algo == WEFT_COLL_ALGO_HALVING_DOUBLING &&
+                                       ph[p].op != WEFT_COLL_ALL_TO_ALL &&
+                                       (ph[p].n_d & (ph[p].n_d - 1)) == 0
+                                   ? weft_astra_hd_plan(ph[p].op, ph[p].n_d, ph[p].bytes, 1)
+                                   : weft_coll_plan_build(ph[p].op, &cfg, flat, ph[p].bytes, error);
         if (sp == NULL) {
             g_prefix_error(error, "%s: dimension %u: ", sys->path, ph[p].dim);
             ok = FALSE;
@@ -457,9 +457,9 @@ weft_astra_system_plan_phases(const weft_astra_system_t *sys, weft_fabric_t *fab
         ok = dur[p] >= 0;
         queue[p] = ph[p].queue;
         g_debug("ASTRA-sim phase %u: %s (%s) of %" G_GUINT64_FORMAT " B on dimension %u (%u NPUs): "
-                "%" G_GINT64_FORMAT " ps alone", p, weft_coll_op_name(ph[p].op),
-                weft_coll_algo_name(ph[p].algo), ph[p].bytes, ph[p].dim, ph[p].n_d,
-                (gint64)dur[p]);
+                "%" G_GINT64_FORMAT " ps alone",
+                p, weft_coll_op_name(ph[p].op), weft_coll_algo_name(ph[p].algo), ph[p].bytes,
+                ph[p].dim, ph[p].n_d, (gint64)dur[p]);
     }
     weft_net_free(net);
     weft_sim_free(sim);
@@ -574,7 +574,7 @@ weft_astra_system_plan_phases(const weft_astra_system_t *sys, weft_fabric_t *fab
     plan->exec.waves = 1;
     pack_plan(plan, g_steal_pointer(&xf), deps);
     g_debug("plan %s over %u NPUs: ASTRA-sim system %s: %u phases per stream, %u streams, "
-            "%u admitted per dimension", weft_coll_op_name(op), n_members, sys->path, P, K,
-            sys->active_chunks);
+            "%u admitted per dimension",
+            weft_coll_op_name(op), n_members, sys->path, P, K, sys->active_chunks);
     return plan;
 }

@@ -80,11 +80,11 @@
  * the plan as dependencies: stream s's phase p starts on an NPU once its phase p - 1 and
  * the stream-phase that held the queue slot before it have ended there. Exact where every
  * group of a dimension has the same links (a network YAML) and the analytical model runs
- * it (ASTRA-sim's congestion-unaware one: streams do not share links, so each transfer has
- * sharing 1, within the port caveat below); under the flow model the concurrent streams share links, as under
- * ASTRA-sim's congestion-aware backend, while the queue order stays the congestion-unaware
- * one (see the caveat below). Phases that end at the same instant are handled in the
- * order they started.
+ * it (ASTRA-sim's congestion-unaware one: streams do not share links, so each transfer
+ * has sharing 1, within the port caveat below); under the flow model the concurrent
+ * streams share links, as under ASTRA-sim's congestion-aware backend, while the queue
+ * order stays the congestion-unaware one. Phases that end at the same instant are
+ * handled in the order they started.
  * halvingDoubling runs as HalvingDoubling.cc does (weft_astra_hd_plan(): one message per
  * step to i ^ o) where the NPU count is a power of two, here and on one dimension.
  * Not modelled: two collectives holding the queues at once (weft runs each collective's
@@ -275,15 +275,15 @@ gboolean weft_astra_system_phases(const weft_astra_system_t *sys, weft_coll_op_t
 
 /** One phase of an ASTRA-sim stream (weft_astra_system_stream_phases()). */
 typedef struct {
-    weft_coll_op_t op;      /* the phase's operation: reduce-scatter, all-reduce, all-gather
-                               or all-to-all */
-    guint dim;              /* the network dimension it runs on */
-    guint n_d;              /* that dimension's NPU count (> 1) */
-    weft_coll_algo_t algo;  /* weft's algorithm for the dimension's implementation */
-    guint64 bytes;          /* the S of the phase's plan (coll.h): the stream's data size when
-                               the phase starts (all-gather: each NPU's block) */
-    guint queue;            /* ASTRA-sim's queue: the dimension's one queue
-                               (num-queues-per-dim 1, its analytical frontends' default) */
+    weft_coll_op_t op;     /* the phase's operation: reduce-scatter, all-reduce, all-gather
+                              or all-to-all */
+    guint dim;             /* the network dimension it runs on */
+    guint n_d;             /* that dimension's NPU count (> 1) */
+    weft_coll_algo_t algo; /* weft's algorithm for the dimension's implementation */
+    guint64 bytes;         /* the S of the phase's plan (coll.h): the stream's data size when
+                              the phase starts (all-gather: each NPU's block) */
+    guint queue;           /* ASTRA-sim's queue: the dimension's one queue
+                              (num-queues-per-dim 1, its analytical frontends' default) */
 } weft_astra_phase_t;
 
 /**
@@ -300,8 +300,9 @@ typedef struct {
  *   than @n_dims (ASTRA-sim would read past its list).
  *
  * The phases of one stream in the order it runs them (Sys.cc generate_collective(), see
- * the essay): dimensions of one NPU or not involved skipped, the next phase's size the previous one's
- * final data size (Ring.cc: reduce-scatter c / n_d truncated, all-gather c x n_d).
+ * the essay): dimensions of one NPU or not involved skipped, the next phase's size the
+ * previous one's final data size (Ring.cc: reduce-scatter c / n_d truncated, all-gather
+ * c x n_d).
  * Returns: (transfer full): a GArray of weft_astra_phase_t (empty when no dimension has
  * more than one NPU), or NULL on error. O(n_dims).
  */
@@ -335,9 +336,9 @@ GArray *weft_astra_system_stream_phases(const weft_astra_system_t *sys, weft_col
  * @dur_ps of its phase (a congestion-unaware network: streams do not slow each other).
  * Time complexity: O(K P (K + P)).
  */
-void weft_astra_system_schedule(guint n_streams, guint n_phases, const guint *queue,
-                                guint n_queues, const weft_time_t *dur_ps, guint active,
-                                guint *order, gint *slot_pred, weft_time_t *start_ps);
+void weft_astra_system_schedule(guint n_streams, guint n_phases, const guint *queue, guint n_queues,
+                                const weft_time_t *dur_ps, guint active, guint *order,
+                                gint *slot_pred, weft_time_t *start_ps);
 
 /**
  * weft_astra_system_plan_phases:
@@ -374,9 +375,8 @@ void weft_astra_system_schedule(guint n_streams, guint n_phases, const guint *qu
 weft_coll_plan_t *weft_astra_system_plan_phases(const weft_astra_system_t *sys,
                                                 weft_fabric_t *fabric, const gint *member_vertex,
                                                 weft_coll_op_t op, guint n_members,
-                                                guint64 size_bytes, const guint *dims,
-                                                guint n_dims, guint16 involved_dim,
-                                                GError **error);
+                                                guint64 size_bytes, const guint *dims, guint n_dims,
+                                                guint16 involved_dim, GError **error);
 
 /**
  * weft_astra_hd_plan:

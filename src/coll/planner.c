@@ -304,8 +304,8 @@ plain_choice(const weft_coll_planner_t *p, const weft_coll_plan_t *plan, weft_co
 /* A plan as ASTRA-sim's system layer would run the collective (coll/astra_system.h): one
  * wave of its concurrent chunks, run exec.waves times. */
 static weft_coll_plan_t *
-astra_plan(weft_coll_planner_t *p, const planner_comm_t *pc, weft_coll_op_t op,
-           guint64 size_bytes, guint16 involved, weft_coll_choice_t *ch, GError **error)
+astra_plan(weft_coll_planner_t *p, const planner_comm_t *pc, weft_coll_op_t op, guint64 size_bytes,
+           guint16 involved, weft_coll_choice_t *ch, GError **error)
 {
     guint n = pc->n;
     weft_coll_config_t cfg = {.proto = WEFT_COLL_PROTO_SIMPLE, .chunks = 1};
@@ -365,8 +365,7 @@ astra_plan(weft_coll_planner_t *p, const planner_comm_t *pc, weft_coll_op_t op,
     /* A communicator group of fewer NPUs than the network: ASTRA-sim runs it as one ring
      * dimension over its NPUs, and with Ring whenever the file lists more than one
      * implementation (CommunicatorGroup.cc get_collective_plan(), 518bd513) */
-    if (dims != NULL && total != n && p->astra->n_dims[aop] > 1 &&
-        op != WEFT_COLL_ALL_TO_ALL) {
+    if (dims != NULL && total != n && p->astra->n_dims[aop] > 1 && op != WEFT_COLL_ALL_TO_ALL) {
         cfg.algo = WEFT_COLL_ALGO_RING;
     }
     g_autoptr(weft_coll_layout_t) flat = weft_coll_layout_new_flat(n);

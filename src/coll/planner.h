@@ -168,9 +168,9 @@ const weft_coll_plan_t *weft_coll_planner_plan(weft_coll_planner_t *planner, wef
  * weft_coll_planner_plan() for a collective that names the network dimensions it spans.
  * Returns: (transfer none): as weft_coll_planner_plan().
  */
-const weft_coll_plan_t *weft_coll_planner_plan_dims(weft_coll_planner_t *planner,
-                                                    weft_coll_op_t op, guint64 size_bytes,
-                                                    guint comm, guint16 involved_dim,
+const weft_coll_plan_t *weft_coll_planner_plan_dims(weft_coll_planner_t *planner, weft_coll_op_t op,
+                                                    guint64 size_bytes, guint comm,
+                                                    guint16 involved_dim,
                                                     weft_coll_choice_t *choice, GError **error);
 
 /**

@@ -1590,9 +1590,8 @@ coll_start(replay_t *R, coll_inst_t *ci)
         k++;
     }
     if (k == G_N_ELEMENTS(cs->recent)) {
-        const weft_coll_plan_t *plan =
-            weft_coll_planner_plan_dims(R->planner, op, bytes, cs->plan_comm, involved, NULL,
-                                        &error);
+        const weft_coll_plan_t *plan = weft_coll_planner_plan_dims(
+            R->planner, op, bytes, cs->plan_comm, involved, NULL, &error);
         if (plan == NULL) {
             g_prefix_error(&error, "%s: rank %u node %" G_GUINT64_FORMAT " (%s): ", t0->file,
                            comm->ranks[0], t0->id[n0], node_name(t0, n0));
