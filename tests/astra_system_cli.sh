@@ -83,6 +83,17 @@ expect 1 "congestion none under flow" "network.congestion = none: the flow model
     "$WEFT" replay -q --system "$demo/inputs/Direct_sys.json" --cluster "$demo/inputs/Ring_8.yml" \
     --trace "$trace" --set network.congestion=none --set network.model=flow
 
+# halvingDoubling on one dimension (HalvingDoubling.cc: one message per step to i ^ o,
+# each after the previous receive): Ring_sys.json with every list halvingDoubling on
+# FullyConnected_8 (one hop), c = 262144 B, K = 4 streams one after another. Reduce-
+# scatter half: messages c/2, c/4, c/8 = 131072, 65536, 32768 B (net 2941, 1720, 1110;
+# P = 3 floor(m / 50) = 7863, 3930, 1965), reduced; all-gather half: 32768, 65536, 131072:
+#   T_stream = 10 + (2951 + 7863) + (1730 + 3930) + (1120 + 1965) + 1120 + 1730 + 2951
+#            = 25370 ns;  T = 4 x 25370 = 101480 ns
+sed 's/"ring"/"halvingDoubling"/g' "$demo/inputs/Ring_sys.json" >"$tmp/hd1.json"
+step "halvingDoubling on FullyConnected_8" "4 * 25370 / 1000" "$tmp/hd1.json" \
+    "$demo/inputs/FullyConnected_8.yml"
+
 # A 2-D network, 2 x 4 Ring x Switch (500 ns, 50 GB/s of 2^30 B), under a localBWAware
 # ring/ring system with one chunk (K = A = 1), d = 10 ns, local-mem-bw 50 GB/s: ASTRA-sim
 # (Sys.cc generate_collective()) runs reduce-scatter on dimension 0 (n0 = 2), all-reduce
@@ -99,10 +110,139 @@ printf 'topology: [ Ring, Switch ]\nnpus_count: [ 2, 4 ]\nbandwidth: [ 50, 50 ]\
 printf '{"endpoint-delay": 10, "preferred-dataset-splits": 1, "local-mem-bw": 50, "collective-optimization": "localBWAware", "all-reduce-implementation": ["ring", "ring"]}\n' \
     >"$tmp/sys2d.json"
 step "2-D Ring x Switch, localBWAware ring/ring" "96.330" "$tmp/sys2d.json" "$tmp/rs24.yml"
-# baseline (a whole all-reduce per dimension) is not run phase by phase yet: warned
+# baseline: a whole ring all-reduce of c = 1 MiB on each dimension in turn (Sys.cc
+# generate_collective()), each T = d + 2(n-1)(net + d) + (n-1) P:
+#   AR dim 0 (n0 = 2): m = 524288 B: net = 10265, P = 31455: 10 + 2 x 10275 + 31455 = 52015 ns
+#   AR dim 1 (n1 = 4): m = 262144 B: net = trunc(1000 + 4882.8125) = 5882,
+#             P = 3 x floor(5242.88) = 15726: 10 + 6 x 5892 + 3 x 15726 = 82540 ns
+#   T = 52015 + 82540 = 134555 ns
 sed 's/localBWAware/baseline/' "$tmp/sys2d.json" >"$tmp/sys2db.json"
-expect 0 "2-D baseline warns" 'sys2db.json: key "all-reduce-implementation": 2 dimensions' -- \
-    "$WEFT" replay -q --system "$tmp/sys2db.json" --cluster "$tmp/rs24.yml" --trace "$trace"
+step "2-D Ring x Switch, baseline ring/ring" "(52015 + 82540) / 1000" "$tmp/sys2db.json" \
+    "$tmp/rs24.yml"
+
+# involved_dim (Workload.cc issue_coll_comm()): the tutorial's all-reduce carries [true,
+# true]; rewritten to [true, false] its phases run on dimension 0 only, a localBWAware
+# all-reduce there (the last involved dimension): 10 + 2 (10265 + 10) + 31455 = 52015 ns;
+# to [false, true] on dimension 1 only: 10 + 6 (5882 + 10) + 3 x 15726 = 82540 ns.
+if command -v perl >/dev/null 2>&1; then
+    mkdir -p "$tmp/inv"
+    for r in 0 1 2 3 4 5 6 7; do
+        perl -0777 -pe 's/(involved_dim\xe2\x01\x04\n\x02\x01)\x01/${1}\x00/g' \
+            "$trace.$r.et" >"$tmp/inv/d0.$r.et"
+        perl -0777 -pe 's/(involved_dim\xe2\x01\x04\n\x02)\x01\x01/${1}\x00\x01/g' \
+            "$trace.$r.et" >"$tmp/inv/d1.$r.et"
+    done
+    cmp -s "$trace.0.et" "$tmp/inv/d0.0.et" && bad "involved_dim: the rewrite changed nothing"
+    trace_saved=$trace
+    trace="$tmp/inv/d0"
+    step "involved_dim [true, false]: dimension 0 only" "52.015" "$tmp/sys2d.json" "$tmp/rs24.yml"
+    trace="$tmp/inv/d1"
+    step "involved_dim [false, true]: dimension 1 only" "82.540" "$tmp/sys2d.json" "$tmp/rs24.yml"
+    trace=$trace_saved
+    # two entries on a 3-D network: ASTRA-sim would read past the list; weft refuses
+    printf 'topology: [ Ring, Ring, Ring ]\nnpus_count: [ 2, 2, 2 ]\nbandwidth: [ 50, 50, 50 ]\nlatency: [ 500, 500, 500 ]\n' \
+        >"$tmp/r222.yml"
+    sed 's/\["ring", "ring"\]/["ring", "ring", "ring"]/' "$tmp/sys2d.json" >"$tmp/sys3d.json"
+    expect 1 "involved_dim shorter than the network" "involved_dim lists 2 dimensions but the network has 3" -- \
+        "$WEFT" replay -q --system "$tmp/sys3d.json" --cluster "$tmp/r222.yml" --trace "$trace"
+fi
+
+# A communicator group of fewer NPUs than the network runs as one ring dimension over its
+# NPUs, with Ring whenever the file lists more than one implementation
+# (CommunicatorGroup.cc get_collective_plan()): direct/direct on NPUs 0, 2, 4, 6 of the
+# 2 x 4 network (a dimension-1 group: 2 hops through the switch) is a ring all-reduce of
+# 1 MiB, m = 262144 B: 10 + 6 (5882 + 10) + 3 x 15726 = 82540 ns, not direct's
+# 30 + 2 x 5882 + 15726 = 27520 ns.
+printf '{"endpoint-delay": 10, "preferred-dataset-splits": 1, "local-mem-bw": 50, "all-reduce-implementation": ["direct", "direct"]}\n' \
+    >"$tmp/dd.json"
+got=$("$WEFT" coll -c "$tmp/rs24.yml" --system "$tmp/dd.json" -g 0,2,4,6 -b 1M -e 1M 2>/dev/null |
+    awk '$1 == 1048576 {print $4, $7}')
+[ "$got" = "82.54 ring" ] && ok "a group of 4 NPUs runs Ring: 82.54 us" ||
+    bad "a group of 4 NPUs under direct/direct: '$got', expected '82.54 ring'"
+
+# stepc NAME EXPECTED_US SYSTEM CLUSTER TRACE SEQ: collective #SEQ's time (collectives.csv
+# time_us) must equal EXPECTED_US to 1e-6 us.
+stepc() {
+    name=$1 expected=$2 sys=$3 cluster=$4 tr=$5 seq=$6
+    rm -rf "$tmp/c"
+    if ! "$WEFT" replay -q --system "$sys" --cluster "$cluster" --trace "$tr" --out "$tmp/c" \
+        >/dev/null 2>"$tmp/err"; then
+        bad "$name: weft replay failed"; sed 's/^/     /' "$tmp/err"; return
+    fi
+    got=$(awk -F, -v s="$seq" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        $c["seq"] == s { print $c["time_us"] }' "$tmp/c/collectives.csv")
+    if [ -n "$got" ] && awk "BEGIN { d = $got - ($expected); if (d < 0) d = -d; exit !(d < 1e-6) }"; then
+        ok "$name: $got us as derived"
+    else
+        bad "$name: '$got' us, expected $expected us"
+    fi
+}
+
+# A baseline all-gather over 2 dimensions, pipelined: the examples' 8-NPU 1 MiB all-gather
+# (S = 1 MiB per NPU, as weft reads comm_size) on 2 x 4 Ring x Switch, ring/ring, K = 2
+# splits, A = 1: c = 524288 B per stream. All-gather runs the dimensions from the last:
+#   AG dim 1 (n1 = 4, 2 hops): m = c: net = trunc(1000 + 9765.625) = 10765:
+#             T1 = 10 + 3 x 10775 = 32335 ns
+#   AG dim 0 (n0 = 2): m = 4c = 2097152 B: net = trunc(500 + 39062.5) = 39562:
+#             T0 = 10 + 39572 = 39582 ns
+# Stream 0: dim 1 [0, 32335], dim 0 [32335, 71917]; stream 1: dim 1 [32335, 64670] (the
+# queue frees when stream 0 leaves it), dim 0 waits for stream 0: [71917, 111499].
+#   T = 111499 ns (waves, one stream after the other, would give 2 x 71917 = 143834)
+ag="$data/astra-sim-examples/examples/workload/microbenchmarks/all_gather/8npus_1MB/all_gather"
+printf '{"endpoint-delay": 10, "preferred-dataset-splits": 2, "local-mem-bw": 50, "all-gather-implementation": ["ring", "ring"]}\n' \
+    >"$tmp/ag2.json"
+stepc "2-D baseline all-gather, 2 splits pipelined" "(32335 + 2 * 39582) / 1000" \
+    "$tmp/ag2.json" "$tmp/rs24.yml" "$ag" 0
+
+# The MICRO 2024 tutorial's demo2 (MLP_ModelParallel, 32 NPUs), each with its own system:
+# K = 4 splits, A = 1, d = 10 ns, local-mem-bw 50 GB/s; its collectives span all 32 NPUs.
+demo2="$data/astra-sim-tutorials/micro2024/astra-sim-demo/demo2"
+mlp="$demo2/workload/MLP_ModelParallel"
+# (a) TPUv4.json on TPUv4-32.yml: 2 x 4 x 4 rings, 50 GB/s (53.6870912 B/ns), latency 500,
+# 500, 50 ns; a ring's neighbour is 1 hop. Collective #6 is a localBWAware all-reduce of
+# 65536 B: c = 16384 B. Phases (T = d + steps (net + d) + reductions, P(m) = 3 floor(m/50)):
+#   RS dim 0 (n 2): m 8192: net trunc(500 + 152.59) = 652, P 489: 10 + 662 + 489 = 1161
+#   RS dim 1 (n 4): m 2048: net trunc(500 + 38.15) = 538, P 120: 10 + 3 x 548 + 360 = 2014
+#   AR dim 2 (n 4): m 512: net trunc(50 + 9.54) = 59, P 30: 10 + 6 x 69 + 3 x 30 = 514
+#   AG dim 1 (n 4): 2048 B per NPU, m 2048: 10 + 3 x 548 = 1654
+#   AG dim 0 (n 2): 8192 B per NPU, m 8192: 10 + 662 = 672
+# Queues: q0 (RS0, AG0), q1 (RS1, AG1), q2 (AR2), one stream each at once, waiting streams
+# in arrival order (Sys.cc proceed_to_next_vnet_baseline(), SchedulerUnit):
+#   q0: s0 RS0 [0, 1161], s1 [1161, 2322], s2 [2322, 3483], s3 [3483, 4644]
+#   q1: s0 RS1 [1161, 3175], s1 RS1 [3175, 5189], s2 RS1 [5189, 7203]; s0 AG1 arrived at
+#       3689 (after AR2 [3175, 3689]), before s3 RS1 (4644): s0 AG1 [7203, 8857],
+#       s3 RS1 [8857, 10871], s1 AG1 [10871, 12525] (AR2 [5189, 5703]),
+#       s2 AG1 [12525, 14179] (AR2 [7203, 7717]), s3 AG1 [14179, 15833] (AR2 [10871, 11385])
+#   q0: s0 AG0 [8857, 9529], s1 AG0 [12525, 13197], s2 AG0 [14179, 14851],
+#       s3 AG0 [15833, 16505]
+#   T = 16505 ns
+stepc "demo2 TPUv4 3-D ring localBWAware all-reduce, 4 splits" "16.505" \
+    "$demo2/inputs/TPUv4.json" "$demo2/inputs/TPUv4-32.yml" "$mlp" 6
+# Collective #1 there, an all-gather of 65536 B per NPU, c = 16384, dimensions 2, 1, 0:
+#   AG dim 2: m 16384: net trunc(50 + 305.18) = 355: 10 + 3 x 365 = 1105
+#   AG dim 1: m 65536: net trunc(500 + 1220.70) = 1720: 10 + 3 x 1730 = 5200
+#   AG dim 0: m 262144: net trunc(500 + 4882.81) = 5382: 10 + 5392 = 5402
+# q0 (dim 0) is the bottleneck: s0 reaches it at 1105 + 5200 = 6305, and the 4 streams
+# run there back to back (each reaches it before the previous leaves):
+#   T = 6305 + 4 x 5402 = 27913 ns
+stepc "demo2 TPUv4 3-D ring all-gather, 4 splits" "(6305 + 4 * 5402) / 1000" \
+    "$demo2/inputs/TPUv4.json" "$demo2/inputs/TPUv4-32.yml" "$mlp" 1
+# (b) DGX_H100.json on DGX_H100-32.yml: 8 x 4 switches (2 hops: 1000 ns), 450 GB/s
+# (483.1838208 B/ns) and 50 GB/s; halvingDoubling on both (HalvingDoubling.cc: one
+# message per step, halving c/2, c/4, ... for reduce-scatter, each reduced; doubling from
+# the block for all-gather). Collective #6, a localBWAware all-reduce of 65536 B, c = 16384:
+#   RS dim 0 (n 8): m 8192, 4096, 2048: net 1016, 1008, 1004; P 489, 243, 120:
+#     10 + 1515 + 1261 + 1134 = 3920
+#   AR dim 1 (n 4) of 2048: m 1024, 512 reduced (net 1019, 1009; P 60, 30), then 512, 1024:
+#     10 + 1089 + 1049 + 1019 + 1029 = 4196
+#   AG dim 0 (n 8), 2048 B per NPU: m 2048, 4096, 8192: 10 + 1014 + 1018 + 1026 = 3068
+# q0 holds RS0 and AG0: RS0 of s0..s3 run [0, 15680] back to back; AR1 of s0..s3
+# [3920, 8116], [8116, 12312], [12312, 16508], [16508, 20704]; every AG0 arrives after
+# the last RS0 was queued, so q0 then runs s0..s3 AG0 from 15680 back to back:
+#   T = 15680 + 4 x 3068 = 27952 ns
+stepc "demo2 DGX_H100 2-D halvingDoubling localBWAware all-reduce, 4 splits" \
+    "(4 * 3920 + 4 * 3068) / 1000" "$demo2/inputs/DGX_H100.json" \
+    "$demo2/inputs/DGX_H100-32.yml" "$mlp" 6
 
 # Without --system weft runs one pipelined ring with no endpoint cost: 14 (500 +
 # 131072 B / 53.6870912 B/ns) = 41.179684 us, whatever the system file says.

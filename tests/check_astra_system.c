@@ -343,7 +343,7 @@ START_TEST(network_time_is_truncated_to_whole_ns)
 }
 END_TEST
 
-START_TEST(two_dimensions_run_phase_by_phase_only_where_modelled)
+START_TEST(dimensions_run_phase_by_phase_over_the_whole_network)
 {
     GError *error = NULL;
     g_autoptr(weft_astra_system_t) sys =
@@ -353,28 +353,156 @@ START_TEST(two_dimensions_run_phase_by_phase_only_where_modelled)
              NULL, &error);
     ck_assert(sys != NULL);
     const guint d24[] = {2, 4}, d124[] = {1, 2, 4}, d224[] = {2, 2, 4}, d8[] = {8};
-    guint block = 0;
-    ck_assert(weft_astra_system_phases(sys, WEFT_COLL_ALL_REDUCE, 8, d24, 2, &block));
-    ck_assert_uint_eq(block, 2);
-    /* a dimension of one NPU is skipped, as Sys.cc skips it */
-    ck_assert(weft_astra_system_phases(sys, WEFT_COLL_ALL_REDUCE, 8, d124, 3, &block));
-    ck_assert_uint_eq(block, 2);
-    /* three active dimensions, one dimension, a sub-communicator, no network, another
-     * operation: not modelled */
-    ck_assert(!weft_astra_system_phases(sys, WEFT_COLL_ALL_REDUCE, 16, d224, 3, &block));
-    ck_assert(!weft_astra_system_phases(sys, WEFT_COLL_ALL_REDUCE, 8, d8, 1, &block));
-    ck_assert(!weft_astra_system_phases(sys, WEFT_COLL_ALL_REDUCE, 4, d24, 2, &block));
-    ck_assert(!weft_astra_system_phases(sys, WEFT_COLL_ALL_REDUCE, 8, NULL, 0, &block));
-    ck_assert(!weft_astra_system_phases(sys, WEFT_COLL_ALL_GATHER, 8, d24, 2, &block));
-    /* baseline, or a non-ring dimension: not modelled */
+    ck_assert(weft_astra_system_phases(sys, WEFT_COLL_ALL_REDUCE, 8, d24, 2));
+    ck_assert(weft_astra_system_phases(sys, WEFT_COLL_ALL_REDUCE, 8, d124, 3));
+    ck_assert(weft_astra_system_phases(sys, WEFT_COLL_ALL_REDUCE, 16, d224, 3));
+    ck_assert(weft_astra_system_phases(sys, WEFT_COLL_ALL_GATHER, 8, d24, 2));
+    /* one active dimension, a sub-communicator, no network, an implementation list shorter
+     * than the dimensions, no list: not phase by phase */
+    ck_assert(!weft_astra_system_phases(sys, WEFT_COLL_ALL_REDUCE, 8, d8, 1));
+    ck_assert(!weft_astra_system_phases(sys, WEFT_COLL_ALL_REDUCE, 4, d24, 2));
+    ck_assert(!weft_astra_system_phases(sys, WEFT_COLL_ALL_REDUCE, 8, NULL, 0));
+    ck_assert(!weft_astra_system_phases(sys, WEFT_COLL_ALL_GATHER, 16, d224, 3));
+    ck_assert(!weft_astra_system_phases(sys, WEFT_COLL_ALL_TO_ALL, 8, d24, 2));
+
+    /* localBWAware all-reduce of c = 1000 B on 2 x 2 x 4 (Sys.cc generate_collective()):
+     * RS dim 0 (1000 -> 500), RS dim 1 (500 -> 250), AR dim 2 (250), AG dim 1 (250 per NPU
+     * -> 500), AG dim 0 (500 per NPU) */
+    g_autoptr(GArray) ph =
+        weft_astra_system_stream_phases(sys, WEFT_COLL_ALL_REDUCE, 1000, d224, 3, 0, &error);
+    ck_assert(ph != NULL);
+    ck_assert_uint_eq(ph->len, 5);
+    const weft_coll_op_t ops[] = {WEFT_COLL_REDUCE_SCATTER, WEFT_COLL_REDUCE_SCATTER,
+                                  WEFT_COLL_ALL_REDUCE, WEFT_COLL_ALL_GATHER, WEFT_COLL_ALL_GATHER};
+    const guint dim[] = {0, 1, 2, 1, 0};
+    const guint64 bytes[] = {1000, 500, 250, 250, 500};
+    for (guint p = 0; p < 5; p++) {
+        const weft_astra_phase_t *x = &g_array_index(ph, weft_astra_phase_t, p);
+        ck_assert_int_eq(x->op, ops[p]);
+        ck_assert_uint_eq(x->dim, dim[p]);
+        ck_assert_uint_eq(x->bytes, bytes[p]);
+        ck_assert_uint_eq(x->queue, dim[p]);
+        ck_assert_int_eq(x->algo, WEFT_COLL_ALGO_RING);
+    }
+    /* a dimension of one NPU is skipped: 1 x 2 x 4 gives RS dim 1, AR dim 2, AG dim 1 */
+    g_autoptr(GArray) ph3 =
+        weft_astra_system_stream_phases(sys, WEFT_COLL_ALL_REDUCE, 1000, d124, 3, 0, &error);
+    ck_assert(ph3 != NULL);
+    ck_assert_uint_eq(ph3->len, 3);
+    ck_assert_uint_eq(g_array_index(ph3, weft_astra_phase_t, 0).dim, 1);
+    ck_assert_uint_eq(g_array_index(ph3, weft_astra_phase_t, 1).dim, 2);
+    ck_assert_uint_eq(g_array_index(ph3, weft_astra_phase_t, 2).dim, 1);
+    /* all-gather (any optimization) from the last dimension down: 100 B per NPU on 2 x 4:
+     * AG dim 1 (100 -> 400), AG dim 0 (400 per NPU) */
+    g_autoptr(GArray) ag =
+        weft_astra_system_stream_phases(sys, WEFT_COLL_ALL_GATHER, 100, d24, 2, 0, &error);
+    ck_assert(ag != NULL);
+    ck_assert_uint_eq(ag->len, 2);
+    ck_assert_uint_eq(g_array_index(ag, weft_astra_phase_t, 0).dim, 1);
+    ck_assert_uint_eq(g_array_index(ag, weft_astra_phase_t, 1).bytes, 400);
+    /* baseline all-reduce: a whole all-reduce of c on each dimension */
     g_autoptr(weft_astra_system_t) base =
-        load("{\"all-reduce-implementation\": [\"ring\", \"ring\"]}", NULL, &error);
-    ck_assert(!weft_astra_system_phases(base, WEFT_COLL_ALL_REDUCE, 8, d24, 2, &block));
-    g_autoptr(weft_astra_system_t) hd =
-        load("{\"collective-optimization\": \"localBWAware\", "
-             "\"all-reduce-implementation\": [\"halvingDoubling\", \"ring\"]}",
-             NULL, &error);
-    ck_assert(!weft_astra_system_phases(hd, WEFT_COLL_ALL_REDUCE, 8, d24, 2, &block));
+        load("{\"all-reduce-implementation\": [\"halvingDoubling\", \"direct\"]}", NULL, &error);
+    g_autoptr(GArray) b =
+        weft_astra_system_stream_phases(base, WEFT_COLL_ALL_REDUCE, 64, d24, 2, 0, &error);
+    ck_assert(b != NULL);
+    ck_assert_uint_eq(b->len, 2);
+    ck_assert_int_eq(g_array_index(b, weft_astra_phase_t, 0).algo, WEFT_COLL_ALGO_HALVING_DOUBLING);
+    ck_assert_int_eq(g_array_index(b, weft_astra_phase_t, 1).algo, WEFT_COLL_ALGO_DIRECT);
+    ck_assert_uint_eq(g_array_index(b, weft_astra_phase_t, 1).bytes, 64);
+    /* involved_dim [true, false, true] (entries 3, mask 0b101) on 2 x 2 x 4: dimension 1 left
+     * out: RS dim 0 (1000 -> 500), AR dim 2 (500), AG dim 0 (500 per NPU) */
+    g_autoptr(GArray) inv = weft_astra_system_stream_phases(sys, WEFT_COLL_ALL_REDUCE, 1000, d224,
+                                                            3, (3 << 8) | 5, &error);
+    ck_assert(inv != NULL);
+    ck_assert_uint_eq(inv->len, 3);
+    ck_assert_uint_eq(g_array_index(inv, weft_astra_phase_t, 1).dim, 2);
+    ck_assert_uint_eq(g_array_index(inv, weft_astra_phase_t, 1).bytes, 500);
+    ck_assert_uint_eq(g_array_index(inv, weft_astra_phase_t, 2).dim, 0);
+    /* [false, false, false]: no phase at all */
+    g_autoptr(GArray) none =
+        weft_astra_system_stream_phases(sys, WEFT_COLL_ALL_REDUCE, 1000, d224, 3, 3 << 8, &error);
+    ck_assert(none != NULL);
+    ck_assert_uint_eq(none->len, 0);
+    /* involved_dim of 2 entries on 3 dimensions: refused */
+    ck_assert(weft_astra_system_stream_phases(sys, WEFT_COLL_ALL_REDUCE, 1000, d224, 3,
+                                              (2 << 8) | 3, &error) == NULL);
+    ck_assert(g_error_matches(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED));
+    g_clear_error(&error);
+    /* a list shorter than the network's dimensions: refused */
+    ck_assert(weft_astra_system_stream_phases(base, WEFT_COLL_ALL_REDUCE, 64, d224, 3, 0, &error) ==
+              NULL);
+    ck_assert(g_error_matches(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_UNSUPPORTED));
+    g_clear_error(&error);
+}
+END_TEST
+
+START_TEST(halving_doubling_as_astra_sim_runs_it)
+{
+    /* HalvingDoubling.cc on 8 NPUs: reduce-scatter of 1000 B sends to i ^ 1, i ^ 2, i ^ 4
+     * messages of 500, 250, 125 B, each reduced and each after the previous receive */
+    g_autoptr(weft_coll_plan_t) rs = weft_astra_hd_plan(WEFT_COLL_REDUCE_SCATTER, 8, 1000, 1);
+    ck_assert_uint_eq(rs->n_xfers, 24);
+    const guint64 rs_b[] = {500, 250, 125};
+    for (guint st = 0; st < 3; st++) {
+        const weft_coll_xfer_t *x = &rs->xfers[st * 8 + 3];
+        ck_assert_uint_eq(x->src, 3);
+        ck_assert_uint_eq(x->dst, 3u ^ (1u << st));
+        ck_assert_uint_eq(x->bytes, rs_b[st]);
+        ck_assert(x->flags & WEFT_COLL_XFER_REDUCE);
+        ck_assert_uint_eq(rs->n_preds[st * 8 + 3], st > 0 ? 1 : 0);
+    }
+    /* member 3's step-1 send waits for its step-0 receive, from 3 ^ 1 = 2 (transfer #2) */
+    ck_assert_uint_eq(rs->succ[rs->succ_off[2]], 8 + 3);
+    /* all-reduce: then i ^ 4, i ^ 2, i ^ 1 with 125, 250, 500 B, not reduced: 2 x 7/8 x 1000
+     * x 8 = 14000 B moved */
+    g_autoptr(weft_coll_plan_t) ar = weft_astra_hd_plan(WEFT_COLL_ALL_REDUCE, 8, 1000, 1);
+    ck_assert_uint_eq(ar->n_xfers, 48);
+    ck_assert_uint_eq(ar->xfers[3 * 8].dst, 4);
+    ck_assert_uint_eq(ar->xfers[3 * 8].bytes, 125);
+    ck_assert(!(ar->xfers[3 * 8].flags & WEFT_COLL_XFER_REDUCE));
+    ck_assert_uint_eq(ar->xfers[5 * 8].bytes, 500);
+    ck_assert_uint_eq(ar->moved_bytes, 14000);
+    /* all-gather of 100 B per NPU: i ^ 4, i ^ 2, i ^ 1 with 100, 200, 400 B: 700 x 8 moved */
+    g_autoptr(weft_coll_plan_t) ag = weft_astra_hd_plan(WEFT_COLL_ALL_GATHER, 8, 100, 1);
+    ck_assert_uint_eq(ag->xfers[0].dst, 4);
+    ck_assert_uint_eq(ag->xfers[16].bytes, 400);
+    ck_assert_uint_eq(ag->moved_bytes, 5600);
+}
+END_TEST
+
+START_TEST(schedule_pipelines_streams_over_queues)
+{
+    /* K = 3 streams, phases RS on queue 0 (10 ps), AR on queue 1 (25 ps), AG on queue 0
+     * (4 ps), one stream per queue at once. By hand (Sys.cc, FIFO among one collective):
+     *  t 0: s0 RS starts; s1, s2 wait on q0.
+     *  t10: s0 RS ends: s0 waits on q1; q0 admits s1 RS (slot of s0 RS), then q1 admits
+     *       s0 AR (free).
+     *  t20: s1 RS ends: q0 admits s2 RS (slot of s1 RS); s1 waits on q1 (s0 AR runs).
+     *  t30: s2 RS ends: s2 waits on q1 behind s1; q0 is idle.
+     *  t35: s0 AR ends: s0 joins q0; q1 admits s1 AR (slot of s0 AR), then q0 admits s0 AG
+     *       (free).
+     *  t39: s0 AG ends.  t60: s1 AR ends: q1 admits s2 AR (slot of s1 AR); q0 admits
+     *       s1 AG (free).  t64: s1 AG ends.  t85: s2 AR ends, s2 AG starts (free).
+     * Stream-phase index s x 3 + p; order 0 3 1 6 4 2 7 5 8. */
+    const guint queue[] = {0, 1, 0};
+    const weft_time_t dur[] = {10, 25, 4};
+    guint order[9];
+    gint pred[9];
+    weft_time_t start[9];
+    weft_astra_system_schedule(3, 3, queue, 2, dur, 1, order, pred, start);
+    const guint want_order[] = {0, 3, 1, 6, 4, 2, 7, 5, 8};
+    const gint want_pred[] = {-1, -1, -1, 0, 1, -1, 3, 4, -1};
+    const weft_time_t want_start[] = {0, 10, 35, 10, 35, 60, 20, 60, 85};
+    for (guint i = 0; i < 9; i++) {
+        ck_assert_uint_eq(order[i], want_order[i]);
+        ck_assert_int_eq(pred[i], want_pred[i]);
+        ck_assert_int_eq(start[i], want_start[i]);
+    }
+    /* two at once: s0 and s1 run RS together, s2 takes s0's slot at 10 */
+    weft_astra_system_schedule(3, 3, queue, 2, dur, 2, order, pred, start);
+    ck_assert_int_eq(start[6], 10);
+    ck_assert_int_eq(pred[6], 0);
 }
 END_TEST
 
@@ -392,7 +520,9 @@ astra_system_suite(void)
     TCase *plan = tcase_create("plan");
     tcase_add_test(plan, plan_follows_splits_active_chunks_and_delay);
     tcase_add_test(plan, network_time_is_truncated_to_whole_ns);
-    tcase_add_test(plan, two_dimensions_run_phase_by_phase_only_where_modelled);
+    tcase_add_test(plan, dimensions_run_phase_by_phase_over_the_whole_network);
+    tcase_add_test(plan, schedule_pipelines_streams_over_queues);
+    tcase_add_test(plan, halving_doubling_as_astra_sim_runs_it);
     suite_add_tcase(s, plan);
     return s;
 }

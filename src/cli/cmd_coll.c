@@ -506,8 +506,10 @@ weft_cmd_coll(int argc, char **argv)
              "--chunks).\n\n"
              "With --system FILE (an ASTRA-sim system JSON) ASTRA-sim's system layer decides\n"
              "all_reduce, all_gather, reduce_scatter and alltoall as weft replay --system does\n"
-             "(doc/formats.md): the algo column is weft's plan for the file's implementation, ch\n"
-             "the concurrent chunks, and nccl_us is '-'. Other operations keep weft's plain plans.");
+             "(doc/formats.md): the algo column is weft's plan for the file's implementation\n"
+             "(of dimension 0 over a multi-dimensional network), ch the concurrent chunks (over\n"
+             "all the NPUs of a multi-dimensional network: every dataset split, pipelined over\n"
+             "the dimensions), and nccl_us is '-'. Other operations keep weft's plain plans.");
     g_option_context_set_description(
         ctx, "Examples:\n"
              "  weft coll --cluster topologies/dgx-h100.ini --op all_reduce -b 8 -e 16G\n"
@@ -748,8 +750,9 @@ weft_cmd_coll(int argc, char **argv)
     if (b.astra != NULL) {
         printf("# weft coll: %s on %u ranks (%s), network %s, ASTRA-sim system %s\n", op_label, n,
                weft_topo_name(b.topo), weft_net_model_name(model), system);
-        printf("# ASTRA-sim system: %u dataset splits, %u active chunks, endpoint delay %" G_GINT64_FORMAT
-               " ns; ch = concurrent chunks\n",
+        printf("# ASTRA-sim system: %u dataset splits, %u active chunks, endpoint delay "
+               "%" G_GINT64_FORMAT
+               " ns; ch = concurrent chunks (multi-dimensional: all splits, pipelined)\n",
                b.astra->dataset_splits, b.astra->active_chunks, b.astra->endpoint_delay_ns);
     } else {
         printf("# weft coll: %s on %u ranks, %u nodes (%s), network %s, cpu %s, nccl %s\n",

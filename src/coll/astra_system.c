@@ -356,21 +356,16 @@ warn_combined(reader_t *R, const weft_astra_system_t *sys)
              sys->dataset_splits, sys->active_chunks, sys->active_chunks);
     }
     for (guint op = 0; op < WEFT_ASTRA_N_OPS; op++) {
-        if (sys->n_dims[op] > 1) {
+        if (sys->n_dims[op] > 1 && sys->custom[op] == NULL) {
+            /* over all the NPUs of an ASTRA-sim network the phases are exact
+             * (weft_astra_system_plan_phases()); only elsewhere is this an approximation */
             g_autofree char *key = g_strdup_printf("%s-implementation", op_keys[op]);
             warn(R, key,
-                 "%u dimensions: weft runs dimension 0's implementation (%s) over the whole "
-                 "communicator, not one phase per dimension (multi-dimensional collectives "
-                 "are not modelled yet; the exception: a localBWAware all-reduce with ring "
-                 "dimensions over the whole of a 2-D ASTRA-sim network runs phase by phase)",
+                 "%u dimensions: run one phase per dimension over all the NPUs of an "
+                 "ASTRA-sim network; a communicator group of fewer NPUs runs ring over its "
+                 "NPUs (as ASTRA-sim does), and on a cluster that is not an ASTRA-sim network "
+                 "dimension 0's implementation (%s) runs over the communicator",
                  sys->n_dims[op], impl_names[sys->impl[op][0].impl]);
-            if (op == WEFT_ASTRA_OP_ALL_REDUCE && sys->dataset_splits > sys->active_chunks) {
-                warn(R, key,
-                     "%u dimensions: weft runs the %u chunks %u at a time, wave after wave; "
-                     "ASTRA-sim overlaps chunks on different dimensions, so weft's time is "
-                     "longer",
-                     sys->n_dims[op], sys->dataset_splits, sys->active_chunks);
-            }
         }
         if (sys->n_dims[op] > 0 && sys->impl[op][0].window >= 0) {
             g_autofree char *key = g_strdup_printf("%s-implementation", op_keys[op]);
@@ -564,29 +559,19 @@ weft_astra_system_plan(const weft_astra_system_t *sys, weft_coll_op_t op, guint 
 
 gboolean
 weft_astra_system_phases(const weft_astra_system_t *sys, weft_coll_op_t op, guint n_members,
-                         const guint *dims, guint n_dims, guint *block)
+                         const guint *dims, guint n_dims)
 {
-    g_return_val_if_fail(sys != NULL && block != NULL, FALSE);
-    if (op != WEFT_COLL_ALL_REDUCE || dims == NULL ||
-        sys->collective_optimization != WEFT_ASTRA_OPT_LOCAL_BW_AWARE ||
-        sys->custom[WEFT_ASTRA_OP_ALL_REDUCE] != NULL ||
-        sys->n_dims[WEFT_ASTRA_OP_ALL_REDUCE] < n_dims) {
+    g_return_val_if_fail(sys != NULL, FALSE);
+    weft_astra_op_t aop;
+    if (dims == NULL || !weft_astra_op_of(op, &aop) || sys->custom[aop] != NULL ||
+        sys->n_dims[aop] < n_dims) {
         return FALSE;
     }
     guint64 total = 1;
     guint active = 0;
     for (guint d = 0; d < n_dims; d++) {
         total *= dims[d];
-        if (dims[d] <= 1) {
-            continue; /* Sys.cc skips a dimension of one NPU */
-        }
-        weft_astra_impl_t impl = sys->impl[WEFT_ASTRA_OP_ALL_REDUCE][d].impl;
-        if (impl != WEFT_ASTRA_IMPL_RING && impl != WEFT_ASTRA_IMPL_ONE_RING) {
-            return FALSE;
-        }
-        if (active++ == 0) {
-            *block = dims[d];
-        }
+        active += dims[d] > 1; /* Sys.cc skips a dimension of one NPU */
     }
-    return active == 2 && total == n_members;
+    return active >= 2 && total == n_members;
 }

@@ -58,19 +58,52 @@
  *    the last active dimension L, all-gather on L-1 down to 0; the dimensions visited
  *    twice give half their queues to each visit.
  * A chunk's phases run one after another; different chunks run on different dimensions
- * at once (each dimension's queues admit active-chunks-per-dimension streams), which
- * weft's waves (below) do not express (warned: weft's time is then longer).
- * weft runs one case phase by phase (weft_astra_system_phases()): a localBWAware
- * all-reduce over the whole of a network with two dimensions of more than one NPU, both
- * ring, as its hierarchical all-reduce over blocks of n_0 consecutive members
- * (weft_coll_layout_new_blocks(): position j of every block is dimension-0 coordinate
- * j, so the cross-block rings are dimension-1 groups), base_ps = 3 d (each phase opens
- * with its own endpoint delay):
- *     T = sum over phases of (d + steps (net(m) + d) + reductions).
- * Every other multi-dimensional case runs dimension 0's implementation over the whole
- * communicator, warned at load.
+ * at once. Scheduling (Sys.cc schedule(), proceed_to_next_vnet_baseline(), SchedulerUnit;
+ * QueueLevelHandler.cc): each dimension has num-queues-per-dim queues (1, the default of
+ * ASTRA-sim's analytical frontends, CmdLineParser.cc; a dimension visited twice then
+ * gives its one queue to both visits, the "half the queues" rule splitting nothing), and
+ * a queue runs ceil(A / queues) = A streams at once; the others wait in arrival order
+ * (one collective's streams share one priority, so insert_stream() puts a newcomer behind
+ * every waiting one whatever LIFO or FIFO says; the policies order different
+ * collectives). A stream whose phase ends joins its next queue, the queue it left
+ * admits its next waiting stream, then the new queue admits while it has room.
  *
- * weft runs this as an ordinary plan (coll.h) with: algorithm from the
+ * weft runs every collective over all the NPUs of an ASTRA-sim network with at least two
+ * dimensions of more than one NPU phase by phase (weft_astra_system_plan_phases()): the
+ * phases of one stream (weft_astra_system_stream_phases()), each the dimension's plan over
+ * every group of NPUs that differ only in that dimension's coordinate (rank = c_0 + n_0
+ * (c_1 + n_1 (c_2 ...)), ASTRA-sim's numbering), each opened on every NPU by an
+ * endpoint-delay local step (the phase's StreamInit PacketBundle), so that
+ *     T_phase = d + steps (net(m) + d) + reductions      (ring; direct as above)
+ * as on one dimension. The K streams are the plan's channels; the queue order is
+ * replayed over each phase's time alone (weft_astra_system_schedule()) and written into
+ * the plan as dependencies: stream s's phase p starts on an NPU once its phase p - 1 and
+ * the stream-phase that held the queue slot before it have ended there. Exact where every
+ * group of a dimension has the same links (a network YAML) and the analytical model runs
+ * it (ASTRA-sim's congestion-unaware one: streams do not share links, so each transfer
+ * has sharing 1, within the port caveat below); under the flow model the concurrent
+ * streams share links, as under ASTRA-sim's congestion-aware backend, while the queue
+ * order stays the congestion-unaware one. Phases that end at the same instant are
+ * handled in the order they started.
+ * halvingDoubling runs as HalvingDoubling.cc does (weft_astra_hd_plan(): one message per
+ * step to i ^ o) where the NPU count is a power of two, here and on one dimension.
+ * Not modelled: two collectives holding the queues at once (weft runs each collective's
+ * plan on its own: the scheduling policy's order between collectives). A collective's
+ * involved_dim (workload.h, read for the world as Workload.cc does) leaves dimensions out.
+ * A communicator group of fewer NPUs than the network runs, as in ASTRA-sim
+ * (CommunicatorGroup.cc get_collective_plan()), as one dimension over its NPUs with Ring
+ * when the file lists more than one implementation (its one implementation otherwise),
+ * chunks raised to the network's NPU count; on a cluster that is not an ASTRA-sim
+ * network dimension 0's implementation runs over the communicator (warned at load).
+ * Caveat: weft's analytical model serves an NPU's endpoint port first come first served
+ * (net.h), so transfers that leave one NPU through one port at once (a direct phase on a
+ * Switch dimension, or active-chunks-per-dimension > 1 streams on one dimension) take
+ * turns there, where ASTRA-sim's congestion-unaware backend lets them overlap: weft's
+ * time is then longer (direct all-reduce of 1 MiB on a 4-NPU Switch: 47.052 us against
+ * 27.520 us). Ring and halvingDoubling phases send one message per NPU at a time and are
+ * exact.
+ *
+ * On one dimension weft runs this as an ordinary plan (coll.h) with: algorithm from the
  * dimension's implementation, channels = min(A, K) (the concurrent streams),
  * chunks 1, S' = c x channels, and executor costs base_ps = step_*_ps = d,
  * hbm_Bps = local-mem-bw with ASTRA-sim's truncation (reduce_trunc_ns), each
@@ -229,20 +262,141 @@ gboolean weft_astra_system_plan(const weft_astra_system_t *sys, weft_coll_op_t o
  * @dims: (array length=n_dims) (nullable): the network's NPUs per dimension
  *   (weft_topo_astra_dims()); NULL: not an ASTRA-sim network.
  * @n_dims: entries of @dims.
- * @block: (out): the NPU count of the first dimension with more than one NPU.
  *
- * Whether weft runs @op dimension by dimension as ASTRA-sim does (see the essay): an
- * all-reduce under collective-optimization localBWAware over all the NPUs of a network
- * with exactly two dimensions of more than one NPU (the world, in rank order), each with a
- * ring (or oneRing) implementation: reduce-scatter in each block of @block consecutive
- * members, all-reduce across the blocks, all-gather in each block, which is weft's
- * hierarchical all-reduce over blocks of @block (weft_coll_layout_new_blocks()). Other
- * cases return FALSE and run dimension 0's implementation over the whole communicator
- * (warned at load). O(n_dims).
+ * Whether weft runs @op dimension by dimension as ASTRA-sim does (see the essay,
+ * weft_astra_system_plan_phases()): @op has a native implementation in @sys, the
+ * communicator is all the NPUs of the network (taken as the world in rank order), and at
+ * least two dimensions have more than one NPU. Otherwise the caller runs dimension 0's
+ * implementation over the whole communicator (weft_astra_system_plan(), warned at load).
+ * O(n_dims).
  */
 gboolean weft_astra_system_phases(const weft_astra_system_t *sys, weft_coll_op_t op,
-                                  guint n_members, const guint *dims, guint n_dims,
-                                  guint *block);
+                                  guint n_members, const guint *dims, guint n_dims);
+
+/** One phase of an ASTRA-sim stream (weft_astra_system_stream_phases()). */
+typedef struct {
+    weft_coll_op_t op;     /* the phase's operation: reduce-scatter, all-reduce, all-gather
+                              or all-to-all */
+    guint dim;             /* the network dimension it runs on */
+    guint n_d;             /* that dimension's NPU count (> 1) */
+    weft_coll_algo_t algo; /* weft's algorithm for the dimension's implementation */
+    guint64 bytes;         /* the S of the phase's plan (coll.h): the stream's data size when
+                              the phase starts (all-gather: each NPU's block) */
+    guint queue;           /* ASTRA-sim's queue: the dimension's one queue
+                              (num-queues-per-dim 1, its analytical frontends' default) */
+} weft_astra_phase_t;
+
+/**
+ * weft_astra_system_stream_phases:
+ * @sys: a system.
+ * @op: all-reduce, all-gather, reduce-scatter or all-to-all.
+ * @chunk_bytes: the stream's size c (Sys.cc determine_chunk_size()), bytes.
+ * @dims: (array length=n_dims): NPUs per dimension.
+ * @n_dims: entries of @dims.
+ * @involved_dim: the collective's involved_dim (workload.h: (entries << 8) | mask; 0:
+ *   absent, every dimension).
+ * @error: WEFT_COLL_ERROR_UNSUPPORTED when @op has no native implementation in @sys, its
+ *   implementation list is shorter than @n_dims, or @involved_dim lists fewer entries
+ *   than @n_dims (ASTRA-sim would read past its list).
+ *
+ * The phases of one stream in the order it runs them (Sys.cc generate_collective(), see
+ * the essay): dimensions of one NPU or not involved skipped, the next phase's size the
+ * previous one's final data size (Ring.cc: reduce-scatter c / n_d truncated, all-gather
+ * c x n_d).
+ * Returns: (transfer full): a GArray of weft_astra_phase_t (empty when no dimension has
+ * more than one NPU), or NULL on error. O(n_dims).
+ */
+GArray *weft_astra_system_stream_phases(const weft_astra_system_t *sys, weft_coll_op_t op,
+                                        guint64 chunk_bytes, const guint *dims, guint n_dims,
+                                        guint16 involved_dim, GError **error);
+
+/**
+ * weft_astra_system_schedule:
+ * @n_streams: K, the streams of one collective.
+ * @n_phases: P, the phases of each stream.
+ * @queue: (array length=n_phases): each phase's queue (< @n_queues).
+ * @n_queues: queue count.
+ * @dur_ps: (array length=n_phases): each phase's duration run alone, ps.
+ * @active: streams a queue runs at once (active-chunks-per-dimension, >= 1).
+ * @order: (out caller-allocates) (array length=n_streams * n_phases): the stream-phases
+ *   (s x P + p) in the order the queues admit them.
+ * @slot_pred: (out caller-allocates): per stream-phase, the stream-phase whose end freed
+ *   the queue slot it took, or -1 when it found one free.
+ * @start_ps: (out caller-allocates) (nullable): per stream-phase, when it starts.
+ *
+ * ASTRA-sim's scheduling of one collective's streams over its queues (Sys.cc
+ * generate_collective(), schedule(), proceed_to_next_vnet_baseline(), SchedulerUnit
+ * notify_stream_added() / notify_stream_removed(); 518bd513): streams enter their first
+ * queue in creation order; a queue runs at most @active streams, the others wait in
+ * arrival order (one collective's streams share one priority, so LIFO and FIFO order
+ * them alike: insert_stream() puts a stream behind the waiting ones of equal priority);
+ * when a phase ends the stream joins its next queue's waiting line, the queue it left
+ * admits its next stream, then the new queue admits while it has room. Phases that end at
+ * the same instant are handled in the order they started. Every stream-phase takes
+ * @dur_ps of its phase (a congestion-unaware network: streams do not slow each other).
+ * Time complexity: O(K P (K + P)).
+ */
+void weft_astra_system_schedule(guint n_streams, guint n_phases, const guint *queue, guint n_queues,
+                                const weft_time_t *dur_ps, guint active, guint *order,
+                                gint *slot_pred, weft_time_t *start_ps);
+
+/**
+ * weft_astra_system_plan_phases:
+ * @sys: a system.
+ * @fabric: the cluster's fabric (an ASTRA-sim network), whose routes time each phase.
+ * @member_vertex: (array length=n_members): the NPUs' cluster vertices in rank order.
+ * @op: the operation (weft_astra_system_phases() holds).
+ * @n_members: communicator size, all the NPUs of the network.
+ * @size_bytes: S, as in doc/collectives.md (ASTRA-sim's comm_size).
+ * @dims: (array length=n_dims): NPUs per dimension; rank = c_0 + n_0 (c_1 + n_1 (c_2 ...)).
+ * @n_dims: entries of @dims.
+ * @involved_dim: the collective's involved_dim, as weft_astra_system_stream_phases()
+ *   (a plan with no transfer when no involved dimension has more than one NPU).
+ * @error: WEFT_COLL_ERROR_UNSUPPORTED as weft_astra_system_plan() and
+ *   weft_astra_system_stream_phases(), or when a dimension's implementation cannot run its
+ *   phase; WEFT_COLL_ERROR_VALUE for a plan of 2^31 transfers or more; WEFT_NET_ERROR_*
+ *   when a group's NPUs cannot reach each other.
+ *
+ * One plan for the K = preferred-dataset-splits streams of @op (see the essay): stream s
+ * is channel s; its phase p is the phase's plan (weft_coll_plan_build() of the
+ * dimension's algorithm over one group, flat, explicit) copied onto every group of the
+ * dimension, opened on every NPU by a local delay of endpoint-delay ps
+ * (WEFT_COLL_XFER_DELAY) that waits for every transfer into that NPU of the stream's
+ * phase p - 1 and of the stream-phase that held the queue slot before it
+ * (weft_astra_system_schedule() over each phase's time alone on group 0). Transfers keep
+ * their phase plan's offsets (each phase's own data space). exec: base_ps 0, step
+ * latencies endpoint-delay, reductions and truncation as weft_astra_system_plan(), one
+ * wave. Exact against ASTRA-sim's congestion-unaware model where every group of a
+ * dimension has the same links (an ASTRA-sim network YAML) and no other collective holds
+ * the queues at the same time.
+ * Returns: (transfer full): the plan, or NULL. Time complexity: O(K x transfers of the
+ * phases over every group + K P (K + P)).
+ */
+weft_coll_plan_t *weft_astra_system_plan_phases(const weft_astra_system_t *sys,
+                                                weft_fabric_t *fabric, const gint *member_vertex,
+                                                weft_coll_op_t op, guint n_members,
+                                                guint64 size_bytes, const guint *dims, guint n_dims,
+                                                guint16 involved_dim, GError **error);
+
+/**
+ * weft_astra_hd_plan:
+ * @op: all-reduce, reduce-scatter or all-gather.
+ * @n: NPUs, a power of two >= 2.
+ * @size_bytes: S (coll.h: all-gather's is each NPU's block), cut evenly over @channels.
+ * @channels: concurrent streams (>= 1), each moving size_bytes / channels.
+ *
+ * ASTRA-sim's halvingDoubling (HalvingDoubling.cc, 518bd513) as a plan: NPU i exchanges
+ * with i ^ o, one message per step, each step's send waiting for the previous step's
+ * receive (and its reduction): reduce-scatter o = 1, 2, ..., n/2 with messages c/2,
+ * c/4, ... (halved, truncating), each received message reduced; all-reduce that, then
+ * o = n/2, ..., 1 with messages doubling from the last one; all-gather o = n/2, ..., 1
+ * with messages c, 2c, 4c, .... weft's own halving_doubling (coll.h) instead moves
+ * block by block and lets a block go as soon as it is in, which is not ASTRA-sim's
+ * timing. Transfers carry no data-space offsets (all 0). Returns: (transfer full): the
+ * plan; NULL (a programming error) for other @op or @n. O(channels x n log n).
+ */
+weft_coll_plan_t *weft_astra_hd_plan(weft_coll_op_t op, guint n, guint64 size_bytes,
+                                     guint channels);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(weft_astra_system_t, weft_astra_system_free)
 

@@ -27,6 +27,7 @@ typedef struct {
  * on the member count alone. */
 typedef struct {
     guint op, n, comm;
+    guint involved; /* ASTRA-sim's involved_dim (planner.h); 0 outside ASTRA-sim systems */
     guint64 bytes;
 } plan_key_t;
 
@@ -50,14 +51,15 @@ plan_key_hash(gconstpointer p)
 {
     const plan_key_t *k = p;
     return (k->op * 31u + k->n) * 2654435761u ^ (guint)k->bytes ^ (guint)(k->bytes >> 32) ^
-           (k->comm * 40503u);
+           (k->comm * 40503u) ^ (k->involved * 2246822519u);
 }
 
 static gboolean
 plan_key_equal(gconstpointer a, gconstpointer b)
 {
     const plan_key_t *x = a, *y = b;
-    return x->op == y->op && x->n == y->n && x->bytes == y->bytes && x->comm == y->comm;
+    return x->op == y->op && x->n == y->n && x->bytes == y->bytes && x->comm == y->comm &&
+           x->involved == y->involved;
 }
 
 weft_coll_planner_t *
@@ -302,9 +304,10 @@ plain_choice(const weft_coll_planner_t *p, const weft_coll_plan_t *plan, weft_co
 /* A plan as ASTRA-sim's system layer would run the collective (coll/astra_system.h): one
  * wave of its concurrent chunks, run exec.waves times. */
 static weft_coll_plan_t *
-astra_plan(weft_coll_planner_t *p, guint n, weft_coll_op_t op, guint64 size_bytes,
-           weft_coll_choice_t *ch, GError **error)
+astra_plan(weft_coll_planner_t *p, const planner_comm_t *pc, weft_coll_op_t op, guint64 size_bytes,
+           guint16 involved, weft_coll_choice_t *ch, GError **error)
 {
+    guint n = pc->n;
     weft_coll_config_t cfg = {.proto = WEFT_COLL_PROTO_SIMPLE, .chunks = 1};
     weft_coll_exec_t exec = {0};
     guint64 bytes;
@@ -329,27 +332,51 @@ astra_plan(weft_coll_planner_t *p, guint n, weft_coll_op_t op, guint64 size_byte
         ch->costs.model_ps = -1;
         return custom;
     }
-    if (!weft_astra_system_plan(p->astra, op, n, size_bytes, &cfg.algo, &cfg.channels, &bytes,
+    guint n_dims = 0;
+    const guint *dims =
+        p->fabric != NULL ? weft_topo_astra_dims(weft_fabric_topo(p->fabric), &n_dims) : NULL;
+    guint64 total = 1;
+    for (guint d = 0; dims != NULL && d < n_dims; d++) {
+        total *= dims[d];
+    }
+    /* Sys.cc determine_chunk_size() raises a chunk to the network's NPU count (total_nodes),
+     * even for a communicator group's collective */
+    guint npus = dims != NULL && total <= G_MAXUINT ? (guint)total : n;
+    if (!weft_astra_system_plan(p->astra, op, npus, size_bytes, &cfg.algo, &cfg.channels, &bytes,
                                 &exec, error)) {
         return NULL;
     }
-    /* A 2-D ASTRA-sim network's localBWAware all-reduce: one phase per dimension, run as
-     * weft's hierarchical all-reduce over the dimension-0 blocks; each of its three
-     * phases opens with an endpoint delay (Ring.cc: StreamInit's first PacketBundle), so
-     * two more than the plan's one (the phases run one after another: where the delays
-     * fall does not change the time) */
-    guint n_dims = 0, block = 0;
-    const guint *dims =
-        p->fabric != NULL ? weft_topo_astra_dims(weft_fabric_topo(p->fabric), &n_dims) : NULL;
-    g_autoptr(weft_coll_layout_t) flat = NULL;
-    if (weft_astra_system_phases(p->astra, op, n, dims, n_dims, &block)) {
-        cfg.algo = WEFT_COLL_ALGO_HIERARCHICAL;
-        flat = weft_coll_layout_new_blocks(n, block);
-        exec.base_ps *= 3;
-    } else {
-        flat = weft_coll_layout_new_flat(n);
+    /* The whole of a multi-dimensional ASTRA-sim network: one phase per dimension, the
+     * streams pipelined across the dimensions' queues (astra_system.h) */
+    if (weft_astra_system_phases(p->astra, op, n, dims, n_dims)) {
+        const gint *v = &g_array_index(p->vertices, gint, pc->off);
+        weft_coll_plan_t *plan = weft_astra_system_plan_phases(
+            p->astra, p->fabric, v, op, n, size_bytes, dims, n_dims, involved, error);
+        if (plan == NULL) {
+            return NULL;
+        }
+        g_ptr_array_add(p->store, plan);
+        memset(ch, 0, sizeof *ch);
+        ch->config = (weft_coll_config_t){
+            .algo = plan->algo, .proto = plan->proto, .channels = plan->channels, .chunks = 1};
+        ch->costs.model_ps = -1;
+        return plan;
     }
-    weft_coll_plan_t *plan = weft_coll_plan_build(op, &cfg, flat, bytes, error);
+    /* A communicator group of fewer NPUs than the network: ASTRA-sim runs it as one ring
+     * dimension over its NPUs, and with Ring whenever the file lists more than one
+     * implementation (CommunicatorGroup.cc get_collective_plan(), 518bd513) */
+    if (dims != NULL && total != n && p->astra->n_dims[aop] > 1 && op != WEFT_COLL_ALL_TO_ALL) {
+        cfg.algo = WEFT_COLL_ALGO_RING;
+    }
+    g_autoptr(weft_coll_layout_t) flat = weft_coll_layout_new_flat(n);
+    /* ASTRA-sim's halvingDoubling, one message per step (weft_astra_hd_plan()); weft's
+     * own builder where ASTRA-sim's needs a power of two it does not have */
+    gboolean astra_hd = cfg.algo == WEFT_COLL_ALGO_HALVING_DOUBLING && n >= 2 &&
+                        (n & (n - 1)) == 0 &&
+                        (op == WEFT_COLL_ALL_REDUCE || op == WEFT_COLL_ALL_GATHER ||
+                         op == WEFT_COLL_REDUCE_SCATTER);
+    weft_coll_plan_t *plan = astra_hd ? weft_astra_hd_plan(op, n, bytes, cfg.channels)
+                                      : weft_coll_plan_build(op, &cfg, flat, bytes, error);
     if (plan == NULL) {
         g_prefix_error(error, "%s: ", p->astra->path);
         return NULL;
@@ -375,13 +402,24 @@ const weft_coll_plan_t *
 weft_coll_planner_plan(weft_coll_planner_t *planner, weft_coll_op_t op, guint64 size_bytes,
                        guint comm, weft_coll_choice_t *choice, GError **error)
 {
+    return weft_coll_planner_plan_dims(planner, op, size_bytes, comm, 0, choice, error);
+}
+
+const weft_coll_plan_t *
+weft_coll_planner_plan_dims(weft_coll_planner_t *planner, weft_coll_op_t op, guint64 size_bytes,
+                            guint comm, guint16 involved_dim, weft_coll_choice_t *choice,
+                            GError **error)
+{
     g_return_val_if_fail(planner != NULL, NULL);
     g_return_val_if_fail((guint)op < WEFT_COLL_N_OPS, NULL);
     g_return_val_if_fail(comm < planner->comms->len, NULL);
     g_return_val_if_fail(error == NULL || *error == NULL, NULL);
     weft_coll_planner_t *p = planner;
     const planner_comm_t *pc = &g_array_index(p->comms, planner_comm_t, comm);
-    plan_key_t key = {op, pc->n, p->tuned ? comm + 1 : 0, size_bytes};
+    if (p->astra == NULL) {
+        involved_dim = 0; /* only ASTRA-sim's system layer reads it */
+    }
+    plan_key_t key = {op, pc->n, p->tuned ? comm + 1 : 0, involved_dim, size_bytes};
     weft_coll_plan_t *plan = g_hash_table_lookup(p->plans, &key);
     if (plan != NULL) {
         if (choice != NULL && p->tuned) {
@@ -412,7 +450,7 @@ weft_coll_planner_plan(weft_coll_planner_t *planner, weft_coll_op_t op, guint64 
         ch->tuned = TRUE;
         plan = tuned_plan(p, pc, op, size_bytes, &ch->config, &ch->costs, error);
     } else if (p->astra != NULL && weft_astra_op_of(op, &(weft_astra_op_t){0})) {
-        plan = astra_plan(p, pc->n, op, size_bytes, ch, error);
+        plan = astra_plan(p, pc, op, size_bytes, involved_dim, ch, error);
     } else {
         plan = weft_coll_plan_new(op, p->plain_algo[op], pc->n, size_bytes, p->chunks, error);
         if (plan != NULL) {

@@ -158,6 +158,22 @@ const weft_coll_plan_t *weft_coll_planner_plan(weft_coll_planner_t *planner, wef
                                                weft_coll_choice_t *choice, GError **error);
 
 /**
+ * weft_coll_planner_plan_dims:
+ * @planner, @op, @size_bytes, @comm, @choice: as weft_coll_planner_plan().
+ * @involved_dim: ASTRA-sim's involved_dim of the collective (workload.h: (entries << 8) |
+ *   mask; 0: absent, every dimension); read only under an ASTRA-sim system file
+ *   (weft_astra_system_plan_phases()), ignored otherwise.
+ * @error: as weft_coll_planner_plan(); WEFT_COLL_ERROR_UNSUPPORTED when @involved_dim lists
+ *   fewer dimensions than the ASTRA-sim network has.
+ * weft_coll_planner_plan() for a collective that names the network dimensions it spans.
+ * Returns: (transfer none): as weft_coll_planner_plan().
+ */
+const weft_coll_plan_t *weft_coll_planner_plan_dims(weft_coll_planner_t *planner, weft_coll_op_t op,
+                                                    guint64 size_bytes, guint comm,
+                                                    guint16 involved_dim,
+                                                    weft_coll_choice_t *choice, GError **error);
+
+/**
  * weft_coll_planner_forget:
  * Frees every plan @planner returned (their pointers become invalid) and forgets which
  * calls made them; communicators, layouts and systems stay. For callers whose calls do

@@ -199,6 +199,7 @@ typedef struct {
     struct {
         const weft_coll_plan_t *plan;
         guint op;
+        guint16 involved; /* ASTRA-sim's involved_dim (workload.h) */
         guint64 bytes;
         comm_memo_t *cm;     /* (collective_detail = auto) its memo, once looked up */
     } recent[8];
@@ -1603,14 +1604,17 @@ coll_start(replay_t *R, coll_inst_t *ci)
     GError *error = NULL;
     comm_state_t *cs = &R->comm_state[ci->comm];
     const gint *vertices = cs->vertices;
+    /* ASTRA-sim's involved_dim, read by the planner under a system file only */
+    guint16 involved = t0->involved_dim != NULL ? t0->involved_dim[n0] : 0;
     guint k = 0;
     while (k < G_N_ELEMENTS(cs->recent) &&
-           (cs->recent[k].plan == NULL || cs->recent[k].op != op || cs->recent[k].bytes != bytes)) {
+           (cs->recent[k].plan == NULL || cs->recent[k].op != op || cs->recent[k].bytes != bytes ||
+            cs->recent[k].involved != involved)) {
         k++;
     }
     if (k == G_N_ELEMENTS(cs->recent)) {
-        const weft_coll_plan_t *plan =
-            weft_coll_planner_plan(R->planner, op, bytes, cs->plan_comm, NULL, &error);
+        const weft_coll_plan_t *plan = weft_coll_planner_plan_dims(
+            R->planner, op, bytes, cs->plan_comm, involved, NULL, &error);
         if (plan == NULL) {
             g_prefix_error(&error, "%s: rank %u node %" G_GUINT64_FORMAT " (%s): ", t0->file,
                            comm->ranks[0], t0->id[n0], node_name(t0, n0));
@@ -1622,6 +1626,7 @@ coll_start(replay_t *R, coll_inst_t *ci)
         cs->recent[k].plan = plan;
         cs->recent[k].op = op;
         cs->recent[k].bytes = bytes;
+        cs->recent[k].involved = involved;
         cs->recent[k].cm = NULL;
     }
     const weft_coll_plan_t *plan = cs->recent[k].plan;

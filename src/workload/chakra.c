@@ -933,6 +933,7 @@ fill_node(loader_t *L, guint r, guint i, GError **error)
     gint64 comm_type = 0;
     const char *pg_name = "";
     const char *pg_desc = NULL;
+    guint16 involved = 0; /* involved_dim, workload.h */
     g_autofree char *pg_buf = NULL;
     for (gsize k = 0; k < n->n_attr; k++) {
         const ChakraProtoMsg__AttributeProto *a = n->attr[k];
@@ -972,6 +973,28 @@ fill_node(loader_t *L, guint r, guint i, GError **error)
                 return FALSE;
             }
             t->tag[i] = v;
+        } else if (strcmp(an, "involved_dim") == 0 &&
+                   n->type == CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE) {
+            /* Workload.cc issue_coll_comm() exits on any other type */
+            if (a->value_case != AV(BOOL_LIST) || a->bool_list == NULL) {
+                g_autofree char *val = attr_value_text(a);
+                g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                            WHERE_FMT ": involved_dim is not a bool_list (%s)", WHERE_ARGS(&w),
+                            val);
+                return FALSE;
+            }
+            if (a->bool_list->n_values > 8) {
+                g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                            WHERE_FMT ": involved_dim has %zu entries, weft reads at most 8 "
+                                      "network dimensions",
+                            WHERE_ARGS(&w), a->bool_list->n_values);
+                return FALSE;
+            }
+            guint16 mask = 0;
+            for (gsize b = 0; b < a->bool_list->n_values; b++) {
+                mask |= a->bool_list->values[b] ? (guint16)(1u << b) : 0;
+            }
+            involved = (guint16)((a->bool_list->n_values << 8) | mask);
         } else if (strcmp(an, "pg_name") == 0) {
             if (a->value_case == AV(STRING_VAL)) {
                 pg_name = a->string_val;
@@ -1030,6 +1053,14 @@ fill_node(loader_t *L, guint r, guint i, GError **error)
         }
         if (!comm_for(L, &w, pg_name, &t->comm[i], error)) {
             return FALSE;
+        }
+        /* Workload.cc extract_comm_group(): a pg_name other than "" and "0" names a group
+         * whose own plan decides the dimensions; involved_dim is ignored then */
+        if (involved != 0 && (pg_name[0] == '\0' || strcmp(pg_name, "0") == 0)) {
+            if (t->involved_dim == NULL) {
+                t->involved_dim = g_new0(guint16, MAX(t->n_nodes, 1));
+            }
+            t->involved_dim[i] = involved;
         }
         break;
     case CHAKRA_PROTO_MSG__NODE_TYPE__COMM_SEND_NODE:

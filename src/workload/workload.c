@@ -129,6 +129,7 @@ rank_trace_clear(weft_rank_trace_t *t)
     g_free(t->mem_alloc);
     g_free(t->mem_free);
     g_free(t->mem_cat);
+    g_free(t->involved_dim);
     g_free(t->dep_off);
     g_free(t->deps);
     memset(t, 0, sizeof(*t));

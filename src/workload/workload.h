@@ -138,6 +138,11 @@ typedef struct {
     guint64 *mem_alloc;
     guint64 *mem_free;
     guint8 *mem_cat;
+    /* (nullable) COLL: ASTRA-sim's involved_dim (Workload.cc issue_coll_comm()) of a
+     * collective of the world (pg_name absent, "" or "0"; ASTRA-sim ignores it for any
+     * other group) as (entries << 8) | mask, bit d of mask set when dimension d is
+     * involved; 0: absent (every dimension). NULL: no node has one. At most 8 entries. */
+    guint16 *involved_dim;
     guint32 *dep_off;         /* predecessors of node i: deps[dep_off[i] .. dep_off[i+1]) */
     guint32 *deps;            /* node indexes */
     guint n_ctrl_deps_ignored; /* ctrl_deps dropped because they were unsound (see above) */
