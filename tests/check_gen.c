@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A tiny model: 2 layers, h 64, 4 heads (d 16), 4 KV heads, FFN 256 (2 matrices), vocab 128,
  * seq 32; one micro-batch of one sequence; no parallelism. */
@@ -1127,6 +1128,36 @@ START_TEST(keyfile_derives_dp_from_the_gpus)
 }
 END_TEST
 
+/* A key given twice: a spec file is refused, naming the file, the group and the key, as
+ * every weft file is (it used to be read, and the first value's text leaked: found by
+ * tests/fuzz/fuzz_gen_spec, regression input tests/fuzz/regressions/gen_spec/); a
+ * GKeyFile loaded by GLib itself, which keeps both lines, takes the last value. */
+START_TEST(a_key_given_twice)
+{
+    static const char text[] = "[transformer]\nmodel = gpt3-1.3b\ntp = 4\npp = 1\ndp = 1\n"
+                               "tp = 2\n";
+    g_autofree char *path = NULL;
+    g_autoptr(GError) err = NULL;
+    int fd = g_file_open_tmp("weft-gen-XXXXXX.gen", &path, &err);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert(g_file_set_contents(path, text, -1, &err));
+    ck_assert_ptr_null(weft_gen_load_spec(path, &err));
+    g_unlink(path);
+    ck_assert(g_error_matches(err, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE));
+    ck_assert_msg(strstr(err->message, path) != NULL && strstr(err->message, "tp") != NULL &&
+                      strstr(err->message, "transformer") != NULL,
+                  "%s", err->message);
+    g_clear_error(&err);
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    ck_assert(g_key_file_load_from_data(kf, text, sizeof text - 1, G_KEY_FILE_NONE, &err));
+    g_autoptr(weft_workload_t) wl = weft_gen_load_keyfile(kf, "k", 0, &err);
+    ck_assert_msg(wl != NULL, "%s", err ? err->message : "");
+    /* tp 2 (the last line) x pp 1 x dp 1 = 2 ranks */
+    ck_assert_uint_eq(wl->n_ranks, 2);
+}
+END_TEST
+
 /* A model given by its sizes (no preset; weft replay --gen layers=...,hidden=...,heads=...):
  * the keys' defaults, not 0 ("kv-heads is 0"), and the presets' overlap flags. */
 START_TEST(sizes_without_a_model_take_their_defaults)
@@ -1189,6 +1220,7 @@ gen_suite(void)
     tcase_add_test(tc, backward_accumulates_weight_gradients);
     tcase_add_test(tc, memory_estimate);
     tcase_add_test(tc, keyfile_derives_dp_from_the_gpus);
+    tcase_add_test(tc, a_key_given_twice);
     tcase_add_test(tc, sizes_without_a_model_take_their_defaults);
     tcase_add_test(tc, memory_oom_policy);
     suite_add_tcase(s, tc);

@@ -1556,10 +1556,14 @@ weft_gen_load_spec_on(const char *path, const weft_hw_gpu_t *cluster_gpu, const 
     g_return_val_if_fail(cluster_gpu == NULL || cluster != NULL, NULL);
     g_autoptr(GKeyFile) kf = g_key_file_new();
     g_autoptr(GError) e = NULL;
-    if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &e)) {
-        g_set_error(error, WEFT_WORKLOAD_ERROR,
-                    e->domain == G_FILE_ERROR ? WEFT_WORKLOAD_ERROR_IO : WEFT_WORKLOAD_ERROR_VALUE,
-                    "%s: %s", path, e->message);
+    /* a key or group given twice is refused, as in every other weft file */
+    if (!weft_keyfile_load_file(kf, path, &e)) {
+        gint code = e->domain == G_FILE_ERROR ? WEFT_WORKLOAD_ERROR_IO : WEFT_WORKLOAD_ERROR_VALUE;
+        if (g_str_has_prefix(e->message, path)) {
+            g_set_error_literal(error, WEFT_WORKLOAD_ERROR, code, e->message);
+        } else {
+            g_set_error(error, WEFT_WORKLOAD_ERROR, code, "%s: %s", path, e->message);
+        }
         return NULL;
     }
     return load_keyfile(kf, path, 0, cluster_gpu, cluster, error);
@@ -1593,10 +1597,16 @@ load_keyfile(GKeyFile *kf, const char *path, guint n_gpus, const weft_hw_gpu_t *
                         "%s: [transformer] unknown key '%s' (value '%s'); valid keys: %s", path,
                         keys[k], v, valid);
             ok = FALSE;
-        } else if (!weft_key_check(row, v, NULL, &texts[row - weft_gen_keys], &e)) {
-            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE, "%s: %s", path,
-                        e->message);
-            ok = FALSE;
+        } else {
+            /* GKeyFile lists a key loaded twice twice (both with its last value): the text
+             * of the first is replaced, not leaked */
+            char **slot = &texts[row - weft_gen_keys];
+            g_clear_pointer(slot, g_free);
+            if (!weft_key_check(row, v, NULL, slot, &e)) {
+                g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE, "%s: %s",
+                            path, e->message);
+                ok = FALSE;
+            }
         }
     }
     weft_gen_spec_t spec;
