@@ -3,7 +3,8 @@
 # make fuzz-smoke: for each loader named on the command line, replays its regression
 # inputs (tests/fuzz/regressions/LOADER, each must run clean), then fuzzes it for
 # FUZZ_SECONDS (default 20) from a scratch copy of its seed corpus
-# (tests/fuzz/corpus/LOADER; the tree's corpus is never written). Per input: at most
+# (tests/fuzz/corpus/LOADER; the tree's corpus is never written), with the words of its
+# format (tests/fuzz/dict/LOADER.dict, when there is one). Per input: at most
 # FUZZ_MAX_LEN bytes (32768), FUZZ_TIMEOUT seconds (10) and FUZZ_RSS_MB MiB (2048).
 # A crash, leak, sanitizer report, timeout or out-of-memory fails the loader; its input
 # is kept in fuzz-findings/LOADER/ of the build directory, to be fixed and added to
@@ -39,12 +40,15 @@ for loader in "$@"; do
     mkdir -p "$scratch/corpus" "$scratch/artifacts"
     cp "$WEFT_SRCDIR/tests/fuzz/corpus/$loader"/* "$scratch/corpus/" 2>/dev/null
     echo "fuzz_$loader: $(ls "$scratch/corpus" | wc -l) seeds, ${seconds} s"
-    if ! "$bin" -max_total_time="$seconds" -max_len="$max_len" -timeout="$timeout" \
+    dict="$WEFT_SRCDIR/tests/fuzz/dict/$loader.dict"
+    set --
+    [ -f "$dict" ] && set -- -dict="$dict"
+    if ! "$bin" "$@" -max_total_time="$seconds" -max_len="$max_len" -timeout="$timeout" \
         -rss_limit_mb="$rss" -artifact_prefix="$scratch/artifacts/" -print_final_stats=1 \
         "$scratch/corpus" >"$scratch/fuzz.out" 2>&1; then
         mkdir -p "$found"
         cp "$scratch"/artifacts/* "$found/" 2>/dev/null
-        echo "FAIL: $loader: the fuzzer found an input (kept in $found):" | tee -a "$log"
+        echo "FAIL: $loader: the fuzzer found an input (kept in $found; ASAN_OPTIONS=fast_unwind_on_malloc=0 $bin FILE shows whole stacks):" | tee -a "$log"
         tail -60 "$scratch/fuzz.out"
         ok=0
     else
