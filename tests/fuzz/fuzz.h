@@ -7,9 +7,10 @@
  * GError) is a correct answer; a crash, a leak, undefined behaviour or a hang is a finding.
  * Loaders that take a path read the input from a file in a private scratch directory
  * (made once under $TMPDIR, removed at exit); the file is unlinked after each input.
- * The scratch directory also links topologies/, traces/, scenarios/ and studies/ of the
- * source tree, so a scenario or study input that names "../topologies/dgx-h100.ini"
- * (as the bundled ones do, relative to their own directory) finds it.
+ * The scratch directory also links topologies/ (but its largest cluster), traces/,
+ * scenarios/ and studies/ of the source tree, so a scenario or study input that names
+ * "../topologies/dgx-h100.ini" (as the bundled ones do, relative to their own
+ * directory) finds it.
  *
  * The same harness links either libFuzzer (make fuzz-smoke, clang) or
  * tests/fuzz/replay_main.c (make check, any compiler), which runs it on given files.
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <unistd.h>
 
@@ -44,15 +46,16 @@ fuzz_cleanup(void)
     if (fuzz_dir == NULL) {
         return;
     }
-    static const char *const sub[] = {"in/topologies", "in/traces", "in/scenarios", "in/studies"};
+    static const char *const sub[] = {"in/traces", "in/scenarios", "in/studies"};
     for (guint i = 0; i < G_N_ELEMENTS(sub); i++) {
         g_autofree char *p = g_build_filename(fuzz_dir, sub[i], NULL);
         (void)g_unlink(p);
     }
-    /* what a harness left (its own fixed files) and the directories */
+    /* what a harness left (its own fixed files), the links of topologies/, the directories */
     g_autofree char *in = g_build_filename(fuzz_dir, "in", NULL);
     g_autofree char *inner = g_build_filename(in, "work", NULL);
-    const char *dirs[] = {inner, in, fuzz_dir};
+    g_autofree char *topo = g_build_filename(in, "topologies", NULL);
+    const char *dirs[] = {inner, topo, in, fuzz_dir};
     for (guint i = 0; i < G_N_ELEMENTS(dirs); i++) {
         GDir *d = g_dir_open(dirs[i], 0, NULL);
         if (d != NULL) {
@@ -87,7 +90,7 @@ fuzz_path(const char *name)
         if (g_mkdir_with_parents(work, 0700) != 0) {
             g_error("fuzz: cannot make %s", work);
         }
-        static const char *const sub[] = {"topologies", "traces", "scenarios", "studies"};
+        static const char *const sub[] = {"traces", "scenarios", "studies"};
         for (guint i = 0; i < G_N_ELEMENTS(sub); i++) {
             g_autofree char *target = g_build_filename(WEFT_FUZZ_SRCDIR, sub[i], NULL);
             g_autofree char *link = g_build_filename(fuzz_dir, "in", sub[i], NULL);
@@ -95,6 +98,27 @@ fuzz_path(const char *name)
                 g_error("fuzz: cannot link %s to %s", link, target);
             }
         }
+        /* topologies/: each file linked but the 16,384-GPU h100-2048-nodes.ini (15 s to build
+         * under the fuzzer: a hang to libFuzzer), which a mutated study or train file would
+         * otherwise reach through scenarios/train-llama3-405b.ini (paths resolve lexically) */
+        g_autofree char *topo_src = g_build_filename(WEFT_FUZZ_SRCDIR, "topologies", NULL);
+        g_autofree char *topo_dst = g_build_filename(fuzz_dir, "in", "topologies", NULL);
+        GDir *d = g_dir_open(topo_src, 0, NULL);
+        if (d == NULL || g_mkdir(topo_dst, 0700) != 0) {
+            g_error("fuzz: cannot copy the links of %s", topo_src);
+        }
+        const char *entry;
+        while ((entry = g_dir_read_name(d)) != NULL) {
+            if (strcmp(entry, "h100-2048-nodes.ini") == 0) {
+                continue;
+            }
+            g_autofree char *target = g_build_filename(topo_src, entry, NULL);
+            g_autofree char *link = g_build_filename(topo_dst, entry, NULL);
+            if (symlink(target, link) != 0) {
+                g_error("fuzz: cannot link %s to %s", link, target);
+            }
+        }
+        g_dir_close(d);
         atexit(fuzz_cleanup);
         /* a g_return_if_fail() that fails is a bug the fuzzer found: abort on it */
         g_log_set_always_fatal(G_LOG_LEVEL_CRITICAL | G_LOG_FATAL_MASK);

@@ -30,20 +30,21 @@ for loader in "$@"; do
     # 1. the regression inputs: each must run clean (libFuzzer runs files once each)
     regs="$WEFT_SRCDIR/tests/fuzz/regressions/$loader"
     if [ -d "$regs" ] && [ -n "$(ls -A "$regs")" ]; then
-        if ! "$bin" -rss_limit_mb="$rss" -timeout="$timeout" "$regs"/* >"$scratch/regress.out" 2>&1; then
+        if ! TMPDIR="$scratch" "$bin" -rss_limit_mb="$rss" -timeout="$timeout" "$regs"/* >"$scratch/regress.out" 2>&1; then
             echo "FAIL: $loader: a regression input fails again" | tee -a "$log"
             tail -40 "$scratch/regress.out"
             ok=0
         fi
     fi
     # 2. fuzzing from a scratch copy of the seeds
-    mkdir -p "$scratch/corpus" "$scratch/artifacts"
+    mkdir -p "$scratch/corpus" "$scratch/artifacts" "$scratch/tmp"
     cp "$WEFT_SRCDIR/tests/fuzz/corpus/$loader"/* "$scratch/corpus/" 2>/dev/null
     echo "fuzz_$loader: $(ls "$scratch/corpus" | wc -l) seeds, ${seconds} s"
     dict="$WEFT_SRCDIR/tests/fuzz/dict/$loader.dict"
     set --
     [ -f "$dict" ] && set -- -dict="$dict"
-    if ! "$bin" "$@" -max_total_time="$seconds" -max_len="$max_len" -timeout="$timeout" \
+    # the harness's own scratch directory goes there too (a crash skips its cleanup)
+    if ! TMPDIR="$scratch/tmp" "$bin" "$@" -max_total_time="$seconds" -max_len="$max_len" -timeout="$timeout" \
         -rss_limit_mb="$rss" -artifact_prefix="$scratch/artifacts/" -print_final_stats=1 \
         "$scratch/corpus" >"$scratch/fuzz.out" 2>&1; then
         mkdir -p "$found"
