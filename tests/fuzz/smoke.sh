@@ -34,6 +34,8 @@ for loader in "$@"; do
             echo "FAIL: $loader: a regression input fails again" | tee -a "$log"
             tail -40 "$scratch/regress.out"
             ok=0
+        else
+            echo "fuzz_$loader: $(ls "$regs" | wc -l) regression inputs run clean"
         fi
     fi
     # 2. fuzzing from a scratch copy of the seeds
