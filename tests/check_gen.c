@@ -784,6 +784,47 @@ expect_invalid(const weft_gen_config_t *c, guint n_ranks)
     }
 }
 
+/* Steps too large to generate are refused before anything is built, and products of sizes
+ * are taken in 64 bits (found with tests/fuzz/fuzz_gen_spec): micro-batch 65536 x dp 65536
+ * wrapped to 0, and the remainder global-batch % 0 stopped weft with SIGFPE. */
+START_TEST(oversized_steps_are_errors)
+{
+    g_autoptr(GError) e = NULL;
+    weft_gen_config_t c = tiny();
+    c.dp = 65536;
+    c.micro_batch = 65536;
+    c.global_batch = 1; /* not a multiple of 2^32 (it was: of 0) */
+    ck_assert(!weft_gen_validate(&c, 0, &e));
+    ck_assert_msg(strstr(e->message, "micro-batch 65536 x dp 65536") != NULL, "%s", e->message);
+    g_clear_error(&e);
+    /* 2^20 + 1 ranks: more than any cluster holds */
+    c = tiny();
+    c.dp = (1u << 20) + 1;
+    c.global_batch = c.dp;
+    ck_assert(!weft_gen_validate(&c, 0, &e));
+    ck_assert_msg(strstr(e->message, "1048577 ranks are more than any cluster holds") != NULL,
+                  "%s", e->message);
+    g_clear_error(&e);
+    /* layers x micro-batches: 2 x 2^19 = 2^20 is accepted by validation (not generated here),
+     * 2 x (2^19 + 1) is not */
+    c = tiny();
+    c.global_batch = 1u << 19;
+    ck_assert_msg(weft_gen_validate(&c, 0, &e), "%s", e ? e->message : "");
+    c.global_batch = (1u << 19) + 1;
+    ck_assert(!weft_gen_validate(&c, 0, &e));
+    ck_assert_msg(strstr(e->message, "layers 2 x 524289 micro-batches") != NULL, "%s",
+                  e->message);
+    g_clear_error(&e);
+    /* an unset global-batch of micro-batch x dp that does not fit in 32 bits */
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    g_key_file_set_string(kf, "transformer", "model", "gpt3-1.3b");
+    g_key_file_set_string(kf, "transformer", "dp", "65536");
+    g_key_file_set_string(kf, "transformer", "micro_batch", "65536");
+    ck_assert_ptr_null(weft_gen_load_keyfile(kf, "k", 0, &e));
+    ck_assert_msg(strstr(e->message, "= 4294967296 does not fit") != NULL, "%s", e->message);
+}
+END_TEST
+
 START_TEST(impossible_configurations_are_errors)
 {
     weft_gen_config_t c = tiny();
@@ -1221,6 +1262,7 @@ gen_suite(void)
     tcase_add_test(tc, memory_estimate);
     tcase_add_test(tc, keyfile_derives_dp_from_the_gpus);
     tcase_add_test(tc, a_key_given_twice);
+    tcase_add_test(tc, oversized_steps_are_errors);
     tcase_add_test(tc, sizes_without_a_model_take_their_defaults);
     tcase_add_test(tc, memory_oom_policy);
     suite_add_tcase(s, tc);
