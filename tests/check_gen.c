@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A tiny model: 2 layers, h 64, 4 heads (d 16), 4 KV heads, FFN 256 (2 matrices), vocab 128,
  * seq 32; one micro-batch of one sequence; no parallelism. */
@@ -784,6 +785,47 @@ expect_invalid(const weft_gen_config_t *c, guint n_ranks)
     }
 }
 
+/* Steps too large to generate are refused before anything is built, and products of sizes
+ * are taken in 64 bits (found with tests/fuzz/fuzz_gen_spec): micro-batch 65536 x dp 65536
+ * wrapped to 0, and the remainder global-batch % 0 stopped weft with SIGFPE. */
+START_TEST(oversized_steps_are_errors)
+{
+    g_autoptr(GError) e = NULL;
+    weft_gen_config_t c = tiny();
+    c.dp = 65536;
+    c.micro_batch = 65536;
+    c.global_batch = 1; /* not a multiple of 2^32 (it was: of 0) */
+    ck_assert(!weft_gen_validate(&c, 0, &e));
+    ck_assert_msg(strstr(e->message, "micro-batch 65536 x dp 65536") != NULL, "%s", e->message);
+    g_clear_error(&e);
+    /* 2^20 + 1 ranks: more than any cluster holds */
+    c = tiny();
+    c.dp = (1u << 20) + 1;
+    c.global_batch = c.dp;
+    ck_assert(!weft_gen_validate(&c, 0, &e));
+    ck_assert_msg(strstr(e->message, "1048577 ranks are more than any cluster holds") != NULL,
+                  "%s", e->message);
+    g_clear_error(&e);
+    /* layers x micro-batches: 2 x 2^19 = 2^20 is accepted by validation (not generated here),
+     * 2 x (2^19 + 1) is not */
+    c = tiny();
+    c.global_batch = 1u << 19;
+    ck_assert_msg(weft_gen_validate(&c, 0, &e), "%s", e ? e->message : "");
+    c.global_batch = (1u << 19) + 1;
+    ck_assert(!weft_gen_validate(&c, 0, &e));
+    ck_assert_msg(strstr(e->message, "layers 2 x 524289 micro-batches") != NULL, "%s",
+                  e->message);
+    g_clear_error(&e);
+    /* an unset global-batch of micro-batch x dp that does not fit in 32 bits */
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    g_key_file_set_string(kf, "transformer", "model", "gpt3-1.3b");
+    g_key_file_set_string(kf, "transformer", "dp", "65536");
+    g_key_file_set_string(kf, "transformer", "micro_batch", "65536");
+    ck_assert_ptr_null(weft_gen_load_keyfile(kf, "k", 0, &e));
+    ck_assert_msg(strstr(e->message, "= 4294967296 does not fit") != NULL, "%s", e->message);
+}
+END_TEST
+
 START_TEST(impossible_configurations_are_errors)
 {
     weft_gen_config_t c = tiny();
@@ -1113,6 +1155,36 @@ START_TEST(keyfile_derives_dp_from_the_gpus)
 }
 END_TEST
 
+/* A key given twice: a spec file is refused, naming the file, the group and the key, as
+ * every weft file is (it used to be read, and the first value's text leaked: found by
+ * tests/fuzz/fuzz_gen_spec, regression input tests/fuzz/regressions/gen_spec/); a
+ * GKeyFile loaded by GLib itself, which keeps both lines, takes the last value. */
+START_TEST(a_key_given_twice)
+{
+    static const char text[] = "[transformer]\nmodel = gpt3-1.3b\ntp = 4\npp = 1\ndp = 1\n"
+                               "tp = 2\n";
+    g_autofree char *path = NULL;
+    g_autoptr(GError) err = NULL;
+    int fd = g_file_open_tmp("weft-gen-XXXXXX.gen", &path, &err);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert(g_file_set_contents(path, text, -1, &err));
+    ck_assert_ptr_null(weft_gen_load_spec(path, &err));
+    g_unlink(path);
+    ck_assert(g_error_matches(err, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE));
+    ck_assert_msg(strstr(err->message, path) != NULL && strstr(err->message, "tp") != NULL &&
+                      strstr(err->message, "transformer") != NULL,
+                  "%s", err->message);
+    g_clear_error(&err);
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    ck_assert(g_key_file_load_from_data(kf, text, sizeof text - 1, G_KEY_FILE_NONE, &err));
+    g_autoptr(weft_workload_t) wl = weft_gen_load_keyfile(kf, "k", 0, &err);
+    ck_assert_msg(wl != NULL, "%s", err ? err->message : "");
+    /* tp 2 (the last line) x pp 1 x dp 1 = 2 ranks */
+    ck_assert_uint_eq(wl->n_ranks, 2);
+}
+END_TEST
+
 /* A model given by its sizes (no preset; weft replay --gen layers=...,hidden=...,heads=...):
  * the keys' defaults, not 0 ("kv-heads is 0"), and the presets' overlap flags. */
 START_TEST(sizes_without_a_model_take_their_defaults)
@@ -1175,6 +1247,8 @@ gen_suite(void)
     tcase_add_test(tc, backward_accumulates_weight_gradients);
     tcase_add_test(tc, memory_estimate);
     tcase_add_test(tc, keyfile_derives_dp_from_the_gpus);
+    tcase_add_test(tc, a_key_given_twice);
+    tcase_add_test(tc, oversized_steps_are_errors);
     tcase_add_test(tc, sizes_without_a_model_take_their_defaults);
     tcase_add_test(tc, memory_oom_left_to_replay);
     suite_add_tcase(s, tc);

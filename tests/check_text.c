@@ -306,6 +306,13 @@ START_TEST(unmappable_parallelism_is_refused)
     /* 6 ranks are not a multiple of model_parallel_NPU_group 4 x pp 1 */
     expect_error("HYBRID_TRANSFORMER model_parallel_NPU_group: 4 all_gpus: 6\n0\n",
                  WEFT_WORKLOAD_ERROR_RANKS, 1);
+    /* more ranks than any cluster holds (2^20 = 1,048,576): refused before anything is built
+     * (100,000,000 ranks took minutes and GBs: tests/fuzz/fuzz_text) */
+    expect_error("HYBRID_TRANSFORMER_FWD_IN_BCKWD model_parallel_NPU_group: 1 all_gpus: 100000000\n"
+                 "1\nmlp -1 10 ALLREDUCE 200 20 ALLGATHER 300 30 ALLREDUCE 400 5\n",
+                 WEFT_WORKLOAD_ERROR_RANKS, 1);
+    expect_error("HYBRID_TRANSFORMER model_parallel_NPU_group: 1 all_gpus: 1048577\n0\n",
+                 WEFT_WORKLOAD_ERROR_RANKS, 1);
     /* dp = 8 / 2 = 4 is not a multiple of ep 3 */
     expect_error("HYBRID_TRANSFORMER model_parallel_NPU_group: 2 ep: 3 all_gpus: 8\n0\n",
                  WEFT_WORKLOAD_ERROR_COMM, 1);

@@ -8,6 +8,7 @@
  * chakra.proto alone.
  */
 #include "workload/workload.h"
+#include "workload/chakra.h"
 
 #include <check.h>
 #include <json-glib/json-glib.h>
@@ -1624,6 +1625,33 @@ START_TEST(collective_workload_is_a_chain_on_every_rank)
 }
 END_TEST
 
+/* A collective of a rank outside its communicator is refused, naming the rank and the group,
+ * whatever the order of the members (membership is a binary search over them sorted, since
+ * a scan made the check quadratic in the ranks: tests/fuzz/fuzz_text); and a world of
+ * 131,072 ranks checks (3 collectives each: 3 x 131,072 searches, not 2.6e10 comparisons). */
+START_TEST(collective_of_a_non_member_is_refused)
+{
+    g_autoptr(GError) err = NULL;
+    g_autoptr(weft_workload_t) wl =
+        weft_workload_collective(WEFT_COLL_ALL_REDUCE, 1024, 1, 4, &err);
+    ck_assert_msg(wl != NULL, "%s", err ? err->message : "");
+    ck_assert(weft_workload_check(wl, 0, &err));
+    /* the world becomes ranks {3, 0, 2}: rank 1 runs a collective it is not a member of */
+    static const guint members[] = {3, 0, 2};
+    weft_workload_i_comm_free(g_ptr_array_index(wl->comms, 0));
+    g_ptr_array_index(wl->comms, 0) = weft_workload_i_comm_new("0", members, 3);
+    ck_assert(!weft_workload_check(wl, 0, &err));
+    ck_assert(g_error_matches(err, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_COMM));
+    ck_assert_msg(strstr(err->message, "rank 1 is not a member of process group '0' (3 ranks)"),
+                  "%s", err->message);
+    g_clear_error(&err);
+    g_autoptr(weft_workload_t) big =
+        weft_workload_collective(WEFT_COLL_ALL_REDUCE, 1024, 3, 131072, &err);
+    ck_assert_msg(big != NULL, "%s", err ? err->message : "");
+    ck_assert_msg(weft_workload_check(big, 0, &err), "%s", err ? err->message : "");
+}
+END_TEST
+
 START_TEST(collective_workload_bad_values_are_value_errors)
 {
     const struct {
@@ -2002,6 +2030,7 @@ workload_suite(void)
     TCase *synth = tcase_create("synthetic");
     tcase_add_test(synth, collective_workload_is_a_chain_on_every_rank);
     tcase_add_test(synth, collective_workload_bad_values_are_value_errors);
+    tcase_add_test(synth, collective_of_a_non_member_is_refused);
     suite_add_tcase(s, synth);
     return s;
 }

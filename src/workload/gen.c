@@ -169,6 +169,27 @@ weft_gen_chunk_layers(const weft_gen_config_t *c, guint v)
     return n;
 }
 
+/* The most ranks a step may have: the most GPUs a weft cluster holds (the cluster builders'
+ * and the ASTRA-sim YAML reader's limit, 2^20; 2^20 ranks of a 2-layer step take 4.7 s and
+ * 0.6 GB). More (dp = 100000000) used to be generated, for minutes and GBs, before any
+ * cluster refused it (found with tests/fuzz/fuzz_gen_spec). Under the fuzzer 2^16. */
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define MAX_RANKS (1u << 16)
+#else
+#define MAX_RANKS (1u << 20)
+#endif
+/* The most layers x micro-batches of a step, over all stages (the node count grows with
+ * it, about 20 nodes each): 2^20 takes 22 s and 1.6 GB to generate (-O2); the largest
+ * published runs are far below it (GPT-3 175B, 96 layers x 96 micro-batches: 9,216; Llama
+ * 3.1 405B, 126 x 64: 8,064). layers = 10^8 or global_batch = 10^8 used to run for minutes.
+ * Under the fuzzer (./configure --enable-fuzz) 2^14, so that every input runs within the
+ * harness's 10 s. */
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define MAX_LAYER_MICRO_BATCHES (1u << 14)
+#else
+#define MAX_LAYER_MICRO_BATCHES (1u << 20)
+#endif
+
 gboolean
 weft_gen_validate(const weft_gen_config_t *c, guint n_ranks, GError **error)
 {
@@ -253,19 +274,30 @@ weft_gen_validate(const weft_gen_config_t *c, guint n_ranks, GError **error)
                  c->ep, c->dp);
         }
     }
-    if (c->global_batch % (c->micro_batch * c->dp) != 0) {
+    /* in 64 bits: micro-batch 65536 x dp 65536 wrapped to 0 in 32, and the remainder below
+     * divided by it (SIGFPE; found with tests/fuzz/fuzz_gen_spec) */
+    guint64 per_step = (guint64)c->micro_batch * c->dp;
+    if (c->global_batch % per_step != 0) {
         FAIL("global-batch %u is not a multiple of micro-batch %u x dp %u", c->global_batch,
              c->micro_batch, c->dp);
     }
-    guint m = c->global_batch / (c->micro_batch * c->dp);
+    guint m = (guint)(c->global_batch / per_step);
+    if ((guint64)c->layers * m > MAX_LAYER_MICRO_BATCHES) {
+        FAIL("layers %u x %u micro-batches (global-batch %u / (micro-batch %u x dp %u)) = "
+             "%" G_GUINT64_FORMAT " is more than weft generates: at most %u",
+             c->layers, m, c->global_batch, c->micro_batch, c->dp, (guint64)c->layers * m,
+             MAX_LAYER_MICRO_BATCHES);
+    }
     if (c->vpp > 1 && m % c->pp != 0) {
         FAIL("interleaved schedule: %u micro-batches (global-batch %u / (micro-batch %u x dp %u)) "
              "are not a multiple of pp %u",
              m, c->global_batch, c->micro_batch, c->dp, c->pp);
     }
     guint64 world = (guint64)c->tp * c->pp * c->dp * c->cp;
-    if (world > G_MAXINT32 / 4) {
-        FAIL("tp x pp x dp x cp = %" G_GUINT64_FORMAT " ranks is too many", world);
+    if (world > MAX_RANKS) {
+        FAIL("tp x pp x dp x cp = %" G_GUINT64_FORMAT " ranks are more than any cluster holds: "
+             "at most %u",
+             world, MAX_RANKS);
     }
     if (n_ranks != 0 && world != n_ranks) {
         FAIL("ranks %u != tp %u x pp %u x dp %u x cp %u = %" G_GUINT64_FORMAT, n_ranks, c->tp,
@@ -342,7 +374,7 @@ weft_gen_memory(const weft_gen_config_t *c, weft_gen_memory_t *mem)
     gen_activations(c, &per_layer, &rebuilt);
     /* Stage 0 holds pp micro-batches in flight in 1F1B (interleaved: x (1 + (pp-1)/(pp vpp))). */
     double layers_stage = stage0_layers(c);
-    double m = (double)c->global_batch / (c->micro_batch * c->dp);
+    double m = (double)c->global_batch / ((double)c->micro_batch * c->dp);
     double in_flight = MIN((double)c->pp, m);
     if (c->vpp > 1) {
         in_flight *= 1.0 + (c->pp - 1.0) / (c->pp * c->vpp);
@@ -1569,7 +1601,15 @@ weft_gen_spec_finish(weft_gen_spec_t *spec, guint n_gpus, const char *origin, GE
     }
     /* global_batch unset: one micro-batch per data-parallel rank (weft gen's default). */
     if (!spec->global_batch_given) {
-        c->global_batch = c->micro_batch * c->dp;
+        guint64 gb = (guint64)c->micro_batch * c->dp;
+        if (gb > G_MAXUINT32) {
+            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                        "%s: [transformer] global_batch is unset and micro_batch %u x dp %u = "
+                        "%" G_GUINT64_FORMAT " does not fit (at most %u)",
+                        origin, c->micro_batch, c->dp, gb, G_MAXUINT32);
+            return FALSE;
+        }
+        c->global_batch = (guint)gb;
     }
     if (spec->gpu == NULL) {
         spec->gpu = "h100";
@@ -1632,10 +1672,14 @@ weft_gen_load_spec_on(const char *path, const weft_hw_gpu_t *cluster_gpu, const 
     g_return_val_if_fail(cluster_gpu == NULL || cluster != NULL, NULL);
     g_autoptr(GKeyFile) kf = g_key_file_new();
     g_autoptr(GError) e = NULL;
-    if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &e)) {
-        g_set_error(error, WEFT_WORKLOAD_ERROR,
-                    e->domain == G_FILE_ERROR ? WEFT_WORKLOAD_ERROR_IO : WEFT_WORKLOAD_ERROR_VALUE,
-                    "%s: %s", path, e->message);
+    /* a key or group given twice is refused, as in every other weft file */
+    if (!weft_keyfile_load_file(kf, path, &e)) {
+        gint code = e->domain == G_FILE_ERROR ? WEFT_WORKLOAD_ERROR_IO : WEFT_WORKLOAD_ERROR_VALUE;
+        if (g_str_has_prefix(e->message, path)) {
+            g_set_error_literal(error, WEFT_WORKLOAD_ERROR, code, e->message);
+        } else {
+            g_set_error(error, WEFT_WORKLOAD_ERROR, code, "%s: %s", path, e->message);
+        }
         return NULL;
     }
     return load_keyfile(kf, path, 0, cluster_gpu, cluster, error);
@@ -1671,10 +1715,16 @@ load_keyfile(GKeyFile *kf, const char *path, guint n_gpus, const weft_hw_gpu_t *
                         "%s: [transformer] unknown key '%s' (value '%s')%s; valid keys: %s", path,
                         keys[k], v, hint != NULL ? hint : "", valid);
             ok = FALSE;
-        } else if (!weft_key_check(row, v, NULL, &texts[row - weft_gen_keys], &e)) {
-            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE, "%s: %s", path,
-                        e->message);
-            ok = FALSE;
+        } else {
+            /* GKeyFile lists a key loaded twice twice (both with its last value): the text
+             * of the first is replaced, not leaked */
+            char **slot = &texts[row - weft_gen_keys];
+            g_clear_pointer(slot, g_free);
+            if (!weft_key_check(row, v, NULL, slot, &e)) {
+                g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE, "%s: %s",
+                            path, e->message);
+                ok = FALSE;
+            }
         }
     }
     weft_gen_spec_t spec;

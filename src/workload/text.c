@@ -22,6 +22,17 @@
 #include "workload/chakra.h"
 #include "workload/seq.h"
 
+/* The most ranks a text workload may have: the most GPUs a weft cluster holds (the
+ * builders' and the ASTRA-sim YAML reader's limit, 2^20; a one-line workload of 2^20 ranks
+ * loads and checks in 4 s). More (all_gpus: 100000000) used to be built, for minutes and
+ * GBs, and refused only by the cluster (tests/fuzz/fuzz_text). Under the fuzzer
+ * (./configure --enable-fuzz) 2^16, so that every input runs within the harness's 10 s. */
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define MAX_RANKS (1u << 16)
+#else
+#define MAX_RANKS (1u << 20)
+#endif
+
 /* Ranks assumed when neither all_gpus nor a hint gives them: one 8-GPU server. */
 #define DEFAULT_RANKS 8
 /* Model-parallel group of a HYBRID_* workload that does not give one. */
@@ -641,7 +652,14 @@ weft_workload_load_text(const char *path, guint n_ranks_hint, GError **error)
     if (n == 0) {
         n = DEFAULT_RANKS % tp_pp_ep == 0 ? DEFAULT_RANKS : 2 * tp_pp_ep;
     }
-    if (n > G_MAXINT32 / 2 || n % (mp * h.pp) != 0) {
+    if (n > MAX_RANKS) {
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_RANKS,
+                    "%s:1: %" G_GUINT64_FORMAT " ranks (%s) are more than any cluster holds: at "
+                    "most %u",
+                    path, n, h.have_all_gpus ? "all_gpus" : "the cluster's", MAX_RANKS);
+        return NULL;
+    }
+    if (n % (mp * h.pp) != 0) {
         g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_RANKS,
                     "%s:1: %" G_GUINT64_FORMAT " ranks (%s) are not a multiple of "
                     "model_parallel_NPU_group %" G_GUINT64_FORMAT " x pp %" G_GUINT64_FORMAT,

@@ -10,6 +10,7 @@
 
 #include "workload/workload.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "workload/chakra.h"
@@ -386,19 +387,47 @@ check_p2p(const weft_workload_t *wl, GError **error)
     return TRUE;
 }
 
-static gboolean
-comm_has_rank(const weft_comm_t *c, guint rank)
+static gint
+cmp_guint(gconstpointer a, gconstpointer b)
 {
-    for (guint m = 0; m < c->n_ranks; m++) {
-        if (c->ranks[m] == rank) {
-            return TRUE;
-        }
+    guint x = *(const guint *)a, y = *(const guint *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Every communicator's members in increasing order (one array each, in the order of
+ * wl->comms), so that membership is a binary search: a linear scan made the check
+ * O(ranks^2) per world collective (131,072 ranks with three took minutes; found by
+ * tests/fuzz/fuzz_text). O(sum of members x log). Free with free_sorted_members(). */
+static guint **
+sorted_members(const weft_workload_t *wl)
+{
+    guint **sorted = g_new0(guint *, MAX(wl->comms->len, 1));
+    for (guint k = 0; k < wl->comms->len; k++) {
+        const weft_comm_t *c = g_ptr_array_index(wl->comms, k);
+        sorted[k] = g_memdup2(c->ranks, MAX(c->n_ranks, 1) * sizeof(guint));
+        qsort(sorted[k], c->n_ranks, sizeof(guint), cmp_guint);
     }
-    return FALSE;
+    return sorted;
+}
+
+static void
+free_sorted_members(const weft_workload_t *wl, guint **sorted)
+{
+    for (guint k = 0; k < wl->comms->len; k++) {
+        g_free(sorted[k]);
+    }
+    g_free(sorted);
+}
+
+/* Whether @rank is a member of @c, whose members in increasing order are @sorted. O(log). */
+static gboolean
+comm_has_rank(const weft_comm_t *c, const guint *sorted, guint rank)
+{
+    return bsearch(&rank, sorted, c->n_ranks, sizeof(guint), cmp_guint) != NULL;
 }
 
 static gboolean
-check_rank(const weft_workload_t *wl, guint r, GError **error)
+check_rank(const weft_workload_t *wl, guint **sorted, guint r, GError **error)
 {
     const weft_rank_trace_t *t = &wl->ranks[r];
     guint on_cycle = 0;
@@ -440,7 +469,7 @@ check_rank(const weft_workload_t *wl, guint r, GError **error)
                 return FALSE;
             }
             const weft_comm_t *c = g_ptr_array_index(wl->comms, t->comm[i]);
-            if (!comm_has_rank(c, r)) {
+            if (!comm_has_rank(c, sorted[t->comm[i]], r)) {
                 g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_COMM,
                             "%s: rank %u: node %" G_GUINT64_FORMAT " (%s): rank %u is not a "
                             "member of process group '%s' (%u ranks)",
@@ -463,6 +492,7 @@ check_rank(const weft_workload_t *wl, guint r, GError **error)
  * matches about as long as the per-rank checks of a fifth of the ranks take). */
 typedef struct {
     const weft_workload_t *wl;
+    guint **sorted; /* sorted_members(wl) */
     guint first;
     gboolean ranks_ok, p2p_ok;
     GError *ranks_error, *p2p_error;
@@ -475,7 +505,7 @@ check_job_run(gpointer data)
     job->p2p_ok = check_p2p(job->wl, &job->p2p_error);
     job->ranks_ok = TRUE;
     for (guint r = job->first; job->ranks_ok && r < job->wl->n_ranks; r++) {
-        job->ranks_ok = check_rank(job->wl, r, &job->ranks_error);
+        job->ranks_ok = check_rank(job->wl, job->sorted, r, &job->ranks_error);
     }
     return NULL;
 }
@@ -494,7 +524,8 @@ weft_workload_check(const weft_workload_t *wl, guint n_gpus, GError **error)
     /* On a large workload a second thread matches point-to-point messages and checks the
      * last ranks while this one checks the first (both only read @wl). The first error in
      * the order of one thread is reported: the lowest rank's, then the matching's. */
-    check_job_t job = {wl, wl->n_ranks, TRUE, TRUE, NULL, NULL};
+    guint **sorted = sorted_members(wl);
+    check_job_t job = {wl, sorted, wl->n_ranks, TRUE, TRUE, NULL, NULL};
     GThread *th = NULL;
     if (wl->n_ranks >= CHECK_THREAD_MIN_RANKS && g_get_num_processors() > 1) {
         job.first = wl->n_ranks - wl->n_ranks / 5;
@@ -506,13 +537,14 @@ weft_workload_check(const weft_workload_t *wl, guint n_gpus, GError **error)
     gboolean ok = TRUE;
     GError *mine = NULL;
     for (guint r = 0; ok && r < job.first; r++) {
-        ok = check_rank(wl, r, &mine);
+        ok = check_rank(wl, sorted, r, &mine);
     }
     if (th != NULL) {
         g_thread_join(th);
     } else if (ok) {
         job.p2p_ok = check_p2p(wl, &job.p2p_error);
     }
+    free_sorted_members(wl, sorted);
     GError *first = !ok             ? mine
                     : !job.ranks_ok ? job.ranks_error
                     : !job.p2p_ok   ? job.p2p_error

@@ -314,7 +314,9 @@ weft_workload_t *weft_workload_collective(weft_coll_op_t op, guint64 bytes, guin
  * @n_gpus: GPUs in the cluster; the workload must have at most that many
  *   ranks (0 skips this check).
  * @error: the first problem found, naming file, rank, node id and name.
- * Returns: TRUE if the workload can be replayed. Time complexity: O(nodes + deps).
+ * Returns: TRUE if the workload can be replayed. Time complexity: O(nodes + deps), plus
+ *   O(members x log members) to sort each communicator's members once and O(log members)
+ *   per collective node for its rank's membership.
  */
 gboolean weft_workload_check(const weft_workload_t *wl, guint n_gpus, GError **error);
 
