@@ -429,6 +429,7 @@ weft_cmd_coll(int argc, char **argv)
     gdouble step_factor = 2.0;
     gint nodes = 0, per_node = 0, channels = 0, chunks = 0;
     gboolean show_plan = FALSE;
+    g_autofree char *progress_mode = NULL;
     GOptionEntry entries[] = {
         {"cluster", 'c', 0, G_OPTION_ARG_FILENAME, &cluster,
          "cluster file: weft INI, ASTRA-sim network YAML or GraphML (required)", "FILE"},
@@ -477,6 +478,7 @@ weft_cmd_coll(int argc, char **argv)
          "--nccl-version)",
          "FILE"},
         {"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "also write the table as CSV to FILE", "FILE"},
+        weft_cli_progress_entry(&progress_mode),
         {"plan", 0, 0, G_OPTION_ARG_NONE, &show_plan,
          "print the plan of --min-bytes instead of the sweep", NULL},
         {"compare", 0, 0, G_OPTION_ARG_FILENAME, &compare,
@@ -521,6 +523,13 @@ weft_cmd_coll(int argc, char **argv)
     g_autoptr(GError) error = NULL;
     if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
         return weft_cli_usage_error("coll", error->message);
+    }
+    gboolean progress_ok;
+    int code;
+    g_autoptr(weft_progress_t) progress =
+        weft_cli_progress_new("coll", progress_mode, FALSE, &progress_ok, &code);
+    if (!progress_ok) {
+        return code;
     }
     if (argc > 1) {
         g_autofree char *msg = g_strdup_printf("unexpected argument '%s'", argv[1]);
@@ -786,6 +795,13 @@ weft_cmd_coll(int argc, char **argv)
                                   "protocol,channels,chunks,nccl_us\n");
         for (double sz = (double)min_b; sz <= (double)max_b * (1.0 + 1e-12); sz *= step_factor) {
             guint64 size = (guint64)llround(sz);
+            if (weft_progress_due(progress)) {
+                /* sizes grow geometrically: the fraction of the sweep's steps done */
+                double f = max_b > min_b && min_b > 0
+                               ? log(sz / (double)min_b) / log((double)max_b / (double)min_b)
+                               : -1.0;
+                weft_progress_report(progress, f, "size %" G_GUINT64_FORMAT " bytes", size);
+            }
             result_t r = {0};
             if (!predict(&b, size, &r, &error)) {
                 rc = weft_cli_error("coll", error);
@@ -796,6 +812,7 @@ weft_cmd_coll(int argc, char **argv)
             /* NCCL's model has no figure for some operations (all-to-all): print '-' */
             g_autofree char *model_text =
                 model_us >= 0 ? g_strdup_printf("%.2f", model_us) : g_strdup("-");
+            weft_progress_finish(progress); /* a terminal line would cut into the row */
             printf("%14" G_GUINT64_FORMAT " %12" G_GUINT64_FORMAT " %6s %12.2f %10.2f %10.2f "
                    "%-10s %-7s %4u %6u %12s\n",
                    size, size / TYPE_BYTES, "float", r.time_ps / 1e6, alg, alg * factor,
@@ -823,6 +840,9 @@ weft_cmd_coll(int argc, char **argv)
         guint n_t = 0, n_small = 0, n_big = 0;
         for (guint i = 0; i < measured->len; i++) {
             const measured_t *m = &g_array_index(measured, measured_t, i);
+            weft_progress_report(progress, (double)i / measured->len,
+                                 "size %" G_GUINT64_FORMAT " bytes (%u/%u)", m->size, i,
+                                 measured->len);
             result_t r = {0};
             if (!predict(&b, m->size, &r, &error)) {
                 rc = weft_cli_error("coll", error);
@@ -844,6 +864,7 @@ weft_cmd_coll(int argc, char **argv)
             double model_us = r.costs.model_ps >= 0 ? r.costs.model_ps / 1e6 : -1.0;
             /* busbw printed as 0.00 has no relative error: "-" */
             g_autofree char *eb_text = isnan(eb) ? g_strdup("-") : g_strdup_printf("%+.1f", eb);
+            weft_progress_finish(progress);
             printf("%14" G_GUINT64_FORMAT " %10.2f %10.2f %+8.1f %10.2f %10.2f %8s %-10s %-7s "
                    "%10.2f\n",
                    m->size, m->time_us, t_us, et, m->busbw, bus, eb_text,

@@ -1157,18 +1157,11 @@ read_journal(runner_t *r, const char *stamp, guint k, guint n, guint *resumed, G
 }
 
 static void
-print_progress(const runner_t *r, guint total, guint done, gint64 t0, gboolean final)
+report_progress(weft_progress_t *p, const runner_t *r, guint total, guint done)
 {
-    double elapsed = (double)(g_get_monotonic_time() - t0) / 1e6;
-    guint left = total - done;
-    char eta[64] = "?";
-    if (r->done_now > 0) {
-        double s = elapsed / r->done_now * left;
-        g_snprintf(eta, sizeof eta, "%.0f s", s);
-    }
-    fprintf(stderr, "\rweft sweep: %u/%u done, %u failed, %u running, %s left   %s", done, total,
-            r->failed, r->running, eta, final ? "\n" : "");
-    fflush(stderr);
+    weft_progress_report(p, total > 0 ? (double)done / total : 1.0,
+                         "%u/%u points done, %u failed, %u running", done, total, r->failed,
+                         r->running);
 }
 
 /* The [cluster] group of an effective configuration (weft_scenario_to_ini()): cluster.file
@@ -1360,16 +1353,13 @@ weft_study_run(weft_study_t *st, const weft_study_options_t *opts, weft_study_st
             g_thread_pool_push(pool, GUINT_TO_POINTER(i + 1), NULL);
         }
     }
-    gint64 t0 = g_get_monotonic_time();
     while (r.pending > 0) {
         g_cond_wait_until(&r.changed, &r.lock, g_get_monotonic_time() + G_TIME_SPAN_SECOND / 4);
-        if (opts->progress) {
-            print_progress(&r, total, stats->resumed + r.done_now, t0, FALSE);
+        if (weft_progress_due(opts->progress)) {
+            report_progress(opts->progress, &r, total, stats->resumed + r.done_now);
         }
     }
-    if (opts->progress) {
-        print_progress(&r, total, stats->resumed + r.done_now, t0, TRUE);
-    }
+    weft_progress_finish(opts->progress);
     g_mutex_unlock(&r.lock);
     g_thread_pool_free(pool, FALSE, TRUE);
     pool = NULL;
