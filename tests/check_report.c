@@ -373,7 +373,7 @@ START_TEST(test_collectives_csv)
     ck_assert_uint_eq(c->moved_bytes, 24000000);
     g_autofree char *csv = weft_report_collectives_csv(w->rep);
     g_auto(GStrv) lines = g_strsplit(csv, "\n", -1);
-    ck_assert_str_eq(lines[0], "communicator,communicator_name,seq,op,bytes,members,moved_bytes,"
+    ck_assert_str_eq(lines[0], "communicator,communicator_name,seq,op,size_bytes,members,moved_bytes,"
                                "algorithm,protocol,channels,chunks,first_arrival_us,start_us,"
                                "end_us,time_us,algbw_GBps,busbw_GBps");
     ck_assert_str_eq(lines[1], "0,0,0,all_reduce,4000000,4,24000000,ring,simple,1,1,100.000000,"

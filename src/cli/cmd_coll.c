@@ -791,7 +791,7 @@ weft_cmd_coll(int argc, char **argv)
     if (measured == NULL) {
         printf("%14s %12s %6s %12s %10s %10s %-10s %-7s %4s %6s %12s\n", "size", "count", "type",
                "time_us", "algbw_gbs", "busbw_gbs", "algo", "proto", "ch", "chunks", "nccl_us");
-        g_string_append(csv_text, "size_bytes,count,type,time_us,algbw_gbs,busbw_gbs,algorithm,"
+        g_string_append(csv_text, "size_bytes,count,type,time_us,algbw_GBps,busbw_GBps,algorithm,"
                                   "protocol,channels,chunks,nccl_us\n");
         for (double sz = (double)min_b; sz <= (double)max_b * (1.0 + 1e-12); sz *= step_factor) {
             guint64 size = (guint64)llround(sz);
@@ -819,13 +819,16 @@ weft_cmd_coll(int argc, char **argv)
                    algo_label(&b, &r), weft_coll_tuning_proto_name(r.cfg.proto),
                    r.cfg.channels, r.cfg.chunks, model_text);
             fflush(stdout); /* a row as soon as it is known: a long sweep shows its progress */
+            /* no NCCL figure: an empty cell, which loads as NaN in a float column */
+            g_autofree char *model_csv =
+                model_us >= 0 ? g_strdup_printf("%.3f", model_us) : g_strdup("");
             g_string_append_printf(csv_text,
                                    "%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
-                                   ",float,%.3f,%.3f,%.3f,%s,%s,%u,%u,%.3f\n",
+                                   ",float,%.3f,%.3f,%.3f,%s,%s,%u,%u,%s\n",
                                    size, size / TYPE_BYTES, r.time_ps / 1e6, alg, alg * factor,
                                    algo_label(&b, &r),
                                    weft_coll_tuning_proto_name(r.cfg.proto), r.cfg.channels,
-                                   r.cfg.chunks, model_us);
+                                   r.cfg.chunks, model_csv);
             if (size == 0 || step_factor * sz > 1.8e19) {
                 break;
             }
@@ -834,7 +837,7 @@ weft_cmd_coll(int argc, char **argv)
         printf("%14s %10s %10s %8s %10s %10s %8s %-10s %-7s %10s\n", "size", "meas_us", "pred_us",
                "err_%", "meas_bus", "pred_bus", "err_%", "algo", "proto", "nccl_us");
         g_string_append(csv_text, "size_bytes,measured_us,predicted_us,time_err_pct,"
-                                  "measured_busbw_gbs,predicted_busbw_gbs,busbw_err_pct,"
+                                  "measured_busbw_GBps,predicted_busbw_GBps,busbw_err_pct,"
                                   "algorithm,protocol,nccl_us\n");
         double sum_t = 0.0, sum_small = 0.0, sum_big = 0.0;
         guint n_t = 0, n_small = 0, n_big = 0;
@@ -872,10 +875,12 @@ weft_cmd_coll(int argc, char **argv)
                    model_us);
             fflush(stdout);
             g_autofree char *eb_csv = isnan(eb) ? g_strdup("") : g_strdup_printf("%.2f", eb);
+            g_autofree char *model_csv =
+                model_us >= 0 ? g_strdup_printf("%.3f", model_us) : g_strdup("");
             g_string_append_printf(
-                csv_text, "%" G_GUINT64_FORMAT ",%.3f,%.3f,%.2f,%.3f,%.3f,%s,%s,%s,%.3f\n", m->size,
+                csv_text, "%" G_GUINT64_FORMAT ",%.3f,%.3f,%.2f,%.3f,%.3f,%s,%s,%s,%s\n", m->size,
                 m->time_us, t_us, et, m->busbw, bus, eb_csv, algo_label(&b, &r),
-                weft_coll_tuning_proto_name(r.cfg.proto), model_us);
+                weft_coll_tuning_proto_name(r.cfg.proto), model_csv);
         }
         if (rc == WEFT_EXIT_OK) {
             printf("# MAPE time, all %u sizes: %.2f%%\n", n_t, n_t ? sum_t / n_t : 0.0);

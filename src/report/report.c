@@ -840,7 +840,7 @@ char *
 weft_report_collectives_csv(const weft_report_t *rep)
 {
     g_return_val_if_fail(rep != NULL && rep->finished, NULL);
-    GString *s = g_string_new("communicator,communicator_name,seq,op,bytes,members,moved_bytes,"
+    GString *s = g_string_new("communicator,communicator_name,seq,op,size_bytes,members,moved_bytes,"
                               "algorithm,protocol,channels,chunks,first_arrival_us,start_us,"
                               "end_us,time_us,algbw_GBps,busbw_GBps\n");
     for (guint i = 0; i < rep->colls->len; i++) {
@@ -866,7 +866,7 @@ weft_report_links_csv(const weft_report_t *rep)
 {
     g_return_val_if_fail(rep != NULL && rep->finished, NULL);
     GString *s =
-        g_string_new("edge,kind,from,to,capacity_GBps,bytes,busy_us,mean_util,peak_util\n");
+        g_string_new("edge,kind,from,to,capacity_GBps,wire_bytes,busy_us,mean_util,peak_util\n");
     for (guint e = 0; e < rep->n_links; e++) {
         const weft_net_link_stats_t *l = &rep->links[e];
         g_string_append_printf(s, "%u,%s,", e,
