@@ -373,9 +373,9 @@ START_TEST(test_collectives_csv)
     ck_assert_uint_eq(c->moved_bytes, 24000000);
     g_autofree char *csv = weft_report_collectives_csv(w->rep);
     g_auto(GStrv) lines = g_strsplit(csv, "\n", -1);
-    ck_assert_str_eq(lines[0], "communicator,communicator_name,seq,op,size_bytes,members,moved_bytes,"
-                               "algorithm,protocol,channels,chunks,first_arrival_us,start_us,"
-                               "end_us,time_us,algbw_GBps,busbw_GBps");
+    ck_assert_str_eq(lines[0], "communicator,communicator_name,seq,op,size_bytes,members,"
+                               "moved_bytes,algorithm,protocol,channels,chunks,first_arrival_us,"
+                               "start_us,end_us,time_us,algbw_GBps,busbw_GBps");
     ck_assert_str_eq(lines[1], "0,0,0,all_reduce,4000000,4,24000000,ring,simple,1,1,100.000000,"
                                "100.000000,706.000000,606.000000,6.600660,9.900990");
     ck_assert_str_eq(lines[2], "");
@@ -759,7 +759,8 @@ START_TEST(test_progress_lines)
     weft_sim_work_add(sim, 1);
     /* a log (not a terminal), no delay, a period longer than the run: the first look at the
      * clock (after 4096 events) prints one whole line, then none */
-    weft_progress_t *p = weft_progress_new(f, "weft replay", FALSE, (gint64)G_USEC_PER_SEC * 3600, 0);
+    weft_progress_t *p =
+        weft_progress_new(f, "weft replay", FALSE, (gint64)G_USEC_PER_SEC * 3600, 0);
     weft_report_progress_attach(p, sim);
     weft_sim_run(sim);
     weft_sim_set_progress(sim, 0, NULL, NULL);
@@ -769,7 +770,8 @@ START_TEST(test_progress_lines)
     g_autofree char *text = NULL;
     ck_assert(g_file_get_contents(path, &text, NULL, NULL));
     /* 4096 events 1 us apart; 1 node of 4 done: 25 % */
-    ck_assert(g_str_has_prefix(text, "weft replay: simulated 0.004096 s, 4,096 events, 25 %, ETA "));
+    ck_assert(
+        g_str_has_prefix(text, "weft replay: simulated 0.004096 s, 4,096 events, 25 %, ETA "));
     ck_assert(g_str_has_suffix(text, "\n"));
     ck_assert_ptr_null(strchr(text, '\r'));
     ck_assert_ptr_null(strchr(text, '\033'));
@@ -789,7 +791,8 @@ START_TEST(test_progress_lines)
     g_free(g_steal_pointer(&text));
     ck_assert(g_file_get_contents(path, &text, NULL, NULL));
     /* no work total: no percentage and no ETA */
-    ck_assert(g_str_has_prefix(text, "\rweft replay: simulated 0.004096 s, 4,096 events, elapsed "));
+    ck_assert(
+        g_str_has_prefix(text, "\rweft replay: simulated 0.004096 s, 4,096 events, elapsed "));
     ck_assert(g_str_has_suffix(text, "\033[K\r\033[K"));
 
     /* with a delay longer than the run: nothing */

@@ -96,9 +96,9 @@ weft_progress_new_stderr(const char *label, weft_progress_mode_t mode, gboolean 
         return NULL;
     }
     if (isatty(STDERR_FILENO)) {
-        return weft_progress_new(stderr, label, TRUE, MIN(TERMINAL_PERIOD_US, interval_us),
-                                 mode == WEFT_PROGRESS_ALWAYS ? 0
-                                                              : MIN(TERMINAL_DELAY_US, interval_us));
+        return weft_progress_new(
+            stderr, label, TRUE, MIN(TERMINAL_PERIOD_US, interval_us),
+            mode == WEFT_PROGRESS_ALWAYS ? 0 : MIN(TERMINAL_DELAY_US, interval_us));
     }
     return weft_progress_new(stderr, label, FALSE, interval_us, interval_us);
 }

@@ -57,8 +57,7 @@ typedef enum {
  * @error: WEFT_PROGRESS_ERROR_VALUE naming @name and the valid names.
  * Returns: TRUE on success.
  */
-gboolean weft_progress_mode_from_name(const char *name, weft_progress_mode_t *mode,
-                                      GError **error);
+gboolean weft_progress_mode_from_name(const char *name, weft_progress_mode_t *mode, GError **error);
 
 /** weft_progress_mode_name: "auto", "always" or "never". */
 const char *weft_progress_mode_name(weft_progress_mode_t mode);

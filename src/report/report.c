@@ -840,9 +840,9 @@ char *
 weft_report_collectives_csv(const weft_report_t *rep)
 {
     g_return_val_if_fail(rep != NULL && rep->finished, NULL);
-    GString *s = g_string_new("communicator,communicator_name,seq,op,size_bytes,members,moved_bytes,"
-                              "algorithm,protocol,channels,chunks,first_arrival_us,start_us,"
-                              "end_us,time_us,algbw_GBps,busbw_GBps\n");
+    GString *s = g_string_new("communicator,communicator_name,seq,op,size_bytes,members,"
+                              "moved_bytes,algorithm,protocol,channels,chunks,first_arrival_us,"
+                              "start_us,end_us,time_us,algbw_GBps,busbw_GBps\n");
     for (guint i = 0; i < rep->colls->len; i++) {
         const weft_report_coll_t *c = &g_array_index(rep->colls, weft_report_coll_t, i);
         g_string_append_printf(s, "%u,", c->comm);
