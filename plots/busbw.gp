@@ -5,7 +5,7 @@
 #
 #   gnuplot -c plots/busbw.gp PREDICTED.csv OUT.pdf|OUT.png|OUT.svg [MEASURED.csv]
 #
-# ARG1: weft coll's CSV (1 size_bytes, 6 busbw_gbs); ARG2: the figure (its extension
+# ARG1: weft coll's CSV (1 size_bytes, 6 busbw_GBps); ARG2: the figure (its extension
 # picks the terminal; default busbw.pdf); ARG3 (optional): measured CSV (1 size_bytes,
 # 4 busbw_gbs; '#' lines and the header are skipped). Sizes are nccl-tests' (the whole
 # output buffer for all_gather). Colours: Okabe-Ito.

@@ -262,7 +262,7 @@ expect 0 "Ring_sys.json: the collective's bytes" "" -- "$WEFT" replay --system \
     --out "$tmp/ringout"
 grep -Eq '^ +#1 +0:0 +all_reduce +1048576 ring .* 15\.580$' "$tmp/out" &&
     ok "the row is 1048576 B at 15.580 GB/s" || bad "the collectives row: $(grep '#1' "$tmp/out")"
-awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } NR == 2 { exit !($c["bytes"] == 1048576 && $c["moved_bytes"] == 14680064) }' \
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } NR == 2 { exit !($c["size_bytes"] == 1048576 && $c["moved_bytes"] == 14680064) }' \
     "$tmp/ringout/collectives.csv" && ok "collectives.csv: 1048576 B, 14680064 B moved" ||
     bad "collectives.csv: $(sed -n 2p "$tmp/ringout/collectives.csv")"
 

@@ -373,9 +373,9 @@ START_TEST(test_collectives_csv)
     ck_assert_uint_eq(c->moved_bytes, 24000000);
     g_autofree char *csv = weft_report_collectives_csv(w->rep);
     g_auto(GStrv) lines = g_strsplit(csv, "\n", -1);
-    ck_assert_str_eq(lines[0], "communicator,communicator_name,seq,op,bytes,members,moved_bytes,"
-                               "algorithm,protocol,channels,chunks,first_arrival_us,start_us,"
-                               "end_us,time_us,algbw_GBps,busbw_GBps");
+    ck_assert_str_eq(lines[0], "communicator,communicator_name,seq,op,size_bytes,members,"
+                               "moved_bytes,algorithm,protocol,channels,chunks,first_arrival_us,"
+                               "start_us,end_us,time_us,algbw_GBps,busbw_GBps");
     ck_assert_str_eq(lines[1], "0,0,0,all_reduce,4000000,4,24000000,ring,simple,1,1,100.000000,"
                                "100.000000,706.000000,606.000000,6.600660,9.900990");
     ck_assert_str_eq(lines[2], "");
@@ -711,9 +711,20 @@ nop_event(void *ctx, void *data)
 }
 
 static void
-count_progress(void *data, weft_time_t now_ps, guint64 events)
+work_event(void *ctx, void *data)
+{
+    (void)data;
+    weft_sim_work_add(ctx, 1);
+}
+
+static void
+count_progress(void *data, weft_time_t now_ps, guint64 events, guint64 work_done,
+               guint64 work_total)
 {
     GArray *calls = data;
+    /* the work counters: one unit per event of the first 10, of a total of 10 */
+    ck_assert_uint_eq(work_total, 10);
+    ck_assert_uint_eq(work_done, events);
     g_array_append_val(calls, events);
     ck_assert_int_eq(now_ps, (weft_time_t)events); /* event k runs at time k */
 }
@@ -722,9 +733,10 @@ START_TEST(test_sim_progress_hook)
 {
     g_autoptr(weft_sim_t) sim = weft_sim_new(1);
     for (weft_time_t t = 1; t <= 10; t++) {
-        weft_sim_at(sim, t, nop_event, NULL, NULL);
+        weft_sim_at(sim, t, work_event, sim, NULL);
     }
     g_autoptr(GArray) calls = g_array_new(FALSE, FALSE, sizeof(guint64));
+    weft_sim_set_work_total(sim, 10);
     weft_sim_set_progress(sim, 3, count_progress, calls);
     ck_assert_uint_eq(weft_sim_run(sim), 10);
     /* every 3 events of 10: after events 3, 6 and 9 */
@@ -743,32 +755,83 @@ START_TEST(test_progress_lines)
     for (weft_time_t t = 1; t <= 5000; t++) {
         weft_sim_at(sim, t * WEFT_PS_PER_US, nop_event, NULL, NULL);
     }
-    /* no delay: the first look at the clock (after 4096 events) prints a line */
-    weft_report_progress_t *p = weft_report_progress_new(f, 0);
+    weft_sim_set_work_total(sim, 4);
+    weft_sim_work_add(sim, 1);
+    /* a log (not a terminal), no delay, a period longer than the run: the first look at the
+     * clock (after 4096 events) prints one whole line, then none */
+    weft_progress_t *p =
+        weft_progress_new(f, "weft replay", FALSE, (gint64)G_USEC_PER_SEC * 3600, 0);
     weft_report_progress_attach(p, sim);
     weft_sim_run(sim);
     weft_sim_set_progress(sim, 0, NULL, NULL);
-    weft_report_progress_free(p);
+    ck_assert_uint_eq(weft_progress_lines(p), 1);
+    weft_progress_free(p);
     fclose(f);
     g_autofree char *text = NULL;
     ck_assert(g_file_get_contents(path, &text, NULL, NULL));
-    ck_assert_ptr_nonnull(strstr(text, "simulated 4.096 ms, 4096 events"));
-    ck_assert_ptr_nonnull(strstr(text, "elapsed"));
-    /* the line is cleared at the end */
-    ck_assert(g_str_has_suffix(text, "\r\033[K"));
+    /* 4096 events 1 us apart; 1 node of 4 done: 25 % */
+    ck_assert(
+        g_str_has_prefix(text, "weft replay: simulated 0.004096 s, 4,096 events, 25 %, ETA "));
+    ck_assert(g_str_has_suffix(text, "\n"));
+    ck_assert_ptr_null(strchr(text, '\r'));
+    ck_assert_ptr_null(strchr(text, '\033'));
+
+    /* a terminal: the line starts with '\r', is cleared at the end */
+    g_autoptr(weft_sim_t) sim3 = weft_sim_new(1);
+    for (weft_time_t t = 1; t <= 5000; t++) {
+        weft_sim_at(sim3, t * WEFT_PS_PER_US, nop_event, NULL, NULL);
+    }
+    f = fopen(path, "w");
+    p = weft_progress_new(f, "weft replay", TRUE, (gint64)G_USEC_PER_SEC * 3600, 0);
+    weft_report_progress_attach(p, sim3);
+    weft_sim_run(sim3);
+    weft_sim_set_progress(sim3, 0, NULL, NULL);
+    weft_progress_free(p);
+    fclose(f);
+    g_free(g_steal_pointer(&text));
+    ck_assert(g_file_get_contents(path, &text, NULL, NULL));
+    /* no work total: no percentage and no ETA */
+    ck_assert(
+        g_str_has_prefix(text, "\rweft replay: simulated 0.004096 s, 4,096 events, elapsed "));
+    ck_assert(g_str_has_suffix(text, "\033[K\r\033[K"));
 
     /* with a delay longer than the run: nothing */
     g_autoptr(weft_sim_t) sim2 = weft_sim_new(1);
     weft_sim_at(sim2, 1, nop_event, NULL, NULL);
     f = fopen(path, "w");
-    p = weft_report_progress_new(f, (gint64)G_USEC_PER_SEC * 3600);
+    p = weft_progress_new(f, "weft replay", TRUE, 1, (gint64)G_USEC_PER_SEC * 3600);
     weft_report_progress_attach(p, sim2);
     weft_sim_run(sim2);
-    weft_report_progress_free(p);
+    ck_assert_uint_eq(weft_progress_lines(p), 0);
+    weft_progress_free(p);
     fclose(f);
     g_free(g_steal_pointer(&text));
     ck_assert(g_file_get_contents(path, &text, NULL, NULL));
     ck_assert_str_eq(text, "");
+}
+END_TEST
+
+START_TEST(test_progress_helpers)
+{
+    g_autofree char *a = weft_progress_format_count(0);
+    g_autofree char *b = weft_progress_format_count(999);
+    g_autofree char *c = weft_progress_format_count(1000);
+    g_autofree char *d = weft_progress_format_count(12345678);
+    ck_assert_str_eq(a, "0");
+    ck_assert_str_eq(b, "999");
+    ck_assert_str_eq(c, "1,000");
+    ck_assert_str_eq(d, "12,345,678");
+    weft_progress_mode_t m = WEFT_PROGRESS_AUTO;
+    ck_assert(weft_progress_mode_from_name("never", &m, NULL));
+    ck_assert_int_eq(m, WEFT_PROGRESS_NEVER);
+    ck_assert_str_eq(weft_progress_mode_name(WEFT_PROGRESS_ALWAYS), "always");
+    g_autoptr(GError) err = NULL;
+    ck_assert(!weft_progress_mode_from_name("sometimes", &m, &err));
+    ck_assert(g_error_matches(err, WEFT_PROGRESS_ERROR, WEFT_PROGRESS_ERROR_VALUE));
+    /* NULL reporters: no-ops */
+    ck_assert(!weft_progress_due(NULL));
+    weft_progress_report(NULL, 0.5, "x");
+    weft_progress_finish(NULL);
 }
 END_TEST
 
@@ -795,6 +858,7 @@ report_suite(void)
     tcase_add_test(tc, test_parse_window);
     tcase_add_test(tc, test_sim_progress_hook);
     tcase_add_test(tc, test_progress_lines);
+    tcase_add_test(tc, test_progress_helpers);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -15,6 +15,7 @@
  * all-reduce, optimizer 50 us.
  */
 #include <check.h>
+#include <glib/gstdio.h>
 #include <stdlib.h>
 
 #include "config.h"
@@ -40,17 +41,24 @@ write_tiny_trace(void)
     }
 }
 
+static char *old_cwd;
+
 static void
 setup(void)
 {
     tmpdir = g_dir_make_tmp("weft-study-XXXXXX", NULL);
     ck_assert_ptr_nonnull(tmpdir);
     write_tiny_trace();
+    /* a study's default results land in the current directory: the scratch one */
+    old_cwd = g_get_current_dir();
+    ck_assert_int_eq(g_chdir(tmpdir), 0);
 }
 
 static void
 teardown(void)
 {
+    ck_assert_int_eq(g_chdir(old_cwd), 0);
+    g_clear_pointer(&old_cwd, g_free);
     test_tmpdir_remove(tmpdir);
     g_free(tmpdir);
 }
@@ -144,9 +152,9 @@ START_TEST(test_axes_expand)
     g_autofree char *p29 = weft_study_point_text(st, 29);
     ck_assert_str_eq(p29, "bw=800GB/s lat=0.3us chunks=4");
     ck_assert_uint_eq(strlen(weft_study_hash(st)), 64);
-    /* default results: the study's name with .csv */
-    g_autofree char *csv = path_of("axes.csv");
-    ck_assert_str_eq(weft_study_results_path(st), csv);
+    /* default results: the study's name with .csv, in the current directory (not beside
+     * the study: issue 20, item 7) */
+    ck_assert_str_eq(weft_study_results_path(st), "axes.csv");
 }
 END_TEST
 
@@ -160,8 +168,8 @@ START_TEST(test_zip)
     ck_assert_uint_eq(weft_study_n_points(st), 3);
     g_autofree char *p2 = weft_study_point_text(st, 2);
     ck_assert_str_eq(p2, "gpus=16 chunks=3");
-    g_autofree char *out = path_of("out/zip.csv");
-    ck_assert_str_eq(weft_study_results_path(st), out);
+    /* results as written: relative to the current directory */
+    ck_assert_str_eq(weft_study_results_path(st), "out/zip.csv");
 
     g_autofree char *path = write_file("zip-bad.ini", "[study]\nmode = zip\n"
                                                       "axis.gpus = cluster.gpus: 4, 8\n"
@@ -185,7 +193,8 @@ START_TEST(test_row_by_hand)
     g_autofree char *csv_path = path_of("hand.csv");
     g_autofree char *csv = read_file(csv_path);
     g_auto(GStrv) lines = g_strsplit(csv, "\n", -1);
-    ck_assert_str_eq(lines[0], "point,lat:cluster.link_latency,chunks:collectives.chunks,"
+    /* lat_us: the latency axis as numbers (its values are times), after its text */
+    ck_assert_str_eq(lines[0], "point,lat:cluster.link_latency,lat_us,chunks:collectives.chunks,"
                                "gpus:cluster.gpus,step_time_us,exposed_comm_us_max,"
                                "compute_us_mean,events,gpus,status,error");
     /*
@@ -194,12 +203,12 @@ START_TEST(test_row_by_hand)
      * each + 0.1 us latency: 6 x 20.1 = 120.6 us, all exposed. Step = 100 +
      * 120.6 + 50 = 270.6 us; compute 150 us on every rank.
      */
-    ck_assert(g_str_has_prefix(lines[1], "0,100ns,1,4,270.600000,120.600000,150.000000,"));
+    ck_assert(g_str_has_prefix(lines[1], "0,100ns,0.100000,1,4,270.600000,120.600000,150.000000,"));
     ck_assert(g_str_has_suffix(lines[1], ",4,ok,"));
     /* Point 1: the same with 2 GPUs fails; its metrics are empty, the message names the GPUs */
-    ck_assert(g_str_has_prefix(lines[1 + 1], "1,100ns,1,2,,,,,,error,"));
+    ck_assert(g_str_has_prefix(lines[1 + 1], "1,100ns,0.100000,1,2,,,,,,error,"));
     /* Point 98: latency 1000 ns, 5 chunks, 4 GPUs; point 99 its 2-GPU twin */
-    ck_assert(g_str_has_prefix(lines[99], "98,1000ns,5,4,"));
+    ck_assert(g_str_has_prefix(lines[99], "98,1000ns,1.000000,5,4,"));
     ck_assert_str_eq(lines[101], ""); /* 100 rows, then the final newline */
     ck_assert_ptr_null(lines[102]);
     /* the journal is gone */

@@ -46,7 +46,7 @@ awk '$3 == "float" {
 awk '$1 == 8 && $7 == "ring" && $8 == "ll"' "$tmp/out" | grep -q . && ok "8 B: ring LL" || bad "8 B not ring LL"
 awk '$1 == 8589934592 && $7 == "nvls" && $8 == "simple"' "$tmp/out" | grep -q . &&
     ok "8 GiB: NVLS" || bad "8 GiB not NVLS"
-head -1 "$tmp/t.csv" | grep -q '^size_bytes,count,type,time_us,algbw_gbs,busbw_gbs,algorithm,protocol' &&
+head -1 "$tmp/t.csv" | grep -q '^size_bytes,count,type,time_us,algbw_GBps,busbw_GBps,algorithm,protocol' &&
     ok "CSV header" || bad "CSV header"
 [ "$(wc -l <"$tmp/t.csv")" -eq 17 ] && ok "CSV rows" || bad "CSV rows"
 

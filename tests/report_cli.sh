@@ -43,13 +43,13 @@ ls "$tmp/res" | sort >"$tmp/files"
 printf '%s\n' collectives.csv links.csv ranks.csv scenario.ini summary.json summary.txt timeline.json >"$tmp/want"
 cmp -s "$tmp/files" "$tmp/want" && ok "--out wrote its six files and nothing else (no temporary)" ||
     { bad "--out files"; diff "$tmp/want" "$tmp/files"; }
-head -1 "$tmp/res/collectives.csv" | grep -qx 'communicator,communicator_name,seq,op,bytes,members,moved_bytes,algorithm,protocol,channels,chunks,first_arrival_us,start_us,end_us,time_us,algbw_GBps,busbw_GBps' &&
+head -1 "$tmp/res/collectives.csv" | grep -qx 'communicator,communicator_name,seq,op,size_bytes,members,moved_bytes,algorithm,protocol,channels,chunks,first_arrival_us,start_us,end_us,time_us,algbw_GBps,busbw_GBps' &&
     ok "collectives.csv header" || bad "collectives.csv header"
 [ "$(wc -l <"$tmp/res/collectives.csv")" -eq 3 ] && ok "collectives.csv: one row per instance (2)" || bad "collectives.csv rows"
 # busbw of a 128 MiB ring all-reduce on 8 GPUs in 535.957... us: 134217728 / t x 7/4
 awk -F, 'NR > 1 { b = $5 / ($15 * 1e-6) / 1e9 * 1.75; d = b - $17; if (d < 0) d = -d; if (d > 1e-3) exit 1 }' \
     "$tmp/res/collectives.csv" && ok "busbw = size / time x 2(n-1)/n" || bad "busbw column"
-head -1 "$tmp/res/links.csv" | grep -qx 'edge,kind,from,to,capacity_GBps,bytes,busy_us,mean_util,peak_util' &&
+head -1 "$tmp/res/links.csv" | grep -qx 'edge,kind,from,to,capacity_GBps,wire_bytes,busy_us,mean_util,peak_util' &&
     ok "links.csv header" || bad "links.csv header"
 [ "$(wc -l <"$tmp/res/links.csv")" -eq 65 ] && ok "links.csv: one row per directed link (64)" || bad "links.csv rows"
 # by hand: 2 all-reduces x 8 ranks x 14 transfers of 128 MiB / 8 = 16777216 B, each crossing

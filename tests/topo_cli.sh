@@ -283,4 +283,15 @@ expect 0 "show p5" "" -- "$WEFT" topo show "$topos/p5-h100-2node.ini"
 cp "$tmp/out" "$tmp/p5.txt"
 has "p5 (EFA)" "$tmp/p5.txt" "in-network" "NVLS on 8 NVSwitch chips, SHARP on 0 switches"
 
+# --set overrides the file's keys as weft replay --set does (issue 20, item 7): 4 nodes of
+# DGX H100 are 32 GPUs; a leaf-spine of 4 x 8 NICs at 50 GB/s carries 16 x 50 = 800 GB/s
+# between the halves
+expect 0 "show --set" "" -- "$WEFT" topo show "$dgx" --set cluster.nodes=4 --set cluster.fabric=leaf-spine
+cp "$tmp/out" "$tmp/set.txt"
+has "show --set" "$tmp/set.txt" "gpus" "32 in 4 hosts, 4 NVLink domains"
+has "show --set" "$tmp/set.txt" "bisection" "800.000 GB/s per direction (max flow from GPUs 0-15 to 16-31)"
+expect 1 "show --set bad value" "cluster.nodes = \"x\"" -- "$WEFT" topo show "$dgx" --set cluster.nodes=x
+expect 2 "show --set outside [cluster]" "expected cluster.KEY=VALUE" -- \
+    "$WEFT" topo show "$dgx" --set network.model=flow
+
 finish topo_cli.sh

@@ -8,6 +8,8 @@
 
 #include <glib.h>
 
+#include "core/progress.h"
+
 G_BEGIN_DECLS
 
 /* Exit codes of every subcommand. */
@@ -74,6 +76,28 @@ int weft_cmd_gen(int argc, char **argv);
  * turns on the debug lines of every weft-* log domain (core/log.h).
  */
 void weft_cli_add_log_options(GOptionContext *ctx);
+
+/**
+ * weft_cli_progress_entry:
+ * @mode_text: (out): where GOption stores --progress's value (NULL: not given).
+ * Returns: the --progress=auto|always|never option entry of a long command
+ * (replay, coll, sweep, train), to put in its GOptionEntry array.
+ */
+GOptionEntry weft_cli_progress_entry(char **mode_text);
+
+/**
+ * weft_cli_progress_new:
+ * @cmd: the command's name ("replay"), for the label "weft replay".
+ * @mode_text: (nullable): --progress's value; NULL is auto.
+ * @quiet: the command was asked to be quiet (auto is then off).
+ * @exit_code: (out): on failure, WEFT_EXIT_USAGE (a bad --progress) or
+ *   WEFT_EXIT_ERROR (a bad WEFT_PROGRESS_INTERVAL); the message is printed.
+ * @ok: (out): FALSE on failure.
+ * Returns: (transfer full) (nullable): the command's progress reporter on
+ * stderr (core/progress.h), or NULL when progress is off or on failure.
+ */
+weft_progress_t *weft_cli_progress_new(const char *cmd, const char *mode_text, gboolean quiet,
+                                       gboolean *ok, int *exit_code);
 
 /**
  * weft_cli_escape: @text with what a terminal would act on written as \xNN: C0 and

@@ -429,6 +429,7 @@ weft_cmd_coll(int argc, char **argv)
     gdouble step_factor = 2.0;
     gint nodes = 0, per_node = 0, channels = 0, chunks = 0;
     gboolean show_plan = FALSE;
+    g_autofree char *progress_mode = NULL;
     GOptionEntry entries[] = {
         {"cluster", 'c', 0, G_OPTION_ARG_FILENAME, &cluster,
          "cluster file: weft INI, ASTRA-sim network YAML or GraphML (required)", "FILE"},
@@ -478,6 +479,7 @@ weft_cmd_coll(int argc, char **argv)
          "--nccl-version)",
          "FILE"},
         {"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "also write the table as CSV to FILE", "FILE"},
+        weft_cli_progress_entry(&progress_mode),
         {"plan", 0, 0, G_OPTION_ARG_NONE, &show_plan,
          "print the plan of --min-bytes instead of the sweep", NULL},
         {"compare", 0, 0, G_OPTION_ARG_FILENAME, &compare,
@@ -524,6 +526,13 @@ weft_cmd_coll(int argc, char **argv)
     g_autoptr(GError) error = NULL;
     if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
         return weft_cli_usage_error("coll", error->message);
+    }
+    gboolean progress_ok;
+    int code;
+    g_autoptr(weft_progress_t) progress =
+        weft_cli_progress_new("coll", progress_mode, FALSE, &progress_ok, &code);
+    if (!progress_ok) {
+        return code;
     }
     if (argc > 1) {
         g_autofree char *msg = g_strdup_printf("unexpected argument '%s'", argv[1]);
@@ -796,10 +805,17 @@ weft_cmd_coll(int argc, char **argv)
     if (measured == NULL) {
         printf("%14s %12s %6s %12s %10s %10s %-10s %-7s %4s %6s %12s\n", "size", "count", "type",
                "time_us", "algbw_gbs", "busbw_gbs", "algo", "proto", "ch", "chunks", "nccl_us");
-        g_string_append(csv_text, "size_bytes,count,type,time_us,algbw_gbs,busbw_gbs,algorithm,"
+        g_string_append(csv_text, "size_bytes,count,type,time_us,algbw_GBps,busbw_GBps,algorithm,"
                                   "protocol,channels,chunks,nccl_us\n");
         for (double sz = (double)min_b; sz <= (double)max_b * (1.0 + 1e-12); sz *= step_factor) {
             guint64 size = (guint64)llround(sz);
+            if (weft_progress_due(progress)) {
+                /* sizes grow geometrically: the fraction of the sweep's steps done */
+                double f = max_b > min_b && min_b > 0
+                               ? log(sz / (double)min_b) / log((double)max_b / (double)min_b)
+                               : -1.0;
+                weft_progress_report(progress, f, "size %" G_GUINT64_FORMAT " bytes", size);
+            }
             result_t r = {0};
             if (!predict(&b, size, &r, &error)) {
                 rc = weft_cli_error("coll", error);
@@ -810,19 +826,23 @@ weft_cmd_coll(int argc, char **argv)
             /* NCCL's model has no figure for some operations (all-to-all): print '-' */
             g_autofree char *model_text =
                 model_us >= 0 ? g_strdup_printf("%.2f", model_us) : g_strdup("-");
+            weft_progress_finish(progress); /* a terminal line would cut into the row */
             printf("%14" G_GUINT64_FORMAT " %12" G_GUINT64_FORMAT " %6s %12.2f %10.2f %10.2f "
                    "%-10s %-7s %4u %6u %12s\n",
                    size, size / TYPE_BYTES, "float", r.time_ps / 1e6, alg, alg * factor,
                    algo_label(&b, &r), weft_coll_tuning_proto_name(r.cfg.proto),
                    r.cfg.channels, r.cfg.chunks, model_text);
             fflush(stdout); /* a row as soon as it is known: a long sweep shows its progress */
+            /* no NCCL figure: an empty cell, which loads as NaN in a float column */
+            g_autofree char *model_csv =
+                model_us >= 0 ? g_strdup_printf("%.3f", model_us) : g_strdup("");
             g_string_append_printf(csv_text,
                                    "%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
-                                   ",float,%.3f,%.3f,%.3f,%s,%s,%u,%u,%.3f\n",
+                                   ",float,%.3f,%.3f,%.3f,%s,%s,%u,%u,%s\n",
                                    size, size / TYPE_BYTES, r.time_ps / 1e6, alg, alg * factor,
                                    algo_label(&b, &r),
                                    weft_coll_tuning_proto_name(r.cfg.proto), r.cfg.channels,
-                                   r.cfg.chunks, model_us);
+                                   r.cfg.chunks, model_csv);
             if (size == 0 || step_factor * sz > 1.8e19) {
                 break;
             }
@@ -831,12 +851,15 @@ weft_cmd_coll(int argc, char **argv)
         printf("%14s %10s %10s %8s %10s %10s %8s %-10s %-7s %10s\n", "size", "meas_us", "pred_us",
                "err_%", "meas_bus", "pred_bus", "err_%", "algo", "proto", "nccl_us");
         g_string_append(csv_text, "size_bytes,measured_us,predicted_us,time_err_pct,"
-                                  "measured_busbw_gbs,predicted_busbw_gbs,busbw_err_pct,"
+                                  "measured_busbw_GBps,predicted_busbw_GBps,busbw_err_pct,"
                                   "algorithm,protocol,nccl_us\n");
         double sum_t = 0.0, sum_small = 0.0, sum_big = 0.0;
         guint n_t = 0, n_small = 0, n_big = 0;
         for (guint i = 0; i < measured->len; i++) {
             const measured_t *m = &g_array_index(measured, measured_t, i);
+            weft_progress_report(progress, (double)i / measured->len,
+                                 "size %" G_GUINT64_FORMAT " bytes (%u/%u)", m->size, i,
+                                 measured->len);
             result_t r = {0};
             if (!predict(&b, m->size, &r, &error)) {
                 rc = weft_cli_error("coll", error);
@@ -858,6 +881,7 @@ weft_cmd_coll(int argc, char **argv)
             double model_us = r.costs.model_ps >= 0 ? r.costs.model_ps / 1e6 : -1.0;
             /* busbw printed as 0.00 has no relative error: "-" */
             g_autofree char *eb_text = isnan(eb) ? g_strdup("-") : g_strdup_printf("%+.1f", eb);
+            weft_progress_finish(progress);
             printf("%14" G_GUINT64_FORMAT " %10.2f %10.2f %+8.1f %10.2f %10.2f %8s %-10s %-7s "
                    "%10.2f\n",
                    m->size, m->time_us, t_us, et, m->busbw, bus, eb_text,
@@ -865,10 +889,12 @@ weft_cmd_coll(int argc, char **argv)
                    model_us);
             fflush(stdout);
             g_autofree char *eb_csv = isnan(eb) ? g_strdup("") : g_strdup_printf("%.2f", eb);
+            g_autofree char *model_csv =
+                model_us >= 0 ? g_strdup_printf("%.3f", model_us) : g_strdup("");
             g_string_append_printf(
-                csv_text, "%" G_GUINT64_FORMAT ",%.3f,%.3f,%.2f,%.3f,%.3f,%s,%s,%s,%.3f\n", m->size,
+                csv_text, "%" G_GUINT64_FORMAT ",%.3f,%.3f,%.2f,%.3f,%.3f,%s,%s,%s,%s\n", m->size,
                 m->time_us, t_us, et, m->busbw, bus, eb_csv, algo_label(&b, &r),
-                weft_coll_tuning_proto_name(r.cfg.proto), model_us);
+                weft_coll_tuning_proto_name(r.cfg.proto), model_csv);
         }
         if (rc == WEFT_EXIT_OK) {
             printf("# MAPE time, all %u sizes: %.2f%%\n", n_t, n_t ? sum_t / n_t : 0.0);

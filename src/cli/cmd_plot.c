@@ -128,28 +128,55 @@ csv_fields(const char *line)
     return f;
 }
 
-/* The column of @want among the axis columns [@first, @last): the full NAME:GROUP.KEY or NAME. */
+/* The column of @want among the axis columns [@first, @last): the full NAME:GROUP.KEY or NAME
+ * (an axis's numeric column, NAME_bytes, is not an axis of its own). */
 static gint
 find_axis(GPtrArray *header, guint first, guint last, const char *want)
 {
     for (guint c = first; c < last; c++) {
         const char *col = g_ptr_array_index(header, c);
         const char *colon = strchr(col, ':');
-        if (strcmp(col, want) == 0 || (colon != NULL && strlen(want) == (gsize)(colon - col) &&
-                                       strncmp(col, want, colon - col) == 0)) {
+        if (colon != NULL &&
+            (strcmp(col, want) == 0 ||
+             (strlen(want) == (gsize)(colon - col) && strncmp(col, want, colon - col) == 0))) {
             return (gint)c;
         }
     }
     return -1;
 }
 
+/* Whether @col is the numeric column of the axis column @prev ("size:workload.collective_bytes"
+ * then "size_bytes"): weft sweep writes one after an axis of quantities. */
+static gboolean
+is_axis_number(const char *prev, const char *col)
+{
+    static const char *const units[] = {"bytes", "Bps", "us", "ratio"};
+    const char *colon = strchr(prev, ':');
+    if (colon == NULL) {
+        return FALSE;
+    }
+    gsize n = (gsize)(colon - prev);
+    if (strncmp(prev, col, n) != 0 || col[n] != '_') {
+        return FALSE;
+    }
+    for (guint u = 0; u < G_N_ELEMENTS(units); u++) {
+        if (strcmp(col + n + 1, units[u]) == 0) {
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
 static char *
-columns_text(GPtrArray *header, guint first, guint last)
+columns_text(GPtrArray *header, guint first, guint last, gboolean axes)
 {
     GString *s = g_string_new(NULL);
     for (guint c = first; c < last; c++) {
-        g_string_append_printf(s, "%s%s", c > first ? ", " : "",
-                               (const char *)g_ptr_array_index(header, c));
+        const char *col = g_ptr_array_index(header, c);
+        if (axes && strchr(col, ':') == NULL) {
+            continue; /* an axis's numeric column */
+        }
+        g_string_append_printf(s, "%s%s", s->len > 0 ? ", " : "", col);
     }
     return g_string_free(s, FALSE);
 }
@@ -207,7 +234,8 @@ metric_label(const char *name)
     static const struct {
         const char *token, *unit;
     } units[] = {{"us", "µs"},     {"ms", "ms"}, {"s", "s"},         {"h", "h"},
-                 {"days", "days"}, {"pct", "%"}, {"bytes", "bytes"}, {"Bps", "B/s"}};
+                 {"days", "days"}, {"pct", "%"}, {"bytes", "bytes"}, {"Bps", "B/s"},
+                 {"GBps", "GB/s"}, {"hops", "hops"}};
     g_auto(GStrv) words = g_strsplit(name, "_", -1);
     GString *s = g_string_new(NULL);
     const char *unit = NULL;
@@ -292,15 +320,18 @@ prepare_sweep(const char *input, const sweep_opts_t *o, const char *data, GPtrAr
                     input);
         return weft_cli_error("plot", error);
     }
-    /* axis columns hold a ':' (NAME:GROUP.KEY); the metrics follow them */
+    /* axis columns hold a ':' (NAME:GROUP.KEY), each followed by its numeric column
+     * when it has one (NAME_bytes, doc/studies.md); the metrics follow them */
     guint first_metric = 1;
     while (first_metric < header->len - 2 &&
-           strchr(g_ptr_array_index(header, first_metric), ':') != NULL) {
+           (strchr(g_ptr_array_index(header, first_metric), ':') != NULL ||
+            is_axis_number(g_ptr_array_index(header, first_metric - 1),
+                           g_ptr_array_index(header, first_metric)))) {
         first_metric++;
     }
     guint n_cols = header->len, status_col = n_cols - 2;
-    g_autofree char *axes_valid = columns_text(header, 1, first_metric);
-    g_autofree char *metrics_valid = columns_text(header, first_metric, status_col);
+    g_autofree char *axes_valid = columns_text(header, 1, first_metric, TRUE);
+    g_autofree char *metrics_valid = columns_text(header, first_metric, status_col, FALSE);
     if (first_metric == 1) {
         g_autofree char *msg = g_strdup_printf("%s: the study has no axis to draw", input);
         return weft_cli_usage_error("plot", msg);
@@ -400,8 +431,8 @@ prepare_sweep(const char *input, const sweep_opts_t *o, const char *data, GPtrAr
     }
     /* any other axis must take one value among the rows drawn */
     for (guint c = 1; c < first_metric; c++) {
-        if ((gint)c == xc || (gint)c == lc) {
-            continue;
+        if ((gint)c == xc || (gint)c == lc || strchr(g_ptr_array_index(header, c), ':') == NULL) {
+            continue; /* the numeric column of an axis varies with it */
         }
         const char *v0 = g_ptr_array_index((GPtrArray *)g_ptr_array_index(rows, 0), c);
         for (guint r = 1; r < rows->len; r++) {

@@ -38,6 +38,7 @@ weft_cmd_replay(int argc, char **argv)
     gboolean show_config = FALSE;
     gboolean quiet = FALSE;
     gboolean json = FALSE;
+    g_autofree char *progress_mode = NULL;
     GOptionEntry entries[] = {
         {"cluster", 'c', 0, G_OPTION_ARG_FILENAME, &cluster,
          "cluster file: weft INI, ASTRA-sim network YAML or GraphML (cluster.file)", "FILE"},
@@ -87,6 +88,7 @@ weft_cmd_replay(int argc, char **argv)
          "print only the step time line (and, on stderr, the summary's warning lines), and no "
          "progress",
          NULL},
+        weft_cli_progress_entry(&progress_mode),
         {"json", 0, 0, G_OPTION_ARG_NONE, &json,
          "print the summary as JSON (summary.json's content) instead of text", NULL},
         {"gen", 0, 0, G_OPTION_ARG_STRING_ARRAY, &gens,
@@ -114,8 +116,9 @@ weft_cmd_replay(int argc, char **argv)
              "lists those applied.\n\n"
              "After the per-rank table the summary gives the per-rank distribution\n"
              "(total, min, median, max), the five most expensive collectives, the five\n"
-             "busiest links and the collective choices (doc/outputs.md). Runs longer than\n"
-             "a second show progress on stderr when it is a terminal.");
+             "busiest links and the collective choices (doc/outputs.md). A run shows its\n"
+             "progress on stderr (--progress): simulated time, events, the fraction of\n"
+             "trace nodes done and an ETA; a line every 5 s when stderr is not a terminal.");
     g_autofree char *keys = weft_scenario_keys_help();
     g_autofree char *description = g_strdup_printf(
         "Examples:\n  weft replay --cluster topologies/dgx-h100.ini --trace "
@@ -147,6 +150,13 @@ weft_cmd_replay(int argc, char **argv)
         return weft_cli_usage_error("replay", msg);
     }
     const char *scenario_file = argc > 1 ? argv[1] : NULL;
+    gboolean progress_ok;
+    int code;
+    g_autoptr(weft_progress_t) progress =
+        weft_cli_progress_new("replay", progress_mode, quiet, &progress_ok, &code);
+    if (!progress_ok) {
+        return code;
+    }
 
     g_autoptr(weft_scenario_t) sc = weft_scenario_new();
     if (scenario_file != NULL && !weft_scenario_load(sc, scenario_file, &error)) {
@@ -230,10 +240,9 @@ weft_cmd_replay(int argc, char **argv)
                                     "workload.collective=...) are required (or a scenario file)");
     }
 
-    /* progress only where someone watches: a terminal, and not with --quiet or --json */
     weft_scenario_run_options_t run_opts = {
         .report = TRUE,
-        .progress = !quiet && !json && isatty(STDERR_FILENO) ? stderr : NULL,
+        .progress = progress,
     };
     g_autoptr(weft_scenario_run_t) run = weft_scenario_run_full(sc, &run_opts, &error);
     if (run == NULL) {

@@ -24,11 +24,13 @@ weft_cmd_sweep(int argc, char **argv)
     gboolean resume = FALSE;
     gboolean merge = FALSE;
     gboolean quiet = FALSE;
+    g_autofree char *progress_mode = NULL;
     GOptionEntry entries[] = {
         {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
          "run N points at once, in threads (default: every processor)", "N"},
         {"output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
-         "results CSV (default: the study's `results`, else STUDY.csv beside it)", "FILE"},
+         "results CSV (default: the study's `results`, else STUDY.csv, in the current directory)",
+         "FILE"},
         {"resume", 0, 0, G_OPTION_ARG_NONE, &resume,
          "finish an interrupted study: run only the points its journal (FILE.partial) lacks", NULL},
         {"shard", 0, 0, G_OPTION_ARG_STRING, &shard,
@@ -36,6 +38,7 @@ weft_cmd_sweep(int argc, char **argv)
         {"merge", 0, 0, G_OPTION_ARG_NONE, &merge,
          "join shard CSVs (the arguments) into one CSV in grid order (needs -o)", NULL},
         {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "no progress and no closing line", NULL},
+        weft_cli_progress_entry(&progress_mode),
         {NULL},
     };
     g_autoptr(GOptionContext) ctx =
@@ -45,7 +48,8 @@ weft_cmd_sweep(int argc, char **argv)
              "point is one replay; points run in threads, and the results CSV has one row\n"
              "per point in grid order, identical for any -j. Finished rows are appended to\n"
              "FILE.partial at once, so an interrupted study loses none: --resume finishes\n"
-             "it. Progress goes to stderr when it is a terminal.");
+             "it. Progress (points done, failed, running, ETA) goes to stderr (--progress):\n"
+             "a line every 5 s when stderr is not a terminal.");
     g_autofree char *replay_metrics = g_strjoinv(", ", (char **)weft_study_metric_names());
     g_autofree char *train_metrics = g_strjoinv(", ", (char **)weft_study_train_metric_names());
     g_autofree char *description = g_strdup_printf(
@@ -82,6 +86,13 @@ weft_cmd_sweep(int argc, char **argv)
     if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
         return weft_cli_usage_error("sweep", error->message);
     }
+    gboolean progress_ok;
+    int code;
+    g_autoptr(weft_progress_t) progress =
+        weft_cli_progress_new("sweep", progress_mode, quiet, &progress_ok, &code);
+    if (!progress_ok) {
+        return code;
+    }
     if (merge) {
         if (output == NULL) {
             return weft_cli_usage_error("sweep", "--merge needs -o OUT.csv");
@@ -111,7 +122,7 @@ weft_cmd_sweep(int argc, char **argv)
         .jobs = jobs < 0 ? 0 : (guint)jobs,
         .output = output,
         .resume = resume,
-        .progress = !quiet && isatty(STDERR_FILENO),
+        .progress = progress,
     };
     if (shard != NULL && !weft_study_parse_shard(shard, &opts.shard_k, &opts.shard_n, &error)) {
         return weft_cli_usage_error("sweep", error->message);

@@ -17,6 +17,7 @@
 #include "cli/cli.h"
 #include "core/keyfile.h"
 #include "core/json.h"
+#include "scenario/scenario.h"
 #include "topo/analysis.h"
 #include "topo/topo.h"
 
@@ -243,9 +244,14 @@ static int
 cmd_show(int argc, char **argv)
 {
     gboolean json = FALSE;
+    g_auto(GStrv) sets = NULL;
     GOptionEntry entries[] = {
         {"json", 'j', 0, G_OPTION_ARG_NONE, &json, "print JSON (rates in B/s) instead of text",
          NULL},
+        {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets,
+         "override a key of the cluster file, as weft replay --set does (repeatable; e.g. "
+         "cluster.nodes=32, cluster.oversubscription=2:1)",
+         "cluster.KEY=VALUE"},
         {NULL},
     };
     g_set_prgname("weft topo show");
@@ -256,8 +262,11 @@ cmd_show(int argc, char **argv)
              "(max flow between the two halves of the GPUs), the diameter in hops between\n"
              "GPUs and the oversubscription of each switch tier. Rates are per direction,\n"
              "in GB/s = 1e9 bytes/s. FILE: weft INI, ASTRA-sim YAML or GraphML.");
-    g_option_context_set_description(ctx, "Exit status: 0 on success, 1 on a bad cluster file, 2 "
-                                          "on a usage error.");
+    g_option_context_set_description(
+        ctx, "Example:\n  weft topo show topologies/dgx-h100.ini --set cluster.nodes=32 --set "
+             "cluster.fabric=fat-tree\n\n"
+             "Exit status: 0 on success, 1 on a bad cluster file or --set value, 2 on a usage "
+             "error.");
     g_option_context_add_main_entries(ctx, entries, NULL);
     weft_cli_add_log_options(ctx);
     g_autoptr(GError) error = NULL;
@@ -269,7 +278,26 @@ cmd_show(int argc, char **argv)
     if (rc != WEFT_EXIT_OK) {
         return rc;
     }
-    g_autoptr(weft_topo_t) topo = load_cluster(file, &error);
+    for (guint i = 0; sets != NULL && sets[i] != NULL; i++) {
+        if (!g_str_has_prefix(sets[i], "cluster.") || strchr(sets[i], '=') == NULL) {
+            g_autofree char *msg =
+                g_strdup_printf("--set %s: expected cluster.KEY=VALUE, e.g. cluster.nodes=32",
+                                sets[i]);
+            return weft_cli_usage_error("topo show", msg);
+        }
+    }
+    g_autoptr(weft_topo_t) topo = NULL;
+    if (sets == NULL) {
+        topo = load_cluster(file, &error);
+    } else {
+        /* the file's keys with the overrides on top, built as a replay builds it */
+        g_autoptr(weft_scenario_t) sc = weft_scenario_new();
+        gboolean ok = weft_scenario_set_value(sc, "cluster", "file", file, &error);
+        for (guint i = 0; ok && sets[i] != NULL; i++) {
+            ok = weft_scenario_set(sc, sets[i], &error);
+        }
+        topo = ok ? weft_scenario_build_cluster(sc, &error) : NULL;
+    }
     if (topo == NULL) {
         return weft_cli_error("topo show", error);
     }

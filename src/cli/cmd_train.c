@@ -167,6 +167,7 @@ weft_cmd_train(int argc, char **argv)
     g_autofree char *seed = NULL, *threads = NULL, *out = NULL;
     g_auto(GStrv) sets = NULL;
     gboolean show_config = FALSE, sweep = FALSE;
+    g_autofree char *progress_mode = NULL;
     GOptionEntry entries[] = {
         {"cluster", 'c', 0, G_OPTION_ARG_FILENAME, &cluster,
          "cluster file whose components can fail (train.cluster)", "FILE"},
@@ -194,6 +195,7 @@ weft_cmd_train(int argc, char **argv)
          "write summary.json, train.ini and goodput_vs_interval.csv to DIR", "DIR"},
         {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets,
          "override any key (repeatable; applied in order, last)", "GROUP.KEY=VALUE"},
+        weft_cli_progress_entry(&progress_mode),
         {"show-config", 0, 0, G_OPTION_ARG_NONE, &show_config,
          "print the effective configuration and exit without running", NULL},
         {NULL},
@@ -224,6 +226,13 @@ weft_cmd_train(int argc, char **argv)
     if (argc > 2) {
         g_autofree char *msg = g_strdup_printf("unexpected argument '%s'", argv[2]);
         return weft_cli_usage_error("train", msg);
+    }
+    gboolean progress_ok;
+    int code;
+    g_autoptr(weft_progress_t) progress =
+        weft_cli_progress_new("train", progress_mode, FALSE, &progress_ok, &code);
+    if (!progress_ok) {
+        return code;
     }
     if (days != NULL && span != NULL) {
         return weft_cli_usage_error("train", "--days and --span both give the span; keep one");
@@ -278,6 +287,7 @@ weft_cmd_train(int argc, char **argv)
     if (!weft_job_config_resolve(cfg, &p, notes, &error)) {
         return weft_cli_error("train", error);
     }
+    p.progress = progress; /* samples done, on stderr */
     g_autoptr(weft_job_search_t) search = NULL;
     if (p.checkpoint_auto || sweep) {
         search = weft_job_search(&p, p.checkpoint_auto, &error);
@@ -298,6 +308,7 @@ weft_cmd_train(int argc, char **argv)
     if (!found && !weft_job_monte_carlo(&p, K, &mc, NULL, &error)) {
         return weft_cli_error("train", error);
     }
+    weft_progress_finish(progress);
     print_report(&p, &mc, search, sweep, notes->str);
     if (out != NULL && !write_outputs(out, cfg, &p, &mc, search, &error)) {
         return weft_cli_error("train", error);

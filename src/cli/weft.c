@@ -75,6 +75,39 @@ weft_cli_add_log_options(GOptionContext *ctx)
     g_option_context_add_main_entries(ctx, entries, NULL);
 }
 
+GOptionEntry
+weft_cli_progress_entry(char **mode_text)
+{
+    GOptionEntry e = {"progress", 0, 0, G_OPTION_ARG_STRING, mode_text,
+                      "progress lines on stderr: auto (default: unless --quiet; a line rewritten "
+                      "in place on a terminal, else a line every 5 s, WEFT_PROGRESS_INTERVAL), "
+                      "always, never",
+                      "WHEN"};
+    return e;
+}
+
+weft_progress_t *
+weft_cli_progress_new(const char *cmd, const char *mode_text, gboolean quiet, gboolean *ok,
+                      int *exit_code)
+{
+    weft_progress_mode_t mode = WEFT_PROGRESS_AUTO;
+    g_autoptr(GError) error = NULL;
+    *ok = TRUE;
+    if (mode_text != NULL && !weft_progress_mode_from_name(mode_text, &mode, &error)) {
+        *ok = FALSE;
+        *exit_code = weft_cli_usage_error(cmd, error->message);
+        return NULL;
+    }
+    g_autofree char *label = g_strdup_printf("weft %s", cmd);
+    weft_progress_t *p = weft_progress_new_stderr(label, mode, quiet, &error);
+    if (error != NULL) {
+        *ok = FALSE;
+        *exit_code = weft_cli_error(cmd, error);
+        return NULL;
+    }
+    return p;
+}
+
 char *
 weft_cli_escape(const char *text)
 {

@@ -17,6 +17,8 @@ struct weft_sim {
     void *progress_data;
     guint64 progress_every; /* call progress_fn after this many events */
     guint64 progress_left;  /* events until the next call */
+    guint64 work_done;      /* weft_sim_work_add() */
+    guint64 work_total;     /* weft_sim_set_work_total() */
 
     const weft_sim_t *outer; /* while running: the thread's simulation when the run began */
 };
@@ -111,7 +113,8 @@ weft_sim_run(weft_sim_t *sim)
         n++;
         if (G_UNLIKELY(sim->progress_fn != NULL) && --sim->progress_left == 0) {
             sim->progress_left = sim->progress_every;
-            sim->progress_fn(sim->progress_data, sim->now, sim->events + n);
+            sim->progress_fn(sim->progress_data, sim->now, sim->events + n, sim->work_done,
+                             sim->work_total);
         }
     }
     current_sim = sim->outer;
@@ -124,6 +127,20 @@ void
 weft_sim_stop(weft_sim_t *sim)
 {
     sim->stop = TRUE;
+}
+
+void
+weft_sim_set_work_total(weft_sim_t *sim, guint64 total)
+{
+    g_return_if_fail(sim != NULL);
+    sim->work_total = total;
+    sim->work_done = 0;
+}
+
+void
+weft_sim_work_add(weft_sim_t *sim, guint64 n)
+{
+    sim->work_done += n;
 }
 
 void

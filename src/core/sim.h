@@ -96,11 +96,33 @@ guint64 weft_sim_events(const weft_sim_t *sim);
  * @data: the pointer given to weft_sim_set_progress().
  * @now_ps: the simulated time of the event just run.
  * @events: events run so far over the life of the simulation.
+ * @work_done, @work_total: the model's own measure of how far the run is
+ *   (weft_sim_work_add(), weft_sim_set_work_total(); a replay counts trace
+ *   nodes); both 0 when the model keeps none.
  *
  * A progress hook (reports only): called between events, it must not schedule,
  * cancel or stop anything, so a run is the same with or without it.
  */
-typedef void (*weft_sim_progress_fn)(void *data, weft_time_t now_ps, guint64 events);
+typedef void (*weft_sim_progress_fn)(void *data, weft_time_t now_ps, guint64 events,
+                                     guint64 work_done, guint64 work_total);
+
+/**
+ * weft_sim_set_work_total:
+ * @sim: the simulation.
+ * @total: units of work the run has to do (a replay: the trace nodes of every rank).
+ *
+ * Sets the denominator of the progress hook's fraction done and resets the
+ * work done to 0. Only progress reads it: nothing in a run depends on it.
+ */
+void weft_sim_set_work_total(weft_sim_t *sim, guint64 total);
+
+/**
+ * weft_sim_work_add:
+ * @sim: the simulation.
+ * @n: units of work just done.
+ * Adds @n to the work done that the progress hook sees. Time complexity: O(1).
+ */
+void weft_sim_work_add(weft_sim_t *sim, guint64 n);
 
 /**
  * weft_sim_set_progress:

@@ -481,6 +481,7 @@ typedef struct {
     guint chunk;
     guint n_chunks;
     gint next; /* the next chunk to take (atomic) */
+    gint done; /* samples done (atomic), for progress lines */
 } mc_ctx_t;
 
 static void
@@ -494,6 +495,12 @@ mc_chunk(mc_ctx_t *ctx, guint c)
             ctx->errors[c] = err;
             ctx->error_index[c] = i;
             return;
+        }
+        guint done = (guint)g_atomic_int_add(&ctx->done, 1) + 1;
+        if (weft_progress_due(ctx->p->progress)) {
+            weft_progress_report(ctx->p->progress, (double)done / ctx->p->samples,
+                                 "checkpoint every %" G_GUINT64_FORMAT " steps: %u/%u samples done",
+                                 ctx->K, done, ctx->p->samples);
         }
     }
 }
@@ -528,7 +535,7 @@ weft_job_monte_carlo(const weft_job_params_t *p, guint64 checkpoint_steps, weft_
     guint n_chunks = (n + chunk - 1) / chunk;
     g_autofree GError **errors = g_new0(GError *, n_chunks);
     g_autofree guint *error_index = g_new0(guint, n_chunks);
-    mc_ctx_t ctx = {p, checkpoint_steps, samples, errors, error_index, chunk, n_chunks, 0};
+    mc_ctx_t ctx = {p, checkpoint_steps, samples, errors, error_index, chunk, n_chunks, 0, 0};
     threads = MIN(threads, n_chunks);
     if (threads <= 1) {
         for (guint c = 0; c < n_chunks; c++) {

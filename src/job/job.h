@@ -64,6 +64,7 @@
 #include <glib.h>
 
 #include "core/keyfile.h"
+#include "core/progress.h"
 #include "fault/rates.h"
 
 G_BEGIN_DECLS
@@ -124,6 +125,9 @@ typedef struct {
     guint threads;                      /* worker threads; 0: one per CPU */
     weft_job_step_time_fn step_time_fn; /* (nullable) degrading faults: see weft_job_step_time_fn */
     gpointer step_time_data;
+    /* (nullable) progress reporter (core/progress.h): samples done of each Monte Carlo; not
+     * freed; reported to from the worker threads (it is thread-safe) */
+    weft_progress_t *progress;
 } weft_job_params_t;
 
 /** weft_job_params_init: defaults (doc/failures.md): Llama 3 rates, 1000 samples, seed 1. */

@@ -821,8 +821,9 @@ weft_job_write_timeline_csv(const char *path, const weft_job_params_t *p, guint6
     for (guint i = 0; i < spans->len; i++) {
         const weft_job_span_t *sp = &g_array_index(spans, weft_job_span_t, i);
         gboolean has_fault = sp->kind != WEFT_JOB_SPAN_TRAIN;
+        /* no failure: -1, which keeps the column whole numbers (pandas) */
         g_autofree char *component =
-            has_fault ? g_strdup_printf("%" G_GUINT64_FORMAT, sp->fault.component) : g_strdup("");
+            has_fault ? g_strdup_printf("%" G_GUINT64_FORMAT, sp->fault.component) : g_strdup("-1");
         g_string_append_printf(
             s, "%.6f,%.6f,%.9f,%.9f,%s,%s,%s,%s,%.9g\n", sp->start_s, sp->end_s,
             sp->start_s / 86400.0, sp->end_s / 86400.0, weft_job_span_kind_name(sp->kind),

@@ -2053,6 +2053,7 @@ drain_finished(replay_t *R)
         if (rs->trace->mem_free != NULL && rs->trace->mem_free[rn.node] != 0) {
             mem_change(rs, rs->trace->mem_cat[rn.node], -(gint64)rs->trace->mem_free[rn.node]);
         }
+        weft_sim_work_add(R->sim, 1); /* progress lines: nodes done of all ranks' nodes */
         rs->res.finish_ps = weft_sim_now(R->sim);
         if (rs->nodes_done == rs->trace->n_nodes && --R->ranks_left == 0 && R->faults != NULL) {
             weft_fault_run_disarm(R->faults); /* the step is over: later faults do not happen */
@@ -2533,9 +2534,12 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
             weft_coll_planner_add_comm(R.planner, R.comm_state[c].vertices, comm->n_ranks);
     }
 
+    guint64 n_nodes = 0;
     for (guint r = 0; r < wl->n_ranks; r++) {
         R.ranks_left += R.ranks[r].trace->n_nodes > 0;
+        n_nodes += R.ranks[r].trace->n_nodes;
     }
+    weft_sim_set_work_total(sim, n_nodes);
     if (opts != NULL && opts->faults != NULL && R.ranks_left > 0) {
         R.faults = weft_fault_run_arm(opts->faults, sim, net);
     }

@@ -874,9 +874,9 @@ char *
 weft_report_collectives_csv(const weft_report_t *rep)
 {
     g_return_val_if_fail(rep != NULL && rep->finished, NULL);
-    GString *s = g_string_new("communicator,communicator_name,seq,op,bytes,members,moved_bytes,"
-                              "algorithm,protocol,channels,chunks,first_arrival_us,start_us,"
-                              "end_us,time_us,algbw_GBps,busbw_GBps\n");
+    GString *s = g_string_new("communicator,communicator_name,seq,op,size_bytes,members,"
+                              "moved_bytes,algorithm,protocol,channels,chunks,first_arrival_us,"
+                              "start_us,end_us,time_us,algbw_GBps,busbw_GBps\n");
     for (guint i = 0; i < rep->colls->len; i++) {
         const weft_report_coll_t *c = &g_array_index(rep->colls, weft_report_coll_t, i);
         g_string_append_printf(s, "%u,", c->comm);
@@ -900,7 +900,7 @@ weft_report_links_csv(const weft_report_t *rep)
 {
     g_return_val_if_fail(rep != NULL && rep->finished, NULL);
     GString *s =
-        g_string_new("edge,kind,from,to,capacity_GBps,bytes,busy_us,mean_util,peak_util\n");
+        g_string_new("edge,kind,from,to,capacity_GBps,wire_bytes,busy_us,mean_util,peak_util\n");
     for (guint e = 0; e < rep->n_links; e++) {
         const weft_net_link_stats_t *l = &rep->links[e];
         g_string_append_printf(s, "%u,%s,", e,
@@ -966,66 +966,25 @@ weft_report_write_files(const weft_report_t *rep, const char *dir, GError **erro
 /* ---- progress -----------------------------------------------------------------------------------
  */
 
-struct weft_report_progress {
-    FILE *out;
-    gint64 t0_us;    /* wall clock at creation */
-    gint64 delay_us; /* before the first line */
-    gint64 last_us;  /* wall clock of the last line */
-    gboolean shown;  /* a line is on the terminal */
-};
-
-/* Wall-clock microseconds between progress lines (4 per second). */
-#define PROGRESS_PERIOD_US 250000
 /* Events between two looks at the wall clock. */
 #define PROGRESS_EVERY_EVENTS 4096
 
-weft_report_progress_t *
-weft_report_progress_new(FILE *out, gint64 delay_us)
-{
-    g_return_val_if_fail(out != NULL, NULL);
-    weft_report_progress_t *p = g_new0(weft_report_progress_t, 1);
-    p->out = out;
-    p->t0_us = g_get_monotonic_time();
-    p->delay_us = delay_us;
-    return p;
-}
-
 static void
-progress_tick(void *data, weft_time_t now_ps, guint64 events)
+progress_tick(void *data, weft_time_t now_ps, guint64 events, guint64 work_done,
+              guint64 work_total)
 {
-    weft_report_progress_t *p = data;
-    gint64 t = g_get_monotonic_time();
-    gint64 elapsed = t - p->t0_us;
-    if (elapsed < p->delay_us || (p->shown && t - p->last_us < PROGRESS_PERIOD_US)) {
+    weft_progress_t *p = data;
+    if (!weft_progress_due(p)) {
         return;
     }
-    double el_s = (double)elapsed / 1e6;
-    fprintf(p->out,
-            "\r  simulated %.3f ms, %" G_GUINT64_FORMAT " events, %.2f M events/s, "
-            "elapsed %.1f s\033[K",
-            weft_time_to_us(now_ps) / 1e3, events, el_s > 0 ? (double)events / el_s / 1e6 : 0.0,
-            el_s);
-    fflush(p->out);
-    p->shown = TRUE;
-    p->last_us = t;
+    g_autofree char *count = weft_progress_format_count(events);
+    weft_progress_report(p, work_total > 0 ? (double)work_done / (double)work_total : -1.0,
+                         "simulated %.6f s, %s events", weft_time_to_s(now_ps), count);
 }
 
 void
-weft_report_progress_attach(weft_report_progress_t *p, weft_sim_t *sim)
+weft_report_progress_attach(weft_progress_t *p, weft_sim_t *sim)
 {
     g_return_if_fail(p != NULL && sim != NULL);
     weft_sim_set_progress(sim, PROGRESS_EVERY_EVENTS, progress_tick, p);
-}
-
-void
-weft_report_progress_free(weft_report_progress_t *p)
-{
-    if (p == NULL) {
-        return;
-    }
-    if (p->shown) {
-        fputs("\r\033[K", p->out);
-        fflush(p->out);
-    }
-    g_free(p);
 }

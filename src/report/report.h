@@ -34,7 +34,7 @@
  * Fixed orders: ranks by rank; collectives by (start, communicator, sequence);
  * links by edge id; the "top" lists by their figure, descending, ties by the
  * fixed order. Deterministic: nothing depends on hash order or the wall clock
- * (except progress lines, which go to a terminal only).
+ * (except when progress lines print, on stderr only).
  *
  * Memory: one 64-byte record per collective instance; with a timeline, 32
  * bytes per kept node (the rank and window filters cut this) and 4 bytes per
@@ -48,6 +48,7 @@
 #include <stdio.h>
 
 #include "coll/coll.h"
+#include "core/progress.h"
 #include "net/net.h"
 #include "replay/replay.h"
 #include "topo/topo.h"
@@ -240,33 +241,20 @@ gboolean weft_report_parse_ranks(const char *text, guint n_ranks, guint8 **mask,
 gboolean weft_report_parse_window(const char *text, weft_time_t *start_ps, weft_time_t *end_ps,
                                   GError **error);
 
-/* ---- progress on a terminal ---------------------------------------------------------- */
-
-typedef struct weft_report_progress weft_report_progress_t;
-
-/**
- * weft_report_progress_new:
- * @out: where progress lines go (a terminal: the caller checks isatty()).
- * @delay_us: wall-clock microseconds before the first line (runs shorter than
- *   that print nothing); then at most 4 lines per second.
- * Returns: (transfer full): a progress reporter; attach it with
- * weft_report_progress_attach().
- */
-weft_report_progress_t *weft_report_progress_new(FILE *out, gint64 delay_us);
+/* ---- progress ------------------------------------------------------------------------ */
 
 /**
  * weft_report_progress_attach:
- * Installs the reporter as @sim's progress hook (weft_sim_set_progress(),
- * every 4096 events): one line, rewritten in place with '\r': simulated time,
- * events, events per second, elapsed wall-clock time.
+ * @p: a progress reporter (core/progress.h); it must outlive the run, or be
+ *   detached first with weft_sim_set_progress(@sim, 0, NULL, NULL).
+ * @sim: the simulation.
+ * Installs @p as @sim's progress hook (weft_sim_set_progress(), a look at the
+ * wall clock every 4096 events): "simulated 0.012345 s, 1,234,567 events" and
+ * the fraction of trace nodes done (weft_sim_set_work_total()).
  */
-void weft_report_progress_attach(weft_report_progress_t *p, weft_sim_t *sim);
-
-/** weft_report_progress_free: clears the progress line if one was shown. NULL is a no-op. */
-void weft_report_progress_free(weft_report_progress_t *p);
+void weft_report_progress_attach(weft_progress_t *p, weft_sim_t *sim);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(weft_report_t, weft_report_free)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(weft_report_progress_t, weft_report_progress_free)
 
 G_END_DECLS
 

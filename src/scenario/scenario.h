@@ -224,9 +224,9 @@ typedef struct {
      * distribution, most expensive collectives, busiest links, choices) and output.dir
      * gains summary.json, collectives.csv and links.csv (doc/outputs.md) */
     gboolean report;
-    /* (nullable) where progress lines go for runs longer than a second (the caller
-     * passes a terminal only; weft replay: stderr when isatty() and not --quiet) */
-    FILE *progress;
+    /* (nullable) the progress reporter (core/progress.h) the replay reports to: simulated
+     * time, events and the fraction of trace nodes done; not freed */
+    weft_progress_t *progress;
     /* (nullable) use this cluster instead of building one: it must be what the scenario's
      * [cluster] keys (and cluster.file) describe (weft_scenario_build_cluster() of an
      * identical [cluster]). It is shared, only read, and not freed: it must outlive the run

@@ -577,6 +577,14 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
     if (out_dir != NULL && !prepare_output_dir(out_dir, error)) {
         return NULL;
     }
+    /* the effective configuration first: a run killed before its end (a batch system's time
+     * limit) leaves in output.dir what it was running; the results follow at the end */
+    if (out_dir != NULL) {
+        g_autofree char *ini = weft_scenario_to_ini(sc);
+        if (!write_output(out_dir, "scenario.ini", ini, error)) {
+            return NULL;
+        }
+    }
     const char *timeline = cfg.output.timeline;
     if (timeline != NULL && !prepare_output_file(timeline, "timeline", error)) {
         return NULL;
@@ -710,8 +718,6 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
             : WEFT_REPLAY_DETAIL_TRANSFERS;
     g_autoptr(GHashTable) banned =
         g_hash_table_new_full(g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL);
-    /* freed after the simulation, whose progress hook points to it */
-    g_autoptr(weft_report_progress_t) progress = NULL;
     g_autoptr(weft_sim_t) sim = NULL;
     g_autoptr(weft_net_t) net = NULL;
     for (guint attempt = 0;; attempt++) {
@@ -747,14 +753,12 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
             weft_report_attach(run->report, net);
         }
         if (ropts != NULL && ropts->progress != NULL) {
-            /* runs longer than a second show progress (src/report) */
-            progress = weft_report_progress_new(ropts->progress, G_USEC_PER_SEC);
-            weft_report_progress_attach(progress, sim);
+            weft_report_progress_attach(ropts->progress, sim); /* lines on stderr (src/report) */
         }
         GError *rerr = NULL;
         run->replay = weft_replay_run(sim, net, run->workload, &opts, &rerr);
         weft_sim_set_progress(sim, 0, NULL, NULL);
-        g_clear_pointer(&progress, weft_report_progress_free);
+        weft_progress_finish(ropts != NULL ? ropts->progress : NULL);
         if (run->replay == NULL &&
             g_error_matches(rerr, WEFT_REPLAY_ERROR, WEFT_REPLAY_ERROR_DETAIL_CONFLICT)) {
             g_debug("%s", rerr->message);
@@ -805,11 +809,9 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
     }
 
     if (out_dir != NULL) {
-        g_autofree char *ini = weft_scenario_to_ini(sc);
         g_autofree char *csv = ranks_csv(run);
         g_autofree char *summary = weft_scenario_run_summary(run);
-        if (!write_output(out_dir, "scenario.ini", ini, error) ||
-            !write_output(out_dir, "ranks.csv", csv, error) ||
+        if (!write_output(out_dir, "ranks.csv", csv, error) ||
             !write_output(out_dir, "summary.txt", summary, error)) {
             return NULL;
         }

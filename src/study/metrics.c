@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "topo/analysis.h"
 #include "topo/topo.h"
 
 /* ---- replay metrics ---------------------------------------------------------------------- */
@@ -111,6 +112,25 @@ mem_metric(const weft_scenario_run_t *run, gsize arg)
     }
 }
 
+/* The cluster's figures (weft topo show), by the argument: 0 bisection in GB/s per direction,
+ * 1 diameter in hops. Each asks weft_topo_summarize() (a max flow and all-pairs hop counts:
+ * about a second at 16,384 GPUs), so they cost only when a study asks for them. NaN when the
+ * figure is not known: the summary failed, or the diameter above WEFT_TOPO_DIAMETER_MAX_GPUS. */
+static double
+topo_metric(const weft_scenario_run_t *run, gsize arg)
+{
+    weft_topo_summary_t s;
+    g_autoptr(GError) error = NULL;
+    if (!weft_topo_summarize(run->topo, &s, &error)) {
+        g_debug("cluster figures: %s", error->message);
+        return NAN;
+    }
+    if (arg == 0) {
+        return s.bisection_Bps / 1e9;
+    }
+    return s.diameter_exact || s.n_gpus <= 1 ? (double)s.diameter_hops : NAN;
+}
+
 #define RANK_ROWS(field, name)                                                                     \
     {name "_us_max", "us", FALSE, rank_metric, NULL, RANK_ARG(field, AGG_MAX)},                    \
         {name "_us_mean", "us", FALSE, rank_metric, NULL, RANK_ARG(field, AGG_MEAN)},              \
@@ -136,6 +156,8 @@ const weft_study_metric_t weft_study_replay_metrics[] = {
     {"mem_peak_rank", "rank", TRUE, mem_metric, NULL, M_PEAK_RANK},
     {"hbm_GiB", "GiB", FALSE, mem_metric, NULL, M_HBM},
     {"mem_headroom_GiB", "GiB", FALSE, mem_metric, NULL, M_HEADROOM},
+    {"bisection_GBps", "GBps", FALSE, topo_metric, NULL, 0},
+    {"diameter_hops", "count", TRUE, topo_metric, NULL, 1},
 };
 const guint weft_study_n_replay_metrics = G_N_ELEMENTS(weft_study_replay_metrics);
 

@@ -75,6 +75,12 @@ typedef struct {
     char *key;
     GPtrArray *shown; /* char *: values as written, for the CSV */
     GPtrArray *set;   /* char *: values given to the scenario (paths resolved) */
+    /* when every value is a quantity with a unit (16MiB, 400Gb/s, 500ns) or a ratio (2:1):
+     * the unit of the numeric column after the text one ("bytes", "Bps", "us", "ratio"),
+     * and each value in it, formatted; NULL: no numeric column (the text is a number
+     * already, or not one) */
+    const char *num_unit;
+    GPtrArray *num; /* char * */
 } axis_t;
 
 static void
@@ -86,7 +92,87 @@ axis_free(gpointer p)
     g_free(a->key);
     g_ptr_array_unref(a->shown);
     g_ptr_array_unref(a->set);
+    if (a->num != NULL) {
+        g_ptr_array_unref(a->num);
+    }
     g_free(a);
+}
+
+/* "2:1" -> 2 (an oversubscription ratio) */
+static gboolean
+parse_ratio(const char *text, double *value)
+{
+    char *end = NULL;
+    double a = g_ascii_strtod(text, &end);
+    if (end == text || *end != ':') {
+        return FALSE;
+    }
+    const char *b_text = end + 1;
+    double b = g_ascii_strtod(b_text, &end);
+    if (end == b_text || *end != '\0' || !(b > 0.0) || !isfinite(a)) {
+        return FALSE;
+    }
+    *value = a / b;
+    return TRUE;
+}
+
+/*
+ * The numeric column of an axis (axis_t.num_unit): tried in turn on every shown value, the
+ * first reading that takes them all wins; none when they are bare numbers already (the text
+ * column loads as numbers) or any value is not a quantity. The text column stays.
+ */
+static void
+axis_numeric(axis_t *ax)
+{
+    static const char *const units[] = {"bytes", "Bps", "us", "ratio"};
+    guint n = ax->shown->len;
+    gboolean bare = TRUE;
+    for (guint i = 0; i < n && bare; i++) {
+        double v;
+        bare = weft_units_parse_count(g_ptr_array_index(ax->shown, i), &v, NULL);
+    }
+    if (bare || n == 0) {
+        return;
+    }
+    for (guint u = 0; u < G_N_ELEMENTS(units); u++) {
+        g_autofree double *v = g_new(double, n);
+        guint i = 0;
+        for (; i < n; i++) {
+            const char *text = g_ptr_array_index(ax->shown, i);
+            guint64 bytes;
+            weft_time_t ps;
+            gboolean ok = FALSE;
+            if (u == 0 && (ok = weft_units_parse_bytes(text, &bytes, NULL))) {
+                v[i] = (double)bytes;
+            } else if (u == 1) {
+                ok = weft_units_parse_rate(text, &v[i], NULL);
+            } else if (u == 2 && (ok = weft_units_parse_time(text, &ps, NULL))) {
+                v[i] = weft_time_to_us(ps);
+            } else if (u == 3) {
+                ok = parse_ratio(text, &v[i]);
+            }
+            if (!ok) {
+                break;
+            }
+        }
+        if (i < n) {
+            continue;
+        }
+        /* times with 6 decimals (picoseconds), as every _us column; other quantities as whole
+         * numbers when all are whole, so the column loads as integers */
+        gboolean whole = u != 2;
+        for (i = 0; i < n; i++) {
+            whole = whole && v[i] == floor(v[i]) && fabs(v[i]) < 9e15;
+        }
+        ax->num = g_ptr_array_new_with_free_func(g_free);
+        for (i = 0; i < n; i++) {
+            g_ptr_array_add(ax->num, u == 2  ? g_strdup_printf("%.6f", v[i])
+                                     : whole ? g_strdup_printf("%.0f", v[i])
+                                             : g_strdup_printf("%.9g", v[i]));
+        }
+        ax->num_unit = units[u];
+        return;
+    }
 }
 
 struct weft_study {
@@ -589,6 +675,25 @@ make_header_and_hash(weft_study_t *st, const config_t *base)
         g_autofree char *col = g_strdup_printf("%s:%s.%s", ax->name, ax->group, ax->key);
         g_string_append_c(h, ',');
         append_field(h, col);
+        axis_numeric(ax);
+        g_autofree char *num_col =
+            ax->num_unit != NULL ? g_strdup_printf("%s_%s", ax->name, ax->num_unit) : NULL;
+        /* a metric's name (an axis named step_time over a time key) would make the header
+         * ambiguous: the text column alone then; axis columns hold a ':', so never clash */
+        for (guint m = 0; num_col != NULL && m < st->metrics->len; m++) {
+            const weft_study_metric_t *metric = g_ptr_array_index(st->metrics, m);
+            if (strcmp(metric->name, num_col) == 0) {
+                g_clear_pointer(&num_col, g_free);
+            }
+        }
+        if (num_col == NULL && ax->num != NULL) {
+            g_clear_pointer(&ax->num, g_ptr_array_unref);
+            ax->num_unit = NULL;
+        }
+        if (num_col != NULL) {
+            g_string_append_c(h, ',');
+            append_field(h, num_col);
+        }
     }
     for (guint m = 0; m < st->metrics->len; m++) {
         const weft_study_metric_t *metric = g_ptr_array_index(st->metrics, m);
@@ -624,7 +729,7 @@ typedef struct {
     const char *scenario; /* the base scenario or weft train configuration; NULL: none */
     gint zip;             /* mode: 0 cartesian, 1 zip */
     const char *metrics;  /* NULL: the defaults */
-    const char *results;  /* NULL: beside the study */
+    const char *results;  /* relative to the current directory; NULL: STUDY.csv there */
 } study_keys_t;
 
 static const char *const mode_names[] = {"cartesian", "zip", NULL};
@@ -640,7 +745,10 @@ static const weft_key_t study_rows[] = {
      .choices = &mode_enum, .field = WEFT_KEY_FIELD(study_keys_t, zip)},
     {"study", "metrics", WEFT_KEY_STRING, NULL, "the CSV's metric columns, comma-separated",
      .field = WEFT_KEY_FIELD(study_keys_t, metrics)},
-    {"study", "results", WEFT_KEY_PATH, NULL, "the results CSV; unset: beside the study",
+    /* a string, not a path: relative to where weft runs, not to the study, so a study in a
+     * read-only place (an installed share/weft/studies) still runs */
+    {"study", "results", WEFT_KEY_STRING, NULL,
+     "the results CSV, relative to the current directory; unset: STUDY.csv there",
      .field = WEFT_KEY_FIELD(study_keys_t, results)},
 };
 
@@ -830,9 +938,11 @@ weft_study_load(const char *path, GError **error)
     if (results != NULL) {
         st->results = g_steal_pointer(&results);
     } else {
-        g_autofree char *stem = g_str_has_suffix(abs, ".ini")
-                                    ? g_strndup(abs, strlen(abs) - strlen(".ini"))
-                                    : g_strdup(abs);
+        /* in the current directory, not beside the study (issue 20, item 7) */
+        g_autofree char *base_name = g_path_get_basename(abs);
+        g_autofree char *stem = g_str_has_suffix(base_name, ".ini")
+                                    ? g_strndup(base_name, strlen(base_name) - strlen(".ini"))
+                                    : g_strdup(base_name);
         st->results = g_strconcat(stem, ".csv", NULL);
     }
     make_header_and_hash(st, base);
@@ -886,6 +996,10 @@ run_point(const weft_study_t *st, guint i, const weft_topo_t *cluster, gboolean 
         axis_t *ax = g_ptr_array_index(st->axes, a);
         g_string_append_c(row, ',');
         append_field(row, g_ptr_array_index(ax->shown, idx[a]));
+        if (ax->num != NULL) {
+            g_string_append_c(row, ',');
+            g_string_append(row, g_ptr_array_index(ax->num, idx[a]));
+        }
     }
     gint64 start_us = g_get_monotonic_time();
     if (weft_log_enabled(G_LOG_DOMAIN)) {
@@ -1159,18 +1273,11 @@ read_journal(runner_t *r, const char *stamp, guint k, guint n, guint *resumed, G
 }
 
 static void
-print_progress(const runner_t *r, guint total, guint done, gint64 t0, gboolean final)
+report_progress(weft_progress_t *p, const runner_t *r, guint total, guint done)
 {
-    double elapsed = (double)(g_get_monotonic_time() - t0) / 1e6;
-    guint left = total - done;
-    char eta[64] = "?";
-    if (r->done_now > 0) {
-        double s = elapsed / r->done_now * left;
-        g_snprintf(eta, sizeof eta, "%.0f s", s);
-    }
-    fprintf(stderr, "\rweft sweep: %u/%u done, %u failed, %u running, %s left   %s", done, total,
-            r->failed, r->running, eta, final ? "\n" : "");
-    fflush(stderr);
+    weft_progress_report(p, total > 0 ? (double)done / total : 1.0,
+                         "%u/%u points done, %u failed, %u running", done, total, r->failed,
+                         r->running);
 }
 
 /* The [cluster] group of an effective configuration (weft_scenario_to_ini()): cluster.file
@@ -1362,16 +1469,13 @@ weft_study_run(weft_study_t *st, const weft_study_options_t *opts, weft_study_st
             g_thread_pool_push(pool, GUINT_TO_POINTER(i + 1), NULL);
         }
     }
-    gint64 t0 = g_get_monotonic_time();
     while (r.pending > 0) {
         g_cond_wait_until(&r.changed, &r.lock, g_get_monotonic_time() + G_TIME_SPAN_SECOND / 4);
-        if (opts->progress) {
-            print_progress(&r, total, stats->resumed + r.done_now, t0, FALSE);
+        if (weft_progress_due(opts->progress)) {
+            report_progress(opts->progress, &r, total, stats->resumed + r.done_now);
         }
     }
-    if (opts->progress) {
-        print_progress(&r, total, stats->resumed + r.done_now, t0, TRUE);
-    }
+    weft_progress_finish(opts->progress);
     g_mutex_unlock(&r.lock);
     g_thread_pool_free(pool, FALSE, TRUE);
     pool = NULL;

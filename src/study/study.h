@@ -40,6 +40,8 @@
 
 #include <glib.h>
 
+#include "core/progress.h"
+
 G_BEGIN_DECLS
 
 #define WEFT_STUDY_ERROR (weft_study_error_quark())
@@ -119,7 +121,9 @@ typedef struct {
     gboolean resume;    /* keep the rows of an existing journal */
     guint shard_k;      /* 1..shard_n; 0: the whole grid */
     guint shard_n;      /* number of shards; 0: the whole grid */
-    gboolean progress;  /* print progress to stderr (the caller checks isatty) */
+    /* (nullable) progress reporter (core/progress.h): points done of the shard, failed,
+     * running; not freed */
+    weft_progress_t *progress;
     guint stop_after;   /* test hook: stop once this many rows were journaled; 0: never */
 } weft_study_options_t;
 
