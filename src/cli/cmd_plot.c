@@ -755,11 +755,11 @@ weft_cmd_plot(int argc, char **argv)
          "beside the prediction",
          "FILE"},
         {"links", 0, 0, G_OPTION_ARG_INT, &n_links,
-         "top-links: how many links (default 16), or per kind with --kind tiers (default 6); "
+         "top-links: how many links (default 16), or per tier with --kind tiers (default 4); "
          "links-heatmap: the N busiest of the series (default all)",
          "N"},
         {"kind", 0, 0, G_OPTION_ARG_STRING, &link_kind,
-         "top-links: tiers (default: the busiest of each link kind, grouped), all (the "
+         "top-links: tiers (default: the busiest of each tier: link kind and the vertices it joins), all (the "
          "busiest overall), or KIND[,KIND...] among nvlink, pcie, infiniband, ethernet, generic",
          "SEL"},
         {"x", 'x', 0, G_OPTION_ARG_STRING, &sx,
@@ -960,7 +960,7 @@ weft_cmd_plot(int argc, char **argv)
     /* top-links: ARG3 how many (per kind under tiers), ARG4 which kinds; links-heatmap: ARG3 */
     const char *sel = link_kind != NULL ? link_kind : "tiers";
     g_autofree char *n_text =
-        g_strdup_printf("%d", n_links > 0 ? n_links : strcmp(sel, "tiers") == 0 ? 6 : 16);
+        g_strdup_printf("%d", n_links > 0 ? n_links : strcmp(sel, "tiers") == 0 ? 4 : 16);
     const char *args[16] = {gnuplot, "-c", script, is_sweep ? data : input, tmp, NULL};
     if (measured != NULL) {
         args[5] = measured;
