@@ -17,6 +17,7 @@
 #   rotate        turn those labels (they would not fit side by side)
 #   xbytes        x in bytes, ticks as 1 KiB, 1 MiB, ...
 #   categories    x is categories: points, no lines between them
+#   flat          every y is the same: a range around it
 #   key=POS       below (default), right, top-left, top-right, bottom-left, bottom-right, none
 # ARG8: the title ("" for none: a paper's caption says it).
 # Colours: Okabe-Ito (Okabe and Ito, "Color Universal Design", 2008) without its yellow,
@@ -84,6 +85,11 @@ if (has("xbytes")) {
 }
 if (has("rotate")) { set xtics rotate by -30 }
 if (has("categories")) { set offsets 0.5, 0.5, graph 0.06, graph 0.06 }
+if (has("flat")) {
+    stats data using 2 nooutput
+    v = STATS_min
+    if (v == 0) { set yrange [-1:1] } else { set yrange [v - 0.1 * abs(v) : v + 0.1 * abs(v)] }
+}
 # 1-2-5 ticks on a short log axis: the decades alone would leave one label or none
 if (has("y125")) {
     stats data using 2 nooutput

@@ -603,7 +603,7 @@ prepare_sweep(const char *input, const sweep_opts_t *o, const char *data, GPtrAr
     if (yfixed != NULL) {
         yu.unit = yfixed;
     }
-    double yminpos = G_MAXDOUBLE, ymaxshown = 0.0;
+    double yminpos = G_MAXDOUBLE, ymaxshown = 0.0, yminshown = G_MAXDOUBLE;
 
     /* the data blocks; a line equal to an earlier one (same points) says so in its title,
      * since it is drawn right over it */
@@ -636,6 +636,7 @@ prepare_sweep(const char *input, const sweep_opts_t *o, const char *data, GPtrAr
                 yminpos = MIN(yminpos, ys);
             }
             ymaxshown = MAX(ymaxshown, ys);
+            yminshown = MIN(yminshown, ys);
             char xb[G_ASCII_DTOSTR_BUF_SIZE], yb[G_ASCII_DTOSTR_BUF_SIZE];
             g_string_append_printf(out, "%s\t%s\t\"%s\"\n",
                                    g_ascii_dtostr(xb, sizeof xb, pt->x / xu.div),
@@ -689,6 +690,10 @@ prepare_sweep(const char *input, const sweep_opts_t *o, const char *data, GPtrAr
     }
     if (!numeric) {
         g_string_append(flags, " categories");
+    }
+    /* every y the same: gnuplot cannot scale a range of zero */
+    if (yminshown == ymaxshown) {
+        g_string_append(flags, " flat");
     }
     /* one line: the y label names it; a key is asked for with --legend */
     const char *legend = o->legend != NULL ? o->legend : lc >= 0 ? "below" : "none";
