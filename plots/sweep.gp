@@ -33,6 +33,8 @@ n = ARG3 + 0
 flags = (ARGC >= 7) ? ARG7 : ""
 has(w) = strstrt(" " . flags . " ", " " . w . " ") > 0
 ext = out[strlen(out) - 3:]
+# the key's font: 80 % of the figure's, so that a key below takes a line or two
+keyfont = (ext eq ".pdf") ? ",8" : ",10"
 if (ext eq ".pdf") {
     set terminal pdfcairo size 5in,3.2in font "sans,10"
 } else {
@@ -50,7 +52,7 @@ if (ARGC >= 8 && strlen(ARG8) > 0) { set title ARG8 noenhanced }
 
 # the key: below the plot in as many columns as fit by default, a line or two of a paper's
 # figure; inside a corner, or at the right, when asked
-set key noenhanced samplen 2.5 spacing 1.1
+set key noenhanced samplen 2 spacing 1 font keyfont
 if (has("key=none")) {
     unset key
 } else {
@@ -61,9 +63,9 @@ if (has("key=none")) {
         if (has("key=top-right")) { set key inside top right vertical opaque box lc rgb "#CCCCCC" }
         if (has("key=bottom-left")) { set key inside bottom left vertical opaque box lc rgb "#CCCCCC" }
         if (has("key=bottom-right")) { set key inside bottom right vertical opaque box lc rgb "#CCCCCC" }
-        if (has("key=below")) { set key outside below center horizontal maxrows 3 width 1 }
+        if (has("key=below")) { set key outside below center horizontal Left reverse width -1 }
     }
-    if (ARGC >= 6 && strlen(ARG6) > 0) { set key title ARG6 . ":" noenhanced left }
+    if (ARGC >= 6 && strlen(ARG6) > 0) { set key title ARG6 . ":" noenhanced left font keyfont }
 }
 
 set grid xtics ytics lt 1 lw 0.5 lc rgb "#C8C8C8"
@@ -85,6 +87,18 @@ if (has("xbytes")) {
 }
 if (has("rotate")) { set xtics rotate by -30 }
 if (has("categories")) { set offsets 0.5, 0.5, graph 0.06, graph 0.06 }
+# a linear y axis: about five ticks at 1, 2 or 5 x 10^n, whatever the font, so that a small
+# figure's labels do not run into each other
+if (!has("logy") && !has("flat")) {
+    stats data using 2 nooutput
+    raw = (STATS_max - STATS_min) / 5.0
+    if (raw > 0) {
+        mag = 10**floor(log10(raw))
+        f = raw / mag
+        ystep = (f <= 1) ? mag : (f <= 2) ? 2 * mag : (f <= 5) ? 5 * mag : 10 * mag
+        set ytics ystep
+    }
+}
 if (has("flat")) {
     stats data using 2 nooutput
     v = STATS_min

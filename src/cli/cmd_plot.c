@@ -49,7 +49,7 @@ static const plot_kind_t kinds[] = {
      "weft replay ... --network flow --link-series 10us --out DIR",
      "link utilization over time, one row per link (the busiest)", NULL},
     {"top-links", "top_links.gp", "links.csv", "weft replay ... --out DIR",
-     "bar chart of the links that carried the most bytes", NULL},
+     "bars of the links that carried the most bytes: the busiest of each tier (--kind)", NULL},
     {"sweep", "sweep.gp", NULL, "weft sweep STUDY.ini",
      "a study's metric (--y) over one axis (--x), one line per value of another (--lines)",
      "weft sweep (its results)"},
@@ -547,14 +547,34 @@ prepare_sweep(const char *input, const sweep_opts_t *o, const char *data, GPtrAr
     /* label every x value when they are categories or few enough to read */
     gboolean xticlabels = !numeric || xs->len <= 12;
     g_autoptr(GPtrArray) xtext = g_ptr_array_new_with_free_func(g_free);
-    guint xtext_len = 0;
+    glong xtext_max = 0;
     for (guint i = 0; i < xs->len; i++) {
         const char *v = g_ptr_array_index(xs, i);
         char *t = !numeric || keep_text ? gp_text(v)
                   : xq == Q_BYTES       ? weft_units_format_bytes((guint64)xnum[i])
                                         : short_number(xnum[i] / xu.div);
-        xtext_len += (guint)strlen(t) + 2;
+        xtext_max = MAX(xtext_max, g_utf8_strlen(t, -1));
         g_ptr_array_add(xtext, t);
+    }
+    /* Labels that would not fit side by side: a 5 in figure's plot area holds about 36
+     * characters of its 10 pt font, in n slots between categories (then turned), n - 1
+     * between numbers (then every k-th labelled, the others keep their tick) */
+    glong slots = numeric ? (glong)MAX(xs->len, 2) - 1 : (glong)xs->len;
+    gboolean rotate = !numeric && (xtext_max + 1) * slots > 36;
+    if (numeric && (xtext_max + 1) * slots > 36) {
+        glong per = MAX(36 / (xtext_max + 1), 1); /* labels that fit */
+        glong k = (slots + per - 1) / per;
+        for (guint i = 0; i < xs->len; i++) {
+            /* the labelled values: the k-th ones in x order, from the smallest */
+            guint below = 0;
+            for (guint j = 0; j < xs->len; j++) {
+                below += xnum[j] < xnum[i];
+            }
+            if (below % k != 0) {
+                g_free(g_ptr_array_index(xtext, i));
+                g_ptr_array_index(xtext, i) = g_strdup("");
+            }
+        }
     }
 
     /* the metric: its words, family and unit, and every point in its base unit */
@@ -681,8 +701,7 @@ prepare_sweep(const char *input, const sweep_opts_t *o, const char *data, GPtrAr
     }
     if (xticlabels) {
         g_string_append(flags, " xticlabels");
-        /* turned only when the labels would not fit side by side */
-        if (xtext_len > 48) {
+        if (rotate) {
             g_string_append(flags, " rotate");
         }
     } else if (xq == Q_BYTES) {
