@@ -779,7 +779,8 @@ weft_cmd_plot(int argc, char **argv)
          "beside the prediction",
          "FILE"},
         {"links", 0, 0, G_OPTION_ARG_INT, &n_links,
-         "top-links: how many links (default 16), or per tier with --kind tiers (default 4); "
+         "top-links: how many links per tier (default 4), or in all with --kind all or KIND "
+         "(default 16); "
          "links-heatmap: the N busiest of the series (default all)",
          "N"},
         {"kind", 0, 0, G_OPTION_ARG_STRING, &link_kind,
@@ -827,6 +828,7 @@ weft_cmd_plot(int argc, char **argv)
         ctx, "Examples:\n"
              "  weft replay scenarios/dp-step-dgx-h100.ini --out results\n"
              "  weft plot breakdown results -o breakdown.pdf\n"
+             "  weft plot top-links results --kind infiniband --links 8 -o ib.pdf\n"
              "  weft coll --cluster topologies/dgx-h100.ini --csv ar.csv\n"
              "  weft plot busbw ar.csv --measured ../shared/validation/"
              "nccl_allreduce_dgx_h100_8gpu.csv -o busbw.pdf\n"
