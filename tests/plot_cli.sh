@@ -120,6 +120,9 @@ grep -q 'spine' "$tmp/tl.txt" && grep -q 'nvswitch' "$tmp/tl.txt" &&
     ok "top-links: every tier, NVSwitch to spine, with a key" || bad "top-links: tiers"
 expect 2 "top-links: bad --kind" "--kind optical" -- "$WEFT" plot top-links "$tmp/r512" \
     --kind optical -o "$tmp/e.png"
+expect 1 "top-links: a kind that carried nothing" "no link of ethernet carried any bytes" -- \
+    "$WEFT" plot top-links "$tmp/r512" --kind ethernet -o "$tmp/e.png"
+[ -e "$tmp/e.png" ] && bad "top-links: a figure written on error" || ok "top-links: nothing written on error"
 expect 2 "--kind with another kind" "top-links only" -- "$WEFT" plot breakdown "$tmp/r512" \
     --kind nvlink -o "$tmp/e.png"
 
