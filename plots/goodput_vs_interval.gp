@@ -29,6 +29,7 @@ set output out
 set datafile separator ","
 set key bottom center
 set logscale x
+set format x "%g"
 set xlabel "checkpoint interval (s of compute between checkpoints)"
 set ylabel "goodput (%)"
 set grid
@@ -36,6 +37,20 @@ if (ARGC >= 3) {
     set arrow from ARG3 + 0, graph 0 to ARG3 + 0, graph 1 nohead dashtype 2 lc rgb "gray30"
     set label "Daly" at ARG3 + 0, graph 0.95 offset 0.5, 0
 }
-# columns: 2 interval_s, 3 goodput_mean, 4 goodput_ci95_lo, 5 goodput_ci95_hi
-plot csv using 2:(100 * $3):(100 * $4):(100 * $5) skip 1 with yerrorlines pt 7 ps 0.5 \
+# the columns this script reads, by name: a renamed column is one line here
+c_interval = "checkpoint_interval_s"; c_mean = "goodput_mean"
+c_lo = "goodput_ci95_lo"; c_hi = "goodput_ci95_hi"
+set datafile columnheaders
+# ticks at 1, 2 and 5 x 10^n: the grid spans a decade or two, too few decades to label
+stats csv using (column(c_interval)) nooutput
+do for [d = floor(log10(STATS_min)) : ceil(log10(STATS_max))] {
+    set xtics add (2 * 10**d, 5 * 10**d)
+}
+# the data's range and a margin, not the next decade of the log axis
+set autoscale xfix
+set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05
+# Okabe-Ito blue (Okabe and Ito, "Color Universal Design", 2008), safe for colour-blind
+# readers
+plot csv using (column(c_interval)):(100 * column(c_mean)):(100 * column(c_lo)):\
+         (100 * column(c_hi)) with yerrorlines pt 7 ps 0.5 lc rgb "#0072B2" \
      title "mean goodput, 95% CI"

@@ -33,13 +33,18 @@ set yrange [0.4:4.6]
 set grid xtics
 set key off
 set title "one run: kept training, work lost at failures, restarts, degrading faults"
-# columns: 3 start_days, 4 end_days, 5 kind. Each span is a segment in its kind's lane;
+# the columns this script reads, by name: a renamed column is one line here
+c_start = "start_days"; c_end = "end_days"; c_kind = "kind"
+set datafile columnheaders
+# Each span is a segment in its kind's lane;
 # spans of minutes vanish at the scale of weeks, so each lost, restart and degraded span
 # also gets a tick at its start.
 lane(k) = (k eq "train") ? 4 : (k eq "lost") ? 3 : (k eq "restart") ? 2 : 1
-color(k) = (k eq "train") ? 0x2e7d32 : (k eq "lost") ? 0xc62828 : (k eq "restart") ? 0xef6c00 : 0x1565c0
+# Okabe-Ito colours (Okabe and Ito, "Color Universal Design", 2008), safe for colour-blind
+# readers (the lanes also tell the kinds apart)
+color(k) = (k eq "train") ? 0x0072B2 : (k eq "lost") ? 0xD55E00 : (k eq "restart") ? 0xE69F00 : 0xCC79A7
 tick(k) = (k eq "train") ? NaN : 1
-plot csv using 3:(lane(strcol(5))):($4 - $3):(0):(color(strcol(5))) skip 1 \
-         with vectors nohead lw 12 lc rgb variable, \
-     csv using 3:(lane(strcol(5)) - 0.3 * tick(strcol(5))):(0):(0.6):(color(strcol(5))) skip 1 \
-         with vectors nohead lw 1 lc rgb variable
+plot csv using (column(c_start)):(lane(strcol(c_kind))):(column(c_end) - column(c_start)):(0):\
+         (color(strcol(c_kind))) with vectors nohead lw 12 lc rgb variable notitle, \
+     csv using (column(c_start)):(lane(strcol(c_kind)) - 0.3 * tick(strcol(c_kind))):(0):(0.6):\
+         (color(strcol(c_kind))) with vectors nohead lw 1 lc rgb variable notitle

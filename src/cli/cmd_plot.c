@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -21,6 +22,7 @@
 #include "cli/cli.h"
 #include "core/output.h"
 #include "core/units.h"
+#include "topo/topo.h"
 
 /* One kind of figure: its script and the file it reads from a --out directory. */
 typedef struct {
@@ -47,7 +49,7 @@ static const plot_kind_t kinds[] = {
      "weft replay ... --network flow --link-series 10us --out DIR",
      "link utilization over time, one row per link (the busiest)", NULL},
     {"top-links", "top_links.gp", "links.csv", "weft replay ... --out DIR",
-     "bar chart of the links that carried the most bytes", NULL},
+     "bars of the links that carried the most bytes: the busiest of each tier (--kind)", NULL},
     {"sweep", "sweep.gp", NULL, "weft sweep STUDY.ini",
      "a study's metric (--y) over one axis (--x), one line per value of another (--lines)",
      "weft sweep (its results)"},
@@ -182,12 +184,136 @@ columns_text(GPtrArray *header, guint first, guint last, gboolean axes)
 }
 
 /*
- * x values as numbers: bare numbers, sizes (bytes), rates (B/s), times (us) or ratios a:b, the
- * first form every value takes; @unit names it ("" for bare numbers and ratios). FALSE: some
- * value is none of them (the axis is drawn as categories).
+ * How a quantity is shown: the values are divided by @div and the axis says @unit. The
+ * families a value can be in: a time, a size in bytes, a rate, or something else (shown as
+ * it is, @unit possibly a fixed text such as "%").
+ */
+typedef enum { Q_PLAIN, Q_TIME_US, Q_BYTES, Q_RATE_BPS } quantity_t;
+
+typedef struct {
+    double div;
+    const char *unit; /* "" for none */
+} shown_unit_t;
+
+/*
+ * The unit to show values of @q whose largest magnitude is @max in: s, ms or µs for times (by
+ * the largest value, so a multi-second time reads 1.2 s, not 1200000 µs), KiB..TiB for
+ * sizes, GB/s for rates.
+ */
+static shown_unit_t
+pick_unit(quantity_t q, double max)
+{
+    switch (q) {
+    case Q_TIME_US:
+        return max >= 1e6 ? (shown_unit_t){1e6, "s"}
+               : max >= 1e3 ? (shown_unit_t){1e3, "ms"}
+                            : (shown_unit_t){1.0, "µs"};
+    case Q_BYTES:
+        return max >= 0x1p40   ? (shown_unit_t){0x1p40, "TiB"}
+               : max >= 0x1p30 ? (shown_unit_t){0x1p30, "GiB"}
+               : max >= 0x1p20 ? (shown_unit_t){0x1p20, "MiB"}
+               : max >= 0x1p10 ? (shown_unit_t){0x1p10, "KiB"}
+                               : (shown_unit_t){1.0, "bytes"};
+    case Q_RATE_BPS:
+        return (shown_unit_t){1e9, "GB/s"};
+    default:
+        return (shown_unit_t){1.0, ""};
+    }
+}
+
+/*
+ * The unit words a metric's name can end in (doc/studies.md: step_time_us, goodput_pct_mean,
+ * ...): the first one after the first word gives its family and the factor to its base unit
+ * (µs, bytes, B/s). One table, so that a renamed column or a new unit is one line here.
+ */
+static const struct {
+    const char *token;
+    quantity_t q;
+    double to_base; /* Q_PLAIN: 1, and @fixed is the unit shown */
+    const char *fixed;
+} metric_units[] = {
+    {"us", Q_TIME_US, 1.0, NULL},   {"ms", Q_TIME_US, 1e3, NULL},    {"s", Q_TIME_US, 1e6, NULL},
+    {"h", Q_PLAIN, 1.0, "h"},       {"days", Q_PLAIN, 1.0, "days"},  {"pct", Q_PLAIN, 1.0, "%"},
+    {"bytes", Q_BYTES, 1.0, NULL},  {"Bps", Q_RATE_BPS, 1.0, NULL},  {"GBps", Q_RATE_BPS, 1e9, NULL},
+    {"gbs", Q_RATE_BPS, 1e9, NULL},
+};
+
+/*
+ * A metric's name as words and a family: "step_time_us" -> "step time", Q_TIME_US, factor 1;
+ * "goodput_pct_mean" -> "goodput mean", Q_PLAIN, fixed "%". Returns the words (g_free).
+ */
+static char *
+metric_words(const char *name, quantity_t *q, double *to_base, const char **fixed)
+{
+    g_auto(GStrv) words = g_strsplit(name, "_", -1);
+    GString *s = g_string_new(NULL);
+    gboolean found = FALSE;
+    *q = Q_PLAIN;
+    *to_base = 1.0;
+    *fixed = NULL;
+    for (guint i = 0; words[i] != NULL; i++) {
+        gint u = -1;
+        for (guint k = 0; k < G_N_ELEMENTS(metric_units); k++) {
+            if (strcmp(words[i], metric_units[k].token) == 0) {
+                u = (gint)k;
+            }
+        }
+        if (u >= 0 && !found && i > 0) {
+            found = TRUE;
+            *q = metric_units[u].q;
+            *to_base = metric_units[u].to_base;
+            *fixed = metric_units[u].fixed;
+            continue;
+        }
+        g_string_append_printf(s, "%s%s", s->len > 0 ? " " : "", words[i]);
+    }
+    return g_string_free(s, FALSE);
+}
+
+/* An axis name as a label: underscores become spaces ("write_bw" -> "write bw"). */
+static char *
+name_words(const char *name)
+{
+    char *s = g_strdup(name);
+    g_strdelimit(s, "_", ' ');
+    return s;
+}
+
+/* @words with @unit in parentheses, or alone when there is no unit. */
+static char *
+with_unit(const char *words, const char *unit)
+{
+    return unit != NULL && unit[0] != '\0' ? g_strdup_printf("%s (%s)", words, unit)
+                                           : g_strdup(words);
+}
+
+/* A number as a short tick label: "%g" without exponent clutter for the usual ranges. */
+static char *
+short_number(double v)
+{
+    char b[G_ASCII_DTOSTR_BUF_SIZE];
+    return g_strdup(g_ascii_formatd(b, sizeof b, "%g", v));
+}
+
+/* Text safe inside a gnuplot double-quoted string in a data file or an argument. */
+static char *
+gp_text(const char *text)
+{
+    GString *s = g_string_new(NULL);
+    for (const char *p = text; *p != '\0'; p++) {
+        g_string_append_c(s, *p == '"' ? '\'' : (*p == '\t' || *p == '\n') ? ' ' : *p);
+    }
+    return g_string_free(s, FALSE);
+}
+
+/*
+ * x values as numbers: bare numbers, sizes (bytes), rates (B/s), times (µs) or ratios a:b, the
+ * first form every value takes; @q is its family (Q_PLAIN for bare numbers and ratios, whose
+ * study text is kept as the tick label: @keep_text). FALSE: some value is none of them (the
+ * axis is drawn as categories).
  */
 static gboolean
-x_numbers(GPtrArray *values, double *num, const char **unit)
+x_numbers(GPtrArray *values, double *num, quantity_t *q, gboolean *keep_text)
 {
     for (guint form = 0; form < 5; form++) {
         gboolean all = TRUE;
@@ -219,54 +345,13 @@ x_numbers(GPtrArray *values, double *num, const char **unit)
             }
         }
         if (all) {
-            static const char *const units[] = {"", "bytes", "B/s", "µs", ""};
-            *unit = units[form];
+            static const quantity_t qs[] = {Q_PLAIN, Q_BYTES, Q_RATE_BPS, Q_TIME_US, Q_PLAIN};
+            *q = qs[form];
+            *keep_text = form == 0 || form == 4;
             return TRUE;
         }
     }
     return FALSE;
-}
-
-/* A metric's name as an axis label: "step_time_us" -> "step time (µs)". */
-static char *
-metric_label(const char *name)
-{
-    static const struct {
-        const char *token, *unit;
-    } units[] = {{"us", "µs"},     {"ms", "ms"}, {"s", "s"},         {"h", "h"},
-                 {"days", "days"}, {"pct", "%"}, {"bytes", "bytes"}, {"Bps", "B/s"},
-                 {"GBps", "GB/s"}, {"hops", "hops"}};
-    g_auto(GStrv) words = g_strsplit(name, "_", -1);
-    GString *s = g_string_new(NULL);
-    const char *unit = NULL;
-    for (guint i = 0; words[i] != NULL; i++) {
-        const char *u = NULL;
-        for (guint k = 0; k < G_N_ELEMENTS(units); k++) {
-            if (strcmp(words[i], units[k].token) == 0) {
-                u = units[k].unit;
-            }
-        }
-        if (u != NULL && unit == NULL && i > 0) {
-            unit = u;
-            continue;
-        }
-        g_string_append_printf(s, "%s%s", s->len > 0 ? " " : "", words[i]);
-    }
-    if (unit != NULL) {
-        g_string_append_printf(s, " (%s)", unit);
-    }
-    return g_string_free(s, FALSE);
-}
-
-/* Text safe inside a gnuplot double-quoted string in a data file or an argument. */
-static char *
-gp_text(const char *text)
-{
-    GString *s = g_string_new(NULL);
-    for (const char *p = text; *p != '\0'; p++) {
-        g_string_append_c(s, *p == '"' ? '\'' : (*p == '\t' || *p == '\n') ? ' ' : *p);
-    }
-    return g_string_free(s, FALSE);
 }
 
 typedef struct {
@@ -291,6 +376,8 @@ typedef struct {
     const char *x, *lines, *y;
     char **where; /* NAME=VALUE, NULL-terminated, or NULL */
     gboolean logx, logy;
+    const char *title, *xlabel, *ylabel; /* NULL: none, and labels made from the names */
+    const char *legend;                  /* a sweep.gp key position; NULL: below, or none */
 } sweep_opts_t;
 
 /*
@@ -462,8 +549,9 @@ prepare_sweep(const char *input, const sweep_opts_t *o, const char *data, GPtrAr
         }
     }
     g_autofree double *xnum = g_new0(double, xs->len);
-    const char *xunit = "";
-    gboolean numeric = x_numbers(xs, xnum, &xunit);
+    quantity_t xq = Q_PLAIN;
+    gboolean keep_text = TRUE;
+    gboolean numeric = x_numbers(xs, xnum, &xq, &keep_text);
     if (!numeric) {
         for (guint i = 0; i < xs->len; i++) {
             xnum[i] = i;
@@ -480,13 +568,57 @@ prepare_sweep(const char *input, const sweep_opts_t *o, const char *data, GPtrAr
             }
         }
     }
-    GString *out = g_string_new(NULL);
+    /* x in its shown unit; sizes stay in bytes (their ticks read "1 MiB") */
+    double xmax = 0.0;
+    for (guint i = 0; i < xs->len; i++) {
+        xmax = MAX(xmax, fabs(xnum[i]));
+    }
+    shown_unit_t xu = numeric && xq != Q_BYTES ? pick_unit(xq, xmax) : (shown_unit_t){1.0, ""};
+    /* label every x value when they are categories or few enough to read */
+    gboolean xticlabels = !numeric || xs->len <= 12;
+    g_autoptr(GPtrArray) xtext = g_ptr_array_new_with_free_func(g_free);
+    glong xtext_max = 0;
+    for (guint i = 0; i < xs->len; i++) {
+        const char *v = g_ptr_array_index(xs, i);
+        char *t = !numeric || keep_text ? gp_text(v)
+                  : xq == Q_BYTES       ? weft_units_format_bytes((guint64)xnum[i])
+                                        : short_number(xnum[i] / xu.div);
+        xtext_max = MAX(xtext_max, g_utf8_strlen(t, -1));
+        g_ptr_array_add(xtext, t);
+    }
+    /* Labels that would not fit side by side: a 5 in figure's plot area holds about 36
+     * characters of its 10 pt font, in n slots between categories (then turned), n - 1
+     * between numbers (then every k-th labelled, the others keep their tick) */
+    glong slots = numeric ? (glong)MAX(xs->len, 2) - 1 : (glong)xs->len;
+    gboolean rotate = !numeric && (xtext_max + 1) * slots > 36;
+    if (numeric && (xtext_max + 1) * slots > 36) {
+        glong per = MAX(36 / (xtext_max + 1), 1); /* labels that fit */
+        glong k = (slots + per - 1) / per;
+        for (guint i = 0; i < xs->len; i++) {
+            /* the labelled values: the k-th ones in x order, from the smallest */
+            guint below = 0;
+            for (guint j = 0; j < xs->len; j++) {
+                below += xnum[j] < xnum[i];
+            }
+            if (below % k != 0) {
+                g_free(g_ptr_array_index(xtext, i));
+                g_ptr_array_index(xtext, i) = g_strdup("");
+            }
+        }
+    }
+
+    /* the metric: its words, family and unit, and every point in its base unit */
+    quantity_t yq = Q_PLAIN;
+    double to_base = 1.0;
+    const char *yfixed = NULL;
+    g_autofree char *ywords = metric_words(o->y, &yq, &to_base, &yfixed);
+    g_autoptr(GPtrArray) series = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
     guint dropped_logy = 0;
+    double ymax = 0.0;
     for (guint li = 0; li < ls->len; li++) {
         const char *lv = g_ptr_array_index(ls, li);
-        g_autofree char *title = gp_text(lc >= 0 ? lv : o->y);
-        g_string_append_printf(out, "%s\"%s\"\n", li > 0 ? "\n\n" : "", title);
-        g_autoptr(GArray) pts = g_array_new(FALSE, FALSE, sizeof(sweep_pt_t));
+        GArray *pts = g_array_new(FALSE, FALSE, sizeof(sweep_pt_t));
+        g_ptr_array_add(series, pts);
         for (guint r = 0; r < rows->len; r++) {
             GPtrArray *f = g_ptr_array_index(rows, r);
             if (lc >= 0 && strcmp(g_ptr_array_index(f, lc), lv) != 0) {
@@ -499,7 +631,6 @@ prepare_sweep(const char *input, const sweep_opts_t *o, const char *data, GPtrAr
                 g_set_error(&error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
                             "%s: point %s: %s = \"%s\" is not a number", input,
                             (const char *)g_ptr_array_index(f, 0), o->y, yv);
-                g_string_free(out, TRUE);
                 return weft_cli_error("plot", error);
             }
             if (o->logy && !(y > 0)) {
@@ -508,40 +639,79 @@ prepare_sweep(const char *input, const sweep_opts_t *o, const char *data, GPtrAr
             }
             guint xi = 0;
             g_ptr_array_find_with_equal_func(xs, g_ptr_array_index(f, xc), g_str_equal, &xi);
-            sweep_pt_t pt = {xnum[xi], r, y, g_ptr_array_index(xs, xi)};
+            sweep_pt_t pt = {xnum[xi], r, y * to_base, g_ptr_array_index(xtext, xi)};
+            ymax = MAX(ymax, fabs(pt.y));
             g_array_append_val(pts, pt);
         }
         g_array_sort(pts, pt_cmp);
-        for (guint i = 0; i < pts->len; i++) {
-            const sweep_pt_t *pt = &g_array_index(pts, sweep_pt_t, i);
-            g_autofree char *label = gp_text(pt->label);
-            char xb[G_ASCII_DTOSTR_BUF_SIZE], yb[G_ASCII_DTOSTR_BUF_SIZE];
-            g_string_append_printf(out, "%s\t%s\t\"%s\"\n", g_ascii_dtostr(xb, sizeof xb, pt->x),
-                                   g_ascii_dtostr(yb, sizeof yb, pt->y), label);
-        }
     }
     if (dropped_logy > 0) {
         fprintf(stderr, "weft plot: --logy: left out %u point%s with %s <= 0\n", dropped_logy,
                 dropped_logy == 1 ? "" : "s", o->y);
+    }
+    shown_unit_t yu = pick_unit(yq, ymax);
+    if (yfixed != NULL) {
+        yu.unit = yfixed;
+    }
+    double yminpos = G_MAXDOUBLE, ymaxshown = 0.0, yminshown = G_MAXDOUBLE;
+
+    /* the data blocks; a line equal to an earlier one (same points) says so in its title,
+     * since it is drawn right over it */
+    GString *out = g_string_new(NULL);
+    for (guint li = 0; li < ls->len; li++) {
+        GArray *pts = g_ptr_array_index(series, li);
+        const char *lv = g_ptr_array_index(ls, li);
+        g_autofree char *title = gp_text(lc >= 0 ? lv : ywords);
+        for (guint lj = 0; lc >= 0 && lj < li; lj++) {
+            GArray *prev = g_ptr_array_index(series, lj);
+            gboolean same = prev->len == pts->len && pts->len > 0;
+            for (guint i = 0; same && i < pts->len; i++) {
+                const sweep_pt_t *p = &g_array_index(pts, sweep_pt_t, i);
+                const sweep_pt_t *q = &g_array_index(prev, sweep_pt_t, i);
+                same = p->x == q->x && p->y == q->y;
+            }
+            if (same) {
+                g_autofree char *eq = gp_text(g_ptr_array_index(ls, lj));
+                char *t = g_strdup_printf("%s (= %s)", title, eq);
+                g_free(title);
+                title = t;
+                break;
+            }
+        }
+        g_string_append_printf(out, "%s\"%s\"\n", li > 0 ? "\n\n" : "", title);
+        for (guint i = 0; i < pts->len; i++) {
+            const sweep_pt_t *pt = &g_array_index(pts, sweep_pt_t, i);
+            double ys = pt->y / yu.div;
+            if (ys > 0) {
+                yminpos = MIN(yminpos, ys);
+            }
+            ymaxshown = MAX(ymaxshown, ys);
+            yminshown = MIN(yminshown, ys);
+            char xb[G_ASCII_DTOSTR_BUF_SIZE], yb[G_ASCII_DTOSTR_BUF_SIZE];
+            g_string_append_printf(out, "%s\t%s\t\"%s\"\n",
+                                   g_ascii_dtostr(xb, sizeof xb, pt->x / xu.div),
+                                   g_ascii_dtostr(yb, sizeof yb, ys), pt->label);
+        }
     }
     gboolean ok = weft_output_write(data, out->str, (gssize)out->len, &error);
     g_string_free(out, TRUE);
     if (!ok) {
         return weft_cli_error("plot", error);
     }
+
     /* ARG3.. of sweep.gp: lines, x label, y label, key title, flags, title */
     const char *xcol = g_ptr_array_index(header, xc);
-    const char *xcolon = strchr(xcol, ':');
-    g_autofree char *xname = g_strndup(xcol, xcolon - xcol);
-    g_autofree char *xlabel_raw = xunit[0] != '\0'
-                                      ? g_strdup_printf("%s: %s (%s)", xname, xcolon + 1, xunit)
-                                      : g_strdup_printf("%s: %s", xname, xcolon + 1);
-    g_autofree char *xlabel = gp_text(xlabel_raw);
-    g_autofree char *ylabel_raw = metric_label(o->y);
+    g_autofree char *xname = g_strndup(xcol, strcspn(xcol, ":"));
+    g_autofree char *xwords = name_words(xname);
+    g_autofree char *xlabel =
+        o->xlabel != NULL ? g_strdup(o->xlabel)
+                          : with_unit(xwords, numeric && xq != Q_BYTES ? xu.unit : NULL);
+    g_autofree char *ylabel = o->ylabel != NULL ? g_strdup(o->ylabel) : with_unit(ywords, yu.unit);
     g_autofree char *keytitle = NULL;
     if (lc >= 0) {
         const char *lcol = g_ptr_array_index(header, lc);
-        keytitle = gp_text(lcol);
+        g_autofree char *lname = g_strndup(lcol, strcspn(lcol, ":"));
+        keytitle = name_words(lname);
     } else {
         keytitle = g_strdup("");
     }
@@ -551,19 +721,73 @@ prepare_sweep(const char *input, const sweep_opts_t *o, const char *data, GPtrAr
     }
     if (o->logy) {
         g_string_append(flags, " logy");
+        /* log ticks: 10^n where the values span big numbers, else plain numbers, with 2 and
+         * 5 between the decades when fewer than two decades show */
+        if (ymaxshown >= 1e5 || yminpos < 1e-3) {
+            g_string_append(flags, " ypow");
+        } else if (ymaxshown < 100 * yminpos) {
+            g_string_append(flags, " y125");
+        }
     }
-    /* label every x value when they are categories or few enough to read */
-    if (!numeric || xs->len <= 12) {
+    if (xticlabels) {
         g_string_append(flags, " xticlabels");
+        if (rotate) {
+            g_string_append(flags, " rotate");
+        }
+    } else if (xq == Q_BYTES) {
+        g_string_append(flags, " xbytes");
     }
-    g_autofree char *base = g_path_get_basename(input);
+    if (!numeric) {
+        g_string_append(flags, " categories");
+    }
+    /* every y the same: gnuplot cannot scale a range of zero */
+    if (yminshown == ymaxshown) {
+        g_string_append(flags, " flat");
+    }
+    /* one line: the y label names it; a key is asked for with --legend */
+    const char *legend = o->legend != NULL ? o->legend : lc >= 0 ? "below" : "none";
+    g_string_append_printf(flags, " key=%s", legend);
     g_ptr_array_add(args, g_strdup_printf("%u", ls->len));
-    g_ptr_array_add(args, g_steal_pointer(&xlabel));
-    g_ptr_array_add(args, gp_text(ylabel_raw));
+    g_ptr_array_add(args, gp_text(xlabel));
+    g_ptr_array_add(args, gp_text(ylabel));
     g_ptr_array_add(args, g_steal_pointer(&keytitle));
     g_ptr_array_add(args, g_string_free(flags, FALSE));
-    g_ptr_array_add(args, gp_text(base));
+    g_ptr_array_add(args, gp_text(o->title != NULL ? o->title : ""));
     return WEFT_EXIT_OK;
+}
+
+/* TRUE if @pos is a key position sweep.gp knows. */
+static gboolean
+legend_valid(const char *pos)
+{
+    static const char *const valid[] = {"below",       "right",        "top-left", "top-right",
+                                        "bottom-left", "bottom-right", "none"};
+    for (guint i = 0; i < G_N_ELEMENTS(valid); i++) {
+        if (strcmp(pos, valid[i]) == 0) {
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+/* TRUE if @sel is "tiers", "all" or a comma-separated list of link kind names (topo.h's). */
+static gboolean
+link_kind_valid(const char *sel)
+{
+    if (strcmp(sel, "tiers") == 0 || strcmp(sel, "all") == 0) {
+        return TRUE;
+    }
+    g_auto(GStrv) names = g_strsplit(sel, ",", -1);
+    for (guint i = 0; names[i] != NULL; i++) {
+        gboolean known = FALSE;
+        for (int k = WEFT_LINK_NVLINK; k <= WEFT_LINK_GENERIC; k++) {
+            known = known || strcmp(names[i], weft_topo_link_kind_name((weft_link_kind_t)k)) == 0;
+        }
+        if (!known) {
+            return FALSE;
+        }
+    }
+    return names[0] != NULL;
 }
 
 int
@@ -575,6 +799,8 @@ weft_cmd_plot(int argc, char **argv)
     g_autofree char *sx = NULL, *slines = NULL, *sy = NULL;
     g_auto(GStrv) where = NULL;
     gboolean logx = FALSE, logy = FALSE;
+    g_autofree char *title = NULL, *xlabel = NULL, *ylabel = NULL, *legend = NULL;
+    g_autofree char *link_kind = NULL;
     GOptionEntry entries[] = {
         {"output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
          "the figure: FILE.pdf (vector, the default KIND.pdf), FILE.png or FILE.svg", "FILE"},
@@ -582,7 +808,15 @@ weft_cmd_plot(int argc, char **argv)
          "busbw: a measured nccl-tests CSV (size_bytes,time_us,algbw_gbs,busbw_gbs) to draw "
          "beside the prediction",
          "FILE"},
-        {"links", 0, 0, G_OPTION_ARG_INT, &n_links, "top-links: how many links (default 16)", "N"},
+        {"links", 0, 0, G_OPTION_ARG_INT, &n_links,
+         "top-links: how many links per tier (default 4), or in all with --kind all or KIND "
+         "(default 16); "
+         "links-heatmap: the N busiest of the series (default all)",
+         "N"},
+        {"kind", 0, 0, G_OPTION_ARG_STRING, &link_kind,
+         "top-links: tiers (default: the busiest of each tier: link kind and the vertices it joins), all (the "
+         "busiest overall), or KIND[,KIND...] among nvlink, pcie, infiniband, ethernet, generic",
+         "SEL"},
         {"x", 'x', 0, G_OPTION_ARG_STRING, &sx,
          "sweep: the axis along x (its NAME or its column NAME:GROUP.KEY)", "AXIS"},
         {"lines", 'l', 0, G_OPTION_ARG_STRING, &slines,
@@ -592,6 +826,16 @@ weft_cmd_plot(int argc, char **argv)
          "sweep: keep the rows where another axis has this value (repeatable)", "AXIS=VALUE"},
         {"logx", 0, 0, G_OPTION_ARG_NONE, &logx, "sweep: logarithmic x axis", NULL},
         {"logy", 0, 0, G_OPTION_ARG_NONE, &logy, "sweep: logarithmic y axis", NULL},
+        {"title", 0, 0, G_OPTION_ARG_STRING, &title, "sweep: a title over the plot (default none)",
+         "TEXT"},
+        {"xlabel", 0, 0, G_OPTION_ARG_STRING, &xlabel,
+         "sweep: the x axis label (default: the axis name and unit)", "TEXT"},
+        {"ylabel", 0, 0, G_OPTION_ARG_STRING, &ylabel,
+         "sweep: the y axis label (default: the metric's words and unit)", "TEXT"},
+        {"legend", 0, 0, G_OPTION_ARG_STRING, &legend,
+         "sweep: where the key goes: below (default), right, top-left, top-right, bottom-left, "
+         "bottom-right or none",
+         "POS"},
         {NULL},
     };
     g_autoptr(GOptionContext) ctx =
@@ -614,6 +858,7 @@ weft_cmd_plot(int argc, char **argv)
         ctx, "Examples:\n"
              "  weft replay scenarios/dp-step-dgx-h100.ini --out results\n"
              "  weft plot breakdown results -o breakdown.pdf\n"
+             "  weft plot top-links results --kind infiniband --links 8 -o ib.pdf\n"
              "  weft coll --cluster topologies/dgx-h100.ini --csv ar.csv\n"
              "  weft plot busbw ar.csv --measured ../shared/validation/"
              "nccl_allreduce_dgx_h100_8gpu.csv -o busbw.pdf\n"
@@ -653,10 +898,31 @@ weft_cmd_plot(int argc, char **argv)
         return weft_cli_usage_error("plot", "--links must be > 0");
     }
     gboolean is_sweep = strcmp(k->kind, "sweep") == 0;
-    if (!is_sweep &&
-        (sx != NULL || slines != NULL || sy != NULL || where != NULL || logx || logy)) {
-        return weft_cli_usage_error("plot", "--x, --lines, --y, --where, --logx and --logy go "
-                                            "with sweep only");
+    if (!is_sweep && (sx != NULL || slines != NULL || sy != NULL || where != NULL || logx ||
+                      logy || title != NULL || xlabel != NULL || ylabel != NULL || legend != NULL)) {
+        return weft_cli_usage_error("plot", "--x, --lines, --y, --where, --logx, --logy, --title, "
+                                            "--xlabel, --ylabel and --legend go with sweep only");
+    }
+    if (legend != NULL && !legend_valid(legend)) {
+        g_autofree char *msg = g_strdup_printf(
+            "--legend %s: expected one of below, right, top-left, top-right, bottom-left, "
+            "bottom-right, none",
+            legend);
+        return weft_cli_usage_error("plot", msg);
+    }
+    gboolean is_top = strcmp(k->kind, "top-links") == 0;
+    if (link_kind != NULL && !is_top) {
+        return weft_cli_usage_error("plot", "--kind goes with top-links only");
+    }
+    if (n_links > 0 && !is_top && strcmp(k->kind, "links-heatmap") != 0) {
+        return weft_cli_usage_error("plot", "--links goes with top-links and links-heatmap only");
+    }
+    if (link_kind != NULL && !link_kind_valid(link_kind)) {
+        g_autofree char *msg = g_strdup_printf(
+            "--kind %s: expected tiers, all, or link kinds among nvlink, pcie, infiniband, "
+            "ethernet, generic (comma-separated)",
+            link_kind);
+        return weft_cli_usage_error("plot", msg);
     }
     if (is_sweep && (sx == NULL || sy == NULL)) {
         return weft_cli_usage_error("plot", "sweep needs --x AXIS and --y METRIC (and usually "
@@ -704,7 +970,7 @@ weft_cmd_plot(int argc, char **argv)
             return weft_cli_error("plot", error);
         }
         close(dfd);
-        sweep_opts_t so = {sx, slines, sy, where, logx, logy};
+        sweep_opts_t so = {sx, slines, sy, where, logx, logy, title, xlabel, ylabel, legend};
         int rc = prepare_sweep(input, &so, data, sweep_args);
         if (rc != WEFT_EXIT_OK) {
             g_unlink(data);
@@ -747,11 +1013,17 @@ weft_cmd_plot(int argc, char **argv)
     g_autofree char *tmp_name = g_strconcat("plot", ext, NULL);
     g_autofree char *tmp = g_build_filename(scratch, tmp_name, NULL);
 
-    g_autofree char *n_text = g_strdup_printf("%d", n_links > 0 ? n_links : 16);
+    /* top-links: ARG3 how many (per kind under tiers), ARG4 which kinds; links-heatmap: ARG3 */
+    const char *sel = link_kind != NULL ? link_kind : "tiers";
+    g_autofree char *n_text =
+        g_strdup_printf("%d", n_links > 0 ? n_links : strcmp(sel, "tiers") == 0 ? 4 : 16);
     const char *args[16] = {gnuplot, "-c", script, is_sweep ? data : input, tmp, NULL};
     if (measured != NULL) {
         args[5] = measured;
-    } else if (strcmp(k->kind, "top-links") == 0) {
+    } else if (is_top) {
+        args[5] = n_text;
+        args[6] = sel;
+    } else if (n_links > 0) {
         args[5] = n_text;
     }
     for (guint i = 0; i < sweep_args->len; i++) {
