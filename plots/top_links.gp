@@ -37,7 +37,7 @@ set output out
 set datafile separator ","
 
 # the columns of links.csv this script reads: a renamed column is one line here
-c_edge = "edge"; c_kind = "kind"; c_from = "from"; c_to = "to"; c_bytes = "bytes"
+c_edge = "edge"; c_kind = "kind"; c_from = "from"; c_to = "to"; c_bytes = "wire_bytes"
 c_util = "mean_util"
 kinds = "nvlink pcie infiniband ethernet generic"
 # awk finds the columns by name and writes group,tier,bytes,edge,kind,from,to,mean_util
