@@ -59,7 +59,9 @@ weft_sweep_slurm(const weft_sweep_slurm_args_t *a)
     };
     weft_study_slurm_scripts_t scripts;
     if (!weft_study_slurm_write(st, &opts, &scripts, &error)) {
-        return weft_cli_error("sweep", error);
+        return g_error_matches(error, WEFT_STUDY_SLURM_ERROR, WEFT_STUDY_SLURM_ERROR_USAGE)
+                   ? weft_cli_usage_error("sweep", error->message)
+                   : weft_cli_error("sweep", error);
     }
     g_autofree char *q_array = g_shell_quote(scripts.array_script);
     g_autofree char *q_merge = g_shell_quote(scripts.merge_script);

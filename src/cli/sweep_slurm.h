@@ -29,7 +29,8 @@ typedef struct {
  * Loads the study, writes DIR/array.sbatch and DIR/merge.sbatch, and prints
  * how to submit them; with --submit, submits them and prints both job ids.
  * @a: the parsed command line.
- * Returns: WEFT_EXIT_OK; WEFT_EXIT_USAGE for options --slurm does not take;
+ * Returns: WEFT_EXIT_OK; WEFT_EXIT_USAGE for options --slurm does not take, a
+ *   bad --slurm-tasks or --slurm-opt, a DIR an #SBATCH line cannot carry;
  *   WEFT_EXIT_ERROR for a bad study, a DIR that cannot be written, sbatch
  *   missing or failing (its standard error is shown).
  */
