@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/sweep_slurm.h"
 #include "study/study.h"
 
 int
@@ -25,6 +26,10 @@ weft_cmd_sweep(int argc, char **argv)
     gboolean merge = FALSE;
     gboolean quiet = FALSE;
     g_autofree char *progress_mode = NULL;
+    g_autofree char *slurm = NULL;
+    gint slurm_tasks = -1; /* unset: 32, or the points if fewer */
+    g_auto(GStrv) slurm_opts = NULL;
+    gboolean submit = FALSE;
     GOptionEntry entries[] = {
         {"jobs", 'j', 0, G_OPTION_ARG_INT, &jobs,
          "run N points at once, in threads (default: every processor)", "N"},
@@ -39,6 +44,15 @@ weft_cmd_sweep(int argc, char **argv)
          "join shard CSVs (the arguments) into one CSV in grid order (needs -o)", NULL},
         {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "no progress and no closing line", NULL},
         weft_cli_progress_entry(&progress_mode),
+        {"slurm", 0, 0, G_OPTION_ARG_FILENAME, &slurm,
+         "write DIR/array.sbatch (a Slurm job array, one shard per task) and DIR/merge.sbatch",
+         "DIR"},
+        {"slurm-tasks", 0, 0, G_OPTION_ARG_INT, &slurm_tasks,
+         "array tasks (shards) with --slurm (default: 32, or the points if fewer)", "N"},
+        {"slurm-opt", 0, 0, G_OPTION_ARG_STRING_ARRAY, &slurm_opts,
+         "one more #SBATCH line of both scripts, such as --time=02:00:00 (repeatable)", "OPT"},
+        {"submit", 0, 0, G_OPTION_ARG_NONE, &submit,
+         "with --slurm: submit the array, and the merge after it, with sbatch", NULL},
         {NULL},
     };
     g_autoptr(GOptionContext) ctx =
@@ -57,7 +71,8 @@ weft_cmd_sweep(int argc, char **argv)
              "  weft sweep studies/fabric-allreduce.ini\n"
              "  weft sweep -j 2 --resume studies/fabric-allreduce.ini\n"
              "  weft sweep --shard 3/8 -o part3.csv studies/fabric-allreduce.ini\n"
-             "  weft sweep --merge -o all.csv part*.csv\n\n"
+             "  weft sweep --merge -o all.csv part*.csv\n"
+             "  weft sweep --slurm runs/ --slurm-opt=--time=1:00:00 --submit study.ini\n\n"
              "Exit status: 0 when every point has a row (failed points included: see the\n"
              "status and error columns), 1 on a bad study, journal or shard file, 2 on a\n"
              "usage error.\n\n"
@@ -85,6 +100,22 @@ weft_cmd_sweep(int argc, char **argv)
     argv = vec;
     if (!g_option_context_parse(ctx, &argc, &argv, &error)) {
         return weft_cli_usage_error("sweep", error->message);
+    }
+    if (slurm != NULL || submit || slurm_tasks != -1 || slurm_opts != NULL) {
+        weft_sweep_slurm_args_t sa = {
+            .dir = slurm,
+            .tasks = slurm_tasks,
+            .sbatch_opts = (const char *const *)slurm_opts,
+            .submit = submit,
+            .argc = argc,
+            .argv = argv,
+            .output = output,
+            .jobs = jobs,
+            .merge = merge,
+            .resume = resume,
+            .has_shard = shard != NULL,
+        };
+        return weft_sweep_slurm(&sa);
     }
     gboolean progress_ok;
     int code;
