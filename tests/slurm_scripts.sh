@@ -52,7 +52,7 @@ else
 fi
 expect 0 "default: one task per point up to 32" "" -- "$WEFT" sweep --slurm "$tmp/run12" "$study"
 has "... 12 here" "$tmp/run12/array.sbatch" "#SBATCH --array=1-12"
-has "... merged into the study's results" "$tmp/run12/merge.sbatch" "-o '$WEFT_SRCDIR/studies/fabric-allreduce.csv'"
+has "... merged into the study's results, in the current directory" "$tmp/run12/merge.sbatch" "-o '$PWD/fabric-allreduce.csv'"
 expect 0 "-j goes to every task" "" -- "$WEFT" sweep --slurm "$tmp/runj" -j 4 "$study"
 has "... as -j 4" "$tmp/runj/array.sbatch" "sweep -j 4 --resume"
 
