@@ -70,6 +70,21 @@ step "Direct_sys.json on FullyConnected_8" "4 * (30 + 2 * 1110 + 1965) / 1000" \
 # T = 4 T_stream = 28.860 us.
 step "Direct_sys.json on Ring_8, congestion none" "4 * (30 + 2 * 2610 + 1965) / 1000" \
     "$demo/inputs/Direct_sys.json" "$demo/inputs/Ring_8.yml" --set network.congestion=none
+# ASTRA-sim's HGX-H100-validated example (its run script's inputs), 2 active chunks of the
+# 4 splits at once, congestion-unaware: the two concurrent streams do not meet, so 2 waves of
+# one stream's ring all-reduce: m = 262144 / 8 = 32768 B; net = trunc(2 x 936.25 + 32768 /
+# (400 x 2^30 / 1e9) = 1872.5 + 76.29) = 1948 ns; P = 3 floor(32768 / 3350) = 27 ns;
+# T_stream = 10 + 14 (1948 + 10) + 7 x 27 = 27611 ns; T = 2 x 27611 = 55.222 us.
+exs_hgx="$data/astra-sim-examples/examples"
+if "$WEFT" replay -q --system "$exs_hgx/system/native_collectives/HGX-H100-validated.json" \
+    --cluster "$exs_hgx/network/analytical/HGX-H100-validated.yml" \
+    --trace "$exs_hgx/workload/microbenchmarks/all_reduce/8npus_1MB/all_reduce" \
+    --set network.congestion=none >"$tmp/out" 2>/dev/null &&
+    grep -q "^step time    55.222000 us" "$tmp/out"; then
+    ok "HGX-H100-validated, 2 active chunks, congestion none: 55.222 us as derived"
+else
+    bad "HGX-H100-validated, congestion none: not 55.222 us"; cat "$tmp/out"
+fi
 # weft's own analytical model queues the 7 messages each NPU sends at once at its two ring
 # ports (net.h), so the same run takes longer there.
 if "$WEFT" replay -q --system "$demo/inputs/Direct_sys.json" --cluster "$demo/inputs/Ring_8.yml" \
@@ -312,6 +327,14 @@ expect 0 "a misspelled key names the near one" \
     'typo.json: key "active-chunks-per-dimesion": unknown key \(did you mean "active-chunks-per-dimension"\?\)' -- \
     "$WEFT" replay -q --system "$tmp/typo.json" --cluster "$demo/inputs/Ring_8.yml" \
     --trace "$trace"
+# A remote-memory file given as the system file says what it is.
+expect 1 "RemoteMemory.json as --system" 'RemoteMemory.json: key "memory-type": this is an ASTRA-sim remote-memory file' -- \
+    "$WEFT" replay -q --system "$demo/inputs/RemoteMemory.json" --cluster "$demo/inputs/Ring_8.yml" --trace "$trace"
+# A local-mem-bw so small that a reduction outlasts the clock ends with the clock's error,
+# never a wrapped (0) reduction time.
+printf '{"local-mem-bw": 1e-30, "all-reduce-implementation": ["ring"]}\n' >"$tmp/slowmem.json"
+expect 1 "local-mem-bw 1e-30" "would finish after 107 days" -- \
+    "$WEFT" replay -q --system "$tmp/slowmem.json" --cluster "$demo/inputs/Ring_8.yml" --trace "$trace"
 # A file that is not a system JSON, or none, says what it was expected to be.
 expect 1 "a YAML as --system" "Ring_8.yml: not an ASTRA-sim system JSON file \(.*Ring_8.yml:1:" -- \
     "$WEFT" coll --cluster "$demo/inputs/Ring_8.yml" --system "$demo/inputs/Ring_8.yml"

@@ -230,6 +230,16 @@ read_key(reader_t *R, weft_astra_system_t *sys, const char *key, JsonNode *v, GE
             return TRUE;
         }
     }
+    if (strcmp(key, "memory-type") == 0) {
+        /* ASTRA-sim's --remote-memory-configuration file, given as the system file */
+        g_set_error(error, WEFT_ASTRA_SYSTEM_ERROR, WEFT_ASTRA_SYSTEM_ERROR_VALUE,
+                    "%s: key \"memory-type\": this is an ASTRA-sim remote-memory file "
+                    "(--remote-memory-configuration), not a system file (--system-configuration); "
+                    "weft has no remote-memory model and needs none for NO_MEMORY_EXPANSION, "
+                    "the type every ASTRA-sim example uses",
+                    R->path);
+        return FALSE;
+    }
     if (strcmp(key, "scheduling-policy") == 0) {
         if (!get_enum(R, key, v, &sched_enum, &e, error)) {
             return FALSE;

@@ -299,10 +299,12 @@ post_delay(const weft_coll_run_t *run, const weft_coll_xfer_t *x)
         run->exec.hbm_Bps > 0.0) {
         if (run->exec.reduce_trunc_ns) {
             /* ASTRA-sim's PacketBundle::call(): each of the three passes is
-             * (uint64_t)(bytes / bw * 1e9) ns, bw in bytes/s */
-            d += 3 * (weft_time_t)((double)x->bytes / run->exec.hbm_Bps * 1e9) * WEFT_PS_PER_NS;
+             * (uint64_t)(bytes / bw * 1e9) ns, bw in bytes/s (a pass beyond the clock
+             * saturates: the run then ends with the clock's error, not a wrapped value) */
+            double ns = floor((double)x->bytes / run->exec.hbm_Bps * 1e9);
+            d = weft_time_add(d, weft_time_from_ps(3.0 * ns * WEFT_PS_PER_NS));
         } else {
-            d += weft_time_for_bytes(3 * x->bytes, run->exec.hbm_Bps);
+            d = weft_time_add(d, weft_time_for_bytes(3 * x->bytes, run->exec.hbm_Bps));
         }
     }
     return d;
@@ -413,7 +415,10 @@ weft_coll_run_full(weft_net_t *net, const weft_coll_plan_t *plan, const gint *me
     if (run->exec.net_trunc_ns) {
         run->t_sent = g_new0(weft_time_t, MAX(plan->n_xfers, 1));
     }
-    run->analytical = weft_net_model(net) == WEFT_NET_ANALYTICAL;
+    /* the channels' share of a route is capped where the analytical model queues at ports;
+     * under network.congestion = none nothing is shared, channels included */
+    run->analytical = weft_net_model(net) == WEFT_NET_ANALYTICAL &&
+                      weft_net_options(net)->congestion == WEFT_NET_CONGESTION_PORTS;
     if (run->analytical) {
         run->rate_dst = g_new(gint32, MAX(n_ep, 1));
         memset(run->rate_dst, 0xff, sizeof(gint32) * MAX(n_ep, 1));

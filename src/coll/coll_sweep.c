@@ -369,7 +369,8 @@ sweep_setup(sweep_t *w, weft_net_t *net, const weft_coll_plan_t *plan, const gin
         }
         double route_Bps = p->r != NULL && p->r->n_paths > 0 ? p->r->rate_Bps : NAN;
         weft_coll_i_xfer_rate(w->x, inter ? WEFT_COLL_XFER_INTER : 0, im->sharing[k], route_Bps,
-                              TRUE, &p->eff, &p->cap);
+                              weft_net_options(net)->congestion == WEFT_NET_CONGESTION_PORTS,
+                              &p->eff, &p->cap);
         if (!(p->eff > 0.0 && p->eff <= 1.0)) {
             p->eff = 1.0; /* as the network normalizes it */
         }
