@@ -76,6 +76,24 @@ expect 2 "a parallel size of 0" "--tp 0: expected a whole number from 1 to" -- "
 expect 2 "no generator" "transformer" -- "$WEFT" gen
 expect 2 "bad recompute" "recompute" -- "$WEFT" gen transformer --model gpt3-1.3b \
     --recompute some
+# A step generated in memory grows linearly with its layers (issue 19 saw layers=100000 not
+# finish in 600 s; now about 3 s): nodes, collectives and events at 10,000 layers are those
+# of 100 plus 99 times the difference between 200 and 100 (168 nodes, 4 collectives and 140
+# events per layer of gpt3-1.3b on tp=8). Counts, not times, are asserted.
+counts() {
+    "$WEFT" replay --cluster "$dgx" --gen "model=gpt3-1.3b,tp=8,layers=$1" |
+        awk '/^workload/ { for (i = 1; i <= NF; i++) if ($i == "nodes)") n = $(i - 1) }
+             /^collectives/ { c = $2 + 0; e = $NF } END { print n, c, e }'
+}
+set -- $(counts 100) $(counts 200) $(counts 10000)
+if [ $# -eq 9 ] && [ "$7" -eq $(($1 + 99 * ($4 - $1))) ] && [ "$8" -eq $(($2 + 99 * ($5 - $2))) ] &&
+    [ "$9" -eq $(($3 + 99 * ($6 - $3))) ] && [ $(($4 - $1)) -eq 16800 ]; then
+    ok "10,000 layers: $7 nodes, $8 collectives, $9 events (linear in the layers)"
+else
+    bad "layers 100, 200, 10000: nodes, collectives, events = $*: not linear"
+fi
+set --
+
 # A spec replayed on another cluster computes on that cluster's GPUs: one that names other
 # GPUs is refused (as a scenario's [transformer] is), one without gpu takes the cluster's.
 a100="$WEFT_SRCDIR/topologies/dgx-a100.ini"
