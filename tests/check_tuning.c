@@ -1996,14 +1996,17 @@ tuning_suite(void)
     TCase *props = tcase_create("properties");
     tcase_add_test(props, tuning_properties_hold_on_every_bundled_cluster);
     tcase_add_test(props, collnet_simulates_at_nccl_bandwidth);
+    tcase_set_tags(props, "slow"); /* make check-slow */
     suite_add_tcase(s, props);
     TCase *budget = tcase_create("budget");
     tcase_add_test(budget, plan_budget_changes_no_result_by_more_than_2_percent);
     tcase_add_test(budget, nvls_tree_on_8_nodes_under_flow_is_bound_by_its_interior_nics);
+    tcase_set_tags(budget, "slow"); /* make check-slow */
     suite_add_tcase(s, budget);
     TCase *val = tcase_create("validation");
     tcase_add_test(val, dgx_h100_matches_nccl_tests);
     tcase_add_test(val, p5_two_nodes_match_nccl_tests);
+    tcase_set_tags(val, "slow"); /* make check-slow */
     suite_add_tcase(s, val);
     return s;
 }

@@ -6,14 +6,8 @@
 # configuration as a spec file replays through --trace within 1 % of it (the
 # files round durations to microseconds); impossible configurations exit 1
 # naming the value; a model that does not fit HBM is warned about; usage
-# errors exit 2. With ../shared present, the rows of the two end-to-end
-# validation files are generated and replayed, the table printed, and a row
-# beyond 15 % fails: by default the rows of up to 256 GPUs (6 of 13, about a
-# minute), with WEFT_VALIDATE=1 every row (the 2,048-GPU one alone takes 8
-# minutes on 2 cores), with WEFT_VALIDATE=0 none (CI's sanitizer pass).
-# The Selene rows (Korthikanti et al. 2022) ran Megatron-LM before flash
-# attention: --attention unfused; the H100 rows (NeMo 24.11) use flash attention
-# and NeMo's GPT-3 175B performance recipe's tp_comm_overlap: --tp-overlap.
+# errors exit 2. The end-to-end validation rows are in validate.sh (make
+# check-slow).
 set -u
 : "${WEFT:?set by make check}" "${WEFT_SRCDIR:?}"
 tmp=$(mktemp -d) || exit 99
@@ -188,50 +182,5 @@ grep -q '^layers       5 6 6 6 6 6 6 6 6 6 6 5 (per virtual stage)$' "$tmp/out" 
     ok "uneven split printed" || { bad "uneven split printed"; cat "$tmp/out"; }
 expect 1 "first-stage-layers not dividing the rest" "do not divide evenly" -- \
     "$WEFT" gen transformer --layers 70 --hidden 256 --heads 4 --pp 12 --first-stage-layers 10
-
-# ---- validation against the measured end-to-end step times ----
-shared=${WEFT_SHARED:-}
-# the largest row run: 256 GPUs by default, every row with WEFT_VALIDATE=1
-max_gpus=256
-[ "${WEFT_VALIDATE:-}" = 1 ] && max_gpus=1000000
-if [ "${WEFT_VALIDATE:-}" != 0 ] && [ -f "$shared/validation/e2e_gpt3_175b_dgx_h100.csv" ]; then
-    T="$WEFT_SRCDIR/topologies"
-    printf '%-34s %8s %10s %10s %8s\n' row gpus measured_s predicted_s error
-    check_row() { # NAME GPUS MEASURED SPEC CLUSTER NODES
-        if [ "$2" -gt "$max_gpus" ]; then
-            printf '%-34s %8s %10s %10s %8s\n' "$1" "$2" "$3" "-" "(WEFT_VALIDATE=1)"
-            return
-        fi
-        "$WEFT" replay -q --cluster "$5" --set cluster.nodes="$6" --trace "$4" \
-            >"$tmp/out" 2>"$tmp/err" || { bad "$1: replay failed"; cat "$tmp/err"; return; }
-        p=$(awk '/^step time/ {print $3 / 1e6}' "$tmp/out")
-        e=$(awk -v p="$p" -v m="$3" 'BEGIN {printf "%.1f", (p - m) / m * 100}')
-        printf '%-34s %8s %10s %10s %7s%%\n' "$1" "$2" "$3" "$p" "$e"
-        awk -v e="$e" 'BEGIN {exit !(e <= 15 && e >= -15)}' || bad "$1: error $e % beyond 15 %"
-    }
-    # Loops read from files, not pipes, so a failure counted inside reaches $fails.
-    grep -v '^#' "$shared/validation/e2e_gpt3_175b_dgx_h100.csv" | tail -n +2 >"$tmp/h100"
-    grep -v '^#' "$shared/validation/e2e_megatron_selene_a100.csv" | tail -n +2 >"$tmp/a100"
-    while IFS=, read -r gpus gbs tp pp vp mbs seq st rest; do
-        "$WEFT" gen transformer -q --model gpt3-175b --tp "$tp" --pp "$pp" --vpp "$vp" \
-            --dp $((gpus / (tp * pp))) --sp --dist-opt --tp-overlap --micro-batch "$mbs" \
-            --global-batch "$gbs" --seq "$seq" --spec "$tmp/v.gen" </dev/null 2>/dev/null
-        check_row "gpt3-175b h100 $gpus" "$gpus" "$st" "$tmp/v.gen" \
-            "$T/dgx-h100-superpod.ini" $((gpus / 8)) </dev/null
-    done <"$tmp/h100"
-    while IFS=, read -r model layers hidden heads gpus tp pp il gbs mbs seq rc it; do
-        sp=""
-        [ "$rc" = selective ] && sp="--sp"
-        "$WEFT" gen transformer -q --layers "$layers" --hidden "$hidden" --heads "$heads" \
-            --tp "$tp" --pp "$pp" --vpp "$il" --dp 1 $sp --recompute "$rc" \
-            --micro-batch "$mbs" --global-batch "$gbs" --seq "$seq" --gpu a100 \
-            --attention unfused \
-            --spec "$tmp/v.gen" </dev/null 2>/dev/null
-        check_row "selene $model $rc" "$gpus" "$it" "$tmp/v.gen" \
-            "$T/selene-a100-superpod.ini" $(((gpus + 7) / 8)) </dev/null
-    done <"$tmp/a100"
-else
-    echo "skipped: end-to-end validation (WEFT_VALIDATE=0, or no ../shared/validation)"
-fi
 
 [ "$fails" -eq 0 ]
