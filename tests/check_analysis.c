@@ -587,6 +587,9 @@ analysis_suite(void)
 int
 main(void)
 {
+    /* no time limit: a loaded machine must not fail a correct test (CK_DEFAULT_TIMEOUT=N
+     * in the environment sets one) */
+    g_setenv("CK_DEFAULT_TIMEOUT", "0", FALSE);
     igraph_set_error_handler(igraph_error_handler_ignore);
     igraph_set_warning_handler(igraph_warning_handler_ignore);
     SRunner *sr = srunner_create(analysis_suite());

@@ -11,6 +11,7 @@
  * beside each assertion.
  */
 #include <check.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "coll/coll.h"
@@ -323,6 +324,129 @@ START_TEST(compute_end_integrates_straggler_windows)
     ck_assert_int_eq(weft_fault_run_compute_end(fr, 3, 0, 10 * US), 40 * US);
     /* no run: start + work */
     ck_assert_int_eq(weft_fault_run_compute_end(NULL, 3, 5, 10), 15);
+}
+END_TEST
+
+/* A straggler window of the reference below. */
+typedef struct {
+    gint gpu;
+    weft_time_t start, end; /* end WEFT_TIME_MAX: lasts */
+    double fraction;
+} ref_window_t;
+
+/* The speed of @gpu at @t by step.h's words: the product of the fractions of its windows
+ * in force, in file order. O(windows). */
+static double
+ref_speed(const ref_window_t *w, guint n, gint gpu, weft_time_t t)
+{
+    double speed = 1.0;
+    for (guint i = 0; i < n; i++) {
+        if (w[i].gpu == gpu && w[i].start <= t && t < w[i].end) {
+            speed *= w[i].fraction;
+        }
+    }
+    return speed;
+}
+
+/* The next window edge of @gpu after @t, or WEFT_TIME_MAX. O(windows). */
+static weft_time_t
+ref_next(const ref_window_t *w, guint n, gint gpu, weft_time_t t)
+{
+    weft_time_t next = WEFT_TIME_MAX;
+    for (guint i = 0; i < n; i++) {
+        if (w[i].gpu == gpu && w[i].start > t) {
+            next = MIN(next, w[i].start);
+        }
+        if (w[i].gpu == gpu && w[i].end > t) {
+            next = MIN(next, w[i].end);
+        }
+    }
+    return next;
+}
+
+/* weft_fault_run_compute_end() literally: the speed integrated edge by edge. */
+static weft_time_t
+ref_compute_end(const ref_window_t *w, guint n, gint gpu, weft_time_t start, weft_time_t work)
+{
+    double left = (double)work;
+    for (weft_time_t t = start;;) {
+        double speed = ref_speed(w, n, gpu, t);
+        weft_time_t next = ref_next(w, n, gpu, t);
+        double can = speed * (double)(next - t);
+        if (next == WEFT_TIME_MAX || can >= left) {
+            return (weft_time_t)llround((double)t + left / speed);
+        }
+        left -= can;
+        t = next;
+    }
+}
+
+/* weft_fault_run_work_done() literally. */
+static double
+ref_work_done(const ref_window_t *w, guint n, gint gpu, weft_time_t start, weft_time_t end)
+{
+    double done = 0.0;
+    for (weft_time_t t = start; t < end;) {
+        weft_time_t next = MIN(ref_next(w, n, gpu, t), end);
+        done += ref_speed(w, n, gpu, t) * (double)(next - t);
+        t = next;
+    }
+    return done;
+}
+
+/*
+ * 400 random windows on the four GPUs (several in force at once on one GPU, some lasting,
+ * some sharing edges), fractions 1/8, 1/4, 1/2, 3/4 and 1, whose products stay exact in any
+ * order up to 33 windows at once (3^33 < 2^53), so the product tree must give the same speed:
+ * compute_end and work_done must equal the edge-by-edge reference exactly at 2,000 random
+ * (GPU, start, work) points, and work_done must undo compute_end.
+ */
+START_TEST(straggler_profile_matches_the_edge_by_edge_reference)
+{
+    g_autoptr(weft_topo_t) t = two_spines();
+    g_autoptr(weft_sim_t) sim = weft_sim_new(1);
+    g_autoptr(weft_fabric_t) f = weft_fabric_new(t);
+    g_autoptr(weft_net_t) net = weft_net_new(sim, f, WEFT_NET_ANALYTICAL);
+    g_autoptr(weft_fault_plan_t) plan = weft_fault_plan_new(t);
+    g_autoptr(GRand) r = g_rand_new_with_seed(19);
+    enum { N = 400 };
+    ref_window_t w[N];
+    g_autoptr(GString) text = g_string_new(NULL);
+    for (guint i = 0; i < N; i++) {
+        w[i].gpu = g_rand_int_range(r, 0, 4);
+        w[i].start = (weft_time_t)g_rand_int_range(r, 0, 200) * 100 * WEFT_PS_PER_NS;
+        gint len_ns = g_rand_int_range(r, 0, 30) * 100; /* 0: lasts */
+        w[i].end = len_ns == 0 ? WEFT_TIME_MAX : w[i].start + len_ns * WEFT_PS_PER_NS;
+        static const double fractions[] = {0.125, 0.25, 0.5, 0.75, 1.0};
+        w[i].fraction = fractions[g_rand_int_range(r, 0, G_N_ELEMENTS(fractions))];
+        if (len_ns == 0 && g_rand_int_range(r, 0, 4) != 0) {
+            w[i].end = w[i].start + 50 * WEFT_PS_PER_NS; /* few lasting ones */
+            len_ns = 50;
+        }
+        g_string_append_printf(text, "%" G_GINT64_FORMAT "ns straggler gpu:%d %.3f",
+                               w[i].start / WEFT_PS_PER_NS, w[i].gpu, w[i].fraction);
+        if (w[i].end != WEFT_TIME_MAX) {
+            g_string_append_printf(text, " for %dns", len_ns);
+        }
+        g_string_append_c(text, '\n');
+    }
+    GError *err = NULL;
+    ck_assert_msg(weft_fault_plan_add_text(plan, text->str, "random", FALSE, &err), "%s",
+                  err ? err->message : "");
+    ck_assert_uint_eq(weft_fault_plan_len(plan), N);
+    g_autoptr(weft_fault_run_t) fr = weft_fault_run_arm(plan, sim, net);
+    for (guint q = 0; q < 2000; q++) {
+        gint gpu = g_rand_int_range(r, 0, 4);
+        weft_time_t start = (weft_time_t)g_rand_int_range(r, 0, 25000) * WEFT_PS_PER_NS;
+        weft_time_t work = (weft_time_t)g_rand_int_range(r, 0, 5000) * WEFT_PS_PER_NS;
+        weft_time_t end = weft_fault_run_compute_end(fr, gpu, start, work);
+        ck_assert_int_eq(end, ref_compute_end(w, N, gpu, start, work));
+        weft_time_t until = start + (weft_time_t)g_rand_int_range(r, 0, 5000) * WEFT_PS_PER_NS;
+        ck_assert_double_eq(weft_fault_run_work_done(fr, gpu, start, until),
+                            ref_work_done(w, N, gpu, start, until));
+        /* the work done up to the end is the work, to the rounding of the end */
+        ck_assert_double_eq_tol(weft_fault_run_work_done(fr, gpu, start, end), (double)work, 1.0);
+    }
 }
 END_TEST
 
@@ -666,12 +790,12 @@ fault_suite(void)
 {
     Suite *s = suite_create("fault");
     TCase *tc = tcase_create("network");
-    tcase_set_timeout(tc, 60);
     tcase_add_test(tc, link_down_mid_all_to_all_moves_traffic_to_the_other_spine);
     tcase_add_test(tc, both_spines_down_gives_the_stranded_report_not_a_hang);
     tcase_add_test(tc, degraded_link_halves_a_transfer_rate);
     tcase_add_test(tc, analytical_routes_avoid_a_link_that_is_down);
     tcase_add_test(tc, compute_end_integrates_straggler_windows);
+    tcase_add_test(tc, straggler_profile_matches_the_edge_by_edge_reference);
     tcase_add_test(tc, bad_fault_lines_are_clear_errors);
     suite_add_tcase(s, tc);
     TCase *tr = tcase_create("replay");
@@ -689,6 +813,9 @@ fault_suite(void)
 int
 main(void)
 {
+    /* no time limit: a loaded machine must not fail a correct test (CK_DEFAULT_TIMEOUT=N
+     * in the environment sets one) */
+    g_setenv("CK_DEFAULT_TIMEOUT", "0", FALSE);
     SRunner *sr = srunner_create(fault_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

@@ -4,8 +4,10 @@
  * rename (a reader holding the old file keeps it), symbolic links written
  * through, /dev/null and a FIFO written directly, "-" to standard output, an
  * unwritable directory failing with the path named and the old file kept, an
- * aborted stream leaving no trace, a check that writes nothing, and the JSON
- * adders' exact text.
+ * aborted stream leaving no trace, a check that writes nothing, the temporary
+ * file of a killed writer removed by the next write (a live writer's kept, a
+ * link at its name neither followed nor removed), and the JSON adders' exact
+ * text.
  */
 #include <check.h>
 #include <errno.h>
@@ -15,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -446,6 +450,113 @@ START_TEST(test_stream_commit_replaces_the_file)
 }
 END_TEST
 
+/* ---- temporary files left by killed runs ------------------------------------------------ */
+
+START_TEST(test_temp_of_a_killed_writer_is_removed_by_the_next_write)
+{
+    g_autofree char *path = in_tmp("ranks.csv");
+    ck_assert(g_file_set_contents(path, "old\n", -1, NULL));
+    /* a child starts writing ranks.csv and is killed before it commits */
+    int ready[2];
+    ck_assert_int_eq(pipe(ready), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        weft_output_t *out = weft_output_open(path, NULL);
+        if (out != NULL) {
+            fputs("half a tab", weft_output_stream(out));
+            fflush(weft_output_stream(out));
+        }
+        char c = out != NULL ? 'y' : 'n';
+        if (write(ready[1], &c, 1) != 1) {
+            _exit(2);
+        }
+        pause(); /* until killed */
+        _exit(1);
+    }
+    close(ready[1]);
+    char c = 0;
+    ck_assert_int_eq(read(ready[0], &c, 1), 1);
+    close(ready[0]);
+    ck_assert_int_eq(c, 'y');
+    ck_assert_int_eq(kill(pid, SIGKILL), 0);
+    int status = 0;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFSIGNALED(status));
+    /* what it left: the old file and its temporary file, named after it */
+    g_autofree char *left = listing(tmpdir);
+    ck_assert_str_eq(left, ".ranks.csv.weft-tmp ranks.csv");
+    g_autofree char *tmp = in_tmp(".ranks.csv.weft-tmp");
+    g_autofree char *half = contents(tmp);
+    ck_assert_str_eq(half, "half a tab");
+    /* the next write of ranks.csv removes it */
+    g_autoptr(GError) err = NULL;
+    ck_assert_msg(weft_output_write(path, "new\n", -1, &err), "%s", err ? err->message : "");
+    g_autofree char *now = contents(path);
+    ck_assert_str_eq(now, "new\n");
+    g_autofree char *names = listing(tmpdir);
+    ck_assert_str_eq(names, "ranks.csv");
+    /* so does the next check of it (which writes nothing) */
+    ck_assert(g_file_set_contents(tmp, "stale", -1, NULL));
+    ck_assert(weft_output_check(path, &err));
+    g_autofree char *names2 = listing(tmpdir);
+    ck_assert_str_eq(names2, "ranks.csv");
+}
+END_TEST
+
+START_TEST(test_temp_of_a_live_writer_is_kept)
+{
+    g_autofree char *path = in_tmp("links.csv");
+    g_autofree char *tmp = in_tmp(".links.csv.weft-tmp");
+    /* another writer holds the temporary name: its file is open and locked */
+    ck_assert(g_file_set_contents(tmp, "being written", -1, NULL));
+    int held = g_open(tmp, O_RDONLY, 0);
+    ck_assert_int_ge(held, 0);
+    ck_assert_int_eq(flock(held, LOCK_EX | LOCK_NB), 0);
+    g_autoptr(GError) err = NULL;
+    g_autoptr(weft_output_t) out = weft_output_open(path, &err);
+    ck_assert_ptr_nonnull(out);
+    fputs("mine\n", weft_output_stream(out));
+    /* this writer took a unique name beside it */
+    g_autofree char *during = listing(tmpdir);
+    ck_assert_msg(g_str_has_prefix(during, ".links.csv.weft-tmp .links.csv.weft-tmp-") &&
+                      strlen(during) == strlen(".links.csv.weft-tmp .links.csv.weft-tmp-XXXXXX"),
+                  "%s", during);
+    ck_assert(weft_output_commit(g_steal_pointer(&out), &err));
+    g_autofree char *now = contents(path);
+    ck_assert_str_eq(now, "mine\n");
+    /* the live writer's file is untouched */
+    g_autofree char *names = listing(tmpdir);
+    ck_assert_str_eq(names, ".links.csv.weft-tmp links.csv");
+    g_autofree char *theirs = contents(tmp);
+    ck_assert_str_eq(theirs, "being written");
+    close(held);
+    /* once its writer is gone, the next write removes it */
+    ck_assert(weft_output_write(path, "again\n", -1, &err));
+    g_autofree char *after = listing(tmpdir);
+    ck_assert_str_eq(after, "links.csv");
+}
+END_TEST
+
+START_TEST(test_a_link_at_the_temp_name_is_not_followed_or_removed)
+{
+    g_autofree char *path = in_tmp("summary.txt");
+    g_autofree char *victim = in_tmp("victim");
+    g_autofree char *tmp = in_tmp(".summary.txt.weft-tmp");
+    ck_assert(g_file_set_contents(victim, "keep me\n", -1, NULL));
+    ck_assert_int_eq(symlink("victim", tmp), 0);
+    g_autoptr(GError) err = NULL;
+    ck_assert_msg(weft_output_write(path, "step\n", -1, &err), "%s", err ? err->message : "");
+    g_autofree char *now = contents(path);
+    ck_assert_str_eq(now, "step\n");
+    g_autofree char *kept = contents(victim);
+    ck_assert_str_eq(kept, "keep me\n");
+    g_autofree char *names = listing(tmpdir);
+    ck_assert_str_eq(names, ".summary.txt.weft-tmp summary.txt victim");
+    ck_assert(g_file_test(tmp, G_FILE_TEST_IS_SYMLINK));
+}
+END_TEST
+
 START_TEST(test_write_error_on_commit_is_reported)
 {
     if (access("/dev/full", W_OK) != 0) {
@@ -536,7 +647,6 @@ output_suite(void)
     Suite *s = suite_create("output");
     TCase *tc = tcase_create("files");
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_set_timeout(tc, 30);
     tcase_add_test(tc, test_regular_file_is_replaced_by_a_rename);
     tcase_add_test(tc, test_new_file_with_nul_bytes_and_empty_file);
     tcase_add_test(tc, test_symlink_is_written_through_to_its_target);
@@ -551,6 +661,9 @@ output_suite(void)
     tcase_add_test(tc, test_stream_abort_keeps_the_old_file_and_leaves_no_temp);
     tcase_add_test(tc, test_stream_commit_replaces_the_file);
     tcase_add_test(tc, test_write_error_on_commit_is_reported);
+    tcase_add_test(tc, test_temp_of_a_killed_writer_is_removed_by_the_next_write);
+    tcase_add_test(tc, test_temp_of_a_live_writer_is_kept);
+    tcase_add_test(tc, test_a_link_at_the_temp_name_is_not_followed_or_removed);
     tcase_add_test(tc, test_check_writes_nothing_and_opens_no_fifo);
     suite_add_tcase(s, tc);
     tc = tcase_create("json");
@@ -562,6 +675,9 @@ output_suite(void)
 int
 main(void)
 {
+    /* no time limit: a loaded machine must not fail a correct test (CK_DEFAULT_TIMEOUT=N
+     * in the environment sets one) */
+    g_setenv("CK_DEFAULT_TIMEOUT", "0", FALSE);
     SRunner *sr = srunner_create(output_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

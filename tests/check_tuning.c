@@ -1994,19 +1994,19 @@ tuning_suite(void)
     tcase_add_test(planner, planner_errors_are_not_cached);
     suite_add_tcase(s, planner);
     TCase *props = tcase_create("properties");
-    tcase_set_timeout(props, 0); /* bounded by its loops; never by the machine's speed */
     tcase_add_test(props, tuning_properties_hold_on_every_bundled_cluster);
     tcase_add_test(props, collnet_simulates_at_nccl_bandwidth);
+    tcase_set_tags(props, "slow"); /* make check-slow */
     suite_add_tcase(s, props);
     TCase *budget = tcase_create("budget");
-    tcase_set_timeout(budget, 0); /* bounded by its three cases */
     tcase_add_test(budget, plan_budget_changes_no_result_by_more_than_2_percent);
     tcase_add_test(budget, nvls_tree_on_8_nodes_under_flow_is_bound_by_its_interior_nics);
+    tcase_set_tags(budget, "slow"); /* make check-slow */
     suite_add_tcase(s, budget);
     TCase *val = tcase_create("validation");
-    tcase_set_timeout(val, 120);
     tcase_add_test(val, dgx_h100_matches_nccl_tests);
     tcase_add_test(val, p5_two_nodes_match_nccl_tests);
+    tcase_set_tags(val, "slow"); /* make check-slow */
     suite_add_tcase(s, val);
     return s;
 }
@@ -2014,6 +2014,9 @@ tuning_suite(void)
 int
 main(void)
 {
+    /* no time limit: a loaded machine must not fail a correct test (CK_DEFAULT_TIMEOUT=N
+     * in the environment sets one) */
+    g_setenv("CK_DEFAULT_TIMEOUT", "0", FALSE);
     SRunner *sr = srunner_create(tuning_suite());
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

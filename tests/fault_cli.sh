@@ -64,6 +64,23 @@ slow=$(step_of "$tmp/out")
 awk -v a="$dp" -v b="$slow" 'BEGIN { exit !(b - a > 499.999999 && b - a < 500.000001) }' &&
     ok "straggler delays the step by 500 us ($dp -> $slow)" ||
     bad "straggler: $dp -> $slow, expected +500 us"
+# The same 1000 us at half speed as 20,000 back-to-back windows of 50 ns: the same step to
+# the picosecond, 2 more events per window, and the time to load and apply them linear in
+# their number (each compute looks up its GPU's speed profile; issue 19 measured 1e5 of them
+# at 26 s of CPU before, 0.7 s after). Counts, not times, are asserted.
+events_of() { awk '/^collectives/ {print $NF}' "$1"; }
+one_events=$(events_of "$tmp/out")
+awk 'BEGIN { for (i = 0; i < 20000; i++) printf "%dns straggler node0/gpu0 0.5 for 50ns\n", 50 * i }' \
+    >"$tmp/many.faults"
+expect 0 "dp step with 20,000 straggler windows" "" -- "$WEFT" replay "$scen" \
+    --set "faults.file=$tmp/many.faults"
+[ "$(step_of "$tmp/out")" = "$slow" ] && ok "20,000 windows: the step of one window ($slow us)" ||
+    bad "20,000 windows: step $(step_of "$tmp/out"), expected $slow"
+[ "$(events_of "$tmp/out")" = "$((one_events + 2 * 19999))" ] &&
+    ok "20,000 windows: $((one_events + 2 * 19999)) events" ||
+    bad "20,000 windows: $(events_of "$tmp/out") events, expected $((one_events + 2 * 19999))"
+[ "$(grep -c '^fault ' "$tmp/out")" = 40000 ] && ok "20,000 windows: 40,000 fault lines" ||
+    bad "20,000 windows: $(grep -c '^fault ' "$tmp/out") fault lines, expected 40,000"
 # An NVSwitch down: NVLS (which needs every GPU on every NVLS chip) is out, NCCL's
 # tuning falls back to rings over the three switches left, and the step slows down.
 expect 0 "dp step with an NVSwitch down" "" -- "$WEFT" replay "$scen" \

@@ -51,6 +51,20 @@ printf '[cluster]\nkind = frobnicator\n' >"$tmp/badkind.ini"
 expect 1 "show unknown kind" "badkind\.ini" -- "$WEFT" topo show "$tmp/badkind.ini"
 expect 1 "check unknown kind" "badkind\.ini" -- "$WEFT" topo check "$tmp/badkind.ini"
 expect 1 "export unknown kind" "badkind\.ini" -- "$WEFT" topo export --format dot "$tmp/badkind.ini"
+# an empty [cluster] is said to be empty, not missing, whichever command reads it
+printf '# a cluster\n[cluster]\n' >"$tmp/emptygroup.ini"
+printf '# a cluster\n' >"$tmp/nogroup.ini"
+empty_msg='emptygroup\.ini: group \[cluster\] is empty: it needs at least the key "kind"'
+expect 1 "show an empty [cluster]" "^weft topo show: .*$empty_msg" -- "$WEFT" topo show "$tmp/emptygroup.ini"
+expect 1 "coll on an empty [cluster]" "$empty_msg" -- "$WEFT" coll --cluster "$tmp/emptygroup.ini"
+expect 1 "replay on an empty [cluster]" "^weft replay: \[cluster\]: .*$empty_msg" -- \
+    "$WEFT" replay --cluster "$tmp/emptygroup.ini" --trace "$WEFT_SRCDIR/traces/dp-step-8/dp-step"
+printf '[cluster]\nfile = %s\n[workload]\ntrace = %s\n' "$tmp/emptygroup.ini" \
+    "$WEFT_SRCDIR/traces/dp-step-8/dp-step" >"$tmp/emptygroup-scenario.ini"
+expect 1 "scenario whose cluster.file has an empty [cluster]" \
+    "emptygroup-scenario\.ini: \[cluster\]: .*$empty_msg" -- "$WEFT" replay "$tmp/emptygroup-scenario.ini"
+expect 1 "replay on a file without [cluster]" "nogroup\.ini.*missing group \[cluster\]" -- \
+    "$WEFT" replay --cluster "$tmp/nogroup.ini" --trace "$WEFT_SRCDIR/traces/dp-step-8/dp-step"
 printf '[cluster]\nkind = ring\ngpus = 4\nlink_bandwidth = 50\nlink_latency = 1us\n' >"$tmp/nounit.ini"
 expect 1 "show bandwidth without unit" "nounit\.ini" -- "$WEFT" topo show "$tmp/nounit.ini"
 # bytes a terminal would act on are escaped in messages (issue 19, item 9): ESC [31m, ^A

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,6 +23,8 @@ struct weft_output {
     char *path;       /* as the caller gave it, for messages */
     char *target;     /* the name written: @path, or where its symbolic links end */
     char *tmp;        /* the temporary file renamed over @target; NULL when written directly */
+    int lock_fd;      /* a second descriptor of @tmp holding its flock() until it is renamed
+                       * or removed; -1 when not locked */
     FILE *f;          /* NULL once closed */
     gboolean replace; /* @target held a non-empty file: fsync before the rename */
 };
@@ -46,6 +49,9 @@ set_error(GError **error, const char *path, const char *target, int errsv)
 static void
 output_free(weft_output_t *out)
 {
+    if (out->lock_fd >= 0) {
+        close(out->lock_fd); /* after the rename or the unlink: releases the lock */
+    }
     g_free(out->path);
     g_free(out->target);
     g_free(out->tmp);
@@ -111,31 +117,119 @@ open_direct(weft_output_t *out, GError **error)
     return TRUE;
 }
 
-/* Creates the temporary file beside @out->target that will be renamed over it. */
+/* Opens the stream of @fd into @out, or closes @fd, removes @out->tmp and sets the error. */
 static gboolean
-open_tmp(weft_output_t *out, GError **error)
+open_stream(weft_output_t *out, int fd, GError **error)
 {
-    g_autofree char *dir = g_path_get_dirname(out->target);
-    g_autofree char *base = g_path_get_basename(out->target);
-    g_autofree char *name = g_strdup_printf(".%s.XXXXXX", base);
-    out->tmp = g_build_filename(dir, name, NULL);
-    int fd = g_mkstemp_full(out->tmp, O_WRONLY | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        int e = errno;
-        set_error(error, out->path, out->target, e);
-        g_clear_pointer(&out->tmp, g_free);
-        return FALSE;
-    }
     out->f = fdopen(fd, "w");
     if (out->f == NULL) {
         int e = errno;
         close(fd);
         g_unlink(out->tmp);
         g_clear_pointer(&out->tmp, g_free);
+        if (out->lock_fd >= 0) {
+            close(out->lock_fd);
+            out->lock_fd = -1;
+        }
         set_error(error, out->path, out->target, e);
         return FALSE;
     }
     return TRUE;
+}
+
+/*
+ * Takes the temporary name @tmp (".NAME.weft-tmp") for this writer: creates it, or removes
+ * what a killed writer left there and creates it again. A writer holds a flock() on its
+ * temporary file until it is renamed or removed, and the kernel drops the lock of a process
+ * that dies, so an existing file whose lock can be taken belongs to no live writer: it is
+ * removed if it is still the file at that name (not renamed into place meanwhile by the
+ * writer that just let go of it), a regular file with one link (not a symbolic link or a
+ * hard link planted there). Returns the descriptor, locked, with its second descriptor in
+ * *@lock_fd; -1 when the name is taken by a live writer, when the file system has no locks,
+ * or on any error, and the caller falls back to a unique name.
+ */
+static int
+take_tmp(const char *tmp, int *lock_fd)
+{
+    for (guint attempt = 0; attempt < 4; attempt++) {
+        int fd = g_open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd >= 0) {
+            if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+                /* another writer opened it in between (it holds it), or no locks here */
+                int e = errno;
+                if (e != EWOULDBLOCK) {
+                    g_unlink(tmp);
+                }
+                close(fd);
+                return -1;
+            }
+            *lock_fd = dup(fd); /* fclose() must not release the lock before the rename */
+            if (*lock_fd < 0) {
+                g_unlink(tmp);
+                close(fd);
+                return -1;
+            }
+            return fd;
+        }
+        if (errno != EEXIST) {
+            return -1;
+        }
+        /* a file is there: a live writer's, or one a killed writer left */
+        int old = g_open(tmp, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, 0);
+        if (old < 0) {
+            if (errno == ENOENT) {
+                continue; /* renamed into place meanwhile: try again */
+            }
+            return -1;
+        }
+        if (flock(old, LOCK_EX | LOCK_NB) != 0) {
+            close(old); /* a live writer holds it */
+            return -1;
+        }
+        GStatBuf now;
+        struct stat held;
+        gboolean same = fstat(old, &held) == 0 && g_lstat(tmp, &now) == 0 &&
+                        held.st_dev == now.st_dev && held.st_ino == now.st_ino;
+        if (same && (!S_ISREG(held.st_mode) || held.st_nlink != 1)) {
+            close(old);
+            return -1; /* not a temporary file weft made: left alone */
+        }
+        if (same) {
+            g_unlink(tmp); /* stale: its writer died */
+        }
+        close(old);
+    }
+    return -1;
+}
+
+/*
+ * Creates the temporary file beside @out->target that will be renamed over it:
+ * ".NAME.weft-tmp", which the next writer of NAME removes if a killed run left it there
+ * (take_tmp()); when a live writer holds that name (two writers of one file at once) or the
+ * file system has no locks, a unique ".NAME.weft-tmp-XXXXXX" that no later run removes.
+ */
+static gboolean
+open_tmp(weft_output_t *out, GError **error)
+{
+    g_autofree char *dir = g_path_get_dirname(out->target);
+    g_autofree char *base = g_path_get_basename(out->target);
+    g_autofree char *name = g_strdup_printf(".%s.weft-tmp", base);
+    out->tmp = g_build_filename(dir, name, NULL);
+    int fd = take_tmp(out->tmp, &out->lock_fd);
+    if (fd >= 0) {
+        return open_stream(out, fd, error);
+    }
+    g_free(out->tmp);
+    g_autofree char *unique = g_strdup_printf(".%s.weft-tmp-XXXXXX", base);
+    out->tmp = g_build_filename(dir, unique, NULL);
+    fd = g_mkstemp_full(out->tmp, O_WRONLY | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        int e = errno;
+        set_error(error, out->path, out->target, e);
+        g_clear_pointer(&out->tmp, g_free);
+        return FALSE;
+    }
+    return open_stream(out, fd, error);
 }
 
 /* How a path is written. */
@@ -197,6 +291,7 @@ weft_output_check(const char *path, GError **error)
         return TRUE;
     }
     g_autoptr(weft_output_t) out = g_new0(weft_output_t, 1);
+    out->lock_fd = -1;
     out->path = g_strdup(path);
     out->target = follow_links(path, error);
     return out->target != NULL && open_tmp(out, error); /* removed when out is aborted */
@@ -213,6 +308,7 @@ weft_output_open(const char *path, GError **error)
         return NULL;
     }
     g_autoptr(weft_output_t) out = g_new0(weft_output_t, 1);
+    out->lock_fd = -1;
     out->path = g_strdup(path);
     out->replace = nonempty;
     switch (kind) {

@@ -5,7 +5,7 @@
  * follows one policy.
  *
  * A reader never sees a half-written file: a regular file (or a name not yet
- * taken) is written to a temporary file beside it, ".<name>.XXXXXX" in the same
+ * taken) is written to a temporary file beside it, ".<name>.weft-tmp" in the same
  * directory, which is renamed over the name once it is complete. rename(2)
  * within one file system is atomic, so a crash, a full disk or a failed run
  * leaves either the old file or the new one, never a mix, and never removes
@@ -13,6 +13,15 @@
  * file is fsync()ed before it replaces a non-empty file, so that file systems
  * that order data after metadata cannot lose both. New files get mode 0644
  * (less the umask). Hard links to a replaced file keep the old contents.
+ *
+ * A run that is killed leaves its temporary file. The writer holds a flock() on
+ * it until it is renamed or removed, and the kernel drops the locks of a
+ * process that dies, so the next writer of the same name finds
+ * ".<name>.weft-tmp" unlocked and removes it before writing its own. While a
+ * live writer holds that name (two writers of one file at once), or where the
+ * file system has no locks, the temporary file is ".<name>.weft-tmp-XXXXXX"
+ * (mkstemp), which a killed run leaves for good: any ".*.weft-tmp*" file that
+ * no running weft is writing can be removed.
  *
  * Three names are not replaced:
  * - "-" is standard output.

@@ -497,6 +497,18 @@ typedef struct {
     double fraction;
 } window_t;
 
+/*
+ * One GPU's speed under its straggler windows, piecewise constant: speed[k] over
+ * [at[k], at[k + 1]) (the last piece lasts), 1 before at[0]. There is a piece at
+ * every window edge, even where the speed does not change, so that integrating
+ * piece by piece does the same floating-point steps whatever the other windows are.
+ */
+typedef struct {
+    guint n;
+    weft_time_t *at;
+    double *speed;
+} profile_t;
+
 struct weft_fault_run {
     const weft_fault_plan_t *plan;
     weft_sim_t *sim;
@@ -508,6 +520,7 @@ struct weft_fault_run {
     guint8 *vertex_down; /* per vertex: nic_down / switch_down in force */
     double *degrade;     /* per edge: degrade fraction */
     GArray *windows;     /* window_t */
+    GHashTable *profiles; /* GPU vertex (GINT_TO_POINTER) -> profile_t *, built by arm */
     GError *failure;
     GPtrArray *applied; /* char *, owned */
 };
@@ -593,6 +606,125 @@ on_action(void *ctx, void *data)
     }
 }
 
+static void
+profile_free(gpointer p)
+{
+    profile_t *pr = p;
+    g_free(pr->at);
+    g_free(pr->speed);
+    g_free(pr);
+}
+
+/* Window indices by GPU, then by index (file order). */
+static gint
+cmp_window_gpu(gconstpointer a, gconstpointer b, gpointer user_data)
+{
+    const GArray *windows = user_data;
+    guint i = *(const guint *)a, j = *(const guint *)b;
+    gint gi = g_array_index(windows, window_t, i).gpu;
+    gint gj = g_array_index(windows, window_t, j).gpu;
+    return gi != gj ? (gi > gj) - (gi < gj) : (i > j) - (i < j);
+}
+
+/* A window edge of one GPU: at @at, the window's leaf @leaf starts (@end FALSE) or ends. */
+typedef struct {
+    weft_time_t at;
+    gboolean end;
+    guint leaf;
+} edge_t;
+
+/* By time; at one instant starts before ends (a window's own start and end never meet:
+ * its length is > 0), then by leaf, so that the order is total. */
+static gint
+cmp_edge(gconstpointer a, gconstpointer b)
+{
+    const edge_t *x = a, *y = b;
+    if (x->at != y->at) {
+        return (x->at > y->at) - (x->at < y->at);
+    }
+    if (x->end != y->end) {
+        return x->end ? 1 : -1;
+    }
+    return (x->leaf > y->leaf) - (x->leaf < y->leaf);
+}
+
+/*
+ * The profile of the @m windows @idx[0..m) of one GPU (in file order). The speed of a
+ * piece is the product of the fractions of the windows in force, kept in a product tree
+ * over the windows in file order (a leaf is its window's fraction while it is in force, 1
+ * otherwise), so each edge costs O(log m) and the whole profile O(m log m). Multiplying by
+ * 1 is exact, so one or two windows in force give their fraction or their exact product;
+ * three or more are multiplied in the tree's pairing, which may differ in the last bit
+ * from multiplying them left to right.
+ */
+static profile_t *
+build_profile(const GArray *windows, const guint *idx, guint m)
+{
+    guint size = 1;
+    while (size < m) {
+        size *= 2;
+    }
+    g_autofree double *tree = g_new(double, 2 * (gsize)size);
+    for (guint i = 0; i < 2 * size; i++) {
+        tree[i] = 1.0;
+    }
+    g_autoptr(GArray) edges = g_array_sized_new(FALSE, FALSE, sizeof(edge_t), 2 * m);
+    for (guint i = 0; i < m; i++) {
+        const window_t *wd = &g_array_index(windows, window_t, idx[i]);
+        edge_t e = {wd->start, FALSE, i};
+        g_array_append_val(edges, e);
+        if (wd->end != WEFT_TIME_MAX) {
+            edge_t f = {wd->end, TRUE, i};
+            g_array_append_val(edges, f);
+        }
+    }
+    g_array_sort(edges, cmp_edge);
+    profile_t *pr = g_new0(profile_t, 1);
+    pr->at = g_new(weft_time_t, edges->len);
+    pr->speed = g_new(double, edges->len);
+    for (guint k = 0; k < edges->len;) {
+        weft_time_t at = g_array_index(edges, edge_t, k).at;
+        for (; k < edges->len && g_array_index(edges, edge_t, k).at == at; k++) {
+            const edge_t *e = &g_array_index(edges, edge_t, k);
+            guint p = size + e->leaf;
+            tree[p] = e->end ? 1.0 : g_array_index(windows, window_t, idx[e->leaf]).fraction;
+            for (p /= 2; p >= 1; p /= 2) {
+                tree[p] = tree[2 * p] * tree[2 * p + 1];
+            }
+        }
+        pr->at[pr->n] = at;
+        pr->speed[pr->n] = tree[1];
+        pr->n++;
+    }
+    return pr;
+}
+
+/* Builds run->profiles from run->windows: O(W log W) for W windows. */
+static void
+build_profiles(weft_fault_run_t *run)
+{
+    run->profiles = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, profile_free);
+    guint w = run->windows->len;
+    if (w == 0) {
+        return;
+    }
+    g_autofree guint *idx = g_new(guint, w);
+    for (guint i = 0; i < w; i++) {
+        idx[i] = i;
+    }
+    g_qsort_with_data(idx, (gint)w, sizeof(guint), cmp_window_gpu, run->windows);
+    for (guint i = 0; i < w;) {
+        gint gpu = g_array_index(run->windows, window_t, idx[i]).gpu;
+        guint j = i;
+        while (j < w && g_array_index(run->windows, window_t, idx[j]).gpu == gpu) {
+            j++;
+        }
+        g_hash_table_insert(run->profiles, GINT_TO_POINTER(gpu),
+                            build_profile(run->windows, idx + i, j - i));
+        i = j;
+    }
+}
+
 weft_fault_run_t *
 weft_fault_run_arm(const weft_fault_plan_t *plan, weft_sim_t *sim, weft_net_t *net)
 {
@@ -636,6 +768,7 @@ weft_fault_run_arm(const weft_fault_plan_t *plan, weft_sim_t *sim, weft_net_t *n
                                     on_action, a, NULL);
         }
     }
+    build_profiles(run);
     return run;
 }
 
@@ -679,6 +812,7 @@ weft_fault_run_free(weft_fault_run_t *run)
     g_free(run->vertex_down);
     g_free(run->degrade);
     g_array_unref(run->windows);
+    g_clear_pointer(&run->profiles, g_hash_table_unref);
     g_clear_error(&run->failure);
     g_ptr_array_unref(run->applied);
     g_free(run);
@@ -698,49 +832,48 @@ weft_fault_run_applied(const weft_fault_run_t *run)
     return run->applied;
 }
 
-static int
-cmp_time(const void *a, const void *b)
+/* The piece of @pr holding @t: the last k with at[k] <= t, or -1 before at[0]. O(log n). */
+static gint
+piece_of(const profile_t *pr, weft_time_t t)
 {
-    weft_time_t x = *(const weft_time_t *)a, y = *(const weft_time_t *)b;
-    return (x > y) - (x < y);
+    guint lo = 0, hi = pr->n; /* the answer + 1 is in [lo, hi] */
+    while (lo < hi) {
+        guint mid = lo + (hi - lo) / 2;
+        if (pr->at[mid] <= t) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return (gint)lo - 1;
+}
+
+static double
+piece_speed(const profile_t *pr, gint k)
+{
+    return k < 0 ? 1.0 : pr->speed[k];
+}
+
+static weft_time_t
+piece_end(const profile_t *pr, gint k)
+{
+    return (guint)(k + 1) < pr->n ? pr->at[k + 1] : WEFT_TIME_MAX;
 }
 
 weft_time_t
 weft_fault_run_compute_end(const weft_fault_run_t *run, gint gpu_vertex, weft_time_t start,
                            weft_time_t work_ps)
 {
-    if (run == NULL || run->windows->len == 0 || work_ps <= 0) {
+    const profile_t *pr =
+        run != NULL ? g_hash_table_lookup(run->profiles, GINT_TO_POINTER(gpu_vertex)) : NULL;
+    if (pr == NULL || work_ps <= 0) {
         return start + work_ps;
     }
-    /* The breakpoints of this GPU's windows after @start, in order. */
-    g_autoptr(GArray) bp = g_array_new(FALSE, FALSE, sizeof(weft_time_t));
-    for (guint i = 0; i < run->windows->len; i++) {
-        const window_t *wd = &g_array_index(run->windows, window_t, i);
-        if (wd->gpu != gpu_vertex) {
-            continue;
-        }
-        if (wd->start > start) {
-            g_array_append_val(bp, wd->start);
-        }
-        if (wd->end > start && wd->end != WEFT_TIME_MAX) {
-            g_array_append_val(bp, wd->end);
-        }
-    }
-    g_array_sort(bp, cmp_time);
     double left = (double)work_ps; /* ps of work at full speed */
     weft_time_t t = start;
-    for (guint k = 0;; k++) {
-        double speed = 1.0;
-        for (guint i = 0; i < run->windows->len; i++) {
-            const window_t *wd = &g_array_index(run->windows, window_t, i);
-            if (wd->gpu == gpu_vertex && wd->start <= t && t < wd->end) {
-                speed *= wd->fraction;
-            }
-        }
-        weft_time_t next = k < bp->len ? g_array_index(bp, weft_time_t, k) : WEFT_TIME_MAX;
-        if (next <= t) {
-            continue; /* a repeated breakpoint */
-        }
+    for (gint k = piece_of(pr, start);; k++) {
+        double speed = piece_speed(pr, k);
+        weft_time_t next = piece_end(pr, k);
         double can = speed * (double)(next - t);
         if (next == WEFT_TIME_MAX || can >= left) {
             double end = (double)t + left / speed;
@@ -758,40 +891,17 @@ weft_fault_run_work_done(const weft_fault_run_t *run, gint gpu_vertex, weft_time
     if (end <= start) {
         return 0.0;
     }
-    if (run == NULL || run->windows->len == 0) {
+    const profile_t *pr =
+        run != NULL ? g_hash_table_lookup(run->profiles, GINT_TO_POINTER(gpu_vertex)) : NULL;
+    if (pr == NULL) {
         return (double)(end - start);
     }
     /* the speed is piecewise constant between the windows' edges inside [start, end] */
-    g_autoptr(GArray) bp = g_array_new(FALSE, FALSE, sizeof(weft_time_t));
-    g_array_append_val(bp, end);
-    for (guint i = 0; i < run->windows->len; i++) {
-        const window_t *wd = &g_array_index(run->windows, window_t, i);
-        if (wd->gpu != gpu_vertex) {
-            continue;
-        }
-        if (wd->start > start && wd->start < end) {
-            g_array_append_val(bp, wd->start);
-        }
-        if (wd->end > start && wd->end < end) {
-            g_array_append_val(bp, wd->end);
-        }
-    }
-    g_array_sort(bp, cmp_time);
     double done = 0.0;
     weft_time_t t = start;
-    for (guint k = 0; k < bp->len; k++) {
-        weft_time_t next = g_array_index(bp, weft_time_t, k);
-        if (next <= t) {
-            continue;
-        }
-        double speed = 1.0;
-        for (guint i = 0; i < run->windows->len; i++) {
-            const window_t *wd = &g_array_index(run->windows, window_t, i);
-            if (wd->gpu == gpu_vertex && wd->start <= t && t < wd->end) {
-                speed *= wd->fraction;
-            }
-        }
-        done += speed * (double)(next - t);
+    for (gint k = piece_of(pr, start); t < end; k++) {
+        weft_time_t next = MIN(piece_end(pr, k), end);
+        done += piece_speed(pr, k) * (double)(next - t);
         t = next;
     }
     return done;

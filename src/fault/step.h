@@ -149,8 +149,9 @@ typedef struct weft_fault_run weft_fault_run_t;
  * switch faults call weft_net_set_link_fraction() with the link's new state;
  * a GPU or node failure records the failure (weft_fault_run_failure()) and
  * stops the simulation (weft_sim_stop()); stragglers only shape
- * weft_fault_run_compute_end().
+ * weft_fault_run_compute_end(), through each GPU's speed profile built here.
  * Returns: (transfer full): the armed run; free it before @sim and @net.
+ * Time complexity: O(F log F) for F faults (one event each, and the profiles).
  */
 weft_fault_run_t *weft_fault_run_arm(const weft_fault_plan_t *plan, weft_sim_t *sim,
                                      weft_net_t *net);
@@ -180,6 +181,10 @@ void weft_fault_run_disarm(weft_fault_run_t *run);
  * the integral of the speed from @start to t equal to @work_ps (the speed is 1
  * outside windows, the product of the windows' fractions inside), rounded to
  * the picosecond; @start + @work_ps without windows. WEFT_TIME_MAX on overflow.
+ * Several windows in force multiply: one or two give their fraction or their exact
+ * product; three or more are multiplied pairwise in file order (a product tree), which
+ * may differ in the last bit from multiplying left to right.
+ * Time complexity: O(log E + P) for E window edges on the GPU and P of them crossed.
  */
 weft_time_t weft_fault_run_compute_end(const weft_fault_run_t *run, gint gpu_vertex,
                                        weft_time_t start, weft_time_t work_ps);
@@ -190,7 +195,8 @@ weft_time_t weft_fault_run_compute_end(const weft_fault_run_t *run, gint gpu_ver
  * @gpu_vertex: the GPU's vertex; @start, @end: an interval, ps.
  * Returns: the work (ps at full speed) the GPU does from @start to @end: the
  * integral of its speed under its straggler windows (weft_fault_run_compute_end()'s
- * inverse); @end - @start without windows, 0 when @end <= @start. O(windows).
+ * inverse); @end - @start without windows, 0 when @end <= @start.
+ * Time complexity: O(log E + P) for E window edges on the GPU and P of them inside.
  */
 double weft_fault_run_work_done(const weft_fault_run_t *run, gint gpu_vertex, weft_time_t start,
                                 weft_time_t end);

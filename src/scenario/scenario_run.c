@@ -147,6 +147,10 @@ weft_scenario_build_cluster(const weft_scenario_t *sc, GError **error)
     } else {
         g_autoptr(GKeyFile) kf = g_key_file_new();
         g_autoptr(GPtrArray) merged = weft_scenario_i_merged_cluster_keys(sc);
+        if (merged->len == 0) {
+            /* an INI file with an empty [cluster]: the builder says that it is empty */
+            g_key_file_load_from_data(kf, "[cluster]\n", (gsize)-1, G_KEY_FILE_NONE, NULL);
+        }
         for (guint i = 0; i < merged->len; i++) {
             kv_pair *kv = g_ptr_array_index(merged, i);
             g_key_file_set_value(kf, "cluster", kv->key, kv->value);

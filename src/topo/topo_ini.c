@@ -252,6 +252,16 @@ weft_topo_load_keyfile(GKeyFile *kf, const char *group, const char *origin, GErr
                     group);
         return NULL;
     }
+    gsize n_keys = 0;
+    g_auto(GStrv) given = g_key_file_get_keys(kf, group, &n_keys, NULL);
+    if (n_keys == 0) {
+        g_autofree char *kinds = weft_enum_list(&weft_topo_i_kind_enum, ", ");
+        g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_KEY,
+                    "%s: group [%s] is empty: it needs at least the key \"kind\" (%s; "
+                    "doc/clusters.md)",
+                    origin, group, kinds);
+        return NULL;
+    }
     g_autofree char *kind = weft_topo_i_ini_text(&c, "kind", TRUE, error);
     if (kind == NULL) {
         return NULL;
