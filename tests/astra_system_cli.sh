@@ -335,6 +335,9 @@ expect 1 "RemoteMemory.json as --system" 'RemoteMemory.json: key "memory-type": 
 printf '{"local-mem-bw": 1e-30, "all-reduce-implementation": ["ring"]}\n' >"$tmp/slowmem.json"
 expect 1 "local-mem-bw 1e-30" "would finish after 107 days" -- \
     "$WEFT" replay -q --system "$tmp/slowmem.json" --cluster "$demo/inputs/Ring_8.yml" --trace "$trace"
+expect 1 "local-mem-bw 1e-30, flow" "would finish after 107 days" -- \
+    "$WEFT" replay -q --system "$tmp/slowmem.json" --cluster "$demo/inputs/Ring_8.yml" --trace "$trace" \
+    --set network.model=flow
 # A file that is not a system JSON, or none, says what it was expected to be.
 expect 1 "a YAML as --system" "Ring_8.yml: not an ASTRA-sim system JSON file \(.*Ring_8.yml:1:" -- \
     "$WEFT" coll --cluster "$demo/inputs/Ring_8.yml" --system "$demo/inputs/Ring_8.yml"

@@ -564,6 +564,17 @@ weft_coll_time_full(weft_sim_t *sim, weft_net_t *net, const weft_coll_plan_t *pl
         return -1;
     }
     weft_sim_run(sim);
+    if (!tm.done && weft_sim_now(sim) == WEFT_TIME_MAX) {
+        /* the clock saturated (core/time.h) before the collective ended, e.g. under a
+         * reduction of an absurd local-mem-bw: an error, not a wrong time */
+        weft_coll_run_free(run);
+        g_set_error(error, WEFT_COLL_ERROR, WEFT_COLL_ERROR_VALUE,
+                    "%s over %u members would finish after %.0f days of simulated time, more "
+                    "than weft's picosecond clock holds: check sizes, bandwidths and delays",
+                    weft_coll_op_name(plan->op), plan->n_members,
+                    weft_time_to_s(WEFT_TIME_MAX) / 86400.0);
+        return -1;
+    }
     g_assert(tm.done); /* the queue drained, so every transfer has finished */
     weft_coll_run_free(run);
     return tm.at - t0;

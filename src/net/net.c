@@ -945,7 +945,7 @@ analytical_port_end(weft_net_t *net, const weft_route_t *r, weft_time_t now, dou
             } else {
                 adm_push(q, (port_adm_t){end, u});
             }
-            weft_time_t work_end = q->free_ps + (q->free_frac > 0.0 ? 1 : 0);
+            weft_time_t work_end = weft_net_i_time_add(q->free_ps, q->free_frac > 0.0 ? 1 : 0);
             q->busy_until = MAX(q->busy_until, MAX(end, work_end));
             if (net->port_busy != NULL && net->port_busy[e] != NULL) {
                 GArray *b = net->port_busy[e];

@@ -2607,6 +2607,17 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
         return NULL;
     }
     for (guint r = 0; r < wl->n_ranks; r++) {
+        if (R.ranks[r].nodes_done < R.ranks[r].trace->n_nodes &&
+            weft_sim_now(R.sim) == WEFT_TIME_MAX) {
+            /* not a deadlock: the clock saturated (core/time.h) with work still under way */
+            g_set_error(error, WEFT_REPLAY_ERROR, WEFT_REPLAY_ERROR_OVERFLOW,
+                        "%s: rank %u would finish after %.0f days of simulated time, more than "
+                        "weft's picosecond clock holds (about 106 days): check durations, sizes "
+                        "and link bandwidths",
+                        R.ranks[r].trace->file, r, weft_time_to_s(WEFT_TIME_MAX) / 86400.0);
+            replay_clear(&R);
+            return NULL;
+        }
         if (R.ranks[r].nodes_done < R.ranks[r].trace->n_nodes) {
             g_propagate_error(error, deadlock_report(&R));
             replay_clear(&R);
