@@ -338,8 +338,16 @@ expect 1 "local-mem-bw 1e-30" "would finish after 107 days" -- \
 expect 1 "local-mem-bw 1e-30, flow" "would finish after 107 days" -- \
     "$WEFT" replay -q --system "$tmp/slowmem.json" --cluster "$demo/inputs/Ring_8.yml" --trace "$trace" \
     --set network.model=flow
+# What json-glib accepts silently is refused, with the line: a key given twice (it keeps the
+# last) and an integer past 64 bits (it reads 99999999999999999999 as -1).
+printf '{"endpoint-delay": 5,\n"active-chunks-per-dimension": 1,\n"endpoint-delay": 10}\n' > "$tmp/dupkey.json"
+expect 1 "a key given twice" "dupkey.json: line 3: member \"endpoint-delay\" is given twice" -- \
+    "$WEFT" coll --cluster "$demo/inputs/Ring_8.yml" --system "$tmp/dupkey.json"
+printf '{"endpoint-delay": 99999999999999999999}\n' > "$tmp/bigint.json"
+expect 1 "an integer past 64 bits" "bigint.json: line 1: integer 99999999999999999999 is beyond a 64-bit integer" -- \
+    "$WEFT" coll --cluster "$demo/inputs/Ring_8.yml" --system "$tmp/bigint.json"
 # A file that is not a system JSON, or none, says what it was expected to be.
-expect 1 "a YAML as --system" "Ring_8.yml: not an ASTRA-sim system JSON file \(.*Ring_8.yml:1:" -- \
+expect 1 "a YAML as --system" "Ring_8.yml: not an ASTRA-sim system JSON file \(line 1:" -- \
     "$WEFT" coll --cluster "$demo/inputs/Ring_8.yml" --system "$demo/inputs/Ring_8.yml"
 expect 1 "a missing --system" "ASTRA-sim system file $tmp/nope.json: " -- \
     "$WEFT" coll --cluster "$demo/inputs/Ring_8.yml" --system "$tmp/nope.json"

@@ -641,6 +641,68 @@ START_TEST(test_json_members_and_text)
 }
 END_TEST
 
+/* Writes @text to a temporary file and parses it with weft_json_parse_file(). */
+static JsonNode *
+parse_text(const char *text, GError **error)
+{
+    g_autofree char *path = NULL;
+    int fd = g_file_open_tmp("weft-json-XXXXXX", &path, NULL);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert(g_file_set_contents(path, text, -1, NULL));
+    JsonNode *root = weft_json_parse_file(path, error);
+    g_unlink(path);
+    return root;
+}
+
+START_TEST(test_json_parse_refuses_duplicates_and_wrapped_integers)
+{
+    g_autoptr(GError) err = NULL;
+    /* the limits of a gint64 read back exactly; digits in strings and doubles are not integers */
+    g_autoptr(JsonNode) ok = parse_text("{\"max\": 9223372036854775807,\n"
+                                        " \"min\": -9223372036854775808,\n"
+                                        " \"zeros\": -00000000000000000000001,\n"
+                                        " \"name\": \"99999999999999999999\\\"9\",\n"
+                                        " \"big\": 99999999999999999999.5, \"e\": 1e400,\n"
+                                        " \"a\": {\"x\": 1}, \"b\": {\"x\": 2}}",
+                                        &err);
+    ck_assert_ptr_null(err);
+    ck_assert_ptr_nonnull(ok);
+    JsonObject *o = json_node_get_object(ok);
+    ck_assert(json_object_get_int_member(o, "max") == G_MAXINT64);
+    ck_assert(json_object_get_int_member(o, "min") == G_MININT64);
+    ck_assert_int_eq(json_object_get_object_member(o, "b") != NULL, 1);
+    /* one past each limit: json-glib alone reads 2^63 as -2^63 and 1e20 as -1 */
+    g_autoptr(JsonNode) over = parse_text("{\"a\": 1,\n \"n\": 9223372036854775808}", &err);
+    ck_assert_ptr_null(over);
+    ck_assert(g_error_matches(err, WEFT_JSON_ERROR, WEFT_JSON_ERROR_RANGE));
+    ck_assert_str_eq(err->message,
+                     "line 2: integer 9223372036854775808 is beyond a 64-bit integer (|n| < 2^63)");
+    g_clear_error(&err);
+    g_autoptr(JsonNode) under = parse_text("[-9223372036854775809]", &err);
+    ck_assert_ptr_null(under);
+    ck_assert(g_error_matches(err, WEFT_JSON_ERROR, WEFT_JSON_ERROR_RANGE));
+    g_clear_error(&err);
+    /* a member named twice, in a nested object: json-glib would keep the second silently */
+    g_autoptr(JsonNode) dup = parse_text("{\"a\": {\"x\": 1,\n\"y\": 2,\n\"x\": 3}}", &err);
+    ck_assert_ptr_null(dup);
+    ck_assert(g_error_matches(err, WEFT_JSON_ERROR, WEFT_JSON_ERROR_DUPLICATE));
+    ck_assert_str_eq(err->message,
+                     "line 3: member \"x\" is given twice in one object (JSON keeps only one)");
+    g_clear_error(&err);
+    /* not JSON: json-glib's line and column, without its "<data>" name */
+    g_autoptr(JsonNode) bad = parse_text("{\"a\": ]", &err);
+    ck_assert_ptr_null(bad);
+    ck_assert(g_error_matches(err, WEFT_JSON_ERROR, WEFT_JSON_ERROR_PARSE));
+    ck_assert(g_str_has_prefix(err->message, "line 1:"));
+    g_clear_error(&err);
+    /* a missing file is the file's own error */
+    g_autoptr(JsonNode) none = weft_json_parse_file("/nonexistent/weft.json", &err);
+    ck_assert_ptr_null(none);
+    ck_assert(err->domain == G_FILE_ERROR);
+}
+END_TEST
+
 static Suite *
 output_suite(void)
 {
@@ -668,6 +730,7 @@ output_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("json");
     tcase_add_test(tc, test_json_members_and_text);
+    tcase_add_test(tc, test_json_parse_refuses_duplicates_and_wrapped_integers);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/json.h"
 #include "core/keyfile.h"
 
 
@@ -403,20 +404,21 @@ weft_astra_system_load(const char *path, GPtrArray **warnings, GError **error)
     g_return_val_if_fail(error == NULL || *error == NULL, NULL);
     g_autoptr(GPtrArray) warns = g_ptr_array_new_with_free_func(g_free);
     reader_t R = {.path = path, .warnings = warns};
-    g_autoptr(JsonParser) parser = json_parser_new();
     g_autoptr(GError) local = NULL;
-    if (!json_parser_load_from_file(parser, path, &local)) {
-        /* json-glib's parse messages carry PATH:LINE:COL; its I/O ones do not */
+    g_autoptr(JsonNode) root = weft_json_parse_file(path, &local);
+    if (root == NULL) {
         if (local->domain == G_FILE_ERROR) {
             g_set_error(error, WEFT_ASTRA_SYSTEM_ERROR, WEFT_ASTRA_SYSTEM_ERROR_FILE,
                         "ASTRA-sim system file %s: %s", path, local->message);
-        } else {
+        } else if (local->code == WEFT_JSON_ERROR_PARSE) {
             g_set_error(error, WEFT_ASTRA_SYSTEM_ERROR, WEFT_ASTRA_SYSTEM_ERROR_FILE,
                         "%s: not an ASTRA-sim system JSON file (%s)", path, local->message);
+        } else {
+            g_set_error(error, WEFT_ASTRA_SYSTEM_ERROR, WEFT_ASTRA_SYSTEM_ERROR_FILE,
+                        "%s: %s", path, local->message);
         }
         return NULL;
     }
-    JsonNode *root = json_parser_get_root(parser);
     if (root == NULL || !JSON_NODE_HOLDS_OBJECT(root)) {
         g_set_error(error, WEFT_ASTRA_SYSTEM_ERROR, WEFT_ASTRA_SYSTEM_ERROR_FILE,
                     "%s: an ASTRA-sim system file is a JSON object {\"endpoint-delay\": 10, ...}",

@@ -79,6 +79,36 @@ void weft_json_add_bool(JsonBuilder *b, const char *name, gboolean v);
  */
 char *weft_json_to_text(JsonBuilder *b, gboolean pretty);
 
+/** Errors of weft_json_parse_file() other than the file's own I/O (G_FILE_ERROR). */
+#define WEFT_JSON_ERROR (weft_json_error_quark())
+GQuark weft_json_error_quark(void);
+
+typedef enum {
+    WEFT_JSON_ERROR_PARSE,     /* not JSON: json-glib's message, with PATH:LINE:COLUMN */
+    WEFT_JSON_ERROR_DUPLICATE, /* one object names a member twice */
+    WEFT_JSON_ERROR_RANGE,     /* an integer literal beyond a 64-bit integer */
+} weft_json_error_t;
+
+/**
+ * weft_json_parse_file: reads the JSON file @path with json-glib and refuses
+ * what json-glib would accept silently: a member named twice in one object
+ * (json-glib keeps the last one; RFC 8259, section 4, leaves it undefined) and
+ * an integer literal outside a gint64 (json-glib's scanner wraps it: a 20-digit
+ * value reads as -1). Inputs other tools wrote (ASTRA-sim's system JSON,
+ * Chakra's comm-group files) go through here.
+ * @path: the file.
+ * @error: G_FILE_ERROR when it cannot be read; WEFT_JSON_ERROR_PARSE with
+ *   json-glib's message otherwise; WEFT_JSON_ERROR_DUPLICATE
+ *   ("line L: member "NAME" is given twice in one object");
+ *   WEFT_JSON_ERROR_RANGE ("line L: integer 999...: beyond 64 bits"). The
+ *   messages do not repeat @path except json-glib's own; callers name the file
+ *   and its role.
+ * Returns: (transfer full) (nullable): the root node, free with
+ *   json_node_unref(); NULL on error.
+ * Time complexity: O(size of the file), O(members) memory on top of the tree.
+ */
+JsonNode *weft_json_parse_file(const char *path, GError **error);
+
 G_END_DECLS
 
 #endif /* WEFT_CORE_JSON_H */

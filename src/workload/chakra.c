@@ -20,6 +20,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/json.h"
 #include "workload/chakra.h"
 #include "workload/gen.h"
 #include "workload/chakra.pb-c.h"
@@ -669,52 +670,25 @@ check_json_group(loader_t *L, const char *path, const char *name, GArray *ranks,
     return TRUE;
 }
 
-/* The members seen per object while parsing, and the first one given twice. */
-typedef struct {
-    GHashTable *seen; /* "<object pointer>/<name>" */
-    char *twice;      /* the first member name given twice in one object, or NULL */
-} member_check_t;
-
-/* JsonParser::object-member: json-glib keeps the last of two members of one name silently. */
-static void
-on_object_member(JsonParser *parser, JsonObject *object, char *name, gpointer data)
-{
-    (void)parser;
-    member_check_t *mc = data;
-    char *key = g_strdup_printf("%p/%s", (void *)object, name);
-    if (!g_hash_table_add(mc->seen, key) && mc->twice == NULL) {
-        mc->twice = g_strdup(name);
-    }
-}
-
 /* Reads an ASTRA-sim comm-group JSON file: {"1": [0, 1, 2, 3], "2": [4, 5, 6, 7]}. */
 static gboolean
 load_group_json(loader_t *L, const char *path, GError **error)
 {
-    g_autoptr(JsonParser) parser = json_parser_new();
     g_autoptr(GError) local = NULL;
-    g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-    member_check_t mc = {seen, NULL};
-    g_signal_connect(parser, "object-member", G_CALLBACK(on_object_member), &mc);
-    gboolean parsed = json_parser_load_from_file(parser, path, &local);
-    g_autofree char *twice = mc.twice;
-    if (parsed && twice != NULL) {
-        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_COMM,
-                    "%s: group '%s' is defined twice (JSON keeps only the last)", path, twice);
-        return FALSE;
-    }
-    if (!parsed) {
-        gboolean io = local->domain == G_FILE_ERROR;
-        if (io) {
+    g_autoptr(JsonNode) root = weft_json_parse_file(path, &local);
+    if (root == NULL) {
+        if (local->domain == G_FILE_ERROR) {
             g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_IO,
                         "comm-group file %s: %s", path, local->message);
-        } else {
+        } else if (local->code == WEFT_JSON_ERROR_PARSE) {
             g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_COMM,
                         "%s: not a comm-group JSON file (%s)", path, local->message);
+        } else {
+            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_COMM, "%s: %s", path,
+                        local->message);
         }
         return FALSE;
     }
-    JsonNode *root = json_parser_get_root(parser);
     if (root == NULL || !JSON_NODE_HOLDS_OBJECT(root)) {
         g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_COMM,
                     "%s: a comm-group file is an object {\"<pg_name>\": [ranks...], ...}", path);
