@@ -58,6 +58,9 @@ expect_load_error(const char *name, const char *text, gint code)
     ck_assert_msg(g_error_matches(err, WEFT_TOPO_ERROR, code),
                   "%s: expected code %d, got %s %d: %s", name, code, g_quark_to_string(err->domain),
                   err->code, err->message);
+    /* every load error names the file it is about */
+    ck_assert_msg(strstr(err->message, name) != NULL, "%s: the error does not name the file: %s",
+                  name, err->message);
 }
 
 static weft_topo_t *
@@ -733,6 +736,9 @@ static const struct {
     {"zero-bw.yml", "topology: [Ring]\nnpus_count: [4]\nbandwidth: [0]\nlatency: [500]\n",
      WEFT_TOPO_ERROR_VALUE},
     {"neg-bw.yml", "topology: [Ring]\nnpus_count: [4]\nbandwidth: [-5]\nlatency: [500]\n",
+     WEFT_TOPO_ERROR_VALUE},
+    /* 1e300 GB/s is finite, 1e309 bytes/s is not: refused here, with the file and key */
+    {"huge-bw.yml", "topology: [Ring]\nnpus_count: [4]\nbandwidth: [1e300]\nlatency: [500]\n",
      WEFT_TOPO_ERROR_VALUE},
     {"zero-npus.yml", "topology: [Ring]\nnpus_count: [0]\nbandwidth: [5]\nlatency: [500]\n",
      WEFT_TOPO_ERROR_VALUE},

@@ -268,4 +268,13 @@ grep -Eq "^warning      out of memory: rank 0 peaks at 233.03 GiB.*memory.oom = 
 expect 1 "memory.oom = maybe" "memory.oom = \"maybe\": expected one of warn, error" -- \
     "$WEFT" replay --cluster "$dgx" --gen model=gpt3-13b --set memory.oom=maybe
 
+# A peer's file given where a scenario goes says what it looks like and where it goes
+printf '# an ASTRA-sim network\ntopology: [ Ring ]\nnpus_count: [ 8 ]\n' > "$tmp/net.yml"
+expect 1 "a YAML as the scenario" \
+    "net.yml: not an INI file: .*topology: \\[ Ring \\].*looks like YAML: an ASTRA-sim network file goes to --cluster" -- \
+    "$WEFT" replay "$tmp/net.yml"
+printf '{\n  "endpoint-delay": 10\n}\n' > "$tmp/sys.json"
+expect 1 "a JSON as the scenario" "sys.json: not an INI file: .*looks like JSON: an ASTRA-sim system file goes to --system" -- \
+    "$WEFT" replay "$tmp/sys.json"
+
 finish scenario_cli.sh

@@ -64,11 +64,47 @@ find_duplicates(const char *text, const char *origin, GError **error)
     return TRUE;
 }
 
+/* What a text that GKeyFile refused looks like instead, from its first line that is not
+ * blank or a comment: a hint naming the option such a file goes to, or "". */
+static const char *
+other_format_hint(const char *text)
+{
+    const char *p = text;
+    while (*p != '\0') {
+        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n') {
+            p++;
+        }
+        if (*p != '#') {
+            break;
+        }
+        p += strcspn(p, "\n");
+    }
+    if (*p == '{' || (*p == '[' && p[1] == '"')) {
+        return " (it looks like JSON: an ASTRA-sim system file goes to --system, a comm-group "
+               "file to --comm-groups)";
+    }
+    gsize word = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-");
+    if (word > 0 && p[word] == ':' && (p[word + 1] == ' ' || p[word + 1] == '\n')) {
+        return " (it looks like YAML: an ASTRA-sim network file goes to --cluster, with the "
+               "workload as --trace)";
+    }
+    return "";
+}
+
 gboolean
 weft_keyfile_load_data(GKeyFile *kf, const char *text, const char *origin, GError **error)
 {
     g_return_val_if_fail(kf != NULL && text != NULL, FALSE);
-    if (!g_key_file_load_from_data(kf, text, (gsize)-1, G_KEY_FILE_NONE, error)) {
+    g_autoptr(GError) local = NULL;
+    if (!g_key_file_load_from_data(kf, text, (gsize)-1, G_KEY_FILE_NONE, &local)) {
+        if (g_error_matches(local, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_PARSE)) {
+            /* GKeyFile names neither the file nor the format it expected */
+            g_set_error(error, local->domain, local->code, "%s: not an INI file: %s%s",
+                        origin != NULL ? origin : "(text)", local->message,
+                        other_format_hint(text));
+        } else {
+            g_propagate_error(error, g_steal_pointer(&local));
+        }
         return FALSE;
     }
     return find_duplicates(text, origin != NULL ? origin : "(text)", error);

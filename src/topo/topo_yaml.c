@@ -230,6 +230,12 @@ read_dims(const char *path, GArray *dims, GError **error)
                         "%s: bandwidth[%u] = %g GB/s: must be positive", path, d, bw);
             return FALSE;
         }
+        if (!isfinite(bw * ASTRA_GB_BYTES)) {
+            g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
+                        "%s: bandwidth[%u] = %g GB/s: too large (not a finite number of bytes/s)",
+                        path, d, bw);
+            return FALSE;
+        }
         /* Zero latency is an idealisation worth allowing; negative is not. */
         if (!(lat >= 0.0)) {
             g_set_error(error, WEFT_TOPO_ERROR, WEFT_TOPO_ERROR_VALUE,
