@@ -394,6 +394,13 @@ expect 0 "custom collective from another directory" "CustomAlgorithm.cc ignores"
     --trace "$exs/workload/microbenchmarks/all_reduce/8npus_1MB/all_reduce"
 grep -q "^step time    90.179684 us" "$tmp/out" && ok "custom collective from elsewhere: 90.179684 us" ||
     { bad "custom collective from elsewhere: not 90.179684 us"; cat "$tmp/out"; }
+# the collective table names the user's plan "custom", not the built-in kind it runs as
+"$WEFT" replay --system "$exs/system/custom_collectives/custom_collective.json" \
+    --cluster "$exs/network/analytical/Ring_8npus.yml" \
+    --trace "$exs/workload/microbenchmarks/all_reduce/8npus_1MB/all_reduce" >"$tmp/out" 2>"$tmp/err"
+grep -Eq "^  #1  0:0 +all_reduce +1048576 custom +simple +1 +90.179684" "$tmp/out" &&
+    ok "custom collective: its algorithm reads custom" ||
+    { bad "custom collective: algorithm not custom"; grep -A2 "most expensive" "$tmp/out"; }
 printf '{"all-reduce-implementation-custom": ["no/such/prefix"]}\n' >"$tmp/nocustom.json"
 expect 1 "custom ET not found" 'nocustom.json: key "all-reduce-implementation-custom": no no/such/prefix.0.et' -- \
     "$WEFT" replay -q --system "$tmp/nocustom.json" --cluster "$demo/inputs/Ring_8.yml" --trace "$trace"

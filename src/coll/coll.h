@@ -433,6 +433,8 @@ typedef struct {
     guint8 *succ_kind;              /* weft_coll_dep_kind_t per successor entry */
     guint64 moved_bytes;            /* sum of the network transfers' bytes (no local copies) */
     weft_coll_implicit_t *implicit; /* NULL for an explicit plan (private, coll_private.h) */
+    gboolean custom; /* written by the user (MSCCL-IR XML, a Chakra ET), not built by an
+                        algorithm: algo is then DIRECT and outputs say "custom" */
 } weft_coll_plan_t;
 
 /**

@@ -831,6 +831,7 @@ weft_coll_msccl_plan(const weft_coll_msccl_t *m, const weft_coll_layout_t *layou
     g_autoptr(weft_coll_plan_t) plan = g_new0(weft_coll_plan_t, 1);
     plan->op = m->op;
     plan->algo = WEFT_COLL_ALGO_DIRECT;
+    plan->custom = TRUE;
     plan->proto = m->proto;
     plan->n_members = n;
     plan->size_bytes = size_bytes;

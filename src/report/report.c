@@ -65,7 +65,7 @@ on_collective(void *data, const weft_replay_coll_event_t *ev)
         .comm = ev->comm,
         .seq = ev->seq,
         .op = (guint8)p->op,
-        .algo = (guint8)p->algo,
+        .algo = p->custom ? WEFT_REPORT_ALGO_CUSTOM : (guint8)p->algo,
         .proto = (guint8)p->proto,
         .n_members = comm->n_ranks,
         .channels = p->channels,
@@ -558,6 +558,12 @@ comm_name(const weft_report_t *rep, guint comm)
 }
 
 const char *
+weft_report_i_algo_name(guint8 algo)
+{
+    return algo == WEFT_REPORT_ALGO_CUSTOM ? "custom" : weft_coll_algo_name((weft_coll_algo_t)algo);
+}
+
+const char *
 weft_report_i_proto_name(guint8 proto)
 {
     return weft_coll_tuning_proto_name((weft_coll_proto_t)proto);
@@ -602,7 +608,7 @@ weft_report_summary_text(const weft_report_t *rep)
         g_string_append_printf(
             s, "  #%-2u %-14s %-15s %14" G_GUINT64_FORMAT " %-17s %-7s %3u %14.6f %11.3f\n", i + 1,
             who, weft_coll_op_name((weft_coll_op_t)c->op), c->size_bytes,
-            weft_coll_algo_name((weft_coll_algo_t)c->algo), weft_report_i_proto_name(c->proto),
+            weft_report_i_algo_name(c->algo), weft_report_i_proto_name(c->proto),
             c->channels, weft_time_to_us(c->end_ps - c->start_ps), weft_report_coll_busbw_GBps(c));
     }
 
@@ -633,7 +639,7 @@ weft_report_summary_text(const weft_report_t *rep)
         const choice_t *c = &g_array_index(ch, choice_t, i);
         g_string_append_printf(s, "  %-15s %s/%s, %u channel%s: %u instance%s, %.6f us\n",
                                weft_coll_op_name((weft_coll_op_t)c->op),
-                               weft_coll_algo_name((weft_coll_algo_t)c->algo),
+                               weft_report_i_algo_name(c->algo),
                                weft_report_i_proto_name(c->proto), c->channels,
                                c->channels == 1 ? "" : "s", c->instances,
                                c->instances == 1 ? "" : "s", weft_time_to_us(c->total_ps));
@@ -682,7 +688,7 @@ add_coll_members(JsonBuilder *b, const weft_report_t *rep, const weft_report_col
     weft_json_add_string(b, "op", weft_coll_op_name((weft_coll_op_t)c->op));
     weft_json_add_int(b, "bytes", (gint64)c->size_bytes);
     weft_json_add_int(b, "members", c->n_members);
-    weft_json_add_string(b, "algorithm", weft_coll_algo_name((weft_coll_algo_t)c->algo));
+    weft_json_add_string(b, "algorithm", weft_report_i_algo_name(c->algo));
     weft_json_add_string(b, "protocol", weft_report_i_proto_name(c->proto));
     weft_json_add_int(b, "channels", c->channels);
     weft_json_add_double(b, "start_us", weft_time_to_us(c->start_ps));
@@ -837,7 +843,7 @@ weft_report_summary_json(const weft_report_t *rep)
         const choice_t *c = &g_array_index(ch, choice_t, i);
         json_builder_begin_object(b);
         weft_json_add_string(b, "op", weft_coll_op_name((weft_coll_op_t)c->op));
-        weft_json_add_string(b, "algorithm", weft_coll_algo_name((weft_coll_algo_t)c->algo));
+        weft_json_add_string(b, "algorithm", weft_report_i_algo_name(c->algo));
         weft_json_add_string(b, "protocol", weft_report_i_proto_name(c->proto));
         weft_json_add_int(b, "channels", c->channels);
         weft_json_add_int(b, "instances", c->instances);
@@ -886,7 +892,7 @@ weft_report_collectives_csv(const weft_report_t *rep)
                                ",%s,%s,%u,%u,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f\n",
                                c->seq, weft_coll_op_name((weft_coll_op_t)c->op), c->size_bytes,
                                c->n_members, c->moved_bytes,
-                               weft_coll_algo_name((weft_coll_algo_t)c->algo),
+                               weft_report_i_algo_name(c->algo),
                                weft_report_i_proto_name(c->proto), c->channels, c->chunks,
                                weft_time_to_us(c->first_arrival_ps), weft_time_to_us(c->start_ps),
                                weft_time_to_us(c->end_ps), weft_time_to_us(c->end_ps - c->start_ps),

@@ -94,12 +94,15 @@ typedef struct {
     const char *config_ini;        /* (nullable) the effective configuration as INI text */
 } weft_report_meta_t;
 
+/** weft_report_coll_t.algo of a user's plan (weft_coll_plan_t.custom): named "custom". */
+#define WEFT_REPORT_ALGO_CUSTOM 255
+
 /** One collective instance as the report keeps it. */
 typedef struct {
     guint comm;             /* index into the workload's communicators */
     guint seq;              /* sequence number within the communicator */
     guint8 op;              /* weft_coll_op_t */
-    guint8 algo;            /* weft_coll_algo_t */
+    guint8 algo;            /* weft_coll_algo_t, or WEFT_REPORT_ALGO_CUSTOM */
     guint8 proto;           /* weft_coll_proto_t */
     guint n_members;        /* members of the communicator */
     guint channels, chunks; /* as the plan used them */

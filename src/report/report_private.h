@@ -54,6 +54,10 @@ gboolean weft_report_i_write_text(const char *dir, const char *name, const char 
 /* "from->to" vertex names of edge @e. */
 char *weft_report_i_link_name(const weft_report_t *rep, guint e);
 
+/* The algorithm's name as the scenario keys spell it ("ring", "nvls_tree"), "custom" for a
+ * user's plan (WEFT_REPORT_ALGO_CUSTOM). */
+const char *weft_report_i_algo_name(guint8 algo);
+
 /* The protocol's name as the scenario keys spell it ("simple", "ll", "ll128"). */
 const char *weft_report_i_proto_name(guint8 proto);
 

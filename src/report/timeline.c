@@ -146,7 +146,7 @@ put_node_event(FILE *f, gboolean *first, const weft_report_t *rep, const tl_even
                     ",\"algorithm\":\"%s\",\"protocol\":\"%s\",\"channels\":%u,"
                     "\"collective_start_us\":%.6f",
                     c->seq, weft_coll_op_name((weft_coll_op_t)c->op), c->size_bytes,
-                    weft_coll_algo_name((weft_coll_algo_t)c->algo),
+                    weft_report_i_algo_name(c->algo),
                     weft_report_i_proto_name(c->proto), c->channels, weft_time_to_us(c->start_ps));
         }
     } else if (t->type[i] == WEFT_NODE_SEND || t->type[i] == WEFT_NODE_RECV ||

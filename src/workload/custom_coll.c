@@ -211,6 +211,7 @@ weft_workload_custom_plan(const weft_workload_t *wl, weft_coll_op_t op, GError *
     weft_coll_plan_t *plan = g_new0(weft_coll_plan_t, 1);
     plan->op = op;
     plan->algo = WEFT_COLL_ALGO_DIRECT;
+    plan->custom = TRUE;
     plan->proto = WEFT_COLL_PROTO_SIMPLE;
     plan->n_members = R;
     plan->channels = 1;
