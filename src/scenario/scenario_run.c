@@ -628,6 +628,23 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
     if (run->rank_gpu == NULL) {
         return NULL;
     }
+    guint n_gpus = weft_topo_n_gpus(run->topo);
+    if (weft_topo_is_abstract(run->topo) && cfg.workload.trace != NULL &&
+        run->workload->n_ranks < n_gpus) {
+        /* weft runs a workload on the first GPUs of a larger cluster (doc/replay.md); on an
+         * ASTRA-sim network that is a difference a peer's user would not expect */
+        if (run->workload->warnings == NULL) {
+            run->workload->warnings = g_ptr_array_new_with_free_func(g_free);
+        }
+        g_ptr_array_add(run->workload->warnings,
+                        g_strdup_printf("the trace has %u rank%s and the network %u NPUs: weft "
+                                        "runs the ranks on %u of them and leaves %u idle "
+                                        "(ASTRA-sim stops: it opens one trace file per NPU, "
+                                        "Workload.cc at 518bd513)",
+                                        run->workload->n_ranks,
+                                        run->workload->n_ranks == 1 ? "" : "s", n_gpus,
+                                        run->workload->n_ranks, n_gpus - run->workload->n_ranks));
+    }
     if (want_report) {
         g_autoptr(GError) rerr = NULL;
         run->report = weft_report_new(run->topo, run->workload, run->rank_gpu, &rep_opts, &rerr);
