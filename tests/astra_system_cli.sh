@@ -101,12 +101,14 @@ expect 1 "congestion none under flow" "network.congestion = none: the flow model
 # halvingDoubling on one dimension (HalvingDoubling.cc: one message per step to i ^ o,
 # each after the previous receive): Ring_sys.json with every list halvingDoubling on
 # FullyConnected_8 (one hop), c = 262144 B, K = 4 streams one after another. Reduce-
-# scatter half: messages c/2, c/4, c/8 = 131072, 65536, 32768 B (net 2941, 1720, 1110;
-# P = 3 floor(m / 50) = 7863, 3930, 1965), reduced; all-gather half: 32768, 65536, 131072:
-#   T_stream = 10 + (2951 + 7863) + (1730 + 3930) + (1120 + 1965) + 1120 + 1730 + 2951
-#            = 25370 ns;  T = 4 x 25370 = 101480 ns
+# scatter half: messages c/2, c/4, c/8 = 131072, 65536, 32768 B (net 2941, 1720, 1110);
+# insert_packet() marks log2(8) - 1 = 2 packets of each group `processed`, messages 2
+# and 3, reduced at their own size before they go: P = 3 floor(m / 50) = 3930, 1965; the
+# first message and the last receive are not reduced; all-gather half: 32768, 65536, 131072:
+#   T_stream = 10 + 2951 + (3930 + 1730) + (1965 + 1120) + 1120 + 1730 + 2951
+#            = 17507 ns;  T = 4 x 17507 = 70028 ns
 sed 's/"ring"/"halvingDoubling"/g' "$demo/inputs/Ring_sys.json" >"$tmp/hd1.json"
-step "halvingDoubling on FullyConnected_8" "4 * 25370 / 1000" "$tmp/hd1.json" \
+step "halvingDoubling on FullyConnected_8" "4 * 17507 / 1000" "$tmp/hd1.json" \
     "$demo/inputs/FullyConnected_8.yml"
 
 # A 2-D network, 2 x 4 Ring x Switch (500 ns, 50 GB/s of 2^30 B), under a localBWAware
@@ -244,19 +246,21 @@ stepc "demo2 TPUv4 3-D ring all-gather, 4 splits" "(6305 + 4 * 5402) / 1000" \
     "$demo2/inputs/TPUv4.json" "$demo2/inputs/TPUv4-32.yml" "$mlp" 1
 # (b) DGX_H100.json on DGX_H100-32.yml: 8 x 4 switches (2 hops: 1000 ns), 450 GB/s
 # (483.1838208 B/ns) and 50 GB/s; halvingDoubling on both (HalvingDoubling.cc: one
-# message per step, halving c/2, c/4, ... for reduce-scatter, each reduced; doubling from
-# the block for all-gather). Collective #6, a localBWAware all-reduce of 65536 B, c = 16384:
-#   RS dim 0 (n 8): m 8192, 4096, 2048: net 1016, 1008, 1004; P 489, 243, 120:
-#     10 + 1515 + 1261 + 1134 = 3920
-#   AR dim 1 (n 4) of 2048: m 1024, 512 reduced (net 1019, 1009; P 60, 30), then 512, 1024:
-#     10 + 1089 + 1049 + 1019 + 1029 = 4196
+# message per step, halving c/2, c/4, ... for reduce-scatter, messages 2 .. log2(n)
+# reduced at their own size before they go; doubling from the block for all-gather).
+# Collective #6, a localBWAware all-reduce of 65536 B, c = 16384:
+#   RS dim 0 (n 8): m 8192, 4096, 2048: net 1016, 1008, 1004; P 243 (4096), 120 (2048):
+#     10 + 1026 + (243 + 1018) + (120 + 1014) = 3431
+#   AR dim 1 (n 4) of 2048: m 1024, 512 (net 1019, 1009; P 30 before the 512), then 512,
+#     1024: 10 + 1029 + (30 + 1019) + 1019 + 1029 = 4136
 #   AG dim 0 (n 8), 2048 B per NPU: m 2048, 4096, 8192: 10 + 1014 + 1018 + 1026 = 3068
-# q0 holds RS0 and AG0: RS0 of s0..s3 run [0, 15680] back to back; AR1 of s0..s3
-# [3920, 8116], [8116, 12312], [12312, 16508], [16508, 20704]; every AG0 arrives after
-# the last RS0 was queued, so q0 then runs s0..s3 AG0 from 15680 back to back:
-#   T = 15680 + 4 x 3068 = 27952 ns
+# q0 holds RS0 and AG0: RS0 of s0..s3 run [0, 13724] back to back; AR1 of s0..s3
+# [3431, 7567], [7567, 11703], [11703, 15839], [15839, 19975]; every AG0 arrives after
+# the last RS0 was queued, so q0 then runs s0..s3 AG0 from 13724 back to back (each
+# one's AR1 ends before its turn):
+#   T = 13724 + 4 x 3068 = 25996 ns
 stepc "demo2 DGX_H100 2-D halvingDoubling localBWAware all-reduce, 4 splits" \
-    "(4 * 3920 + 4 * 3068) / 1000" "$demo2/inputs/DGX_H100.json" \
+    "(4 * 3431 + 4 * 3068) / 1000" "$demo2/inputs/DGX_H100.json" \
     "$demo2/inputs/DGX_H100-32.yml" "$mlp" 6
 
 # Without --system weft runs one pipelined ring with no endpoint cost: 14 (500 +

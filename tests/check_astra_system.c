@@ -440,8 +440,9 @@ END_TEST
 START_TEST(halving_doubling_as_astra_sim_runs_it)
 {
     /* HalvingDoubling.cc on 8 NPUs: reduce-scatter of 1000 B sends to i ^ 1, i ^ 2, i ^ 4
-     * messages of 500, 250, 125 B, each reduced and each after the previous receive */
-    g_autoptr(weft_coll_plan_t) rs = weft_astra_hd_plan(WEFT_COLL_REDUCE_SCATTER, 8, 1000, 1);
+     * messages of 500, 250, 125 B, each after the previous receive; without a reduction
+     * cost the plan is the 24 sends alone */
+    g_autoptr(weft_coll_plan_t) rs = weft_astra_hd_plan(WEFT_COLL_REDUCE_SCATTER, 8, 1000, 1, NULL);
     ck_assert_uint_eq(rs->n_xfers, 24);
     const guint64 rs_b[] = {500, 250, 125};
     for (guint st = 0; st < 3; st++) {
@@ -449,22 +450,47 @@ START_TEST(halving_doubling_as_astra_sim_runs_it)
         ck_assert_uint_eq(x->src, 3);
         ck_assert_uint_eq(x->dst, 3u ^ (1u << st));
         ck_assert_uint_eq(x->bytes, rs_b[st]);
-        ck_assert(x->flags & WEFT_COLL_XFER_REDUCE);
+        ck_assert(!(x->flags & (WEFT_COLL_XFER_REDUCE | WEFT_COLL_XFER_COPY)));
         ck_assert_uint_eq(rs->n_preds[st * 8 + 3], st > 0 ? 1 : 0);
     }
     /* member 3's step-1 send waits for its step-0 receive, from 3 ^ 1 = 2 (transfer #2) */
     ck_assert_uint_eq(rs->succ[rs->succ_off[2]], 8 + 3);
+    /* local-mem-bw 50 GB/s, truncated as PacketBundle::call(): insert_packet() marks the
+     * group's log2(8) - 1 = 2 non-zero-latency packets processed, messages 2 and 3, each
+     * reduced at its own size before it goes: 3 floor(250 / 50) = 15 ns and 3 floor(125 /
+     * 50) = 6 ns; message 1 and the last receive carry none: 24 sends + 16 delays */
+    weft_coll_exec_t ex = {.hbm_Bps = 50e9, .reduce_trunc_ns = TRUE};
+    g_autoptr(weft_coll_plan_t) rsr = weft_astra_hd_plan(WEFT_COLL_REDUCE_SCATTER, 8, 1000, 1, &ex);
+    ck_assert_uint_eq(rsr->n_xfers, 40);
+    ck_assert_uint_eq(rsr->moved_bytes, rs->moved_bytes);
+    guint delays = 0;
+    guint64 delay_ps = 0;
+    for (guint t = 0; t < rsr->n_xfers; t++) {
+        const weft_coll_xfer_t *x = &rsr->xfers[t];
+        if (x->flags & WEFT_COLL_XFER_DELAY) {
+            ck_assert_uint_eq(x->src, x->dst);
+            ck_assert_uint_eq(rsr->n_preds[t], 1); /* after the previous receive */
+            delays++;
+            delay_ps += x->bytes;
+        }
+    }
+    ck_assert_uint_eq(delays, 16);
+    ck_assert_uint_eq(delay_ps, 8 * (15000 + 6000));
     /* all-reduce: then i ^ 4, i ^ 2, i ^ 1 with 125, 250, 500 B, not reduced: 2 x 7/8 x 1000
      * x 8 = 14000 B moved */
-    g_autoptr(weft_coll_plan_t) ar = weft_astra_hd_plan(WEFT_COLL_ALL_REDUCE, 8, 1000, 1);
+    g_autoptr(weft_coll_plan_t) ar = weft_astra_hd_plan(WEFT_COLL_ALL_REDUCE, 8, 1000, 1, NULL);
     ck_assert_uint_eq(ar->n_xfers, 48);
     ck_assert_uint_eq(ar->xfers[3 * 8].dst, 4);
     ck_assert_uint_eq(ar->xfers[3 * 8].bytes, 125);
-    ck_assert(!(ar->xfers[3 * 8].flags & WEFT_COLL_XFER_REDUCE));
     ck_assert_uint_eq(ar->xfers[5 * 8].bytes, 500);
     ck_assert_uint_eq(ar->moved_bytes, 14000);
-    /* all-gather of 100 B per NPU: i ^ 4, i ^ 2, i ^ 1 with 100, 200, 400 B: 700 x 8 moved */
-    g_autoptr(weft_coll_plan_t) ag = weft_astra_hd_plan(WEFT_COLL_ALL_GATHER, 8, 100, 1);
+    /* with the cost, the same 16 reductions and none in the all-gather half */
+    g_autoptr(weft_coll_plan_t) arr = weft_astra_hd_plan(WEFT_COLL_ALL_REDUCE, 8, 1000, 1, &ex);
+    ck_assert_uint_eq(arr->n_xfers, 64);
+    /* all-gather of 100 B per NPU: i ^ 4, i ^ 2, i ^ 1 with 100, 200, 400 B: 700 x 8 moved,
+     * no reduction whatever the cost */
+    g_autoptr(weft_coll_plan_t) ag = weft_astra_hd_plan(WEFT_COLL_ALL_GATHER, 8, 100, 1, &ex);
+    ck_assert_uint_eq(ag->n_xfers, 24);
     ck_assert_uint_eq(ag->xfers[0].dst, 4);
     ck_assert_uint_eq(ag->xfers[16].bytes, 400);
     ck_assert_uint_eq(ag->moved_bytes, 5600);

@@ -286,7 +286,8 @@ pack_plan(weft_coll_plan_t *plan, GArray *xf, const GArray *deps)
 }
 
 weft_coll_plan_t *
-weft_astra_hd_plan(weft_coll_op_t op, guint n, guint64 size_bytes, guint channels)
+weft_astra_hd_plan(weft_coll_op_t op, guint n, guint64 size_bytes, guint channels,
+                   const weft_coll_exec_t *exec)
 {
     g_return_val_if_fail(n >= 2 && (n & (n - 1)) == 0 && channels >= 1, NULL);
     g_return_val_if_fail(op == WEFT_COLL_ALL_REDUCE || op == WEFT_COLL_REDUCE_SCATTER ||
@@ -296,10 +297,17 @@ weft_astra_hd_plan(weft_coll_op_t op, guint n, guint64 size_bytes, guint channel
     while ((1u << lg) < n) {
         lg++;
     }
-    /* the steps: (partner offset, message bytes, reduced) per HalvingDoubling.cc: reduce-
-     * scatter offsets 1, 2, ..., n/2 with messages c/2, c/4, ... (each halved, truncating);
-     * all-reduce that, then offsets n/2, ..., 1 with the messages doubling back from c/n;
-     * all-gather offsets n/2, ..., 1 with messages c, 2c, 4c, ... */
+    /* the steps: (partner offset, message bytes, reduced before it is sent) per
+     * HalvingDoubling.cc: reduce-scatter offsets 1, 2, ..., n/2 with messages c/2, c/4, ...
+     * (each halved, truncating); all-reduce that, then offsets n/2, ..., 1 with the
+     * messages doubling back from c/n; all-gather offsets n/2, ..., 1 with messages c, 2c,
+     * 4c, .... insert_packet() builds each message when the previous one arrives, in
+     * groups of one zero-latency packet and log2(n) - 1 others, toggling `toggle` at each
+     * group: the reduce-scatter's messages 2 .. log2(n) are the group's others, built
+     * `processed` (PacketBundle::call() charges the reduction, on the message being
+     * sent, before it goes); the first message and the all-gather's are not, and nor is
+     * the last reduce-scatter receive (the next group's zero-latency packet, or the
+     * stream's end). */
     guint n_steps = op == WEFT_COLL_ALL_REDUCE ? 2 * lg : lg;
     g_autofree guint *off = g_new(guint, n_steps);
     g_autofree guint64 *msg = g_new(guint64, n_steps);
@@ -312,7 +320,7 @@ weft_astra_hd_plan(weft_coll_op_t op, guint n, guint64 size_bytes, guint channel
             m /= 2;
             off[k] = 1u << j;
             msg[k] = m;
-            red[k] = TRUE;
+            red[k] = j > 0;
         }
         for (guint j = 0; op == WEFT_COLL_ALL_REDUCE && j < lg; j++, k++) {
             off[k] = n >> (j + 1);
@@ -339,25 +347,49 @@ weft_astra_hd_plan(weft_coll_op_t op, guint n, guint64 size_bytes, guint channel
     plan->channels = channels;
     plan->chunks = 1;
     plan->exec.efficiency = 1.0;
+    double bw = exec != NULL ? exec->hbm_Bps : 0.0;
     GArray *xf = g_array_new(FALSE, FALSE, sizeof(weft_coll_xfer_t));
     g_autoptr(GArray) deps = g_array_new(FALSE, FALSE, sizeof(dep_t));
-    /* transfer (ch, step, member i) at ((ch x steps + step) x n + i): member i's send to
-     * i ^ off, after its receive of the previous step (from i ^ off_prev) */
+    /* per (ch, step, member i): member i's reduction (a local delay, when charged), then
+     * its send to i ^ off, after its receive of the previous step (from i ^ off_prev) */
+    g_autofree guint32 *send_at = g_new(guint32, (gsize)channels * n_steps * n);
     for (guint ch = 0; ch < channels; ch++) {
         for (guint st = 0; st < n_steps; st++) {
+            weft_time_t red_ps = 0;
+            if (red[st] && bw > 0.0) {
+                /* PacketBundle::call(): three passes of (uint64_t)(bytes / bw * 1e9) ns */
+                red_ps = exec->reduce_trunc_ns
+                             ? weft_time_from_ps(3.0 * floor((double)msg[st] / bw * 1e9) *
+                                                 WEFT_PS_PER_NS)
+                             : weft_time_for_bytes(3 * msg[st], bw);
+            }
             for (guint i = 0; i < n; i++) {
+                guint32 prev = st > 0 ? send_at[(ch * n_steps + st - 1) * n + (i ^ off[st - 1])]
+                                      : G_MAXUINT32;
+                if (red[st] && bw > 0.0) {
+                    weft_coll_xfer_t r = {.src = i,
+                                          .dst = i,
+                                          .bytes = (guint64)red_ps,
+                                          .channel = (guint16)ch,
+                                          .sharing = 1,
+                                          .flags = WEFT_COLL_XFER_COPY | WEFT_COLL_XFER_DELAY};
+                    guint32 t = xf->len;
+                    g_array_append_val(xf, r);
+                    dep_t d = {prev, t, WEFT_COLL_DEP_DATA};
+                    g_array_append_val(deps, d);
+                    prev = t;
+                }
                 weft_coll_xfer_t x = {.src = i,
                                       .dst = i ^ off[st],
                                       .bytes = msg[st],
                                       .channel = (guint16)ch,
                                       .sharing = (guint16)channels, /* as weft_coll_plan_build() */
-                                      .flags = (guint8)(WEFT_COLL_XFER_INTER |
-                                                        (red[st] ? WEFT_COLL_XFER_REDUCE : 0))};
+                                      .flags = WEFT_COLL_XFER_INTER};
                 guint32 t = xf->len;
                 g_array_append_val(xf, x);
-                if (st > 0) {
-                    guint32 base = (ch * n_steps + st - 1) * n;
-                    dep_t d = {base + (i ^ off[st - 1]), t, WEFT_COLL_DEP_DATA};
+                send_at[(ch * n_steps + st) * n + i] = t;
+                if (prev != G_MAXUINT32) {
+                    dep_t d = {prev, t, WEFT_COLL_DEP_DATA};
                     g_array_append_val(deps, d);
                 }
             }
@@ -439,7 +471,8 @@ weft_astra_system_plan_phases(const weft_astra_system_t *sys, weft_fabric_t *fab
         weft_coll_plan_t *sp = ph[p].algo == WEFT_COLL_ALGO_HALVING_DOUBLING &&
                                        ph[p].op != WEFT_COLL_ALL_TO_ALL &&
                                        (ph[p].n_d & (ph[p].n_d - 1)) == 0
-                                   ? weft_astra_hd_plan(ph[p].op, ph[p].n_d, ph[p].bytes, 1)
+                                   ? weft_astra_hd_plan(ph[p].op, ph[p].n_d, ph[p].bytes, 1,
+                                                        &phase_exec)
                                    : weft_coll_plan_build(ph[p].op, &cfg, flat, ph[p].bytes, error);
         if (sp == NULL) {
             g_prefix_error(error, "%s: dimension %u: ", sys->path, ph[p].dim);

@@ -384,19 +384,26 @@ weft_coll_plan_t *weft_astra_system_plan_phases(const weft_astra_system_t *sys,
  * @n: NPUs, a power of two >= 2.
  * @size_bytes: S (coll.h: all-gather's is each NPU's block), cut evenly over @channels.
  * @channels: concurrent streams (>= 1), each moving size_bytes / channels.
+ * @exec: (nullable): the costs the plan will run with; its hbm_Bps (local-mem-bw, bytes/s)
+ *   and reduce_trunc_ns price the reductions, which the plan holds as local delays; NULL
+ *   or hbm_Bps 0: reductions are free.
  *
  * ASTRA-sim's halvingDoubling (HalvingDoubling.cc, 518bd513) as a plan: NPU i exchanges
  * with i ^ o, one message per step, each step's send waiting for the previous step's
- * receive (and its reduction): reduce-scatter o = 1, 2, ..., n/2 with messages c/2,
- * c/4, ... (halved, truncating), each received message reduced; all-reduce that, then
- * o = n/2, ..., 1 with messages doubling from the last one; all-gather o = n/2, ..., 1
- * with messages c, 2c, 4c, .... weft's own halving_doubling (coll.h) instead moves
- * block by block and lets a block go as soon as it is in, which is not ASTRA-sim's
- * timing. Transfers carry no data-space offsets (all 0). Returns: (transfer full): the
- * plan; NULL (a programming error) for other @op or @n. O(channels x n log n).
+ * receive: reduce-scatter o = 1, 2, ..., n/2 with messages c/2, c/4, ... (halved,
+ * truncating); all-reduce that, then o = n/2, ..., 1 with messages doubling from the last
+ * one; all-gather o = n/2, ..., 1 with messages c, 2c, 4c, .... The reduce-scatter's
+ * messages 2 .. log2(n) are reduced before they are sent, at their own size: a local delay
+ * (WEFT_COLL_XFER_DELAY) of 3 floor(m / local-mem-bw) ns between the receive and the send
+ * (insert_packet()'s `toggle` marks log2(n) - 1 packets of a group `processed`); the first
+ * message and the last receive carry no reduction, as in ASTRA-sim. weft's own
+ * halving_doubling (coll.h) instead moves block by block and lets a block go as soon as it
+ * is in, which is not ASTRA-sim's timing. Transfers carry no data-space offsets (all 0).
+ * Returns: (transfer full): the plan; NULL (a programming error) for other @op or @n.
+ * O(channels x n log n).
  */
 weft_coll_plan_t *weft_astra_hd_plan(weft_coll_op_t op, guint n, guint64 size_bytes,
-                                     guint channels);
+                                     guint channels, const weft_coll_exec_t *exec);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(weft_astra_system_t, weft_astra_system_free)
 

@@ -375,7 +375,7 @@ astra_plan(weft_coll_planner_t *p, const planner_comm_t *pc, weft_coll_op_t op, 
                         (n & (n - 1)) == 0 &&
                         (op == WEFT_COLL_ALL_REDUCE || op == WEFT_COLL_ALL_GATHER ||
                          op == WEFT_COLL_REDUCE_SCATTER);
-    weft_coll_plan_t *plan = astra_hd ? weft_astra_hd_plan(op, n, bytes, cfg.channels)
+    weft_coll_plan_t *plan = astra_hd ? weft_astra_hd_plan(op, n, bytes, cfg.channels, &exec)
                                       : weft_coll_plan_build(op, &cfg, flat, bytes, error);
     if (plan == NULL) {
         g_prefix_error(error, "%s: ", p->astra->path);
