@@ -125,6 +125,38 @@ grep -q '"ph":"C"' "$tmp/flow/t.json" && ok "timeline has link counters" || bad 
 awk -F, 'NR > 1 { s += $6 } END { exit !(s == 7516192768) }' "$tmp/flow/links.csv" &&
     ok "flow: links.csv bytes = collective bytes x hops" || bad "flow links.csv bytes sum"
 
+# ---- the series holds every tier's busiest links ----
+# 4 DGX H100 of a SuperPOD, tp 8 inside nodes and dp 4 across them: NVLink carries the most
+# bytes, yet the series also holds the 4 (16 / 4) busiest links of each other tier (PCIe
+# GPU-NIC, InfiniBand NIC-leaf, leaf-spine), so a heatmap with --kind can show them.
+"$WEFT" gen transformer --model gpt3-1.3b --tp 8 --dp 4 --micro-batch 1 --global-batch 8 \
+    --spec "$tmp/g4.gen" -q
+expect 0 "flow series on 4 nodes" "" -- "$WEFT" replay -q --cluster "$WEFT_SRCDIR/topologies/dgx-h100-superpod.ini" \
+    --set cluster.nodes=4 --trace "$tmp/g4.gen" --network flow --link-series 1ms --out "$tmp/tiers"
+if command -v python3 >/dev/null 2>&1; then
+    python3 - "$tmp/tiers" <<'PY' && ok "links_timeseries.csv: the 16 busiest, and 4 of each tier" || bad "series tiers"
+import csv, re, sys
+d = sys.argv[1]
+links = [r for r in csv.DictReader(open(d + "/links.csv")) if int(r["wire_bytes"]) > 0]
+def tier(r):
+    a, b = (re.sub(r"[0-9]", "", v.split("/")[-1]) for v in (r["from"], r["to"]))
+    return (r["kind"], min(a, b), max(a, b))
+links.sort(key=lambda r: (-int(r["wire_bytes"]), int(r["edge"])))
+want, count = [], {}
+for i, r in enumerate(links):
+    t = tier(r)
+    if i < 16 or count.get(t, 0) < 4:
+        want.append(r["from"] + "->" + r["to"])
+    count[t] = count.get(t, 0) + 1
+got = []
+for r in csv.DictReader(open(d + "/links_timeseries.csv")):
+    if r["link"] not in got:
+        got.append(r["link"])
+assert len(count) >= 3, count  # nvlink, pcie, infiniband at least
+assert got == want, (got, want)
+PY
+fi
+
 # ---- weft plot ----
 expect 2 "plot: unknown kind" "breakdown, busbw" -- "$WEFT" plot pie "$tmp/res"
 expect 2 "plot: bad extension" "\.pdf, \.png or \.svg" -- "$WEFT" plot breakdown "$tmp/res" -o "$tmp/x.jpg"

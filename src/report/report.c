@@ -288,6 +288,34 @@ link_bytes_cmp(gconstpointer a, gconstpointer b, gpointer data)
     return x < y ? -1 : (x > y ? 1 : 0);
 }
 
+/* The vertex @v's name as a tier names it: its last path component without digits
+ * ("node3/nvswitch1" -> "nvswitch"), as plots/top_links.gp does. */
+static char *
+vertex_stem(const weft_topo_t *topo, gint v)
+{
+    const char *name = weft_topo_vertex_name(topo, v);
+    const char *slash = strrchr(name, '/');
+    GString *s = g_string_new(NULL);
+    for (const char *p = slash != NULL ? slash + 1 : name; *p != '\0'; p++) {
+        if (!g_ascii_isdigit(*p)) {
+            g_string_append_c(s, *p);
+        }
+    }
+    return g_string_free(s, FALSE);
+}
+
+/* The tier of edge @e: its link kind and the stems of the two vertices it joins, in name
+ * order ("infiniband leaf-nic"), so both directions of a cable are one tier. */
+static char *
+link_tier(const weft_topo_t *topo, gint e)
+{
+    g_autofree char *a = vertex_stem(topo, weft_topo_edge_from(topo, e));
+    g_autofree char *b = vertex_stem(topo, weft_topo_edge_to(topo, e));
+    gboolean swap = strcmp(a, b) > 0;
+    return g_strdup_printf("%s %s-%s", weft_topo_link_kind_name(weft_topo_edge_kind(topo, e)),
+                           swap ? b : a, swap ? a : b);
+}
+
 void
 weft_report_finish(weft_report_t *rep, weft_net_t *net, const weft_replay_result_t *res)
 {
@@ -324,14 +352,31 @@ weft_report_finish(weft_report_t *rep, weft_net_t *net, const weft_replay_result
                       rep->links);
 
     if (rep->series_on) {
-        guint n = MIN(rep->opts.series_links, rep->links_used);
+        /* the N busiest links, and the N / 4 busiest of each tier besides, so that a fabric's
+         * InfiniBand or PCIe links are in the series even when NVLink carries the most bytes
+         * (issue 20); in the order of bytes */
+        guint n_top = MIN(rep->opts.series_links, rep->links_used);
+        guint per_tier = MAX(rep->opts.series_links / 4, 1);
+        g_autoptr(GHashTable) tier_count =
+            g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+        g_autoptr(GArray) pick = g_array_new(FALSE, FALSE, sizeof(guint));
+        for (guint i = 0; i < rep->links_used; i++) {
+            gint e = (gint)rep->link_order[i];
+            g_autofree char *tier = link_tier(rep->topo, e);
+            guint seen = GPOINTER_TO_UINT(g_hash_table_lookup(tier_count, tier));
+            g_hash_table_insert(tier_count, g_steal_pointer(&tier), GUINT_TO_POINTER(seen + 1));
+            if (i < n_top || seen < per_tier) {
+                g_array_append_val(pick, rep->link_order[i]);
+            }
+        }
+        guint n = pick->len;
         rep->n_series = n;
         rep->series_edges = g_new(guint, MAX(n, 1));
         rep->series = g_new0(double *, MAX(n, 1));
         for (guint i = 0; i < n; i++) {
-            rep->series_edges[i] = rep->link_order[i];
+            rep->series_edges[i] = g_array_index(pick, guint, i);
             rep->series[i] =
-                weft_net_link_timeseries(net, (gint)rep->link_order[i], &rep->n_samples);
+                weft_net_link_timeseries(net, (gint)rep->series_edges[i], &rep->n_samples);
         }
     }
 }

@@ -76,7 +76,9 @@ typedef struct {
     /* > 0: sample link usage every this many picoseconds (flow model): links_timeseries.csv
      * and the timeline's counters */
     weft_time_t link_interval_ps;
-    guint series_links; /* links in the series and counters: the N busiest by bytes; 0: 16 */
+    guint series_links; /* links in the series and counters: the N busiest by bytes, and the
+                           N / 4 busiest of each tier (link kind and the kinds of vertex it
+                           joins) besides; 0: 16 */
 } weft_report_options_t;
 
 /** The run a report describes, for summary.json and the text summary (strings are copied). */
