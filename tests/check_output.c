@@ -696,6 +696,12 @@ START_TEST(test_json_parse_refuses_duplicates_and_wrapped_integers)
     ck_assert(g_error_matches(err, WEFT_JSON_ERROR, WEFT_JSON_ERROR_PARSE));
     ck_assert(g_str_has_prefix(err->message, "line 1:"));
     g_clear_error(&err);
+    /* not text: json-glib's message has no position, and none is made up */
+    g_autoptr(JsonNode) binary = parse_text("\x12\xff\xfe\x01", &err);
+    ck_assert_ptr_null(binary);
+    ck_assert(g_error_matches(err, WEFT_JSON_ERROR, WEFT_JSON_ERROR_PARSE));
+    ck_assert(!g_str_has_prefix(err->message, "line "));
+    g_clear_error(&err);
     /* a missing file is the file's own error */
     g_autoptr(JsonNode) none = weft_json_parse_file("/nonexistent/weft.json", &err);
     ck_assert_ptr_null(none);

@@ -217,6 +217,7 @@ typedef struct {
     weft_fabric_t *fabric; /* the cluster's routes (ECMP seed 0, every link up) */
     weft_sim_t *sim;
     weft_net_t *net;
+    weft_net_options_t net_opts; /* each size runs on a new network made with these */
     weft_coll_planner_t *planner;
     weft_astra_system_t *astra; /* --system: ASTRA-sim's system decides (else NULL: NCCL's) */
     GArray *gpus;    /* of guint: the communicator's GPU numbers, in rank order */
@@ -378,6 +379,13 @@ predict(bench_t *b, guint64 size, result_t *r, GError **error)
     if (plan == NULL) {
         return FALSE;
     }
+    /* each size on a network of its own, as a replay's first collective runs: ECMP flow ids
+     * count a pair's earlier transfers, so a shared network would route a size by the sizes
+     * swept before it (-b 64K and -b 1M gave different 1 MiB rows) */
+    weft_net_free(b->net);
+    weft_sim_free(b->sim);
+    b->sim = weft_sim_new(1);
+    b->net = weft_net_new_full(b->sim, b->fabric, &b->net_opts);
     guint64 s = weft_size(b, size);
     if (b->sendrecv || b->custom != NULL || b->custom_et != NULL) {
         /* the plan alone on the network, as the replay runs a SEND/RECV pair's */
@@ -728,6 +736,7 @@ weft_cmd_coll(int argc, char **argv)
             return weft_cli_error("coll", error);
         }
     }
+    b.net_opts = net_opts;
     b.sim = weft_sim_new(1);
     b.net = weft_net_new_full(b.sim, b.fabric, &net_opts);
     guint n = b.members->len;

@@ -168,11 +168,14 @@ weft_json_parse_file(const char *path, GError **error)
     g_autofree char *twice = mc.twice;
     if (!parsed) {
         /* json-glib's messages from data carry LINE:COLUMN without the file */
-        const char *msg = local->message;
-        if (g_str_has_prefix(msg, "<data>:")) {
-            msg += strlen("<data>:"); /* LINE:COLUMN: ... once the data's placeholder name goes */
+        if (g_str_has_prefix(local->message, "<data>:")) {
+            /* "LINE:COLUMN: ..." once the data's placeholder name goes */
+            g_set_error(error, WEFT_JSON_ERROR, WEFT_JSON_ERROR_PARSE, "line %s",
+                        local->message + strlen("<data>:"));
+        } else {
+            /* json-glib's messages without a position ("JSON data must be UTF-8 encoded") */
+            g_set_error_literal(error, WEFT_JSON_ERROR, WEFT_JSON_ERROR_PARSE, local->message);
         }
-        g_set_error(error, WEFT_JSON_ERROR, WEFT_JSON_ERROR_PARSE, "line %s", msg);
         return NULL;
     }
     if (twice != NULL) {
