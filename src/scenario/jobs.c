@@ -50,8 +50,6 @@ typedef struct {
     guint n_ranks;
     gboolean runs;  /* in the merged workload */
     guint rank_base; /* its rank 0 in the merged workload */
-    guint first_node; /* node index of its first iteration's first node (1 with a start node) */
-    guint stride;     /* nodes per iteration and rank (its nodes + 1 when iterations > 1) */
     /* results */
     weft_time_t *iter_end_ps; /* iterations */
     weft_time_t time_ps;
@@ -69,6 +67,7 @@ struct weft_jobs {
     const weft_topo_t *topo;
     /* merged rank -> job index (when built) */
     guint *rank_job;
+    weft_time_t *rank_start_ps; /* NULL when every job starts at 0 */
     guint n_ranks;
     weft_replay_observer_t obs;
     const weft_replay_observer_t *next;
@@ -100,6 +99,7 @@ weft_jobs_free(weft_jobs_t *jobs)
     g_ptr_array_unref(jobs->jobs);
     g_free(jobs->edge_bytes);
     g_free(jobs->rank_job);
+    g_free(jobs->rank_start_ps);
     g_free(jobs);
 }
 
@@ -540,17 +540,16 @@ append_gpu_list(GString *s, const guint *gpu, guint n)
         }                                                                                         \
     } while (0)
 
-/* Rank @t of job @j as rank @mr of the merged workload: ids, names and every per-node field
- * copied @j->iterations times, a start node first when it starts late, an iteration end node
- * after each iteration when there are several, communicators offset by @comm_base and peers
- * by the job's rank base. */
+/* Rank @t of job @j as rank @m of the merged workload: ids, names and every per-node field
+ * copied @j->iterations times, an iteration end node after each iteration when there are
+ * several, communicators offset by @comm_base and peers by the job's rank base. */
 static void
 merge_rank(const job_t *j, const weft_rank_trace_t *t, guint comm_base, gboolean mem,
-           double duration_scale, GStringChunk *strings, weft_rank_trace_t *m)
+           GStringChunk *strings, weft_rank_trace_t *m)
 {
     guint n = t->n_nodes, iters = j->iterations;
-    gboolean start = j->start_ps > 0, markers = iters > 1;
-    if (!start && !markers) {
+    gboolean markers = iters > 1;
+    if (!markers) {
         /* the job's own arrays, borrowed; communicators and peers are the merged ones */
         *m = *t;
         m->file = g_strdup(t->file);
@@ -568,8 +567,8 @@ merge_rank(const job_t *j, const weft_rank_trace_t *t, guint comm_base, gboolean
         return;
     }
     m->file = g_strdup(t->file);
-    guint s = start ? 1 : 0, stride = n + (markers ? 1 : 0);
-    guint total = s + iters * stride;
+    guint stride = n + 1;
+    guint total = iters * stride;
     m->n_nodes = total;
     m->id = g_new0(guint64, total);
     m->name = g_new0(const char *, total);
@@ -604,26 +603,17 @@ merge_rank(const job_t *j, const weft_rank_trace_t *t, guint comm_base, gboolean
         n_sinks += is_pred[i] ? 0 : 1;
         n_roots += t->dep_off[i + 1] == t->dep_off[i] ? 1 : 0;
     }
-    guint64 n_deps = (guint64)iters * (t->dep_off[n] + (markers ? MAX(n_sinks, 1u) : 0)) +
+    guint64 n_deps = (guint64)iters * (t->dep_off[n] + MAX(n_sinks, 1u)) +
                      (guint64)n_roots * iters;
     g_assert(n_deps < G_MAXUINT32);
     m->dep_off = g_new(guint32, total + 1);
     m->deps = g_new(guint32, MAX(n_deps, 1));
     guint32 d = 0;
     m->dep_off[0] = 0;
-    if (start) {
-        /* the host waits until the job starts: its GPUs are idle, not computing */
-        m->id[0] = G_MAXUINT64;
-        m->name[0] = g_string_chunk_insert_const(strings, "job start");
-        m->type[0] = WEFT_NODE_COMP;
-        m->is_cpu_op[0] = 1;
-        m->duration_ps[0] = weft_time_from_ps((double)j->start_ps / duration_scale);
-        m->dep_off[1] = 0;
-    }
     for (guint k = 0; k < iters; k++) {
-        guint base = s + k * stride;
-        /* the node the iteration's first nodes wait for: the previous end, or the start */
-        gint gate = k > 0 ? (gint)(base - 1) : (start ? 0 : -1);
+        guint base = k * stride;
+        /* the node the iteration's first nodes wait for: the previous iteration's end */
+        gint gate = k > 0 ? (gint)(base - 1) : -1;
         memcpy(m->id + base, t->id, n * sizeof(guint64));
         memcpy(m->name + base, t->name, n * sizeof(const char *));
         memcpy(m->type + base, t->type, n);
@@ -652,7 +642,7 @@ merge_rank(const job_t *j, const weft_rank_trace_t *t, guint comm_base, gboolean
             }
             m->dep_off[base + i + 1] = d;
         }
-        if (markers) {
+        {
             guint e = base + n;
             m->id[e] = G_MAXUINT64 - 1 - k;
             g_autofree char *name = g_strdup_printf("iteration %u end", k);
@@ -672,8 +662,15 @@ merge_rank(const job_t *j, const weft_rank_trace_t *t, guint comm_base, gboolean
     g_assert(d <= n_deps);
 }
 
+const weft_time_t *
+weft_jobs_rank_start(const weft_jobs_t *jobs)
+{
+    g_return_val_if_fail(jobs != NULL, NULL);
+    return jobs->rank_start_ps;
+}
+
 gboolean
-weft_jobs_build(weft_jobs_t *jobs, const weft_topo_t *topo, double duration_scale, gint only,
+weft_jobs_build(weft_jobs_t *jobs, const weft_topo_t *topo, gint only,
                 weft_workload_t **wl, guint **rank_gpu, char **label, char **placement,
                 GError **error)
 {
@@ -681,9 +678,6 @@ weft_jobs_build(weft_jobs_t *jobs, const weft_topo_t *topo, double duration_scal
     g_return_val_if_fail(only < (gint)jobs->jobs->len, FALSE);
     jobs->topo = topo;
     jobs->n_edges = weft_topo_n_edges(topo);
-    if (duration_scale <= 0) {
-        duration_scale = 1.0;
-    }
     GString *lab = g_string_new(NULL);
     g_string_append_printf(lab, "jobs %s:", jobs->path);
     for (guint i = 0; i < jobs->jobs->len; i++) {
@@ -752,6 +746,9 @@ weft_jobs_build(weft_jobs_t *jobs, const weft_topo_t *topo, double duration_scal
     *rank_gpu = g_new(guint, n_ranks);
     g_free(jobs->rank_job);
     jobs->rank_job = g_new(guint, n_ranks);
+    g_free(jobs->rank_start_ps);
+    jobs->rank_start_ps = g_new(weft_time_t, n_ranks);
+    gboolean late = FALSE;
     jobs->n_ranks = n_ranks;
     GString *place = g_string_new(NULL);
     for (guint i = 0; i < jobs->jobs->len; i++) {
@@ -771,13 +768,13 @@ weft_jobs_build(weft_jobs_t *jobs, const weft_topo_t *topo, double duration_scal
             nc->job_size = oc->job_size;
             g_ptr_array_add(m->comms, nc);
         }
-        j->first_node = j->start_ps > 0 ? 1 : 0;
         for (guint r = 0; r < j->n_ranks; r++) {
             guint mr = j->rank_base + r;
             const weft_rank_trace_t *t = &j->wl->ranks[r];
-            merge_rank(j, t, comm_base, mem, duration_scale, m->strings, &m->ranks[mr]);
-            j->stride = t->n_nodes + (j->iterations > 1 ? 1 : 0); /* ranks may differ: see obs */
+            merge_rank(j, t, comm_base, mem, m->strings, &m->ranks[mr]);
             (*rank_gpu)[mr] = j->gpu[r];
+            jobs->rank_start_ps[mr] = j->start_ps;
+            late = late || j->start_ps > 0;
             jobs->rank_job[mr] = i;
             if (mem) {
                 memcpy(m->resident[mr], j->wl->resident[r], sizeof m->resident[mr]);
@@ -791,6 +788,9 @@ weft_jobs_build(weft_jobs_t *jobs, const weft_topo_t *topo, double duration_scal
         g_string_append_printf(place, "%s%s %s ", place->len > 0 ? "; " : "", j->name,
                                weft_enum_name(&weft_jobs_place_enum, (gint)j->place));
         append_gpu_list(place, j->gpu, j->n_ranks);
+    }
+    if (!late) {
+        g_clear_pointer(&jobs->rank_start_ps, g_free); /* every rank at once: as one workload */
     }
     *wl = m;
     *label = g_string_free(lab, FALSE);
@@ -812,14 +812,13 @@ obs_node(void *data, guint rank, guint node, weft_replay_stream_t stream, weft_t
         return;
     }
     job_t *j = g_ptr_array_index(jobs->jobs, jobs->rank_job[rank]);
-    if (j->iterations <= 1 || node < j->first_node) {
+    if (j->iterations <= 1) {
         return;
     }
     /* the rank's own stride: ranks of a job may have different node counts */
     guint n = j->wl->ranks[rank - j->rank_base].n_nodes, stride = n + 1;
-    guint off = node - j->first_node;
-    if (off % stride == n) {
-        guint k = off / stride;
+    if (node % stride == n) {
+        guint k = node / stride;
         j->iter_end_ps[k] = MAX(j->iter_end_ps[k], end_ps);
     }
 }

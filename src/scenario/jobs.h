@@ -32,9 +32,9 @@
  * The run merges the jobs into one workload: job j's ranks follow job j-1's (its rank r
  * is merged rank base_j + r), its communicators become "NAME/pg" over the merged ranks
  * (communicators of two jobs never mix; the merged world, communicator 0, is used by no
- * collective), its sends' peers are offset the same way. A job with start > 0 gets one
- * host (CPU-stream) node of that duration, on which its first nodes depend: its GPUs
- * are idle until then. A job of N > 1 iterations repeats its rank's nodes N times; the
+ * collective), its sends' peers are offset the same way. A job with start > 0 has its
+ * ranks' first nodes released at its start (weft_replay_options_t.rank_start_ps): its
+ * GPUs are idle until then. A job of N > 1 iterations repeats its rank's nodes N times; the
  * first nodes of iteration k+1 of a rank depend on a zero-time "iteration k end" node
  * that depends on the last nodes of iteration k of that rank: a rank begins its next
  * step when it has finished its own previous one, as a training loop does (the
@@ -103,8 +103,6 @@ gboolean weft_jobs_alone_wanted(const weft_jobs_t *jobs);
  * Loads every job's workload on @topo, places them all (see the essay), and merges into
  * one workload the jobs that run: every job, or only job @only.
  * @topo: the cluster.
- * @duration_scale: compute.duration_scale (the replay multiplies host durations by it,
- *   so a start node's is divided by it: the job starts at its start all the same).
  * @only: -1: every job; else the index of the one job to run (its GPUs are those it has
  *   among all jobs).
  * @wl: (out) (transfer full): the merged workload; its nodes' names point into the
@@ -116,9 +114,17 @@ gboolean weft_jobs_alone_wanted(const weft_jobs_t *jobs);
  *   not fit, prefixed with the file and [job.NAME].
  * Returns: FALSE on error. O(jobs' nodes x iterations + GPUs).
  */
-gboolean weft_jobs_build(weft_jobs_t *jobs, const weft_topo_t *topo, double duration_scale,
-                         gint only, weft_workload_t **wl, guint **rank_gpu, char **label,
-                         char **placement, GError **error);
+gboolean weft_jobs_build(weft_jobs_t *jobs, const weft_topo_t *topo, gint only,
+                         weft_workload_t **wl, guint **rank_gpu, char **label, char **placement,
+                         GError **error);
+
+/**
+ * weft_jobs_rank_start:
+ * Returns: (transfer none) (nullable): after weft_jobs_build(), per merged rank the time
+ *   (ps) its job starts, for weft_replay_options_t.rank_start_ps; NULL when every job
+ *   starts at 0. Owned by @jobs.
+ */
+const weft_time_t *weft_jobs_rank_start(const weft_jobs_t *jobs);
 
 /**
  * weft_jobs_observer:

@@ -623,9 +623,8 @@ run_full(const weft_scenario_t *sc, const weft_scenario_run_options_t *ropts, gi
         /* several jobs: one merged workload, each job on its own GPUs (scenario/jobs.h) */
         run->jobs = weft_jobs_load(cfg.workload.jobs, cfg.workload.jobs_placement, error);
         if (run->jobs == NULL ||
-            !weft_jobs_build(run->jobs, run->topo, cfg.replay.duration_scale, alone_job,
-                             &run->workload, &run->rank_gpu, &run->trace_label, &run->placement,
-                             error)) {
+            !weft_jobs_build(run->jobs, run->topo, alone_job, &run->workload, &run->rank_gpu,
+                             &run->trace_label, &run->placement, error)) {
             return NULL;
         }
     } else {
@@ -773,6 +772,7 @@ run_full(const weft_scenario_t *sc, const weft_scenario_run_options_t *ropts, gi
             .comm_streams = cfg.replay.streams,
             .detail_banned = banned,
             .astra = run->astra,
+            .rank_start_ps = run->jobs != NULL ? weft_jobs_rank_start(run->jobs) : NULL,
         };
         memcpy(opts.plain_algo, plain_algo, sizeof plain_algo);
         if (run->nccl_tuning) {
