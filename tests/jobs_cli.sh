@@ -142,6 +142,8 @@ expect 1 "unknown key" "bad.jobs: \[job.a\] colour = \"red\": unknown key; valid
 expect 1 "placement = file without its file" "bad.jobs: \[job.a\] placement = file needs placement_file" -- "$WEFT" replay --cluster "$tmp/ls.ini" --jobs "$j"
 printf '[job.a]\nplacement = packed\n' >"$j"
 expect 1 "a job without workload" "bad.jobs: \[job.a\]: no workload" -- "$WEFT" replay --cluster "$tmp/ls.ini" --jobs "$j"
+{ job a packed; printf 'gen = model=gpt3-1.3b\n'; } >"$j"
+expect 1 "two workloads in one job" "bad.jobs: \[job.a\] collective and gen both describe the job's workload" -- "$WEFT" replay --cluster "$tmp/ls.ini" --jobs "$j"
 printf '[jobz]\n' >"$j"
 expect 1 "unknown group" "bad.jobs: \[jobz\]: unknown group" -- "$WEFT" replay --cluster "$tmp/ls.ini" --jobs "$j"
 printf '[job.a]\ngen = model=gpt3-1.3b,tp=8\n' >"$j"

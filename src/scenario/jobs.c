@@ -160,6 +160,22 @@ parse_uint(const char *path, const char *job, const char *key, const char *text,
     return TRUE;
 }
 
+/* Records that key @key describes job @job's workload; FALSE with WEFT_SCENARIO_ERROR_KEY
+ * when *@described (another key) did already. */
+static gboolean
+one_workload(const char *path, const char *job, const char **described, const char *key,
+             GError **error)
+{
+    if (*described != NULL) {
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
+                    "%s: [job.%s] %s and %s both describe the job's workload: keep one", path,
+                    job, *described, key);
+        return FALSE;
+    }
+    *described = key;
+    return TRUE;
+}
+
 /* Reads group [job.NAME] (@group) of @kf into a new job. */
 static job_t *
 load_job(GKeyFile *kf, const char *path, const char *dir, const char *group,
@@ -178,7 +194,7 @@ load_job(GKeyFile *kf, const char *path, const char *dir, const char *group,
         return NULL;
     }
     g_auto(GStrv) keys = g_key_file_get_keys(kf, group, NULL, NULL);
-    gboolean described = FALSE;
+    const char *described = NULL; /* the key that describes its workload */
     for (guint k = 0; keys != NULL && keys[k] != NULL; k++) {
         const char *key = keys[k];
         g_autofree char *raw = g_key_file_get_value(kf, group, key, NULL);
@@ -238,7 +254,9 @@ load_job(GKeyFile *kf, const char *path, const char *dir, const char *group,
                     return NULL;
                 }
             }
-            described = TRUE;
+            if (!one_workload(path, j->name, &described, key, error)) {
+                return NULL;
+            }
         } else if (in_list(workload_keys, key)) {
             g_autofree char *v = strcmp(key, "trace") == 0 || strcmp(key, "comm_groups") == 0
                                      ? resolve_path(dir, value)
@@ -248,7 +266,10 @@ load_job(GKeyFile *kf, const char *path, const char *dir, const char *group,
                             path, j->name, key, value, err->message);
                 return NULL;
             }
-            described = described || strcmp(key, "trace") == 0 || strcmp(key, "collective") == 0;
+            if ((strcmp(key, "trace") == 0 || strcmp(key, "collective") == 0) &&
+                !one_workload(path, j->name, &described, key, error)) {
+                return NULL;
+            }
         } else {
             g_autofree char *a = g_strjoinv(", ", (char **)job_keys);
             g_autofree char *b = g_strjoinv(", ", (char **)workload_keys);
@@ -258,7 +279,7 @@ load_job(GKeyFile *kf, const char *path, const char *dir, const char *group,
             return NULL;
         }
     }
-    if (!described) {
+    if (described == NULL) {
         g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
                     "%s: [job.%s]: no workload: set trace, gen or collective", path, j->name);
         return NULL;
@@ -909,7 +930,19 @@ weft_jobs_slowdown(const weft_jobs_t *jobs, guint j)
     return (double)job->time_ps / (double)job->alone_time_ps;
 }
 
-/* Edges that carried bytes, most first (ties by id). (transfer full) */
+/* Orders edges by bytes, most first, ties by edge id (a total order: deterministic). */
+static gint
+cmp_edge_bytes(gconstpointer pa, gconstpointer pb, gpointer data)
+{
+    const double *bytes = data;
+    guint a = *(const guint *)pa, b = *(const guint *)pb;
+    if (bytes[a] != bytes[b]) {
+        return bytes[a] > bytes[b] ? -1 : 1;
+    }
+    return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/* Edges that carried bytes, most first (ties by id). (transfer full) O(E log E). */
 static GArray *
 busiest_edges(const weft_jobs_t *jobs)
 {
@@ -919,16 +952,7 @@ busiest_edges(const weft_jobs_t *jobs)
             g_array_append_val(order, e);
         }
     }
-    /* insertion into place by bytes: stable, so ties keep edge order */
-    for (guint i = 1; i < order->len; i++) {
-        guint x = g_array_index(order, guint, i), k = i;
-        while (k > 0 && jobs->edge_bytes[g_array_index(order, guint, k - 1)] <
-                            jobs->edge_bytes[x]) {
-            g_array_index(order, guint, k) = g_array_index(order, guint, k - 1);
-            k--;
-        }
-        g_array_index(order, guint, k) = x;
-    }
+    g_array_sort_with_data(order, cmp_edge_bytes, jobs->edge_bytes);
     return order;
 }
 
