@@ -20,6 +20,9 @@ const weft_enum_t weft_jobs_place_enum = {"job placement", place_names};
 
 /* Upper bound of a job's iterations: every iteration copies the job's nodes. */
 #define MAX_JOB_ITERATIONS 10000
+/* Upper bound of a merged rank's nodes + dependencies (node and dependency indexes are 32-bit;
+ * each entry costs about 60 bytes, so this is also about 60 GB of a rank's arrays). */
+#define MAX_RANK_ENTRIES 1000000000u
 
 /* A job's own keys; every other key of [job.NAME] is a [workload] key of a scenario. */
 static const char *const job_keys[] = {"placement", "placement_file", "start", "iterations",
@@ -720,6 +723,21 @@ weft_jobs_build(weft_jobs_t *jobs, const weft_topo_t *topo, gint only,
             return FALSE;
         }
         j->n_ranks = j->wl->n_ranks;
+        /* a rank's nodes and dependencies, iterations times, index 32-bit arrays */
+        for (guint r = 0; r < j->n_ranks; r++) {
+            const weft_rank_trace_t *t = &j->wl->ranks[r];
+            guint64 per_iter = 2 * ((guint64)t->n_nodes + 1 + t->dep_off[t->n_nodes]);
+            if (per_iter * j->iterations > MAX_RANK_ENTRIES) {
+                g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE,
+                            "%s: [job.%s] iterations = %u: rank %u has %u nodes and %u "
+                            "dependencies, which %u iterations would repeat beyond %u; run "
+                            "fewer",
+                            jobs->path, j->name, j->iterations, r, t->n_nodes,
+                            t->dep_off[t->n_nodes], j->iterations, MAX_RANK_ENTRIES);
+                g_string_free(lab, TRUE);
+                return FALSE;
+            }
+        }
         j->iter_end_ps = g_new0(weft_time_t, j->iterations);
         j->runs = only < 0 || (guint)only == i;
         if (j->runs) {
