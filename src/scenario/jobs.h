@@ -7,13 +7,18 @@
  * numbered (1, 2, ...), and an optional [jobs] group:
  *
  *     [jobs]
- *     alone = true            # also run each job alone, for its slowdown (default true)
+ *     alone = true
  *     [job.a]
- *     gen = model=gpt3-13b,tp=8,pp=2,dp=2   # or trace = PREFIX, or collective = ...
- *     placement = packed      # packed | spread | interleaved | file
- *     placement_file = a.placement          # placement = file: one GPU a line
- *     start = 0us             # when its ranks begin (a time with its unit)
- *     iterations = 1          # steps run back to back
+ *     gen = model=gpt3-13b,tp=8,pp=2,dp=2
+ *     placement = packed
+ *     start = 0us
+ *     iterations = 1
+ *
+ * [jobs] alone: also run each job alone, for its slowdown (default true). A job: `gen`
+ * (or trace = PREFIX, or collective = ...); placement = packed | spread | interleaved |
+ * file (then placement_file = PATH, one GPU a line); start, a time with its unit, when
+ * its ranks begin; iterations, its step run that many times back to back. As in every
+ * weft INI file, '#' starts a comment only at the start of a line.
  *
  * A job's workload is described by the [workload] keys of a scenario (trace, comm_groups,
  * pg_size, replicate, collective, collective_bytes, collective_iterations,
