@@ -114,6 +114,26 @@ expect 0 "workload.jobs_placement" "" -- "$WEFT" replay --cluster "$tmp/dgx2.ini
 grep -q '^placement    a interleaved GPUs 0-3; b interleaved GPUs 8-11$' "$tmp/out" && ok "interleaved by nodes: a node0, b node1" ||
     bad "interleaved placement: $(grep '^placement' "$tmp/out")"
 
+# ---- one job is the plain replay ----
+# A lone packed job is the workload on GPUs 0, 1, ... as `--gen` runs it: the same step to
+# the picosecond; starting 1 ms later moves its end by 1 ms exactly; 2 iterations of a step
+# whose ranks all end together (tp = 8 on one node: the last collective joins them) take
+# twice its time, each iteration as long as the step.
+dgx="$WEFT_SRCDIR/topologies/dgx-h100.ini"
+expect 0 "gpt3-1.3b with --gen" "" -- "$WEFT" replay --cluster "$dgx" --gen model=gpt3-1.3b,tp=8 --quiet
+plain=$(sed -n 's/^step time    \([0-9.]*\) us$/\1/p' "$tmp/out")
+printf '[job.a]\ngen = model=gpt3-1.3b,tp=8\n' >"$tmp/one.jobs"
+expect 0 "gpt3-1.3b as one job" "" -- "$WEFT" replay --cluster "$dgx" --jobs "$tmp/one.jobs" --quiet
+[ -n "$plain" ] && [ "$(cat "$tmp/out")" = "step time    $plain us" ] && ok "one job: the plain replay's step ($plain us)" ||
+    bad "one job: $(cat "$tmp/out") against $plain"
+printf '[job.a]\ngen = model=gpt3-1.3b,tp=8\nstart = 1ms\niterations = 2\n' >"$tmp/one.jobs"
+expect 0 "one job, later, twice" "" -- "$WEFT" replay --cluster "$dgx" --jobs "$tmp/one.jobs" --out "$tmp/one"
+rows=$(awk -F, -v p="$plain" 'NR > 1 { d = $9 - p; if (d < 0) d = -d; if (d < 1e-6) n++ } END { print n + 0 }' "$tmp/one/jobs.csv")
+end=$(sed -n 's/^step time    \([0-9.]*\) us$/\1/p' "$tmp/out")
+[ "$rows" = 2 ] && awk -v e="$end" -v p="$plain" 'BEGIN { d = e - (1000 + 2 * p); exit !(d < 1e-5 && d > -1e-5) }' &&
+    ok "from 1 ms, 2 iterations: each $plain us, the end at 1000 + 2 x $plain us" ||
+    bad "later, twice: step $end, jobs.csv $(cat "$tmp/one/jobs.csv")"
+
 # ---- errors: the file, the job, the key and the value ----
 j="$tmp/bad.jobs"
 printf '0\n1\n' >"$tmp/a.placement"
