@@ -25,8 +25,8 @@ const weft_enum_t weft_jobs_place_enum = {"job placement", place_names};
 #define MAX_RANK_ENTRIES 1000000000u
 
 /* A job's own keys; every other key of [job.NAME] is a [workload] key of a scenario. */
-static const char *const job_keys[] = {"placement", "placement_file", "start", "iterations",
-                                       "gpus",      "gen",            NULL};
+static const char *const job_keys[] = {
+    "placement", "placement_file", "start", "iterations", "gpus", "gen", NULL};
 static const char *const workload_keys[] = {"trace",
                                             "comm_groups",
                                             "pg_size",
@@ -44,14 +44,14 @@ typedef struct {
     weft_time_t start_ps;
     char *start_text;
     guint iterations;
-    guint gpus; /* 0: unset */
+    guint gpus;          /* 0: unset */
     weft_scenario_t *sc; /* its workload keys */
     /* built */
     weft_workload_t *wl;
     char *label;
-    guint *gpu;     /* n_ranks GPU numbers */
+    guint *gpu; /* n_ranks GPU numbers */
     guint n_ranks;
-    gboolean runs;  /* in the merged workload */
+    gboolean runs;   /* in the merged workload */
     guint rank_base; /* its rank 0 in the merged workload */
     /* results */
     weft_time_t *iter_end_ps; /* iterations */
@@ -149,8 +149,8 @@ resolve_path(const char *dir, const char *value)
 
 /* Parses a whole number in [lo, hi] for key @key of job @j. */
 static gboolean
-parse_uint(const char *path, const char *job, const char *key, const char *text, guint lo,
-           guint hi, guint *out, GError **error)
+parse_uint(const char *path, const char *job, const char *key, const char *text, guint lo, guint hi,
+           guint *out, GError **error)
 {
     guint64 v = 0;
     if (!g_ascii_string_to_unsigned(text, 10, lo, hi, &v, NULL)) {
@@ -171,8 +171,8 @@ one_workload(const char *path, const char *job, const char **described, const ch
 {
     if (*described != NULL) {
         g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
-                    "%s: [job.%s] %s and %s both describe the job's workload: keep one", path,
-                    job, *described, key);
+                    "%s: [job.%s] %s and %s both describe the job's workload: keep one", path, job,
+                    *described, key);
         return FALSE;
     }
     *described = key;
@@ -181,8 +181,8 @@ one_workload(const char *path, const char *job, const char **described, const ch
 
 /* Reads group [job.NAME] (@group) of @kf into a new job. */
 static job_t *
-load_job(GKeyFile *kf, const char *path, const char *dir, const char *group,
-         const char *placement, GError **error)
+load_job(GKeyFile *kf, const char *path, const char *dir, const char *group, const char *placement,
+         GError **error)
 {
     job_t *j = g_new0(job_t, 1);
     j->name = g_strdup(group + strlen("job."));
@@ -277,8 +277,8 @@ load_job(GKeyFile *kf, const char *path, const char *dir, const char *group,
             g_autofree char *a = g_strjoinv(", ", (char **)job_keys);
             g_autofree char *b = g_strjoinv(", ", (char **)workload_keys);
             g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
-                        "%s: [job.%s] %s = \"%s\": unknown key; valid keys: %s, %s", path,
-                        j->name, key, value, a, b);
+                        "%s: [job.%s] %s = \"%s\": unknown key; valid keys: %s, %s", path, j->name,
+                        key, value, a, b);
             return NULL;
         }
     }
@@ -451,8 +451,8 @@ place_jobs(weft_jobs_t *jobs, GError **error)
         g_autofree guint *have = g_new0(guint, jobs->jobs->len);
         guint turn = 0, need = 0;
         for (guint k = 0; k < inter->len; k++) {
-            need += ((job_t *)g_ptr_array_index(jobs->jobs, g_array_index(inter, guint, k)))
-                        ->n_ranks;
+            need +=
+                ((job_t *)g_ptr_array_index(jobs->jobs, g_array_index(inter, guint, k)))->n_ranks;
         }
         g_autofree guint8 *node_used = g_new0(guint8, n_nodes);
         for (guint g = 0; g < n_gpus; g++) {
@@ -557,11 +557,11 @@ append_gpu_list(GString *s, const guint *gpu, guint n)
 /* ---- merging -------------------------------------------------------------------------- */
 
 /* Copies @n entries of the nullable array @a @times times from @src into @dst, after @off. */
-#define COPY_ITER(dst, src, field, n, off)                                                        \
-    do {                                                                                          \
-        if ((src)->field != NULL) {                                                               \
-            memcpy((dst)->field + (off), (src)->field, (n) * sizeof((src)->field[0]));           \
-        }                                                                                         \
+#define COPY_ITER(dst, src, field, n, off)                                                         \
+    do {                                                                                           \
+        if ((src)->field != NULL) {                                                                \
+            memcpy((dst)->field + (off), (src)->field, (n) * sizeof((src)->field[0]));             \
+        }                                                                                          \
     } while (0)
 
 /* Rank @t of job @j as rank @m of the merged workload: ids, names and every per-node field
@@ -627,8 +627,7 @@ merge_rank(const job_t *j, const weft_rank_trace_t *t, guint comm_base, gboolean
         n_sinks += is_pred[i] ? 0 : 1;
         n_roots += t->dep_off[i + 1] == t->dep_off[i] ? 1 : 0;
     }
-    guint64 n_deps = (guint64)iters * (t->dep_off[n] + MAX(n_sinks, 1u)) +
-                     (guint64)n_roots * iters;
+    guint64 n_deps = (guint64)iters * (t->dep_off[n] + MAX(n_sinks, 1u)) + (guint64)n_roots * iters;
     g_assert(n_deps < G_MAXUINT32);
     m->dep_off = g_new(guint32, total + 1);
     m->deps = g_new(guint32, MAX(n_deps, 1));
@@ -694,9 +693,8 @@ weft_jobs_rank_start(const weft_jobs_t *jobs)
 }
 
 gboolean
-weft_jobs_build(weft_jobs_t *jobs, const weft_topo_t *topo, gint only,
-                weft_workload_t **wl, guint **rank_gpu, char **label, char **placement,
-                GError **error)
+weft_jobs_build(weft_jobs_t *jobs, const weft_topo_t *topo, gint only, weft_workload_t **wl,
+                guint **rank_gpu, char **label, char **placement, GError **error)
 {
     g_return_val_if_fail(jobs != NULL && topo != NULL && wl != NULL && rank_gpu != NULL, FALSE);
     g_return_val_if_fail(only < (gint)jobs->jobs->len, FALSE);
@@ -741,10 +739,9 @@ weft_jobs_build(weft_jobs_t *jobs, const weft_topo_t *topo, gint only,
         j->iter_end_ps = g_new0(weft_time_t, j->iterations);
         j->runs = only < 0 || (guint)only == i;
         if (j->runs) {
-            g_string_append_printf(lab, "%s %s (%s, %u rank%s", lab->str[lab->len - 1] == ':'
-                                                                    ? ""
-                                                                    : ",",
-                                   j->name, j->label, j->n_ranks, j->n_ranks == 1 ? "" : "s");
+            g_string_append_printf(lab, "%s %s (%s, %u rank%s",
+                                   lab->str[lab->len - 1] == ':' ? "" : ",", j->name, j->label,
+                                   j->n_ranks, j->n_ranks == 1 ? "" : "s");
             if (j->start_ps > 0) {
                 g_string_append_printf(lab, ", from %s", j->start_text);
             }
@@ -820,9 +817,9 @@ weft_jobs_build(weft_jobs_t *jobs, const weft_topo_t *topo, gint only,
             }
         }
         for (guint w = 0; j->wl->warnings != NULL && w < j->wl->warnings->len; w++) {
-            g_ptr_array_add(m->warnings, g_strdup_printf("job %s: %s", j->name,
-                                                         (const char *)g_ptr_array_index(
-                                                             j->wl->warnings, w)));
+            g_ptr_array_add(m->warnings,
+                            g_strdup_printf("job %s: %s", j->name,
+                                            (const char *)g_ptr_array_index(j->wl->warnings, w)));
         }
         g_string_append_printf(place, "%s%s %s ", place->len > 0 ? "; " : "", j->name,
                                weft_enum_name(&weft_jobs_place_enum, (gint)j->place));
@@ -987,17 +984,16 @@ weft_jobs_summary(const weft_jobs_t *jobs)
         if (!j->runs) {
             continue;
         }
-        g_string_append_printf(s, "job %-7s %u ranks, %s, start %.6f us, %u iteration%s: time "
-                               "%.6f us (mean iteration %.6f us)",
-                               j->name, j->n_ranks,
-                               weft_enum_name(&weft_jobs_place_enum, (gint)j->place),
-                               weft_time_to_us(j->start_ps), j->iterations,
-                               j->iterations == 1 ? "" : "s", weft_time_to_us(j->time_ps),
-                               weft_time_to_us(j->time_ps) / j->iterations);
+        g_string_append_printf(
+            s,
+            "job %-7s %u ranks, %s, start %.6f us, %u iteration%s: time "
+            "%.6f us (mean iteration %.6f us)",
+            j->name, j->n_ranks, weft_enum_name(&weft_jobs_place_enum, (gint)j->place),
+            weft_time_to_us(j->start_ps), j->iterations, j->iterations == 1 ? "" : "s",
+            weft_time_to_us(j->time_ps), weft_time_to_us(j->time_ps) / j->iterations);
         if (j->alone_known) {
             g_string_append_printf(s, ", alone %.6f us, slowdown %.4f",
-                                   weft_time_to_us(j->alone_time_ps),
-                                   weft_jobs_slowdown(jobs, i));
+                                   weft_time_to_us(j->alone_time_ps), weft_jobs_slowdown(jobs, i));
         }
         g_string_append_c(s, '\n');
     }
@@ -1036,13 +1032,11 @@ weft_jobs_csv(const weft_jobs_t *jobs)
         append_gpu_list(gpus, j->gpu, j->n_ranks);
         weft_time_t prev = j->start_ps;
         for (guint k = 0; k < j->iterations; k++) {
-            g_string_append_printf(s, "%u,%s,%u,%s,\"%s\",%.6f,%u,%.6f,%.6f,%.6f,", i + 1,
-                                   j->name, j->n_ranks,
-                                   weft_enum_name(&weft_jobs_place_enum, (gint)j->place),
-                                   gpus->str, weft_time_to_us(j->start_ps), k,
-                                   weft_time_to_us(j->iter_end_ps[k]),
-                                   weft_time_to_us(j->iter_end_ps[k] - prev),
-                                   weft_time_to_us(j->time_ps));
+            g_string_append_printf(
+                s, "%u,%s,%u,%s,\"%s\",%.6f,%u,%.6f,%.6f,%.6f,", i + 1, j->name, j->n_ranks,
+                weft_enum_name(&weft_jobs_place_enum, (gint)j->place), gpus->str,
+                weft_time_to_us(j->start_ps), k, weft_time_to_us(j->iter_end_ps[k]),
+                weft_time_to_us(j->iter_end_ps[k] - prev), weft_time_to_us(j->time_ps));
             if (j->alone_known) {
                 g_string_append_printf(s, "%.6f,%.6f\n", weft_time_to_us(j->alone_time_ps),
                                        weft_jobs_slowdown(jobs, i));
@@ -1089,11 +1083,9 @@ weft_jobs_links_csv(const weft_jobs_t *jobs)
         }
         if (all_alone) {
             /* the jobs' bytes alone add up to the shared run's (to 1 byte in 1e9: fixed point) */
-            g_string_append_printf(s, ",%s",
-                                   fabs(sum - jobs->edge_bytes[e]) <=
-                                           1e-9 * jobs->edge_bytes[e] + 1.0
-                                       ? "yes"
-                                       : "no");
+            g_string_append_printf(
+                s, ",%s",
+                fabs(sum - jobs->edge_bytes[e]) <= 1e-9 * jobs->edge_bytes[e] + 1.0 ? "yes" : "no");
         }
         g_string_append_c(s, '\n');
     }
