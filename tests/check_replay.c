@@ -676,6 +676,36 @@ START_TEST(placement_moves_ranks_and_compute_scale_speeds_compute)
 }
 END_TEST
 
+START_TEST(a_rank_that_starts_later_idles_until_its_start)
+{
+    /* The two ranks of placement_moves_ranks_and_compute_scale_speeds_compute (a 100 us
+     * kernel, then a send of 1e6 B to the other, 20.5 us, and its receive), rank 1 starting
+     * at 30 us (rank_start_ps). Rank 1: kernel [30, 130], its receive posted at 30 gets rank
+     * 0's message (sent at 100) at 120.5, its send [130, 150.5]. Rank 0's receive ends at
+     * 150.5 = the step (120.5 with both at 0). Rank 1: compute 100 us, exposed 20.5 us (its
+     * send; the receive ran under the kernel), idle 30 us (before its start). */
+    for (guint r = 0; r < 2; r++) {
+        g_autoptr(test_et_t) et = test_et_new("0.0.4");
+        test_et_node_dur(et, 1, "kernel", TEST_COMP, 100);
+        test_et_send(et, 2, "send", (gint32)(1 - r), 0, 1000000);
+        test_et_dep(et, 1);
+        test_et_recv(et, 3, "recv", (gint32)(1 - r), 0, 1000000);
+        write_rank(et, "late", r);
+    }
+    g_autoptr(weft_topo_t) topo = ring(4);
+    GError *err = NULL;
+    const weft_time_t start[2] = {0, 30 * WEFT_PS_PER_US};
+    weft_replay_options_t opts = {.rank_start_ps = start};
+    g_autoptr(weft_replay_result_t) res = replay_opts(topo, "late", NULL, &opts, &err);
+    ck_assert_msg(res != NULL, "%s", err ? err->message : "");
+    ck_assert_int_eq(res->step_ps, 150500000);
+    ck_assert_int_eq(res->ranks[1].compute_ps, 100 * WEFT_PS_PER_US);
+    ck_assert_int_eq(res->ranks[1].exposed_comm_ps, 20500000);
+    ck_assert_int_eq(res->ranks[1].idle_ps, 30 * WEFT_PS_PER_US);
+    assert_accounting(res);
+}
+END_TEST
+
 START_TEST(time_beyond_the_clock_is_an_error_not_a_wrong_answer)
 {
     /* two chained kernels of 5e12 us (~58 days) each: 1e13 us does not fit in
@@ -1316,6 +1346,7 @@ replay_suite(void)
     tcase_add_test(tc, a_coarse_collective_alone_takes_its_run_alone);
     tcase_add_test(tc, a_lent_planner_runs_its_callers_plans_size_after_size);
     tcase_add_test(tc, replays_in_threads_on_one_cluster_match_sequential_runs);
+    tcase_add_test(tc, a_rank_that_starts_later_idles_until_its_start);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -10,7 +10,7 @@ set -u
 . "$WEFT_SRCDIR/tests/testlib.sh"
 bin="$(dirname "$WEFT")/tests/fuzz"
 for loader in chakra text astra_yaml cluster_ini graphml scenario faults gen_spec comm_groups \
-    study train; do
+    study train jobs; do
     for kind in regressions corpus; do
         dir="$WEFT_SRCDIR/tests/fuzz/$kind/$loader"
         [ -d "$dir" ] && [ -n "$(ls -A "$dir")" ] || continue

@@ -69,6 +69,21 @@ if [ -f "$f" ]; then
     fi
 fi
 
+# two-jobs-superpod: packed, neither job slows the other at 1:1 or 4:1 (no link carries
+# both); interleaved at 4:1, both jobs' data-parallel flows share each leaf's one uplink and
+# each slows by more than 1.5 (1.7326 when written), while at 1:1 they find room (1).
+f=$tmp/two-jobs-superpod.csv
+if [ -f "$f" ]; then
+    s1=$(col job1_slowdown "$f") s2=$(col job2_slowdown "$f")
+    sd() { grep "^$1," "$f" | cut -d, -f"$2"; }
+    ones=$(for p in 0 1 2; do sd $p "$s1"; sd $p "$s2"; done | grep -c -x '1.000000')
+    if [ "$ones" = 6 ]; then ok "two-jobs-superpod: packed, and interleaved at 1:1, slowdown 1"
+    else bad "two-jobs-superpod: slowdown 1 in points 0-2 ($ones of 6)"; fi
+    if awk -v a="$(sd 3 "$s1")" -v b="$(sd 3 "$s2")" 'BEGIN { exit !(a > 1.5 && b > 1.5) }'; then
+        ok "two-jobs-superpod: interleaved at 4:1 both slow by > 1.5"
+    else bad "two-jobs-superpod: interleaved 4:1 slowdowns $(sd 3 "$s1") $(sd 3 "$s2")"; fi
+fi
+
 # coll-algo-superpod: the failed rows are nvls's, and at 1 GiB ring is the fastest
 # algorithm (bandwidth-optimal: each rank sends and receives 2 (n - 1) / n of the vector
 # once, where trees and halving-doubling send more over the slowest links).

@@ -32,6 +32,7 @@ weft_cmd_replay(int argc, char **argv)
     g_autofree char *timeline_window = NULL;
     g_autofree char *link_series = NULL;
     g_autofree char *replicate = NULL;
+    g_autofree char *jobs = NULL;
     g_auto(GStrv) pg_sizes = NULL;
     g_auto(GStrv) sets = NULL;
     g_auto(GStrv) gens = NULL;
@@ -54,6 +55,11 @@ weft_cmd_replay(int argc, char **argv)
          "copy a one-rank trace to ranks 0..N-1; its groups of unknown size span all N "
          "(workload.replicate; doc/formats.md)",
          "N"},
+        {"jobs", 0, 0, G_OPTION_ARG_FILENAME, &jobs,
+         "several jobs sharing the cluster: a jobs file, one [job.NAME] group per job with its "
+         "workload, placement (packed, spread, interleaved, file), start and iterations; each "
+         "also runs alone for its slowdown (workload.jobs; doc/replay.md)",
+         "FILE"},
         {"system", 0, 0, G_OPTION_ARG_FILENAME, &system,
          "ASTRA-sim system JSON: collective implementations, chunks, endpoint delay (system.file; "
          "doc/formats.md)",
@@ -131,6 +137,8 @@ weft_cmd_replay(int argc, char **argv)
              "  weft replay --cluster topologies/dgx-h100.ini --trace "
              "../shared/data/chakra-pytorch/chakra --replicate 8\n"
              "  weft replay --cluster topologies/dgx-h100.ini --gen model=gpt3-1.3b,tp=8\n"
+             "  weft replay --cluster topologies/dgx-h100-superpod.ini --jobs "
+             "studies/two-jobs.jobs --network flow\n"
              "  weft replay --cluster topologies/dgx-h100.ini --set workload.collective=all_reduce "
              "--set workload.collective_bytes=64MiB\n\n"
              "Exit status: 0 on success, 1 on bad input (a scenario or --set naming an unknown\n"
@@ -172,6 +180,7 @@ weft_cmd_replay(int argc, char **argv)
         {"--comm-groups", "workload", "comm_groups", comm_groups},
         {"--pg-size", "workload", "pg_size", pg_size},
         {"--replicate", "workload", "replicate", replicate},
+        {"--jobs", "workload", "jobs", jobs},
         {"--system", "system", "file", system},
         {"--chunks", "collectives", "chunks", chunks},
         {"--faults", "faults", "file", faults},
@@ -236,8 +245,9 @@ weft_cmd_replay(int argc, char **argv)
         (!weft_scenario_has_workload(sc) || (weft_scenario_get(sc, "cluster", "file") == NULL &&
                                              weft_scenario_get(sc, "cluster", "kind") == NULL))) {
         return weft_cli_usage_error("replay",
-                                    "both --cluster FILE and --trace PREFIX (or --gen, or --set "
-                                    "workload.collective=...) are required (or a scenario file)");
+                                    "both --cluster FILE and --trace PREFIX (or --gen, --jobs, or "
+                                    "--set workload.collective=...) are required (or a scenario "
+                                    "file)");
     }
 
     weft_scenario_run_options_t run_opts = {

@@ -230,6 +230,7 @@ struct replay {
     weft_fabric_t *fabric;   /* the net's: routes, ECMP seed, link state */
     const weft_workload_t *wl;
     const guint *rank_gpu;                  /* placement, or NULL for in order */
+    const weft_time_t *rank_start_ps;       /* per rank, when it starts; or NULL: at once */
     double compute_scale;                   /* multiplies compute durations */
     gboolean sm_contention;                 /* NCCL kernels' SMs slow the compute stream */
     weft_replay_streams_t comm_streams;     /* one stream per communicator, or per rank */
@@ -2432,22 +2433,37 @@ deadlock_report(replay_t *R)
 
 /* ---- entry point ------------------------------------------------------------------- */
 
+/* Releases the nodes without predecessors of rank GPOINTER_TO_UINT(@data), in node order
+ * (called directly, or as an event: @ctx is the replay). */
+static void
+release_rank_first_nodes(void *ctx, void *data)
+{
+    replay_t *R = ctx;
+    rank_state_t *rs = &R->ranks[GPOINTER_TO_UINT(data)];
+    for (guint i = 0; i < rs->trace->n_nodes; i++) {
+        if (rs->trace->dep_off[i + 1] == rs->trace->dep_off[i]) {
+            /* no predecessor: nothing else makes it ready */
+            make_ready(R, rs, i);
+            drain_finished(R);
+        }
+    }
+}
+
 /* Releases every node without predecessors, rank by rank in node order (called directly
- * or as an event at time 0: @ctx is the replay, @data unused). */
+ * or as an event at time 0: @ctx is the replay, @data unused); a rank that starts later
+ * (weft_replay_options_t.rank_start_ps) gets an event at its start, in rank order. */
 static void
 release_first_nodes(void *ctx, void *data)
 {
     (void)data;
     replay_t *R = ctx;
     for (guint r = 0; r < R->wl->n_ranks && R->error == NULL; r++) {
-        rank_state_t *rs = &R->ranks[r];
-        for (guint i = 0; i < rs->trace->n_nodes; i++) {
-            if (rs->trace->dep_off[i + 1] == rs->trace->dep_off[i]) {
-                /* no predecessor: nothing else makes it ready */
-                make_ready(R, rs, i);
-                drain_finished(R);
-            }
+        if (R->rank_start_ps != NULL && R->rank_start_ps[r] > weft_sim_now(R->sim)) {
+            weft_sim_at(R->sim, R->rank_start_ps[r], release_rank_first_nodes, R,
+                        GUINT_TO_POINTER(r));
+            continue;
         }
+        release_rank_first_nodes(R, GUINT_TO_POINTER(r));
     }
 }
 
@@ -2464,6 +2480,7 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
     R.fabric = weft_net_fabric(net);
     R.wl = wl;
     R.rank_gpu = opts != NULL ? opts->rank_gpu : NULL;
+    R.rank_start_ps = opts != NULL ? opts->rank_start_ps : NULL;
     R.compute_scale = opts != NULL && opts->compute_scale > 0 ? opts->compute_scale : 1.0;
     R.sm_contention = opts != NULL && opts->sm_contention;
     R.comm_streams = opts != NULL ? opts->comm_streams : WEFT_REPLAY_STREAMS_RANK;

@@ -240,6 +240,11 @@ typedef struct {
     /* (nullable) ASTRA-sim's system configuration for the plain model (coll_tuning NULL):
      * weft_coll_planner_config_t.astra; not owned, alive until the run returns. */
     const weft_astra_system_t *astra;
+    /* (nullable) per rank, the simulated time (ps, >= the run's start) at which its nodes
+     * without predecessors are released, by one event per rank that starts later, in rank
+     * order; until then the rank is idle (idle_ps). Several jobs on one fabric
+     * (scenario/jobs.h) start their ranks so. NULL: every rank at the run's start. */
+    const weft_time_t *rank_start_ps;
 } weft_replay_options_t;
 
 /**

@@ -118,6 +118,19 @@ check_coll_op(const char *text, GError **error)
     return FALSE;
 }
 
+/* workload.jobs_placement: a placement every job can take (scenario/jobs.h). */
+static gboolean
+check_jobs_placement(const char *text, GError **error)
+{
+    if (strcmp(text, "packed") == 0 || strcmp(text, "spread") == 0 ||
+        strcmp(text, "interleaved") == 0) {
+        return TRUE;
+    }
+    g_set_error_literal(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE,
+                        "unknown job placement; expected one of packed, spread, interleaved");
+    return FALSE;
+}
+
 static gboolean
 apply_coll_op(void *obj, const char *text, GError **error)
 {
@@ -162,6 +175,15 @@ static const weft_key_t own_cluster_trace[] = {
      "(doc/formats.md); needs the plain collective model (collectives.tuning auto on an "
      "abstract cluster, or off)",
      .field = F(system_file)},
+    {"workload", "jobs", WEFT_KEY_PATH, NULL,
+     "instead of one workload, several jobs sharing the cluster: a jobs file with a [job.NAME] "
+     "group per job (its workload, placement, start, iterations; doc/replay.md, \"Several "
+     "jobs on one fabric\")",
+     .field = F(workload.jobs)},
+    {"workload", "jobs_placement", WEFT_KEY_STRING, NULL,
+     "with workload.jobs: the placement of every job instead of the jobs file's: packed, "
+     "spread or interleaved (for studies)",
+     .check = check_jobs_placement, .field = F(workload.jobs_placement)},
 };
 
 static const weft_key_t own_collective[] = {
@@ -796,7 +818,8 @@ weft_scenario_has_workload(const weft_scenario_t *sc)
 {
     g_return_val_if_fail(sc != NULL, FALSE);
     return sc->value[key_index("workload", "trace")] != NULL ||
-           sc->value[key_index("workload", "collective")] != NULL || first_transformer_key(sc) >= 0;
+           sc->value[key_index("workload", "collective")] != NULL ||
+           sc->value[key_index("workload", "jobs")] != NULL || first_transformer_key(sc) >= 0;
 }
 
 /* The workload's cross-key checks: exactly one of trace, [transformer], collective. */
@@ -807,10 +830,28 @@ check_workload_keys(const weft_scenario_t *sc, const weft_scenario_config_t *cfg
     const char *trace = cfg->workload.trace;
     const char *coll = cfg->workload.collective;
     gint tf = first_transformer_key(sc);
+    const char *jobs = cfg->workload.jobs;
+    if (jobs != NULL && (trace != NULL || coll != NULL || tf >= 0)) {
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
+                    "%s: workload.jobs = \"%s\" and %s%s both describe the workload: keep one "
+                    "(a job's workload is described in the jobs file)",
+                    where, jobs, tf >= 0 ? "transformer." : "workload.",
+                    tf >= 0 ? flat[tf].row->key : trace != NULL ? "trace" : "collective");
+        return FALSE;
+    }
+    if (jobs == NULL && cfg->workload.jobs_placement != NULL) {
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
+                    "%s: workload.jobs_placement = \"%s\" without workload.jobs", where,
+                    cfg->workload.jobs_placement);
+        return FALSE;
+    }
+    if (jobs != NULL) {
+        return TRUE;
+    }
     if (trace == NULL && coll == NULL && tf < 0) {
         g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
                     "%s: no workload: set workload.trace (the Chakra trace prefix), the "
-                    "[transformer] keys (model = ...) or workload.collective",
+                    "[transformer] keys (model = ...), workload.collective or workload.jobs",
                     where);
         return FALSE;
     }

@@ -125,6 +125,8 @@ typedef struct {
     guint collective_iterations;
     guint collective_ranks; /* when collective_ranks_given; else every GPU */
     gboolean collective_ranks_given;
+    const char *jobs;           /* workload.jobs: a jobs file (scenario/jobs.h); NULL: none */
+    const char *jobs_placement; /* workload.jobs_placement; NULL: each job's own */
 } weft_scenario_workload_t;
 
 /** [output], resolved. */
@@ -216,6 +218,9 @@ typedef struct {
     /* system.file read (coll/astra_system.h); NULL without one. Its warnings (keys not
      * honored) are appended to workload->warnings, so every summary says them. */
     weft_astra_system_t *astra;
+    /* workload.jobs: the jobs, their results and (when run alone) their slowdowns
+     * (scenario/jobs.h); NULL for a single workload */
+    struct weft_jobs *jobs;
 } weft_scenario_run_t;
 
 /** Options of weft_scenario_run_full(); zero-initialize, then set what differs. */

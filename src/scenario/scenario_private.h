@@ -42,6 +42,15 @@ const char *weft_scenario_i_text(const weft_scenario_t *sc, const char *group, c
 /* "transformer key=value ..." of the [transformer] keys set. (transfer full) */
 char *weft_scenario_i_transformer_label(const weft_scenario_t *sc);
 
+/* The workload of a checked scenario @sc (resolved in @cfg) on @topo: the trace, the
+ * [transformer] step generated in memory (an unset dp fills @n_gpus GPUs) or the
+ * one-collective workload (collective_ranks unset: @n_gpus ranks). *@label gets its name
+ * for the report. (transfer full); NULL with WEFT_SCENARIO_ERROR_* or the loaders' errors. */
+weft_workload_t *weft_scenario_i_load_workload(const weft_scenario_t *sc,
+                                               weft_scenario_config_t *cfg,
+                                               const weft_topo_t *topo, guint n_gpus,
+                                               char **label, GError **error);
+
 G_END_DECLS
 
 #endif /* WEFT_SCENARIO_SCENARIO_PRIVATE_H */

@@ -20,6 +20,7 @@
 #include "fault/step.h"
 #include "net/net.h"
 #include "report/report.h"
+#include "scenario/jobs.h"
 #include "scenario/scenario_private.h"
 #include "topo/fabric.h"
 
@@ -373,6 +374,11 @@ weft_scenario_run_summary(const weft_scenario_run_t *run)
         g_string_append_printf(s, "fault        %s\n",
                                (const char *)g_ptr_array_index(res->faults_applied, i));
     }
+    if (run->jobs != NULL) {
+        /* per job: its time, and its slowdown against running alone (scenario/jobs.h) */
+        g_autofree char *jobs = weft_jobs_summary(run->jobs);
+        g_string_append(s, jobs);
+    }
     /* what the reader worked around in the trace (workload.h): said once, here */
     const GPtrArray *warnings = run->workload->warnings;
     for (guint i = 0; warnings != NULL && i < warnings->len; i++) {
@@ -463,11 +469,11 @@ plain_forced(const weft_coll_settings_t *cs, weft_coll_algo_t *algo, char **text
  * the [transformer] step generated in memory (an unset dp fills the cluster) or
  * the one-collective workload. *@label gets its name for the report.
  */
-static weft_workload_t *
-load_workload(const weft_scenario_t *sc, weft_scenario_config_t *cfg, const weft_topo_t *topo,
-              char **label, GError **error)
+weft_workload_t *
+weft_scenario_i_load_workload(const weft_scenario_t *sc, weft_scenario_config_t *cfg,
+                              const weft_topo_t *topo, guint n_gpus, char **label,
+                              GError **error)
 {
-    guint n_gpus = weft_topo_n_gpus(topo);
     const char *where = sc->source != NULL ? sc->source : "scenario";
     g_autoptr(GError) werr = NULL;
     const weft_scenario_workload_t *w = &cfg->workload;
@@ -563,12 +569,14 @@ report_options(const weft_scenario_output_t *o, weft_report_options_t *ro)
     return ro->timeline || ro->link_interval_ps > 0;
 }
 
-weft_scenario_run_t *
-weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_options_t *ropts,
-                       GError **error)
+/*
+ * weft_scenario_run_full(), or with @alone_job >= 0 (workload.jobs) the run of that job
+ * alone, on its GPUs, the other jobs absent: nothing written, no report, no progress.
+ */
+static weft_scenario_run_t *
+run_full(const weft_scenario_t *sc, const weft_scenario_run_options_t *ropts, gint alone_job,
+         GError **error)
 {
-    g_return_val_if_fail(sc != NULL, NULL);
-    g_return_val_if_fail(error == NULL || *error == NULL, NULL);
     if (!weft_scenario_check(sc, error)) {
         return NULL;
     }
@@ -577,7 +585,7 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
     if (!weft_scenario_resolve(sc, &cfg, error)) {
         return NULL;
     }
-    const char *out_dir = cfg.output.dir;
+    const char *out_dir = alone_job < 0 ? cfg.output.dir : NULL;
     if (out_dir != NULL && !prepare_output_dir(out_dir, error)) {
         return NULL;
     }
@@ -589,13 +597,14 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
             return NULL;
         }
     }
-    const char *timeline = cfg.output.timeline;
+    const char *timeline = alone_job < 0 ? cfg.output.timeline : NULL;
     if (timeline != NULL && !prepare_output_file(timeline, "timeline", error)) {
         return NULL;
     }
     weft_report_options_t rep_opts;
     gboolean want_report =
-        report_options(&cfg.output, &rep_opts) || (ropts != NULL && ropts->report);
+        (report_options(&cfg.output, &rep_opts) || (ropts != NULL && ropts->report)) &&
+        alone_job < 0;
 
     g_autoptr(weft_scenario_run_t) run = g_new0(weft_scenario_run_t, 1);
     if (ropts != NULL && ropts->cluster != NULL) {
@@ -610,7 +619,19 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
     g_autoptr(weft_fabric_t) fabric = weft_fabric_new(run->topo);
     weft_fabric_set_ecmp_seed(fabric, (guint64)cfg.ecmp_seed);
 
-    run->workload = load_workload(sc, &cfg, run->topo, &run->trace_label, error);
+    if (cfg.workload.jobs != NULL) {
+        /* several jobs: one merged workload, each job on its own GPUs (scenario/jobs.h) */
+        run->jobs = weft_jobs_load(cfg.workload.jobs, cfg.workload.jobs_placement, error);
+        if (run->jobs == NULL ||
+            !weft_jobs_build(run->jobs, run->topo, alone_job, &run->workload, &run->rank_gpu,
+                             &run->trace_label, &run->placement, error)) {
+            return NULL;
+        }
+    } else {
+        run->workload = weft_scenario_i_load_workload(sc, &cfg, run->topo,
+                                                      weft_topo_n_gpus(run->topo),
+                                                      &run->trace_label, error);
+    }
     if (run->workload == NULL) {
         return NULL;
     }
@@ -623,8 +644,10 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
         return NULL;
     }
 
-    run->rank_gpu = weft_topo_place(run->topo, run->workload->n_ranks, cfg.placement.policy,
-                                    (guint64)cfg.placement.seed, cfg.placement.file, error);
+    if (run->rank_gpu == NULL) {
+        run->rank_gpu = weft_topo_place(run->topo, run->workload->n_ranks, cfg.placement.policy,
+                                        (guint64)cfg.placement.seed, cfg.placement.file, error);
+    }
     if (run->rank_gpu == NULL) {
         return NULL;
     }
@@ -696,7 +719,9 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
     run->nccl_version = cs->nccl_version;
     run->abstract = !run->nccl_tuning && cs->tuning == WEFT_COLL_TUNING_AUTO;
     run->duration_scale = cfg.replay.duration_scale;
-    run->placement = placement_text(&cfg.placement);
+    if (run->placement == NULL) {
+        run->placement = placement_text(&cfg.placement);
+    }
     const char *file = cfg.cluster_file;
     run->cluster_label = file != NULL ? g_strdup(weft_scenario_i_given(sc, "cluster", "file"))
                                       : g_strdup_printf("%s (inline)", weft_topo_name(run->topo));
@@ -764,6 +789,7 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
             .comm_streams = cfg.replay.streams,
             .detail_banned = banned,
             .astra = run->astra,
+            .rank_start_ps = run->jobs != NULL ? weft_jobs_rank_start(run->jobs) : NULL,
         };
         memcpy(opts.plain_algo, plain_algo, sizeof plain_algo);
         if (run->nccl_tuning) {
@@ -772,6 +798,10 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
         if (run->report != NULL) {
             opts.observer = weft_report_observer(run->report);
             weft_report_attach(run->report, net);
+        }
+        if (run->jobs != NULL) {
+            /* the jobs' iteration ends (only jobs of several iterations have them to watch) */
+            opts.observer = weft_jobs_observer(run->jobs, opts.observer);
         }
         if (ropts != NULL && ropts->progress != NULL) {
             weft_report_progress_attach(ropts->progress, sim); /* lines on stderr (src/report) */
@@ -791,6 +821,21 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
             return NULL;
         }
         break;
+    }
+    if (run->jobs != NULL) {
+        weft_jobs_finish(run->jobs, net, run->replay);
+    }
+    if (run->jobs != NULL && alone_job < 0 && weft_jobs_alone_wanted(run->jobs)) {
+        /* each job alone, on the same cluster and GPUs: its time without the others */
+        weft_scenario_run_options_t alone_opts = {.cluster = run->topo};
+        for (guint j = 0; j < weft_jobs_n(run->jobs); j++) {
+            g_autoptr(weft_scenario_run_t) alone = run_full(sc, &alone_opts, (gint)j, error);
+            if (alone == NULL) {
+                g_prefix_error(error, "job %s run alone: ", weft_jobs_name(run->jobs, j));
+                return NULL;
+            }
+            weft_jobs_set_alone(run->jobs, j, alone->jobs);
+        }
     }
     /* the fit check: the replay's peaks against each rank's HBM (memory.oom) */
     {
@@ -836,6 +881,14 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
             !write_output(out_dir, "summary.txt", summary, error)) {
             return NULL;
         }
+        if (run->jobs != NULL) {
+            g_autofree char *jobs_csv = weft_jobs_csv(run->jobs);
+            g_autofree char *links_csv = weft_jobs_links_csv(run->jobs);
+            if (!write_output(out_dir, "jobs.csv", jobs_csv, error) ||
+                !write_output(out_dir, "jobs_links.csv", links_csv, error)) {
+                return NULL;
+            }
+        }
         g_autoptr(GError) rerr = NULL;
         if (run->report != NULL && !weft_report_write_files(run->report, out_dir, &rerr)) {
             g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_IO, "%s", rerr->message);
@@ -852,6 +905,15 @@ weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_option
     return g_steal_pointer(&run);
 }
 
+weft_scenario_run_t *
+weft_scenario_run_full(const weft_scenario_t *sc, const weft_scenario_run_options_t *ropts,
+                       GError **error)
+{
+    g_return_val_if_fail(sc != NULL, NULL);
+    g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+    return run_full(sc, ropts, -1, error);
+}
+
 void
 weft_scenario_run_free(weft_scenario_run_t *run)
 {
@@ -862,6 +924,7 @@ weft_scenario_run_free(weft_scenario_run_t *run)
     weft_replay_result_free(run->replay);
     g_free(run->rank_gpu);
     weft_workload_free(run->workload);
+    weft_jobs_free(run->jobs); /* after the workload, whose names point into the jobs' */
     weft_topo_free(run->topo_owned); /* a lent cluster is its lender's */
     g_free(run->network_model);
     g_free(run->placement);

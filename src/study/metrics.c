@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "scenario/jobs.h"
 #include "topo/analysis.h"
 #include "topo/topo.h"
 
@@ -131,6 +132,39 @@ topo_metric(const weft_scenario_run_t *run, gsize arg)
     return s.diameter_exact || s.n_gpus <= 1 ? (double)s.diameter_hops : NAN;
 }
 
+/* Several jobs on one fabric (workload.jobs; scenario/jobs.h), by the argument: job k (from
+ * 0, in the jobs file's order) x 4 + what: 0 its time in us, 1 its slowdown against running
+ * alone; J_MAX_SLOWDOWN: the largest slowdown. NaN (an empty cell) without workload.jobs, for
+ * a job the file lacks, and for slowdowns when the jobs were not run alone. */
+enum { J_TIME, J_SLOWDOWN, J_MAX_SLOWDOWN = 4 * 8 };
+
+static double
+jobs_metric(const weft_scenario_run_t *run, gsize arg)
+{
+    if (run->jobs == NULL) {
+        return NAN;
+    }
+    guint n = weft_jobs_n(run->jobs);
+    if (arg == J_MAX_SLOWDOWN) {
+        double worst = NAN;
+        for (guint j = 0; j < n; j++) {
+            double v = weft_jobs_slowdown(run->jobs, j);
+            worst = isnan(worst) || v > worst ? v : worst;
+        }
+        return worst;
+    }
+    guint j = (guint)(arg / 4);
+    if (j >= n) {
+        return NAN;
+    }
+    return arg % 4 == J_TIME ? weft_time_to_us(weft_jobs_time_ps(run->jobs, j))
+                             : weft_jobs_slowdown(run->jobs, j);
+}
+
+#define JOB_ROWS(k)                                                                                \
+    {"job" #k "_time_us", "us", FALSE, jobs_metric, NULL, ((k) - 1) * 4 + J_TIME},                 \
+        {"job" #k "_slowdown", "ratio", FALSE, jobs_metric, NULL, ((k) - 1) * 4 + J_SLOWDOWN}
+
 #define RANK_ROWS(field, name)                                                                     \
     {name "_us_max", "us", FALSE, rank_metric, NULL, RANK_ARG(field, AGG_MAX)},                    \
         {name "_us_mean", "us", FALSE, rank_metric, NULL, RANK_ARG(field, AGG_MEAN)},              \
@@ -158,6 +192,12 @@ const weft_study_metric_t weft_study_replay_metrics[] = {
     {"mem_headroom_GiB", "GiB", FALSE, mem_metric, NULL, M_HEADROOM},
     {"bisection_GBps", "GBps", FALSE, topo_metric, NULL, 0},
     {"diameter_hops", "count", TRUE, topo_metric, NULL, 1},
+    /* workload.jobs: jobs 1 to 4 in the jobs file's order, and the worst slowdown */
+    JOB_ROWS(1),
+    JOB_ROWS(2),
+    JOB_ROWS(3),
+    JOB_ROWS(4),
+    {"jobs_slowdown_max", "ratio", FALSE, jobs_metric, NULL, J_MAX_SLOWDOWN},
 };
 const guint weft_study_n_replay_metrics = G_N_ELEMENTS(weft_study_replay_metrics);
 
