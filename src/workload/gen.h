@@ -49,6 +49,26 @@
  * forward, off the compute stream; without, all after the last backward. The optimizer is memory
  * bound: ADAM_BYTES per local parameter.
  *
+ * ZeRO and FSDP (Rajbhandari et al., SC20; Zhao et al., VLDB 2023): zero 1 is the distributed
+ * optimizer; zero 2 the same collectives on BF16 gradients (2 B/param, the ZeRO paper's and
+ * DeepSpeed's), gradients sharded in memory; zero 3 / fsdp full / fsdp hybrid gather each FSDP
+ * unit's BF16 parameters (a transformer layer; the embedding; the output layer) over the shard
+ * group before its forward and again before its backward, every micro-batch, allocated as the
+ * gather starts and freed after the unit (category weights), the next unit's gather issued as a
+ * unit starts and after the free of the unit before it (PyTorch 2.1 FSDP: backward_prefetch
+ * BACKWARD_PRE, torch/distributed/fsdp/_runtime_utils.py _pre_backward_hook -> _prefetch_handle;
+ * forward_prefetch False, the CPU issuing the next unit's gather while the GPU computes; at most
+ * two in-flight gathers, _limiter_utils.py _FreeEventQueue._max_num_inflight_all_gathers = 2),
+ * and reduce-scatter each unit's BF16 gradients after its backward (hybrid: then all-reduce the
+ * shard across the replicas), off the stream; the optimizer waits for them all.
+ *
+ * Fine-tuning (Hu et al., ICLR 2022; Dettmers et al., NeurIPS 2023): lora / qlora freeze the
+ * base (no weight-gradient GEMMs, no main_grad, no optimizer states), add each adapter's GEMMs
+ * (x A, (x A) B forward; their data and weight gradients backward) to its linear layer's node,
+ * and reduce and step the adapters only; qlora keeps the layers' linear weights in NF4
+ * (WEFT_GEN_NF4_BYTES) and dequantizes them before every GEMM that reads them (bitsandbytes
+ * MatMul4Bit), a memory-bound pass of NF4_BYTES + 2 bytes per weight element.
+ *
  * Compute time: each GEMM and attention node's time comes from the kernel model
  * (hw/kernel.h) for its shapes: a linear layer's forward GEMM [T, in] x [in, out],
  * backward its data-gradient [T, out] x [out, in] and weight-gradient [in, T] x
@@ -315,7 +335,9 @@ const char *const *weft_gen_preset_names(void);
  * with account_embedding / account_loss), first/last stage layers that leave the
  * other stages an uneven share, tp_overlap without sp, global batch not a
  * multiple of micro-batch x dp, interleaving with micro-batches not a multiple
- * of pp, cp not dividing seq, ...).
+ * of pp, cp not dividing seq, zero above 3, dist_opt or fsdp with another ZeRO stage, fsdp
+ * hybrid without a fsdp_shard_group dividing dp x cp, ZeRO-3 with experts, lora_rank 0 with
+ * lora / qlora, LoRA with experts or ZeRO 2 / 3, ...).
  * Time complexity: O(1).
  */
 gboolean weft_gen_validate(const weft_gen_config_t *cfg, guint n_ranks, GError **error);
@@ -359,7 +381,9 @@ weft_workload_t *weft_gen_transformer(const weft_gen_config_t *cfg, const weft_h
  * @gpu: the GPU name to record.
  * @path: a generator spec: a key file with one group [transformer] whose keys
  *   are the config's fields (layers, hidden, heads, kv_heads, ffn, vocab, seq,
- *   experts, top_k, gated, attention, tp, pp, dp, cp, ep, vpp, sp, dist_opt, overlap_dp,
+ *   experts, top_k, gated, attention, tp, pp, dp, cp, ep, vpp, sp, dist_opt, zero, fsdp =
+ *   none|full|hybrid, fsdp_shard_group, finetune = full|lora|qlora, lora_rank, lora_targets =
+ *   qv|all, overlap_dp,
  *   tp_overlap, first_stage_layers, last_stage_layers, account_embedding, account_loss,
  *   micro_batch, global_batch, recompute = none|selective|full, precision = bf16|fp8, gpu;
  *   model = a preset whose fields the other keys override). Written by
