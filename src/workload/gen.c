@@ -1877,8 +1877,10 @@ const weft_key_t weft_gen_keys[] = {
     TF_ENUM("finetune", finetune, weft_gen_finetune_enum, "finetune", "MODE",
             "full (default: every weight trained), lora (frozen BF16 base, rank-r adapters "
             "trained) or qlora (frozen 4-bit NF4 base)"),
-    TF_UINT("lora_rank", 1, lora_rank, "lora-rank",
-            "LoRA rank r (default 8, PEFT's LoraConfig)"),
+    /* 0 is read (a spec written from a configuration with finetune full may hold it) and
+     * refused by weft_gen_validate() with lora / qlora */
+    TF_UINT("lora_rank", 0, lora_rank, "lora-rank",
+            "LoRA rank r, at least 1 with finetune lora or qlora (default 8, PEFT's LoraConfig)"),
     TF_ENUM("lora_targets", lora_targets, weft_gen_lora_targets_enum, "lora-targets", "WHICH",
             "LoRA's adapted matrices: qv (W_q, W_v: Hu et al. 2021 and PEFT's default) or all "
             "(every linear layer of a transformer layer, as QLoRA)"),
