@@ -1458,8 +1458,8 @@ START_TEST(sharding_and_finetune_errors)
     expect_invalid(&b, 0);
     /* the spec keys say which key and value */
     g_autoptr(GKeyFile) kf = g_key_file_new();
-    ck_assert(g_key_file_load_from_data(kf, "[transformer]\nmodel=gpt3-1.3b\nzero=4\n", -1, 0,
-                                        NULL));
+    ck_assert(
+        g_key_file_load_from_data(kf, "[transformer]\nmodel=gpt3-1.3b\nzero=4\n", -1, 0, NULL));
     g_autoptr(GError) e = NULL;
     ck_assert_ptr_null(weft_gen_load_keyfile(kf, "z.gen", 8, &e));
     ck_assert_msg(strstr(e->message, "zero") != NULL && strstr(e->message, "4") != NULL, "%s",

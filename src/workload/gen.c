@@ -172,8 +172,9 @@ check_sharding(const weft_gen_config_t *c, GError **error)
              c->zero);
     }
     if (c->fsdp != WEFT_GEN_FSDP_NONE && (c->dist_opt || (c->zero != 0 && c->zero != 3))) {
-        FAIL("fsdp %s is ZeRO-3; it cannot run with zero %u%s", weft_enum_name(&weft_gen_fsdp_enum,
-             (gint)c->fsdp), c->zero, c->dist_opt ? " and dist-opt" : "");
+        FAIL("fsdp %s is ZeRO-3; it cannot run with zero %u%s",
+             weft_enum_name(&weft_gen_fsdp_enum, (gint)c->fsdp), c->zero,
+             c->dist_opt ? " and dist-opt" : "");
     }
     guint64 dpcp = (guint64)c->dp * c->cp;
     if (c->fsdp == WEFT_GEN_FSDP_HYBRID) {
@@ -477,10 +478,14 @@ model_states(const weft_gen_config_t *c, double dense, double expert, double lay
              double nonlayer, double *out)
 {
     guint z = weft_gen_zero_stage(c);
-    double nd = c->fsdp == WEFT_GEN_FSDP_HYBRID ? (double)c->fsdp_shard_group
-                                                : (double)c->dp * c->cp;
-    weft_mem_states_t st = {.weight_bytes = 2, .master_bytes = 4, .grad_bytes = z >= 2 ? 2 : 4,
-                            .optimizer_bytes = 8, .zero_stage = z, .shard = nd};
+    double nd =
+        c->fsdp == WEFT_GEN_FSDP_HYBRID ? (double)c->fsdp_shard_group : (double)c->dp * c->cp;
+    weft_mem_states_t st = {.weight_bytes = 2,
+                            .master_bytes = 4,
+                            .grad_bytes = z >= 2 ? 2 : 4,
+                            .optimizer_bytes = 8,
+                            .zero_stage = z,
+                            .shard = nd};
     double part[WEFT_MEM_N_CATS];
     if (c->finetune == WEFT_GEN_FINETUNE_FULL) {
         weft_mem_model_states(dense, &st, out);
@@ -632,11 +637,11 @@ typedef struct {
     double act_stored; /* activation bytes a layer keeps from its forward to its backward */
     double act_work;   /* full recomputation: what the recomputed forward rebuilds */
     double resident[WEFT_MEM_N_CATS]; /* the stage's model states per rank (expand_stage) */
-    guint zero;         /* weft_gen_zero_stage() */
-    double grad_bytes;  /* bytes per gradient element reduced over DP: 4 (Megatron's FP32
-                           main_grad), 2 with ZeRO 2 / 3 (memory.h) */
-    gboolean adapter;   /* linear_s() times a LoRA adapter's GEMMs (trained, BF16) */
-    GArray *z3_grads;   /* gint64: ZeRO-3's gradient reductions the optimizer waits for */
+    guint zero;                       /* weft_gen_zero_stage() */
+    double grad_bytes; /* bytes per gradient element reduced over DP: 4 (Megatron's FP32
+                          main_grad), 2 with ZeRO 2 / 3 (memory.h) */
+    gboolean adapter;  /* linear_s() times a LoRA adapter's GEMMs (trained, BF16) */
+    GArray *z3_grads;  /* gint64: ZeRO-3's gradient reductions the optimizer waits for */
 } gen_t;
 
 static gint64
@@ -1113,11 +1118,18 @@ layer(gen_t *G, gboolean bwd, gboolean recompute_pass)
      * GEMMs one node. */
     guint64 Tn = G->T, hn = c->hidden, dn = c->hidden / c->heads;
     guint64 fn = c->ffn / c->tp, mats1 = c->gated ? 2 : 1;
-    lin_t qkv = {Tn, hn, (hn + 2 * c->kv_heads * dn + c->tp - 1) / c->tp,
-                 2 * T * h * (h + 2 * g * d) / t, TRUE, 0, {{0}}};
-    lin_t proj = {Tn, hn / c->tp, hn, 2 * T * h * h / t, TRUE, 0, {{0}}};
-    lin_t fc1 = {Tn, hn, mats1 * fn, 2 * T * h * c->ffn * (ffn_mats - 1) / t, TRUE, 0, {{0}}};
-    lin_t fc2 = {Tn, fn, hn, 2 * T * h * c->ffn / t, TRUE, 0, {{0}}};
+    lin_t qkv = {.T = Tn,
+                 .in = hn,
+                 .out = (hn + 2 * c->kv_heads * dn + c->tp - 1) / c->tp,
+                 .flops = 2 * T * h * (h + 2 * g * d) / t,
+                 .te = TRUE};
+    lin_t proj = {.T = Tn, .in = hn / c->tp, .out = hn, .flops = 2 * T * h * h / t, .te = TRUE};
+    lin_t fc1 = {.T = Tn,
+                 .in = hn,
+                 .out = mats1 * fn,
+                 .flops = 2 * T * h * c->ffn * (ffn_mats - 1) / t,
+                 .te = TRUE};
+    lin_t fc2 = {.T = Tn, .in = fn, .out = hn, .flops = 2 * T * h * c->ffn / t, .te = TRUE};
     qkv.n_ad = lin_adapters(c, LIN_QKV, qkv.ad);
     proj.n_ad = lin_adapters(c, LIN_PROJ, proj.ad);
     fc1.n_ad = lin_adapters(c, LIN_FC1, fc1.ad);
@@ -1246,7 +1258,8 @@ unit_pass(gen_t *G, unit_t u, gboolean bwd)
     double T = G->T, h = c->hidden, t = c->tp, e = G->e, act = T * h * e;
     double vt = (double)c->vocab / t;
     /* the output layer: h -> vocab / t, not a Transformer Engine module (BF16) */
-    const lin_t out = {G->T, c->hidden, c->vocab / c->tp, 2 * T * h * vt, FALSE, 0, {{0}}};
+    const lin_t out = {
+        .T = G->T, .in = c->hidden, .out = c->vocab / c->tp, .flops = 2 * T * h * vt, .te = FALSE};
     if (u == U_LAYER && !bwd) {
         /* the layer's activations are allocated as its first node starts */
         guint first = G->s.b.type->len;
@@ -1445,8 +1458,8 @@ expand_stage(gen_t *G)
     g_autofree guint8 *started = g_new0(guint8, vpp);
     double local = 0, dense_all = 0, expert_all = 0, base_all = 0, layers_all = 0, nonlayer = 0;
     gboolean lora = c->finetune != WEFT_GEN_FINETUNE_FULL;
-    double nd = c->fsdp == WEFT_GEN_FSDP_HYBRID ? (double)c->fsdp_shard_group
-                                                : (double)c->dp * c->cp;
+    double nd =
+        c->fsdp == WEFT_GEN_FSDP_HYBRID ? (double)c->fsdp_shard_group : (double)c->dp * c->cp;
     for (guint ch = 0; ch < vpp; ch++) {
         guint v = ch * pp + p;
         double per_chunk = weft_gen_chunk_layers(c, v);
@@ -1455,8 +1468,8 @@ expand_stage(gen_t *G)
         layers_all += per_chunk;
         nonlayer += ends;
         /* what is trained, reduced over DP and stepped: with LoRA the adapters only */
-        dense[ch] = lora ? per_chunk * weft_gen_trainable_layer_params(c)
-                         : per_chunk * ld / c->tp + ends;
+        dense[ch] =
+            lora ? per_chunk * weft_gen_trainable_layer_params(c) : per_chunk * ld / c->tp + ends;
         expert[ch] = per_chunk * le / ((double)c->tp * c->ep);
         dense_all += dense[ch];
         expert_all += expert[ch];
@@ -1670,7 +1683,12 @@ weft_gen_transformer(const weft_gen_config_t *c, const weft_hw_gpu_t *gpu, GErro
         g_ptr_array_add(wl->comms, weft_workload_i_comm_new("0", world, n));
     }
     gboolean hybrid = c->fsdp == WEFT_GEN_FSDP_HYBRID;
-    layout_t lo = {c->tp, c->cp, c->dp, c->pp, c->ep, {-1, -1, -1, -1, -1, -1, -1},
+    layout_t lo = {c->tp,
+                   c->cp,
+                   c->dp,
+                   c->pp,
+                   c->ep,
+                   {-1, -1, -1, -1, -1, -1, -1},
                    hybrid ? c->fsdp_shard_group : 1};
     build_groups(wl, &lo, K_TP, c->tp);
     build_groups(wl, &lo, K_DPCP, c->dp * c->cp);
