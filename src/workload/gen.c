@@ -547,6 +547,14 @@ weft_gen_memory(const weft_gen_config_t *c, weft_gen_memory_t *mem)
     double nonlayer = (c->pp == 1 ? 2.0 : 1.0) * c->vocab * c->hidden / c->tp;
     model_states(c, dense, expert, stage0_layers(c), nonlayer, st);
     mem->weights = st[WEFT_MEM_WEIGHTS];
+    double nd =
+        c->fsdp == WEFT_GEN_FSDP_HYBRID ? (double)c->fsdp_shard_group : (double)c->dp * c->cp;
+    if (weft_gen_zero_stage(c) == 3 && nd > 1) {
+        /* ZeRO-3: two units' BF16 parameters gathered at a time (the prefetch, chunk_pass()) */
+        double ld = 0, le = 0;
+        layer_params(c, &ld, &le);
+        mem->weights += 2 * 2.0 * ld / c->tp;
+    }
     mem->grads = st[WEFT_MEM_GRADS];
     mem->optimizer = st[WEFT_MEM_MASTER] + st[WEFT_MEM_OPTIMIZER];
     /* Activations per layer and micro-batch: memory.h (Korthikanti et al. 2022, Table 2; a

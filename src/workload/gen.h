@@ -363,7 +363,12 @@ gboolean weft_gen_validate(const weft_gen_config_t *cfg, guint n_ranks, GError *
  */
 guint weft_gen_chunk_layers(const weft_gen_config_t *c, guint v);
 
-/** weft_gen_memory: the per-GPU memory estimate (Korthikanti et al. 2022 for activations). */
+/**
+ * weft_gen_memory: the per-GPU memory estimate of stage 0 (Korthikanti et al. 2022 for
+ * activations; the model states as the generated step holds them for the ZeRO stage, FSDP and
+ * fine-tuning mode, doc/memory.md; with ZeRO-3 two layers' gathered BF16 parameters on top, the
+ * most the prefetch holds). O(pp x vpp).
+ */
 void weft_gen_memory(const weft_gen_config_t *cfg, weft_gen_memory_t *mem);
 
 /**
