@@ -1222,6 +1222,251 @@ START_TEST(sizes_without_a_model_take_their_defaults)
 }
 END_TEST
 
+/* ---- ZeRO stages, FSDP, LoRA (issue 18) ------------------------------------------ */
+
+/* The @k-th node named @name on rank @r, its comm_size in bytes. */
+static guint64
+bytes_named(const weft_workload_t *wl, guint r, const char *name, guint k)
+{
+    const weft_rank_trace_t *t = &wl->ranks[r];
+    for (guint i = 0; i < t->n_nodes; i++) {
+        if (strcmp(t->name[i], name) == 0 && k-- == 0) {
+            return t->comm_bytes[i];
+        }
+    }
+    ck_abort_msg("no node %s on rank %u", name, r);
+    return 0;
+}
+
+/* The members of the communicator of rank @r's @k-th node named @name. */
+static const weft_comm_t *
+comm_named(const weft_workload_t *wl, guint r, const char *name, guint k)
+{
+    const weft_rank_trace_t *t = &wl->ranks[r];
+    for (guint i = 0; i < t->n_nodes; i++) {
+        if (strcmp(t->name[i], name) == 0 && k-- == 0) {
+            return g_ptr_array_index(wl->comms, t->comm[i]);
+        }
+    }
+    ck_abort_msg("no node %s on rank %u", name, r);
+    return NULL;
+}
+
+/* ZeRO-3 (FSDP full shard) on dp 4, 2 micro-batches: each pass gathers its 4 FSDP units (the
+ * embedding, 2 layers, the output layer) once, forward and again backward, and reduce-scatters
+ * each unit's gradients after its backward: 4 x 2 = 8 of each per rank. A layer holds
+ * h (h + 2 g d) + h^2 + 2 h + 2 h f = 12,288 + 4,096 + 128 + 32,768 = 49,280 parameters, the
+ * embedding and the output layer v h = 8,192: an all-gather's comm_size is each rank's share of
+ * the BF16 weights, 2 x 49,280 / 4 = 24,640 (4,096); a reduce-scatter's its input, the BF16
+ * gradients, 2 x 49,280 = 98,560 (16,384). No step-level gradient reduction or parameter
+ * gather is left; the optimizer waits for every reduce-scatter. */
+START_TEST(zero3_gathers_and_scatters_per_layer)
+{
+    weft_gen_config_t c = tiny();
+    c.dp = 4;
+    c.global_batch = 8;
+    c.overlap_dp = TRUE;
+    c.zero = 3;
+    g_autoptr(weft_workload_t) wl = gen_checked(&c);
+    for (guint r = 0; r < 4; r++) {
+        ck_assert_uint_eq(count_named(wl, r, "dp_allgather_params_fwd"), 8);
+        ck_assert_uint_eq(count_named(wl, r, "dp_allgather_params_bwd"), 8);
+        ck_assert_uint_eq(count_named(wl, r, "dp_reducescatter_grads"), 8);
+        ck_assert_uint_eq(count_named(wl, r, "free_gathered_params"), 16);
+        ck_assert_uint_eq(count_named(wl, r, "dp_allreduce_grads"), 0);
+        ck_assert_uint_eq(count_named(wl, r, "dp_allgather_params"), 0);
+    }
+    /* forward order: embedding, layer, layer, output; backward the reverse */
+    static const guint64 ag[4] = {4096, 24640, 24640, 4096};
+    for (guint k = 0; k < 4; k++) {
+        ck_assert_uint_eq(bytes_named(wl, 0, "dp_allgather_params_fwd", k), ag[k]);
+        ck_assert_uint_eq(bytes_named(wl, 0, "dp_allgather_params_bwd", k), ag[3 - k]);
+        ck_assert_uint_eq(bytes_named(wl, 0, "dp_reducescatter_grads", k), 4 * ag[3 - k]);
+    }
+    ck_assert_uint_eq(comm_named(wl, 0, "dp_allgather_params_fwd", 0)->n_ranks, 4);
+    /* prefetch: the first layer's gather (the 2nd) is issued before the embedding computes
+     * and waits only for the embedding's gather; the first layer's compute waits for it */
+    guint ag0 = node_named(wl, "dp_allgather_params_fwd", 0);
+    guint ag1 = node_named(wl, "dp_allgather_params_fwd", 1);
+    guint emb = node_named(wl, "embedding.fwd", 0);
+    guint qkv = node_named(wl, "attn_qkv.fwd", 0);
+    ck_assert(is_dep(wl, ag0, ag1));
+    ck_assert(is_dep(wl, ag0, emb));
+    ck_assert(ag1 < emb);
+    ck_assert(is_dep(wl, ag1, qkv));
+    /* the second layer's gather waits for the embedding's parameters to be freed (FSDP's
+     * rate limit of two gathered units) */
+    guint ag2 = node_named(wl, "dp_allgather_params_fwd", 2);
+    ck_assert(is_dep(wl, node_named(wl, "free_gathered_params", 0), ag2));
+    guint opt = node_named(wl, "optimizer", 0);
+    for (guint k = 0; k < 8; k++) {
+        ck_assert(is_dep(wl, node_named(wl, "dp_reducescatter_grads", k), opt));
+    }
+    /* fsdp full is the same step */
+    weft_gen_config_t f = c;
+    f.zero = 0;
+    f.fsdp = WEFT_GEN_FSDP_FULL;
+    g_autoptr(weft_workload_t) wf = gen_checked(&f);
+    ck_assert_uint_eq(wf->ranks[0].n_nodes, wl->ranks[0].n_nodes);
+}
+END_TEST
+
+/* FSDP hybrid shard over dp 4 in shard groups of 2: gathers and reduce-scatters in the shard
+ * group (ranks {0, 1}, {2, 3}), then each layer's gradient shard, 2 x 49,280 / 2 = 49,280
+ * bytes, all-reduced across the replicas (ranks {0, 2}, {1, 3}). */
+START_TEST(fsdp_hybrid_shards_in_groups)
+{
+    weft_gen_config_t c = tiny();
+    c.dp = 4;
+    c.global_batch = 4;
+    c.fsdp = WEFT_GEN_FSDP_HYBRID;
+    c.fsdp_shard_group = 2;
+    g_autoptr(weft_workload_t) wl = gen_checked(&c);
+    const weft_comm_t *sh = comm_named(wl, 1, "dp_allgather_params_fwd", 0);
+    ck_assert_uint_eq(sh->n_ranks, 2);
+    ck_assert_uint_eq(sh->ranks[0], 0);
+    ck_assert_uint_eq(sh->ranks[1], 1);
+    const weft_comm_t *rp = comm_named(wl, 1, "dp_allreduce_grads_replicas", 0);
+    ck_assert_uint_eq(rp->n_ranks, 2);
+    ck_assert_uint_eq(rp->ranks[0], 1);
+    ck_assert_uint_eq(rp->ranks[1], 3);
+    ck_assert_uint_eq(count_named(wl, 0, "dp_allreduce_grads_replicas"), 4);
+    /* backward order: output layer, layer, layer, embedding */
+    ck_assert_uint_eq(bytes_named(wl, 0, "dp_allreduce_grads_replicas", 1), 49280);
+    ck_assert_uint_eq(bytes_named(wl, 0, "dp_allgather_params_fwd", 1), 2 * 49280 / 2);
+    /* each all-reduce waits for its reduce-scatter */
+    guint rs = node_named(wl, "dp_reducescatter_grads", 1);
+    ck_assert(is_dep(wl, rs, node_named(wl, "dp_allreduce_grads_replicas", 1)));
+}
+END_TEST
+
+/* ZeRO-2 reduce-scatters the BF16 gradients once per step (the model's 2 x 49,280 + 2 x 8,192
+ * = 114,944 local parameters, 2 bytes each: 229,888 bytes) and all-gathers the updated
+ * parameters (each rank's share of 2 x 114,944 over dp 2: 114,944); ZeRO-1 (= dist_opt)
+ * reduce-scatters Megatron's FP32 main_grad, 4 x 114,944 = 459,776. */
+START_TEST(zero2_reduce_scatters_bf16_gradients)
+{
+    weft_gen_config_t c = tiny();
+    c.dp = 2;
+    c.global_batch = 2;
+    c.overlap_dp = TRUE;
+    c.zero = 2;
+    g_autoptr(weft_workload_t) wl = gen_checked(&c);
+    ck_assert_uint_eq(count_named(wl, 0, "dp_reducescatter_grads"), 1);
+    ck_assert_uint_eq(bytes_named(wl, 0, "dp_reducescatter_grads", 0), 229888);
+    ck_assert_uint_eq(bytes_named(wl, 0, "dp_allgather_params", 0), 114944);
+    c.zero = 1;
+    g_autoptr(weft_workload_t) w1 = gen_checked(&c);
+    ck_assert_uint_eq(bytes_named(w1, 0, "dp_reducescatter_grads", 0), 459776);
+    c.zero = 0;
+    c.dist_opt = TRUE;
+    g_autoptr(weft_workload_t) wd = gen_checked(&c);
+    ck_assert_uint_eq(wd->ranks[0].n_nodes, w1->ranks[0].n_nodes);
+    ck_assert_uint_eq(bytes_named(wd, 0, "dp_reducescatter_grads", 0), 459776);
+}
+END_TEST
+
+/* LoRA's trainable parameters: r (d_in + d_out) per adapted matrix (Hu et al. 2021, Section
+ * 4.1), for GPT-3 175B (96 layers, d_model 12,288) on W_q and W_v 2 x 2 d r = 4 d r per layer,
+ * the paper's |Theta| = 2 L_LoRA d_model r (Section 5.1) with L_LoRA = 192 matrices: r = 1
+ * 4,718,592 and r = 8 37,748,736 (Table 4: GPT-3 (LoRA) 4.7M and 37.7M); r = 4 18,874,368
+ * (Section 7.1, Table 5: the 18M budget spent on W_q and W_v). */
+START_TEST(lora_trainable_parameters_of_gpt3)
+{
+    weft_gen_config_t c;
+    ck_assert(weft_gen_preset("gpt3-175b", &c, NULL));
+    ck_assert_uint_eq(c.lora_rank, 8); /* PEFT's default */
+    c.finetune = WEFT_GEN_FINETUNE_LORA;
+    static const struct {
+        guint r;
+        double params;
+    } rows[] = {{1, 4718592.0}, {4, 18874368.0}, {8, 37748736.0}};
+    for (guint i = 0; i < G_N_ELEMENTS(rows); i++) {
+        c.lora_rank = rows[i].r;
+        ck_assert_double_eq(96 * weft_gen_trainable_layer_params(&c), rows[i].params);
+    }
+    /* all linear layers, r 1: q, k, v, o 4 x 2 d + FC1, FC2 2 x (d + 4 d) = 18 d per layer */
+    c.lora_rank = 1;
+    c.lora_targets = WEFT_GEN_LORA_ALL;
+    ck_assert_double_eq(weft_gen_trainable_layer_params(&c), 18.0 * 12288);
+    /* full fine-tuning trains the layer's weights */
+    c.finetune = WEFT_GEN_FINETUNE_FULL;
+    ck_assert_double_eq(weft_gen_trainable_layer_params(&c),
+                        12288.0 * 3 * 12288 + 12288.0 * 12288 + 2 * 12288 + 2 * 12288.0 * 49152);
+}
+END_TEST
+
+/* LoRA (r 2 on W_q, W_v) on the tiny model, dp 2: the data-parallel all-reduce carries the
+ * adapters' FP32 gradients only, 2 layers x (2 (64 + 64) + 2 (64 + 64)) = 1,024 parameters x 4
+ * = 4,096 bytes; a frozen layer without adapters (FC1) gets no weight-gradient GEMM (0 ps); QKV's
+ * weight-gradient node runs the adapters' only: per adapter [64, T 32] x [32, 2] (A) and
+ * [2, 32] x [32, 64] (B), for q and v. */
+START_TEST(lora_trains_adapters_only)
+{
+    weft_gen_config_t c = tiny();
+    c.dp = 2;
+    c.global_batch = 2;
+    c.finetune = WEFT_GEN_FINETUNE_LORA;
+    c.lora_rank = 2;
+    g_autoptr(weft_workload_t) wl = gen_checked(&c);
+    ck_assert_uint_eq(bytes_named(wl, 0, "dp_allreduce_grads", 0), 4096);
+    ck_assert_int_eq(dur(wl, "mlp_fc1_wgrad.bwd", 0), 0);
+    weft_kernel_gemm_t a = {1, 64, 2, 32, WEFT_KERNEL_BF16}, b = {1, 2, 64, 32, WEFT_KERNEL_BF16};
+    double s = 2 * (weft_kernel_gemm_s(h100(), &a, WEFT_GEN_SUSTAINED_CLOCK) +
+                    weft_kernel_gemm_s(h100(), &b, WEFT_GEN_SUSTAINED_CLOCK));
+    ck_assert_int_eq(dur(wl, "attn_qkv_wgrad.bwd", 0), (weft_time_t)llround(s * 1e12));
+}
+END_TEST
+
+/* Impossible sharding and fine-tuning settings are VALUE errors, never crashes. */
+START_TEST(sharding_and_finetune_errors)
+{
+    weft_gen_config_t c = tiny();
+    c.dp = 4;
+    c.global_batch = 4;
+    weft_gen_config_t b = c;
+    b.zero = 4;
+    expect_invalid(&b, 0);
+    b = c;
+    b.finetune = WEFT_GEN_FINETUNE_LORA; /* lora_rank 0 */
+    expect_invalid(&b, 0);
+    b = c;
+    b.fsdp = WEFT_GEN_FSDP_HYBRID; /* no shard group */
+    expect_invalid(&b, 0);
+    b.fsdp_shard_group = 3; /* does not divide dp 4 */
+    expect_invalid(&b, 0);
+    b = c;
+    b.fsdp_shard_group = 2; /* without hybrid */
+    expect_invalid(&b, 0);
+    b = c;
+    b.fsdp = WEFT_GEN_FSDP_FULL;
+    b.zero = 1;
+    expect_invalid(&b, 0);
+    b = c;
+    b.dist_opt = TRUE;
+    b.zero = 2;
+    expect_invalid(&b, 0);
+    b = c;
+    b.zero = 3;
+    b.experts = 4;
+    b.top_k = 2;
+    expect_invalid(&b, 0);
+    b = c;
+    b.zero = 2;
+    b.finetune = WEFT_GEN_FINETUNE_QLORA;
+    b.lora_rank = 8;
+    expect_invalid(&b, 0);
+    /* the spec keys say which key and value */
+    g_autoptr(GKeyFile) kf = g_key_file_new();
+    ck_assert(
+        g_key_file_load_from_data(kf, "[transformer]\nmodel=gpt3-1.3b\nzero=4\n", -1, 0, NULL));
+    g_autoptr(GError) e = NULL;
+    ck_assert_ptr_null(weft_gen_load_keyfile(kf, "z.gen", 8, &e));
+    ck_assert_msg(strstr(e->message, "zero") != NULL && strstr(e->message, "4") != NULL, "%s",
+                  e->message);
+}
+END_TEST
+
 static Suite *
 gen_suite(void)
 {
@@ -1250,6 +1495,12 @@ gen_suite(void)
     tcase_add_test(tc, oversized_steps_are_errors);
     tcase_add_test(tc, sizes_without_a_model_take_their_defaults);
     tcase_add_test(tc, memory_oom_left_to_replay);
+    tcase_add_test(tc, zero3_gathers_and_scatters_per_layer);
+    tcase_add_test(tc, fsdp_hybrid_shards_in_groups);
+    tcase_add_test(tc, zero2_reduce_scatters_bf16_gradients);
+    tcase_add_test(tc, lora_trainable_parameters_of_gpt3);
+    tcase_add_test(tc, lora_trains_adapters_only);
+    tcase_add_test(tc, sharding_and_finetune_errors);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -266,6 +266,109 @@ START_TEST(generated_allocations_balance)
 }
 END_TEST
 
+/* ---- ZeRO stages and fine-tuning in the generated step (issue 18) ------------------- */
+
+/* The tiny model's parameters on one stage: 4 layers x 49,280 + embedding and output layer
+ * 2 x 8,192 = 213,504 (Psi). */
+#define TINY_PSI 213504u
+
+/* Per-rank model states of the generated step on dp 4 (Nd = 4) for ZeRO stages 0-3: Megatron's
+ * 18 Psi and 6 Psi + 12 Psi / Nd (FP32 main_grad, not sharded by its distributed optimizer =
+ * ZeRO-1), then the ZeRO paper's (Rajbhandari et al. 2020, Figure 1: 2 + 2 + K, K = 12) 2 Psi
+ * + 14 Psi / Nd and 16 Psi / Nd with BF16 gradients; FSDP full shard is stage 3. */
+START_TEST(zero_stages_shard_model_states)
+{
+    static const guint64 total[4] = {18 * TINY_PSI, 6 * TINY_PSI + 12 * TINY_PSI / 4,
+                                     2 * TINY_PSI + 14 * TINY_PSI / 4, 16 * TINY_PSI / 4};
+    /* weights, master, gradients, optimizer */
+    static const guint64 cat[4][4] = {
+        {2 * TINY_PSI, 4 * TINY_PSI, 4 * TINY_PSI, 8 * TINY_PSI},
+        {2 * TINY_PSI, 4 * TINY_PSI / 4, 4 * TINY_PSI, 8 * TINY_PSI / 4},
+        {2 * TINY_PSI, 4 * TINY_PSI / 4, 2 * TINY_PSI / 4, 8 * TINY_PSI / 4},
+        {2 * TINY_PSI / 4, 4 * TINY_PSI / 4, 2 * TINY_PSI / 4, 8 * TINY_PSI / 4},
+    };
+    for (guint z = 0; z < 5; z++) {
+        weft_gen_config_t c = tiny(1, 1, 4);
+        c.dp = 4;
+        c.zero = MIN(z, 3u);
+        if (z == 4) {
+            c.zero = 0;
+            c.fsdp = WEFT_GEN_FSDP_FULL;
+        }
+        guint k = MIN(z, 3u);
+        g_autoptr(GError) e = NULL;
+        g_autoptr(weft_workload_t) wl = weft_gen_transformer(&c, weft_hw_gpu("h100", NULL), &e);
+        ck_assert_msg(wl != NULL, "%s", e != NULL ? e->message : "");
+        for (guint r = 0; r < 4; r++) {
+            const guint64 *res = wl->resident[r];
+            ck_assert_uint_eq(res[WEFT_MEM_WEIGHTS], cat[k][0]);
+            ck_assert_uint_eq(res[WEFT_MEM_MASTER], cat[k][1]);
+            ck_assert_uint_eq(res[WEFT_MEM_GRADS], cat[k][2]);
+            ck_assert_uint_eq(res[WEFT_MEM_OPTIMIZER], cat[k][3]);
+            ck_assert_uint_eq(res[WEFT_MEM_WEIGHTS] + res[WEFT_MEM_MASTER] + res[WEFT_MEM_GRADS] +
+                                  res[WEFT_MEM_OPTIMIZER],
+                              total[k]);
+        }
+    }
+}
+END_TEST
+
+/* ZeRO-3 on dp 4, one micro-batch: each unit's BF16 parameters are gathered (2 bytes per
+ * local parameter) before it runs and freed after it, the next unit's gathered while it runs.
+ * The peak comes in the backward of the last layer: all 4 layers' activations still live, that
+ * layer's parameters and the prefetched next layer's gathered, 2 x 2 x 49,280 = 197,120 bytes
+ * above the 2 Psi / 4 = 106,752 resident shard: 303,872 bytes of weights, and a peak of
+ * 16 Psi / 4 + 197,120 + 4 x 70,144 = 854,016 + 197,120 + 280,576 = 1,331,712. Every gathered
+ * byte is freed by the end of the step. */
+START_TEST(zero3_gathered_parameters_in_the_peak)
+{
+    weft_gen_config_t c = tiny(1, 1, 4);
+    c.dp = 4;
+    c.zero = 3;
+    g_autoptr(weft_workload_t) wl = NULL;
+    g_autoptr(weft_replay_result_t) res = replay(&c, &wl);
+    const weft_rank_result_t *rr = &res->ranks[0];
+    ck_assert_uint_eq(rr->mem_at_peak[WEFT_MEM_WEIGHTS], 106752 + 197120);
+    ck_assert_uint_eq(rr->mem_at_peak[WEFT_MEM_ACTIVATIONS], 4 * TINY_LAYER);
+    ck_assert_uint_eq(rr->mem_peak_bytes, 854016 + 197120 + 4 * TINY_LAYER);
+    const weft_rank_trace_t *t = &wl->ranks[0];
+    guint64 alloc[WEFT_MEM_N_CATS] = {0}, freed[WEFT_MEM_N_CATS] = {0};
+    for (guint i = 0; i < t->n_nodes; i++) {
+        alloc[t->mem_cat[i]] += t->mem_alloc[i];
+        freed[t->mem_cat[i]] += t->mem_free[i];
+    }
+    /* forward and backward gather every unit once: 2 x 2 x 213,504 */
+    ck_assert_uint_eq(alloc[WEFT_MEM_WEIGHTS], 4 * TINY_PSI);
+    ck_assert_uint_eq(freed[WEFT_MEM_WEIGHTS], 4 * TINY_PSI);
+    ck_assert_uint_eq(alloc[WEFT_MEM_ACTIVATIONS], freed[WEFT_MEM_ACTIVATIONS]);
+}
+END_TEST
+
+/* LoRA (r 2 on W_q, W_v: 2 (64 + 64) + 2 (64 + 64) = 512 adapter parameters per layer, 2,048
+ * on the 4 layers) keeps the base frozen: its weights alone (2 bytes each; QLoRA: NF4, 0.5159
+ * bytes, for the layers' linear weights, 4 x 49,152 = 196,608 x (4 + 8/64 + 32/(64 x 256)) / 8
+ * = 101,424, BF16 for the norms, 4 x 128, and the embedding and output layer, 16,384: 33,792),
+ * and the adapters' 18 bytes per parameter (Megatron's states). */
+START_TEST(lora_freezes_the_base)
+{
+    weft_gen_config_t c = tiny(1, 1, 1);
+    c.finetune = WEFT_GEN_FINETUNE_LORA;
+    c.lora_rank = 2;
+    for (guint q = 0; q < 2; q++) {
+        c.finetune = q ? WEFT_GEN_FINETUNE_QLORA : WEFT_GEN_FINETUNE_LORA;
+        g_autoptr(GError) e = NULL;
+        g_autoptr(weft_workload_t) wl = weft_gen_transformer(&c, weft_hw_gpu("h100", NULL), &e);
+        ck_assert_msg(wl != NULL, "%s", e != NULL ? e->message : "");
+        const guint64 *res = wl->resident[0];
+        guint64 base = q ? 101424 + 33792 : 2 * TINY_PSI;
+        ck_assert_uint_eq(res[WEFT_MEM_WEIGHTS], base + 2 * 2048);
+        ck_assert_uint_eq(res[WEFT_MEM_GRADS], 4 * 2048);
+        ck_assert_uint_eq(res[WEFT_MEM_MASTER], 4 * 2048);
+        ck_assert_uint_eq(res[WEFT_MEM_OPTIMIZER], 8 * 2048);
+    }
+}
+END_TEST
+
 static Suite *
 memory_suite(void)
 {
@@ -278,6 +381,9 @@ memory_suite(void)
     tcase_add_test(tc, interleaved_in_flight);
     tcase_add_test(tc, full_recompute_rebuilds_one_layer);
     tcase_add_test(tc, generated_allocations_balance);
+    tcase_add_test(tc, zero_stages_shard_model_states);
+    tcase_add_test(tc, zero3_gathered_parameters_in_the_peak);
+    tcase_add_test(tc, lora_freezes_the_base);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -86,6 +86,7 @@ weft_gen_preset(const char *name, weft_gen_config_t *cfg, GError **error)
         cfg->micro_batch = cfg->global_batch = 1;
         cfg->overlap_dp = TRUE;
         cfg->pp_scatter_gather = TRUE;
+        cfg->lora_rank = WEFT_GEN_LORA_RANK_DEFAULT;
         return TRUE;
     }
     g_autofree char *list = g_strjoinv(", ", (char **)weft_gen_preset_names());
@@ -145,6 +146,73 @@ check_stage_layers(const weft_gen_config_t *c, GError **error)
         FAIL("pp %u x vpp %u = %u does not divide layers %u (uneven stages: set "
              "account-embedding and account-loss, or first-stage-layers / last-stage-layers)",
              pp, vpp, pp * vpp, c->layers);
+    }
+    return TRUE;
+}
+
+guint
+weft_gen_zero_stage(const weft_gen_config_t *c)
+{
+    g_return_val_if_fail(c != NULL, 0);
+    if (c->fsdp != WEFT_GEN_FSDP_NONE) {
+        return 3;
+    }
+    return MAX(c->zero, c->dist_opt ? 1u : 0u);
+}
+
+/* ZeRO stages, FSDP and fine-tuning: the combinations weft models (gen.h, doc/workloads.md). */
+static gboolean
+check_sharding(const weft_gen_config_t *c, GError **error)
+{
+    if (c->zero > 3) {
+        FAIL("zero %u: the ZeRO stages are 0, 1, 2 and 3", c->zero);
+    }
+    if (c->dist_opt && c->zero > 1) {
+        FAIL("dist-opt (Megatron's distributed optimizer, ZeRO-1) and zero %u: give zero alone",
+             c->zero);
+    }
+    if (c->fsdp != WEFT_GEN_FSDP_NONE && (c->dist_opt || (c->zero != 0 && c->zero != 3))) {
+        FAIL("fsdp %s is ZeRO-3; it cannot run with zero %u%s",
+             weft_enum_name(&weft_gen_fsdp_enum, (gint)c->fsdp), c->zero,
+             c->dist_opt ? " and dist-opt" : "");
+    }
+    guint64 dpcp = (guint64)c->dp * c->cp;
+    if (c->fsdp == WEFT_GEN_FSDP_HYBRID) {
+        if (c->fsdp_shard_group < 1) {
+            FAIL("fsdp hybrid needs fsdp-shard-group (the ranks of a shard group; it must divide "
+                 "dp %u x cp %u = %" G_GUINT64_FORMAT ")",
+                 c->dp, c->cp, dpcp);
+        }
+        if (dpcp % c->fsdp_shard_group != 0) {
+            FAIL("fsdp-shard-group %u does not divide dp %u x cp %u = %" G_GUINT64_FORMAT
+                 " (fsdp hybrid)",
+                 c->fsdp_shard_group, c->dp, c->cp, dpcp);
+        }
+    } else if (c->fsdp_shard_group != 0) {
+        FAIL("fsdp-shard-group %u is only for fsdp hybrid (fsdp is %s)", c->fsdp_shard_group,
+             weft_enum_name(&weft_gen_fsdp_enum, (gint)c->fsdp));
+    }
+    guint z = weft_gen_zero_stage(c);
+    if (z == 3 && c->experts > 1) {
+        FAIL("zero 3 / fsdp with experts %u: sharded expert weights are not modelled (use zero "
+             "2 or less)",
+             c->experts);
+    }
+    if (c->finetune != WEFT_GEN_FINETUNE_FULL) {
+        const char *ft = weft_enum_name(&weft_gen_finetune_enum, (gint)c->finetune);
+        if (c->lora_rank == 0) {
+            FAIL("finetune %s: lora-rank is 0; it must be at least 1 (PEFT's default: %u)", ft,
+                 WEFT_GEN_LORA_RANK_DEFAULT);
+        }
+        if (c->experts > 1) {
+            FAIL("finetune %s with experts %u: adapters on MoE layers are not modelled", ft,
+                 c->experts);
+        }
+        if (z >= 2) {
+            FAIL("finetune %s with zero %u%s: sharded LoRA is not modelled (zero 0 or 1, "
+                 "dist-opt)",
+                 ft, z, c->fsdp != WEFT_GEN_FSDP_NONE ? " (fsdp)" : "");
+        }
     }
     return TRUE;
 }
@@ -274,6 +342,9 @@ weft_gen_validate(const weft_gen_config_t *c, guint n_ranks, GError **error)
                  c->ep, c->dp);
         }
     }
+    if (!check_sharding(c, error)) {
+        return FALSE;
+    }
     /* in 64 bits: micro-batch 65536 x dp 65536 wrapped to 0 in 32, and the remainder below
      * divided by it (SIGFPE; found with tests/fuzz/fuzz_gen_spec) */
     guint64 per_step = (guint64)c->micro_batch * c->dp;
@@ -324,6 +395,118 @@ layer_params(const weft_gen_config_t *c, double *dense, double *expert)
     }
 }
 
+/* The linear layers of a transformer layer as lin_t values name them. */
+typedef enum { LIN_QKV, LIN_PROJ, LIN_FC1, LIN_FC2, LIN_N } lin_id_t;
+
+/* The LoRA adapters of linear layer @id on one TP rank: @ad[i] = {in, out} local features of
+ * adapter i (its A is in x r, its B r x out); returns how many (0 when finetune is full or the
+ * layer is not a target). Column-parallel layers (QKV, FC1) keep A whole and split B, row-
+ * parallel ones (projection, FC2) split A and keep B whole. QKV holds three matrices: q
+ * (h -> h), k and v (h -> g d); a gated FC1 two (gate and up, h -> f). */
+static guint
+lin_adapters(const weft_gen_config_t *c, lin_id_t id, guint64 ad[3][2])
+{
+    if (c->finetune == WEFT_GEN_FINETUNE_FULL) {
+        return 0;
+    }
+    gboolean all = c->lora_targets == WEFT_GEN_LORA_ALL;
+    guint64 h = c->hidden, t = c->tp, d = c->hidden / c->heads;
+    guint64 kv = MAX((guint64)c->kv_heads * d / t, d); /* KV heads replicated when g < tp */
+    guint n = 0;
+    switch (id) {
+    case LIN_QKV:
+        ad[n][0] = h, ad[n++][1] = h / t; /* q */
+        if (all) {
+            ad[n][0] = h, ad[n++][1] = kv; /* k */
+        }
+        ad[n][0] = h, ad[n++][1] = kv; /* v */
+        break;
+    case LIN_PROJ:
+        if (all) {
+            ad[n][0] = h / t, ad[n++][1] = h;
+        }
+        break;
+    case LIN_FC1:
+        for (guint k = 0; all && k < (c->gated ? 2u : 1u); k++) {
+            ad[n][0] = h, ad[n++][1] = c->ffn / t;
+        }
+        break;
+    case LIN_FC2:
+        if (all) {
+            ad[n][0] = c->ffn / t, ad[n++][1] = h;
+        }
+        break;
+    default:
+        g_assert_not_reached();
+    }
+    return n;
+}
+
+double
+weft_gen_trainable_layer_params(const weft_gen_config_t *c)
+{
+    g_return_val_if_fail(c != NULL && c->tp > 0 && c->heads > 0, 0);
+    if (c->finetune == WEFT_GEN_FINETUNE_FULL) {
+        double dense = 0, expert = 0;
+        layer_params(c, &dense, &expert);
+        return dense / c->tp;
+    }
+    double n = 0;
+    for (guint id = 0; id < LIN_N; id++) {
+        guint64 ad[3][2];
+        guint k = lin_adapters(c, (lin_id_t)id, ad);
+        for (guint i = 0; i < k; i++) {
+            n += (double)c->lora_rank * (double)(ad[i][0] + ad[i][1]);
+        }
+    }
+    return n;
+}
+
+/* The model states of one rank holding @dense dense and @expert expert local parameters
+ * (frozen base ones with lora / qlora: @dense and @expert are then the base's, the adapters
+ * counted from @layers transformer layers) into @out (bytes per category). Megatron-LM's
+ * mixed precision (18 bytes per parameter: BF16 weights, FP32 main_grad, master and Adam;
+ * memory.h) for ZeRO 0 and 1 (dist_opt); ZeRO 2 and 3 as the ZeRO paper counts them (16: FP16/
+ * BF16 gradients, 2 bytes, as DeepSpeed reduces and partitions them), sharded over the DP x CP
+ * group (FSDP hybrid: the shard group), the experts' over the expert-data group. LoRA: the
+ * adapters' states as full training's, the frozen base weights alone (2 bytes; QLoRA: NF4 for the
+ * layers' linear weights, BF16 for the norms, the embedding and the output layer, which
+ * bitsandbytes does not quantize). @layers is the stage's transformer layers; @nonlayer its
+ * embedding and output parameters. */
+static void
+model_states(const weft_gen_config_t *c, double dense, double expert, double layers,
+             double nonlayer, double *out)
+{
+    guint z = weft_gen_zero_stage(c);
+    double nd =
+        c->fsdp == WEFT_GEN_FSDP_HYBRID ? (double)c->fsdp_shard_group : (double)c->dp * c->cp;
+    weft_mem_states_t st = {.weight_bytes = 2,
+                            .master_bytes = 4,
+                            .grad_bytes = z >= 2 ? 2 : 4,
+                            .optimizer_bytes = 8,
+                            .zero_stage = z,
+                            .shard = nd};
+    double part[WEFT_MEM_N_CATS];
+    if (c->finetune == WEFT_GEN_FINETUNE_FULL) {
+        weft_mem_model_states(dense, &st, out);
+        st.shard = (double)c->dp / c->ep;
+        weft_mem_model_states(expert, &st, part);
+        for (guint k = 0; k < WEFT_MEM_N_CATS; k++) {
+            out[k] += part[k];
+        }
+        return;
+    }
+    weft_mem_model_states(layers * weft_gen_trainable_layer_params(c), &st, out);
+    double base = dense; /* validated: no experts with LoRA */
+    if (c->finetune == WEFT_GEN_FINETUNE_QLORA) {
+        double norms = layers * 2.0 * c->hidden / c->tp;
+        double linear = base - norms - nonlayer;
+        out[WEFT_MEM_WEIGHTS] += WEFT_GEN_NF4_BYTES * linear + 2 * (norms + nonlayer);
+    } else {
+        out[WEFT_MEM_WEIGHTS] += 2 * base;
+    }
+}
+
 /* The transformer layers of pipeline rank 0 (the sum over its chunks); a configuration
  * weft_gen_validate() refuses (the memory estimate runs before it) gets layers / pp. */
 static double
@@ -359,14 +542,21 @@ weft_gen_memory(const weft_gen_config_t *c, weft_gen_memory_t *mem)
     g_return_if_fail(c != NULL && mem != NULL);
     double dense = 0, expert = 0;
     stage_params(c, &dense, &expert);
-    double p = dense + expert;
-    /* Megatron mixed precision: BF16 weights (2), FP32 main grads (4), FP32 master, m, v (12),
-     * the optimizer states sharded over DP with the distributed optimizer (expert ones over
-     * the expert-data group). */
-    mem->weights = 2 * p;
-    mem->grads = 4 * p;
-    double edp = (double)c->dp / c->ep;
-    mem->optimizer = c->dist_opt ? 12 * (dense / (c->dp * c->cp) + expert / edp) : 12 * p;
+    /* the model states as the generated step holds them (model_states()) */
+    double st[WEFT_MEM_N_CATS];
+    double nonlayer = (c->pp == 1 ? 2.0 : 1.0) * c->vocab * c->hidden / c->tp;
+    model_states(c, dense, expert, stage0_layers(c), nonlayer, st);
+    mem->weights = st[WEFT_MEM_WEIGHTS];
+    double nd =
+        c->fsdp == WEFT_GEN_FSDP_HYBRID ? (double)c->fsdp_shard_group : (double)c->dp * c->cp;
+    if (weft_gen_zero_stage(c) == 3 && nd > 1) {
+        /* ZeRO-3: two units' BF16 parameters gathered at a time (the prefetch, chunk_pass()) */
+        double ld = 0, le = 0;
+        layer_params(c, &ld, &le);
+        mem->weights += 2 * 2.0 * ld / c->tp;
+    }
+    mem->grads = st[WEFT_MEM_GRADS];
+    mem->optimizer = st[WEFT_MEM_MASTER] + st[WEFT_MEM_OPTIMIZER];
     /* Activations per layer and micro-batch: memory.h (Korthikanti et al. 2022, Table 2; a
      * fused attention keeps no scores, its log-sum-exp instead), what the generated step
      * allocates and frees; a full recomputation rebuilds one layer at a time. */
@@ -386,8 +576,10 @@ weft_gen_memory(const weft_gen_config_t *c, weft_gen_memory_t *mem)
 /* ---- the node sequence of a stage ---------------------------------------------------- */
 
 /* Where a collective runs. */
-typedef enum { K_NONE, K_TP, K_DPCP, K_EP, K_EDP, K_N } kind_t;
-static const char *const kind_prefix[K_N] = {"", "tp", "dp", "ep", "edp"};
+/* K_SHARD, K_REPL: FSDP hybrid's shard groups (fsdp_shard_group consecutive members of a DP x
+ * CP group) and replicate groups (the members at the same place in every shard group). */
+typedef enum { K_NONE, K_TP, K_DPCP, K_EP, K_EDP, K_SHARD, K_REPL, K_N } kind_t;
+static const char *const kind_prefix[K_N] = {"", "tp", "dp", "ep", "edp", "dpshard", "dprepl"};
 
 /* Whose rank a SEND/RECV names. */
 typedef enum { P_NONE, P_STAGE, P_CP_NEXT, P_CP_PREV } peer_kind_t;
@@ -453,6 +645,11 @@ typedef struct {
     double act_stored; /* activation bytes a layer keeps from its forward to its backward */
     double act_work;   /* full recomputation: what the recomputed forward rebuilds */
     double resident[WEFT_MEM_N_CATS]; /* the stage's model states per rank (expand_stage) */
+    guint zero;                       /* weft_gen_zero_stage() */
+    double grad_bytes; /* bytes per gradient element reduced over DP: 4 (Megatron's FP32
+                          main_grad), 2 with ZeRO 2 / 3 (memory.h) */
+    gboolean adapter;  /* linear_s() times a LoRA adapter's GEMMs (trained, BF16) */
+    GArray *z3_grads;  /* gint64: ZeRO-3's gradient reductions the optimizer waits for */
 } gen_t;
 
 static gint64
@@ -546,17 +743,33 @@ linear_s(gen_t *G, guint64 T, guint64 in, guint64 out, guint64 batch, lin_mode_t
          gboolean weight_cast, double *bytes)
 {
     const weft_gen_config_t *c = G->c;
-    gboolean fp8 = te && c->fp8;
+    gboolean fp8 = te && c->fp8 && !G->adapter;
     weft_kernel_dtype_t dt = fp8 ? WEFT_KERNEL_FP8 : WEFT_KERNEL_BF16;
     double clock = WEFT_GEN_SUSTAINED_CLOCK;
     double s = 0, cast = 0;
+    /* LoRA / QLoRA: a frozen base weight gets no weight gradient (its input gradient is still
+     * computed); QLoRA dequantizes the transformer layers' NF4 weights (@te: the layer's
+     * linears; the output layer stays BF16) to BF16 before each GEMM that reads them, forward
+     * and data gradient (bitsandbytes bitsandbytes/autograd/_functions.py, MatMul4Bit.forward:
+     * linear(A, dequantize_4bit(B).t()), .backward: grad_output @ dequantize_4bit(B)):
+     * NF4_BYTES read and 2 written per weight element, at the streaming bandwidth */
+    gboolean frozen = c->finetune != WEFT_GEN_FINETUNE_FULL && !G->adapter;
+    if (frozen) {
+        if (mode == LIN_WGRAD) {
+            return 0;
+        }
+        mode = mode == LIN_BWD ? LIN_DGRAD : mode;
+        if (c->finetune == WEFT_GEN_FINETUNE_QLORA && te) {
+            cast += (WEFT_GEN_NF4_BYTES + 2.0) * (double)batch * (double)in * (double)out;
+        }
+    }
     if (mode == LIN_FWD) {
         weft_kernel_gemm_t f = {batch, T, out, in, dt};
         s = gemm_s(G, &f, clock);
         *bytes += weft_kernel_gemm_bytes(&f);
         if (fp8) {
             double M = (double)c->global_batch / ((double)c->micro_batch * c->dp);
-            cast = WEFT_GEN_FP8_CAST_BYTES * (double)batch * (double)T * (double)in;
+            cast += WEFT_GEN_FP8_CAST_BYTES * (double)batch * (double)T * (double)in;
             if (weight_cast) {
                 cast += WEFT_GEN_FP8_CAST_BYTES * (double)batch * (double)in * (double)out / M;
             }
@@ -567,7 +780,7 @@ linear_s(gen_t *G, guint64 T, guint64 in, guint64 out, guint64 batch, lin_mode_t
         s += gemm_s(G, &dg, clock);
         *bytes += weft_kernel_gemm_bytes(&dg);
         if (fp8) {
-            cast = WEFT_GEN_FP8_CAST_BYTES * (double)batch * (double)T * (double)out;
+            cast += WEFT_GEN_FP8_CAST_BYTES * (double)batch * (double)T * (double)out;
         }
     }
     if (mode == LIN_WGRAD || mode == LIN_BWD) {
@@ -600,6 +813,8 @@ typedef struct {
     guint64 in, out; /* features */
     double flops;    /* forward FLOPs over the T tokens (each gradient records as many) */
     gboolean te;     /* a Transformer Engine module (FP8 with precision fp8) */
+    guint n_ad;      /* LoRA adapters on it (lin_adapters()) */
+    guint64 ad[3][2];
 } lin_t;
 
 /* One node running @mode of @L over @T of its L->T tokens (a chunk, or all of them), recorded
@@ -610,7 +825,22 @@ lin_node(gen_t *G, const char *name, const lin_t *L, guint64 T, lin_mode_t mode,
 {
     double bytes = 0;
     double s = linear_s(G, T, L->in, L->out, 1, mode, L->te, weight_cast, &bytes);
-    double flops = L->flops * (mode == LIN_BWD ? 2.0 : 1.0) * ((double)T / (double)L->T);
+    double mult = mode == LIN_BWD ? 2.0 : 1.0;
+    if (G->c->finetune != WEFT_GEN_FINETUNE_FULL) {
+        mult = mode == LIN_WGRAD ? 0.0 : 1.0; /* frozen: no weight gradient */
+    }
+    double flops = L->flops * mult * ((double)T / (double)L->T);
+    /* each adapter: x A (in -> r) then B (r -> out), forward; their data and weight gradients
+     * backward (dY B^T is the data gradient's first GEMM and feeds A's weight gradient):
+     * 2 T r (in + out) FLOPs per pass, in BF16 (PEFT's lora.Linear runs them outside TE) */
+    G->adapter = TRUE;
+    for (guint i = 0; i < L->n_ad; i++) {
+        guint64 r = G->c->lora_rank, in = L->ad[i][0], out = L->ad[i][1];
+        s += linear_s(G, T, in, r, 1, mode, FALSE, FALSE, &bytes);
+        s += linear_s(G, T, r, out, 1, mode, FALSE, FALSE, &bytes);
+        flops += (mode == LIN_BWD ? 2.0 : 1.0) * 2.0 * (double)T * (double)r * (double)(in + out);
+    }
+    G->adapter = FALSE;
     comp_s(G, name, s, flops, bytes);
 }
 
@@ -630,10 +860,12 @@ static gint64
 coll(gen_t *G, const char *name, weft_coll_op_t op, double bytes, kind_t kind, gboolean chain)
 {
     const weft_gen_config_t *c = G->c;
-    guint size = kind == K_TP     ? c->tp
-                 : kind == K_DPCP ? c->dp * c->cp
-                 : kind == K_EP   ? c->ep
-                                  : c->dp / c->ep;
+    guint size = kind == K_TP      ? c->tp
+                 : kind == K_DPCP  ? c->dp * c->cp
+                 : kind == K_EP    ? c->ep
+                 : kind == K_SHARD ? c->fsdp_shard_group
+                 : kind == K_REPL  ? c->dp * c->cp / MAX(c->fsdp_shard_group, 1u)
+                                   : c->dp / c->ep;
     if (size < 2 || bytes <= 0) {
         return -1;
     }
@@ -894,11 +1126,22 @@ layer(gen_t *G, gboolean bwd, gboolean recompute_pass)
      * GEMMs one node. */
     guint64 Tn = G->T, hn = c->hidden, dn = c->hidden / c->heads;
     guint64 fn = c->ffn / c->tp, mats1 = c->gated ? 2 : 1;
-    const lin_t qkv = {Tn, hn, (hn + 2 * c->kv_heads * dn + c->tp - 1) / c->tp,
-                       2 * T * h * (h + 2 * g * d) / t, TRUE};
-    const lin_t proj = {Tn, hn / c->tp, hn, 2 * T * h * h / t, TRUE};
-    const lin_t fc1 = {Tn, hn, mats1 * fn, 2 * T * h * c->ffn * (ffn_mats - 1) / t, TRUE};
-    const lin_t fc2 = {Tn, fn, hn, 2 * T * h * c->ffn / t, TRUE};
+    lin_t qkv = {.T = Tn,
+                 .in = hn,
+                 .out = (hn + 2 * c->kv_heads * dn + c->tp - 1) / c->tp,
+                 .flops = 2 * T * h * (h + 2 * g * d) / t,
+                 .te = TRUE};
+    lin_t proj = {.T = Tn, .in = hn / c->tp, .out = hn, .flops = 2 * T * h * h / t, .te = TRUE};
+    lin_t fc1 = {.T = Tn,
+                 .in = hn,
+                 .out = mats1 * fn,
+                 .flops = 2 * T * h * c->ffn * (ffn_mats - 1) / t,
+                 .te = TRUE};
+    lin_t fc2 = {.T = Tn, .in = fn, .out = hn, .flops = 2 * T * h * c->ffn / t, .te = TRUE};
+    qkv.n_ad = lin_adapters(c, LIN_QKV, qkv.ad);
+    proj.n_ad = lin_adapters(c, LIN_PROJ, proj.ad);
+    fc1.n_ad = lin_adapters(c, LIN_FC1, fc1.ad);
+    fc2.n_ad = lin_adapters(c, LIN_FC2, fc2.ad);
     const guint64 mlp[2][2] = {{hn, mats1 * fn}, {fn, hn}};
     const guint64 router[1][2] = {{hn, c->experts}};
     double mlp_flops = 2 * T * k * h * c->ffn * ffn_mats / t; /* the experts' forward */
@@ -995,6 +1238,9 @@ layer(gen_t *G, gboolean bwd, gboolean recompute_pass)
      * local parameter: the dense ones, and the local experts' ones). */
     double ld = 0, le = 0;
     layer_params(c, &ld, &le);
+    if (c->finetune != WEFT_GEN_FINETUNE_FULL) {
+        ld = weft_gen_trainable_layer_params(c) * t; /* the adapters only (no experts) */
+    }
     comp(G, "wgrad_accumulate.bwd", 0,
          WEFT_GEN_GRAD_ACCUM_BYTES * (ld / t + le / (t * (moe ? c->ep : 1))));
 }
@@ -1008,49 +1254,26 @@ mem_effect(gen_t *G, guint i, double alloc, double freed)
     g_array_index(G->s.mfree, guint64, i) += (guint64)llround(freed);
 }
 
-/* Forward or backward of model chunk @chunk (virtual stage @v) for one micro-batch. */
+/* What a model chunk's pass runs, in order; each is one FSDP unit with ZeRO-3: the embedding,
+ * each transformer layer (FSDP's transformer_auto_wrap_policy unit), the output layer. */
+typedef enum { U_EMBED, U_LAYER, U_OUTPUT } unit_t;
+
+/* Forward or backward of unit @u of virtual stage @v for one micro-batch. */
 static void
-chunk_pass(gen_t *G, guint v, gboolean bwd)
+unit_pass(gen_t *G, unit_t u, gboolean bwd)
 {
     const weft_gen_config_t *c = G->c;
-    guint V = c->pp * c->vpp, per = weft_gen_chunk_layers(c, v);
     double T = G->T, h = c->hidden, t = c->tp, e = G->e, act = T * h * e;
     double vt = (double)c->vocab / t;
     /* the output layer: h -> vocab / t, not a Transformer Engine module (BF16) */
-    const lin_t out = {G->T, c->hidden, c->vocab / c->tp, 2 * T * h * vt, FALSE};
-    if (!bwd) {
-        if (v == 0) {
-            comp(G, "embedding.fwd", 0, 2 * act);
-            coll(G, c->sp ? "tp_reducescatter_embedding" : "tp_allreduce_embedding",
-                 c->sp ? WEFT_COLL_REDUCE_SCATTER : WEFT_COLL_ALL_REDUCE, act, K_TP, TRUE);
-        }
-        for (guint l = 0; l < per; l++) {
-            /* the layer's activations are allocated as its first node starts */
-            guint first = G->s.b.type->len;
-            layer(G, FALSE, FALSE);
-            mem_effect(G, first, G->act_stored, 0);
-        }
-        if (v == V - 1) {
-            if (c->sp) {
-                coll(G, "tp_allgather_output", WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
-            }
-            lin_node(G, "output.fwd", &out, out.T, LIN_FWD, TRUE);
-            for (guint i = 0; i < 3; i++) {
-                coll(G, "tp_allreduce_cross_entropy", WEFT_COLL_ALL_REDUCE, T * 4, K_TP, TRUE);
-            }
-            comp(G, "cross_entropy.fwd", 0, 3 * T * vt * 4);
-        }
-        return;
-    }
-    if (v == V - 1) {
-        comp(G, "cross_entropy.bwd", 0, 2 * T * vt * 4);
-        /* the output layer is a ColumnParallelLinear: its collectives overlap its GEMMs (NCCL's,
-         * not userbuffers': it is not a Transformer Engine module, so no SMs are held) */
-        column_parallel_bwd(
-            G, "output_dgrad.bwd", "output_wgrad.bwd", &out, "tp_allgather_output_input_grad",
-            c->sp ? "tp_reducescatter_output_grad" : "tp_allreduce_output_grad", act, 0, 0);
-    }
-    for (guint l = 0; l < per; l++) {
+    const lin_t out = {
+        .T = G->T, .in = c->hidden, .out = c->vocab / c->tp, .flops = 2 * T * h * vt, .te = FALSE};
+    if (u == U_LAYER && !bwd) {
+        /* the layer's activations are allocated as its first node starts */
+        guint first = G->s.b.type->len;
+        layer(G, FALSE, FALSE);
+        mem_effect(G, first, G->act_stored, 0);
+    } else if (u == U_LAYER) {
         double rebuilt = 0;
         if (c->recompute == WEFT_GEN_RECOMPUTE_FULL) {
             /* the recomputed forward rebuilds the layer's activations from its kept input */
@@ -1062,12 +1285,133 @@ chunk_pass(gen_t *G, guint v, gboolean bwd)
         layer(G, TRUE, FALSE);
         /* freed as the layer's backward ends (its last node: the main_grad accumulation) */
         mem_effect(G, G->s.b.type->len - 1, 0, G->act_stored + rebuilt);
-    }
-    if (v == 0) {
+    } else if (u == U_EMBED && !bwd) {
+        comp(G, "embedding.fwd", 0, 2 * act);
+        coll(G, c->sp ? "tp_reducescatter_embedding" : "tp_allreduce_embedding",
+             c->sp ? WEFT_COLL_REDUCE_SCATTER : WEFT_COLL_ALL_REDUCE, act, K_TP, TRUE);
+    } else if (u == U_EMBED) {
         if (c->sp) {
             coll(G, "tp_allgather_embedding_grad", WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
         }
         comp(G, "embedding.bwd", 0, 2 * act + h * vt * 4);
+    } else if (!bwd) {
+        if (c->sp) {
+            coll(G, "tp_allgather_output", WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
+        }
+        lin_node(G, "output.fwd", &out, out.T, LIN_FWD, TRUE);
+        for (guint i = 0; i < 3; i++) {
+            coll(G, "tp_allreduce_cross_entropy", WEFT_COLL_ALL_REDUCE, T * 4, K_TP, TRUE);
+        }
+        comp(G, "cross_entropy.fwd", 0, 3 * T * vt * 4);
+    } else {
+        comp(G, "cross_entropy.bwd", 0, 2 * T * vt * 4);
+        /* the output layer is a ColumnParallelLinear: its collectives overlap its GEMMs (NCCL's,
+         * not userbuffers': it is not a Transformer Engine module, so no SMs are held) */
+        column_parallel_bwd(
+            G, "output_dgrad.bwd", "output_wgrad.bwd", &out, "tp_allgather_output_input_grad",
+            c->sp ? "tp_reducescatter_output_grad" : "tp_allreduce_output_grad", act, 0, 0);
+    }
+}
+
+/* The local parameters (one TP rank's, unsharded) of unit @u. */
+static double
+unit_params(const weft_gen_config_t *c, unit_t u)
+{
+    if (u != U_LAYER) {
+        return (double)c->vocab * c->hidden / c->tp;
+    }
+    double ld = 0, le = 0;
+    layer_params(c, &ld, &le);
+    return ld / c->tp; /* validated: no experts with ZeRO-3 */
+}
+
+/* ZeRO-3's all-gather of unit @u's BF16 parameters (2 bytes each, gathered over the shard
+ * group), off the compute stream; the gathered copy (2 bytes per local parameter) is allocated
+ * as it starts (category weights). Returns the node or -1 (a group of one rank: nothing to
+ * gather, the weights are resident). */
+static gint64
+z3_gather(gen_t *G, unit_t u, const char *name)
+{
+    double bytes = 2.0 * unit_params(G->c, u);
+    kind_t k = G->c->fsdp == WEFT_GEN_FSDP_HYBRID ? K_SHARD : K_DPCP;
+    gint64 ag = coll(G, name, WEFT_COLL_ALL_GATHER, bytes, k, FALSE);
+    if (ag >= 0) {
+        mem_effect(G, (guint)ag, bytes, 0);
+        g_array_index(G->s.mcat, guint8, ag) = WEFT_MEM_WEIGHTS;
+    }
+    return ag;
+}
+
+/* Forward or backward of model chunk @chunk (virtual stage @v) for one micro-batch: its units
+ * in order. With ZeRO-3 (gen.h) each unit's parameters are all-gathered before it and freed
+ * after it, the next unit's gather issued as this one starts (it waits for the previous
+ * unit's release: FSDP's rate limiter), and after each unit's backward its gradients are
+ * reduce-scattered (hybrid: then all-reduced across the shard groups), off the stream. */
+static void
+chunk_pass(gen_t *G, guint v, gboolean bwd)
+{
+    const weft_gen_config_t *c = G->c;
+    guint V = c->pp * c->vpp, per = weft_gen_chunk_layers(c, v);
+    guint n = 0;
+    g_autofree unit_t *units = g_new(unit_t, per + 2);
+    if (v == (bwd ? V - 1 : 0)) {
+        units[n++] = bwd ? U_OUTPUT : U_EMBED;
+    }
+    for (guint l = 0; l < per; l++) {
+        units[n++] = U_LAYER;
+    }
+    if (v == (bwd ? 0 : V - 1)) {
+        units[n++] = bwd ? U_EMBED : U_OUTPUT;
+    }
+    if (G->zero < 3) {
+        for (guint i = 0; i < n; i++) {
+            unit_pass(G, units[i], bwd);
+        }
+        return;
+    }
+    const char *ag_name = bwd ? "dp_allgather_params_bwd" : "dp_allgather_params_fwd";
+    gboolean hybrid = c->fsdp == WEFT_GEN_FSDP_HYBRID;
+    kind_t k = hybrid ? K_SHARD : K_DPCP;
+    gint64 ag = n > 0 ? z3_gather(G, units[0], ag_name) : -1;
+    for (guint i = 0; i < n; i++) {
+        /* prefetch: the next unit's gather, issued before this unit's compute, after this
+         * unit's gather on the same stream */
+        gint64 next = -1;
+        if (i + 1 < n) {
+            extra_dep(G, ag);
+            next = z3_gather(G, units[i + 1], ag_name);
+        }
+        extra_dep(G, ag);
+        unit_pass(G, units[i], bwd);
+        double p = unit_params(c, units[i]);
+        if (bwd) {
+            /* what the unit left for the node after it (a TP reduction) waits for the
+             * release, not for the gradient reduction */
+            g_autoptr(GArray) pending = g_array_copy(G->extra);
+            g_array_set_size(G->extra, 0);
+            gint64 rs = coll(G, "dp_reducescatter_grads", WEFT_COLL_REDUCE_SCATTER,
+                             G->grad_bytes * p, k, FALSE);
+            gint64 last = rs;
+            if (hybrid) {
+                extra_dep(G, rs);
+                gint64 ar = coll(G, "dp_allreduce_grads_replicas", WEFT_COLL_ALL_REDUCE,
+                                 G->grad_bytes * p / c->fsdp_shard_group, K_REPL, FALSE);
+                last = ar >= 0 ? ar : rs;
+                g_array_set_size(G->extra, 0); /* consumed by the all-reduce, or not needed */
+            }
+            if (last >= 0) {
+                g_array_append_val(G->z3_grads, last);
+            }
+            g_array_append_vals(G->extra, pending->data, pending->len);
+        }
+        if (ag >= 0) {
+            /* the gathered parameters are freed once the unit's compute is done */
+            comp_s(G, "free_gathered_params", 0, 0, 0);
+            guint i_free = G->s.b.type->len - 1;
+            mem_effect(G, i_free, 0, 2.0 * p);
+            g_array_index(G->s.mcat, guint8, i_free) = WEFT_MEM_WEIGHTS;
+        }
+        ag = next;
     }
 }
 
@@ -1076,11 +1420,12 @@ chunk_pass(gen_t *G, guint v, gboolean bwd)
 static void
 grad_sync(gen_t *G, double dense, double expert, gboolean chain, gint64 *out)
 {
-    gboolean rs = G->c->dist_opt;
+    gboolean rs = G->zero >= 1;
+    double gb = G->grad_bytes;
     weft_coll_op_t op = rs ? WEFT_COLL_REDUCE_SCATTER : WEFT_COLL_ALL_REDUCE;
-    out[0] =
-        coll(G, rs ? "dp_reducescatter_grads" : "dp_allreduce_grads", op, 4 * dense, K_DPCP, chain);
-    out[1] = coll(G, rs ? "edp_reducescatter_grads" : "edp_allreduce_grads", op, 4 * expert, K_EDP,
+    out[0] = coll(G, rs ? "dp_reducescatter_grads" : "dp_allreduce_grads", op, gb * dense, K_DPCP,
+                  chain);
+    out[1] = coll(G, rs ? "edp_reducescatter_grads" : "edp_allreduce_grads", op, gb * expert, K_EDP,
                   chain);
 }
 
@@ -1119,37 +1464,38 @@ expand_stage(gen_t *G)
     g_autofree gint64 *grad = g_new(gint64, 2 * vpp);
     g_autofree guint *bwd_done = g_new0(guint, vpp);
     g_autofree guint8 *started = g_new0(guint8, vpp);
-    double local = 0, dense_all = 0, expert_all = 0;
+    double local = 0, dense_all = 0, expert_all = 0, base_all = 0, layers_all = 0, nonlayer = 0;
+    gboolean lora = c->finetune != WEFT_GEN_FINETUNE_FULL;
+    double nd =
+        c->fsdp == WEFT_GEN_FSDP_HYBRID ? (double)c->fsdp_shard_group : (double)c->dp * c->cp;
     for (guint ch = 0; ch < vpp; ch++) {
         guint v = ch * pp + p;
         double per_chunk = weft_gen_chunk_layers(c, v);
-        dense[ch] = per_chunk * ld / c->tp + (v == 0 ? vh : 0) + (v == V - 1 ? vh : 0);
+        double ends = (v == 0 ? vh : 0) + (v == V - 1 ? vh : 0);
+        base_all += per_chunk * ld / c->tp + ends;
+        layers_all += per_chunk;
+        nonlayer += ends;
+        /* what is trained, reduced over DP and stepped: with LoRA the adapters only */
+        dense[ch] =
+            lora ? per_chunk * weft_gen_trainable_layer_params(c) : per_chunk * ld / c->tp + ends;
         expert[ch] = per_chunk * le / ((double)c->tp * c->ep);
         dense_all += dense[ch];
         expert_all += expert[ch];
-        local +=
-            c->dist_opt ? dense[ch] / (c->dp * c->cp) + expert[ch] / edp : dense[ch] + expert[ch];
+        local += G->zero >= 1 ? dense[ch] / nd + expert[ch] / edp : dense[ch] + expert[ch];
         ag[2 * ch] = ag[2 * ch + 1] = grad[2 * ch] = grad[2 * ch + 1] = -1;
     }
-    /* The model states (memory.h): BF16 weights (2), FP32 main_grad (4, never sharded by
-     * Megatron's distributed optimizer), FP32 master weights (4) and Adam's moments (8)
-     * sharded over DP x CP (the experts' over the expert-data group) with the distributed
+    /* The model states (memory.h, model_states()): BF16 weights (2), FP32 main_grad (4, never
+     * sharded by Megatron's distributed optimizer), FP32 master weights (4) and Adam's moments
+     * (8) sharded over DP x CP (the experts' over the expert-data group) with the distributed
      * optimizer: 18 bytes per parameter, 6 + 12 / d distributed (Megatron Core developer
-     * guide, "Distributed Optimizer"). */
-    weft_mem_states_t st = {.weight_bytes = 2, .master_bytes = 4, .grad_bytes = 4,
-                            .optimizer_bytes = 8, .zero_stage = c->dist_opt ? 1 : 0,
-                            .shard = (double)c->dp * c->cp};
-    double part[WEFT_MEM_N_CATS];
-    weft_mem_model_states(dense_all, &st, G->resident);
-    st.shard = edp;
-    weft_mem_model_states(expert_all, &st, part);
-    for (guint k = 0; k < WEFT_MEM_N_CATS; k++) {
-        G->resident[k] += part[k];
-    }
-    /* Distributed optimizer with overlap: the BF16 parameters the previous step updated are
-     * all-gathered at the start, each chunk's before its first forward (Megatron's
-     * --overlap-param-gather); without overlap they are gathered after the optimizer. */
-    if (c->dist_opt && c->overlap_dp) {
+     * guide, "Distributed Optimizer"); ZeRO 2 / 3 as the ZeRO paper counts them. */
+    model_states(c, lora ? base_all : dense_all, expert_all, layers_all, nonlayer, G->resident);
+    /* Distributed optimizer (ZeRO 1, 2) with overlap: the BF16 parameters the previous step
+     * updated are all-gathered at the start, each chunk's before its first forward (Megatron's
+     * --overlap-param-gather); without overlap they are gathered after the optimizer. ZeRO 3
+     * gathers them per layer instead (chunk_pass()). */
+    gboolean gathers = G->zero == 1 || G->zero == 2;
+    if (gathers && c->overlap_dp) {
         for (guint ch = 0; ch < vpp; ch++) {
             ag[2 * ch] =
                 coll(G, "dp_allgather_params", WEFT_COLL_ALL_GATHER, 2 * dense[ch], K_DPCP, FALSE);
@@ -1219,19 +1565,22 @@ expand_stage(gen_t *G)
             }
             /* With overlap, a chunk's gradients are reduced once its last backward is done
              * (Megatron's --overlap-grad-reduce), off the compute stream. */
-            if (++bwd_done[chunk] == M && c->overlap_dp) {
+            if (++bwd_done[chunk] == M && c->overlap_dp && G->zero < 3) {
                 grad_sync(G, dense[chunk], expert[chunk], FALSE, &grad[2 * chunk]);
             }
         }
     }
-    if (!c->overlap_dp) {
+    if (!c->overlap_dp && G->zero < 3) {
         grad_sync(G, dense_all, expert_all, TRUE, &grad[0]);
     }
     for (guint k = 0; k < 2 * vpp; k++) {
         extra_dep(G, grad[k]);
     }
+    for (guint k = 0; k < G->z3_grads->len; k++) {
+        extra_dep(G, g_array_index(G->z3_grads, gint64, k));
+    }
     comp(G, "optimizer", 0, WEFT_GEN_ADAM_BYTES * local);
-    if (c->dist_opt && !c->overlap_dp) {
+    if (gathers && !c->overlap_dp) {
         coll(G, "dp_allgather_params", WEFT_COLL_ALL_GATHER, 2 * dense_all, K_DPCP, TRUE);
         coll(G, "edp_allgather_params", WEFT_COLL_ALL_GATHER, 2 * expert_all, K_EDP, TRUE);
     }
@@ -1242,6 +1591,7 @@ expand_stage(gen_t *G)
 typedef struct {
     guint tp, cp, dp, pp, ep;
     gint base[K_N];
+    guint shard; /* FSDP hybrid's shard group size (1 otherwise) */
 } layout_t;
 
 /* The group id of rank @r in @kind. */
@@ -1260,6 +1610,10 @@ group_of(const layout_t *lo, kind_t kind, guint r)
         return ((p * lo->tp + t) * lo->cp + c) * (lo->dp / lo->ep) + k;
     case K_EDP:
         return ((p * lo->tp + t) * lo->cp + c) * lo->ep + e;
+    case K_SHARD: /* j = c + cp d, the rank's place in its DP x CP group */
+        return (p * lo->tp + t) * (lo->cp * lo->dp / lo->shard) + (c + lo->cp * d) / lo->shard;
+    case K_REPL:
+        return (p * lo->tp + t) * lo->shard + (c + lo->cp * d) % lo->shard;
     default:
         g_assert_not_reached();
     }
@@ -1336,11 +1690,20 @@ weft_gen_transformer(const weft_gen_config_t *c, const weft_hw_gpu_t *gpu, GErro
         }
         g_ptr_array_add(wl->comms, weft_workload_i_comm_new("0", world, n));
     }
-    layout_t lo = {c->tp, c->cp, c->dp, c->pp, c->ep, {-1, -1, -1, -1, -1}};
+    gboolean hybrid = c->fsdp == WEFT_GEN_FSDP_HYBRID;
+    layout_t lo = {c->tp,
+                   c->cp,
+                   c->dp,
+                   c->pp,
+                   c->ep,
+                   {-1, -1, -1, -1, -1, -1, -1},
+                   hybrid ? c->fsdp_shard_group : 1};
     build_groups(wl, &lo, K_TP, c->tp);
     build_groups(wl, &lo, K_DPCP, c->dp * c->cp);
     build_groups(wl, &lo, K_EP, c->experts > 1 ? c->ep : 1);
     build_groups(wl, &lo, K_EDP, c->experts > 1 ? c->dp / c->ep : 1);
+    build_groups(wl, &lo, K_SHARD, hybrid ? c->fsdp_shard_group : 1);
+    build_groups(wl, &lo, K_REPL, hybrid ? c->dp * c->cp / c->fsdp_shard_group : 1);
 
     wl->ranks = g_new0(weft_rank_trace_t, n);
     wl->resident = g_malloc0_n(n, sizeof(*wl->resident));
@@ -1348,6 +1711,9 @@ weft_gen_transformer(const weft_gen_config_t *c, const weft_hw_gpu_t *gpu, GErro
     for (guint st = 0; st < c->pp; st++) {
         gen_t G = {.c = c, .gpu = gpu, .wl = wl, .prev = -1, .stage = st};
         G.extra = g_array_new(FALSE, FALSE, sizeof(guint32));
+        G.z3_grads = g_array_new(FALSE, FALSE, sizeof(gint64));
+        G.zero = weft_gen_zero_stage(c);
+        G.grad_bytes = G.zero >= 2 ? 2.0 : 4.0;
         G.T = (guint64)c->micro_batch * c->seq / c->cp;
         G.e = 2.0; /* BF16 activations (FP8 runs GEMMs in FP8 but keeps BF16 activations) */
         gen_activations(c, &G.act_stored, &G.act_work);
@@ -1403,6 +1769,7 @@ weft_gen_transformer(const weft_gen_config_t *c, const weft_hw_gpu_t *gpu, GErro
         weft_workload_i_seq_lend(o, per_stage);
         seq_clear(s);
         g_array_unref(G.extra);
+        g_array_unref(G.z3_grads);
     }
     return g_steal_pointer(&wl);
 }
@@ -1445,6 +1812,12 @@ static const char *const attention_names[] = {"fused", "unfused", NULL};
 static const char *const oom_names[] = {"warn", "error", NULL};
 const weft_enum_t weft_gen_oom_enum = {"out-of-memory policy", oom_names};
 const weft_enum_t weft_gen_attention_enum = {"attention kind", attention_names};
+static const char *const fsdp_names[] = {"none", "full", "hybrid", NULL};
+const weft_enum_t weft_gen_fsdp_enum = {"FSDP sharding strategy", fsdp_names};
+static const char *const finetune_names[] = {"full", "lora", "qlora", NULL};
+const weft_enum_t weft_gen_finetune_enum = {"fine-tuning method", finetune_names};
+static const char *const lora_targets_names[] = {"qv", "all", NULL};
+const weft_enum_t weft_gen_lora_targets_enum = {"LoRA targets", lora_targets_names};
 
 /* transformer.model: a preset (the error lists them), applied before every other key. */
 static gboolean
@@ -1516,6 +1889,27 @@ const weft_key_t weft_gen_keys[] = {
     TF_BOOL("sp", sp, "sp", "true", "sequence parallelism (with tp > 1)"),
     TF_BOOL("dist_opt", dist_opt, "dist-opt", "true",
             "distributed optimizer (reduce-scatter + all-gather)"),
+    {"transformer", "zero", WEFT_KEY_UINT, NULL,
+     "ZeRO stage: 0 replicated, 1 optimizer states sharded (= dist_opt), 2 + gradients "
+     "(reduce-scattered), 3 + weights (all-gathered per layer before its forward and its "
+     "backward, DeepSpeed stage 3 / FSDP semantics); default 0",
+     .imin = 0, .imax = 3, .field = C_FIELD(zero), .option = "zero", .arg = "0-3"},
+    TF_ENUM("fsdp", fsdp, weft_gen_fsdp_enum, "fsdp", "MODE",
+            "PyTorch FSDP: none (default), full (FULL_SHARD: ZeRO-3 over dp x cp) or hybrid "
+            "(HYBRID_SHARD: ZeRO-3 in shard groups of fsdp_shard_group ranks, gradients "
+            "all-reduced across them)"),
+    TF_UINT("fsdp_shard_group", 0, fsdp_shard_group, "fsdp-shard-group",
+            "ranks per FSDP hybrid shard group (divides dp x cp; e.g. the GPUs of a node)"),
+    TF_ENUM("finetune", finetune, weft_gen_finetune_enum, "finetune", "MODE",
+            "full (default: every weight trained), lora (frozen BF16 base, rank-r adapters "
+            "trained) or qlora (frozen 4-bit NF4 base)"),
+    /* 0 is read (a spec written from a configuration with finetune full may hold it) and
+     * refused by weft_gen_validate() with lora / qlora */
+    TF_UINT("lora_rank", 0, lora_rank, "lora-rank",
+            "LoRA rank r, at least 1 with finetune lora or qlora (default 8, PEFT's LoraConfig)"),
+    TF_ENUM("lora_targets", lora_targets, weft_gen_lora_targets_enum, "lora-targets", "WHICH",
+            "LoRA's adapted matrices: qv (W_q, W_v: Hu et al. 2021 and PEFT's default) or all "
+            "(every linear layer of a transformer layer, as QLoRA)"),
     TF_BOOL("overlap_dp", overlap_dp, "no-overlap", "false",
             "overlap gradient reduction and parameter gathering with compute (presets: true)"),
     TF_BOOL("pp_scatter_gather", pp_scatter_gather, "no-pp-scatter-gather", "false",
@@ -1566,6 +1960,7 @@ weft_gen_spec_init(weft_gen_spec_t *spec)
     c->tp = c->pp = c->dp = c->cp = c->ep = c->vpp = c->micro_batch = 1;
     c->overlap_dp = TRUE;
     c->pp_scatter_gather = TRUE;
+    c->lora_rank = WEFT_GEN_LORA_RANK_DEFAULT;
 }
 
 gboolean

@@ -49,6 +49,26 @@
  * forward, off the compute stream; without, all after the last backward. The optimizer is memory
  * bound: ADAM_BYTES per local parameter.
  *
+ * ZeRO and FSDP (Rajbhandari et al., SC20; Zhao et al., VLDB 2023): zero 1 is the distributed
+ * optimizer; zero 2 the same collectives on BF16 gradients (2 B/param, the ZeRO paper's and
+ * DeepSpeed's), gradients sharded in memory; zero 3 / fsdp full / fsdp hybrid gather each FSDP
+ * unit's BF16 parameters (a transformer layer; the embedding; the output layer) over the shard
+ * group before its forward and again before its backward, every micro-batch, allocated as the
+ * gather starts and freed after the unit (category weights), the next unit's gather issued as a
+ * unit starts and after the free of the unit before it (PyTorch 2.1 FSDP: backward_prefetch
+ * BACKWARD_PRE, torch/distributed/fsdp/_runtime_utils.py _pre_backward_hook -> _prefetch_handle;
+ * forward_prefetch False, the CPU issuing the next unit's gather while the GPU computes; at most
+ * two in-flight gathers, _limiter_utils.py _FreeEventQueue._max_num_inflight_all_gathers = 2),
+ * and reduce-scatter each unit's BF16 gradients after its backward (hybrid: then all-reduce the
+ * shard across the replicas), off the stream; the optimizer waits for them all.
+ *
+ * Fine-tuning (Hu et al., ICLR 2022; Dettmers et al., NeurIPS 2023): lora / qlora freeze the
+ * base (no weight-gradient GEMMs, no main_grad, no optimizer states), add each adapter's GEMMs
+ * (x A, (x A) B forward; their data and weight gradients backward) to its linear layer's node,
+ * and reduce and step the adapters only; qlora keeps the layers' linear weights in NF4
+ * (WEFT_GEN_NF4_BYTES) and dequantizes them before every GEMM that reads them (bitsandbytes
+ * MatMul4Bit), a memory-bound pass of NF4_BYTES + 2 bytes per weight element.
+ *
  * Compute time: each GEMM and attention node's time comes from the kernel model
  * (hw/kernel.h) for its shapes: a linear layer's forward GEMM [T, in] x [in, out],
  * backward its data-gradient [T, out] x [out, in] and weight-gradient [in, T] x
@@ -107,6 +127,43 @@ G_BEGIN_DECLS
  * grad (16), writes master, m, v (12) and the BF16 parameter (2): 30. */
 #define WEFT_GEN_ADAM_BYTES 30.0
 
+/* PyTorch FSDP's sharding strategies that weft models (Zhao et al., "PyTorch FSDP", VLDB 2023,
+ * Section 3.2.2): FULL_SHARD is ZeRO-3 over the data-parallel group, HYBRID_SHARD ZeRO-3 inside
+ * shard groups of fsdp_shard_group ranks, replicated (gradients all-reduced) across them. */
+typedef enum {
+    WEFT_GEN_FSDP_NONE,
+    WEFT_GEN_FSDP_FULL,
+    WEFT_GEN_FSDP_HYBRID,
+} weft_gen_fsdp_t;
+
+/* Fine-tuning: full (every weight trained), LoRA (Hu et al., "LoRA: Low-Rank Adaptation of
+ * Large Language Models", ICLR 2022: frozen BF16 base, rank-r adapters trained) or QLoRA
+ * (Dettmers et al., "QLoRA: Efficient Finetuning of Quantized LLMs", NeurIPS 2023: the frozen
+ * base in 4-bit NF4 with double-quantized constants). */
+typedef enum {
+    WEFT_GEN_FINETUNE_FULL,
+    WEFT_GEN_FINETUNE_LORA,
+    WEFT_GEN_FINETUNE_QLORA,
+} weft_gen_finetune_t;
+
+/* The linear layers LoRA adapts: qv (W_q and W_v: Hu et al. 2021 Section 4.2 and 7.1, and
+ * PEFT's default for Llama, peft/utils/constants.py TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_
+ * MAPPING "llama": ["q_proj", "v_proj"]) or all (every linear layer of a transformer layer:
+ * q, k, v, o, the MLP's: QLoRA's choice, Dettmers et al. 2023 Section 4). */
+typedef enum {
+    WEFT_GEN_LORA_QV,
+    WEFT_GEN_LORA_ALL,
+} weft_gen_lora_targets_t;
+
+/* LoRA's default rank: PEFT's LoraConfig r = 8 (peft/tuners/lora/config.py, field r,
+ * default 8). */
+#define WEFT_GEN_LORA_RANK_DEFAULT 8u
+/* Bytes per frozen base parameter of QLoRA: 4-bit NF4 values plus the double-quantized
+ * constants, 8-bit constants per block of 64 and one FP32 constant per 256 of those:
+ * (4 + 8 / 64 + 32 / (64 x 256)) / 8 = 0.515869140625 bytes (Dettmers et al. 2023, Section 3,
+ * "Double Quantization": 0.127 bits per parameter of constants). */
+#define WEFT_GEN_NF4_BYTES ((4.0 + 8.0 / 64.0 + 32.0 / (64.0 * 256.0)) / 8.0)
+
 typedef enum {
     WEFT_GEN_RECOMPUTE_NONE,
     WEFT_GEN_RECOMPUTE_SELECTIVE,
@@ -122,7 +179,14 @@ typedef struct {
     /* parallelism */
     guint tp, pp, dp, cp, ep, vpp;
     gboolean sp;         /* sequence parallelism (with tp > 1) */
-    gboolean dist_opt;   /* distributed optimizer: RS + AG instead of AR */
+    gboolean dist_opt;   /* distributed optimizer: RS + AG instead of AR (= zero 1) */
+    guint zero;          /* ZeRO stage 0..3 (Rajbhandari et al. SC20): 1 = dist_opt; 2 also
+                            shards the gradients; 3 also the weights, gathered per layer */
+    weft_gen_fsdp_t fsdp;   /* FSDP full / hybrid shard: ZeRO-3 semantics (gen.h essay) */
+    guint fsdp_shard_group; /* hybrid: the ranks a shard group holds (divides dp x cp) */
+    weft_gen_finetune_t finetune;         /* full, lora, qlora */
+    guint lora_rank;                      /* r (>= 1 with lora / qlora) */
+    weft_gen_lora_targets_t lora_targets; /* the adapted linear layers */
     gboolean overlap_dp; /* Megatron's --overlap-grad-reduce / --overlap-param-gather (the
                             presets' default): each model chunk's gradients reduced after its
                             last backward, its parameters gathered before its first forward,
@@ -180,6 +244,28 @@ extern const guint weft_gen_n_keys;
 extern const weft_enum_t weft_gen_recompute_enum;
 extern const weft_enum_t weft_gen_precision_enum;
 extern const weft_enum_t weft_gen_attention_enum;
+/* fsdp (none, full, hybrid), finetune (full, lora, qlora), lora_targets (qv, all). */
+extern const weft_enum_t weft_gen_fsdp_enum;
+extern const weft_enum_t weft_gen_finetune_enum;
+extern const weft_enum_t weft_gen_lora_targets_enum;
+
+/**
+ * weft_gen_zero_stage: the ZeRO stage a configuration runs: 3 with fsdp full or hybrid, else
+ * the larger of zero and 1 for dist_opt (Megatron's distributed optimizer is ZeRO-1).
+ * Returns: 0..3 (as configured; weft_gen_validate() refuses zero > 3). O(1).
+ */
+guint weft_gen_zero_stage(const weft_gen_config_t *cfg);
+
+/**
+ * weft_gen_trainable_layer_params: the parameters one transformer layer trains on one TP rank:
+ * with finetune full every weight (the dense ones; experts not included); with lora / qlora the
+ * adapters only, r (in + out) per adapted matrix of in x out local features (Hu et al. 2021,
+ * Section 4.1: B (d x r) A (r x k); for square d x d matrices 2 d r, the paper's
+ * |Theta| = 2 L d r, Section 5.1 / Table 4). A column-parallel matrix's adapter keeps A whole
+ * (in = h) and B split (out / tp), a row-parallel one's A split and B whole.
+ * Returns: parameters (exact in double). O(1).
+ */
+double weft_gen_trainable_layer_params(const weft_gen_config_t *cfg);
 
 /** weft_gen_spec_init: the state before any key: parallel sizes and micro-batch 1, overlap on. */
 void weft_gen_spec_init(weft_gen_spec_t *spec);
@@ -249,7 +335,9 @@ const char *const *weft_gen_preset_names(void);
  * with account_embedding / account_loss), first/last stage layers that leave the
  * other stages an uneven share, tp_overlap without sp, global batch not a
  * multiple of micro-batch x dp, interleaving with micro-batches not a multiple
- * of pp, cp not dividing seq, ...).
+ * of pp, cp not dividing seq, zero above 3, dist_opt or fsdp with another ZeRO stage, fsdp
+ * hybrid without a fsdp_shard_group dividing dp x cp, ZeRO-3 with experts, lora_rank 0 with
+ * lora / qlora, LoRA with experts or ZeRO 2 / 3, ...).
  * Time complexity: O(1).
  */
 gboolean weft_gen_validate(const weft_gen_config_t *cfg, guint n_ranks, GError **error);
@@ -275,7 +363,12 @@ gboolean weft_gen_validate(const weft_gen_config_t *cfg, guint n_ranks, GError *
  */
 guint weft_gen_chunk_layers(const weft_gen_config_t *c, guint v);
 
-/** weft_gen_memory: the per-GPU memory estimate (Korthikanti et al. 2022 for activations). */
+/**
+ * weft_gen_memory: the per-GPU memory estimate of stage 0 (Korthikanti et al. 2022 for
+ * activations; the model states as the generated step holds them for the ZeRO stage, FSDP and
+ * fine-tuning mode, doc/memory.md; with ZeRO-3 two layers' gathered BF16 parameters on top, the
+ * most the prefetch holds). O(pp x vpp).
+ */
 void weft_gen_memory(const weft_gen_config_t *cfg, weft_gen_memory_t *mem);
 
 /**
@@ -293,7 +386,9 @@ weft_workload_t *weft_gen_transformer(const weft_gen_config_t *cfg, const weft_h
  * @gpu: the GPU name to record.
  * @path: a generator spec: a key file with one group [transformer] whose keys
  *   are the config's fields (layers, hidden, heads, kv_heads, ffn, vocab, seq,
- *   experts, top_k, gated, attention, tp, pp, dp, cp, ep, vpp, sp, dist_opt, overlap_dp,
+ *   experts, top_k, gated, attention, tp, pp, dp, cp, ep, vpp, sp, dist_opt, zero, fsdp =
+ *   none|full|hybrid, fsdp_shard_group, finetune = full|lora|qlora, lora_rank, lora_targets =
+ *   qv|all, overlap_dp,
  *   tp_overlap, first_stage_layers, last_stage_layers, account_embedding, account_loss,
  *   micro_batch, global_batch, recompute = none|selective|full, precision = bf16|fp8, gpu;
  *   model = a preset whose fields the other keys override). Written by
