@@ -56,6 +56,20 @@ else
     bad "comm groups with a text workload: wrong message"; sed 's/^/     /' "$tmp/err"
 fi
 
+# On an ASTRA-sim network an ASTRA-sim 1.0 workload without all_gpus runs on every NPU, as
+# ASTRA-sim 1.0 runs it; with all_gpus, on that many, and a warning says why NPUs are idle.
+ring32="$shared/data/astra-sim-examples/inputs/network/tpu_v3_32_ring.yml"
+if [ -f "$ring32" ]; then
+    expect 0 "Resnet50 on a 32-NPU ring" "" -- "$WEFT" replay --cluster "$ring32" \
+        --trace "$shared/data/astra-sim-text-workloads/Resnet50_DataParallel.txt"
+    grep -q "Resnet50_DataParallel.txt (32 ranks," "$tmp/out" && ! grep -q "^warning .*idle" "$tmp/out" &&
+        ok "Resnet50 on a 32-NPU ring: 32 ranks, no idle NPUs" || bad "Resnet50 on a 32-NPU ring: not 32 ranks"
+    printf 'DATA all_gpus: 8\n1\nconv -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 1048576 5\n' >"$tmp/w8.txt"
+    expect 0 "all_gpus 8 on a 32-NPU ring" "" -- "$WEFT" replay --cluster "$ring32" --trace "$tmp/w8.txt"
+    grep -q "^warning      the trace has 8 ranks and the network 32 NPUs: .*its header's all_gpus says so" "$tmp/out" &&
+        ok "all_gpus 8 on 32 NPUs: the warning names all_gpus" || bad "all_gpus 8 on 32 NPUs: warning"
+fi
+
 # 16 ranks (all_gpus) do not fit one 8-GPU node.
 printf 'DATA all_gpus: 16\n1\nconv -1 5 NONE 0 5 NONE 0 5 ALLREDUCE 1048576 5\n' >"$tmp/w16.txt"
 if "$WEFT" replay -q --cluster "$dgx" --trace "$tmp/w16.txt" >"$tmp/out" 2>"$tmp/err"; then

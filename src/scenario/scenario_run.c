@@ -488,7 +488,15 @@ weft_scenario_i_load_workload(const weft_scenario_t *sc, weft_scenario_config_t 
             }
             return weft_gen_load_spec_on(w->trace, model, weft_topo_name(topo), error);
         }
-        g_autoptr(weft_workload_t) wl = weft_workload_load_chakra(w->trace, w->comm_groups, error);
+        g_autoptr(weft_workload_t) wl = NULL;
+        if (w->comm_groups == NULL && weft_topo_is_abstract(topo) &&
+            !g_file_test(w->trace, G_FILE_TEST_IS_DIR) && weft_workload_is_text(w->trace)) {
+            /* an ASTRA-sim 1.0 text workload on an ASTRA-sim network runs on every NPU, as
+             * ASTRA-sim runs it, unless its header says all_gpus (doc/workloads.md) */
+            wl = weft_workload_load_text(w->trace, n_gpus, error);
+        } else {
+            wl = weft_workload_load_chakra(w->trace, w->comm_groups, error);
+        }
         if (wl == NULL) {
             return NULL;
         }
@@ -659,14 +667,18 @@ run_full(const weft_scenario_t *sc, const weft_scenario_run_options_t *ropts, gi
         if (run->workload->warnings == NULL) {
             run->workload->warnings = g_ptr_array_new_with_free_func(g_free);
         }
+        gboolean text = !g_file_test(cfg.workload.trace, G_FILE_TEST_IS_DIR) &&
+                        weft_workload_is_text(cfg.workload.trace);
         g_ptr_array_add(run->workload->warnings,
                         g_strdup_printf("the trace has %u rank%s and the network %u NPUs: weft "
-                                        "runs the ranks on %u of them and leaves %u idle "
-                                        "(ASTRA-sim stops: it opens one trace file per NPU, "
-                                        "Workload.cc at 518bd513)",
+                                        "runs the ranks on %u of them and leaves %u idle (%s)",
                                         run->workload->n_ranks,
                                         run->workload->n_ranks == 1 ? "" : "s", n_gpus,
-                                        run->workload->n_ranks, n_gpus - run->workload->n_ranks));
+                                        run->workload->n_ranks, n_gpus - run->workload->n_ranks,
+                                        text ? "its header's all_gpus says so; without it the "
+                                               "workload runs on every NPU, as in ASTRA-sim 1.0"
+                                             : "ASTRA-sim stops: it opens one trace file per "
+                                               "NPU, Workload.cc at 518bd513"));
     }
     if (want_report) {
         g_autoptr(GError) rerr = NULL;
