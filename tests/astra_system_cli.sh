@@ -350,6 +350,29 @@ expect 1 "a key given twice" "dupkey.json: line 3: member \"endpoint-delay\" is 
 printf '{"endpoint-delay": 99999999999999999999}\n' > "$tmp/bigint.json"
 expect 1 "an integer past 64 bits" "bigint.json: line 1: integer 99999999999999999999 is beyond a 64-bit integer" -- \
     "$WEFT" coll --cluster "$demo/inputs/Ring_8.yml" --system "$tmp/bigint.json"
+# roofline-enabled (Workload.cc issue_comp(), Roofline.cc): every GPU compute node takes
+# floor(num_ops / min(local-mem-bw x num_ops / tensor_size, peak-perf) x 1e9) ns, its
+# duration ignored; peak-perf 1 TFLOP/s, local-mem-bw 3 GB/s:
+#   gemm  1e12 ops on 2^20 B: compute-bound, 1e12 / 1e12 = 1 s             = 1000000000 ns
+#   norm  2^20 ops on 2^30 B: min(3e9 / 1024, 1e12) = 2929687.5 FLOP/s,
+#         2^20 / 2929687.5 = 0.357913941333 s                                 =  357913941 ns
+#   nosize (no tensor_size): skipped, 0;  host (is_cpu_op): its 5 us
+#   step = 1357913941 + 5000 ns = 1357918.941 us
+# Without roofline-enabled the durations hold: 2 + 3 + 7 + 5 = 17 us.
+"${MKTRACE:?}" roofline 8 "$tmp/roof" || bad "mktrace roofline"
+printf '{"roofline-enabled": 1, "peak-perf": 1, "local-mem-bw": 3, "all-reduce-implementation": ["ring"]}\n' >"$tmp/sys-roof.json"
+saved_trace=$trace
+trace="$tmp/roof"
+step "roofline-enabled: ASTRA-sim's roofline" "1357918.941" "$tmp/sys-roof.json" "$demo/inputs/Ring_8.yml"
+printf '{"roofline-enabled": 0, "peak-perf": 1, "local-mem-bw": 3, "all-reduce-implementation": ["ring"]}\n' >"$tmp/sys-noroof.json"
+step "roofline-enabled 0: the durations" "17" "$tmp/sys-noroof.json" "$demo/inputs/Ring_8.yml"
+trace=$saved_trace
+printf '{"roofline-enabled": 1, "all-reduce-implementation": ["ring"]}\n' >"$tmp/roofnopeak.json"
+expect 1 "roofline-enabled without peak-perf" "roofnopeak.json: roofline-enabled needs peak-perf and local-mem-bw" -- \
+    "$WEFT" replay -q --system "$tmp/roofnopeak.json" --cluster "$demo/inputs/Ring_8.yml" --trace "$tmp/roof"
+# ... and a system file given as the comm-group file says where it goes
+expect 1 "a system file as --comm-groups" "not a list of ranks \(it looks like an ASTRA-sim system file: that goes to --system" -- \
+    "$WEFT" replay -q --cluster "$demo/inputs/Ring_8.yml" --trace "$trace" --comm-groups "$demo/inputs/Ring_sys.json"
 # A file that is not a system JSON, or none, says what it was expected to be.
 expect 1 "a YAML as --system" "Ring_8.yml: not an ASTRA-sim system JSON file \(line 1:" -- \
     "$WEFT" coll --cluster "$demo/inputs/Ring_8.yml" --system "$demo/inputs/Ring_8.yml"

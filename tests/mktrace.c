@@ -15,7 +15,10 @@
  * which no file has), cpu-flagged-coll (a 100 us forward, then a 64 MiB
  * all-reduce marked is_cpu_op, as a converter that mis-sets the flag writes it).
  * p2p-size-mismatch (broken: rank 0 sends 1 MiB to rank 1, which receives 2 MiB
- * with the same tag) fails the replay.
+ * with the same tag) fails the replay. roofline: a chain of four compute nodes for
+ * ASTRA-sim's roofline (tests/astra_system_cli.sh): "gemm" (2 us; num_ops 1e12,
+ * tensor_size 2^20), "norm" (3 us; num_ops 2^20, tensor_size 2^30), "nosize" (7 us;
+ * num_ops 1e9, no tensor_size), "host" (5 us, is_cpu_op).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +33,8 @@ usage(void)
 {
     fprintf(stderr,
             "usage: mktrace dp-step|missing-dep|cycle|unmatched-send|coll-deadlock|"
-            "truncated|corrupt-varint|empty|dangling-ctrl-dep|cpu-flagged-coll|p2p-size-mismatch "
+            "truncated|corrupt-varint|empty|dangling-ctrl-dep|cpu-flagged-coll|p2p-size-mismatch|"
+            "roofline "
             "RANKS PREFIX\n");
     return 2;
 }
@@ -92,6 +96,20 @@ main(int argc, char **argv)
             test_et_coll(et, 2, "all_reduce_grad", 0, 64 * MiB, NULL);
             test_et_attr_bool(et, "is_cpu_op", TRUE);
             test_et_dep(et, 1);
+        } else if (g_str_equal(scenario, "roofline")) {
+            test_et_node_dur(et, 1, "gemm", TEST_COMP, 2);
+            test_et_attr_int(et, "num_ops", 1000000000000);
+            test_et_attr_int(et, "tensor_size", 1 << 20);
+            test_et_node_dur(et, 2, "norm", TEST_COMP, 3);
+            test_et_attr_int(et, "num_ops", 1 << 20);
+            test_et_attr_int(et, "tensor_size", 1 << 30);
+            test_et_dep(et, 1);
+            test_et_node_dur(et, 3, "nosize", TEST_COMP, 7);
+            test_et_attr_int(et, "num_ops", 1000000000);
+            test_et_dep(et, 2);
+            test_et_node_dur(et, 4, "host", TEST_COMP, 5);
+            test_et_attr_bool(et, "is_cpu_op", TRUE);
+            test_et_dep(et, 3);
         } else if (g_str_equal(scenario, "p2p-size-mismatch")) {
             test_et_node_dur(et, 1, "compute", TEST_COMP, 10);
             if (r == 0 && ranks > 1) {

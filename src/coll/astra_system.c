@@ -341,12 +341,6 @@ read_key(reader_t *R, weft_astra_system_t *sys, const char *key, JsonNode *v, GE
 static void
 warn_combined(reader_t *R, const weft_astra_system_t *sys)
 {
-    if (sys->roofline_enabled) {
-        warn(R, "roofline-enabled",
-             "ASTRA-sim's roofline (peak-perf %g TFLOP/s, local-mem-bw %g GB/s) is not applied "
-             "to compute nodes; weft times them from their duration or its GPU model",
-             sys->peak_perf_TFLOPs, sys->local_mem_bw_GBps);
-    }
     if (sys->model_shared_bus) {
         warn(R, "model-shared-bus",
              "ASTRA-sim's LogGP memory bus (L, o, g, G, local-reduction-delay) is not "

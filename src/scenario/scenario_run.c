@@ -510,9 +510,12 @@ weft_scenario_i_load_workload(const weft_scenario_t *sc, weft_scenario_config_t 
         }
         /* compute nodes with num_ops / tensor_size but no duration: a roofline on the GPU
          * (a cluster of mixed models has none to use: the warning says so) */
-        const weft_hw_gpu_t *gpu = weft_topo_gpu_model(topo, &werr);
-        g_clear_error(&werr);
-        weft_workload_roofline(wl, gpu);
+        if (cfg->system_file == NULL) {
+            /* (with a system file, its roofline-enabled decides: weft_scenario_i_run) */
+            const weft_hw_gpu_t *gpu = weft_topo_gpu_model(topo, &werr);
+            g_clear_error(&werr);
+            weft_workload_roofline(wl, gpu);
+        }
         return g_steal_pointer(&wl);
     }
     if (w->collective != NULL) {
@@ -724,6 +727,26 @@ run_full(const weft_scenario_t *sc, const weft_scenario_run_options_t *ropts, gi
         }
         for (guint i = 0; i < warns->len; i++) {
             g_ptr_array_add(run->workload->warnings, g_strdup(g_ptr_array_index(warns, i)));
+        }
+        if (cfg.workload.trace != NULL && !weft_gen_is_spec(cfg.workload.trace)) {
+            /* compute as the system file says: ASTRA-sim's roofline on every GPU compute
+             * node, or the trace's durations, with weft's GPU roofline for nodes that have
+             * none (as without a system file) */
+            if (run->astra->roofline_enabled) {
+                if (!run->astra->peak_perf_given || !run->astra->local_mem_bw_given) {
+                    g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_VALUE,
+                                "%s: roofline-enabled needs peak-perf and local-mem-bw (ASTRA-sim "
+                                "reads both for its roofline, Sys.cc)",
+                                run->astra->path);
+                    return NULL;
+                }
+                weft_workload_astra_roofline(run->workload, run->astra->peak_perf_TFLOPs * 1e12,
+                                             run->astra->local_mem_bw_GBps * 1e9,
+                                             run->astra->path);
+            } else {
+                g_autoptr(GError) gerr = NULL;
+                weft_workload_roofline(run->workload, weft_topo_gpu_model(run->topo, &gerr));
+            }
         }
         run->nccl_tuning = FALSE;
     }

@@ -700,8 +700,17 @@ load_group_json(loader_t *L, const char *path, GError **error)
         const char *name = m->data;
         JsonNode *v = json_object_get_member(obj, name);
         if (!JSON_NODE_HOLDS_ARRAY(v)) {
+            /* ASTRA-sim's system file is the other JSON its users hand over */
+            gboolean system = json_object_has_member(obj, "endpoint-delay") ||
+                              json_object_has_member(obj, "scheduling-policy") ||
+                              json_object_has_member(obj, "all-reduce-implementation") ||
+                              json_object_has_member(obj, "preferred-dataset-splits");
             g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_COMM,
-                        "%s: group '%s' is not a list of ranks", path, name);
+                        "%s: group '%s' is not a list of ranks%s", path, name,
+                        system ? " (it looks like an ASTRA-sim system file: that goes to "
+                                 "--system; a comm-group file maps group names to ranks, "
+                                 "{\"1\": [0, 1]})"
+                               : "");
             return FALSE;
         }
         JsonArray *arr = json_node_get_array(v);

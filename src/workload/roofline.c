@@ -80,3 +80,45 @@ weft_workload_roofline(weft_workload_t *wl, const weft_hw_gpu_t *gpu)
     g_ptr_array_add(wl->warnings, line);
     return n;
 }
+
+guint64
+weft_workload_astra_roofline(weft_workload_t *wl, double peak_flops, double mem_Bps,
+                             const char *origin)
+{
+    g_return_val_if_fail(wl != NULL && peak_flops > 0 && mem_Bps > 0, 0);
+    guint64 timed = 0, skipped = 0;
+    for (guint r = 0; r < wl->n_ranks; r++) {
+        weft_rank_trace_t *t = &wl->ranks[r];
+        if (t->borrows_arrays) {
+            continue; /* its arrays are another rank's, timed there */
+        }
+        for (guint i = 0; i < t->n_nodes; i++) {
+            if (t->type[i] != WEFT_NODE_COMP || t->is_cpu_op[i]) {
+                continue;
+            }
+            if (t->tensor_bytes[i] == 0) {
+                t->duration_ps[i] = 0;
+                skipped++;
+                continue;
+            }
+            /* min(bw x I, peak) as Roofline::get_perf(), then num_ops / perf in whole ns */
+            double intensity = t->num_ops[i] / (double)t->tensor_bytes[i];
+            double perf = MIN(mem_Bps * intensity, peak_flops);
+            double ns = perf > 0 ? floor(t->num_ops[i] / perf * 1e9) : 0.0;
+            t->duration_ps[i] = (weft_time_t)MIN(ns * 1e3, 4e18);
+            timed++;
+        }
+    }
+    if (wl->warnings == NULL) {
+        wl->warnings = g_ptr_array_new_with_free_func(g_free);
+    }
+    g_ptr_array_add(wl->warnings,
+                    g_strdup_printf("%s: roofline-enabled: %" G_GUINT64_FORMAT " GPU compute "
+                                    "node%s timed by ASTRA-sim's roofline, num_ops / min(%.6g GB/s "
+                                    "x num_ops / tensor_size, %.6g TFLOP/s), whole ns, their "
+                                    "durations ignored; %" G_GUINT64_FORMAT " without tensor_size "
+                                    "take 0, as ASTRA-sim skips them",
+                                    origin, timed, timed == 1 ? "" : "s", mem_Bps / 1e9,
+                                    peak_flops / 1e12, skipped));
+    return timed;
+}

@@ -403,6 +403,23 @@ weft_time_t weft_workload_roofline_ps(double num_ops, guint64 tensor_bytes,
  */
 guint64 weft_workload_roofline(weft_workload_t *wl, const weft_hw_gpu_t *gpu);
 
+/**
+ * weft_workload_astra_roofline: time every GPU compute node by ASTRA-sim's roofline, as a
+ * system file with roofline-enabled does (astra-sim 518bd513, Workload.cc issue_comp() and
+ * Roofline.cc get_perf(); Sys.cc reads peak-perf in TFLOP/s and local-mem-bw in GB/s).
+ * @wl: a workload, changed in place.
+ * @peak_flops: peak-perf x 1e12, FLOP/s (> 0).
+ * @mem_Bps: local-mem-bw x 1e9, bytes/s (> 0).
+ * @origin: the system file, for the warning line.
+ * Every COMP node with is_cpu_op false gets, whatever its duration, floor(num_ops / min(
+ * mem_Bps x I, peak_flops) x 1e9) ns with I = num_ops / tensor_size, which is
+ * floor(max(num_ops / peak_flops, tensor_size / mem_Bps) in ns); a node with tensor_size 0
+ * takes 0 (ASTRA-sim skips it as invalid). One warning line says how many nodes were
+ * timed and how many skipped. Returns: the nodes timed. O(nodes of ranks that own arrays).
+ */
+guint64 weft_workload_astra_roofline(weft_workload_t *wl, double peak_flops, double mem_Bps,
+                                     const char *origin);
+
 /** weft_workload_free: NULL is a no-op. */
 void weft_workload_free(weft_workload_t *wl);
 
