@@ -700,6 +700,14 @@ weft_cmd_coll(int argc, char **argv)
             bench_clear(&b);
             return weft_cli_error("coll", error);
         }
+        guint n_dims = 0;
+        const guint *dims = weft_topo_astra_dims(b.topo, &n_dims);
+        g_autoptr(GPtrArray) net_warns = NULL;
+        if (!weft_astra_system_check_network(b.astra, dims, n_dims, &net_warns, &error)) {
+            bench_clear(&b);
+            return weft_cli_error("coll", error);
+        }
+        g_ptr_array_extend_and_steal(warns, g_steal_pointer(&net_warns));
         for (guint i = 0; i < warns->len; i++) {
             fprintf(stderr, "weft coll: warning: %s\n", (const char *)g_ptr_array_index(warns, i));
         }

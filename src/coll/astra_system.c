@@ -361,17 +361,6 @@ warn_combined(reader_t *R, const weft_astra_system_t *sys)
              sys->dataset_splits, sys->active_chunks, sys->active_chunks);
     }
     for (guint op = 0; op < WEFT_ASTRA_N_OPS; op++) {
-        if (sys->n_dims[op] > 1 && sys->custom[op] == NULL) {
-            /* over all the NPUs of an ASTRA-sim network the phases are exact
-             * (weft_astra_system_plan_phases()); only elsewhere is this an approximation */
-            g_autofree char *key = g_strdup_printf("%s-implementation", op_keys[op]);
-            warn(R, key,
-                 "%u dimensions: run one phase per dimension over all the NPUs of an "
-                 "ASTRA-sim network; a communicator group of fewer NPUs runs ring over its "
-                 "NPUs (as ASTRA-sim does), and on a cluster that is not an ASTRA-sim network "
-                 "dimension 0's implementation (%s) runs over the communicator",
-                 sys->n_dims[op], impl_names[sys->impl[op][0].impl]);
-        }
         if (sys->n_dims[op] > 0 && sys->impl[op][0].window >= 0) {
             g_autofree char *key = g_strdup_printf("%s-implementation", op_keys[op]);
             warn(R, key, "the direct window (%d) is not modelled: all peers are sent at once",
@@ -580,4 +569,42 @@ weft_astra_system_phases(const weft_astra_system_t *sys, weft_coll_op_t op, guin
         active += dims[d] > 1; /* Sys.cc skips a dimension of one NPU */
     }
     return active >= 2 && total == n_members;
+}
+
+gboolean
+weft_astra_system_check_network(const weft_astra_system_t *sys, const guint *dims, guint n_dims,
+                                GPtrArray **warnings, GError **error)
+{
+    g_return_val_if_fail(sys != NULL && warnings != NULL, FALSE);
+    *warnings = g_ptr_array_new_with_free_func(g_free);
+    for (guint op = 0; op < WEFT_ASTRA_N_OPS; op++) {
+        guint n = sys->n_dims[op];
+        if (n == 0 || sys->custom[op] != NULL) {
+            continue;
+        }
+        if (dims != NULL && n < n_dims) {
+            g_set_error(error, WEFT_ASTRA_SYSTEM_ERROR, WEFT_ASTRA_SYSTEM_ERROR_VALUE,
+                        "%s: key \"%s-implementation\" lists %u implementation%s but the "
+                        "network has %u dimensions (ASTRA-sim needs one per dimension: Sys.cc "
+                        "would index past the list)",
+                        sys->path, op_keys[op], n, n == 1 ? "" : "s", n_dims);
+            return FALSE;
+        }
+        if (dims != NULL && n > n_dims) {
+            g_ptr_array_add(*warnings,
+                            g_strdup_printf("%s: key \"%s-implementation\": %u implementations "
+                                            "for a network of %u dimension%s: the first %u are "
+                                            "used, as ASTRA-sim uses them",
+                                            sys->path, op_keys[op], n, n_dims,
+                                            n_dims == 1 ? "" : "s", n_dims));
+        } else if (dims == NULL && n > 1) {
+            g_ptr_array_add(*warnings,
+                            g_strdup_printf("%s: key \"%s-implementation\": %u dimensions on a "
+                                            "cluster that is not an ASTRA-sim network: dimension "
+                                            "0's implementation (%s) runs over each communicator",
+                                            sys->path, op_keys[op], n,
+                                            impl_names[sys->impl[op][0].impl]));
+        }
+    }
+    return TRUE;
 }

@@ -223,6 +223,24 @@ typedef struct {
 weft_astra_system_t *weft_astra_system_load(const char *path, GPtrArray **warnings,
                                             GError **error);
 
+/**
+ * weft_astra_system_check_network:
+ * @sys: a system.
+ * @dims: (nullable): the dimensions' NPU counts of the ASTRA-sim network the system runs on
+ *   (weft_topo_astra_dims()); NULL: a weft cluster.
+ * @n_dims: entries of @dims.
+ * @warnings: (out) (transfer full): the lines for what runs otherwise than the file says:
+ *   a list longer than the network's dimensions (the first n_dims are used, as Sys.cc
+ *   indexes them), or a multi-dimension list on a weft cluster (dimension 0's
+ *   implementation over each communicator).
+ * @error: WEFT_ASTRA_SYSTEM_ERROR_VALUE when a list is shorter than the network's
+ *   dimensions (ASTRA-sim would index past it, Sys.cc generate_collective()), naming the
+ *   file, the key and both counts.
+ * Returns: FALSE on error. O(operations).
+ */
+gboolean weft_astra_system_check_network(const weft_astra_system_t *sys, const guint *dims,
+                                         guint n_dims, GPtrArray **warnings, GError **error);
+
 /** weft_astra_system_free: NULL is a no-op. */
 void weft_astra_system_free(weft_astra_system_t *sys);
 

@@ -728,6 +728,15 @@ run_full(const weft_scenario_t *sc, const weft_scenario_run_options_t *ropts, gi
         for (guint i = 0; i < warns->len; i++) {
             g_ptr_array_add(run->workload->warnings, g_strdup(g_ptr_array_index(warns, i)));
         }
+        guint n_dims = 0;
+        const guint *dims = weft_topo_astra_dims(run->topo, &n_dims);
+        g_autoptr(GPtrArray) net_warns = NULL;
+        if (!weft_astra_system_check_network(run->astra, dims, n_dims, &net_warns, error)) {
+            return NULL;
+        }
+        for (guint i = 0; i < net_warns->len; i++) {
+            g_ptr_array_add(run->workload->warnings, g_strdup(g_ptr_array_index(net_warns, i)));
+        }
         if (cfg.workload.trace != NULL && !weft_gen_is_spec(cfg.workload.trace)) {
             /* compute as the system file says: ASTRA-sim's roofline on every GPU compute
              * node, or the trace's durations, with weft's GPU roofline for nodes that have
