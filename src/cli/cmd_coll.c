@@ -266,6 +266,7 @@ typedef struct {
     weft_coll_config_t cfg;
     weft_coll_costs_t costs;
     weft_time_t time_ps;
+    gboolean custom; /* the plan is a user's (weft_coll_plan_t.custom): the algo column says so */
 } result_t;
 
 /* weft's S from nccl-tests' size: all-gather, gather and scatter print the whole buffer
@@ -379,6 +380,7 @@ predict(bench_t *b, guint64 size, result_t *r, GError **error)
     if (plan == NULL) {
         return FALSE;
     }
+    r->custom = plan->custom;
     /* each size on a network of its own, as a replay's first collective runs: ECMP flow ids
      * count a pair's earlier transfers, so a shared network would route a size by the sizes
      * swept before it (-b 64K and -b 1M gave different 1 MiB rows) */
@@ -406,9 +408,9 @@ predict(bench_t *b, guint64 size, result_t *r, GError **error)
 static const char *
 algo_label(const bench_t *b, const result_t *r)
 {
-    return b->sendrecv                                   ? "p2p"
-           : (b->custom != NULL || b->custom_et != NULL) ? "custom"
-                                                         : weft_coll_algo_name(r->cfg.algo);
+    return b->sendrecv                                                 ? "p2p"
+           : (b->custom != NULL || b->custom_et != NULL || r->custom) ? "custom"
+                                                                       : weft_coll_algo_name(r->cfg.algo);
 }
 
 static double
@@ -584,6 +586,17 @@ weft_cmd_coll(int argc, char **argv)
         }
         if (!g_str_has_suffix(b.custom_file, ".xml")) {
             /* a Chakra ET prefix (custom_allreduce for custom_allreduce.N.et) */
+            g_autofree char *first = g_strdup_printf("%s.0.et", b.custom_file);
+            if (!g_file_test(first, G_FILE_TEST_EXISTS)) {
+                g_autofree char *msg = g_strdup_printf(
+                    "--algo custom:%s: neither an MSCCL-IR XML file (FILE.xml) nor a Chakra ET "
+                    "prefix (no %s)%s",
+                    b.custom_file, first,
+                    g_str_has_suffix(b.custom_file, ".json")
+                        ? "; an ASTRA-sim system file goes to --system"
+                        : "");
+                return weft_cli_usage_error("coll", msg);
+            }
             b.custom_et = weft_workload_load_chakra(b.custom_file, NULL, &error);
             if (b.custom_et == NULL) {
                 return weft_cli_error("coll", error);
@@ -820,7 +833,7 @@ weft_cmd_coll(int argc, char **argv)
     GString *csv_text = g_string_new(NULL);
     int rc = WEFT_EXIT_OK;
     if (measured == NULL) {
-        printf("%14s %12s %6s %12s %10s %10s %-10s %-7s %4s %6s %12s\n", "size", "count", "type",
+        printf("%14s %12s %6s %12s %10s %10s %-16s %-7s %4s %6s %12s\n", "size", "count", "type",
                "time_us", "algbw_gbs", "busbw_gbs", "algo", "proto", "ch", "chunks", "nccl_us");
         g_string_append(csv_text, "size_bytes,count,type,time_us,algbw_GBps,busbw_GBps,algorithm,"
                                   "protocol,channels,chunks,nccl_us\n");
@@ -845,7 +858,7 @@ weft_cmd_coll(int argc, char **argv)
                 model_us >= 0 ? g_strdup_printf("%.2f", model_us) : g_strdup("-");
             weft_progress_finish(progress); /* a terminal line would cut into the row */
             printf("%14" G_GUINT64_FORMAT " %12" G_GUINT64_FORMAT " %6s %12.2f %10.2f %10.2f "
-                   "%-10s %-7s %4u %6u %12s\n",
+                   "%-16s %-7s %4u %6u %12s\n",
                    size, size / TYPE_BYTES, "float", r.time_ps / 1e6, alg, alg * factor,
                    algo_label(&b, &r), weft_coll_tuning_proto_name(r.cfg.proto),
                    r.cfg.channels, r.cfg.chunks, model_text);
@@ -865,7 +878,7 @@ weft_cmd_coll(int argc, char **argv)
             }
         }
     } else {
-        printf("%14s %10s %10s %8s %10s %10s %8s %-10s %-7s %10s\n", "size", "meas_us", "pred_us",
+        printf("%14s %10s %10s %8s %10s %10s %8s %-16s %-7s %10s\n", "size", "meas_us", "pred_us",
                "err_%", "meas_bus", "pred_bus", "err_%", "algo", "proto", "nccl_us");
         g_string_append(csv_text, "size_bytes,measured_us,predicted_us,time_err_pct,"
                                   "measured_busbw_GBps,predicted_busbw_GBps,busbw_err_pct,"
@@ -899,7 +912,7 @@ weft_cmd_coll(int argc, char **argv)
             /* busbw printed as 0.00 has no relative error: "-" */
             g_autofree char *eb_text = isnan(eb) ? g_strdup("-") : g_strdup_printf("%+.1f", eb);
             weft_progress_finish(progress);
-            printf("%14" G_GUINT64_FORMAT " %10.2f %10.2f %+8.1f %10.2f %10.2f %8s %-10s %-7s "
+            printf("%14" G_GUINT64_FORMAT " %10.2f %10.2f %+8.1f %10.2f %10.2f %8s %-16s %-7s "
                    "%10.2f\n",
                    m->size, m->time_us, t_us, et, m->busbw, bus, eb_text,
                    algo_label(&b, &r), weft_coll_tuning_proto_name(r.cfg.proto),

@@ -428,8 +428,13 @@ attr_value_text(const ChakraProtoMsg__AttributeProto *a)
         return g_strdup_printf("'%s'", a->string_val);
     case AV(_NOT_SET):
         return g_strdup("(no value)");
-    default:
-        return g_strdup_printf("(field %d)", (int)a->value_case);
+    default: {
+        /* a list or another kind: its field's name in Chakra's schema ("an int64_list") */
+        const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field(
+            &chakra_proto_msg__attribute_proto__descriptor, (unsigned)a->value_case);
+        return f != NULL ? g_strdup_printf("a %s", f->name)
+                         : g_strdup_printf("field %d", (int)a->value_case);
+    }
     }
 }
 
@@ -1439,7 +1444,7 @@ weft_workload_load_chakra(const char *prefix, const char *comm_groups_json, GErr
         gboolean empty = g_stat(prefix, &st) == 0 && st.st_size == 0;
         g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_IO,
                     "%s: %s: not a text workload (its first word must be a parallelism keyword "
-                    "such as DATA, MODEL or HYBRID_TRANSFORMER, doc/formats.md), nor a generator "
+                    "such as DATA, MODEL or HYBRID_TRANSFORMER, doc/workloads.md), nor a generator "
                     "spec, nor a Chakra trace prefix (no %s)",
                     prefix, empty ? "the file is empty" : "a file weft cannot read as a workload",
                     first);
