@@ -244,6 +244,22 @@ START_TEST(implementation_lists_checked_against_the_network)
     ck_assert_uint_eq(w->len, 1);
     ck_assert_ptr_nonnull(strstr(g_ptr_array_index(w, 0), "dimension 0's implementation (ring)"));
     g_clear_pointer(&w, g_ptr_array_unref);
+    /* implementations weft runs by its own builder are said, per dimension */
+    g_autoptr(weft_astra_system_t) hd = load(
+        "{\"all-reduce-implementation\": [\"halvingDoubling\", \"doubleBinaryTree\"]}", NULL,
+        &error);
+    const guint dims6[] = {6, 4};
+    ck_assert(weft_astra_system_check_network(hd, dims6, 2, &w, &error));
+    ck_assert_uint_eq(w->len, 2);
+    ck_assert_ptr_nonnull(strstr(g_ptr_array_index(w, 0), "dimension 0 has 6 NPUs, not a power "
+                                                          "of two: weft's own halving_doubling"));
+    ck_assert_ptr_nonnull(strstr(g_ptr_array_index(w, 1), "dimension 1: doubleBinaryTree runs "
+                                                          "as weft's tree"));
+    g_clear_pointer(&w, g_ptr_array_unref);
+    const guint dims8[] = {8, 4};
+    ck_assert(weft_astra_system_check_network(hd, dims8, 2, &w, &error));
+    ck_assert_uint_eq(w->len, 1); /* 8 NPUs: HalvingDoubling.cc's own plan; the tree still said */
+    g_clear_pointer(&w, g_ptr_array_unref);
     /* as many as the network has: nothing to say */
     const guint dims3[] = {2, 2, 2};
     ck_assert(weft_astra_system_check_network(three, dims3, 3, &w, &error));

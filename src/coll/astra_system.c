@@ -597,7 +597,30 @@ weft_astra_system_check_network(const weft_astra_system_t *sys, const guint *dim
                                             "used, as ASTRA-sim uses them",
                                             sys->path, op_keys[op], n, n_dims,
                                             n_dims == 1 ? "" : "s", n_dims));
-        } else if (dims == NULL && n > 1) {
+        }
+        /* implementations weft runs by its own builder, on the dimensions that use them */
+        for (guint d = 0; d < MAX(MIN(n, dims != NULL ? n_dims : 1), 1); d++) {
+            weft_astra_impl_t impl = sys->impl[op][d].impl;
+            guint npus = dims != NULL ? dims[d] : 0;
+            if (impl == WEFT_ASTRA_IMPL_DOUBLE_BINARY_TREE) {
+                g_ptr_array_add(*warnings,
+                                g_strdup_printf("%s: key \"%s-implementation\": dimension %u: "
+                                                "doubleBinaryTree runs as weft's tree (NCCL's "
+                                                "double binary tree), not step by step as "
+                                                "ASTRA-sim's DoubleBinaryTreeAllReduce.cc",
+                                                sys->path, op_keys[op], d));
+            } else if ((impl == WEFT_ASTRA_IMPL_HALVING_DOUBLING ||
+                        impl == WEFT_ASTRA_IMPL_ONE_HALVING_DOUBLING) &&
+                       npus > 2 && (npus & (npus - 1)) != 0) {
+                g_ptr_array_add(*warnings,
+                                g_strdup_printf("%s: key \"%s-implementation\": dimension %u "
+                                                "has %u NPUs, not a power of two: weft's own "
+                                                "halving_doubling runs there (HalvingDoubling.cc "
+                                                "needs a power of two: its log2 truncates)",
+                                                sys->path, op_keys[op], d, npus));
+            }
+        }
+        if (dims == NULL && n > 1) {
             g_ptr_array_add(*warnings,
                             g_strdup_printf("%s: key \"%s-implementation\": %u dimensions on a "
                                             "cluster that is not an ASTRA-sim network: dimension "
