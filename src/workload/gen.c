@@ -404,6 +404,8 @@ typedef struct {
     GArray *malloc_; /* guint64: mem_alloc (bytes allocated when the node starts) */
     GArray *mfree;   /* guint64: mem_free (bytes freed when it finishes) */
     GArray *mcat;    /* guint8: mem_cat */
+    GArray *layer;   /* guint16: the node's layer id (weft_workload_layer_id()) */
+    GArray *phase;   /* guint8: its weft_phase_t */
     gboolean any_smsc;
 } seq_t;
 
@@ -419,6 +421,8 @@ seq_init(seq_t *s)
     s->malloc_ = g_array_new(FALSE, FALSE, sizeof(guint64));
     s->mfree = g_array_new(FALSE, FALSE, sizeof(guint64));
     s->mcat = g_array_new(FALSE, FALSE, sizeof(guint8));
+    s->layer = g_array_new(FALSE, FALSE, sizeof(guint16));
+    s->phase = g_array_new(FALSE, FALSE, sizeof(guint8));
     s->any_smsc = FALSE;
 }
 
@@ -434,6 +438,8 @@ seq_clear(seq_t *s)
     g_clear_pointer(&s->malloc_, g_array_unref);
     g_clear_pointer(&s->mfree, g_array_unref);
     g_clear_pointer(&s->mcat, g_array_unref);
+    g_clear_pointer(&s->layer, g_array_unref);
+    g_clear_pointer(&s->phase, g_array_unref);
 }
 
 /* The generator's state while it expands one stage. */
@@ -453,6 +459,8 @@ typedef struct {
     double act_stored; /* activation bytes a layer keeps from its forward to its backward */
     double act_work;   /* full recomputation: what the recomputed forward rebuilds */
     double resident[WEFT_MEM_N_CATS]; /* the stage's model states per rank (expand_stage) */
+    guint16 layer; /* the layer (id) and phase (weft_phase_t) of the nodes added now; in */
+    guint8 phase;  /* WEFT_PHASE_IGRAD a node's name may say WGRAD or RECOMPUTE (add()) */
 } gen_t;
 
 static gint64
@@ -473,6 +481,13 @@ add(gen_t *G, guint8 type, const char *name, weft_time_t dur, guint8 op, guint64
     g_array_append_val(s->malloc_, zero);
     g_array_append_val(s->mfree, zero);
     g_array_append_val(s->mcat, act);
+    guint8 phase = G->phase;
+    weft_phase_t named = phase == WEFT_PHASE_IGRAD ? weft_phase_guess(name) : WEFT_PHASE_OTHER;
+    if (named == WEFT_PHASE_WGRAD || named == WEFT_PHASE_RECOMPUTE) {
+        phase = (guint8)named; /* "*_wgrad.bwd", selective recomputation's "*.recompute" */
+    }
+    g_array_append_val(s->layer, G->layer);
+    g_array_append_val(s->phase, phase);
     s->any_smsc |= smsc;
     if (G->prev >= 0) {
         weft_workload_i_seq_dep(&s->b, (guint32)G->prev);
@@ -1018,8 +1033,16 @@ chunk_pass(gen_t *G, guint v, gboolean bwd)
     double vt = (double)c->vocab / t;
     /* the output layer: h -> vocab / t, not a Transformer Engine module (BF16) */
     const lin_t out = {G->T, c->hidden, c->vocab / c->tp, 2 * T * h * vt, FALSE};
+    /* layer ids (weft_gen_transformer()): embedding 1, transformer layer i 2 + i, output after */
+    guint16 first_layer = 2;
+    for (guint u = 0; u < v; u++) {
+        first_layer += (guint16)weft_gen_chunk_layers(c, u);
+    }
+    const guint16 output_layer = (guint16)(2 + c->layers);
+    G->phase = bwd ? WEFT_PHASE_IGRAD : WEFT_PHASE_FORWARD;
     if (!bwd) {
         if (v == 0) {
+            G->layer = 1;
             comp(G, "embedding.fwd", 0, 2 * act);
             coll(G, c->sp ? "tp_reducescatter_embedding" : "tp_allreduce_embedding",
                  c->sp ? WEFT_COLL_REDUCE_SCATTER : WEFT_COLL_ALL_REDUCE, act, K_TP, TRUE);
@@ -1027,10 +1050,12 @@ chunk_pass(gen_t *G, guint v, gboolean bwd)
         for (guint l = 0; l < per; l++) {
             /* the layer's activations are allocated as its first node starts */
             guint first = G->s.b.type->len;
+            G->layer = (guint16)(first_layer + l);
             layer(G, FALSE, FALSE);
             mem_effect(G, first, G->act_stored, 0);
         }
         if (v == V - 1) {
+            G->layer = output_layer;
             if (c->sp) {
                 coll(G, "tp_allgather_output", WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
             }
@@ -1040,9 +1065,11 @@ chunk_pass(gen_t *G, guint v, gboolean bwd)
             }
             comp(G, "cross_entropy.fwd", 0, 3 * T * vt * 4);
         }
+        G->layer = 0;
         return;
     }
     if (v == V - 1) {
+        G->layer = output_layer;
         comp(G, "cross_entropy.bwd", 0, 2 * T * vt * 4);
         /* the output layer is a ColumnParallelLinear: its collectives overlap its GEMMs (NCCL's,
          * not userbuffers': it is not a Transformer Engine module, so no SMs are held) */
@@ -1052,10 +1079,14 @@ chunk_pass(gen_t *G, guint v, gboolean bwd)
     }
     for (guint l = 0; l < per; l++) {
         double rebuilt = 0;
+        /* backward runs the chunk's layers last to first */
+        G->layer = (guint16)(first_layer + per - 1 - l);
         if (c->recompute == WEFT_GEN_RECOMPUTE_FULL) {
             /* the recomputed forward rebuilds the layer's activations from its kept input */
             guint first = G->s.b.type->len;
+            G->phase = WEFT_PHASE_RECOMPUTE;
             layer(G, FALSE, TRUE);
+            G->phase = WEFT_PHASE_IGRAD;
             rebuilt = G->act_work;
             mem_effect(G, first, rebuilt, 0);
         }
@@ -1064,11 +1095,16 @@ chunk_pass(gen_t *G, guint v, gboolean bwd)
         mem_effect(G, G->s.b.type->len - 1, 0, G->act_stored + rebuilt);
     }
     if (v == 0) {
+        G->layer = 1;
         if (c->sp) {
             coll(G, "tp_allgather_embedding_grad", WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
         }
+        /* the embedding's backward is its weight gradient (it has no input to differentiate) */
+        G->phase = WEFT_PHASE_WGRAD;
         comp(G, "embedding.bwd", 0, 2 * act + h * vt * 4);
     }
+    G->layer = 0;
+    G->phase = WEFT_PHASE_IGRAD;
 }
 
 /* The FP32 gradient reduction of @dense and @expert local parameters: reduce-scatter with
@@ -1078,10 +1114,13 @@ grad_sync(gen_t *G, double dense, double expert, gboolean chain, gint64 *out)
 {
     gboolean rs = G->c->dist_opt;
     weft_coll_op_t op = rs ? WEFT_COLL_REDUCE_SCATTER : WEFT_COLL_ALL_REDUCE;
+    guint8 phase = G->phase;
+    G->phase = WEFT_PHASE_WGRAD; /* of no one layer: the chunk's, or the stage's */
     out[0] =
         coll(G, rs ? "dp_reducescatter_grads" : "dp_allreduce_grads", op, 4 * dense, K_DPCP, chain);
     out[1] = coll(G, rs ? "edp_reducescatter_grads" : "edp_allreduce_grads", op, 4 * expert, K_EDP,
                   chain);
+    G->phase = phase;
 }
 
 /* One pipeline stage's step: the parameter all-gathers, the schedule with the gradient
@@ -1149,6 +1188,8 @@ expand_stage(gen_t *G)
     /* Distributed optimizer with overlap: the BF16 parameters the previous step updated are
      * all-gathered at the start, each chunk's before its first forward (Megatron's
      * --overlap-param-gather); without overlap they are gathered after the optimizer. */
+    G->layer = 0;
+    G->phase = WEFT_PHASE_OPTIMIZER; /* the previous step's update, gathered */
     if (c->dist_opt && c->overlap_dp) {
         for (guint ch = 0; ch < vpp; ch++) {
             ag[2 * ch] =
@@ -1183,6 +1224,7 @@ expand_stage(gen_t *G)
         }
         guint v = chunk * pp + p;
         gint64 tag_base = ((gint64)mb * V + v) * 2;
+        G->phase = fwd ? WEFT_PHASE_FORWARD : WEFT_PHASE_IGRAD; /* pipeline transfers */
         if (fwd) {
             if (!started[chunk]) {
                 started[chunk] = 1;
@@ -1230,6 +1272,7 @@ expand_stage(gen_t *G)
     for (guint k = 0; k < 2 * vpp; k++) {
         extra_dep(G, grad[k]);
     }
+    G->phase = WEFT_PHASE_OPTIMIZER;
     comp(G, "optimizer", 0, WEFT_GEN_ADAM_BYTES * local);
     if (c->dist_opt && !c->overlap_dp) {
         coll(G, "dp_allgather_params", WEFT_COLL_ALL_GATHER, 2 * dense_all, K_DPCP, TRUE);
@@ -1341,6 +1384,20 @@ weft_gen_transformer(const weft_gen_config_t *c, const weft_hw_gpu_t *gpu, GErro
     build_groups(wl, &lo, K_DPCP, c->dp * c->cp);
     build_groups(wl, &lo, K_EP, c->experts > 1 ? c->ep : 1);
     build_groups(wl, &lo, K_EDP, c->experts > 1 ? c->dp / c->ep : 1);
+    /* layer ids in model order: embedding 1, transformer layers 2 .. layers + 1, output
+     * (chunk_pass() counts on it) */
+    if (c->layers + 3 > WEFT_LAYER_MAX) {
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                    "layers %u: at most %u can be told apart", c->layers, WEFT_LAYER_MAX - 3);
+        return NULL;
+    }
+    weft_workload_layer_id(wl, "embedding");
+    for (guint l = 0; l < c->layers; l++) {
+        char lname[32];
+        g_snprintf(lname, sizeof(lname), "layer.%u", l);
+        weft_workload_layer_id(wl, lname);
+    }
+    weft_workload_layer_id(wl, "output");
 
     wl->ranks = g_new0(weft_rank_trace_t, n);
     wl->resident = g_malloc0_n(n, sizeof(*wl->resident));
@@ -1395,6 +1452,8 @@ weft_gen_transformer(const weft_gen_config_t *c, const weft_hw_gpu_t *gpu, GErro
         o->mem_alloc = (guint64 *)g_array_steal(s->malloc_, NULL);
         o->mem_free = (guint64 *)g_array_steal(s->mfree, NULL);
         o->mem_cat = (guint8 *)g_array_steal(s->mcat, NULL);
+        o->layer = (guint16 *)g_array_steal(s->layer, NULL);
+        o->phase = (guint8 *)g_array_steal(s->phase, NULL);
         for (guint r = owner; r < owner + per_stage; r++) {
             for (guint k = 0; k < WEFT_MEM_N_CATS; k++) {
                 wl->resident[r][k] = (guint64)llround(G.resident[k]);
