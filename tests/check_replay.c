@@ -316,6 +316,73 @@ START_TEST(time_goes_to_the_layer_and_phase_of_what_runs)
 }
 END_TEST
 
+START_TEST(text_workload_lines_are_layers)
+{
+    /* ASTRA-sim's DATA sample (tests/fuzz/corpus/text/data.txt) on 8 ranks over a ring of
+     * 8: each line a layer, its columns forward, input-gradient, weight-gradient compute
+     * (ns), the weight gradients all-reduced in the world, then the update. */
+    g_autofree char *path = g_build_filename(tmpdir, "data.txt", NULL);
+    ck_assert(g_file_set_contents(path,
+                                  "DATA\n2\n"
+                                  "conv1\t-1\t13003\tNONE\t0\t12864\tNONE\t0\t32291\tALLREDUCE"
+                                  "\t37632\t3229\n"
+                                  "fc\t-1\t500\tNONE\t0\t400\tNONE\t0\t300\tALLREDUCE\t4096"
+                                  "\t20\n",
+                                  -1, NULL));
+    GError *err = NULL;
+    g_autoptr(weft_workload_t) wl = weft_workload_load_text(path, 0, &err);
+    ck_assert_msg(wl != NULL, "%s", err ? err->message : "");
+    ck_assert_uint_eq(wl->n_ranks, 8);
+    ck_assert_uint_eq(wl->layers->len, 3);
+    ck_assert_str_eq(g_ptr_array_index(wl->layers, 1), "conv1");
+    ck_assert_str_eq(g_ptr_array_index(wl->layers, 2), "fc");
+    ck_assert(weft_workload_check(wl, 8, &err));
+    g_autoptr(weft_topo_t) topo = ring(8);
+    g_autoptr(weft_sim_t) sim = weft_sim_new(1);
+    g_autoptr(weft_fabric_t) fabric = weft_fabric_new(topo);
+    g_autoptr(weft_net_t) net = weft_net_new(sim, fabric, WEFT_NET_ANALYTICAL);
+    g_autoptr(weft_replay_result_t) res = weft_replay_run(sim, net, wl, NULL, &err);
+    ck_assert_msg(res != NULL, "%s", err ? err->message : "");
+    /* Ring all-reduce over 8: 14 steps of 500 ns + (S / 8) / 50 GB/s: fc's S = 4096 B, 512 B
+     * in 10.24 ns, so 14 x 510.24 ns = 7143360 ps; conv1's S = 37632 B, 4704 B in 94.08 ns,
+     * 14 x 594.08 ns = 8317120 ps. Forward 13003 + 500 ns; backward fc ig 400, fc wg 300
+     * (to 14203 ns), fc's all-reduce from there to 21346.36 ns, hidden behind conv1's ig
+     * (14203 .. 27067 ns); conv1 wg to 59358 ns, its all-reduce exposed to 67675.12 ns; the
+     * updates 3229 + 20 ns: finish 70924.12 ns. */
+    ck_assert_int_eq(res->step_ps, 70924120);
+    const weft_time_t ns = WEFT_PS_PER_NS;
+    struct {
+        guint layer;
+        weft_phase_t phase;
+        weft_time_t compute_ps, exposed_ps, overlapped_ps;
+    } want[] = {
+        {1, WEFT_PHASE_FORWARD, 13003 * ns, 0, 0},
+        {1, WEFT_PHASE_IGRAD, 12864 * ns, 0, 0},
+        {1, WEFT_PHASE_WGRAD, 32291 * ns, 8317120, 0},
+        {1, WEFT_PHASE_OPTIMIZER, 3229 * ns, 0, 0},
+        {2, WEFT_PHASE_FORWARD, 500 * ns, 0, 0},
+        {2, WEFT_PHASE_IGRAD, 400 * ns, 0, 0},
+        {2, WEFT_PHASE_WGRAD, 300 * ns, 0, 7143360},
+        {2, WEFT_PHASE_OPTIMIZER, 20 * ns, 0, 0},
+    };
+    ck_assert_uint_eq(res->layers->len, G_N_ELEMENTS(want));
+    for (guint i = 0; i < G_N_ELEMENTS(want); i++) {
+        const weft_replay_layer_t *L = layer_row(res, want[i].layer, want[i].phase);
+        ck_assert_msg(L != NULL, "row %u missing", i);
+        ck_assert_uint_eq(L->n_ranks, 8);
+        ck_assert_int_eq(L->compute_ps, 8 * want[i].compute_ps);
+        /* the world's collectives are of kind other */
+        ck_assert_int_eq(L->exposed_ps[WEFT_PAR_OTHER], 8 * want[i].exposed_ps);
+        ck_assert_int_eq(L->overlapped_ps[WEFT_PAR_OTHER], 8 * want[i].overlapped_ps);
+    }
+    for (guint r = 0; r < 8; r++) {
+        ck_assert_int_eq(res->ranks[r].exposed_comm_ps, 8317120);
+        ck_assert_int_eq(res->ranks[r].overlapped_comm_ps, 7143360);
+    }
+    assert_accounting(res);
+}
+END_TEST
+
 START_TEST(communicator_names_give_parallelism_kinds)
 {
     ck_assert_int_eq(weft_replay_par_kind_of_comm("tp.3"), WEFT_PAR_TP);
@@ -1436,6 +1503,7 @@ replay_suite(void)
     tcase_add_test(tc, overlap_and_stream_order_in_a_data_parallel_step);
     tcase_add_test(tc, time_goes_to_the_layer_and_phase_of_what_runs);
     tcase_add_test(tc, communicator_names_give_parallelism_kinds);
+    tcase_add_test(tc, text_workload_lines_are_layers);
     tcase_add_test(tc, a_bad_phase_attribute_is_an_error);
     tcase_add_test(tc, nccl_kernels_take_their_sms_from_the_compute_beside_them);
     tcase_add_test(tc, send_recv_ring_runs_concurrently);

@@ -466,14 +466,15 @@ comm_begin(rank_state_t *rs, guint node)
 static void
 comm_end(rank_state_t *rs, guint node)
 {
-    guint k = 0;
-    while (k < rs->n_inflight && rs->inflight[k].node != node) {
+    guint k = 0, n = rs->n_inflight;
+    while (k < n && rs->inflight[k].node != node) {
         k++;
     }
-    g_assert(k < rs->n_inflight);
-    memmove(&rs->inflight[k], &rs->inflight[k + 1],
-            (rs->n_inflight - k - 1) * sizeof(inflight_t));
-    rs->n_inflight--;
+    g_assert(k < n);
+    for (; k + 1 < n; k++) { /* mostly none or one to move: no memmove call */
+        rs->inflight[k] = rs->inflight[k + 1];
+    }
+    rs->n_inflight = n - 1;
     rs->comm_busy--;
 }
 

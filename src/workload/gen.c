@@ -459,8 +459,9 @@ typedef struct {
     double act_stored; /* activation bytes a layer keeps from its forward to its backward */
     double act_work;   /* full recomputation: what the recomputed forward rebuilds */
     double resident[WEFT_MEM_N_CATS]; /* the stage's model states per rank (expand_stage) */
-    guint16 layer; /* the layer (id) and phase (weft_phase_t) of the nodes added now; in */
-    guint8 phase;  /* WEFT_PHASE_IGRAD a node's name may say WGRAD or RECOMPUTE (add()) */
+    guint16 layer; /* the layer (id) and phase (weft_phase_t) of the nodes added now */
+    guint8 phase;
+    const guint16 *chunk_layer; /* per virtual stage, the layer id of its first layer */
 } gen_t;
 
 static gint64
@@ -481,13 +482,8 @@ add(gen_t *G, guint8 type, const char *name, weft_time_t dur, guint8 op, guint64
     g_array_append_val(s->malloc_, zero);
     g_array_append_val(s->mfree, zero);
     g_array_append_val(s->mcat, act);
-    guint8 phase = G->phase;
-    weft_phase_t named = phase == WEFT_PHASE_IGRAD ? weft_phase_guess(name) : WEFT_PHASE_OTHER;
-    if (named == WEFT_PHASE_WGRAD || named == WEFT_PHASE_RECOMPUTE) {
-        phase = (guint8)named; /* "*_wgrad.bwd", selective recomputation's "*.recompute" */
-    }
     g_array_append_val(s->layer, G->layer);
-    g_array_append_val(s->phase, phase);
+    g_array_append_val(s->phase, G->phase);
     s->any_smsc |= smsc;
     if (G->prev >= 0) {
         weft_workload_i_seq_dep(&s->b, (guint32)G->prev);
@@ -626,7 +622,12 @@ lin_node(gen_t *G, const char *name, const lin_t *L, guint64 T, lin_mode_t mode,
     double bytes = 0;
     double s = linear_s(G, T, L->in, L->out, 1, mode, L->te, weight_cast, &bytes);
     double flops = L->flops * (mode == LIN_BWD ? 2.0 : 1.0) * ((double)T / (double)L->T);
+    guint8 phase = G->phase;
+    if (mode == LIN_WGRAD && phase == WEFT_PHASE_IGRAD) {
+        G->phase = WEFT_PHASE_WGRAD;
+    }
     comp_s(G, name, s, flops, bytes);
+    G->phase = phase;
 }
 
 /* The tokens of chunk @i of @n over @T tokens: T (i + 1) / n - T i / n (integer divisions),
@@ -998,7 +999,9 @@ layer(gen_t *G, gboolean bwd, gboolean recompute_pass)
     row_parallel_bwd(G, "attn_proj.bwd", "attn_proj_dgrad.bwd", "attn_proj_wgrad.bwd", &proj,
                      "tp_allgather_attn_grad", act, n_ring);
     if (c->recompute == WEFT_GEN_RECOMPUTE_SELECTIVE) {
+        G->phase = WEFT_PHASE_RECOMPUTE;
         attn_core(G, "attn_core.recompute", 1.0);
+        G->phase = WEFT_PHASE_IGRAD;
     }
     g_snprintf(name, sizeof(name), "attn_core.%s", ph);
     attn_core(G, name, 2.0);
@@ -1010,8 +1013,10 @@ layer(gen_t *G, gboolean bwd, gboolean recompute_pass)
      * local parameter: the dense ones, and the local experts' ones). */
     double ld = 0, le = 0;
     layer_params(c, &ld, &le);
+    G->phase = WEFT_PHASE_WGRAD;
     comp(G, "wgrad_accumulate.bwd", 0,
          WEFT_GEN_GRAD_ACCUM_BYTES * (ld / t + le / (t * (moe ? c->ep : 1))));
+    G->phase = WEFT_PHASE_IGRAD;
 }
 
 /* Node @i allocates @alloc activation bytes when it starts and frees @freed when it ends
@@ -1034,10 +1039,7 @@ chunk_pass(gen_t *G, guint v, gboolean bwd)
     /* the output layer: h -> vocab / t, not a Transformer Engine module (BF16) */
     const lin_t out = {G->T, c->hidden, c->vocab / c->tp, 2 * T * h * vt, FALSE};
     /* layer ids (weft_gen_transformer()): embedding 1, transformer layer i 2 + i, output after */
-    guint16 first_layer = 2;
-    for (guint u = 0; u < v; u++) {
-        first_layer += (guint16)weft_gen_chunk_layers(c, u);
-    }
+    guint16 first_layer = G->chunk_layer[v];
     const guint16 output_layer = (guint16)(2 + c->layers);
     G->phase = bwd ? WEFT_PHASE_IGRAD : WEFT_PHASE_FORWARD;
     if (!bwd) {
@@ -1398,12 +1400,18 @@ weft_gen_transformer(const weft_gen_config_t *c, const weft_hw_gpu_t *gpu, GErro
         weft_workload_layer_id(wl, lname);
     }
     weft_workload_layer_id(wl, "output");
+    g_autofree guint16 *chunk_layer = g_new(guint16, c->pp * c->vpp);
+    for (guint v = 0, l = 2; v < c->pp * c->vpp; v++) {
+        chunk_layer[v] = (guint16)l;
+        l += weft_gen_chunk_layers(c, v);
+    }
 
     wl->ranks = g_new0(weft_rank_trace_t, n);
     wl->resident = g_malloc0_n(n, sizeof(*wl->resident));
     guint per_stage = c->tp * c->cp * c->dp;
     for (guint st = 0; st < c->pp; st++) {
-        gen_t G = {.c = c, .gpu = gpu, .wl = wl, .prev = -1, .stage = st};
+        gen_t G = {.c = c, .gpu = gpu, .wl = wl, .prev = -1, .stage = st,
+                   .chunk_layer = chunk_layer};
         G.extra = g_array_new(FALSE, FALSE, sizeof(guint32));
         G.T = (guint64)c->micro_batch * c->seq / c->cp;
         G.e = 2.0; /* BF16 activations (FP8 runs GEMMs in FP8 but keeps BF16 activations) */
