@@ -293,6 +293,14 @@ START_TEST(time_goes_to_the_layer_and_phase_of_what_runs)
     ck_assert_int_eq(w2->exposed_ps[WEFT_PAR_OTHER] + w2->exposed_ps[WEFT_PAR_TP], 0);
     ck_assert_uint_eq(w2->n_ranks, 4);
     ck_assert_int_eq(w2->max_rank_ps, 3029531840); /* one rank's compute + exposed */
+    /* one collective instance each (not one per member), timed 4029531840 ps from the last
+     * member's issue; bus bytes: S x 2(n-1)/n = 134217728 x 1.5 = 201326592 */
+    ck_assert_uint_eq(w2->collectives, 1);
+    ck_assert_uint_eq(w1->collectives, 1);
+    ck_assert_uint_eq(f1->collectives + i1->collectives + i2->collectives, 0);
+    ck_assert_int_eq(w2->coll_time_ps, 4029531840);
+    ck_assert_int_eq(w1->coll_time_ps, 4029531840);
+    ck_assert(w2->busbw_bytes == 201326592.0);
     /* over the rows, each figure sums to the ranks' */
     weft_time_t comp = 0, exp = 0, ovl = 0, rcomp = 0, rexp = 0, rovl = 0;
     for (guint i = 0; i < res->layers->len; i++) {
@@ -375,6 +383,11 @@ START_TEST(text_workload_lines_are_layers)
         ck_assert_int_eq(L->exposed_ps[WEFT_PAR_OTHER], 8 * want[i].exposed_ps);
         ck_assert_int_eq(L->overlapped_ps[WEFT_PAR_OTHER], 8 * want[i].overlapped_ps);
     }
+    /* conv1's all-reduce: one instance of 8317120 ps, bus bytes 37632 x 2 x 7 / 8 = 65856 */
+    const weft_replay_layer_t *w1 = layer_row(res, 1, WEFT_PHASE_WGRAD);
+    ck_assert_uint_eq(w1->collectives, 1);
+    ck_assert_int_eq(w1->coll_time_ps, 8317120);
+    ck_assert(w1->busbw_bytes == 65856.0);
     for (guint r = 0; r < 8; r++) {
         ck_assert_int_eq(res->ranks[r].exposed_comm_ps, 8317120);
         ck_assert_int_eq(res->ranks[r].overlapped_comm_ps, 7143360);

@@ -305,6 +305,11 @@ struct replay {
     guint64 coarse_colls;
     gboolean coarse; /* collective_detail = coarse under flow */
     guint8 *comm_kind;   /* per communicator, its weft_par_kind_t */
+    /* per (workload layer, phase): collective instances, their time and bus bytes
+     * (weft_replay_layer_t) */
+    guint64 *lcoll_n;
+    weft_time_t *lcoll_ps;
+    double *lcoll_bus;
     GHashTable *lmaps;   /* a trace's layer array (or NULL) -> layer_map_t (owned) */
 };
 
@@ -620,6 +625,21 @@ on_coll_done(void *ctx, guint64 key)
         stream_kick(st);
     }
     R->collectives++;
+    {
+        /* its (layer, phase): its node's on the first member */
+        const weft_rank_trace_t *t0 = R->ranks[comm->ranks[0]].trace;
+        guint n0 = (guint)ci->member_node[0];
+        gsize row = (gsize)(t0->layer != NULL ? t0->layer[n0] : 0) * WEFT_N_PHASES +
+                    (t0->phase != NULL ? t0->phase[n0] : WEFT_PHASE_OTHER);
+        weft_coll_op_t op = (weft_coll_op_t)t0->coll_op[n0];
+        double size = (double)ci->size_bytes;
+        if (op == WEFT_COLL_ALL_GATHER || op == WEFT_COLL_GATHER || op == WEFT_COLL_SCATTER) {
+            size *= comm->n_ranks; /* nccl-tests' size: the whole output (doc/outputs.md) */
+        }
+        R->lcoll_n[row]++;
+        R->lcoll_ps[row] += weft_sim_now(R->sim) - ci->start_ps;
+        R->lcoll_bus[row] += size * weft_coll_tuning_busbw_factor(op, comm->n_ranks);
+    }
     if (R->observer != NULL && R->observer->collective != NULL) {
         weft_replay_coll_event_t ev = {ci->comm,       ci->seq,
                                        ci->plan,       ci->first_arrival_ps,
@@ -2361,6 +2381,9 @@ replay_clear(replay_t *R)
     g_clear_pointer(&R->comm_off, g_free);
     g_clear_pointer(&R->comm_of, g_free);
     g_clear_pointer(&R->comm_kind, g_free);
+    g_clear_pointer(&R->lcoll_n, g_free);
+    g_clear_pointer(&R->lcoll_ps, g_free);
+    g_clear_pointer(&R->lcoll_bus, g_free);
     g_clear_pointer(&R->lmaps, g_hash_table_unref);
     g_clear_pointer(&R->comm_seq, g_free);
     g_clear_pointer(&R->succs, g_hash_table_unref);
@@ -2608,7 +2631,10 @@ layer_results(const replay_t *R)
     }
     GArray *out = g_array_new(FALSE, FALSE, sizeof(weft_replay_layer_t));
     for (guint i = 0; i < n_rows; i++) {
-        if (rows[i].n_ranks > 0) {
+        rows[i].collectives = R->lcoll_n[i];
+        rows[i].coll_time_ps = R->lcoll_ps[i];
+        rows[i].busbw_bytes = R->lcoll_bus[i];
+        if (rows[i].n_ranks > 0 || rows[i].collectives > 0) {
             rows[i].layer = (guint16)(i / WEFT_N_PHASES);
             rows[i].phase = (guint8)(i % WEFT_N_PHASES);
             g_array_append_val(out, rows[i]);
@@ -2733,6 +2759,12 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
         R.comm_kind[c] = (guint8)weft_replay_par_kind_of_comm(comm->name);
     }
     R.lmaps = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, layer_map_free);
+    {
+        gsize rows = (gsize)(wl->layers != NULL ? wl->layers->len : 1) * WEFT_N_PHASES;
+        R.lcoll_n = g_new0(guint64, rows);
+        R.lcoll_ps = g_new0(weft_time_t, rows);
+        R.lcoll_bus = g_new0(double, rows);
+    }
     R.ranks = g_new0(rank_state_t, wl->n_ranks);
     for (guint r = 0; r < wl->n_ranks; r++) {
         rank_init(&R, &R.ranks[r], r);

@@ -129,6 +129,15 @@ typedef struct {
     weft_time_t exposed_ps[WEFT_PAR_N];
     weft_time_t overlapped_ps[WEFT_PAR_N];
     weft_time_t max_rank_ps; /* the largest compute + exposed of one rank */
+    /* its collective instances (of its node on the communicator's first member), once
+     * each, not per member: how many, their time from the last member's issue to the end
+     * (as collectives.csv's time_us), and the sum of their bus bytes, nccl-tests' size
+     * times its busbw factor (weft_coll_tuning_busbw_factor()), so that busbw over them is
+     * busbw_bytes / coll_time (the time-weighted mean busbw); sends and receives are not
+     * collectives and are left out */
+    guint64 collectives;
+    weft_time_t coll_time_ps;
+    double busbw_bytes;
 } weft_replay_layer_t;
 
 /** Results of one replay. */
@@ -145,7 +154,8 @@ typedef struct {
     /* the in-step faults applied before the step ended, as
      * weft_fault_run_applied() words them (char *, owned); empty without faults. */
     GPtrArray *faults_applied;
-    /* weft_replay_layer_t of every (layer, phase) some rank spent time in, ordered by
+    /* weft_replay_layer_t of every (layer, phase) some rank spent time in or that had
+     * collectives, ordered by
      * layer id, then phase; a workload without layers or phases has one row (other,
      * other) */
     GArray *layers;

@@ -237,7 +237,7 @@ static char *
 layers_csv(const weft_scenario_run_t *run)
 {
     GString *s = g_string_new("layer_index,layer,phase,ranks,compute_us,exposed_comm_us,"
-                              "overlapped_comm_us,max_rank_us");
+                              "overlapped_comm_us,max_rank_us,collectives,busbw_GBps");
     for (guint k = 0; k < WEFT_PAR_N; k++) {
         g_string_append_printf(s, ",exposed_%s_us", weft_par_kind_name(k));
     }
@@ -259,6 +259,12 @@ layers_csv(const weft_scenario_run_t *run)
                                L->n_ranks, mean_us(L->compute_ps, L->n_ranks),
                                mean_us(exp, L->n_ranks), mean_us(ovl, L->n_ranks),
                                weft_time_to_us(L->max_rank_ps));
+        g_string_append_printf(s, ",%" G_GUINT64_FORMAT ",", L->collectives);
+        if (L->coll_time_ps > 0) {
+            /* time-weighted over its collectives; empty without any that took time */
+            g_string_append_printf(s, "%.3f",
+                                   L->busbw_bytes / weft_time_to_s(L->coll_time_ps) / 1e9);
+        }
         for (guint k = 0; k < WEFT_PAR_N; k++) {
             g_string_append_printf(s, ",%.6f", mean_us(L->exposed_ps[k], L->n_ranks));
         }
