@@ -364,14 +364,10 @@ START_TEST(text_workload_lines_are_layers)
         weft_phase_t phase;
         weft_time_t compute_ps, exposed_ps, overlapped_ps;
     } want[] = {
-        {1, WEFT_PHASE_FORWARD, 13003 * ns, 0, 0},
-        {1, WEFT_PHASE_IGRAD, 12864 * ns, 0, 0},
-        {1, WEFT_PHASE_WGRAD, 32291 * ns, 8317120, 0},
-        {1, WEFT_PHASE_OPTIMIZER, 3229 * ns, 0, 0},
-        {2, WEFT_PHASE_FORWARD, 500 * ns, 0, 0},
-        {2, WEFT_PHASE_IGRAD, 400 * ns, 0, 0},
-        {2, WEFT_PHASE_WGRAD, 300 * ns, 0, 7143360},
-        {2, WEFT_PHASE_OPTIMIZER, 20 * ns, 0, 0},
+        {1, WEFT_PHASE_FORWARD, 13003 * ns, 0, 0},     {1, WEFT_PHASE_IGRAD, 12864 * ns, 0, 0},
+        {1, WEFT_PHASE_WGRAD, 32291 * ns, 8317120, 0}, {1, WEFT_PHASE_OPTIMIZER, 3229 * ns, 0, 0},
+        {2, WEFT_PHASE_FORWARD, 500 * ns, 0, 0},       {2, WEFT_PHASE_IGRAD, 400 * ns, 0, 0},
+        {2, WEFT_PHASE_WGRAD, 300 * ns, 0, 7143360},   {2, WEFT_PHASE_OPTIMIZER, 20 * ns, 0, 0},
     };
     ck_assert_uint_eq(res->layers->len, G_N_ELEMENTS(want));
     for (guint i = 0; i < G_N_ELEMENTS(want); i++) {

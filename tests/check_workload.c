@@ -555,7 +555,7 @@ END_TEST
 START_TEST(phases_have_names_aliases_and_guesses)
 {
     static const char *const names[WEFT_N_PHASES] = {"other", "forward", "recompute",
-                                                     "igrad", "wgrad", "optimizer"};
+                                                     "igrad", "wgrad",   "optimizer"};
     for (guint p = 0; p < WEFT_N_PHASES; p++) {
         ck_assert_str_eq(weft_phase_name((weft_phase_t)p), names[p]);
         weft_phase_t got = WEFT_N_PHASES;

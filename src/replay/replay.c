@@ -116,8 +116,12 @@ typedef struct replay replay_t;
 typedef struct rank_state rank_state_t;
 
 /* Per-layer accounting (weft_replay_layer_t): columns per (layer, phase) slot. */
-enum { LCOL_COMPUTE, LCOL_EXPOSED, LCOL_OVERLAPPED = LCOL_EXPOSED + WEFT_PAR_N,
-       LCOLS = LCOL_OVERLAPPED + WEFT_PAR_N };
+enum {
+    LCOL_COMPUTE,
+    LCOL_EXPOSED,
+    LCOL_OVERLAPPED = LCOL_EXPOSED + WEFT_PAR_N,
+    LCOLS = LCOL_OVERLAPPED + WEFT_PAR_N
+};
 
 /* A trace's layers: its nodes' layer ids -> the trace's own dense numbering (so a rank sums
  * only the layers of its pipeline stage). Shared by the ranks of one layer array. */
@@ -304,13 +308,13 @@ struct replay {
     guint64 timed_colls;
     guint64 coarse_colls;
     gboolean coarse; /* collective_detail = coarse under flow */
-    guint8 *comm_kind;   /* per communicator, its weft_par_kind_t */
+    guint8 *comm_kind; /* per communicator, its weft_par_kind_t */
     /* per (workload layer, phase): collective instances, their time and bus bytes
      * (weft_replay_layer_t) */
     guint64 *lcoll_n;
     weft_time_t *lcoll_ps;
     double *lcoll_bus;
-    GHashTable *lmaps;   /* a trace's layer array (or NULL) -> layer_map_t (owned) */
+    GHashTable *lmaps; /* a trace's layer array (or NULL) -> layer_map_t (owned) */
 };
 
 typedef struct {
@@ -431,7 +435,7 @@ account(rank_state_t *rs)
         rs->res.compute_ps += dt;
         /* the compute stream's node, else the CPU stream's */
         gint c = rs->streams[STREAM_COMPUTE].running >= 0 ? rs->streams[STREAM_COMPUTE].running
-                                                           : rs->streams[STREAM_CPU].running;
+                                                          : rs->streams[STREAM_CPU].running;
         g_assert(c >= 0);
         layer_slot(rs, (guint)c)[LCOL_COMPUTE] += dt;
         if (rs->comm_busy > 0) {
@@ -2660,8 +2664,8 @@ weft_replay_par_kind_of_comm(const char *name)
     static const struct {
         const char *token;
         weft_par_kind_t kind;
-    } tokens[] = {{"tp", WEFT_PAR_TP},  {"tpx", WEFT_PAR_TP},   {"etp", WEFT_PAR_TP},
-                  {"dp", WEFT_PAR_DP},  {"dpx", WEFT_PAR_DP},   {"edp", WEFT_PAR_DP},
+    } tokens[] = {{"tp", WEFT_PAR_TP},    {"tpx", WEFT_PAR_TP}, {"etp", WEFT_PAR_TP},
+                  {"dp", WEFT_PAR_DP},    {"dpx", WEFT_PAR_DP}, {"edp", WEFT_PAR_DP},
                   {"dp_ep", WEFT_PAR_DP}, {"pp", WEFT_PAR_PP},  {"ep", WEFT_PAR_EP},
                   {"cp", WEFT_PAR_CP}},
       words[] = {{"tensor", WEFT_PAR_TP},

@@ -122,9 +122,9 @@ weft_par_kind_t weft_replay_par_kind_of_comm(const char *name);
  * overlapped_comm_ps, exactly.
  */
 typedef struct {
-    guint16 layer;  /* index into the workload's layers (0: "other") */
-    guint8 phase;   /* weft_phase_t */
-    guint n_ranks;  /* ranks that spent time in it (compute or communication) */
+    guint16 layer; /* index into the workload's layers (0: "other") */
+    guint8 phase;  /* weft_phase_t */
+    guint n_ranks; /* ranks that spent time in it (compute or communication) */
     weft_time_t compute_ps;
     weft_time_t exposed_ps[WEFT_PAR_N];
     weft_time_t overlapped_ps[WEFT_PAR_N];

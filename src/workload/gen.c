@@ -1410,8 +1410,8 @@ weft_gen_transformer(const weft_gen_config_t *c, const weft_hw_gpu_t *gpu, GErro
     wl->resident = g_malloc0_n(n, sizeof(*wl->resident));
     guint per_stage = c->tp * c->cp * c->dp;
     for (guint st = 0; st < c->pp; st++) {
-        gen_t G = {.c = c, .gpu = gpu, .wl = wl, .prev = -1, .stage = st,
-                   .chunk_layer = chunk_layer};
+        gen_t G = {
+            .c = c, .gpu = gpu, .wl = wl, .prev = -1, .stage = st, .chunk_layer = chunk_layer};
         G.extra = g_array_new(FALSE, FALSE, sizeof(guint32));
         G.T = (guint64)c->micro_batch * c->seq / c->cp;
         G.e = 2.0; /* BF16 activations (FP8 runs GEMMs in FP8 but keeps BF16 activations) */

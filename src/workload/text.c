@@ -419,8 +419,8 @@ build_groups(weft_workload_t *wl, layout_t *lo, group_kind_t kind)
 typedef struct {
     weft_workload_i_seq_t b;
     GArray *dir; /* gint8: SEND/RECV peer stage, -1 previous, +1 next, 0 none */
-    GArray *layer; /* guint16: the node's layer id (its line's name) */
-    GArray *phase; /* guint8: weft_phase_t */
+    GArray *layer;     /* guint16: the node's layer id (its line's name) */
+    GArray *phase;     /* guint8: weft_phase_t */
     guint16 layer_now; /* what seq_add() gives the nodes it adds */
     guint8 phase_now;
 } seq_t;
@@ -808,7 +808,7 @@ weft_workload_load_text(const char *path, guint n_ranks_hint, GError **error)
     for (guint l = 0; l < got; l++) {
         layer_id[l] = weft_workload_layer_id(wl, layers[l].name);
     }
-    expand_t X = {wl,  layers, got,   (const guint *)mb_start->data, n_mb, h.pp_comm,
+    expand_t X = {wl,  layers, got,     (const guint *)mb_start->data, n_mb, h.pp_comm,
                   &lo, names,  layer_id};
     wl->ranks = g_new0(weft_rank_trace_t, n);
     guint per_stage = lo.tp * lo.dp;

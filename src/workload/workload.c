@@ -171,7 +171,7 @@ weft_workload_free(weft_workload_t *wl)
 /* ---- layers and phases -------------------------------------------------------- */
 
 static const char *const phase_names[WEFT_N_PHASES] = {"other", "forward", "recompute",
-                                                       "igrad", "wgrad", "optimizer"};
+                                                       "igrad", "wgrad",   "optimizer"};
 
 const char *
 weft_phase_name(weft_phase_t phase)
