@@ -2647,6 +2647,24 @@ layer_results(const replay_t *R)
     return out;
 }
 
+/* The nodes' layer ids and phases index the per-layer accounting's arrays: TRUE if all of
+ * them are in range. O(nodes of the ranks that own their arrays). */
+static gboolean
+layers_in_range(const weft_workload_t *wl)
+{
+    guint n_layers = wl->layers != NULL ? wl->layers->len : 1;
+    for (guint r = 0; r < wl->n_ranks; r++) {
+        const weft_rank_trace_t *t = &wl->ranks[r];
+        for (guint i = 0; !t->borrows_arrays && i < t->n_nodes; i++) {
+            if ((t->layer != NULL && t->layer[i] >= n_layers) ||
+                (t->phase != NULL && t->phase[i] >= WEFT_N_PHASES)) {
+                return FALSE;
+            }
+        }
+    }
+    return TRUE;
+}
+
 static const char *const par_kind_names[WEFT_PAR_N] = {"tp", "dp", "pp", "ep", "cp", "other"};
 
 const char *
@@ -2695,6 +2713,7 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
 {
     g_return_val_if_fail(sim != NULL && net != NULL && wl != NULL, NULL);
     g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+    g_return_val_if_fail(layers_in_range(wl), NULL); /* weft_workload_check() refuses them */
     replay_t R = {0};
     R.sim = sim;
     R.net = net;
