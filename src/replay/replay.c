@@ -413,7 +413,7 @@ mark_start(rank_state_t *rs, guint i)
 
 /* ---- accounting ------------------------------------------------------------- */
 
-/* Charges the time since the rank's last change to compute, exposed comm or idle. */
+/* The per-layer sums (LCOLS of them) of node @node's layer and phase on @rs. */
 static inline weft_time_t *
 layer_slot(const rank_state_t *rs, guint node)
 {
@@ -423,6 +423,9 @@ layer_slot(const rank_state_t *rs, guint node)
     return rs->lacc + ((gsize)l * WEFT_N_PHASES + ph) * LCOLS;
 }
 
+/* Charges the time since the rank's last change to compute, exposed comm or idle, and to
+ * the layer and phase of what ran (weft_replay_layer_t): compute to the compute stream's node
+ * (else the CPU stream's), communication to the oldest in progress. O(1). */
 static void
 account(rank_state_t *rs)
 {
