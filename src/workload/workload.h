@@ -42,6 +42,11 @@
  * comm_type. METADATA nodes are kept as nodes (no work, zero duration unless
  * the trace says otherwise).
  *
+ * Nodes may carry a layer (an id into the workload's layer names) and a phase of the step
+ * (weft_phase_t) for the replay's per-layer accounting (replay.h, weft_replay_layer_t): the
+ * generator and the text reader set them, the Chakra reader reads "layer" and "phase"
+ * attributes or guesses the phase from the node's name (weft_phase_guess()).
+ *
  * Readers: Chakra ET (see workload/chakra.h and doc/formats.md), and ASTRA-sim
  * 1.0 / SimAI text workloads (workload/text.c, doc/workloads.md), which are
  * expanded into the same arrays. Communicator 0 is always the world (all ranks
