@@ -26,7 +26,10 @@
  * busy; exposed communication = time communication is in progress and compute
  * is not; idle = the rest. compute + exposed + idle = finish, exactly.
  * Overlapped communication = time communication is in progress while compute
- * is busy (it is part of compute, hidden behind it).
+ * is busy (it is part of compute, hidden behind it). The same figures are split
+ * by the nodes' layer and phase and by parallelism kind (weft_replay_layer_t,
+ * weft_replay_result_t.layers): compute to the node computing, communication to
+ * the oldest in progress, so that the split adds up to them.
  *
  * If the event queue empties with nodes unfinished, the replay fails with a
  * deadlock report naming, per blocked rank, the node it waits on and for what
