@@ -206,6 +206,229 @@ START_TEST(overlap_and_stream_order_in_a_data_parallel_step)
 }
 END_TEST
 
+/* The row of (@layer, @phase) in res->layers, or NULL. */
+static const weft_replay_layer_t *
+layer_row(const weft_replay_result_t *res, guint layer, weft_phase_t phase)
+{
+    for (guint i = 0; i < res->layers->len; i++) {
+        const weft_replay_layer_t *L = &g_array_index(res->layers, weft_replay_layer_t, i);
+        if (L->layer == layer && L->phase == phase) {
+            return L;
+        }
+    }
+    return NULL;
+}
+
+START_TEST(time_goes_to_the_layer_and_phase_of_what_runs)
+{
+    /* The data-parallel step of overlap_and_stream_order_in_a_data_parallel_step, its
+     * nodes given layers and phases: attributes where names do not say (the forward is
+     * "fwd_all"; the all-reduces are wgrad), names where they do ("backward_layer2" is
+     * igrad, "optimizer_step" optimizer); the all-reduces in process group "1" of all four
+     * ranks, described as "dp.0" (a dp communicator). */
+    const guint64 grad_bytes = 128ull * 1024 * 1024;
+    for (guint r = 0; r < 4; r++) {
+        g_autoptr(test_et_t) et = test_et_new("0.0.4");
+        test_et_node_dur(et, 1, "fwd_all", TEST_COMP, 1500);
+        test_et_attr_string(et, "layer", "l1");
+        test_et_attr_string(et, "phase", "forward");
+        test_et_node_dur(et, 2, "backward_layer2", TEST_COMP, 1000);
+        test_et_attr_string(et, "layer", "l2");
+        test_et_dep(et, 1);
+        test_et_coll(et, 3, "all_reduce_grad_layer2", 0, grad_bytes, "1");
+        test_et_attr_string(et, "pg_desc", "dp.0");
+        test_et_attr_string(et, "layer", "l2");
+        test_et_attr_string(et, "phase", "wgrad");
+        test_et_dep(et, 2);
+        test_et_node_dur(et, 4, "backward_layer1", TEST_COMP, 1000);
+        test_et_attr_string(et, "layer", "l1");
+        test_et_dep(et, 2);
+        test_et_coll(et, 5, "all_reduce_grad_layer1", 0, grad_bytes, "1");
+        test_et_attr_string(et, "pg_desc", "dp.0");
+        test_et_attr_string(et, "layer", "l1");
+        test_et_attr_string(et, "phase", "wgrad");
+        test_et_dep(et, 4);
+        test_et_node_dur(et, 6, "optimizer_step", TEST_COMP, 200);
+        test_et_dep(et, 3);
+        test_et_dep(et, 5);
+        write_rank(et, "layers", r);
+    }
+    g_autofree char *groups = g_build_filename(tmpdir, "layers.json", NULL);
+    ck_assert(g_file_set_contents(groups, "{\"1\": [0, 1, 2, 3]}", -1, NULL));
+    g_autoptr(weft_topo_t) topo = ring(4);
+    GError *err = NULL;
+    g_autoptr(weft_replay_result_t) res = replay(topo, "layers", groups, &err);
+    ck_assert_msg(res != NULL, "%s", err ? err->message : "");
+    /* the same times as the step over the world: grad2's all-reduce 2500 us ..
+     * 6529531840 ps, grad1's 3500 us .. 10559063680 ps, the optimizer after */
+    ck_assert_int_eq(res->step_ps, 10759063680);
+    /* layers in order of first mention: other 0, l1 1, l2 2; six (layer, phase) rows:
+     * (other, optimizer), (l1, forward), (l1, igrad), (l1, wgrad), (l2, igrad), (l2, wgrad) */
+    ck_assert_uint_eq(res->layers->len, 6);
+    const weft_time_t us = WEFT_PS_PER_US;
+    const weft_replay_layer_t *opt = layer_row(res, 0, WEFT_PHASE_OPTIMIZER);
+    const weft_replay_layer_t *f1 = layer_row(res, 1, WEFT_PHASE_FORWARD);
+    const weft_replay_layer_t *i1 = layer_row(res, 1, WEFT_PHASE_IGRAD);
+    const weft_replay_layer_t *w1 = layer_row(res, 1, WEFT_PHASE_WGRAD);
+    const weft_replay_layer_t *i2 = layer_row(res, 2, WEFT_PHASE_IGRAD);
+    const weft_replay_layer_t *w2 = layer_row(res, 2, WEFT_PHASE_WGRAD);
+    ck_assert(opt && f1 && i1 && w1 && i2 && w2);
+    /* every rank alike: sums over 4 ranks are 4 x one rank's; compute goes to the node
+     * running: fwd_all 1500 us, backward_layer2 and backward_layer1 1000 us each,
+     * optimizer_step 200 us */
+    ck_assert_int_eq(f1->compute_ps, 4 * 1500 * us);
+    ck_assert_int_eq(i2->compute_ps, 4 * 1000 * us);
+    ck_assert_int_eq(i1->compute_ps, 4 * 1000 * us);
+    ck_assert_int_eq(opt->compute_ps, 4 * 200 * us);
+    ck_assert_int_eq(w2->compute_ps + w1->compute_ps, 0);
+    /* grad2's all-reduce (l2, wgrad, dp) runs 2500 .. 6529531840 ps: hidden behind
+     * backward_layer1 until 3500 us (1000 us overlapped), then exposed: 6529531840 -
+     * 3500e6 = 3029531840 ps. grad1's (l1, wgrad) is in progress from 3500 us, but the
+     * oldest communication in progress, grad2's, takes the time until it ends; grad1's
+     * own exposed time is 10559063680 - 6529531840 = 4029531840 ps. */
+    ck_assert_int_eq(w2->overlapped_ps[WEFT_PAR_DP], 4 * 1000 * us);
+    ck_assert_int_eq(w2->exposed_ps[WEFT_PAR_DP], 4 * 3029531840);
+    ck_assert_int_eq(w1->exposed_ps[WEFT_PAR_DP], 4 * 4029531840);
+    ck_assert_int_eq(w1->overlapped_ps[WEFT_PAR_DP], 0);
+    ck_assert_int_eq(w2->exposed_ps[WEFT_PAR_OTHER] + w2->exposed_ps[WEFT_PAR_TP], 0);
+    ck_assert_uint_eq(w2->n_ranks, 4);
+    ck_assert_int_eq(w2->max_rank_ps, 3029531840); /* one rank's compute + exposed */
+    /* one collective instance each (not one per member), timed 4029531840 ps from the last
+     * member's issue; bus bytes: S x 2(n-1)/n = 134217728 x 1.5 = 201326592 */
+    ck_assert_uint_eq(w2->collectives, 1);
+    ck_assert_uint_eq(w1->collectives, 1);
+    ck_assert_uint_eq(f1->collectives + i1->collectives + i2->collectives, 0);
+    ck_assert_int_eq(w2->coll_time_ps, 4029531840);
+    ck_assert_int_eq(w1->coll_time_ps, 4029531840);
+    ck_assert(w2->busbw_bytes == 201326592.0);
+    /* over the rows, each figure sums to the ranks' */
+    weft_time_t comp = 0, exp = 0, ovl = 0, rcomp = 0, rexp = 0, rovl = 0;
+    for (guint i = 0; i < res->layers->len; i++) {
+        const weft_replay_layer_t *L = &g_array_index(res->layers, weft_replay_layer_t, i);
+        comp += L->compute_ps;
+        for (guint k = 0; k < WEFT_PAR_N; k++) {
+            exp += L->exposed_ps[k];
+            ovl += L->overlapped_ps[k];
+        }
+    }
+    for (guint r = 0; r < res->n_ranks; r++) {
+        rcomp += res->ranks[r].compute_ps;
+        rexp += res->ranks[r].exposed_comm_ps;
+        rovl += res->ranks[r].overlapped_comm_ps;
+    }
+    ck_assert_int_eq(comp, rcomp);
+    ck_assert_int_eq(exp, rexp);
+    ck_assert_int_eq(ovl, rovl);
+    ck_assert_int_eq(rexp, 4 * (10559063680 - 3500 * us));
+    assert_accounting(res);
+}
+END_TEST
+
+START_TEST(text_workload_lines_are_layers)
+{
+    /* ASTRA-sim's DATA sample (tests/fuzz/corpus/text/data.txt) on 8 ranks over a ring of
+     * 8: each line a layer, its columns forward, input-gradient, weight-gradient compute
+     * (ns), the weight gradients all-reduced in the world, then the update. */
+    g_autofree char *path = g_build_filename(tmpdir, "data.txt", NULL);
+    ck_assert(g_file_set_contents(path,
+                                  "DATA\n2\n"
+                                  "conv1\t-1\t13003\tNONE\t0\t12864\tNONE\t0\t32291\tALLREDUCE"
+                                  "\t37632\t3229\n"
+                                  "fc\t-1\t500\tNONE\t0\t400\tNONE\t0\t300\tALLREDUCE\t4096"
+                                  "\t20\n",
+                                  -1, NULL));
+    GError *err = NULL;
+    g_autoptr(weft_workload_t) wl = weft_workload_load_text(path, 0, &err);
+    ck_assert_msg(wl != NULL, "%s", err ? err->message : "");
+    ck_assert_uint_eq(wl->n_ranks, 8);
+    ck_assert_uint_eq(wl->layers->len, 3);
+    ck_assert_str_eq(g_ptr_array_index(wl->layers, 1), "conv1");
+    ck_assert_str_eq(g_ptr_array_index(wl->layers, 2), "fc");
+    ck_assert(weft_workload_check(wl, 8, &err));
+    g_autoptr(weft_topo_t) topo = ring(8);
+    g_autoptr(weft_sim_t) sim = weft_sim_new(1);
+    g_autoptr(weft_fabric_t) fabric = weft_fabric_new(topo);
+    g_autoptr(weft_net_t) net = weft_net_new(sim, fabric, WEFT_NET_ANALYTICAL);
+    g_autoptr(weft_replay_result_t) res = weft_replay_run(sim, net, wl, NULL, &err);
+    ck_assert_msg(res != NULL, "%s", err ? err->message : "");
+    /* Ring all-reduce over 8: 14 steps of 500 ns + (S / 8) / 50 GB/s: fc's S = 4096 B, 512 B
+     * in 10.24 ns, so 14 x 510.24 ns = 7143360 ps; conv1's S = 37632 B, 4704 B in 94.08 ns,
+     * 14 x 594.08 ns = 8317120 ps. Forward 13003 + 500 ns; backward fc ig 400, fc wg 300
+     * (to 14203 ns), fc's all-reduce from there to 21346.36 ns, hidden behind conv1's ig
+     * (14203 .. 27067 ns); conv1 wg to 59358 ns, its all-reduce exposed to 67675.12 ns; the
+     * updates 3229 + 20 ns: finish 70924.12 ns. */
+    ck_assert_int_eq(res->step_ps, 70924120);
+    const weft_time_t ns = WEFT_PS_PER_NS;
+    struct {
+        guint layer;
+        weft_phase_t phase;
+        weft_time_t compute_ps, exposed_ps, overlapped_ps;
+    } want[] = {
+        {1, WEFT_PHASE_FORWARD, 13003 * ns, 0, 0},     {1, WEFT_PHASE_IGRAD, 12864 * ns, 0, 0},
+        {1, WEFT_PHASE_WGRAD, 32291 * ns, 8317120, 0}, {1, WEFT_PHASE_OPTIMIZER, 3229 * ns, 0, 0},
+        {2, WEFT_PHASE_FORWARD, 500 * ns, 0, 0},       {2, WEFT_PHASE_IGRAD, 400 * ns, 0, 0},
+        {2, WEFT_PHASE_WGRAD, 300 * ns, 0, 7143360},   {2, WEFT_PHASE_OPTIMIZER, 20 * ns, 0, 0},
+    };
+    ck_assert_uint_eq(res->layers->len, G_N_ELEMENTS(want));
+    for (guint i = 0; i < G_N_ELEMENTS(want); i++) {
+        const weft_replay_layer_t *L = layer_row(res, want[i].layer, want[i].phase);
+        ck_assert_msg(L != NULL, "row %u missing", i);
+        ck_assert_uint_eq(L->n_ranks, 8);
+        ck_assert_int_eq(L->compute_ps, 8 * want[i].compute_ps);
+        /* the world's collectives are of kind other */
+        ck_assert_int_eq(L->exposed_ps[WEFT_PAR_OTHER], 8 * want[i].exposed_ps);
+        ck_assert_int_eq(L->overlapped_ps[WEFT_PAR_OTHER], 8 * want[i].overlapped_ps);
+    }
+    /* conv1's all-reduce: one instance of 8317120 ps, bus bytes 37632 x 2 x 7 / 8 = 65856 */
+    const weft_replay_layer_t *w1 = layer_row(res, 1, WEFT_PHASE_WGRAD);
+    ck_assert_uint_eq(w1->collectives, 1);
+    ck_assert_int_eq(w1->coll_time_ps, 8317120);
+    ck_assert(w1->busbw_bytes == 65856.0);
+    for (guint r = 0; r < 8; r++) {
+        ck_assert_int_eq(res->ranks[r].exposed_comm_ps, 8317120);
+        ck_assert_int_eq(res->ranks[r].overlapped_comm_ps, 7143360);
+    }
+    assert_accounting(res);
+}
+END_TEST
+
+START_TEST(communicator_names_give_parallelism_kinds)
+{
+    ck_assert_int_eq(weft_replay_par_kind_of_comm("tp.3"), WEFT_PAR_TP);
+    ck_assert_int_eq(weft_replay_par_kind_of_comm("edp.0"), WEFT_PAR_DP);
+    ck_assert_int_eq(weft_replay_par_kind_of_comm("dp_ep.1"), WEFT_PAR_DP);
+    /* FSDP hybrid's groups (gen.c) and a job's communicators (jobs.c: "JOB/tp.0") */
+    ck_assert_int_eq(weft_replay_par_kind_of_comm("dpshard.2"), WEFT_PAR_DP);
+    ck_assert_int_eq(weft_replay_par_kind_of_comm("dprepl.0"), WEFT_PAR_DP);
+    ck_assert_int_eq(weft_replay_par_kind_of_comm("a/tp.0"), WEFT_PAR_TP);
+    ck_assert_int_eq(weft_replay_par_kind_of_comm("train/dp.1"), WEFT_PAR_DP);
+    ck_assert_int_eq(weft_replay_par_kind_of_comm("ep.1"), WEFT_PAR_EP);
+    ck_assert_int_eq(weft_replay_par_kind_of_comm("PP"), WEFT_PAR_PP);
+    ck_assert_int_eq(weft_replay_par_kind_of_comm("TENSOR_MODEL_PARALLEL_GROUP"), WEFT_PAR_TP);
+    ck_assert_int_eq(weft_replay_par_kind_of_comm("expert_data_parallel"), WEFT_PAR_EP);
+    ck_assert_int_eq(weft_replay_par_kind_of_comm("0"), WEFT_PAR_OTHER);
+    ck_assert_int_eq(weft_replay_par_kind_of_comm("tpu"), WEFT_PAR_OTHER);
+    ck_assert_int_eq(weft_replay_par_kind_of_comm(NULL), WEFT_PAR_OTHER);
+    ck_assert_str_eq(weft_par_kind_name(WEFT_PAR_CP), "cp");
+    ck_assert_ptr_null(weft_par_kind_name(WEFT_PAR_N));
+}
+END_TEST
+
+START_TEST(a_bad_phase_attribute_is_an_error)
+{
+    g_autoptr(test_et_t) et = test_et_new("0.0.4");
+    test_et_node_dur(et, 1, "k", TEST_COMP, 1);
+    test_et_attr_string(et, "phase", "sideways");
+    write_rank(et, "badphase", 0);
+    g_autoptr(weft_topo_t) topo = ring(2);
+    GError *err = NULL;
+    g_autoptr(weft_replay_result_t) res = replay(topo, "badphase", NULL, &err);
+    ck_assert_ptr_null(res);
+    ck_assert(g_error_matches(err, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE));
+    g_clear_error(&err);
+}
+END_TEST
+
 START_TEST(nccl_kernels_take_their_sms_from_the_compute_beside_them)
 {
     /* The bundled data-parallel step on a DGX H100 under NCCL's tuning: each 128 MiB
@@ -1322,6 +1545,10 @@ replay_suite(void)
     TCase *tc = tcase_create("replay");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, overlap_and_stream_order_in_a_data_parallel_step);
+    tcase_add_test(tc, time_goes_to_the_layer_and_phase_of_what_runs);
+    tcase_add_test(tc, communicator_names_give_parallelism_kinds);
+    tcase_add_test(tc, text_workload_lines_are_layers);
+    tcase_add_test(tc, a_bad_phase_attribute_is_an_error);
     tcase_add_test(tc, nccl_kernels_take_their_sms_from_the_compute_beside_them);
     tcase_add_test(tc, send_recv_ring_runs_concurrently);
     tcase_add_test(tc, eager_send_completes_before_a_late_receive);

@@ -560,7 +560,7 @@ START_TEST(test_scenario_out_files)
     g_autoptr(weft_scenario_run_t) run = weft_scenario_run_full(sc, &ro, &err);
     ck_assert_msg(run != NULL, "%s", err ? err->message : "");
     ck_assert_ptr_nonnull(run->report);
-    const char *files[] = {"scenario.ini", "ranks.csv",       "summary.txt",
+    const char *files[] = {"scenario.ini", "ranks.csv",       "layers.csv", "summary.txt",
                            "summary.json", "collectives.csv", "links.csv"};
     guint n = 0;
     g_autoptr(GDir) d = g_dir_open(out, 0, NULL);

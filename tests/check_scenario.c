@@ -632,13 +632,14 @@ START_TEST(test_output_dir)
     ck_assert_msg(run2 != NULL, "%s", err ? err->message : "");
     ck_assert_int_eq(run2->replay->step_ps, run->replay->step_ps);
 
-    /* no temporary or probe file is left behind: exactly the three files */
+    /* no temporary or probe file is left behind: exactly the four files (scenario.ini,
+     * ranks.csv, layers.csv, summary.txt) */
     g_autoptr(GDir) d = g_dir_open(out, 0, NULL);
     guint n = 0;
     while (g_dir_read_name(d) != NULL) {
         n++;
     }
-    ck_assert_uint_eq(n, 3);
+    ck_assert_uint_eq(n, 4);
 }
 END_TEST
 

@@ -551,6 +551,105 @@ START_TEST(float_comm_size_is_value_error)
 }
 END_TEST
 
+/* Layers and phases (issue 20, item 2): names, aliases, what node names say. */
+START_TEST(phases_have_names_aliases_and_guesses)
+{
+    static const char *const names[WEFT_N_PHASES] = {"other", "forward", "recompute",
+                                                     "igrad", "wgrad",   "optimizer"};
+    for (guint p = 0; p < WEFT_N_PHASES; p++) {
+        ck_assert_str_eq(weft_phase_name((weft_phase_t)p), names[p]);
+        weft_phase_t got = WEFT_N_PHASES;
+        ck_assert(weft_phase_from_name(names[p], &got));
+        ck_assert_int_eq(got, p);
+    }
+    ck_assert_ptr_null(weft_phase_name(WEFT_N_PHASES));
+    weft_phase_t ph = WEFT_PHASE_OTHER;
+    ck_assert(weft_phase_from_name("fwd", &ph) && ph == WEFT_PHASE_FORWARD);
+    ck_assert(weft_phase_from_name("ig", &ph) && ph == WEFT_PHASE_IGRAD);
+    ck_assert(weft_phase_from_name("wg", &ph) && ph == WEFT_PHASE_WGRAD);
+    ck_assert(weft_phase_from_name("backward", &ph) && ph == WEFT_PHASE_IGRAD);
+    ck_assert(!weft_phase_from_name("Forward", &ph));
+    ck_assert_int_eq(ph, WEFT_PHASE_IGRAD); /* left alone */
+    /* weft gen's names */
+    ck_assert_int_eq(weft_phase_guess("attn_qkv.fwd"), WEFT_PHASE_FORWARD);
+    ck_assert_int_eq(weft_phase_guess("attn_qkv.recompute"), WEFT_PHASE_RECOMPUTE);
+    ck_assert_int_eq(weft_phase_guess("mlp_fc1_wgrad.bwd"), WEFT_PHASE_WGRAD);
+    ck_assert_int_eq(weft_phase_guess("mlp_fc1_dgrad.bwd"), WEFT_PHASE_IGRAD);
+    ck_assert_int_eq(weft_phase_guess("attn_core.bwd"), WEFT_PHASE_IGRAD);
+    ck_assert_int_eq(weft_phase_guess("optimizer"), WEFT_PHASE_OPTIMIZER);
+    /* PyTorch's operator names (the chakra-pytorch trace) */
+    ck_assert_int_eq(weft_phase_guess("aten::convolution_backward(1)"), WEFT_PHASE_IGRAD);
+    ck_assert_int_eq(weft_phase_guess("Optimizer.step#SGD.step"), WEFT_PHASE_OPTIMIZER);
+    ck_assert_int_eq(weft_phase_guess("aten::_foreach_add_"), WEFT_PHASE_OPTIMIZER);
+    ck_assert_int_eq(weft_phase_guess("aten::conv2d"), WEFT_PHASE_OTHER);
+    ck_assert_int_eq(weft_phase_guess(""), WEFT_PHASE_OTHER);
+    ck_assert_int_eq(weft_phase_guess(NULL), WEFT_PHASE_OTHER);
+}
+END_TEST
+
+START_TEST(layer_ids_are_given_in_order_of_first_mention)
+{
+    g_autoptr(weft_workload_t) wl = g_new0(weft_workload_t, 1);
+    ck_assert_uint_eq(weft_workload_layer_id(wl, "other"), 0);
+    ck_assert_ptr_null(wl->layers); /* "other" needs no table */
+    ck_assert_uint_eq(weft_workload_layer_id(wl, "b"), 1);
+    ck_assert_uint_eq(weft_workload_layer_id(wl, "a"), 2);
+    ck_assert_uint_eq(weft_workload_layer_id(wl, "b"), 1);
+    ck_assert_uint_eq(weft_workload_layer_id(wl, ""), 0);
+    ck_assert_uint_eq(wl->layers->len, 3);
+    ck_assert_str_eq(g_ptr_array_index(wl->layers, 0), "other");
+    ck_assert_str_eq(g_ptr_array_index(wl->layers, 2), "a");
+}
+END_TEST
+
+START_TEST(layer_and_phase_attributes_are_read_and_checked)
+{
+    /* strings: read; a phase the trace does not give is guessed from the name */
+    {
+        g_autoptr(test_et_t) et = test_et_new("0.0.4");
+        test_et_node_dur(et, 0, "k0", TEST_COMP, 1);
+        test_et_attr_string(et, "layer", "block.3");
+        test_et_attr_string(et, "phase", "wg");
+        test_et_node_dur(et, 1, "x_dgrad", TEST_COMP, 1);
+        test_et_attr_string(et, "layer", "block.3");
+        test_et_node_dur(et, 2, "k2", TEST_COMP, 1);
+        put(et, 0);
+        g_autoptr(weft_workload_t) wl = load_ok(NULL);
+        const weft_rank_trace_t *t = &wl->ranks[0];
+        ck_assert_uint_eq(wl->layers->len, 2);
+        ck_assert_str_eq(g_ptr_array_index(wl->layers, 1), "block.3");
+        ck_assert_uint_eq(t->layer[0], 1);
+        ck_assert_uint_eq(t->layer[1], 1);
+        ck_assert_uint_eq(t->layer[2], 0);
+        ck_assert_uint_eq(t->phase[0], WEFT_PHASE_WGRAD);
+        ck_assert_uint_eq(t->phase[1], WEFT_PHASE_IGRAD);
+        ck_assert_uint_eq(t->phase[2], WEFT_PHASE_OTHER);
+        expect_check_ok(wl, 1);
+        /* a layer id beyond the table is refused before any replay */
+        wl->ranks[0].layer[2] = 7;
+        expect_check_error(wl, 1, WEFT_WORKLOAD_ERROR_VALUE);
+        wl->ranks[0].layer[2] = 0;
+        wl->ranks[0].phase[2] = WEFT_N_PHASES;
+        expect_check_error(wl, 1, WEFT_WORKLOAD_ERROR_VALUE);
+    }
+    /* a layer that is not a string, a phase of no known name: value errors */
+    {
+        g_autoptr(test_et_t) et = test_et_new("0.0.4");
+        test_et_node_dur(et, 0, "k0", TEST_COMP, 1);
+        test_et_attr_int(et, "layer", 3);
+        put(et, 0);
+        expect_load_error(WEFT_WORKLOAD_ERROR_VALUE);
+    }
+    {
+        g_autoptr(test_et_t) et = test_et_new("0.0.4");
+        test_et_node_dur(et, 0, "k0", TEST_COMP, 1);
+        test_et_attr_string(et, "phase", "backprop");
+        put(et, 0);
+        expect_load_error(WEFT_WORKLOAD_ERROR_VALUE);
+    }
+}
+END_TEST
+
 /* issue 19, item 8: a negative or NaN num_ops is a value error naming the node, not a
  * silently negative roofline time */
 START_TEST(num_ops_must_be_a_finite_count)
@@ -1973,6 +2072,9 @@ workload_suite(void)
     tcase_add_test(nodes, integer_attributes_of_any_width_are_read);
     tcase_add_test(nodes, metadata_only_trace_warns);
     tcase_add_test(nodes, num_ops_must_be_a_finite_count);
+    tcase_add_test(nodes, phases_have_names_aliases_and_guesses);
+    tcase_add_test(nodes, layer_ids_are_given_in_order_of_first_mention);
+    tcase_add_test(nodes, layer_and_phase_attributes_are_read_and_checked);
     tcase_add_test(nodes, gpu_collective_without_comm_type_is_value_error);
     tcase_add_test(nodes, dependency_on_missing_node_is_dep_error);
     tcase_add_test(nodes, duplicate_node_id_is_dep_error);

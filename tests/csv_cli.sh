@@ -5,7 +5,7 @@
 # names follow one convention, and each column holds one type (int, float or
 # str; no empty cell in an int column) in the files of a replay's --out (with
 # link time series), weft coll --csv (a sweep, all-to-all without NCCL's
-# figure, --compare), a sweep over axes with units (and a shard, whose one
+# figure, --compare; layers.csv of a generated step too), a sweep over axes with units (and a shard, whose one
 # '#' line is documented) and weft train --out --sweep-interval. The checker
 # is first shown to refuse what it must.
 set -u
@@ -35,7 +35,34 @@ types() { # FILE COLUMN TYPE: the checker's output says COLUMN of FILE has TYPE
 # replay --out, with link time series (flow model)
 expect 0 "replay --out" "" -- "$WEFT" replay "$WEFT_SRCDIR/scenarios/dp-step-dgx-h100.ini" \
     -n flow --link-series 100us -o "$tmp/run"
-files="$tmp/run/ranks.csv $tmp/run/collectives.csv $tmp/run/links.csv $tmp/run/links_timeseries.csv"
+files="$tmp/run/ranks.csv $tmp/run/layers.csv $tmp/run/collectives.csv $tmp/run/links.csv $tmp/run/links_timeseries.csv"
+# layers.csv of a generated step (issue 20, item 2): each row's means times its ranks, added
+# over the rows, give ranks.csv's totals (to the rounding of 6 decimals per row)
+expect 0 "replay --gen --out" "" -- "$WEFT" replay -q --cluster "$dgx" --gen model=gpt3-1.3b,tp=2,pp=2 \
+    -o "$tmp/gen"
+files="$files $tmp/gen/layers.csv"
+if python3 - "$tmp/gen/layers.csv" "$tmp/gen/ranks.csv" >"$tmp/sums" 2>&1 <<'EOP'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+ranks = list(csv.DictReader(open(sys.argv[2])))
+for col in ("compute_us", "exposed_comm_us"):
+    a = sum(float(r[col]) * int(r["ranks"]) for r in rows)
+    b = sum(float(r[col]) for r in ranks)
+    print(col, a, b)
+    if abs(a - b) > 1e-6 * int(rows[0]["ranks"]) * len(rows) + 1e-6 * len(ranks):
+        sys.exit(1)
+kinds = ("tp", "dp", "pp", "ep", "cp", "other")
+for r in rows:
+    e = sum(float(r["exposed_%s_us" % k]) for k in kinds)
+    if abs(e - float(r["exposed_comm_us"])) > 1e-5:
+        print("exposed by kind", r)
+        sys.exit(1)
+EOP
+then
+    ok "layers.csv adds up to ranks.csv: $(tr '\n' ' ' <"$tmp/sums")"
+else
+    bad "layers.csv does not add up: $(tr '\n' ' ' <"$tmp/sums")"
+fi
 # coll --csv: all-reduce, all-to-all (no NCCL figure: empty nccl_us), --compare
 expect 0 "coll --csv" "" -- "$WEFT" coll --cluster "$dgx" -b 1KiB -e 64MiB --csv "$tmp/coll.csv"
 expect 0 "coll alltoall --csv" "" -- "$WEFT" coll --cluster "$dgx" --op alltoall -b 1KiB -e 1MiB --csv "$tmp/a2a.csv"
@@ -111,6 +138,9 @@ fi
 types "$tmp/run/collectives.csv" size_bytes int
 types "$tmp/run/collectives.csv" algbw_GBps float
 types "$tmp/run/links.csv" wire_bytes int
+types "$tmp/gen/layers.csv" layer str
+types "$tmp/gen/layers.csv" ranks int
+types "$tmp/gen/layers.csv" exposed_tp_us float
 types "$tmp/coll.csv" algbw_GBps float
 types "$tmp/coll.csv" algorithm str
 types "$tmp/a2a.csv" nccl_us empty

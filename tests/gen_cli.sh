@@ -56,6 +56,18 @@ if [ -n "$a" ] && [ -n "$b" ] && awk -v a="$a" -v b="$b" \
 else
     bad "files ($a us) and spec ($b us) differ"
 fi
+# layers and phases round-trip through the Chakra files (attributes layer and phase)
+"$WEFT" replay -q --cluster "$dgx" --trace "$tmp/t/step" --out "$tmp/lf" >/dev/null 2>&1
+"$WEFT" replay -q --cluster "$dgx" --trace "$tmp/step.gen" --out "$tmp/ls" >/dev/null 2>&1
+cut -d, -f2-4 "$tmp/lf/layers.csv" | sort >"$tmp/lf.rows"
+cut -d, -f2-4 "$tmp/ls/layers.csv" | sort >"$tmp/ls.rows"
+if [ "$(wc -l <"$tmp/ls.rows")" -eq 83 ] && cmp -s "$tmp/lf.rows" "$tmp/ls.rows"; then
+    ok "files and spec: the same 82 (layer, phase) rows in layers.csv"
+else
+    bad "layers.csv rows differ between files and spec: $(diff "$tmp/lf.rows" "$tmp/ls.rows" | head -3)"
+fi
+grep -q '^13,layer.11,wgrad,4,' "$tmp/ls/layers.csv" && ok "layer.11 (id 13) wgrad on the 4 ranks of stage 0" ||
+    bad "layer.11 wgrad row: $(grep -m1 'layer.11,wgrad' "$tmp/ls/layers.csv")"
 
 expect 1 "tp not dividing heads" "tp 3 does not divide heads 32" -- \
     "$WEFT" gen transformer --model gpt3-2.7b --tp 3

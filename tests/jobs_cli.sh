@@ -174,4 +174,15 @@ expect 1 "jobs_placement = file" "workload.jobs_placement = \"file\"" -- \
     "$WEFT" replay --cluster "$tmp/ls.ini" --jobs "$tmp/two.jobs" --set workload.jobs_placement=file
 expect 1 "a missing jobs file" "jobs file .*missing.jobs" -- "$WEFT" replay --cluster "$tmp/ls.ini" --jobs "$tmp/missing.jobs"
 
+# Per-layer accounting of several jobs (layers.csv): each job's layers under its name, its
+# TP collectives counted as tp (its communicators are "a/tp.0")
+printf '[job.a]\ngen = model=gpt3-1.3b,tp=4\ngpus = 4\n[job.b]\ngen = model=gpt3-1.3b,tp=4\ngpus = 4\niterations = 2\n' >"$tmp/two-gen.jobs"
+expect 0 "two generated jobs with --out" "" -- "$WEFT" replay --cluster "$dgx" --jobs "$tmp/two-gen.jobs" --quiet --out "$tmp/two-gen"
+grep -q '^[0-9]*,a/layer\.0,forward,4,' "$tmp/two-gen/layers.csv" && grep -q '^[0-9]*,b/layer\.23,igrad,4,' "$tmp/two-gen/layers.csv" &&
+    ok "layers.csv names each job's layers" || bad "layers.csv: job layers"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+         $2 == "a/embedding" && $3 == "forward" { found = 1; if ($c["exposed_other_us"] != 0 || $c["exposed_tp_us"] <= 0) bad = 1 }
+         END { exit !(found && !bad) }' "$tmp/two-gen/layers.csv" &&
+    ok "a job's TP collectives count as tp" || bad "a job's TP collectives not tp"
+
 finish jobs_cli

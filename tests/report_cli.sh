@@ -37,11 +37,13 @@ expect 0 "--json" "" -- "$WEFT" replay "$scen" $off --json --out "$tmp/res2"
 cmp -s "$tmp/out" "$tmp/res2/summary.json" && ok "--json prints summary.json" || bad "--json differs from summary.json"
 grep -q '"step_time_us"' "$tmp/out" && grep -q '"weft_version"' "$tmp/out" && grep -q '"configuration"' "$tmp/out" &&
     ok "summary.json has the version, the configuration and the step" || bad "summary.json members"
+grep -q '"per_layer" : \[' "$tmp/out" && grep -q '"phase" : "optimizer"' "$tmp/out" &&
+    ok "summary.json has layers.csv's rows" || bad "summary.json: no layers"
 
 # ---- --out: files, units in the headers, fixed order ----
 ls "$tmp/res" | sort >"$tmp/files"
-printf '%s\n' collectives.csv links.csv ranks.csv scenario.ini summary.json summary.txt timeline.json >"$tmp/want"
-cmp -s "$tmp/files" "$tmp/want" && ok "--out wrote its six files and nothing else (no temporary)" ||
+printf '%s\n' collectives.csv layers.csv links.csv ranks.csv scenario.ini summary.json summary.txt timeline.json >"$tmp/want"
+cmp -s "$tmp/files" "$tmp/want" && ok "--out wrote its seven files and nothing else (no temporary)" ||
     { bad "--out files"; diff "$tmp/want" "$tmp/files"; }
 head -1 "$tmp/res/collectives.csv" | grep -qx 'communicator,communicator_name,seq,op,size_bytes,members,moved_bytes,algorithm,protocol,channels,chunks,first_arrival_us,start_us,end_us,time_us,algbw_GBps,busbw_GBps' &&
     ok "collectives.csv header" || bad "collectives.csv header"

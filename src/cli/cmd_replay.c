@@ -75,8 +75,8 @@ weft_cmd_replay(int argc, char **argv)
          "2ms link_down leaf0 spine0 (faults.file; doc/failures.md)",
          "FILE"},
         {"out", 'o', 0, G_OPTION_ARG_FILENAME, &out,
-         "write scenario.ini, ranks.csv, summary.txt, summary.json, collectives.csv and "
-         "links.csv to DIR (output.dir; doc/outputs.md)",
+         "write scenario.ini, ranks.csv, layers.csv, summary.txt, summary.json, "
+         "collectives.csv and links.csv to DIR (output.dir; doc/outputs.md)",
          "DIR"},
         {"timeline", 0, 0, G_OPTION_ARG_FILENAME, &timeline,
          "write a Chrome trace event JSON (Perfetto, chrome://tracing) to FILE (output.timeline)",

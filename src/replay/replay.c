@@ -115,6 +115,28 @@ fifo_pop(node_fifo_t *q)
 typedef struct replay replay_t;
 typedef struct rank_state rank_state_t;
 
+/* Per-layer accounting (weft_replay_layer_t): columns per (layer, phase) slot. */
+enum {
+    LCOL_COMPUTE,
+    LCOL_EXPOSED,
+    LCOL_OVERLAPPED = LCOL_EXPOSED + WEFT_PAR_N,
+    LCOLS = LCOL_OVERLAPPED + WEFT_PAR_N
+};
+
+/* A trace's layers: its nodes' layer ids -> the trace's own dense numbering (so a rank sums
+ * only the layers of its pipeline stage). Shared by the ranks of one layer array. */
+typedef struct {
+    guint16 *slot;     /* per workload layer id: the local layer, or G_MAXUINT16 if unused */
+    guint16 *layer_of; /* per local layer: the workload's id */
+    guint n_local;
+} layer_map_t;
+
+/* A communication in progress on a rank. */
+typedef struct {
+    guint32 node;
+    guint8 kind; /* weft_par_kind_t */
+} inflight_t;
+
 /* One in-order stream of a rank: a FIFO of ready nodes and the one running. */
 typedef struct {
     rank_state_t *rank;
@@ -156,6 +178,13 @@ struct rank_state {
     guint compute_busy; /* compute or CPU stream running */
     guint comm_busy;    /* collectives and point-to-point in progress */
     weft_time_t last_change;
+    /* per layer and phase (weft_replay_layer_t): the trace's layer -> slot map, the sums
+     * (LCOLS per slot, slot = local layer x WEFT_N_PHASES + phase) and the communication in
+     * progress, oldest first */
+    const layer_map_t *lmap;
+    weft_time_t *lacc;
+    inflight_t *inflight;
+    guint n_inflight, cap_inflight;
     /* memory (workload.h: mem_alloc, mem_free), when the trace carries it: live bytes per
      * category and in all; the peak and its breakdown go to res */
     gint64 mem_live[WEFT_MEM_N_CATS];
@@ -280,6 +309,13 @@ struct replay {
     guint64 timed_colls;
     guint64 coarse_colls;
     gboolean coarse; /* collective_detail = coarse under flow */
+    guint8 *comm_kind; /* per communicator, its weft_par_kind_t */
+    /* per (workload layer, phase): collective instances, their time and bus bytes
+     * (weft_replay_layer_t) */
+    guint64 *lcoll_n;
+    weft_time_t *lcoll_ps;
+    double *lcoll_bus;
+    GHashTable *lmaps; /* a trace's layer array (or NULL) -> layer_map_t (owned) */
 };
 
 typedef struct {
@@ -378,23 +414,81 @@ mark_start(rank_state_t *rs, guint i)
 
 /* ---- accounting ------------------------------------------------------------- */
 
-/* Charges the time since the rank's last change to compute, exposed comm or idle. */
+/* The per-layer sums (LCOLS of them) of node @node's layer and phase on @rs. */
+static inline weft_time_t *
+layer_slot(const rank_state_t *rs, guint node)
+{
+    const weft_rank_trace_t *t = rs->trace;
+    guint l = t->layer != NULL ? rs->lmap->slot[t->layer[node]] : 0;
+    guint ph = t->phase != NULL ? t->phase[node] : WEFT_PHASE_OTHER;
+    return rs->lacc + ((gsize)l * WEFT_N_PHASES + ph) * LCOLS;
+}
+
+/* Charges the time since the rank's last change to compute, exposed comm or idle, and to
+ * the layer and phase of what ran (weft_replay_layer_t): compute to the compute stream's node
+ * (else the CPU stream's), communication to the oldest in progress. O(1). */
 static void
 account(rank_state_t *rs)
 {
     weft_time_t now = weft_sim_now(rs->replay->sim);
     weft_time_t dt = now - rs->last_change;
+    if (dt == 0) {
+        return;
+    }
     if (rs->compute_busy > 0) {
         rs->res.compute_ps += dt;
+        /* the compute stream's node, else the CPU stream's */
+        gint c = rs->streams[STREAM_COMPUTE].running >= 0 ? rs->streams[STREAM_COMPUTE].running
+                                                          : rs->streams[STREAM_CPU].running;
+        g_assert(c >= 0);
+        layer_slot(rs, (guint)c)[LCOL_COMPUTE] += dt;
         if (rs->comm_busy > 0) {
             rs->res.overlapped_comm_ps += dt;
+            layer_slot(rs, rs->inflight[0].node)[LCOL_OVERLAPPED + rs->inflight[0].kind] += dt;
         }
     } else if (rs->comm_busy > 0) {
         rs->res.exposed_comm_ps += dt;
+        layer_slot(rs, rs->inflight[0].node)[LCOL_EXPOSED + rs->inflight[0].kind] += dt;
     } else {
         rs->res.idle_ps += dt;
     }
     rs->last_change = now;
+}
+
+/* Communication node @node of @rs is now in progress (after account(): comm_busy + 1). */
+static void
+comm_begin(rank_state_t *rs, guint node)
+{
+    const weft_rank_trace_t *t = rs->trace;
+    guint8 kind;
+    if (t->type[node] == WEFT_NODE_COLL) {
+        kind = rs->replay->comm_kind[t->comm[node]];
+    } else {
+        kind = g_str_has_prefix(t->name[node], "cp_") ? WEFT_PAR_CP : WEFT_PAR_PP;
+    }
+    if (rs->n_inflight == rs->cap_inflight) {
+        rs->cap_inflight = MAX(8u, 2 * rs->cap_inflight);
+        rs->inflight = g_renew(inflight_t, rs->inflight, rs->cap_inflight);
+    }
+    rs->inflight[rs->n_inflight++] = (inflight_t){node, kind};
+    rs->comm_busy++;
+    g_assert(rs->comm_busy == rs->n_inflight);
+}
+
+/* Communication node @node of @rs is done (after account()). O(communications in progress). */
+static void
+comm_end(rank_state_t *rs, guint node)
+{
+    guint k = 0, n = rs->n_inflight;
+    while (k < n && rs->inflight[k].node != node) {
+        k++;
+    }
+    g_assert(k < n);
+    for (; k + 1 < n; k++) { /* mostly none or one to move: no memmove call */
+        rs->inflight[k] = rs->inflight[k + 1];
+    }
+    rs->n_inflight = n - 1;
+    rs->comm_busy--;
 }
 
 static const char *
@@ -533,12 +627,27 @@ on_coll_done(void *ctx, guint64 key)
         stream_t *st = comm_stream(rs, (guint)ci->member_node[m]);
         g_assert(st->running == ci->member_node[m]);
         account(rs);
-        rs->comm_busy--;
+        comm_end(rs, (guint)ci->member_node[m]);
         st->running = -1;
         finish_node(R, rs->rank, (guint)ci->member_node[m]);
         stream_kick(st);
     }
     R->collectives++;
+    {
+        /* its (layer, phase): its node's on the first member */
+        const weft_rank_trace_t *t0 = R->ranks[comm->ranks[0]].trace;
+        guint n0 = (guint)ci->member_node[0];
+        gsize row = (gsize)(t0->layer != NULL ? t0->layer[n0] : 0) * WEFT_N_PHASES +
+                    (t0->phase != NULL ? t0->phase[n0] : WEFT_PHASE_OTHER);
+        weft_coll_op_t op = (weft_coll_op_t)t0->coll_op[n0];
+        double size = (double)ci->size_bytes;
+        if (op == WEFT_COLL_ALL_GATHER || op == WEFT_COLL_GATHER || op == WEFT_COLL_SCATTER) {
+            size *= comm->n_ranks; /* nccl-tests' size: the whole output (doc/outputs.md) */
+        }
+        R->lcoll_n[row]++;
+        R->lcoll_ps[row] += weft_sim_now(R->sim) - ci->start_ps;
+        R->lcoll_bus[row] += size * weft_coll_tuning_busbw_factor(op, comm->n_ranks);
+    }
     if (R->observer != NULL && R->observer->collective != NULL) {
         weft_replay_coll_event_t ev = {ci->comm,       ci->seq,
                                        ci->plan,       ci->first_arrival_ps,
@@ -1732,13 +1841,13 @@ on_p2p_done(void *ctx, guint64 index)
     if (p.recv_node >= 0) {
         hold_sms(R, &R->ranks[p.dst_rank], -(gint)p.sms);
     }
-    src->comm_busy--;
+    comm_end(src, (guint)p.send_node);
     finish_node(R, p.src_rank, (guint)p.send_node);
     if (p.recv_node >= 0) {
         /* the receive was posted before the data arrived */
         rank_state_t *dst = &R->ranks[p.dst_rank];
         account(dst);
-        dst->comm_busy--;
+        comm_end(dst, (guint)p.recv_node);
         finish_node(R, p.dst_rank, (guint)p.recv_node);
         p2p_release(R, (guint32)index);
     }
@@ -1887,7 +1996,7 @@ p2p_issue(replay_t *R, rank_state_t *rs, guint node)
             p2p_release(R, idx);
         } else {
             account(rs);
-            rs->comm_busy++;
+            comm_begin(rs, node);
             if (p->send_node >= 0) {
                 /* the send is moving: the receiving kernel joins it */
                 hold_sms(R, rs, (gint)p->sms);
@@ -1897,7 +2006,7 @@ p2p_issue(replay_t *R, rank_state_t *rs, guint node)
     }
     p->send_node = (gint)node;
     account(rs);
-    rs->comm_busy++;
+    comm_begin(rs, node);
     GError *error = NULL;
     gint vertices[2] = {R->ranks[src].vertex, R->ranks[dst].vertex};
     if (weft_coll_planner_tuned(R->planner) && vertices[0] != vertices[1]) {
@@ -1961,11 +2070,11 @@ stream_run(stream_t *st, guint node)
 {
     rank_state_t *rs = st->rank;
     replay_t *R = rs->replay;
-    st->running = (gint)node;
     mark_start(rs, node);
-    account(rs);
+    account(rs); /* the time until now belongs to what ran before @node */
+    st->running = (gint)node;
     if (st->kind == STREAM_COMM) {
-        rs->comm_busy++;
+        comm_begin(rs, node);
         coll_arrive(R, rs, node);
     } else {
         rs->compute_busy++;
@@ -2138,6 +2247,44 @@ rank_links(replay_t *R, rank_state_t *rs)
 }
 
 static void
+layer_map_free(gpointer p)
+{
+    layer_map_t *m = p;
+    g_free(m->slot);
+    g_free(m->layer_of);
+    g_free(m);
+}
+
+/* The layer map of @t's layer array, made once per array: the layers its nodes name, in
+ * id order. O(nodes + layers). */
+static const layer_map_t *
+layer_map(replay_t *R, const weft_rank_trace_t *t)
+{
+    layer_map_t *m = g_hash_table_lookup(R->lmaps, t->layer);
+    if (m != NULL) {
+        return m;
+    }
+    guint n_layers = R->wl->layers != NULL ? R->wl->layers->len : 1;
+    m = g_new0(layer_map_t, 1);
+    m->slot = g_new(guint16, n_layers);
+    m->layer_of = g_new(guint16, n_layers);
+    g_autofree guint8 *used = g_new0(guint8, n_layers);
+    used[0] = 1; /* "other": nodes without a layer */
+    for (guint i = 0; t->layer != NULL && i < t->n_nodes; i++) {
+        used[t->layer[i]] = 1; /* < n_layers: weft_workload_check() */
+    }
+    for (guint l = 0; l < n_layers; l++) {
+        m->slot[l] = G_MAXUINT16;
+        if (used[l]) {
+            m->layer_of[m->n_local] = (guint16)l;
+            m->slot[l] = (guint16)m->n_local++;
+        }
+    }
+    g_hash_table_insert(R->lmaps, t->layer, m);
+    return m;
+}
+
+static void
 rank_init(replay_t *R, rank_state_t *rs, guint rank)
 {
     const weft_rank_trace_t *t = &R->wl->ranks[rank];
@@ -2195,6 +2342,8 @@ rank_init(replay_t *R, rank_state_t *rs, guint rank)
     rs->succ = sc->succ;
     rs->counter = sc->counter;
     rs->left = g_memdup2(sc->left0, sizeof(guint32) * MAX(sc->n_counters, 1));
+    rs->lmap = layer_map(R, t);
+    rs->lacc = g_new0(weft_time_t, (gsize)rs->lmap->n_local * WEFT_N_PHASES * LCOLS);
     rank_links(R, rs);
     for (guint s = 0; s < N_STREAMS; s++) {
         rs->streams[s].rank = rs;
@@ -2215,6 +2364,8 @@ rank_init(replay_t *R, rank_state_t *rs, guint rank)
 static void
 rank_clear(rank_state_t *rs)
 {
+    g_free(rs->lacc);
+    g_free(rs->inflight);
     g_free(rs->left);
     g_free(rs->start_ps);
     for (guint s = 0; s < N_STREAMS; s++) {
@@ -2237,6 +2388,11 @@ replay_clear(replay_t *R)
     }
     g_clear_pointer(&R->comm_off, g_free);
     g_clear_pointer(&R->comm_of, g_free);
+    g_clear_pointer(&R->comm_kind, g_free);
+    g_clear_pointer(&R->lcoll_n, g_free);
+    g_clear_pointer(&R->lcoll_ps, g_free);
+    g_clear_pointer(&R->lcoll_bus, g_free);
+    g_clear_pointer(&R->lmaps, g_hash_table_unref);
     g_clear_pointer(&R->comm_seq, g_free);
     g_clear_pointer(&R->succs, g_hash_table_unref);
     g_clear_pointer(&R->links, g_hash_table_unref);
@@ -2467,12 +2623,118 @@ release_first_nodes(void *ctx, void *data)
     }
 }
 
+/* The per-layer sums over ranks (weft_replay_layer_t), ordered by (layer, phase).
+ * O(ranks x their slots + layers x phases). */
+static GArray *
+layer_results(const replay_t *R)
+{
+    guint n_layers = R->wl->layers != NULL ? R->wl->layers->len : 1;
+    guint n_rows = n_layers * WEFT_N_PHASES;
+    g_autofree weft_replay_layer_t *rows = g_new0(weft_replay_layer_t, n_rows);
+    for (guint r = 0; r < R->wl->n_ranks; r++) {
+        const rank_state_t *rs = &R->ranks[r];
+        for (guint l = 0; l < rs->lmap->n_local; l++) {
+            for (guint ph = 0; ph < WEFT_N_PHASES; ph++) {
+                const weft_time_t *a = rs->lacc + ((gsize)l * WEFT_N_PHASES + ph) * LCOLS;
+                weft_replay_layer_t *row = &rows[rs->lmap->layer_of[l] * WEFT_N_PHASES + ph];
+                weft_time_t busy = a[LCOL_COMPUTE], all = a[LCOL_COMPUTE];
+                row->compute_ps += a[LCOL_COMPUTE];
+                for (guint k = 0; k < WEFT_PAR_N; k++) {
+                    row->exposed_ps[k] += a[LCOL_EXPOSED + k];
+                    row->overlapped_ps[k] += a[LCOL_OVERLAPPED + k];
+                    busy += a[LCOL_EXPOSED + k];
+                    all += a[LCOL_EXPOSED + k] + a[LCOL_OVERLAPPED + k];
+                }
+                if (all > 0) {
+                    row->n_ranks++;
+                    row->max_rank_ps = MAX(row->max_rank_ps, busy);
+                }
+            }
+        }
+    }
+    GArray *out = g_array_new(FALSE, FALSE, sizeof(weft_replay_layer_t));
+    for (guint i = 0; i < n_rows; i++) {
+        rows[i].collectives = R->lcoll_n[i];
+        rows[i].coll_time_ps = R->lcoll_ps[i];
+        rows[i].busbw_bytes = R->lcoll_bus[i];
+        if (rows[i].n_ranks > 0 || rows[i].collectives > 0) {
+            rows[i].layer = (guint16)(i / WEFT_N_PHASES);
+            rows[i].phase = (guint8)(i % WEFT_N_PHASES);
+            g_array_append_val(out, rows[i]);
+        }
+    }
+    return out;
+}
+
+/* The nodes' layer ids and phases index the per-layer accounting's arrays: TRUE if all of
+ * them are in range. O(nodes of the ranks that own their arrays). */
+static gboolean
+layers_in_range(const weft_workload_t *wl)
+{
+    guint n_layers = wl->layers != NULL ? wl->layers->len : 1;
+    for (guint r = 0; r < wl->n_ranks; r++) {
+        const weft_rank_trace_t *t = &wl->ranks[r];
+        for (guint i = 0; !t->borrows_arrays && i < t->n_nodes; i++) {
+            if ((t->layer != NULL && t->layer[i] >= n_layers) ||
+                (t->phase != NULL && t->phase[i] >= WEFT_N_PHASES)) {
+                return FALSE;
+            }
+        }
+    }
+    return TRUE;
+}
+
+static const char *const par_kind_names[WEFT_PAR_N] = {"tp", "dp", "pp", "ep", "cp", "other"};
+
+const char *
+weft_par_kind_name(weft_par_kind_t kind)
+{
+    return (guint)kind < WEFT_PAR_N ? par_kind_names[kind] : NULL;
+}
+
+weft_par_kind_t
+weft_replay_par_kind_of_comm(const char *name)
+{
+    if (name == NULL) {
+        return WEFT_PAR_OTHER;
+    }
+    static const struct {
+        const char *token;
+        weft_par_kind_t kind;
+    } tokens[] = {{"tp", WEFT_PAR_TP},    {"tpx", WEFT_PAR_TP}, {"etp", WEFT_PAR_TP},
+                  {"dp", WEFT_PAR_DP},    {"dpx", WEFT_PAR_DP}, {"edp", WEFT_PAR_DP},
+                  {"dp_ep", WEFT_PAR_DP}, {"pp", WEFT_PAR_PP},  {"ep", WEFT_PAR_EP},
+                  {"cp", WEFT_PAR_CP},    {"dpshard", WEFT_PAR_DP}, {"dprepl", WEFT_PAR_DP}},
+      words[] = {{"tensor", WEFT_PAR_TP},
+                 {"pipeline", WEFT_PAR_PP},
+                 {"expert", WEFT_PAR_EP},
+                 {"context", WEFT_PAR_CP},
+                 {"data", WEFT_PAR_DP}};
+    /* a job's communicators are "JOB/tp.0" (scenario/jobs.h): the kind is after the job */
+    const char *slash = strrchr(name, '/');
+    g_autofree char *low = g_ascii_strdown(slash != NULL ? slash + 1 : name, -1);
+    char *dot = strchr(low, '.');
+    gsize len = dot != NULL ? (gsize)(dot - low) : strlen(low);
+    for (guint i = 0; i < G_N_ELEMENTS(tokens); i++) {
+        if (strlen(tokens[i].token) == len && strncmp(low, tokens[i].token, len) == 0) {
+            return tokens[i].kind;
+        }
+    }
+    for (guint i = 0; i < G_N_ELEMENTS(words); i++) {
+        if (strstr(low, words[i].token) != NULL) {
+            return words[i].kind;
+        }
+    }
+    return WEFT_PAR_OTHER;
+}
+
 weft_replay_result_t *
 weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
                 const weft_replay_options_t *opts, GError **error)
 {
     g_return_val_if_fail(sim != NULL && net != NULL && wl != NULL, NULL);
     g_return_val_if_fail(error == NULL || *error == NULL, NULL);
+    g_return_val_if_fail(layers_in_range(wl), NULL); /* weft_workload_check() refuses them */
     replay_t R = {0};
     R.sim = sim;
     R.net = net;
@@ -2536,6 +2798,18 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
     R.p2p_plans = g_hash_table_new_full(p2p_plan_key_hash, p2p_plan_key_equal, g_free,
                                         (GDestroyNotify)weft_coll_plan_free);
     R.finish_stack = g_array_new(FALSE, FALSE, sizeof(rank_node_t));
+    R.comm_kind = g_new(guint8, MAX(wl->comms->len, 1u));
+    for (guint c = 0; c < wl->comms->len; c++) {
+        const weft_comm_t *comm = g_ptr_array_index(wl->comms, c);
+        R.comm_kind[c] = (guint8)weft_replay_par_kind_of_comm(comm->name);
+    }
+    R.lmaps = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, layer_map_free);
+    {
+        gsize rows = (gsize)(wl->layers != NULL ? wl->layers->len : 1) * WEFT_N_PHASES;
+        R.lcoll_n = g_new0(guint64, rows);
+        R.lcoll_ps = g_new0(weft_time_t, rows);
+        R.lcoll_bus = g_new0(double, rows);
+    }
     R.ranks = g_new0(rank_state_t, wl->n_ranks);
     for (guint r = 0; r < wl->n_ranks; r++) {
         rank_init(&R, &R.ranks[r], r);
@@ -2655,6 +2929,7 @@ weft_replay_run(weft_sim_t *sim, weft_net_t *net, const weft_workload_t *wl,
         res->ranks[r] = rs->res;
         res->step_ps = MAX(res->step_ps, rs->res.finish_ps);
     }
+    res->layers = layer_results(&R);
     res->events = weft_sim_events(sim) - events_before;
     res->timed_collectives = R.timed_colls;
     res->coarse_collectives = R.coarse_colls;
@@ -2684,6 +2959,9 @@ weft_replay_result_free(weft_replay_result_t *res)
         return;
     }
     g_free(res->ranks);
+    if (res->layers != NULL) {
+        g_array_unref(res->layers);
+    }
     if (res->faults_applied != NULL) {
         g_ptr_array_unref(res->faults_applied);
     }

@@ -26,7 +26,10 @@
  * busy; exposed communication = time communication is in progress and compute
  * is not; idle = the rest. compute + exposed + idle = finish, exactly.
  * Overlapped communication = time communication is in progress while compute
- * is busy (it is part of compute, hidden behind it).
+ * is busy (it is part of compute, hidden behind it). The same figures are split
+ * by the nodes' layer and phase and by parallelism kind (weft_replay_layer_t,
+ * weft_replay_result_t.layers): compute to the node computing, communication to
+ * the oldest in progress, so that the split adds up to them.
  *
  * If the event queue empties with nodes unfinished, the replay fails with a
  * deadlock report naming, per blocked rank, the node it waits on and for what
@@ -78,6 +81,68 @@ typedef struct {
     guint64 mem_at_peak[WEFT_MEM_N_CATS];
 } weft_rank_result_t;
 
+/**
+ * Parallelism kinds of communication, for the per-layer accounting: a collective's is
+ * its communicator's (weft_replay_par_kind_of_comm()); a SEND or RECV is pipeline
+ * parallel (pp), or context parallel (cp) when its name starts with "cp_" (weft gen's
+ * ring-attention exchanges).
+ */
+typedef enum {
+    WEFT_PAR_TP,
+    WEFT_PAR_DP,
+    WEFT_PAR_PP,
+    WEFT_PAR_EP,
+    WEFT_PAR_CP,
+    WEFT_PAR_OTHER, /* the world, and communicators whose name says nothing of these */
+    WEFT_PAR_N
+} weft_par_kind_t;
+
+/** weft_par_kind_name: "tp", "dp", "pp", "ep", "cp", "other"; NULL out of range. O(1). */
+const char *weft_par_kind_name(weft_par_kind_t kind);
+
+/**
+ * weft_replay_par_kind_of_comm: the parallelism kind a communicator's name says.
+ * @name: (nullable): the name: its part before the first '.' (case-insensitive) "tp", "tpx"
+ *   or "etp" is tp; "dp", "dpx", "edp" or "dp_ep" dp (expert data parallel is data
+ *   parallel); "pp" pp; "ep" ep; "cp" cp (weft gen's and the text reader's groups,
+ *   "tp.0"); else a name containing "tensor", "pipeline", "expert", "context" or "data"
+ *   (case-insensitive, in this order) is of that kind (Megatron-LM's process-group
+ *   descriptions); else other.
+ * Returns: the kind. O(length of @name).
+ */
+weft_par_kind_t weft_replay_par_kind_of_comm(const char *name);
+
+/**
+ * The time of one (layer, phase) of a replay (doc/replay.md, "Where the time goes, per
+ * layer"), summed over the ranks, in picoseconds. On each rank, every instant of
+ * [0, finish] that is compute goes to the layer and phase of the node running on the
+ * compute stream (else on the CPU stream); every instant with communication in progress
+ * goes to the layer and phase of the communication in progress that started first (a
+ * collective from its issue, a receive from its posting, a send until its last byte
+ * arrives), as exposed when no compute runs then and as overlapped when compute does, in
+ * that communication's parallelism kind. So over the rows, for every rank, compute sums
+ * to weft_rank_result_t.compute_ps, exposed to exposed_comm_ps and overlapped to
+ * overlapped_comm_ps, exactly.
+ */
+typedef struct {
+    guint16 layer; /* index into the workload's layers (0: "other") */
+    guint8 phase;  /* weft_phase_t */
+    guint n_ranks; /* ranks that spent time in it (compute or communication) */
+    weft_time_t compute_ps;
+    weft_time_t exposed_ps[WEFT_PAR_N];
+    weft_time_t overlapped_ps[WEFT_PAR_N];
+    weft_time_t max_rank_ps; /* the largest compute + exposed of one rank */
+    /* its collective instances (of its node on the communicator's first member), once
+     * each, not per member: how many, their time from the last member's issue to the end
+     * (as collectives.csv's time_us), and the sum of their bus bytes, nccl-tests' size
+     * times its busbw factor (weft_coll_tuning_busbw_factor()), so that busbw over them is
+     * busbw_bytes / coll_time (the time-weighted mean busbw); sends and receives are not
+     * collectives and are left out */
+    guint64 collectives;
+    weft_time_t coll_time_ps;
+    double busbw_bytes;
+} weft_replay_layer_t;
+
 /** Results of one replay. */
 typedef struct {
     guint n_ranks;
@@ -92,6 +157,11 @@ typedef struct {
     /* the in-step faults applied before the step ended, as
      * weft_fault_run_applied() words them (char *, owned); empty without faults. */
     GPtrArray *faults_applied;
+    /* weft_replay_layer_t of every (layer, phase) some rank spent time in or that had
+     * collectives, ordered by
+     * layer id, then phase; a workload without layers or phases has one row (other,
+     * other) */
+    GArray *layers;
 } weft_replay_result_t;
 
 /** Where a node ran, for observers. */

@@ -231,6 +231,9 @@ weft_report_free(weft_report_t *rep)
     if (rep->faults != NULL) {
         g_ptr_array_unref(rep->faults);
     }
+    if (rep->layers != NULL) {
+        g_array_unref(rep->layers);
+    }
     g_free(rep->links);
     g_free(rep->link_order);
     g_free(rep->series_edges);
@@ -332,6 +335,10 @@ weft_report_finish(weft_report_t *rep, weft_net_t *net, const weft_replay_result
     rep->faults = g_ptr_array_new_with_free_func(g_free);
     for (guint i = 0; res->faults_applied != NULL && i < res->faults_applied->len; i++) {
         g_ptr_array_add(rep->faults, g_strdup(g_ptr_array_index(res->faults_applied, i)));
+    }
+    rep->layers = g_array_new(FALSE, FALSE, sizeof(weft_replay_layer_t));
+    if (res->layers != NULL && res->layers->len > 0) {
+        g_array_append_vals(rep->layers, res->layers->data, res->layers->len);
     }
     rep->events_run = res->events;
     rep->n_coll_run = res->collectives;
@@ -893,6 +900,33 @@ weft_report_summary_json(const weft_report_t *rep)
         weft_json_add_int(b, "channels", c->channels);
         weft_json_add_int(b, "instances", c->instances);
         weft_json_add_double(b, "time_us", weft_time_to_us(c->total_ps));
+        json_builder_end_object(b);
+    }
+    json_builder_end_array(b);
+
+    /* layers.csv's rows (doc/outputs.md): means over each row's ranks */
+    json_builder_set_member_name(b, "per_layer");
+    json_builder_begin_array(b);
+    for (guint i = 0; i < rep->layers->len; i++) {
+        const weft_replay_layer_t *L = &g_array_index(rep->layers, weft_replay_layer_t, i);
+        double n = MAX(L->n_ranks, 1u);
+        weft_time_t exp = 0, ovl = 0;
+        for (guint q = 0; q < WEFT_PAR_N; q++) {
+            exp += L->exposed_ps[q];
+            ovl += L->overlapped_ps[q];
+        }
+        json_builder_begin_object(b);
+        weft_json_add_int(b, "layer_index", L->layer);
+        weft_json_add_string(b, "layer",
+                             rep->wl->layers != NULL && L->layer < rep->wl->layers->len
+                                 ? g_ptr_array_index(rep->wl->layers, L->layer)
+                                 : "other");
+        weft_json_add_string(b, "phase", weft_phase_name((weft_phase_t)L->phase));
+        weft_json_add_int(b, "ranks", L->n_ranks);
+        weft_json_add_double(b, "compute_us", (double)L->compute_ps / n / 1e6);
+        weft_json_add_double(b, "exposed_comm_us", (double)exp / n / 1e6);
+        weft_json_add_double(b, "overlapped_comm_us", (double)ovl / n / 1e6);
+        weft_json_add_int(b, "collectives", (gint64)L->collectives);
         json_builder_end_object(b);
     }
     json_builder_end_array(b);

@@ -34,6 +34,7 @@ struct weft_report {
     weft_time_t step_ps;
     gboolean mem_known; /* the workload carried memory (replay.h: mem_known) */
     GPtrArray *faults; /* char *, owned: the in-step faults applied (replay.h) */
+    GArray *layers;    /* weft_replay_layer_t, a copy of the result's (replay.h) */
     guint64 events_run, n_coll_run, n_p2p;
     guint64 n_coarse; /* collectives run as one aggregate flow (collectives.detail = coarse) */
     guint n_links, links_used;

@@ -74,6 +74,9 @@ struct weft_jobs {
     guint n_ranks;
     weft_replay_observer_t obs;
     const weft_replay_observer_t *next;
+    /* per-node layer arrays of the merged workload's borrowed ranks, remapped to its layer
+     * table ("JOB/layer.3"); freed with the jobs, after the workload (scenario_run.c) */
+    GPtrArray *owned;
 };
 
 static void
@@ -103,6 +106,7 @@ weft_jobs_free(weft_jobs_t *jobs)
     g_free(jobs->edge_bytes);
     g_free(jobs->rank_job);
     g_free(jobs->rank_start_ps);
+    g_clear_pointer(&jobs->owned, g_ptr_array_unref);
     g_free(jobs);
 }
 
@@ -566,10 +570,13 @@ append_gpu_list(GString *s, const guint *gpu, guint n)
 
 /* Rank @t of job @j as rank @m of the merged workload: ids, names and every per-node field
  * copied @j->iterations times, an iteration end node after each iteration when there are
- * several, communicators offset by @comm_base and peers by the job's rank base. */
+ * several, communicators offset by @comm_base, peers by the job's rank base and layer ids
+ * through @layer_map (the job's id -> the merged table's; NULL: the job names no layer). A
+ * borrowed rank's remapped layer array goes to @owned. */
 static void
 merge_rank(const job_t *j, const weft_rank_trace_t *t, guint comm_base, gboolean mem,
-           GStringChunk *strings, weft_rank_trace_t *m)
+           const guint16 *layer_map, GPtrArray *owned, GStringChunk *strings,
+           weft_rank_trace_t *m)
 {
     guint n = t->n_nodes, iters = j->iterations;
     gboolean markers = iters > 1;
@@ -578,6 +585,15 @@ merge_rank(const job_t *j, const weft_rank_trace_t *t, guint comm_base, gboolean
         *m = *t;
         m->file = g_strdup(t->file);
         m->borrows_arrays = TRUE;
+        m->layer = NULL;
+        if (t->layer != NULL && layer_map != NULL) {
+            guint16 *layer = g_new(guint16, MAX(n, 1u));
+            for (guint i = 0; i < n; i++) {
+                layer[i] = layer_map[t->layer[i]];
+            }
+            g_ptr_array_add(owned, layer);
+            m->layer = layer;
+        }
         if (!mem) {
             m->mem_alloc = m->mem_free = NULL;
             m->mem_cat = NULL;
@@ -613,6 +629,8 @@ merge_rank(const job_t *j, const weft_rank_trace_t *t, guint comm_base, gboolean
         m->mem_cat = g_new0(guint8, total);
     }
     m->involved_dim = t->involved_dim != NULL ? g_new0(guint16, total) : NULL;
+    m->layer = t->layer != NULL && layer_map != NULL ? g_new0(guint16, total) : NULL;
+    m->phase = t->phase != NULL ? g_new0(guint8, total) : NULL; /* end nodes: 0, "other" */
     for (guint i = 0; i < total; i++) {
         m->peer[i] = -1;
         m->comm[i] = -1;
@@ -649,6 +667,10 @@ merge_rank(const job_t *j, const weft_rank_trace_t *t, guint comm_base, gboolean
         memcpy(m->tensor_bytes + base, t->tensor_bytes, n * sizeof(guint64));
         COPY_ITER(m, t, sms_counted, n, base);
         COPY_ITER(m, t, involved_dim, n, base);
+        COPY_ITER(m, t, phase, n, base);
+        for (guint i = 0; m->layer != NULL && i < n; i++) {
+            m->layer[base + i] = layer_map[t->layer[i]];
+        }
         if (m->mem_alloc != NULL) {
             COPY_ITER(m, t, mem_alloc, n, base);
             COPY_ITER(m, t, mem_free, n, base);
@@ -792,6 +814,19 @@ weft_jobs_build(weft_jobs_t *jobs, const weft_topo_t *topo, gint only, weft_work
         if (!j->runs) {
             continue;
         }
+        /* the job's layers in the merged table, named after the job */
+        g_autofree guint16 *layer_map = NULL;
+        if (j->wl->layers != NULL && j->wl->layers->len > 0) {
+            layer_map = g_new0(guint16, j->wl->layers->len);
+            for (guint l = 1; l < j->wl->layers->len; l++) {
+                g_autofree char *lname = g_strdup_printf(
+                    "%s/%s", j->name, (const char *)g_ptr_array_index(j->wl->layers, l));
+                layer_map[l] = weft_workload_layer_id(m, lname);
+            }
+        }
+        if (jobs->owned == NULL) {
+            jobs->owned = g_ptr_array_new_with_free_func(g_free);
+        }
         guint comm_base = m->comms->len;
         for (guint c = 0; c < j->wl->comms->len; c++) {
             const weft_comm_t *oc = g_ptr_array_index(j->wl->comms, c);
@@ -807,7 +842,7 @@ weft_jobs_build(weft_jobs_t *jobs, const weft_topo_t *topo, gint only, weft_work
         for (guint r = 0; r < j->n_ranks; r++) {
             guint mr = j->rank_base + r;
             const weft_rank_trace_t *t = &j->wl->ranks[r];
-            merge_rank(j, t, comm_base, mem, m->strings, &m->ranks[mr]);
+            merge_rank(j, t, comm_base, mem, layer_map, jobs->owned, m->strings, &m->ranks[mr]);
             (*rank_gpu)[mr] = j->gpu[r];
             jobs->rank_start_ps[mr] = j->start_ps;
             late = late || j->start_ps > 0;

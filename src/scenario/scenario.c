@@ -218,8 +218,9 @@ static const weft_key_t own_run[] = {
      "spine0; 2ms link_up leaf0 spine0`; unset: none",
      .check = check_fault_events, .field = F(faults_events)},
     {"output", "dir", WEFT_KEY_PATH, NULL,
-     "directory for scenario.ini, ranks.csv and summary.txt (created if missing), and with weft "
-     "replay summary.json, collectives.csv, links.csv (doc/outputs.md); unset: print only",
+     "directory for scenario.ini, ranks.csv, layers.csv and summary.txt (created if missing), "
+     "and with weft replay summary.json, collectives.csv, links.csv (doc/outputs.md); unset: "
+     "print only",
      .field = F(output.dir)},
     {"output", "timeline", WEFT_KEY_PATH, NULL,
      "Chrome trace event JSON of the run (Perfetto, chrome://tracing); unset: none",

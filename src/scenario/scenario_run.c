@@ -200,6 +200,146 @@ ranks_csv(const weft_scenario_run_t *run)
     return g_string_free(s, FALSE);
 }
 
+/* ---- per layer and phase (weft_replay_layer_t; doc/outputs.md, layers.csv) ------------- */
+
+/* A CSV field: quoted when it holds a comma, a quote or a line break (RFC 4180). */
+static void
+csv_field(GString *s, const char *v)
+{
+    if (strpbrk(v, ",\"\n\r") == NULL) {
+        g_string_append(s, v);
+        return;
+    }
+    g_string_append_c(s, '"');
+    for (const char *p = v; *p != '\0'; p++) {
+        if (*p == '"') {
+            g_string_append_c(s, '"');
+        }
+        g_string_append_c(s, *p);
+    }
+    g_string_append_c(s, '"');
+}
+
+static const char *
+layer_name(const weft_workload_t *wl, guint layer)
+{
+    return wl->layers != NULL && layer < wl->layers->len ? g_ptr_array_index(wl->layers, layer)
+                                                         : "other";
+}
+
+/* @ps summed over @n ranks, as their mean in microseconds */
+static double
+mean_us(weft_time_t ps, guint n)
+{
+    return n > 0 ? (double)ps / n / 1e6 : 0.0;
+}
+
+static char *
+layers_csv(const weft_scenario_run_t *run)
+{
+    GString *s = g_string_new("layer_index,layer,phase,ranks,compute_us,exposed_comm_us,"
+                              "overlapped_comm_us,max_rank_us,collectives,busbw_GBps");
+    for (guint k = 0; k < WEFT_PAR_N; k++) {
+        g_string_append_printf(s, ",exposed_%s_us", weft_par_kind_name(k));
+    }
+    for (guint k = 0; k < WEFT_PAR_N; k++) {
+        g_string_append_printf(s, ",overlapped_%s_us", weft_par_kind_name(k));
+    }
+    g_string_append_c(s, '\n');
+    const GArray *rows = run->replay->layers;
+    for (guint i = 0; rows != NULL && i < rows->len; i++) {
+        const weft_replay_layer_t *L = &g_array_index(rows, weft_replay_layer_t, i);
+        weft_time_t exp = 0, ovl = 0;
+        for (guint k = 0; k < WEFT_PAR_N; k++) {
+            exp += L->exposed_ps[k];
+            ovl += L->overlapped_ps[k];
+        }
+        g_string_append_printf(s, "%u,", L->layer);
+        csv_field(s, layer_name(run->workload, L->layer));
+        g_string_append_printf(s, ",%s,%u,%.6f,%.6f,%.6f,%.6f", weft_phase_name(L->phase),
+                               L->n_ranks, mean_us(L->compute_ps, L->n_ranks),
+                               mean_us(exp, L->n_ranks), mean_us(ovl, L->n_ranks),
+                               weft_time_to_us(L->max_rank_ps));
+        g_string_append_printf(s, ",%" G_GUINT64_FORMAT ",", L->collectives);
+        if (L->coll_time_ps > 0) {
+            /* time-weighted over its collectives; empty without any that took time */
+            g_string_append_printf(s, "%.3f",
+                                   L->busbw_bytes / weft_time_to_s(L->coll_time_ps) / 1e9);
+        }
+        for (guint k = 0; k < WEFT_PAR_N; k++) {
+            g_string_append_printf(s, ",%.6f", mean_us(L->exposed_ps[k], L->n_ranks));
+        }
+        for (guint k = 0; k < WEFT_PAR_N; k++) {
+            g_string_append_printf(s, ",%.6f", mean_us(L->overlapped_ps[k], L->n_ranks));
+        }
+        g_string_append_c(s, '\n');
+    }
+    return g_string_free(s, FALSE);
+}
+
+/* A layer's figures over its phases: each phase's mean over the ranks that ran it, added. */
+typedef struct {
+    guint layer;
+    guint ranks; /* the most of any of its phases */
+    double compute_us, exposed_us, overlapped_us;
+} layer_total_t;
+
+static gint
+layer_total_cmp(gconstpointer a, gconstpointer b)
+{
+    const layer_total_t *x = a, *y = b;
+    double tx = x->compute_us + x->exposed_us, ty = y->compute_us + y->exposed_us;
+    if (tx != ty) {
+        return tx > ty ? -1 : 1;
+    }
+    return x->layer < y->layer ? -1 : x->layer > y->layer;
+}
+
+#define SUMMARY_TOP_LAYERS 5
+
+/* The summary's "top layers" section: the SUMMARY_TOP_LAYERS layers with the most compute +
+ * exposed communication per rank, largest first (the lowest id on a tie); "other" counts.
+ * Nothing for a workload without layers. */
+static void
+append_top_layers(GString *s, const weft_scenario_run_t *run)
+{
+    const GArray *rows = run->replay->layers;
+    const weft_workload_t *wl = run->workload;
+    if (rows == NULL || rows->len == 0 || wl->layers == NULL) {
+        return;
+    }
+    g_autoptr(GArray) tot = g_array_new(FALSE, TRUE, sizeof(layer_total_t));
+    for (guint i = 0; i < rows->len; i++) {
+        const weft_replay_layer_t *L = &g_array_index(rows, weft_replay_layer_t, i);
+        if (tot->len == 0 || g_array_index(tot, layer_total_t, tot->len - 1).layer != L->layer) {
+            layer_total_t z = {.layer = L->layer};
+            g_array_append_val(tot, z);
+        }
+        layer_total_t *t = &g_array_index(tot, layer_total_t, tot->len - 1);
+        t->ranks = MAX(t->ranks, L->n_ranks);
+        t->compute_us += mean_us(L->compute_ps, L->n_ranks);
+        for (guint k = 0; k < WEFT_PAR_N; k++) {
+            t->exposed_us += mean_us(L->exposed_ps[k], L->n_ranks);
+            t->overlapped_us += mean_us(L->overlapped_ps[k], L->n_ranks);
+        }
+    }
+    g_array_sort(tot, layer_total_cmp);
+    guint k = MIN(tot->len, SUMMARY_TOP_LAYERS);
+    g_string_append_printf(s,
+                           "\ntop layers by compute + exposed comm, mean over their ranks "
+                           "(%u of %u; per phase in layers.csv with --out DIR)\n",
+                           k, tot->len);
+    g_string_append_printf(s, "  %-3s %-24s %6s %16s %16s %16s %18s\n", "#", "layer", "ranks",
+                           "total_us", "compute_us", "exposed_comm_us", "overlapped_comm_us");
+    for (guint i = 0; i < k; i++) {
+        const layer_total_t *t = &g_array_index(tot, layer_total_t, i);
+        g_autofree char *idx = g_strdup_printf("#%u", i + 1);
+        g_string_append_printf(s, "  %-3s %-24s %6u %16.6f %16.6f %16.6f %18.6f\n", idx,
+                               layer_name(wl, t->layer), t->ranks, t->compute_us + t->exposed_us,
+                               t->compute_us, t->exposed_us, t->overlapped_us);
+    }
+}
+
 /* ---- memory ------------------------------------------------------------------------ */
 
 #define GIB 1073741824.0
@@ -392,6 +532,7 @@ weft_scenario_run_summary(const weft_scenario_run_t *run)
                                res->n_ranks);
         g_autofree char *more = weft_report_summary_text(run->report);
         g_string_append(s, more);
+        append_top_layers(s, run);
         return g_string_free(s, FALSE);
     }
     g_string_append_printf(s, "%6s %16s %16s %20s %16s\n", "rank", "finish_us", "compute_us",
@@ -406,6 +547,7 @@ weft_scenario_run_summary(const weft_scenario_run_t *run)
         g_autofree char *more = weft_report_summary_text(run->report);
         g_string_append(s, more);
     }
+    append_top_layers(s, run);
     return g_string_free(s, FALSE);
 }
 
@@ -920,8 +1062,10 @@ run_full(const weft_scenario_t *sc, const weft_scenario_run_options_t *ropts, gi
 
     if (out_dir != NULL) {
         g_autofree char *csv = ranks_csv(run);
+        g_autofree char *layers = layers_csv(run);
         g_autofree char *summary = weft_scenario_run_summary(run);
         if (!write_output(out_dir, "ranks.csv", csv, error) ||
+            !write_output(out_dir, "layers.csv", layers, error) ||
             !write_output(out_dir, "summary.txt", summary, error)) {
             return NULL;
         }

@@ -886,6 +886,7 @@ rank_trace_alloc(weft_rank_trace_t *t, guint n)
     t->comm = g_new0(gint32, m);
     t->num_ops = g_new0(double, m);
     t->tensor_bytes = g_new0(guint64, m);
+    t->phase = g_new0(guint8, m);
     t->dep_off = g_new0(guint32, n + 1);
 }
 
@@ -921,6 +922,7 @@ fill_node(loader_t *L, guint r, guint i, GError **error)
     gint64 comm_type = 0;
     const char *pg_name = "";
     const char *pg_desc = NULL;
+    gboolean have_phase = FALSE;
     guint16 involved = 0; /* involved_dim, workload.h */
     g_autofree char *pg_buf = NULL;
     for (gsize k = 0; k < n->n_attr; k++) {
@@ -1002,6 +1004,31 @@ fill_node(loader_t *L, guint r, guint i, GError **error)
                 return FALSE;
             }
             pg_desc = a->string_val;
+        } else if (strcmp(an, "layer") == 0 || strcmp(an, "phase") == 0) {
+            /* weft's writer: the node's layer and phase (workload.h), so that they round-trip */
+            weft_phase_t ph = WEFT_PHASE_OTHER;
+            if (a->value_case != AV(STRING_VAL) ||
+                (an[0] == 'p' && !weft_phase_from_name(a->string_val, &ph))) {
+                g_autofree char *val = attr_value_text(a);
+                g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                            WHERE_FMT ": %s = %s: expected %s", WHERE_ARGS(&w), an, val,
+                            an[0] == 'p' ? "a phase: forward, recompute, igrad, wgrad, "
+                                           "optimizer or other"
+                                         : "a string (the layer's name)");
+                return FALSE;
+            }
+            if (an[0] == 'p') {
+                t->phase[i] = (guint8)ph;
+                have_phase = TRUE;
+            } else {
+                guint16 id = weft_workload_layer_id(L->wl, a->string_val);
+                if (id != 0 && t->layer == NULL) {
+                    t->layer = g_new0(guint16, MAX(t->n_nodes, 1));
+                }
+                if (t->layer != NULL) {
+                    t->layer[i] = id;
+                }
+            }
         } else if (strcmp(an, "num_ops") == 0) {
             if (!attr_number(&w, a, &t->num_ops[i], error)) {
                 return FALSE;
@@ -1021,6 +1048,9 @@ fill_node(loader_t *L, guint r, guint i, GError **error)
         }
     }
 
+    if (!have_phase) {
+        t->phase[i] = (guint8)weft_phase_guess(t->name[i]);
+    }
     switch (n->type) {
     case CHAKRA_PROTO_MSG__NODE_TYPE__COMM_COLL_NODE:
         t->coll_op[i] = (guint8)comm_type;

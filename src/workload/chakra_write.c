@@ -87,12 +87,14 @@ write_atomic(const char *path, const void *data, gsize len, GError **error)
 }
 
 /*
- * The attributes of one node. The most any node gets is 7 (a COMM_COLL: is_cpu_op,
- * comm_type, comm_size, pg_name, pg_desc, num_ops, tensor_size; a SEND or RECV:
- * is_cpu_op, comm_size, comm_src, comm_dst, comm_tag, num_ops, tensor_size).
+ * The attributes of one node. The most any node gets is 9 (a COMM_COLL: is_cpu_op,
+ * comm_type, comm_size, pg_name, pg_desc, num_ops, tensor_size, layer, phase; a SEND or
+ * RECV: is_cpu_op, comm_size, comm_src, comm_dst, comm_tag, num_ops, tensor_size, layer,
+ * phase). layer and phase (string attributes weft's reader reads back, workload.h) are
+ * written when the trace has them; ASTRA-sim looks attributes up by name and ignores them.
  */
 typedef struct {
-    ChakraProtoMsg__AttributeProto a[8];
+    ChakraProtoMsg__AttributeProto a[10];
     guint n;
 } attrs_t;
 
@@ -304,6 +306,12 @@ write_rank(const weft_workload_t *wl, guint r, char **ids, const char *path, GEr
         }
         if (t->tensor_bytes[i] > 0 || comp || mem) {
             attr_u64(&A, "tensor_size", t->tensor_bytes[i]);
+        }
+        if (t->layer != NULL && t->layer[i] != 0 && wl->layers != NULL) {
+            attr_str(&A, "layer", g_ptr_array_index(wl->layers, t->layer[i]));
+        }
+        if (t->phase != NULL && t->phase[i] != WEFT_PHASE_OTHER) {
+            attr_str(&A, "phase", weft_phase_name((weft_phase_t)t->phase[i]));
         }
         for (guint k = 0; k < A.n; k++) {
             ap[k] = &A.a[k];

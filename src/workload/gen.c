@@ -596,6 +596,8 @@ typedef struct {
     GArray *malloc_; /* guint64: mem_alloc (bytes allocated when the node starts) */
     GArray *mfree;   /* guint64: mem_free (bytes freed when it finishes) */
     GArray *mcat;    /* guint8: mem_cat */
+    GArray *layer;   /* guint16: the node's layer id (weft_workload_layer_id()) */
+    GArray *phase;   /* guint8: its weft_phase_t */
     gboolean any_smsc;
 } seq_t;
 
@@ -611,6 +613,8 @@ seq_init(seq_t *s)
     s->malloc_ = g_array_new(FALSE, FALSE, sizeof(guint64));
     s->mfree = g_array_new(FALSE, FALSE, sizeof(guint64));
     s->mcat = g_array_new(FALSE, FALSE, sizeof(guint8));
+    s->layer = g_array_new(FALSE, FALSE, sizeof(guint16));
+    s->phase = g_array_new(FALSE, FALSE, sizeof(guint8));
     s->any_smsc = FALSE;
 }
 
@@ -626,6 +630,8 @@ seq_clear(seq_t *s)
     g_clear_pointer(&s->malloc_, g_array_unref);
     g_clear_pointer(&s->mfree, g_array_unref);
     g_clear_pointer(&s->mcat, g_array_unref);
+    g_clear_pointer(&s->layer, g_array_unref);
+    g_clear_pointer(&s->phase, g_array_unref);
 }
 
 /* The generator's state while it expands one stage. */
@@ -650,6 +656,9 @@ typedef struct {
                           main_grad), 2 with ZeRO 2 / 3 (memory.h) */
     gboolean adapter;  /* linear_s() times a LoRA adapter's GEMMs (trained, BF16) */
     GArray *z3_grads;  /* gint64: ZeRO-3's gradient reductions the optimizer waits for */
+    guint16 layer; /* the layer (id) and phase (weft_phase_t) of the nodes added now */
+    guint8 phase;
+    const guint16 *chunk_layer; /* per virtual stage, the layer id of its first layer */
 } gen_t;
 
 static gint64
@@ -670,6 +679,8 @@ add(gen_t *G, guint8 type, const char *name, weft_time_t dur, guint8 op, guint64
     g_array_append_val(s->malloc_, zero);
     g_array_append_val(s->mfree, zero);
     g_array_append_val(s->mcat, act);
+    g_array_append_val(s->layer, G->layer);
+    g_array_append_val(s->phase, G->phase);
     s->any_smsc |= smsc;
     if (G->prev >= 0) {
         weft_workload_i_seq_dep(&s->b, (guint32)G->prev);
@@ -841,7 +852,12 @@ lin_node(gen_t *G, const char *name, const lin_t *L, guint64 T, lin_mode_t mode,
         flops += (mode == LIN_BWD ? 2.0 : 1.0) * 2.0 * (double)T * (double)r * (double)(in + out);
     }
     G->adapter = FALSE;
+    guint8 phase = G->phase;
+    if (mode == LIN_WGRAD && phase == WEFT_PHASE_IGRAD) {
+        G->phase = WEFT_PHASE_WGRAD;
+    }
     comp_s(G, name, s, flops, bytes);
+    G->phase = phase;
 }
 
 /* The tokens of chunk @i of @n over @T tokens: T (i + 1) / n - T i / n (integer divisions),
@@ -1226,7 +1242,9 @@ layer(gen_t *G, gboolean bwd, gboolean recompute_pass)
     row_parallel_bwd(G, "attn_proj.bwd", "attn_proj_dgrad.bwd", "attn_proj_wgrad.bwd", &proj,
                      "tp_allgather_attn_grad", act, n_ring);
     if (c->recompute == WEFT_GEN_RECOMPUTE_SELECTIVE) {
+        G->phase = WEFT_PHASE_RECOMPUTE;
         attn_core(G, "attn_core.recompute", 1.0);
+        G->phase = WEFT_PHASE_IGRAD;
     }
     g_snprintf(name, sizeof(name), "attn_core.%s", ph);
     attn_core(G, name, 2.0);
@@ -1241,8 +1259,10 @@ layer(gen_t *G, gboolean bwd, gboolean recompute_pass)
     if (c->finetune != WEFT_GEN_FINETUNE_FULL) {
         ld = weft_gen_trainable_layer_params(c) * t; /* the adapters only (no experts) */
     }
+    G->phase = WEFT_PHASE_WGRAD;
     comp(G, "wgrad_accumulate.bwd", 0,
          WEFT_GEN_GRAD_ACCUM_BYTES * (ld / t + le / (t * (moe ? c->ep : 1))));
+    G->phase = WEFT_PHASE_IGRAD;
 }
 
 /* Node @i allocates @alloc activation bytes when it starts and frees @freed when it ends
@@ -1260,7 +1280,7 @@ typedef enum { U_EMBED, U_LAYER, U_OUTPUT } unit_t;
 
 /* Forward or backward of unit @u of virtual stage @v for one micro-batch. */
 static void
-unit_pass(gen_t *G, unit_t u, gboolean bwd)
+unit_pass(gen_t *G, unit_t u, gboolean bwd, guint16 layer_id)
 {
     const weft_gen_config_t *c = G->c;
     double T = G->T, h = c->hidden, t = c->tp, e = G->e, act = T * h * e;
@@ -1268,6 +1288,10 @@ unit_pass(gen_t *G, unit_t u, gboolean bwd)
     /* the output layer: h -> vocab / t, not a Transformer Engine module (BF16) */
     const lin_t out = {
         .T = G->T, .in = c->hidden, .out = c->vocab / c->tp, .flops = 2 * T * h * vt, .te = FALSE};
+    /* the unit's layer (weft_gen_transformer()'s ids) and phase; the nodes after it (ZeRO-3's
+     * gathers and releases) belong to no layer */
+    G->layer = layer_id;
+    G->phase = bwd ? WEFT_PHASE_IGRAD : WEFT_PHASE_FORWARD;
     if (u == U_LAYER && !bwd) {
         /* the layer's activations are allocated as its first node starts */
         guint first = G->s.b.type->len;
@@ -1278,7 +1302,9 @@ unit_pass(gen_t *G, unit_t u, gboolean bwd)
         if (c->recompute == WEFT_GEN_RECOMPUTE_FULL) {
             /* the recomputed forward rebuilds the layer's activations from its kept input */
             guint first = G->s.b.type->len;
+            G->phase = WEFT_PHASE_RECOMPUTE;
             layer(G, FALSE, TRUE);
+            G->phase = WEFT_PHASE_IGRAD;
             rebuilt = G->act_work;
             mem_effect(G, first, rebuilt, 0);
         }
@@ -1293,6 +1319,8 @@ unit_pass(gen_t *G, unit_t u, gboolean bwd)
         if (c->sp) {
             coll(G, "tp_allgather_embedding_grad", WEFT_COLL_ALL_GATHER, act, K_TP, TRUE);
         }
+        /* the embedding's backward is its weight gradient (it has no input to differentiate) */
+        G->phase = WEFT_PHASE_WGRAD;
         comp(G, "embedding.bwd", 0, 2 * act + h * vt * 4);
     } else if (!bwd) {
         if (c->sp) {
@@ -1311,6 +1339,8 @@ unit_pass(gen_t *G, unit_t u, gboolean bwd)
             G, "output_dgrad.bwd", "output_wgrad.bwd", &out, "tp_allgather_output_input_grad",
             c->sp ? "tp_reducescatter_output_grad" : "tp_allreduce_output_grad", act, 0, 0);
     }
+    G->layer = 0;
+    G->phase = bwd ? WEFT_PHASE_IGRAD : WEFT_PHASE_FORWARD;
 }
 
 /* The local parameters (one TP rank's, unsharded) of unit @u. */
@@ -1354,18 +1384,27 @@ chunk_pass(gen_t *G, guint v, gboolean bwd)
     guint V = c->pp * c->vpp, per = weft_gen_chunk_layers(c, v);
     guint n = 0;
     g_autofree unit_t *units = g_new(unit_t, per + 2);
+    /* layer ids (weft_gen_transformer()): embedding 1, transformer layer i 2 + i, output after;
+     * backward runs the chunk's layers last to first */
+    g_autofree guint16 *ids = g_new(guint16, per + 2);
+    G->phase = bwd ? WEFT_PHASE_IGRAD : WEFT_PHASE_FORWARD;
+    guint16 first_layer = G->chunk_layer[v];
+    const guint16 output_layer = (guint16)(2 + c->layers);
     if (v == (bwd ? V - 1 : 0)) {
+        ids[n] = bwd ? output_layer : 1;
         units[n++] = bwd ? U_OUTPUT : U_EMBED;
     }
     for (guint l = 0; l < per; l++) {
+        ids[n] = (guint16)(first_layer + (bwd ? per - 1 - l : l));
         units[n++] = U_LAYER;
     }
     if (v == (bwd ? 0 : V - 1)) {
+        ids[n] = bwd ? 1 : output_layer;
         units[n++] = bwd ? U_EMBED : U_OUTPUT;
     }
     if (G->zero < 3) {
         for (guint i = 0; i < n; i++) {
-            unit_pass(G, units[i], bwd);
+            unit_pass(G, units[i], bwd, ids[i]);
         }
         return;
     }
@@ -1382,7 +1421,7 @@ chunk_pass(gen_t *G, guint v, gboolean bwd)
             next = z3_gather(G, units[i + 1], ag_name);
         }
         extra_dep(G, ag);
-        unit_pass(G, units[i], bwd);
+        unit_pass(G, units[i], bwd, ids[i]);
         double p = unit_params(c, units[i]);
         if (bwd) {
             /* what the unit left for the node after it (a TP reduction) waits for the
@@ -1423,10 +1462,13 @@ grad_sync(gen_t *G, double dense, double expert, gboolean chain, gint64 *out)
     gboolean rs = G->zero >= 1;
     double gb = G->grad_bytes;
     weft_coll_op_t op = rs ? WEFT_COLL_REDUCE_SCATTER : WEFT_COLL_ALL_REDUCE;
+    guint8 phase = G->phase;
+    G->phase = WEFT_PHASE_WGRAD; /* of no one layer: the chunk's, or the stage's */
     out[0] = coll(G, rs ? "dp_reducescatter_grads" : "dp_allreduce_grads", op, gb * dense, K_DPCP,
                   chain);
     out[1] = coll(G, rs ? "edp_reducescatter_grads" : "edp_allreduce_grads", op, gb * expert, K_EDP,
                   chain);
+    G->phase = phase;
 }
 
 /* One pipeline stage's step: the parameter all-gathers, the schedule with the gradient
@@ -1494,6 +1536,8 @@ expand_stage(gen_t *G)
      * updated are all-gathered at the start, each chunk's before its first forward (Megatron's
      * --overlap-param-gather); without overlap they are gathered after the optimizer. ZeRO 3
      * gathers them per layer instead (chunk_pass()). */
+    G->layer = 0;
+    G->phase = WEFT_PHASE_OPTIMIZER; /* the previous step's update, gathered */
     gboolean gathers = G->zero == 1 || G->zero == 2;
     if (gathers && c->overlap_dp) {
         for (guint ch = 0; ch < vpp; ch++) {
@@ -1529,6 +1573,7 @@ expand_stage(gen_t *G)
         }
         guint v = chunk * pp + p;
         gint64 tag_base = ((gint64)mb * V + v) * 2;
+        G->phase = fwd ? WEFT_PHASE_FORWARD : WEFT_PHASE_IGRAD; /* pipeline transfers */
         if (fwd) {
             if (!started[chunk]) {
                 started[chunk] = 1;
@@ -1579,6 +1624,7 @@ expand_stage(gen_t *G)
     for (guint k = 0; k < G->z3_grads->len; k++) {
         extra_dep(G, g_array_index(G->z3_grads, gint64, k));
     }
+    G->phase = WEFT_PHASE_OPTIMIZER;
     comp(G, "optimizer", 0, WEFT_GEN_ADAM_BYTES * local);
     if (gathers && !c->overlap_dp) {
         coll(G, "dp_allgather_params", WEFT_COLL_ALL_GATHER, 2 * dense_all, K_DPCP, TRUE);
@@ -1704,12 +1750,32 @@ weft_gen_transformer(const weft_gen_config_t *c, const weft_hw_gpu_t *gpu, GErro
     build_groups(wl, &lo, K_EDP, c->experts > 1 ? c->dp / c->ep : 1);
     build_groups(wl, &lo, K_SHARD, hybrid ? c->fsdp_shard_group : 1);
     build_groups(wl, &lo, K_REPL, hybrid ? c->dp * c->cp / c->fsdp_shard_group : 1);
+    /* layer ids in model order: embedding 1, transformer layers 2 .. layers + 1, output
+     * (chunk_pass() counts on it) */
+    if (c->layers + 3 > WEFT_LAYER_MAX) {
+        g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                    "layers %u: at most %u can be told apart", c->layers, WEFT_LAYER_MAX - 3);
+        return NULL;
+    }
+    weft_workload_layer_id(wl, "embedding");
+    for (guint l = 0; l < c->layers; l++) {
+        char lname[32];
+        g_snprintf(lname, sizeof(lname), "layer.%u", l);
+        weft_workload_layer_id(wl, lname);
+    }
+    weft_workload_layer_id(wl, "output");
+    g_autofree guint16 *chunk_layer = g_new(guint16, c->pp * c->vpp);
+    for (guint v = 0, l = 2; v < c->pp * c->vpp; v++) {
+        chunk_layer[v] = (guint16)l;
+        l += weft_gen_chunk_layers(c, v);
+    }
 
     wl->ranks = g_new0(weft_rank_trace_t, n);
     wl->resident = g_malloc0_n(n, sizeof(*wl->resident));
     guint per_stage = c->tp * c->cp * c->dp;
     for (guint st = 0; st < c->pp; st++) {
-        gen_t G = {.c = c, .gpu = gpu, .wl = wl, .prev = -1, .stage = st};
+        gen_t G = {
+            .c = c, .gpu = gpu, .wl = wl, .prev = -1, .stage = st, .chunk_layer = chunk_layer};
         G.extra = g_array_new(FALSE, FALSE, sizeof(guint32));
         G.z3_grads = g_array_new(FALSE, FALSE, sizeof(gint64));
         G.zero = weft_gen_zero_stage(c);
@@ -1761,6 +1827,8 @@ weft_gen_transformer(const weft_gen_config_t *c, const weft_hw_gpu_t *gpu, GErro
         o->mem_alloc = (guint64 *)g_array_steal(s->malloc_, NULL);
         o->mem_free = (guint64 *)g_array_steal(s->mfree, NULL);
         o->mem_cat = (guint8 *)g_array_steal(s->mcat, NULL);
+        o->layer = (guint16 *)g_array_steal(s->layer, NULL);
+        o->phase = (guint8 *)g_array_steal(s->phase, NULL);
         for (guint r = owner; r < owner + per_stage; r++) {
             for (guint k = 0; k < WEFT_MEM_N_CATS; k++) {
                 wl->resident[r][k] = (guint64)llround(G.resident[k]);

@@ -419,6 +419,10 @@ build_groups(weft_workload_t *wl, layout_t *lo, group_kind_t kind)
 typedef struct {
     weft_workload_i_seq_t b;
     GArray *dir; /* gint8: SEND/RECV peer stage, -1 previous, +1 next, 0 none */
+    GArray *layer;     /* guint16: the node's layer id (its line's name) */
+    GArray *phase;     /* guint8: weft_phase_t */
+    guint16 layer_now; /* what seq_add() gives the nodes it adds */
+    guint8 phase_now;
 } seq_t;
 
 static void
@@ -426,6 +430,10 @@ seq_init(seq_t *s)
 {
     weft_workload_i_seq_init(&s->b);
     s->dir = g_array_new(FALSE, FALSE, sizeof(gint8));
+    s->layer = g_array_new(FALSE, FALSE, sizeof(guint16));
+    s->phase = g_array_new(FALSE, FALSE, sizeof(guint8));
+    s->layer_now = 0;
+    s->phase_now = WEFT_PHASE_OTHER;
 }
 
 static void
@@ -433,6 +441,16 @@ seq_clear(seq_t *s)
 {
     weft_workload_i_seq_clear(&s->b);
     g_clear_pointer(&s->dir, g_array_unref);
+    g_clear_pointer(&s->layer, g_array_unref);
+    g_clear_pointer(&s->phase, g_array_unref);
+}
+
+/* The layer (line @l's name; 0 for none) and phase of the nodes seq_add() adds next. */
+static void
+seq_at(seq_t *s, guint16 layer, weft_phase_t phase)
+{
+    s->layer_now = layer;
+    s->phase_now = (guint8)phase;
 }
 
 /* Appends a node depending on @d0 and @d1 (-1: none); returns its index. */
@@ -442,6 +460,8 @@ seq_add(seq_t *s, guint8 type, const char *name, weft_time_t dur, guint8 op, gui
 {
     gint64 i = weft_workload_i_seq_push(&s->b, type, name, dur, op, bytes, kind, tag);
     g_array_append_val(s->dir, dir);
+    g_array_append_val(s->layer, s->layer_now);
+    g_array_append_val(s->phase, s->phase_now);
     gint64 d[2] = {MIN(d0, d1), MAX(d0, d1)};
     for (guint k = 0; k < 2; k++) {
         if (d[k] >= 0 && (k == 0 || d[k] != d[0])) {
@@ -465,6 +485,7 @@ typedef struct {
     guint64 pp_comm;
     layout_t *lo;
     const char **names; /* (layer, phase) node names: n_layers x 7 */
+    const guint16 *layer_id; /* per line, its name's layer id (weft_workload_layer_id()) */
 } expand_t;
 
 /* A collective node of layer @l phase @p if it moves bytes in a group of 2+ ranks; else @prev. */
@@ -494,12 +515,14 @@ expand_stage(expand_t *X, guint stage, seq_t *s)
     gint64 prev = -1;
     /* Forward: micro-batches in order, layers in order. */
     for (guint m = 0; m < X->n_mb; m++) {
+        seq_at(s, 0, WEFT_PHASE_FORWARD);
         if (exchange && stage > 0) {
             prev = seq_add(s, WEFT_NODE_RECV, "pp_recv_activation", 0, 0, X->pp_comm, G_NONE, -1, m,
                            prev, -1);
         }
         for (guint l = X->mb_start[m]; l < X->mb_start[m + 1]; l++) {
             const layer_t *L = &X->layers[l];
+            seq_at(s, X->layer_id[l], WEFT_PHASE_FORWARD);
             if (L->time_ns[PH_FWD] > 0) {
                 prev = seq_add(s, WEFT_NODE_COMP, X->names[l * 7 + PH_FWD],
                                L->time_ns[PH_FWD] * PS_PER_NS, 0, 0, G_NONE, 0, 0, prev, -1);
@@ -507,6 +530,7 @@ expand_stage(expand_t *X, guint stage, seq_t *s)
             gint64 c = add_comm(X, s, l, PH_FWD, prev);
             prev = c >= 0 ? c : prev;
         }
+        seq_at(s, 0, WEFT_PHASE_FORWARD);
         if (exchange && stage + 1 < pp) {
             seq_add(s, WEFT_NODE_SEND, "pp_send_activation", 0, 0, X->pp_comm, G_NONE, +1, m, prev,
                     -1);
@@ -516,6 +540,7 @@ expand_stage(expand_t *X, guint stage, seq_t *s)
     g_autofree gint64 *wg_comm = g_new(gint64, MAX(X->n_layers, 1));
     for (guint m = X->n_mb; m-- > 0;) {
         gint64 tag = (gint64)X->n_mb + m;
+        seq_at(s, 0, WEFT_PHASE_IGRAD);
         if (exchange && stage + 1 < pp) {
             prev = seq_add(s, WEFT_NODE_RECV, "pp_recv_gradient", 0, 0, X->pp_comm, G_NONE, +1, tag,
                            prev, -1);
@@ -523,6 +548,7 @@ expand_stage(expand_t *X, guint stage, seq_t *s)
         for (guint l = X->mb_start[m + 1]; l-- > X->mb_start[m];) {
             const layer_t *L = &X->layers[l];
             for (guint p = PH_IG; p <= PH_WG; p++) {
+                seq_at(s, X->layer_id[l], p == PH_IG ? WEFT_PHASE_IGRAD : WEFT_PHASE_WGRAD);
                 if (L->time_ns[p] > 0) {
                     prev = seq_add(s, WEFT_NODE_COMP, X->names[l * 7 + p],
                                    L->time_ns[p] * PS_PER_NS, 0, 0, G_NONE, 0, 0, prev, -1);
@@ -535,6 +561,7 @@ expand_stage(expand_t *X, guint stage, seq_t *s)
                 }
             }
         }
+        seq_at(s, 0, WEFT_PHASE_IGRAD);
         if (exchange && stage > 0) {
             seq_add(s, WEFT_NODE_SEND, "pp_send_gradient", 0, 0, X->pp_comm, G_NONE, -1, tag, prev,
                     -1);
@@ -543,6 +570,7 @@ expand_stage(expand_t *X, guint stage, seq_t *s)
     /* Weight update: after the backward pass and the layer's own weight-gradient comm. */
     for (guint l = 0; l < X->n_layers; l++) {
         const layer_t *L = &X->layers[l];
+        seq_at(s, X->layer_id[l], WEFT_PHASE_OPTIMIZER);
         if (L->time_ns[N_PH] > 0) {
             prev = seq_add(s, WEFT_NODE_COMP, X->names[l * 7 + 3], L->time_ns[N_PH] * PS_PER_NS, 0,
                            0, G_NONE, 0, 0, prev, wg_comm[l]);
@@ -558,6 +586,12 @@ seq_to_trace(seq_t *s, weft_rank_trace_t *t)
     weft_workload_i_seq_to_trace(&s->b, t);
     t->num_ops = g_new0(double, MAX(t->n_nodes, 1));
     t->tensor_bytes = g_new0(guint64, MAX(t->n_nodes, 1));
+    t->layer = (guint16 *)g_array_steal(s->layer, NULL);
+    t->phase = (guint8 *)g_array_steal(s->phase, NULL);
+    if (t->layer == NULL) { /* no nodes */
+        t->layer = g_new0(guint16, 1);
+        t->phase = g_new0(guint8, 1);
+    }
 }
 
 /* Fills the per-rank arrays (communicator, peer) of rank @r from its stage's kinds and directions.
@@ -769,7 +803,13 @@ weft_workload_load_text(const char *path, guint n_ranks_hint, GError **error)
             names[l * 7 + 4 + p] = g_string_chunk_insert_const(wl->strings, s);
         }
     }
-    expand_t X = {wl, layers, got, (const guint *)mb_start->data, n_mb, h.pp_comm, &lo, names};
+    /* layer ids in line order; AICB's micro-batches repeat the lines: one name, one layer */
+    g_autofree guint16 *layer_id = g_new0(guint16, MAX(got, 1));
+    for (guint l = 0; l < got; l++) {
+        layer_id[l] = weft_workload_layer_id(wl, layers[l].name);
+    }
+    expand_t X = {wl,  layers, got,     (const guint *)mb_start->data, n_mb, h.pp_comm,
+                  &lo, names,  layer_id};
     wl->ranks = g_new0(weft_rank_trace_t, n);
     guint per_stage = lo.tp * lo.dp;
     for (guint st = 0; st < lo.pp; st++) {

@@ -131,6 +131,8 @@ rank_trace_clear(weft_rank_trace_t *t)
     g_free(t->mem_free);
     g_free(t->mem_cat);
     g_free(t->involved_dim);
+    g_free(t->layer);
+    g_free(t->phase);
     g_free(t->dep_off);
     g_free(t->deps);
     memset(t, 0, sizeof(*t));
@@ -157,7 +159,102 @@ weft_workload_free(weft_workload_t *wl)
         g_ptr_array_unref(wl->warnings);
     }
     g_free(wl->resident);
+    if (wl->layers != NULL) {
+        g_ptr_array_unref(wl->layers);
+    }
+    if (wl->layer_ids != NULL) {
+        g_hash_table_unref(wl->layer_ids);
+    }
     g_free(wl);
+}
+
+/* ---- layers and phases -------------------------------------------------------- */
+
+static const char *const phase_names[WEFT_N_PHASES] = {"other", "forward", "recompute",
+                                                       "igrad", "wgrad",   "optimizer"};
+
+const char *
+weft_phase_name(weft_phase_t phase)
+{
+    return (guint)phase < WEFT_N_PHASES ? phase_names[phase] : NULL;
+}
+
+gboolean
+weft_phase_from_name(const char *name, weft_phase_t *phase)
+{
+    g_return_val_if_fail(name != NULL && phase != NULL, FALSE);
+    static const struct {
+        const char *alias;
+        weft_phase_t phase;
+    } aliases[] = {{"fwd", WEFT_PHASE_FORWARD},
+                   {"ig", WEFT_PHASE_IGRAD},
+                   {"wg", WEFT_PHASE_WGRAD},
+                   {"backward", WEFT_PHASE_IGRAD}};
+    for (guint p = 0; p < WEFT_N_PHASES; p++) {
+        if (strcmp(name, phase_names[p]) == 0) {
+            *phase = (weft_phase_t)p;
+            return TRUE;
+        }
+    }
+    for (guint i = 0; i < G_N_ELEMENTS(aliases); i++) {
+        if (strcmp(name, aliases[i].alias) == 0) {
+            *phase = aliases[i].phase;
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
+weft_phase_t
+weft_phase_guess(const char *name)
+{
+    if (name == NULL || name[0] == '\0') {
+        return WEFT_PHASE_OTHER;
+    }
+    if (g_str_has_suffix(name, ".recompute")) {
+        return WEFT_PHASE_RECOMPUTE;
+    }
+    if (strstr(name, "wgrad") != NULL || strstr(name, "weight_grad") != NULL) {
+        return WEFT_PHASE_WGRAD;
+    }
+    if (g_str_has_suffix(name, ".bwd") || strstr(name, "dgrad") != NULL ||
+        strstr(name, "backward") != NULL) {
+        return WEFT_PHASE_IGRAD;
+    }
+    if (strstr(name, "optimizer") != NULL || strstr(name, "Optimizer") != NULL ||
+        strstr(name, "_foreach_") != NULL) {
+        return WEFT_PHASE_OPTIMIZER;
+    }
+    if (g_str_has_suffix(name, ".fwd") || strstr(name, "forward") != NULL) {
+        return WEFT_PHASE_FORWARD;
+    }
+    return WEFT_PHASE_OTHER;
+}
+
+guint16
+weft_workload_layer_id(weft_workload_t *wl, const char *name)
+{
+    g_return_val_if_fail(wl != NULL && name != NULL, 0);
+    if (name[0] == '\0' || strcmp(name, "other") == 0) {
+        return 0;
+    }
+    if (wl->layers == NULL) {
+        wl->layers = g_ptr_array_new_with_free_func(g_free);
+        g_ptr_array_add(wl->layers, g_strdup("other"));
+        wl->layer_ids = g_hash_table_new(g_str_hash, g_str_equal);
+    }
+    gpointer v = g_hash_table_lookup(wl->layer_ids, name);
+    if (v != NULL) {
+        return (guint16)(GPOINTER_TO_UINT(v) - 1);
+    }
+    if (wl->layers->len >= WEFT_LAYER_MAX) {
+        return 0;
+    }
+    guint16 id = (guint16)wl->layers->len;
+    char *copy = g_strdup(name);
+    g_ptr_array_add(wl->layers, copy);
+    g_hash_table_insert(wl->layer_ids, copy, GUINT_TO_POINTER((guint)id + 1));
+    return id;
 }
 
 guint64
@@ -520,6 +617,24 @@ weft_workload_check(const weft_workload_t *wl, guint n_gpus, GError **error)
                     "%s: the workload has %u ranks but the cluster has only %u GPUs", wl->source,
                     wl->n_ranks, n_gpus);
         return FALSE;
+    }
+    /* layers and phases (workload.h): ids the replay's per-layer accounting can index */
+    guint n_layers = wl->layers != NULL ? wl->layers->len : 1;
+    for (guint r = 0; r < wl->n_ranks; r++) {
+        const weft_rank_trace_t *t = &wl->ranks[r];
+        for (guint i = 0; !t->borrows_arrays && i < t->n_nodes; i++) {
+            guint l = t->layer != NULL ? t->layer[i] : 0;
+            guint ph = t->phase != NULL ? t->phase[i] : WEFT_PHASE_OTHER;
+            if (l >= n_layers || ph >= WEFT_N_PHASES) {
+                g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                            "%s: rank %u node %" G_GUINT64_FORMAT " (%s): %s %u out of range "
+                            "(%u known)",
+                            t->file != NULL ? t->file : wl->source, r, t->id[i],
+                            t->name[i] != NULL ? t->name[i] : "", l >= n_layers ? "layer" : "phase",
+                            l >= n_layers ? l : ph, l >= n_layers ? n_layers : WEFT_N_PHASES);
+                return FALSE;
+            }
+        }
     }
     /* On a large workload a second thread matches point-to-point messages and checks the
      * last ranks while this one checks the first (both only read @wl). The first error in

@@ -42,6 +42,11 @@
  * comm_type. METADATA nodes are kept as nodes (no work, zero duration unless
  * the trace says otherwise).
  *
+ * Nodes may carry a layer (an id into the workload's layer names) and a phase of the step
+ * (weft_phase_t) for the replay's per-layer accounting (replay.h, weft_replay_layer_t): the
+ * generator and the text reader set them, the Chakra reader reads "layer" and "phase"
+ * attributes or guesses the phase from the node's name (weft_phase_guess()).
+ *
  * Readers: Chakra ET (see workload/chakra.h and doc/formats.md), and ASTRA-sim
  * 1.0 / SimAI text workloads (workload/text.c, doc/workloads.md), which are
  * expanded into the same arrays. Communicator 0 is always the world (all ranks
@@ -93,6 +98,51 @@ typedef enum {
     WEFT_NODE_COLL = 7,
 } weft_node_type_t;
 
+/**
+ * Phases of a training step, for accounting (weft_rank_trace_t.phase): what part of the
+ * step a node belongs to. SimAI's EndToEnd.csv splits a layer's time into forward,
+ * input-gradient (ig) and weight-gradient (wg) compute; weft adds the recomputed forward
+ * (activation recomputation), the optimizer and "other" (anything else: pipeline
+ * transfers, a trace that does not say). The values are stored as guint8.
+ */
+typedef enum {
+    WEFT_PHASE_OTHER = 0,
+    WEFT_PHASE_FORWARD,
+    WEFT_PHASE_RECOMPUTE, /* the forward run again in the backward (activation recomputation) */
+    WEFT_PHASE_IGRAD,     /* backward: input (data) gradients, and a backward not split */
+    WEFT_PHASE_WGRAD,     /* backward: weight gradients and their reduction */
+    WEFT_PHASE_OPTIMIZER, /* the weight update and the parameter gather that follows it */
+    WEFT_N_PHASES
+} weft_phase_t;
+
+/** weft_phase_name: "other", "forward", "recompute", "igrad", "wgrad", "optimizer"; NULL
+ * for a value out of range. O(1). */
+const char *weft_phase_name(weft_phase_t phase);
+
+/**
+ * weft_phase_from_name: parses a phase's name (weft_phase_name(); also SimAI's "fwd",
+ * "ig", "wg", and "backward" for igrad).
+ * @name: the text.
+ * @phase: (out): the phase.
+ * Returns: FALSE, leaving @phase alone, for an unknown name. O(phases).
+ */
+gboolean weft_phase_from_name(const char *name, weft_phase_t *phase);
+
+/**
+ * weft_phase_guess: the phase a node's name says, for traces that carry no phase
+ * attribute. Recognized, in this order (case-sensitive): a ".recompute" suffix; "wgrad" or
+ * "weight_grad" anywhere; a ".bwd" suffix, "dgrad" or "backward" anywhere (igrad);
+ * "optimizer", "Optimizer" or "_foreach_" anywhere; a ".fwd" suffix or "forward" anywhere.
+ * weft gen's node names ("attn_qkv.fwd", "mlp_fc1_wgrad.bwd") and PyTorch operator names
+ * ("aten::convolution_backward", "Optimizer.step#Adam.step") read so.
+ * @name: (nullable): the node's name.
+ * Returns: the phase, WEFT_PHASE_OTHER when nothing matches. O(length of @name).
+ */
+weft_phase_t weft_phase_guess(const char *name);
+
+/** WEFT_LAYER_MAX: the most layer names a workload holds (ids are guint16). */
+#define WEFT_LAYER_MAX 65535u
+
 /** A communicator: @n_ranks distinct ranks in communicator order (member i = ranks[i]). */
 typedef struct {
     char *name;       /* the process group name ("0" for the world) */
@@ -143,6 +193,12 @@ typedef struct {
      * other group) as (entries << 8) | mask, bit d of mask set when dimension d is
      * involved; 0: absent (every dimension). NULL: no node has one. At most 8 entries. */
     guint16 *involved_dim;
+    /* (nullable) the layer each node belongs to: an index into weft_workload_t.layers (0:
+     * none, "other"); NULL: all 0. Set by the generator, the text reader (a line is a layer)
+     * and the Chakra reader (a "layer" attribute). */
+    guint16 *layer;
+    /* (nullable) weft_phase_t of each node; NULL: all WEFT_PHASE_OTHER. */
+    guint8 *phase;
     guint32 *dep_off;         /* predecessors of node i: deps[dep_off[i] .. dep_off[i+1]) */
     guint32 *deps;            /* node indexes */
     guint n_ctrl_deps_ignored; /* ctrl_deps dropped because they were unsound (see above) */
@@ -167,7 +223,23 @@ typedef struct {
      * workload/memory.h: weights, master weights, gradients, optimizer states), to which the
      * nodes' mem_alloc / mem_free add; NULL: unknown (a trace without memory information). */
     guint64 (*resident)[WEFT_MEM_N_CATS];
+    /* (nullable) layer names (char *, owned) in model order, indexed by the nodes' layer
+     * ids; layers[0] is "other" (nodes outside any layer). NULL: no node names a layer.
+     * Add names with weft_workload_layer_id(). */
+    GPtrArray *layers;
+    GHashTable *layer_ids; /* (nullable) name -> id + 1, for weft_workload_layer_id() */
 } weft_workload_t;
+
+/**
+ * weft_workload_layer_id: the id of layer @name in @wl, added at the end of wl->layers
+ * (made with "other" at 0 on first use) if it is new.
+ * @wl: a workload being built.
+ * @name: the layer's name; "" and "other" are id 0.
+ * Returns: the id, 1 .. WEFT_LAYER_MAX - 1 for a named layer; 0 when the table is full
+ *   (WEFT_LAYER_MAX names; the node is then counted as "other"). O(1) amortized (a hash
+ *   lookup).
+ */
+guint16 weft_workload_layer_id(weft_workload_t *wl, const char *name);
 
 /**
  * weft_workload_load_chakra:
@@ -313,7 +385,8 @@ weft_workload_t *weft_workload_collective(weft_coll_op_t op, guint64 bytes, guin
  * @wl: a workload.
  * @n_gpus: GPUs in the cluster; the workload must have at most that many
  *   ranks (0 skips this check).
- * @error: the first problem found, naming file, rank, node id and name.
+ * @error: the first problem found, naming file, rank, node id and name (a layer id beyond
+ *   wl->layers or a phase beyond weft_phase_t: WEFT_WORKLOAD_ERROR_VALUE).
  * Returns: TRUE if the workload can be replayed. Time complexity: O(nodes + deps), plus
  *   O(members x log members) to sort each communicator's members once and O(log members)
  *   per collective node for its rank's membership.
