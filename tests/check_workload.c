@@ -665,6 +665,45 @@ START_TEST(num_ops_must_be_a_finite_count)
 }
 END_TEST
 
+/* weft's own memory attributes (chakra_write.c) read back: a node's allocation and release
+ * in its category; an unknown category or a negative size is a value error */
+START_TEST(memory_attributes_are_read)
+{
+    g_autoptr(test_et_t) et = test_et_new("0.0.4");
+    test_et_node_dur(et, 0, "layer.fwd", TEST_COMP, 5);
+    test_et_attr_int(et, "mem_alloc_bytes", 4096);
+    test_et_attr_string(et, "mem_category", "activations");
+    test_et_node_dur(et, 1, "layer.bwd", TEST_COMP, 5);
+    test_et_attr_int(et, "mem_free_bytes", 4096);
+    test_et_attr_string(et, "mem_category", "activations");
+    test_et_dep(et, 0);
+    test_et_node_dur(et, 2, "gather", TEST_COMP, 1);
+    test_et_attr_int(et, "mem_alloc_bytes", 100);
+    test_et_attr_string(et, "mem_category", "weights");
+    put(et, 0);
+    g_autoptr(weft_workload_t) wl = load_ok(NULL);
+    const weft_rank_trace_t *t = &wl->ranks[0];
+    ck_assert_ptr_nonnull(t->mem_alloc);
+    ck_assert_uint_eq(t->mem_alloc[0], 4096);
+    ck_assert_uint_eq(t->mem_free[1], 4096);
+    ck_assert_uint_eq(t->mem_alloc[2], 100);
+    ck_assert_uint_eq(t->mem_cat[2], WEFT_MEM_WEIGHTS);
+    ck_assert_uint_eq(t->mem_cat[0], WEFT_MEM_ACTIVATIONS);
+    /* no file says its resident bytes: memory stays unknown, not 0 */
+    ck_assert_ptr_null(wl->resident);
+    g_autoptr(test_et_t) bad = test_et_new("0.0.4");
+    test_et_node_dur(bad, 0, "x", TEST_COMP, 5);
+    test_et_attr_string(bad, "mem_category", "heap");
+    put(bad, 0);
+    expect_load_error(WEFT_WORKLOAD_ERROR_VALUE);
+    g_autoptr(test_et_t) neg = test_et_new("0.0.4");
+    test_et_node_dur(neg, 0, "x", TEST_COMP, 5);
+    test_et_attr_int(neg, "mem_alloc_bytes", -1);
+    put(neg, 0);
+    expect_load_error(WEFT_WORKLOAD_ERROR_VALUE);
+}
+END_TEST
+
 /* issue 19, item 8: a trace of METADATA nodes only loads (it is legal) with a warning that
  * the step takes 0 us; a trace with a compute node has no such warning */
 START_TEST(metadata_only_trace_warns)
@@ -2071,6 +2110,7 @@ workload_suite(void)
     tcase_add_test(nodes, float_comm_size_is_value_error);
     tcase_add_test(nodes, integer_attributes_of_any_width_are_read);
     tcase_add_test(nodes, metadata_only_trace_warns);
+    tcase_add_test(nodes, memory_attributes_are_read);
     tcase_add_test(nodes, num_ops_must_be_a_finite_count);
     tcase_add_test(nodes, phases_have_names_aliases_and_guesses);
     tcase_add_test(nodes, layer_ids_are_given_in_order_of_first_mention);

@@ -68,6 +68,16 @@ else
 fi
 grep -q '^13,layer.11,wgrad,4,' "$tmp/ls/layers.csv" && ok "layer.11 (id 13) wgrad on the 4 ranks of stage 0" ||
     bad "layer.11 wgrad row: $(grep -m1 'layer.11,wgrad' "$tmp/ls/layers.csv")"
+# memory round-trips too (mem_alloc_bytes, mem_free_bytes, mem_category on the nodes, the
+# resident bytes in each file's GlobalMetadata): every rank's peak is the same byte count
+# (its instant may move: Chakra rounds durations to whole us)
+peak_col() { awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "mem_peak_bytes") c = i; next } { print $1, $c }' "$1"; }
+if [ -n "$(peak_col "$tmp/lf/ranks.csv" | awk '$2 > 0')" ] &&
+    [ "$(peak_col "$tmp/lf/ranks.csv")" = "$(peak_col "$tmp/ls/ranks.csv")" ]; then
+    ok "files and spec: the same peak memory on every rank"
+else
+    bad "peak memory differs between files and spec"
+fi
 
 expect 1 "tp not dividing heads" "tp 3 does not divide heads 32" -- \
     "$WEFT" gen transformer --model gpt3-2.7b --tp 3

@@ -37,6 +37,8 @@
 typedef struct {
     char *path;
     GPtrArray *nodes; /* ChakraProtoMsg__Node*, file order */
+    guint64 resident[WEFT_MEM_N_CATS]; /* weft's writer: GlobalMetadata resident_*_bytes */
+    gboolean has_resident;
 } rank_file_t;
 
 static void
@@ -292,6 +294,8 @@ parse_version(const char *s, guint64 v[3])
     return TRUE;
 }
 
+static char *attr_value_text(const ChakraProtoMsg__AttributeProto *a);
+
 /*
  * The legacy rule: the first message must unpack as a GlobalMetadata whose
  * version (field 1) or, when that is empty, whose string attribute "schema" (the
@@ -300,8 +304,9 @@ parse_version(const char *s, guint64 v[3])
  * is judged by its leading version. Anything else is refused as legacy.
  */
 static gboolean
-check_metadata(const char *path, const guint8 *msg, gsize len, GError **error)
+check_metadata(rank_file_t *f, const guint8 *msg, gsize len, GError **error)
 {
+    const char *path = f->path;
     ChakraProtoMsg__GlobalMetadata *md = chakra_proto_msg__global_metadata__unpack(NULL, len, msg);
     if (md == NULL) {
         ChakraProtoMsg__Node *n = chakra_proto_msg__node__unpack(NULL, len, msg);
@@ -345,6 +350,35 @@ check_metadata(const char *path, const guint8 *msg, gsize len, GError **error)
                     "of October 2023 and later (version 0.0.4 or newer)",
                     path, version != NULL ? version : "none");
     }
+    /* the rank's resident bytes, as weft's writer records them (chakra_write.c) */
+    for (gsize i = 0; ok && i < md->n_attr; i++) {
+        const ChakraProtoMsg__AttributeProto *a = md->attr[i];
+        const char *an = a->name != NULL ? a->name : "";
+        if (!g_str_has_prefix(an, "resident_") || !g_str_has_suffix(an, "_bytes")) {
+            continue;
+        }
+        g_autofree char *cat_name =
+            g_strndup(an + strlen("resident_"), strlen(an) - strlen("resident__bytes"));
+        weft_mem_cat_t cat;
+        gint64 bytes = -1;
+        if (a->value_case == CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_UINT64_VAL &&
+            a->uint64_val <= (guint64)G_MAXINT64) {
+            bytes = (gint64)a->uint64_val;
+        } else if (a->value_case == CHAKRA_PROTO_MSG__ATTRIBUTE_PROTO__VALUE_INT64_VAL) {
+            bytes = a->int64_val;
+        }
+        if (!weft_mem_cat_from_name(cat_name, &cat) || bytes < 0) {
+            g_autofree char *val = attr_value_text(a);
+            g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                        "%s: GlobalMetadata: %s = %s: expected resident_<weights, master, "
+                        "gradients, optimizer or activations>_bytes, an integer >= 0",
+                        path, an, val);
+            ok = FALSE;
+            break;
+        }
+        f->resident[cat] = (guint64)bytes;
+        f->has_resident = TRUE;
+    }
     chakra_proto_msg__global_metadata__free_unpacked(md, NULL);
     return ok;
 }
@@ -379,7 +413,7 @@ read_rank_file(rank_file_t *f, GError **error)
     gsize off = 0, msg_len = 0;
     const guint8 *msg = NULL;
     if (!next_frame(f->path, d, len, &off, &msg, &msg_len, error) ||
-        !check_metadata(f->path, msg, msg_len, error)) {
+        !check_metadata(f, msg, msg_len, error)) {
         return FALSE;
     }
     f->nodes = g_ptr_array_new_with_free_func(node_free);
@@ -1029,6 +1063,35 @@ fill_node(loader_t *L, guint r, guint i, GError **error)
                     t->layer[i] = id;
                 }
             }
+        } else if (strcmp(an, "mem_alloc_bytes") == 0 || strcmp(an, "mem_free_bytes") == 0 ||
+                   strcmp(an, "mem_category") == 0) {
+            /* weft's writer: the node's memory effect (workload.h), so that it round-trips */
+            weft_mem_cat_t cat = WEFT_MEM_ACTIVATIONS;
+            if (an[4] == 'c') {
+                if (a->value_case != AV(STRING_VAL) || !weft_mem_cat_from_name(a->string_val, &cat)) {
+                    g_autofree char *val = attr_value_text(a);
+                    g_set_error(error, WEFT_WORKLOAD_ERROR, WEFT_WORKLOAD_ERROR_VALUE,
+                                WHERE_FMT ": mem_category = %s: expected weights, master, "
+                                "gradients, optimizer or activations",
+                                WHERE_ARGS(&w), val);
+                    return FALSE;
+                }
+            } else if (!attr_int_range(&w, a, 0, G_MAXINT64, &v, error)) {
+                return FALSE;
+            }
+            if (t->mem_alloc == NULL) {
+                t->mem_alloc = g_new0(guint64, MAX(t->n_nodes, 1));
+                t->mem_free = g_new0(guint64, MAX(t->n_nodes, 1));
+                t->mem_cat = g_new0(guint8, MAX(t->n_nodes, 1));
+                memset(t->mem_cat, WEFT_MEM_ACTIVATIONS, MAX(t->n_nodes, 1));
+            }
+            if (an[4] == 'c') {
+                t->mem_cat[i] = (guint8)cat;
+            } else if (an[4] == 'a') {
+                t->mem_alloc[i] = (guint64)v;
+            } else {
+                t->mem_free[i] = (guint64)v;
+            }
         } else if (strcmp(an, "num_ops") == 0) {
             if (!attr_number(&w, a, &t->num_ops[i], error)) {
                 return FALSE;
@@ -1550,6 +1613,18 @@ weft_workload_load_chakra(const char *prefix, const char *comm_groups_json, GErr
     if (ok) {
         apply_pg_desc(&L);
         add_warnings(&L);
+        /* memory as weft's writer records it: known when every rank's file says its resident
+         * bytes (a trace that says nothing of memory stays unknown, not 0) */
+        gboolean all = n_ranks > 0;
+        for (guint r = 0; r < n_ranks; r++) {
+            all = all && L.files[r].has_resident;
+        }
+        if (all) {
+            wl->resident = g_malloc0_n(n_ranks, sizeof(*wl->resident));
+            for (guint r = 0; r < n_ranks; r++) {
+                memcpy(wl->resident[r], L.files[r].resident, sizeof wl->resident[r]);
+            }
+        }
     }
 
     for (guint r = 0; r < n_ranks; r++) {

@@ -53,6 +53,7 @@
 #include "core/json.h"
 #include "core/output.h"
 #include "workload/chakra.pb-c.h"
+#include "workload/memory.h"
 
 static void
 put_varint(GByteArray *b, guint64 v)
@@ -87,14 +88,16 @@ write_atomic(const char *path, const void *data, gsize len, GError **error)
 }
 
 /*
- * The attributes of one node. The most any node gets is 9 (a COMM_COLL: is_cpu_op,
- * comm_type, comm_size, pg_name, pg_desc, num_ops, tensor_size, layer, phase; a SEND or
- * RECV: is_cpu_op, comm_size, comm_src, comm_dst, comm_tag, num_ops, tensor_size, layer,
- * phase). layer and phase (string attributes weft's reader reads back, workload.h) are
+ * The attributes of one node. The most any node gets is 12 (a COMM_COLL: is_cpu_op,
+ * comm_type, comm_size, pg_name, pg_desc, num_ops, tensor_size, layer, phase,
+ * mem_alloc_bytes, mem_free_bytes, mem_category; a SEND or RECV: is_cpu_op, comm_size,
+ * comm_src, comm_dst, comm_tag, num_ops, tensor_size, layer, phase and the three mem_*).
+ * layer, phase and mem_* (weft's own attributes, read back by its reader: workload.h) are
  * written when the trace has them; ASTRA-sim looks attributes up by name and ignores them.
+ * The file's GlobalMetadata carries the rank's resident bytes (resident_<category>_bytes).
  */
 typedef struct {
-    ChakraProtoMsg__AttributeProto a[10];
+    ChakraProtoMsg__AttributeProto a[13];
     guint n;
 } attrs_t;
 
@@ -226,6 +229,21 @@ write_rank(const weft_workload_t *wl, guint r, char **ids, const char *path, GEr
     ChakraProtoMsg__GlobalMetadata md;
     chakra_proto_msg__global_metadata__init(&md);
     md.version = (char *)"0.0.4";
+    /* the rank's resident bytes per category (workload.h), which weft's reader reads back:
+     * "resident_weights_bytes", ... (other consumers look attributes up by name) */
+    static const char *const rnames[WEFT_MEM_N_CATS] = {
+        "resident_weights_bytes", "resident_master_bytes", "resident_gradients_bytes",
+        "resident_optimizer_bytes", "resident_activations_bytes"}; /* weft_mem_cat_t's order */
+    attrs_t R = {.n = 0};
+    ChakraProtoMsg__AttributeProto *rp[WEFT_MEM_N_CATS];
+    if (wl->resident != NULL) {
+        for (guint k = 0; k < WEFT_MEM_N_CATS; k++) {
+            attr_u64(&R, rnames[k], wl->resident[r][k]);
+            rp[k] = &R.a[k];
+        }
+        md.n_attr = WEFT_MEM_N_CATS;
+        md.attr = rp;
+    }
     gsize len = chakra_proto_msg__global_metadata__get_packed_size(&md);
     g_autofree guint8 *buf = g_malloc(MAX(len, 1));
     chakra_proto_msg__global_metadata__pack(&md, buf);
@@ -312,6 +330,16 @@ write_rank(const weft_workload_t *wl, guint r, char **ids, const char *path, GEr
         }
         if (t->phase != NULL && t->phase[i] != WEFT_PHASE_OTHER) {
             attr_str(&A, "phase", weft_phase_name((weft_phase_t)t->phase[i]));
+        }
+        if (t->mem_alloc != NULL && (t->mem_alloc[i] != 0 || t->mem_free[i] != 0)) {
+            /* the node's memory effect (workload.h), read back by weft */
+            if (t->mem_alloc[i] != 0) {
+                attr_u64(&A, "mem_alloc_bytes", t->mem_alloc[i]);
+            }
+            if (t->mem_free[i] != 0) {
+                attr_u64(&A, "mem_free_bytes", t->mem_free[i]);
+            }
+            attr_str(&A, "mem_category", weft_mem_cat_name((weft_mem_cat_t)t->mem_cat[i]));
         }
         for (guint k = 0; k < A.n; k++) {
             ap[k] = &A.a[k];

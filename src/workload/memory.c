@@ -17,6 +17,18 @@ weft_mem_cat_name(weft_mem_cat_t cat)
     return names[cat];
 }
 
+gboolean
+weft_mem_cat_from_name(const char *name, weft_mem_cat_t *cat)
+{
+    for (guint k = 0; name != NULL && k < WEFT_MEM_N_CATS; k++) {
+        if (g_strcmp0(name, weft_mem_cat_name((weft_mem_cat_t)k)) == 0) {
+            *cat = (weft_mem_cat_t)k;
+            return TRUE;
+        }
+    }
+    return FALSE;
+}
+
 double
 weft_mem_activation_layer_bytes(double s, double b, double h, double a, double t, gboolean sp,
                                 weft_mem_recompute_t recompute, gboolean flash)

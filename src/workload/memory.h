@@ -67,6 +67,13 @@ typedef enum {
 /** weft_mem_cat_name: "weights", "master", "gradients", "optimizer", "activations". */
 const char *weft_mem_cat_name(weft_mem_cat_t cat);
 
+/**
+ * weft_mem_cat_from_name: the category named @name (weft_mem_cat_name()'s words).
+ * @cat: (out): the category.
+ * Returns: FALSE when @name is NULL or none of them. O(categories).
+ */
+gboolean weft_mem_cat_from_name(const char *name, weft_mem_cat_t *cat);
+
 /** Activation recomputation, as Korthikanti et al. name the modes. */
 typedef enum {
     WEFT_MEM_RECOMPUTE_NONE,
