@@ -776,6 +776,19 @@ START_TEST(test_progress_lines)
     ck_assert_ptr_null(strchr(text, '\r'));
     ck_assert_ptr_null(strchr(text, '\033'));
 
+    /* 998 of 1000 nodes done: work is left, so not "100 %", and no ETA from a fraction
+     * that counts nodes, not their time */
+    f = fopen(path, "w");
+    p = weft_progress_new(f, "weft replay", FALSE, (gint64)G_USEC_PER_SEC * 3600, 0);
+    weft_progress_report(p, 0.998, "simulated %.6f s", 0.5);
+    weft_progress_report(p, 0.9999, "again");
+    weft_progress_free(p);
+    fclose(f);
+    g_autofree char *late = NULL;
+    ck_assert(g_file_get_contents(path, &late, NULL, NULL));
+    ck_assert(g_str_has_prefix(late, "weft replay: simulated 0.500000 s, 99.8 %, ETA unknown "
+                                     "(the last items), elapsed "));
+
     /* a terminal: the line starts with '\r', is cleared at the end */
     g_autoptr(weft_sim_t) sim3 = weft_sim_new(1);
     for (weft_time_t t = 1; t <= 5000; t++) {

@@ -138,7 +138,7 @@ weft_cmd_replay(int argc, char **argv)
              "../shared/data/chakra-pytorch/chakra --replicate 8\n"
              "  weft replay --cluster topologies/dgx-h100.ini --gen model=gpt3-1.3b,tp=8\n"
              "  weft replay --cluster topologies/dgx-h100-superpod.ini --jobs "
-             "studies/two-jobs.jobs --network flow\n"
+             "studies/two-jobs-superpod.jobs --network flow\n"
              "  weft replay --cluster topologies/dgx-h100.ini --set workload.collective=all_reduce "
              "--set workload.collective_bytes=64MiB\n\n"
              "Exit status: 0 on success, 1 on bad input (a scenario or --set naming an unknown\n"

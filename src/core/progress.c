@@ -148,11 +148,21 @@ weft_progress_report(weft_progress_t *p, double fraction, const char *fmt, ...)
     g_string_append_printf(line, "%s: %s", p->label, what);
     if (fraction >= 0.0) {
         fraction = MIN(fraction, 1.0);
-        g_string_append_printf(line, ", %.0f %%", 100.0 * fraction);
-        if (fraction > 0.0) {
+        if (fraction < 0.99 || fraction >= 1.0) {
+            g_string_append_printf(line, ", %.0f %%", 100.0 * fraction);
+        } else {
+            /* work is left: never "100 %" before the end (a replay's last nodes can be its
+             * longest, the data-parallel collectives of a step under flow) */
+            g_string_append_printf(line, ", %.1f %%", MIN(100.0 * fraction, 99.9));
+        }
+        if (fraction > 0.0 && fraction < 0.99) {
             char eta[32];
             format_duration(eta, sizeof eta, elapsed_s * (1.0 - fraction) / fraction);
             g_string_append_printf(line, ", ETA %s", eta);
+        } else if (fraction > 0.0 && fraction < 1.0) {
+            /* the fraction counts work items, not their time: past 99 % an estimate from it
+             * would read "0 s" for however long the last items take */
+            g_string_append(line, ", ETA unknown (the last items)");
         }
     }
     g_string_append_printf(line, ", elapsed %s%s", elapsed, p->terminal ? "\033[K" : "\n");

@@ -17,7 +17,10 @@
  * A line reads "LABEL: WHAT, 37 %, ETA 40 s, elapsed 12 s": WHAT is the
  * caller's text (simulated time and events, points done, samples done), the
  * fraction done and the estimated time left follow when the caller knows the
- * fraction. ETA = elapsed x (1 - f) / f, the rate so far held constant.
+ * fraction. ETA = elapsed x (1 - f) / f, the rate so far held constant. From 99 %
+ * on the percentage has one decimal (at most 99.9 before the end) and the ETA reads
+ * "unknown (the last items)": the fraction counts work items (a replay's nodes), and a
+ * replay's last ones can be its longest.
  *
  * Progress goes to stderr only and reads the wall clock only to decide when
  * to print: nothing of it reaches stdout or an output file, and a run is the

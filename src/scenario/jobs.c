@@ -200,6 +200,17 @@ load_job(GKeyFile *kf, const char *path, const char *dir, const char *group, con
                     "%s: [%s]: a job needs a name: [job.NAME]", path, group);
         return NULL;
     }
+    /* the name becomes CSV cells, column names (bytes_NAME) and communicator prefixes
+     * (NAME/tp.0): letters, digits, '_', '-' and '.' only */
+    gsize ok_len = strspn(j->name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                   "0123456789_-.");
+    if (j->name[ok_len] != '\0') {
+        g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_KEY,
+                    "%s: [%s]: a job's name is letters, digits, '_', '-' and '.' (it names CSV "
+                    "columns and communicators); '%c' is not allowed",
+                    path, group, j->name[ok_len]);
+        return NULL;
+    }
     g_auto(GStrv) keys = g_key_file_get_keys(kf, group, NULL, NULL);
     const char *described = NULL; /* the key that describes its workload */
     for (guint k = 0; keys != NULL && keys[k] != NULL; k++) {
