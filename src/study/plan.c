@@ -42,7 +42,8 @@ struct weft_plan {
     const weft_hw_gpu_t *gpu;
     guint gpus;
     weft_gen_config_t model; /* the model's sizes (parallel fields unused) */
-    double duration_scale;   /* compute.duration_scale */
+    gboolean exact_bounds;   /* WEFT_PLAN_EXACT_BOUNDS set: bounds from one generation at the
+                                step's micro-batches (bound_of()) */
     GArray *rows;            /* weft_plan_row_t, candidate order until ranked */
     guint *order;            /* ranked: row indexes */
     weft_plan_stats_t stats;
@@ -270,17 +271,16 @@ resolve_spec(const weft_plan_t *P, const weft_scenario_t *sc, weft_gen_spec_t *s
     if (duration_scale != NULL) {
         *duration_scale = cfg.replay.duration_scale;
     }
-    if (!weft_gen_spec_finish(spec, P->gpus, "weft plan", error)) {
-        return FALSE;
-    }
-    return weft_gen_spec_use_cluster_gpu(spec, P->gpu, P->o.cluster, "weft plan", error);
+    /* the cluster's GPU first: finishing sets an unset gpu to h100 */
+    return weft_gen_spec_use_cluster_gpu(spec, P->gpu, P->o.cluster, "weft plan", error) &&
+           weft_gen_spec_finish(spec, P->gpus, "weft plan", error);
 }
 
-/* B (plan.h): the busiest rank's GPU compute, in seconds. O(nodes). */
-static double
-compute_bound_s(const weft_workload_t *wl, double scale)
+/* Each rank's GPU compute (COMP, MEM_LOAD, MEM_STORE nodes), in picoseconds, into @out
+ * (n_ranks). O(nodes). */
+static void
+rank_compute_ps(const weft_workload_t *wl, double *out)
 {
-    double best = 0;
     for (guint r = 0; r < wl->n_ranks; r++) {
         const weft_rank_trace_t *t = &wl->ranks[r];
         double sum = 0;
@@ -291,11 +291,63 @@ compute_bound_s(const weft_workload_t *wl, double scale)
                 sum += (double)t->duration_ps[i];
             }
         }
-        best = MAX(best, sum);
+        out[r] = sum;
     }
-    /* the replay multiplies each duration and rounds it to a picosecond: allow the rounding
-     * (half a picosecond per node at most) so B stays below what it can run */
-    return best * scale / 1e12;
+}
+
+/* Each rank's compute of @c generated with @m micro-batches per pipeline (global batch
+ * m x micro_batch x dp), into @out. */
+static gboolean
+compute_at(const weft_plan_t *P, const weft_gen_config_t *c, guint m, double *out,
+           GError **error)
+{
+    weft_gen_config_t k = *c;
+    k.global_batch = m * c->micro_batch * c->dp;
+    g_autoptr(weft_workload_t) wl = weft_gen_transformer(&k, P->gpu, error);
+    if (wl == NULL) {
+        return FALSE;
+    }
+    g_assert(wl->n_ranks == P->gpus);
+    rank_compute_ps(wl, out);
+    return TRUE;
+}
+
+/*
+ * B (plan.h) of @c, in seconds. A rank's compute is the same nodes for every micro-batch
+ * plus what runs once per step (embedding's share, optimizer), so it is affine in the
+ * micro-batches m: C(m) = C(m1) + (m - m1) (C(m2) - C(m1)) / (m2 - m1), exactly, whatever the
+ * schedule's order. Two generations at m1 = pp (the fewest the interleaved schedule takes)
+ * and m2 = 2 pp then cost far less than one at m (GPT-3 175B at global batch 1536 on 1,024
+ * GPUs: 192 micro-batches). exact_bounds generates at m instead (tests compare the two).
+ */
+static gboolean
+bound_of(const weft_plan_t *P, const weft_gen_config_t *c, double scale, double *bound_s,
+         GError **error)
+{
+    guint m = c->global_batch / (c->micro_batch * c->dp);
+    guint m1 = c->pp, m2 = 2 * c->pp;
+    g_autofree double *a = g_new0(double, P->gpus);
+    g_autofree double *b = g_new0(double, P->gpus);
+    double best = 0;
+    if (P->exact_bounds || m <= m2 + 1) {
+        if (!compute_at(P, c, m, a, error)) {
+            return FALSE;
+        }
+        for (guint r = 0; r < P->gpus; r++) {
+            best = MAX(best, a[r]);
+        }
+    } else {
+        if (!compute_at(P, c, m1, a, error) || !compute_at(P, c, m2, b, error)) {
+            return FALSE;
+        }
+        for (guint r = 0; r < P->gpus; r++) {
+            best = MAX(best, a[r] + (double)(m - m1) * (b[r] - a[r]) / (double)(m2 - m1));
+        }
+    }
+    /* the replay multiplies each duration by compute.duration_scale and rounds it to a
+     * picosecond: a part in 1e9 below covers the rounding of any real step */
+    *bound_s = best * scale * (1 - 1e-9) / 1e12;
+    return TRUE;
 }
 
 /* Phase A of row @r: check, memory, bound. Runs in a pool thread. */
@@ -335,13 +387,11 @@ prepare(gpointer data, gpointer user_data)
         }
         return;
     }
-    g_autoptr(weft_workload_t) wl = weft_gen_transformer(&spec.c, P->gpu, &err);
-    if (wl == NULL) {
+    if (!bound_of(P, &spec.c, scale, &r->bound_s, &err)) {
         r->status = WEFT_PLAN_FAILED;
         r->limiter = g_strdup(err->message);
         return;
     }
-    r->bound_s = compute_bound_s(wl, scale);
     r->status = WEFT_PLAN_SKIPPED; /* until simulated or pruned */
 }
 
@@ -563,6 +613,7 @@ setup(weft_plan_t *P, const weft_plan_options_t *o, GError **error)
     P->o.model = g_strdup(o->model);
     P->o.cluster = g_strdup(o->cluster);
     P->o.sets = NULL;
+    P->exact_bounds = g_getenv("WEFT_PLAN_EXACT_BOUNDS") != NULL;
     P->o.max_tp = o->max_tp != 0 ? o->max_tp : 8;
     P->o.max_cp = o->max_cp != 0 ? o->max_cp : 1;
     P->o.max_mb = o->max_mb != 0 ? o->max_mb : 8;
@@ -598,7 +649,7 @@ setup(weft_plan_t *P, const weft_plan_options_t *o, GError **error)
     for (guint i = 0; i < P->base->len; i++) {
         if (!weft_scenario_set(sc, g_ptr_array_index(P->base, i), &err)) {
             weft_scenario_free(sc);
-            g_set_error(error, WEFT_PLAN_ERROR, WEFT_PLAN_ERROR_SETUP, "%s", err->message);
+            g_set_error(error, WEFT_PLAN_ERROR, WEFT_PLAN_ERROR_SETUP, "--set: %s", err->message);
             return FALSE;
         }
     }
@@ -632,9 +683,8 @@ setup(weft_plan_t *P, const weft_plan_options_t *o, GError **error)
         return FALSE;
     }
     weft_gen_spec_t spec = cfg.transformer;
-    P->duration_scale = cfg.replay.duration_scale;
-    gboolean ok = weft_gen_spec_finish(&spec, P->gpus, "weft plan", &err) &&
-                  weft_gen_spec_use_cluster_gpu(&spec, P->gpu, o->cluster, "weft plan", &err);
+    gboolean ok = weft_gen_spec_use_cluster_gpu(&spec, P->gpu, o->cluster, "weft plan", &err) &&
+                  weft_gen_spec_finish(&spec, P->gpus, "weft plan", &err);
     if (ok && P->gpu == NULL) {
         P->gpu = weft_hw_gpu(spec.gpu, &err);
         ok = P->gpu != NULL;
