@@ -283,6 +283,13 @@ rank_compute_ps(const weft_workload_t *wl, double *out)
 {
     for (guint r = 0; r < wl->n_ranks; r++) {
         const weft_rank_trace_t *t = &wl->ranks[r];
+        /* the ranks of a pipeline stage share their node arrays (gen.h): sum each once */
+        if (r > 0 && t->duration_ps == wl->ranks[r - 1].duration_ps &&
+            t->type == wl->ranks[r - 1].type && t->is_cpu_op == wl->ranks[r - 1].is_cpu_op &&
+            t->n_nodes == wl->ranks[r - 1].n_nodes) {
+            out[r] = out[r - 1];
+            continue;
+        }
         double sum = 0;
         for (guint i = 0; i < t->n_nodes; i++) {
             guint8 ty = t->type[i];
@@ -295,57 +302,77 @@ rank_compute_ps(const weft_workload_t *wl, double *out)
     }
 }
 
-/* Each rank's compute of @c generated with @m micro-batches per pipeline (global batch
- * m x micro_batch x dp), into @out. */
+/* The compute of each (pipeline stage, context rank, tensor rank) of @c generated with @m
+ * micro-batches per pipeline and @dp data-parallel ranks (global batch m x micro_batch x dp),
+ * into @out (pp x cp x tp, in rank order of data-parallel rank 0: gen.h's rank formula).
+ * Data-parallel replicas compute alike, so the replica 0 stands for them. */
 static gboolean
-compute_at(const weft_plan_t *P, const weft_gen_config_t *c, guint m, double *out,
+compute_at(const weft_plan_t *P, const weft_gen_config_t *c, guint m, guint dp, double *out,
            GError **error)
 {
     weft_gen_config_t k = *c;
-    k.global_batch = m * c->micro_batch * c->dp;
+    k.dp = dp;
+    k.global_batch = m * c->micro_batch * dp;
     g_autoptr(weft_workload_t) wl = weft_gen_transformer(&k, P->gpu, error);
     if (wl == NULL) {
         return FALSE;
     }
-    g_assert(wl->n_ranks == P->gpus);
-    rank_compute_ps(wl, out);
+    g_autofree double *all = g_new0(double, wl->n_ranks);
+    rank_compute_ps(wl, all);
+    guint tc = c->tp * c->cp;
+    for (guint p = 0; p < c->pp; p++) {
+        for (guint i = 0; i < tc; i++) {
+            out[p * tc + i] = all[i + tc * dp * p];
+        }
+    }
     return TRUE;
 }
 
 /*
- * B (plan.h) of @c, in seconds. A rank's compute is the same nodes for every micro-batch
- * plus what runs once per step (embedding's share, optimizer), so it is affine in the
- * micro-batches m: C(m) = C(m1) + (m - m1) (C(m2) - C(m1)) / (m2 - m1), exactly, whatever the
- * schedule's order. Two generations at m1 = pp (the fewest the interleaved schedule takes)
- * and m2 = 2 pp then cost far less than one at m (GPT-3 175B at global batch 1536 on 1,024
- * GPUs: 192 micro-batches). exact_bounds generates at m instead (tests compare the two).
+ * B (plan.h) of @c, in seconds, from small generations. A rank's compute is the same nodes
+ * for every micro-batch, plus what runs once per step (the embedding's share, the optimizer,
+ * whose parameters the distributed optimizer divides by dp), so it is
+ *     C(m, dp) = A + B m + D / dp
+ * exactly (durations are whole picoseconds, identical for each micro-batch), whatever the
+ * schedule's order. Three generations of a few ranks -- (m1, 1), (m2, 1), (m1, 2) with
+ * m1 = 1, m2 = 2 (interleaved: pp and 2 pp, the fewest it takes) -- give A, B and D and cost
+ * far less than one of the step (GPT-3 175B at global batch 1536: 1,024 ranks and up to 192
+ * micro-batches; the generator's time grows with both). With experts (ep > 1 needs dp) or
+ * when a small configuration does not validate, the step itself is generated;
+ * WEFT_PLAN_EXACT_BOUNDS always does (tests compare the two).
  */
 static gboolean
 bound_of(const weft_plan_t *P, const weft_gen_config_t *c, double scale, double *bound_s,
          GError **error)
 {
     guint m = c->global_batch / (c->micro_batch * c->dp);
-    guint m1 = c->pp, m2 = 2 * c->pp;
-    g_autofree double *a = g_new0(double, P->gpus);
-    g_autofree double *b = g_new0(double, P->gpus);
+    guint m1 = c->vpp > 1 ? c->pp : 1, m2 = 2 * m1;
+    guint n = c->pp * c->cp * c->tp;
+    g_autofree double *g1 = g_new0(double, n);
+    g_autofree double *g2 = g_new0(double, n);
+    g_autofree double *g3 = g_new0(double, n);
     double best = 0;
-    if (P->exact_bounds || m <= m2 + 1) {
-        if (!compute_at(P, c, m, a, error)) {
-            return FALSE;
-        }
-        for (guint r = 0; r < P->gpus; r++) {
-            best = MAX(best, a[r]);
+    gboolean small = !P->exact_bounds && c->ep <= 1 && m > m2 && c->dp > 2;
+    if (small) {
+        small = compute_at(P, c, m1, 1, g1, NULL) && compute_at(P, c, m2, 1, g2, NULL) &&
+                compute_at(P, c, m1, 2, g3, NULL);
+    }
+    if (small) {
+        for (guint i = 0; i < n; i++) {
+            double b = (g2[i] - g1[i]) / (double)(m2 - m1);
+            double d = 2 * (g1[i] - g3[i]);
+            best = MAX(best, g1[i] + b * (double)(m - m1) - d * (1 - 1.0 / c->dp));
         }
     } else {
-        if (!compute_at(P, c, m1, a, error) || !compute_at(P, c, m2, b, error)) {
+        if (!compute_at(P, c, m, c->dp, g1, error)) {
             return FALSE;
         }
-        for (guint r = 0; r < P->gpus; r++) {
-            best = MAX(best, a[r] + (double)(m - m1) * (b[r] - a[r]) / (double)(m2 - m1));
+        for (guint i = 0; i < n; i++) {
+            best = MAX(best, g1[i]);
         }
     }
     /* the replay multiplies each duration by compute.duration_scale and rounds it to a
-     * picosecond: a part in 1e9 below covers the rounding of any real step */
+     * picosecond: a part in 1e9 below covers that and the sums' rounding */
     *bound_s = best * scale * (1 - 1e-9) / 1e12;
     return TRUE;
 }
@@ -461,7 +488,10 @@ sim_worker(gpointer data, gpointer user_data)
     weft_plan_t *P = user_data;
     weft_plan_row_t out = *r; /* the main thread reads the rows' status under the lock */
     out.limiter = NULL;
+    gint64 t0 = g_get_monotonic_time();
     simulate(&out, P);
+    g_debug("%s: %s, %.3f s simulated in %.1f s", out.keys, weft_plan_status_name(out.status),
+            out.step_s, (double)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC);
     g_mutex_lock(&P->lock);
     *r = out;
     P->running--;
@@ -716,6 +746,7 @@ weft_plan_run(const weft_plan_options_t *o, GError **error)
     if (!setup(P, o, error)) {
         return NULL;
     }
+    gint64 t0 = g_get_monotonic_time();
     guint chosen[N_AXES] = {0};
     enumerate(P, 0, chosen);
     guint n = P->rows->len;
@@ -739,6 +770,8 @@ weft_plan_run(const weft_plan_options_t *o, GError **error)
         g_usleep(100000);
     }
     g_thread_pool_free(pool, FALSE, TRUE);
+    g_debug("%u candidates checked and bounded in %.1f s", n,
+            (double)(g_get_monotonic_time() - t0) / G_USEC_PER_SEC);
     weft_plan_row_t *rows = (weft_plan_row_t *)P->rows->data;
     g_autoptr(GArray) fit = g_array_new(FALSE, FALSE, sizeof(guint));
     for (guint i = 0; i < n; i++) {
