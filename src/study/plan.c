@@ -403,8 +403,8 @@ prepare(gpointer data, gpointer user_data)
     if (mem.total > hbm) {
         r->status = WEFT_PLAN_NO_FIT;
         if (r->mem_states_bytes > hbm) {
-            r->limiter = g_strdup_printf("memory: weights, gradients and optimizer %.1f GiB > "
-                                         "HBM %.1f GiB",
+            r->limiter = g_strdup_printf("memory: model states (weights + gradients + "
+                                         "optimizer) %.1f GiB > HBM %.1f GiB",
                                          r->mem_states_bytes / 1073741824.0, hbm / 1073741824.0);
         } else {
             r->limiter = g_strdup_printf("memory: activations %.1f GiB + states %.1f GiB > "
@@ -807,7 +807,7 @@ weft_plan_run(const weft_plan_options_t *o, GError **error)
         }
         if (P->o.progress != NULL) {
             double best = kth_best(P);
-            weft_progress_report(P->o.progress, (double)next / fit->len,
+            weft_progress_report(P->o.progress, -1,
                                  "%u of %u fitting candidates simulated, best %s%.3f s",
                                  P->finished, fit->len, isinf(best) ? ">" : "",
                                  isinf(best) ? 0.0 : best);
