@@ -155,8 +155,8 @@ weft_cmd_plan(int argc, char **argv)
         return weft_cli_error("plan", error);
     }
     if (!quiet) {
-        fprintf(stderr, "weft plan: %u candidates, %u simulated%s%s\n", st.candidates,
-                st.simulated, csv != NULL ? " -> " : "", csv != NULL ? csv : "");
+        fprintf(stderr, "weft plan: %u candidates, %u simulated%s%s\n", st.candidates, st.simulated,
+                csv != NULL ? " -> " : "", csv != NULL ? csv : "");
     }
     return WEFT_EXIT_OK;
 }

@@ -23,8 +23,8 @@
 
 G_DEFINE_QUARK(weft-plan-error-quark, weft_plan_error)
 
-static const char *const status_names[] = {"ok",           "oom",          "pruned",
-                                           "not simulated", "does not fit", "failed"};
+static const char *const status_names[] = {"ok",           "oom",   "pruned", "not simulated",
+                                           "does not fit", "failed"};
 
 const char *
 weft_plan_status_name(weft_plan_status_t s)
@@ -37,8 +37,8 @@ weft_plan_status_name(weft_plan_status_t s)
 
 struct weft_plan {
     weft_plan_options_t o;
-    GPtrArray *base;         /* char *: the assignments every candidate starts from */
-    weft_topo_t *topo;       /* shared, read only, by every replay */
+    GPtrArray *base;   /* char *: the assignments every candidate starts from */
+    weft_topo_t *topo; /* shared, read only, by every replay */
     const weft_hw_gpu_t *gpu;
     guint gpus;
     weft_gen_config_t model; /* the model's sizes (parallel fields unused) */
@@ -63,9 +63,9 @@ enum { AX_TP, AX_PP, AX_VPP, AX_CP, AX_MB, AX_RECOMPUTE, AX_DIST_OPT, N_AXES };
 typedef void (*values_fn)(const weft_plan_t *P, const guint *chosen, GArray *out);
 
 typedef struct {
-    const char *key;            /* [transformer] key */
-    values_fn values;           /* the values given the axes before it (chosen[0..axis)) */
-    const char *const *names;   /* the value's text when an enum (NULL: the number) */
+    const char *key;          /* [transformer] key */
+    values_fn values;         /* the values given the axes before it (chosen[0..axis)) */
+    const char *const *names; /* the value's text when an enum (NULL: the number) */
 } axis_t;
 
 static void
@@ -293,8 +293,8 @@ rank_compute_ps(const weft_workload_t *wl, double *out)
         double sum = 0;
         for (guint i = 0; i < t->n_nodes; i++) {
             guint8 ty = t->type[i];
-            if (!t->is_cpu_op[i] && (ty == WEFT_NODE_COMP || ty == WEFT_NODE_MEM_LOAD ||
-                                     ty == WEFT_NODE_MEM_STORE)) {
+            if (!t->is_cpu_op[i] &&
+                (ty == WEFT_NODE_COMP || ty == WEFT_NODE_MEM_LOAD || ty == WEFT_NODE_MEM_STORE)) {
                 sum += (double)t->duration_ps[i];
             }
         }
@@ -451,8 +451,7 @@ simulate(weft_plan_row_t *r, const weft_plan_t *P)
     r->exposed_comm_s = (double)res->ranks[slow].exposed_comm_ps / 1e12;
     r->idle_s = (double)res->ranks[slow].idle_ps / 1e12;
     r->tokens_per_s = r->step_s > 0 ? (double)P->o.global_batch * P->model.seq / r->step_s : 0;
-    r->mfu = r->step_s > 0 ? P->stats.model_flops / (r->step_s * P->gpus * P->stats.peak_flops)
-                           : 0;
+    r->mfu = r->step_s > 0 ? P->stats.model_flops / (r->step_s * P->gpus * P->stats.peak_flops) : 0;
     double hbm = P->gpu->hbm_bytes;
     if (res->mem_known && peak > hbm) {
         r->status = WEFT_PLAN_OOM;
@@ -470,8 +469,7 @@ simulate(weft_plan_row_t *r, const weft_plan_t *P)
             r->limiter = g_strdup_printf("compute %.0f%%", 100 * r->compute_s / step);
         }
         if (res->mem_known && peak > 0.9 * hbm) {
-            char *more = g_strdup_printf("%s; memory %.0f%% of HBM", r->limiter,
-                                         100 * peak / hbm);
+            char *more = g_strdup_printf("%s; memory %.0f%% of HBM", r->limiter, 100 * peak / hbm);
             g_free(r->limiter);
             r->limiter = more;
         }
@@ -542,8 +540,8 @@ model_flops(const weft_gen_config_t *m, guint global_batch)
 {
     double h = m->hidden, s = m->seq, f = m->ffn, g = m->kv_heads, d = h / m->heads;
     double k = m->experts > 1 ? m->top_k : 1;
-    double per_layer = 2 * h * (h + 2 * g * d) + 2 * h * h + 2 * (m->gated ? 3 : 2) * h * f * k +
-                       4 * s * h;
+    double per_layer =
+        2 * h * (h + 2 * g * d) + 2 * h * h + 2 * (m->gated ? 3 : 2) * h * f * k + 4 * s * h;
     double per_token = m->layers * per_layer + 2 * h * m->vocab;
     return 3.0 * per_token * (double)global_batch * s;
 }
@@ -807,10 +805,9 @@ weft_plan_run(const weft_plan_options_t *o, GError **error)
         }
         if (P->o.progress != NULL) {
             double best = kth_best(P);
-            weft_progress_report(P->o.progress, -1,
-                                 "%u of %u fitting candidates simulated, best %s%.3f s",
-                                 P->finished, fit->len, isinf(best) ? ">" : "",
-                                 isinf(best) ? 0.0 : best);
+            weft_progress_report(
+                P->o.progress, -1, "%u of %u fitting candidates simulated, best %s%.3f s",
+                P->finished, fit->len, isinf(best) ? ">" : "", isinf(best) ? 0.0 : best);
         }
     }
     double kth = kth_best(P);
@@ -897,10 +894,10 @@ weft_plan_table(const weft_plan_t *P)
 {
     g_return_val_if_fail(P != NULL, NULL);
     GString *s = g_string_new(NULL);
-    g_string_append_printf(s, "%4s %3s %3s %3s %3s %5s %3s %-9s %4s %-13s %9s %9s %6s %9s %10s  %s\n",
+    g_string_append_printf(s,
+                           "%4s %3s %3s %3s %3s %5s %3s %-9s %4s %-13s %9s %9s %6s %9s %10s  %s\n",
                            "rank", "tp", "pp", "vpp", "cp", "dp", "mb", "recompute", "dopt",
-                           "status", "step_s", "bound_s", "MFU%", "mem_GiB", "tokens/s",
-                           "limiter");
+                           "status", "step_s", "bound_s", "MFU%", "mem_GiB", "tokens/s", "limiter");
     for (guint i = 0; i < P->rows->len; i++) {
         const weft_plan_row_t *r = weft_plan_row(P, i);
         gboolean sim = r->status == WEFT_PLAN_SIMULATED || r->status == WEFT_PLAN_OOM;
@@ -914,11 +911,11 @@ weft_plan_table(const weft_plan_t *P)
             g_snprintf(mem, sizeof mem, "~%.1f", r->mem_est_bytes / 1073741824.0);
         }
         g_snprintf(tok, sizeof tok, sim ? "%.0f" : "-", r->tokens_per_s);
-        g_string_append_printf(s, "%4u %3u %3u %3u %3u %5u %3u %-9s %4s %-13s %9s %9s %6s %9s %10s  %s\n",
-                               i + 1, r->tp, r->pp, r->vpp, r->cp, r->dp, r->micro_batch,
-                               recompute_text(r->recompute), r->dist_opt ? "on" : "off",
-                               weft_plan_status_name(r->status), step, bound, mfu, mem, tok,
-                               r->limiter != NULL ? r->limiter : "");
+        g_string_append_printf(
+            s, "%4u %3u %3u %3u %3u %5u %3u %-9s %4s %-13s %9s %9s %6s %9s %10s  %s\n", i + 1,
+            r->tp, r->pp, r->vpp, r->cp, r->dp, r->micro_batch, recompute_text(r->recompute),
+            r->dist_opt ? "on" : "off", weft_plan_status_name(r->status), step, bound, mfu, mem,
+            tok, r->limiter != NULL ? r->limiter : "");
     }
     return g_string_free(s, FALSE);
 }
@@ -950,8 +947,8 @@ weft_plan_write_csv(const weft_plan_t *P, const char *path, GError **error)
     for (guint i = 0; i < P->rows->len; i++) {
         const weft_plan_row_t *r = weft_plan_row(P, i);
         gboolean sim = r->status == WEFT_PLAN_SIMULATED || r->status == WEFT_PLAN_OOM;
-        g_string_append_printf(s, "%u,%u,%u,%u,%u,%u,%u,%s,%s,%s,%s,", i + 1, r->tp, r->pp,
-                               r->vpp, r->cp, r->dp, r->micro_batch, recompute_text(r->recompute),
+        g_string_append_printf(s, "%u,%u,%u,%u,%u,%u,%u,%s,%s,%s,%s,", i + 1, r->tp, r->pp, r->vpp,
+                               r->cp, r->dp, r->micro_batch, recompute_text(r->recompute),
                                r->sp ? "true" : "false", r->dist_opt ? "true" : "false",
                                weft_plan_status_name(r->status));
         if (sim) {

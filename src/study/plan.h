@@ -72,9 +72,9 @@ const char *weft_plan_status_name(weft_plan_status_t s);
 /** One candidate and its results; the plan owns the strings. */
 typedef struct {
     guint tp, pp, vpp, cp, dp, micro_batch;
-    guint recompute;   /* weft_gen_recompute_t */
+    guint recompute; /* weft_gen_recompute_t */
     gboolean sp, dist_opt;
-    char *keys;        /* its [transformer] keys, "tp=8 pp=16 ..." */
+    char *keys; /* its [transformer] keys, "tp=8 pp=16 ..." */
     weft_plan_status_t status;
     double mem_est_bytes;    /* closed form (weft_gen_memory()), per GPU of stage 0 */
     double mem_states_bytes; /* of which weights, gradients and optimizer states */
@@ -84,26 +84,26 @@ typedef struct {
     double tokens_per_s;     /* global batch x seq / step; 0 unless simulated */
     double mem_peak_bytes;   /* replayed peak of the busiest rank; 0 unless simulated */
     double compute_s, exposed_comm_s, idle_s; /* the slowest rank's breakdown (replay) */
-    char *limiter;           /* "compute", "exposed comm", "pipeline bubble / idle",
-                                "memory: ...", "bound ... > ..." */
+    char *limiter; /* "compute", "exposed comm", "pipeline bubble / idle",
+                      "memory: ...", "bound ... > ..." */
 } weft_plan_row_t;
 
 /** Options of weft_plan_run(); zero-initialize, then set. */
 typedef struct {
-    const char *model;          /* a weft gen preset (workload/gen.h) */
-    const char *cluster;        /* a cluster file (doc/clusters.md) */
-    const char *const *sets;    /* (nullable) NULL-terminated "group.key=value" overrides */
-    guint global_batch;         /* sequences per step; required */
-    guint seq;                  /* tokens per sequence; 0: the model's */
-    guint gpus;                 /* ranks; 0: every GPU of the cluster */
-    guint max_tp;               /* largest tp; 0: 8 (an HGX node's NVLink domain) */
-    guint max_cp;               /* largest cp; 0: 1 (no context parallelism) */
-    guint max_mb;               /* largest micro-batch; 0: 8 */
-    guint top;                  /* K of the exact top K; 0: 1 */
-    guint threads;              /* replays at once; 0: g_get_num_processors() */
-    guint max_sims;             /* 0: no cap */
-    gboolean no_prune;          /* simulate every fitting candidate */
-    weft_progress_t *progress;  /* (nullable) not freed */
+    const char *model;         /* a weft gen preset (workload/gen.h) */
+    const char *cluster;       /* a cluster file (doc/clusters.md) */
+    const char *const *sets;   /* (nullable) NULL-terminated "group.key=value" overrides */
+    guint global_batch;        /* sequences per step; required */
+    guint seq;                 /* tokens per sequence; 0: the model's */
+    guint gpus;                /* ranks; 0: every GPU of the cluster */
+    guint max_tp;              /* largest tp; 0: 8 (an HGX node's NVLink domain) */
+    guint max_cp;              /* largest cp; 0: 1 (no context parallelism) */
+    guint max_mb;              /* largest micro-batch; 0: 8 */
+    guint top;                 /* K of the exact top K; 0: 1 */
+    guint threads;             /* replays at once; 0: g_get_num_processors() */
+    guint max_sims;            /* 0: no cap */
+    gboolean no_prune;         /* simulate every fitting candidate */
+    weft_progress_t *progress; /* (nullable) not freed */
 } weft_plan_options_t;
 
 typedef struct weft_plan weft_plan_t;
@@ -135,10 +135,10 @@ const weft_plan_row_t *weft_plan_row(const weft_plan_t *plan, guint i);
 /** Counts of a plan. */
 typedef struct {
     guint candidates, no_fit, simulated, pruned, skipped, failed, oom;
-    gboolean exact;      /* the top K are the exhaustive search's (no max_sims cut) */
-    double model_flops;  /* per step (MFU's numerator) */
-    double peak_flops;   /* per GPU, dense BF16 */
-    double hbm_bytes;    /* per GPU */
+    gboolean exact;     /* the top K are the exhaustive search's (no max_sims cut) */
+    double model_flops; /* per step (MFU's numerator) */
+    double peak_flops;  /* per GPU, dense BF16 */
+    double hbm_bytes;   /* per GPU */
     guint gpus;
 } weft_plan_stats_t;
 
