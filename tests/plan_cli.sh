@@ -35,6 +35,21 @@ k=$(awk -F, '$2 == 1 && $3 == 1 && $10 == "false" && $11 == "does not fit" &&
     "$tmp/p.csv" | wc -l)
 [ "$k" -eq 3 ] && ok "tp 1 pp 1 without dist_opt: model states 142.6 GiB do not fit" ||
     bad "tp 1 pp 1 without dist_opt: $k rows flagged by their states, expected 3"
+# tp 1 pp 2 vpp 2 without dist_opt: stage 0 holds 2 layers and the embedding, 2 x (12 h^2 +
+# 13 h) + 51200 h = 4,253,343,744 parameters x 18 B = 71.3 GiB, below the HBM; the
+# activations of a layer and micro-batch (fused attention, no recomputation, tp 1) are
+# s b h 34 + 4 a s b = 856,424,448 B (selective: s b h 34, 855,638,016 B), x 2 layers x
+# 2.5 micro-batches in flight (interleaved: pp (1 + (pp - 1) / (pp vpp))) = 4.0 GiB: 75.3 GiB
+# > 74.5 GiB, the activations' fault. Full recomputation keeps 2 s b h a layer: it fits.
+k=$(awk -F, '$2 == 1 && $3 == 2 && $4 == 2 && $10 == "false" && $11 == "does not fit" &&
+             ($8 == "none" || $8 == "selective") &&
+             $21 ~ /^memory: activations 4.0 GiB \+ states 71.3 GiB > HBM 74.5 GiB/' \
+    "$tmp/p.csv" | wc -l)
+[ "$k" -eq 2 ] && ok "tp 1 pp 2 vpp 2 without dist_opt: activations 4.0 GiB do not fit" ||
+    bad "tp 1 pp 2 vpp 2 without dist_opt: $k rows flagged by their activations, expected 2"
+k=$(awk -F, '$2 == 1 && $3 == 2 && $4 == 2 && $10 == "false" && $8 == "full" &&
+             $11 != "does not fit"' "$tmp/p.csv" | wc -l)
+[ "$k" -eq 1 ] && ok "the same with full recomputation fits" || bad "full recomputation: $k"
 # With the distributed optimizer (6 + 12 / 16 B) the states are 53.5 GiB: it fits.
 k=$(awk -F, '$2 == 1 && $3 == 1 && $10 == "true" && $11 == "does not fit"' "$tmp/p.csv" | wc -l)
 [ "$k" -eq 0 ] && ok "tp 1 pp 1 with dist_opt fits" || bad "tp 1 pp 1 with dist_opt: $k no-fit"
