@@ -85,6 +85,14 @@ cut -d, -f2-8,10,13 "$tmp/p.csv" | sort >"$tmp/b1"
 cut -d, -f2-8,10,13 "$tmp/x.csv" | sort >"$tmp/b2"
 cmp -s "$tmp/b1" "$tmp/b2" && ok "extrapolated bounds equal the whole step's" ||
     { bad "extrapolated bounds differ"; diff "$tmp/b1" "$tmp/b2" | head -5; }
+# tp_overlap from --set applies where tp > 1: no tp 1 candidate fails for want of sp.
+"$WEFT" plan -q -m gpt3-1.3b --set transformer.layers=2 -c "$WEFT_SRCDIR/topologies/dgx-h100.ini" \
+    --gpus 4 -b 8 -j 1 --max-tp 2 --max-micro-batch 1 --set transformer.tp_overlap=true \
+    --csv "$tmp/o.csv" >/dev/null 2>"$tmp/err" || bad "plan with tp_overlap ran"
+k=$(awk -F, '$11 == "failed"' "$tmp/o.csv" | wc -l)
+t1=$(awk -F, '$2 == 1 && $11 == "ok"' "$tmp/o.csv" | wc -l)
+[ "$k" -eq 0 ] && [ "$t1" -gt 0 ] && ok "tp_overlap=true: tp 1 candidates run without it" ||
+    bad "tp_overlap=true: $k failed, $t1 tp 1 rows simulated"
 # Usage and input errors name the option and value.
 expect 2 "global batch 0" 'global-batch 0' -- "$WEFT" plan -m gpt3-1.3b \
     -c "$WEFT_SRCDIR/topologies/dgx-h100.ini" -b 0

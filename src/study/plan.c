@@ -255,6 +255,12 @@ candidate_scenario(const weft_plan_t *P, const weft_plan_row_t *r, GError **erro
             return NULL;
         }
     }
+    /* a --set transformer.tp_overlap=true means "where there is tensor parallelism": without
+     * it there is no TP communication to overlap (and the generator refuses it) */
+    if (r->tp == 1 && !weft_scenario_set(sc, "transformer.tp_overlap=false", error)) {
+        weft_scenario_free(sc);
+        return NULL;
+    }
     return sc;
 }
 
