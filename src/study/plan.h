@@ -23,7 +23,11 @@
  * and stragglers only lengthen them), so no rank finishes before the sum of its compute
  * durations x compute.duration_scale, and the step (the latest finish) never before
  *     B = max over ranks r of sum over r's GPU compute nodes of duration.
- * B is exact for the generated workload (its own durations, not an estimate).
+ * B is exact for the generated workload (its own durations, not an estimate). It is computed
+ * from three generations of a few ranks: a rank's compute is A + B m + D / dp in the
+ * micro-batches m and the data-parallel size dp (plan.c: bound_of()), exactly, so small m and
+ * dp give it at a fraction of the generation of the step; WEFT_PLAN_EXACT_BOUNDS=1 in the
+ * environment generates the whole step instead (tests/plan_cli.sh compares the two).
  *
  * Search (branch and bound). Fitting candidates run in ascending B, `threads` at a time,
  * each a full replay (scenario/scenario.h) on one cluster shared read-only. Once K fitting
