@@ -107,4 +107,13 @@ expect 2 "threads 0" 'threads 0' -- "$WEFT" plan -m gpt3-1.3b \
     -c "$WEFT_SRCDIR/topologies/dgx-h100.ini" -b 8 -j 0
 expect 1 "no candidate" 'no parallel configuration' -- "$WEFT" plan -m gpt3-1.3b \
     -c "$WEFT_SRCDIR/topologies/dgx-h100.ini" -b 7 --max-tp 1 --gpus 8 --set transformer.layers=3
+expect 1 "a missing cluster file" 'cluster /nonexistent.ini: no such file' -- "$WEFT" plan \
+    -m gpt3-1.3b -c /nonexistent.ini -b 8
+expect 1 "an unknown --set group" 'bogus.key=1' -- "$WEFT" plan -m gpt3-1.3b \
+    -c "$WEFT_SRCDIR/topologies/dgx-h100.ini" -b 8 --set bogus.key=1
+# -j2 is -j 2, as in weft sweep; tp 1, pp 1 or 2 of 2 layers (vpp 1: 1 layer a stage),
+# recompute 3 x dist_opt 2 (dp = 4 or 2): 12 candidates.
+"$WEFT" plan -q -m gpt3-1.3b --set transformer.layers=2 -c "$WEFT_SRCDIR/topologies/dgx-h100.ini" \
+    --gpus 4 -b 8 -j2 --max-tp 1 --max-micro-batch 1 >"$tmp/out" 2>"$tmp/err" &&
+    grep -q '^candidates 12:' "$tmp/out" && ok "-j2, 12 candidates" || bad "-j2: $(cat "$tmp/err")"
 finish plan_cli.sh

@@ -678,12 +678,18 @@ setup(weft_plan_t *P, const weft_plan_options_t *o, GError **error)
     if (o->seq != 0) {
         g_ptr_array_add(P->base, g_strdup_printf("transformer.seq=%u", o->seq));
     }
+    if (!g_file_test(o->cluster, G_FILE_TEST_IS_REGULAR)) {
+        g_set_error(error, WEFT_PLAN_ERROR, WEFT_PLAN_ERROR_SETUP,
+                    "--cluster %s: no such file (a cluster file: topologies/*.ini)", o->cluster);
+        return FALSE;
+    }
     g_autoptr(GError) err = NULL;
     weft_scenario_t *sc = weft_scenario_new();
     for (guint i = 0; i < P->base->len; i++) {
         if (!weft_scenario_set(sc, g_ptr_array_index(P->base, i), &err)) {
             weft_scenario_free(sc);
-            g_set_error(error, WEFT_PLAN_ERROR, WEFT_PLAN_ERROR_SETUP, "--set: %s", err->message);
+            /* the scenario's message quotes the assignment ("--set GROUP.KEY=VALUE: ...") */
+            g_set_error(error, WEFT_PLAN_ERROR, WEFT_PLAN_ERROR_SETUP, "%s", err->message);
             return FALSE;
         }
     }
