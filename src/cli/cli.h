@@ -49,6 +49,14 @@ int weft_cmd_coll(int argc, char **argv);
 int weft_cmd_sweep(int argc, char **argv);
 
 /**
+ * weft_cmd_plan: `weft plan --model M --cluster FILE --global-batch N`: the parallel
+ * configurations that fit, simulated in ascending lower bound, ranked (study/plan.h).
+ * @argc, @argv: the arguments after "weft" (argv[0] is "plan").
+ * Returns: a WEFT_EXIT_* code.
+ */
+int weft_cmd_plan(int argc, char **argv);
+
+/**
  * weft_cmd_train:
  * @argc, @argv: the arguments after "weft" (argv[0] is "train").
  * Returns: a WEFT_EXIT_* code.

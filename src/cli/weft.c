@@ -27,6 +27,7 @@ static const command_t commands[] = {
     {"topo", weft_cmd_topo, "show a cluster's figures, export it as GraphML/DOT, check it"},
     {"coll", weft_cmd_coll, "predict a collective over a size sweep, like nccl-tests"},
     {"sweep", weft_cmd_sweep, "run a study: a scenario over axes of values, results as CSV"},
+    {"plan", weft_cmd_plan, "search the parallel configurations of a model: ranked step times"},
     {"train", weft_cmd_train, "end-to-end time of a training run with checkpoints and failures"},
     {"gen", weft_cmd_gen, "generate one LLM training step as Chakra ET files (gen transformer)"},
     {"plot", weft_cmd_plot, "render a figure from the CSV files of --out DIR or weft coll --csv"},
