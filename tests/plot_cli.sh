@@ -99,11 +99,15 @@ grep -Eq 'workload\.collective_bytes|sizes\.csv|10\^|1x10' "$tmp/s.txt" &&
 grep -q 'algo:' "$tmp/s.txt" && ok "sweep: the key is titled by the axis name" || bad "sweep: key title"
 expect 0 "sweep: --title --xlabel --ylabel --legend" "" -- "$WEFT" plot sweep "$tmp/sizes.csv" \
     --x size --lines algo --y step_time_us --logx --title "All-reduce on one DGX H100" \
-    --xlabel "message size" --ylabel "time (ms)" --legend top-left -o "$tmp/t.svg"
+    --xlabel "message size" --ylabel "time (µs)" --legend top-left -o "$tmp/t.svg"
 svgtext "$tmp/t.svg" >"$tmp/t.txt"
 grep -q 'All-reduce on one DGX H100' "$tmp/t.txt" && grep -q 'message size' "$tmp/t.txt" &&
-    grep -q 'time (ms)' "$tmp/t.txt" && ok "sweep: the given title and labels" ||
+    grep -q 'time (µs)' "$tmp/t.txt" && ok "sweep: the given title and labels" ||
     bad "sweep: given title and labels"
+# with --ylabel the values stay in the column's unit (µs: ticks in the thousands), not
+# rescaled to ms behind the user's label
+grep -Eq '^[[:space:]]*[1-9][0-9]*000[[:space:]]*$' "$tmp/t.txt" && ok "sweep: --ylabel keeps the column's unit" ||
+    bad "sweep: --ylabel rescaled the values: $(grep -E '^ *[0-9.]+ *$' "$tmp/t.txt" | tr '\n' ' ')"
 expect 2 "sweep: bad --legend" "--legend middle" -- "$WEFT" plot sweep "$tmp/sizes.csv" --x size \
     --y step_time_us --where algo=ring --legend middle -o "$tmp/e.png"
 expect 0 "sweep: identical lines" "" -- "$WEFT" plot sweep "$tmp/fa.csv" --x fabric --lines model \

@@ -573,7 +573,9 @@ prepare_sweep(const char *input, const sweep_opts_t *o, const char *data, GPtrAr
     for (guint i = 0; i < xs->len; i++) {
         xmax = MAX(xmax, fabs(xnum[i]));
     }
-    shown_unit_t xu = numeric && xq != Q_BYTES ? pick_unit(xq, xmax) : (shown_unit_t){1.0, ""};
+    shown_unit_t xu = numeric && xq != Q_BYTES && o->xlabel == NULL
+                          ? pick_unit(xq, xmax) /* a user's --xlabel says the unit: as the column */
+                          : (shown_unit_t){1.0, ""};
     /* label every x value when they are categories or few enough to read */
     gboolean xticlabels = !numeric || xs->len <= 12;
     g_autoptr(GPtrArray) xtext = g_ptr_array_new_with_free_func(g_free);
@@ -652,6 +654,11 @@ prepare_sweep(const char *input, const sweep_opts_t *o, const char *data, GPtrAr
     shown_unit_t yu = pick_unit(yq, ymax);
     if (yfixed != NULL) {
         yu.unit = yfixed;
+    }
+    if (o->ylabel != NULL) {
+        /* the user's label says the unit: values as the column holds them, not rescaled to
+         * ms or GB/s behind a label that may say µs */
+        yu = (shown_unit_t){to_base, ""};
     }
     double yminpos = G_MAXDOUBLE, ymaxshown = 0.0, yminshown = G_MAXDOUBLE;
 
