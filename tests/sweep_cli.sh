@@ -202,4 +202,28 @@ else
     bad "sweep: unknown memory"; cat "$tmp/mem2.csv"
 fi
 
+# The realized leaf oversubscription: 8 DGX H100 on a leaf-spine asked for 2:1 get 1.60:1
+# (2 leaves of 32 used ports down, 20 up: whole uplinks sized for the leaf's free ports too),
+# as weft topo show prints it; the sweep records both
+cat >"$tmp/ov.ini" <<EOF
+[study]
+axis.ov = cluster.oversubscription: 1:1, 2:1
+metrics = leaf_oversubscription
+results = ov.csv
+[cluster]
+file = $WEFT_SRCDIR/topologies/dgx-h100.ini
+nodes = 8
+fabric = leaf-spine
+[workload]
+collective = all_reduce
+collective_bytes = 1MiB
+EOF
+expect 0 "sweep: leaf_oversubscription" "" -- "$WEFT" sweep -q "$tmp/ov.ini" -o "$tmp/ov.csv"
+"$WEFT" topo show "$WEFT_SRCDIR/topologies/dgx-h100.ini" --set cluster.nodes=8 \
+    --set cluster.fabric=leaf-spine --set cluster.oversubscription=2:1 >"$tmp/ov.txt"
+grep -q '^1,2:1,2,1.600000,ok,$' "$tmp/ov.csv" && grep -q '^0,1:1,1,1.000000,ok,$' "$tmp/ov.csv" &&
+    grep -q 'leaf: .*oversubscription 1.60:1' "$tmp/ov.txt" &&
+    ok "sweep: the leaf oversubscription as built (2:1 asked, 1.60:1 built)" ||
+    { bad "sweep: leaf_oversubscription"; cat "$tmp/ov.csv"; }
+
 finish sweep_cli.sh

@@ -114,7 +114,9 @@ mem_metric(const weft_scenario_run_t *run, gsize arg)
 }
 
 /* The cluster's figures (weft topo show), by the argument: 0 bisection in GB/s per direction,
- * 1 diameter in hops. Each asks weft_topo_summarize() (a max flow and all-pairs hop counts:
+ * 1 diameter in hops, 2 the leaf tier's realized oversubscription (down / up bandwidth of the
+ * leaves as built: the ratio asked for is rounded to whole uplinks per leaf, at least one, and
+ * a leaf with free ports has fewer links down than it was sized for). Each asks weft_topo_summarize() (a max flow and all-pairs hop counts:
  * about a second at 16,384 GPUs), so they cost only when a study asks for them. NaN when the
  * figure is not known: the summary failed, or the diameter above WEFT_TOPO_DIAMETER_MAX_GPUS. */
 static double
@@ -128,6 +130,14 @@ topo_metric(const weft_scenario_run_t *run, gsize arg)
     }
     if (arg == 0) {
         return s.bisection_Bps / 1e9;
+    }
+    if (arg == 2) {
+        for (guint k = 0; k < s.n_tiers; k++) {
+            if (s.tiers[k].tier == 1 && s.tiers[k].up_Bps > 0) {
+                return s.tiers[k].oversubscription;
+            }
+        }
+        return NAN; /* no leaf with uplinks: one switch tier, or none */
     }
     return s.diameter_exact || s.n_gpus <= 1 ? (double)s.diameter_hops : NAN;
 }
@@ -192,6 +202,7 @@ const weft_study_metric_t weft_study_replay_metrics[] = {
     {"mem_headroom_GiB", "GiB", FALSE, mem_metric, NULL, M_HEADROOM},
     {"bisection_GBps", "GBps", FALSE, topo_metric, NULL, 0},
     {"diameter_hops", "count", TRUE, topo_metric, NULL, 1},
+    {"leaf_oversubscription", "ratio", FALSE, topo_metric, NULL, 2},
     /* workload.jobs: jobs 1 to 4 in the jobs file's order, and the worst slowdown */
     JOB_ROWS(1),
     JOB_ROWS(2),
