@@ -184,5 +184,12 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
          $2 == "a/embedding" && $3 == "forward" { found = 1; if ($c["exposed_other_us"] != 0 || $c["exposed_tp_us"] <= 0) bad = 1 }
          END { exit !(found && !bad) }' "$tmp/two-gen/layers.csv" &&
     ok "a job's TP collectives count as tp" || bad "a job's TP collectives not tp"
+# that run was analytical: it says that jobs on their own GPUs cannot slow each other there
+grep -q "warning: several jobs under the analytical model, which shares only the endpoints' ports" "$tmp/err" &&
+    ok "jobs under analytical: the summary says flow shares the links" || bad "jobs under analytical: no warning"
+# a job given twice is an error with its lines (GKeyFile alone merged the two groups)
+printf '[job.a]\ngen = model=gpt3-1.3b,tp=4\n[job.a]\ngen = model=gpt3-1.3b,tp=8\n' >"$tmp/twice.jobs"
+expect 1 "a job given twice" "twice.jobs: line 3: group \\[job.a\\] appears twice \\(first on line 1\\)" -- \
+    "$WEFT" replay --cluster "$dgx" --jobs "$tmp/twice.jobs"
 
 finish jobs_cli

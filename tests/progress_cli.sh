@@ -79,6 +79,9 @@ expect 0 "coll: progress lines" '^weft coll: size [0-9]+ bytes, [0-9]+ %' -- \
 cp "$tmp/out" "$tmp/coll.out"
 expect 0 "coll --progress=never" "" -- $WEFT coll --cluster "$dgx" -b 1KiB -e 1GiB --csv "$tmp/c2.csv" --progress=never
 [ ! -s "$tmp/err" ] && ok "coll --progress=never: stderr empty" || bad "coll --progress=never: stderr not empty"
+expect 0 "coll -q" "" -- $WEFT coll -q --cluster "$dgx" -b 1KiB -e 1GiB --csv "$tmp/c3.csv"
+[ ! -s "$tmp/err" ] && cmp -s "$tmp/c2.csv" "$tmp/c3.csv" && ok "coll -q: no progress, the same CSV" ||
+    bad "coll -q: progress printed or CSV differs"
 cmp -s "$tmp/out" "$tmp/coll.out" && cmp -s "$tmp/c1.csv" "$tmp/c2.csv" &&
     ok "coll: stdout and CSV the same without progress" || bad "coll: output differs with progress"
 

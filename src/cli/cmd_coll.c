@@ -440,6 +440,7 @@ weft_cmd_coll(int argc, char **argv)
     gint nodes = 0, per_node = 0, channels = 0, chunks = 0;
     gboolean show_plan = FALSE;
     g_autofree char *progress_mode = NULL;
+    gboolean quiet = FALSE;
     GOptionEntry entries[] = {
         {"cluster", 'c', 0, G_OPTION_ARG_FILENAME, &cluster,
          "cluster file: weft INI, ASTRA-sim network YAML or GraphML (required)", "FILE"},
@@ -490,6 +491,7 @@ weft_cmd_coll(int argc, char **argv)
          "FILE"},
         {"csv", 0, 0, G_OPTION_ARG_FILENAME, &csv, "also write the table as CSV to FILE", "FILE"},
         weft_cli_progress_entry(&progress_mode),
+        {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "no progress lines (--progress=never)", NULL},
         {"plan", 0, 0, G_OPTION_ARG_NONE, &show_plan,
          "print the plan of --min-bytes instead of the sweep", NULL},
         {"compare", 0, 0, G_OPTION_ARG_FILENAME, &compare,
@@ -540,7 +542,7 @@ weft_cmd_coll(int argc, char **argv)
     gboolean progress_ok;
     int code;
     g_autoptr(weft_progress_t) progress =
-        weft_cli_progress_new("coll", progress_mode, FALSE, &progress_ok, &code);
+        weft_cli_progress_new("coll", progress_mode, quiet, &progress_ok, &code);
     if (!progress_ok) {
         return code;
     }

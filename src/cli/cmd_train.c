@@ -168,6 +168,7 @@ weft_cmd_train(int argc, char **argv)
     g_auto(GStrv) sets = NULL;
     gboolean show_config = FALSE, sweep = FALSE;
     g_autofree char *progress_mode = NULL;
+    gboolean quiet = FALSE;
     GOptionEntry entries[] = {
         {"cluster", 'c', 0, G_OPTION_ARG_FILENAME, &cluster,
          "cluster file whose components can fail (train.cluster)", "FILE"},
@@ -196,6 +197,7 @@ weft_cmd_train(int argc, char **argv)
         {"set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets,
          "override any key (repeatable; applied in order, last)", "GROUP.KEY=VALUE"},
         weft_cli_progress_entry(&progress_mode),
+        {"quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "no progress lines (--progress=never)", NULL},
         {"show-config", 0, 0, G_OPTION_ARG_NONE, &show_config,
          "print the effective configuration and exit without running", NULL},
         {NULL},
@@ -230,7 +232,7 @@ weft_cmd_train(int argc, char **argv)
     gboolean progress_ok;
     int code;
     g_autoptr(weft_progress_t) progress =
-        weft_cli_progress_new("train", progress_mode, FALSE, &progress_ok, &code);
+        weft_cli_progress_new("train", progress_mode, quiet, &progress_ok, &code);
     if (!progress_ok) {
         return code;
     }

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/keyfile.h"
 #include "scenario/scenario.h"
 #include "scenario/scenario_private.h"
 #include "workload/chakra.h"
@@ -329,11 +330,18 @@ weft_jobs_load(const char *path, const char *placement, GError **error)
     g_return_val_if_fail(path != NULL, NULL);
     g_autoptr(GKeyFile) kf = g_key_file_new();
     g_autoptr(GError) err = NULL;
-    if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, &err)) {
+    /* weft's loader: a group or key given twice is an error with its lines (GKeyFile alone
+     * merges two [job.a] groups, and the second one's keys then clash with the first's) */
+    if (!weft_keyfile_load_file(kf, path, &err)) {
         gboolean io = err->domain == G_FILE_ERROR;
-        g_set_error(error, WEFT_SCENARIO_ERROR,
-                    io ? WEFT_SCENARIO_ERROR_IO : WEFT_SCENARIO_ERROR_PARSE, "jobs file %s: %s",
-                    path, err->message);
+        if (!io && g_str_has_prefix(err->message, path)) {
+            g_set_error(error, WEFT_SCENARIO_ERROR, WEFT_SCENARIO_ERROR_PARSE, "jobs file %s",
+                        err->message);
+        } else {
+            g_set_error(error, WEFT_SCENARIO_ERROR,
+                        io ? WEFT_SCENARIO_ERROR_IO : WEFT_SCENARIO_ERROR_PARSE,
+                        "jobs file %s: %s", path, err->message);
+        }
         return NULL;
     }
     g_autoptr(weft_jobs_t) jobs = g_new0(weft_jobs_t, 1);

@@ -788,6 +788,17 @@ run_full(const weft_scenario_t *sc, const weft_scenario_run_options_t *ropts, gi
     if (run->workload == NULL) {
         return NULL;
     }
+    if (run->jobs != NULL && alone_job < 0 && weft_jobs_n(run->jobs) > 1 &&
+        cfg.network.model == WEFT_NET_ANALYTICAL) {
+        /* the analytical model shares only endpoint ports: jobs on different GPUs never meet */
+        if (run->workload->warnings == NULL) {
+            run->workload->warnings = g_ptr_array_new_with_free_func(g_free);
+        }
+        g_ptr_array_add(run->workload->warnings,
+                        g_strdup("several jobs under the analytical model, which shares only "
+                                 "the endpoints' ports: jobs on their own GPUs do not slow each "
+                                 "other; --network flow shares every link (network.model)"));
+    }
     if (!weft_workload_check(run->workload, weft_topo_n_gpus(run->topo), error)) {
         /* a trace's message names its files; a generated workload's says which keys */
         if (cfg.workload.trace == NULL) {
