@@ -122,6 +122,16 @@ int weft_cli_usage_error(const char *cmd, const char *message);
 /** weft_cli_error: prints "weft CMD: MESSAGE" to stderr; returns WEFT_EXIT_ERROR. */
 int weft_cli_error(const char *cmd, const GError *error);
 
+/**
+ * weft_cli_split_jobs_option: the arguments with "-jN" written "-j N", since GOption reads
+ * "-j4" as two short options (weft sweep and weft plan take -j as make does).
+ * @argc: the argument count. @argv: the arguments.
+ * Returns: (transfer full): a GPtrArray of copies, NULL-terminated (len = argc + splits +
+ *   1). Parse a g_memdup2() of its pdata, since GOption removes what it parses from the
+ *   vector, and keep the array to free every string. O(argc).
+ */
+GPtrArray *weft_cli_split_jobs_option(int argc, char **argv);
+
 G_END_DECLS
 
 #endif /* WEFT_CLI_CLI_H */

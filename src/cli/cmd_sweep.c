@@ -83,17 +83,8 @@ weft_cmd_sweep(int argc, char **argv)
     g_option_context_add_main_entries(ctx, entries, NULL);
     weft_cli_add_log_options(ctx);
     g_autoptr(GError) error = NULL;
-    /* GOption reads "-j4" as two short options; take it as make does: "-j 4" */
-    g_autoptr(GPtrArray) args = g_ptr_array_new_with_free_func(g_free);
-    for (int i = 0; i < argc; i++) {
-        if (g_str_has_prefix(argv[i], "-j") && g_ascii_isdigit(argv[i][2])) {
-            g_ptr_array_add(args, g_strdup("-j"));
-            g_ptr_array_add(args, g_strdup(argv[i] + 2));
-        } else {
-            g_ptr_array_add(args, g_strdup(argv[i]));
-        }
-    }
-    g_ptr_array_add(args, NULL);
+    /* "-j4" as "-j 4", as make takes it */
+    g_autoptr(GPtrArray) args = weft_cli_split_jobs_option(argc, argv);
     /* GOption removes what it parses from the vector; args keeps every string to free */
     g_autofree char **vec = g_memdup2(args->pdata, args->len * sizeof(char *));
     argc = (int)args->len - 1;

@@ -131,6 +131,22 @@ weft_cli_escape(const char *text)
     return g_string_free(out, FALSE);
 }
 
+GPtrArray *
+weft_cli_split_jobs_option(int argc, char **argv)
+{
+    GPtrArray *args = g_ptr_array_new_with_free_func(g_free);
+    for (int i = 0; i < argc; i++) {
+        if (g_str_has_prefix(argv[i], "-j") && g_ascii_isdigit(argv[i][2])) {
+            g_ptr_array_add(args, g_strdup("-j"));
+            g_ptr_array_add(args, g_strdup(argv[i] + 2));
+        } else {
+            g_ptr_array_add(args, g_strdup(argv[i]));
+        }
+    }
+    g_ptr_array_add(args, NULL);
+    return args;
+}
+
 int
 weft_cli_usage_error(const char *cmd, const char *message)
 {

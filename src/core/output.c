@@ -400,3 +400,21 @@ weft_output_write(const char *path, const char *data, gssize len, GError **error
     }
     return weft_output_commit(g_steal_pointer(&out), error);
 }
+
+void
+weft_output_csv_field(GString *s, const char *v)
+{
+    g_return_if_fail(s != NULL && v != NULL);
+    if (strpbrk(v, ",\"\n\r") == NULL) {
+        g_string_append(s, v);
+        return;
+    }
+    g_string_append_c(s, '"');
+    for (const char *p = v; *p != '\0'; p++) {
+        if (*p == '"') {
+            g_string_append_c(s, '"');
+        }
+        g_string_append_c(s, *p);
+    }
+    g_string_append_c(s, '"');
+}

@@ -129,6 +129,15 @@ void weft_output_abort(weft_output_t *out);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(weft_output_t, weft_output_abort)
 
+/**
+ * weft_output_csv_field: appends @v to @s as one CSV field, quoted (RFC 4180, section 2)
+ * only when it holds a comma, a double quote or a line break, a quote inside doubled.
+ * @s: the text being built. @v: the field's text (UTF-8, NUL-terminated).
+ * Every CSV weft writes names and labels through it, so a name with a comma never shifts a
+ * row's columns and plain names stay unquoted. O(length of @v).
+ */
+void weft_output_csv_field(GString *s, const char *v);
+
 G_END_DECLS
 
 #endif /* WEFT_CORE_OUTPUT_H */

@@ -937,23 +937,6 @@ weft_report_summary_json(const weft_report_t *rep)
 
 /* ---- CSV ------------------------------------------------------------------------------------ */
 
-/* A CSV field: quoted when it holds a comma, a quote or a line break. */
-static void
-csv_field(GString *s, const char *v)
-{
-    if (strpbrk(v, ",\"\n\r") == NULL) {
-        g_string_append(s, v);
-        return;
-    }
-    g_string_append_c(s, '"');
-    for (const char *p = v; *p != '\0'; p++) {
-        if (*p == '"') {
-            g_string_append_c(s, '"');
-        }
-        g_string_append_c(s, *p);
-    }
-    g_string_append_c(s, '"');
-}
 
 char *
 weft_report_collectives_csv(const weft_report_t *rep)
@@ -965,7 +948,7 @@ weft_report_collectives_csv(const weft_report_t *rep)
     for (guint i = 0; i < rep->colls->len; i++) {
         const weft_report_coll_t *c = &g_array_index(rep->colls, weft_report_coll_t, i);
         g_string_append_printf(s, "%u,", c->comm);
-        csv_field(s, comm_name(rep, c->comm));
+        weft_output_csv_field(s, comm_name(rep, c->comm));
         g_string_append_printf(s,
                                ",%u,%s,%" G_GUINT64_FORMAT ",%u,%" G_GUINT64_FORMAT
                                ",%s,%s,%u,%u,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f\n",
@@ -990,9 +973,9 @@ weft_report_links_csv(const weft_report_t *rep)
         const weft_net_link_stats_t *l = &rep->links[e];
         g_string_append_printf(s, "%u,%s,", e,
                                weft_topo_link_kind_name(weft_topo_edge_kind(rep->topo, (gint)e)));
-        csv_field(s, weft_topo_vertex_name(rep->topo, weft_topo_edge_from(rep->topo, (gint)e)));
+        weft_output_csv_field(s, weft_topo_vertex_name(rep->topo, weft_topo_edge_from(rep->topo, (gint)e)));
         g_string_append_c(s, ',');
-        csv_field(s, weft_topo_vertex_name(rep->topo, weft_topo_edge_to(rep->topo, (gint)e)));
+        weft_output_csv_field(s, weft_topo_vertex_name(rep->topo, weft_topo_edge_to(rep->topo, (gint)e)));
         g_string_append_printf(s, ",%.6f,%.0f,%.6f,%.9f,%.9f\n", l->capacity_Bps / 1e9, l->bytes,
                                weft_time_to_us(l->busy_ps), l->mean_util, l->peak_util);
     }
@@ -1015,7 +998,7 @@ weft_report_links_timeseries_csv(const weft_report_t *rep)
         for (guint k = 0; k < rep->n_samples; k++) {
             g_string_append_printf(s, "%.6f,%u,", weft_time_to_us(k * rep->opts.link_interval_ps),
                                    i);
-            csv_field(s, name);
+            weft_output_csv_field(s, name);
             g_string_append_printf(s, ",%.9f\n", cap > 0.0 ? rep->series[i][k] / cap : 0.0);
         }
     }

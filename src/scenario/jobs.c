@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/keyfile.h"
+#include "core/output.h"
 #include "scenario/scenario.h"
 #include "scenario/scenario_private.h"
 #include "workload/chakra.h"
@@ -1086,11 +1087,13 @@ weft_jobs_csv(const weft_jobs_t *jobs)
         append_gpu_list(gpus, j->gpu, j->n_ranks);
         weft_time_t prev = j->start_ps;
         for (guint k = 0; k < j->iterations; k++) {
-            g_string_append_printf(
-                s, "%u,%s,%u,%s,\"%s\",%.6f,%u,%.6f,%.6f,%.6f,", i + 1, j->name, j->n_ranks,
-                weft_enum_name(&weft_jobs_place_enum, (gint)j->place), gpus->str,
-                weft_time_to_us(j->start_ps), k, weft_time_to_us(j->iter_end_ps[k]),
-                weft_time_to_us(j->iter_end_ps[k] - prev), weft_time_to_us(j->time_ps));
+            g_string_append_printf(s, "%u,%s,%u,%s,", i + 1, j->name, j->n_ranks,
+                                   weft_enum_name(&weft_jobs_place_enum, (gint)j->place));
+            weft_output_csv_field(s, gpus->str);
+            g_string_append_printf(s, ",%.6f,%u,%.6f,%.6f,%.6f,", weft_time_to_us(j->start_ps), k,
+                                   weft_time_to_us(j->iter_end_ps[k]),
+                                   weft_time_to_us(j->iter_end_ps[k] - prev),
+                                   weft_time_to_us(j->time_ps));
             if (j->alone_known) {
                 g_string_append_printf(s, "%.6f,%.6f\n", weft_time_to_us(j->alone_time_ps),
                                        weft_jobs_slowdown(jobs, i));
@@ -1122,11 +1125,13 @@ weft_jobs_links_csv(const weft_jobs_t *jobs)
     g_autoptr(GArray) order = busiest_edges(jobs);
     for (guint k = 0; k < order->len; k++) {
         guint e = g_array_index(order, guint, k);
-        g_string_append_printf(s, "%u,%s,\"%s\",\"%s\",%.6f,%.0f", e,
-                               weft_topo_link_kind_name(weft_topo_edge_kind(t, (gint)e)),
-                               weft_topo_vertex_name(t, weft_topo_edge_from(t, (gint)e)),
-                               weft_topo_vertex_name(t, weft_topo_edge_to(t, (gint)e)),
-                               weft_topo_edge_bw(t, (gint)e) / 1e9, jobs->edge_bytes[e]);
+        g_string_append_printf(s, "%u,%s,", e,
+                               weft_topo_link_kind_name(weft_topo_edge_kind(t, (gint)e)));
+        weft_output_csv_field(s, weft_topo_vertex_name(t, weft_topo_edge_from(t, (gint)e)));
+        g_string_append_c(s, ',');
+        weft_output_csv_field(s, weft_topo_vertex_name(t, weft_topo_edge_to(t, (gint)e)));
+        g_string_append_printf(s, ",%.6f,%.0f", weft_topo_edge_bw(t, (gint)e) / 1e9,
+                               jobs->edge_bytes[e]);
         double sum = 0;
         for (guint i = 0; i < jobs->jobs->len; i++) {
             const job_t *j = g_ptr_array_index(jobs->jobs, i);

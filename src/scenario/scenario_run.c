@@ -202,23 +202,6 @@ ranks_csv(const weft_scenario_run_t *run)
 
 /* ---- per layer and phase (weft_replay_layer_t; doc/outputs.md, layers.csv) ------------- */
 
-/* A CSV field: quoted when it holds a comma, a quote or a line break (RFC 4180). */
-static void
-csv_field(GString *s, const char *v)
-{
-    if (strpbrk(v, ",\"\n\r") == NULL) {
-        g_string_append(s, v);
-        return;
-    }
-    g_string_append_c(s, '"');
-    for (const char *p = v; *p != '\0'; p++) {
-        if (*p == '"') {
-            g_string_append_c(s, '"');
-        }
-        g_string_append_c(s, *p);
-    }
-    g_string_append_c(s, '"');
-}
 
 static const char *
 layer_name(const weft_workload_t *wl, guint layer)
@@ -255,7 +238,7 @@ layers_csv(const weft_scenario_run_t *run)
             ovl += L->overlapped_ps[k];
         }
         g_string_append_printf(s, "%u,", L->layer);
-        csv_field(s, layer_name(run->workload, L->layer));
+        weft_output_csv_field(s, layer_name(run->workload, L->layer));
         g_string_append_printf(s, ",%s,%u,%.6f,%.6f,%.6f,%.6f", weft_phase_name(L->phase),
                                L->n_ranks, mean_us(L->compute_ps, L->n_ranks),
                                mean_us(exp, L->n_ranks), mean_us(ovl, L->n_ranks),
